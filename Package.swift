@@ -1,0 +1,95 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "sharelane",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sharelane", targets: ["sharelane"]),
+        .library(name: "ShareKit", targets: ["ShareKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
+        .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+    ],
+    targets: [
+        .target(name: "ShareKit"),
+        .target(
+            name: "ShareStoreSQLite",
+            dependencies: ["ShareKit", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "CloudKitWire",
+            dependencies: [
+                "ShareKit",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Emulator",
+            dependencies: [
+                "ShareKit", "CloudKitWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "Recipe", dependencies: ["ShareKit", "Yams"]),
+        .target(
+            name: "Planner",
+            dependencies: [
+                "ShareKit", "Recipe",
+                .product(name: "Rainbow", package: "Rainbow"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "Lanes",
+            dependencies: ["ShareKit", "Recipe", "Planner", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "SharelaneCLI",
+            dependencies: [
+                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Rainbow", package: "Rainbow"),
+            ]
+        ),
+        .executableTarget(name: "sharelane", dependencies: ["SharelaneCLI"]),
+        .testTarget(name: "ShareKitTests", dependencies: ["ShareKit"]),
+        .testTarget(name: "ShareStoreSQLiteTests", dependencies: ["ShareKit", "ShareStoreSQLite"]),
+        .testTarget(
+            name: "RecipeTests",
+            dependencies: ["Recipe", "ShareKit"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PlannerTests",
+            dependencies: [
+                "Planner", "Recipe", "ShareKit", "ShareStoreSQLite",
+                .product(name: "CustomDump", package: "swift-custom-dump"),
+            ],
+            resources: [.copy("Golden")]
+        ),
+        .testTarget(name: "LanesTests", dependencies: ["Lanes", "Planner", "Recipe", "ShareKit", "ShareStoreSQLite"]),
+        .testTarget(
+            name: "CloudKitWireTests",
+            dependencies: ["CloudKitWire", "ShareKit", .product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("Golden")]
+        ),
+        .testTarget(
+            name: "EmulatorTests",
+            dependencies: ["Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite"]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["ShareKit"]),
+    ]
+)

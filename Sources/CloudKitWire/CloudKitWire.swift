@@ -1,0 +1,1 @@
+// The CloudKitWire module; see Docs/Architecture.md.

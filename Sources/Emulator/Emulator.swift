@@ -1,0 +1,1 @@
+// The Emulator module; see Docs/Architecture.md.

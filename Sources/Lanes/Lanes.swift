@@ -1,0 +1,1 @@
+// The Lanes module; see Docs/Architecture.md.

@@ -1,0 +1,1 @@
+// The Planner module; see Docs/Architecture.md.

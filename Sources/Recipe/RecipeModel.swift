@@ -1,0 +1,275 @@
+import ShareKit
+
+// The declared state a recipe describes, as the planner and the lane runner consume it. The loader
+// (YAML → these types) fills it; every declared thing keeps the place in the recipe it came from.
+
+/// A 1-based place in a recipe file.
+public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var column: Int
+
+    public init(file: String, line: Int, column: Int) {
+        self.file = file
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String { "\(file):\(line):\(column)" }
+}
+
+/// `development` or `production`.
+public enum CloudKitEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
+    case development
+    case production
+}
+
+/// A loaded, validated recipe.
+public struct Recipe: Sendable, Hashable, Codable {
+    /// The `sharelane:` format version.
+    public var formatVersion: Int
+    public var name: String
+    public var description: String?
+    /// `iCloud.local.sharelane` unless the recipe names one.
+    public var container: String
+    public var environment: CloudKitEnvironment
+    public var seed: UInt64
+    /// The path the recipe was loaded from.
+    public var file: String
+    /// Variables after `vars`, `.env` files and overrides were merged.
+    public var variables: [String: String]
+    /// People, in the order the recipe declares them.
+    public var users: [DeclaredUser]
+    /// The handle of the user whose private database holds `zones`.
+    public var owner: String
+    public var zones: [DeclaredZone]
+    /// Records of the public database (`public.records`), parents before children.
+    public var publicRecords: [DeclaredRecord]
+    public var lanes: [Lane]
+    /// Steps run before every lane run from the command line (`before_all`).
+    public var beforeAll: [Step]
+    /// Steps run after a lane succeeded (`after_all`).
+    public var afterAll: [Step]
+    /// Steps run after a lane failed (`error`).
+    public var onError: [Step]
+
+    public init(
+        formatVersion: Int = 1, name: String, description: String? = nil,
+        container: String = "iCloud.local.sharelane", environment: CloudKitEnvironment = .development,
+        seed: UInt64 = 0, file: String, variables: [String: String] = [:], users: [DeclaredUser], owner: String,
+        zones: [DeclaredZone] = [], publicRecords: [DeclaredRecord] = [], lanes: [Lane] = [],
+        beforeAll: [Step] = [], afterAll: [Step] = [], onError: [Step] = []
+    ) {
+        self.formatVersion = formatVersion
+        self.name = name
+        self.description = description
+        self.container = container
+        self.environment = environment
+        self.seed = seed
+        self.file = file
+        self.variables = variables
+        self.users = users
+        self.owner = owner
+        self.zones = zones
+        self.publicRecords = publicRecords
+        self.lanes = lanes
+        self.beforeAll = beforeAll
+        self.afterAll = afterAll
+        self.onError = onError
+    }
+
+    /// The user with this handle.
+    public func user(_ handle: String) -> DeclaredUser? { users.first { $0.handle == handle } }
+    /// The zone with this name.
+    public func zone(_ name: String) -> DeclaredZone? { zones.first { $0.name == name } }
+    /// The lane with this name.
+    public func lane(_ name: String) -> Lane? { lanes.first { $0.name == name } }
+}
+
+/// A person the recipe names by handle (`alice`).
+public struct DeclaredUser: Sendable, Hashable, Codable {
+    public var handle: String
+    public var email: String
+    public var name: String?
+    public var location: SourceLocation
+
+    public init(handle: String, email: String, name: String? = nil, location: SourceLocation) {
+        self.handle = handle
+        self.email = email
+        self.name = name
+        self.location = location
+    }
+}
+
+/// What a recipe says about a zone's or a record's share.
+public enum ShareDeclaration: Sendable, Hashable, Codable {
+    /// `share: none`: stop sharing.
+    case none
+    case share(DeclaredShare)
+}
+
+/// A zone in the owner's private database.
+public struct DeclaredZone: Sendable, Hashable, Codable {
+    public var name: String
+    /// nil when the recipe has no `share:` key: any live share is left alone.
+    public var share: ShareDeclaration?
+    /// Every record of the zone, generated ones expanded, parents before children.
+    public var records: [DeclaredRecord]
+    /// `prune: true`: undeclared records and fields are deleted.
+    public var prune: Bool
+    /// `absent: true`: the zone is deleted.
+    public var absent: Bool
+    public var location: SourceLocation
+
+    public init(
+        name: String, share: ShareDeclaration? = nil, records: [DeclaredRecord] = [], prune: Bool = false,
+        absent: Bool = false, location: SourceLocation
+    ) {
+        self.name = name
+        self.share = share
+        self.records = records
+        self.prune = prune
+        self.absent = absent
+        self.location = location
+    }
+}
+
+/// A share as declared: a zone-wide one under a zone, or a hierarchy one under its root record.
+public struct DeclaredShare: Sendable, Hashable, Codable {
+    public var title: String?
+    public var publicPermission: Permission
+    /// The complete participant list: live participants not named here are removed.
+    public var participants: [DeclaredParticipant]
+    public var location: SourceLocation
+
+    public init(
+        title: String? = nil, publicPermission: Permission = .none, participants: [DeclaredParticipant] = [],
+        location: SourceLocation
+    ) {
+        self.title = title
+        self.publicPermission = publicPermission
+        self.participants = participants
+        self.location = location
+    }
+}
+
+/// A participant of a declared share.
+public struct DeclaredParticipant: Sendable, Hashable, Codable {
+    /// The user's handle.
+    public var handle: String
+    public var permission: Permission
+    /// `.privateUser` unless the recipe says `role: administrator`.
+    public var role: ParticipantRole
+    /// Whether the participant should have accepted (default true).
+    public var accepted: Bool
+    public var location: SourceLocation
+
+    public init(
+        handle: String, permission: Permission, role: ParticipantRole = .privateUser, accepted: Bool = true,
+        location: SourceLocation
+    ) {
+        self.handle = handle
+        self.permission = permission
+        self.role = role
+        self.accepted = accepted
+        self.location = location
+    }
+}
+
+/// A field value as declared; most are plain values, some are resolved against the store when applied.
+public enum DeclaredValue: Sendable, Hashable, Codable {
+    case value(FieldValue)
+    /// `!share-url ZONE[/RECORD]`: the URL of that share, as a `STRING`.
+    case shareURL(zone: String, record: String?)
+}
+
+/// A record as declared.
+public struct DeclaredRecord: Sendable, Hashable, Codable {
+    public var name: String
+    public var type: String
+    public var fields: [String: DeclaredValue]
+    /// The parent's record name (from `children:` nesting or an explicit `parent:`).
+    public var parent: String?
+    /// A share rooted at this record, `share: none`, or nil to leave any live share alone.
+    public var share: ShareDeclaration?
+    /// `absent: true`: the record is deleted.
+    public var absent: Bool
+    public var location: SourceLocation
+
+    public init(
+        name: String, type: String, fields: [String: DeclaredValue] = [:], parent: String? = nil,
+        share: ShareDeclaration? = nil, absent: Bool = false, location: SourceLocation
+    ) {
+        self.name = name
+        self.type = type
+        self.fields = fields
+        self.parent = parent
+        self.share = share
+        self.absent = absent
+        self.location = location
+    }
+}
+
+/// A named sequence of steps.
+public struct Lane: Sendable, Hashable, Codable {
+    public var name: String
+    public var desc: String?
+    /// `private: true`: callable only from other lanes.
+    public var isPrivate: Bool
+    public var steps: [Step]
+    public var location: SourceLocation
+
+    public init(name: String, desc: String? = nil, isPrivate: Bool = false, steps: [Step], location: SourceLocation) {
+        self.name = name
+        self.desc = desc
+        self.isPrivate = isPrivate
+        self.steps = steps
+        self.location = location
+    }
+}
+
+/// One step of a lane: an action, the user it runs as, and where the recipe wrote it.
+public struct Step: Sendable, Hashable, Codable {
+    public var action: Action
+    /// `as: HANDLE`; nil means the recipe's owner.
+    public var actor: String?
+    public var location: SourceLocation
+
+    public init(action: Action, actor: String? = nil, location: SourceLocation) {
+        self.action = action
+        self.actor = actor
+        self.location = location
+    }
+}
+
+/// What a step does.
+public enum Action: Sendable, Hashable, Codable {
+    case plan(prune: Bool, only: [String])
+    case apply(prune: Bool, only: [String])
+    /// Accept the zone-wide share of `zone`, or the hierarchy share rooted at `record`.
+    case accept(zone: String, record: String?)
+    case leave(zone: String, record: String?)
+    case save(zone: String, record: String, type: String, parent: String?, fields: [String: DeclaredValue])
+    case delete(zone: String, record: String)
+    case expect(Expectation)
+    /// Writes the live state as a recipe to `out` (standard output when nil).
+    case export(out: String?, zones: [String])
+    /// Wipes a local store.
+    case reset
+    /// Calls another lane with parameters.
+    case lane(name: String, parameters: [String: String])
+}
+
+/// What an `expect` step checks, without changing anything.
+public enum Expectation: Sendable, Hashable, Codable {
+    public enum Capability: String, Sendable, Hashable, Codable, CaseIterable {
+        case read, write, delete, share
+    }
+
+    /// `can: read|write|delete|share` on a zone, or on a record in it; `to_be` true or false.
+    case access(can: Capability, zone: String, record: String?, toBe: Bool)
+    /// The number of records in the zone as the user sees it, share records not counted.
+    case records(zone: String, count: Int)
+    /// A field's value.
+    case field(zone: String, record: String, name: String, equals: FieldValue)
+}

@@ -1,0 +1,90 @@
+/// Someone a share is shared with (the owner is not listed among a share's participants).
+public struct Participant: Sendable, Hashable, Codable {
+    public var participantID: String?
+    public var userRecordName: UserRecordName
+    public var email: String?
+    public var name: String?
+    public var role: ParticipantRole
+    public var permission: Permission
+    public var acceptance: AcceptanceStatus
+
+    public init(
+        participantID: String? = nil, userRecordName: UserRecordName, email: String? = nil, name: String? = nil,
+        role: ParticipantRole = .privateUser, permission: Permission = .readOnly,
+        acceptance: AcceptanceStatus = .pending
+    ) {
+        self.participantID = participantID
+        self.userRecordName = userRecordName
+        self.email = email
+        self.name = name
+        self.role = role
+        self.permission = permission
+        self.acceptance = acceptance
+    }
+}
+
+/// A share: a whole zone (record name `cloudkit.zoneshare`) or a record hierarchy rooted at one record.
+public struct Share: Sendable, Hashable, Codable {
+    /// `cloudkit.zoneshare` for a zone-wide share; the store names a hierarchy share.
+    public var recordName: String
+    public var zoneID: ZoneID
+    /// The root record of a hierarchy share; nil for a zone-wide share.
+    public var rootRecordName: String?
+    public var title: String?
+    public var publicPermission: Permission
+    public var ownerRecordName: UserRecordName
+    /// Everyone but the owner, in the order they were added.
+    public var participants: [Participant]
+    /// Changes on every write; nil for a share not yet saved.
+    public var changeTag: String?
+    /// The short GUID in the share's URL, handed out by the store.
+    public var shortGUID: String?
+    /// The URL a participant opens to accept, handed out by the store.
+    public var url: String?
+
+    public init(
+        recordName: String, zoneID: ZoneID, rootRecordName: String? = nil, title: String? = nil,
+        publicPermission: Permission = .none, ownerRecordName: UserRecordName = defaultOwnerName,
+        participants: [Participant] = [], changeTag: String? = nil, shortGUID: String? = nil, url: String? = nil
+    ) {
+        self.recordName = recordName
+        self.zoneID = zoneID
+        self.rootRecordName = rootRecordName
+        self.title = title
+        self.publicPermission = publicPermission
+        self.ownerRecordName = ownerRecordName
+        self.participants = participants
+        self.changeTag = changeTag
+        self.shortGUID = shortGUID
+        self.url = url
+    }
+
+    /// A new zone-wide share of `zoneID`.
+    public static func zoneWide(_ zoneID: ZoneID, title: String? = nil, publicPermission: Permission = .none) -> Share {
+        Share(recordName: zoneShareRecordName, zoneID: zoneID, title: title, publicPermission: publicPermission)
+    }
+
+    public var isZoneWide: Bool { rootRecordName == nil }
+
+    /// The participant entry of `user`, if any.
+    public func participant(_ user: UserRecordName) -> Participant? {
+        participants.first { $0.userRecordName == user }
+    }
+}
+
+/// What a user learns about a share from its URL before accepting it (`records/resolve`).
+public struct ShareMetadata: Sendable, Hashable, Codable {
+    public var share: Share
+    /// The zone as the share's owner names it, with the owner's real record name.
+    public var zoneID: ZoneID
+    public var rootRecordName: String?
+    /// The caller's own entry, when the caller is a participant.
+    public var participant: Participant?
+
+    public init(share: Share, zoneID: ZoneID, rootRecordName: String?, participant: Participant?) {
+        self.share = share
+        self.zoneID = zoneID
+        self.rootRecordName = rootRecordName
+        self.participant = participant
+    }
+}

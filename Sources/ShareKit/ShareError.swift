@@ -1,0 +1,56 @@
+/// CloudKit's `serverErrorCode` values.
+public enum ServerErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
+    case accessDenied = "ACCESS_DENIED"
+    case atomicError = "ATOMIC_ERROR"
+    case authenticationFailed = "AUTHENTICATION_FAILED"
+    case authenticationRequired = "AUTHENTICATION_REQUIRED"
+    case badRequest = "BAD_REQUEST"
+    case conflict = "CONFLICT"
+    case exists = "EXISTS"
+    case internalError = "INTERNAL_ERROR"
+    case notFound = "NOT_FOUND"
+    case quotaExceeded = "QUOTA_EXCEEDED"
+    case throttled = "THROTTLED"
+    case tryAgainLater = "TRY_AGAIN_LATER"
+    case validatingReferenceError = "VALIDATING_REFERENCE_ERROR"
+    case zoneNotFound = "ZONE_NOT_FOUND"
+
+    /// The HTTP status Web Services answers with for this code.
+    public var httpStatus: Int {
+        switch self {
+        case .accessDenied: 403
+        case .atomicError, .badRequest: 400
+        case .authenticationFailed: 401
+        case .authenticationRequired: 421
+        case .conflict, .exists: 409
+        case .internalError: 500
+        case .notFound, .zoneNotFound: 404
+        case .quotaExceeded: 413
+        case .throttled: 429
+        case .tryAgainLater: 503
+        case .validatingReferenceError: 412
+        }
+    }
+}
+
+/// A refusal or failure from a store, with CloudKit's error code and a reason a person can act on.
+public struct ShareError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    public var code: ServerErrorCode
+    public var reason: String
+    /// The record, zone or share the error is about, when there is one.
+    public var subject: String?
+    /// Seconds to wait before retrying (`THROTTLED`, `TRY_AGAIN_LATER`).
+    public var retryAfter: Double?
+
+    public init(_ code: ServerErrorCode, _ reason: String, subject: String? = nil, retryAfter: Double? = nil) {
+        self.code = code
+        self.reason = reason
+        self.subject = subject
+        self.retryAfter = retryAfter
+    }
+
+    public var description: String {
+        if let subject { return "\(code.rawValue): \(subject): \(reason)" }
+        return "\(code.rawValue): \(reason)"
+    }
+}

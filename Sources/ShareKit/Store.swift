@@ -1,0 +1,271 @@
+/// How a `records/modify` operation treats an existing record, as CloudKit defines `operationType`.
+public enum OperationKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Fails with `EXISTS` if the record exists.
+    case create
+    /// Changes the named fields only; needs the current change tag.
+    case update
+    /// Changes the named fields, ignoring the change tag; creates the record if missing.
+    case forceUpdate
+    /// Replaces all fields (unnamed fields become null); needs the current change tag.
+    case replace
+    /// Replaces all fields, ignoring the change tag.
+    case forceReplace
+    /// Deletes; needs the current change tag.
+    case delete
+    /// Deletes, ignoring the change tag.
+    case forceDelete
+
+    public var isDelete: Bool { self == .delete || self == .forceDelete }
+    public var checksChangeTag: Bool { self == .update || self == .replace || self == .delete }
+}
+
+/// One operation of a `modify` call: a record or a share, and what to do with it.
+public struct RecordOperation: Sendable, Hashable, Codable {
+    public enum Item: Sendable, Hashable, Codable {
+        case record(Record)
+        case share(Share)
+    }
+
+    public var kind: OperationKind
+    public var item: Item
+
+    public init(_ kind: OperationKind, _ record: Record) {
+        self.kind = kind
+        self.item = .record(record)
+    }
+
+    public init(_ kind: OperationKind, share: Share) {
+        self.kind = kind
+        self.item = .share(share)
+    }
+
+    /// The record name the operation is about.
+    public var recordName: String {
+        switch item {
+        case .record(let r): r.recordName
+        case .share(let s): s.recordName
+        }
+    }
+}
+
+/// The outcome of one operation of a `modify` call, in the order of the operations.
+public enum RecordOutcome: Sendable, Hashable, Codable {
+    case saved(Record)
+    case savedShare(Share)
+    case deleted(recordName: String)
+    case failed(recordName: String, ShareError)
+
+    public var error: ShareError? {
+        if case .failed(_, let e) = self { return e }
+        return nil
+    }
+}
+
+/// A zone operation of `zones/modify`.
+public struct ZoneOperation: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable { case create, delete }
+    public var kind: Kind
+    public var zoneID: ZoneID
+
+    public init(_ kind: Kind, _ zoneID: ZoneID) {
+        self.kind = kind
+        self.zoneID = zoneID
+    }
+}
+
+/// A query's comparison of one field.
+public struct QueryFilter: Sendable, Hashable, Codable {
+    public enum Comparator: String, Sendable, Hashable, Codable, CaseIterable {
+        case equals = "EQUALS"
+        case notEquals = "NOT_EQUALS"
+        case lessThan = "LESS_THAN"
+        case lessThanOrEquals = "LESS_THAN_OR_EQUALS"
+        case greaterThan = "GREATER_THAN"
+        case greaterThanOrEquals = "GREATER_THAN_OR_EQUALS"
+        case `in` = "IN"
+        case notIn = "NOT_IN"
+        case beginsWith = "BEGINS_WITH"
+        case listContains = "LIST_CONTAINS"
+    }
+
+    public var comparator: Comparator
+    public var fieldName: String
+    public var value: FieldValue
+
+    public init(_ fieldName: String, _ comparator: Comparator, _ value: FieldValue) {
+        self.comparator = comparator
+        self.fieldName = fieldName
+        self.value = value
+    }
+}
+
+/// A sort key of a query.
+public struct QuerySort: Sendable, Hashable, Codable {
+    public var fieldName: String
+    public var ascending: Bool
+
+    public init(_ fieldName: String, ascending: Bool = true) {
+        self.fieldName = fieldName
+        self.ascending = ascending
+    }
+}
+
+/// A `records/query` request.
+public struct RecordQuery: Sendable, Hashable, Codable {
+    public var recordType: String
+    public var filters: [QueryFilter]
+    public var sort: [QuerySort]
+    /// At most this many records a page (CloudKit's limit is 200).
+    public var resultsLimit: Int?
+    public var continuationMarker: String?
+
+    public init(
+        recordType: String, filters: [QueryFilter] = [], sort: [QuerySort] = [], resultsLimit: Int? = nil,
+        continuationMarker: String? = nil
+    ) {
+        self.recordType = recordType
+        self.filters = filters
+        self.sort = sort
+        self.resultsLimit = resultsLimit
+        self.continuationMarker = continuationMarker
+    }
+}
+
+/// One page of query results.
+public struct QueryPage: Sendable, Hashable, Codable {
+    public var records: [Record]
+    /// Pass back in the query for the next page; nil on the last page.
+    public var continuationMarker: String?
+
+    public init(records: [Record], continuationMarker: String?) {
+        self.records = records
+        self.continuationMarker = continuationMarker
+    }
+}
+
+/// What changed in a database since a token (`changes/database`).
+public struct DatabaseChanges: Sendable, Hashable, Codable {
+    /// Zones that were created, changed, or that hold changed records.
+    public var changedZones: [ZoneID]
+    public var deletedZones: [ZoneID]
+    public var token: ChangeToken
+    public var moreComing: Bool
+
+    public init(changedZones: [ZoneID], deletedZones: [ZoneID], token: ChangeToken, moreComing: Bool) {
+        self.changedZones = changedZones
+        self.deletedZones = deletedZones
+        self.token = token
+        self.moreComing = moreComing
+    }
+}
+
+/// What changed in a zone since a token (`changes/zone`).
+public struct ZoneChanges: Sendable, Hashable, Codable {
+    public var zoneID: ZoneID
+    /// Records created or changed, oldest change first, in their current state.
+    public var changedRecords: [Record]
+    /// Shares created or changed in the zone.
+    public var changedShares: [Share]
+    /// Record names (records and shares) deleted since the token.
+    public var deletedRecordNames: [String]
+    public var token: ChangeToken
+    public var moreComing: Bool
+
+    public init(
+        zoneID: ZoneID, changedRecords: [Record], changedShares: [Share], deletedRecordNames: [String],
+        token: ChangeToken, moreComing: Bool
+    ) {
+        self.zoneID = zoneID
+        self.changedRecords = changedRecords
+        self.changedShares = changedShares
+        self.deletedRecordNames = deletedRecordNames
+        self.token = token
+        self.moreComing = moreComing
+    }
+}
+
+/// What a store can do beyond the protocol's common ground.
+public struct StoreCapabilities: Sendable, Hashable, Codable {
+    /// The store can act as any user (local stores, the emulator); Apple's service acts only as the
+    /// signed-in user.
+    public var actsAsAnyUser: Bool
+    /// The store can be wiped (`reset`): local stores only.
+    public var canReset: Bool
+
+    public init(actsAsAnyUser: Bool, canReset: Bool) {
+        self.actsAsAnyUser = actsAsAnyUser
+        self.canReset = canReset
+    }
+}
+
+/// A CloudKit container: users, their databases, zones, records and shares, with CloudKit's access rules.
+///
+/// Every call is made as a given user (`as`), and is refused with `ACCESS_DENIED` where CloudKit would
+/// refuse it. Calls that take several items answer one result per item, in order.
+public protocol Store: Sendable {
+    /// A human name for the store in messages: `sqlite:.sharelane/store.sqlite`, `http://127.0.0.1:8420`.
+    var displayName: String { get }
+    var capabilities: StoreCapabilities { get }
+
+    // MARK: Users
+
+    /// Signs in as the user with this email address, creating the user in local stores if unknown.
+    /// - Throws: `ShareError` (`AUTHENTICATION_FAILED` where the store cannot act as that user).
+    func signIn(email: String, name: String?) async throws -> User
+    /// The user the caller is (`users/current`).
+    func currentUser(as user: UserRecordName) async throws -> User
+    /// Users by email address (`users/lookup/email`); nil where no user has that address.
+    func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?]
+
+    // MARK: Zones
+
+    func listZones(in database: DatabaseScope, as user: UserRecordName) async throws -> [Zone]
+    /// One result per zone ID: the zone, or `ZONE_NOT_FOUND`.
+    func lookupZones(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [Result<Zone, ShareError>]
+    /// Creates or deletes zones (private database only). Deleting a zone deletes its records and share.
+    func modifyZones(_ operations: [ZoneOperation], in database: DatabaseScope, as user: UserRecordName)
+        async throws -> [Result<Zone, ShareError>]
+
+    // MARK: Records and shares
+
+    /// Records and shares by record name, one outcome per name (`saved` / `savedShare` or `failed`).
+    func lookupRecords(_ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
+        async throws -> [RecordOutcome]
+    func queryRecords(_ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
+        async throws -> QueryPage
+    /// Applies record and share operations in one zone, one outcome per operation, in order.
+    ///
+    /// With `atomic`, either every operation succeeds or none is applied: the failing ones carry their own
+    /// error and the others `ATOMIC_ERROR`. At most 200 operations a call.
+    func modifyRecords(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        as user: UserRecordName
+    ) async throws -> [RecordOutcome]
+
+    // MARK: Sharing
+
+    /// What a share URL (or its short GUID) leads to (`records/resolve`).
+    func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata
+    /// Accepts the share at this URL (or short GUID) as `user` (`records/accept`); the share then appears in
+    /// the user's shared database.
+    func acceptShare(url: String, as user: UserRecordName) async throws -> ShareMetadata
+    /// Leaves a share as a participant: status `removed`, gone from the user's shared database.
+    /// `zoneID` names the zone as the participant sees it (the owner's record name as owner).
+    func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws
+
+    // MARK: Changes
+
+    func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, as user: UserRecordName)
+        async throws -> DatabaseChanges
+    func zoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
+        as user: UserRecordName
+    ) async throws -> ZoneChanges
+
+    // MARK: Maintenance
+
+    /// Deletes everything: users, zones, records, shares. Local stores only.
+    /// - Throws: `ShareError` (`BAD_REQUEST`) on a remote store.
+    func reset() async throws
+}

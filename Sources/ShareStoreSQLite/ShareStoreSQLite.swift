@@ -1,0 +1,1 @@
+// The ShareStoreSQLite module; see Docs/Architecture.md.

@@ -1,0 +1,3 @@
+import SharelaneCLI
+
+await SharelaneCommand.main()

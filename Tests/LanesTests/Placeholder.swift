@@ -1,0 +1,5 @@
+import Testing
+
+@Test func moduleBuilds() {
+    #expect(Bool(true))
+}

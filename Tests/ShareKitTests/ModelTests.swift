@@ -1,0 +1,46 @@
+import Testing
+@testable import ShareKit
+
+@Suite struct FieldValueTests {
+    @Test func listTypesNameTheirElements() {
+        #expect(FieldValue.list(elementType: .string, [.string("a")]).type == .stringList)
+        #expect(FieldValue.list(elementType: .int64, []).type == .int64List)
+        #expect(FieldType.referenceList.elementType == .reference)
+        #expect(FieldType.stringList.listType == nil)
+    }
+
+    @Test func displayStringsAreReadable() {
+        #expect(FieldValue.string("Milk").displayString == "\"Milk\"")
+        #expect(FieldValue.timestamp(1_714_554_000_000).displayString == "2024-05-01T09:00:00.000Z")
+        #expect(FieldValue.reference(Reference(recordName: "italy", action: .deleteSelf)).displayString
+            == "ref(italy DELETE_SELF)")
+    }
+}
+
+@Suite struct WordTests {
+    @Test func permissionsParseRecipeAndWireWords() {
+        #expect(Permission(name: "read-only") == .readOnly)
+        #expect(Permission(name: "READ_WRITE") == .readWrite)
+        #expect(Permission(name: "write") == nil)
+    }
+
+    @Test func rolesAndStatusesAcceptBothWireSpellings() {
+        #expect(ParticipantRole(name: "PRIVATE_USER") == .privateUser)
+        #expect(ParticipantRole(name: "USER") == .privateUser)
+        #expect(AcceptanceStatus(name: "PENDING") == .pending)
+        #expect(AcceptanceStatus(name: "INVITED") == .pending)
+        #expect(AcceptanceStatus.pending.recipeName == "pending")
+    }
+
+    @Test func errorCodesMapToCloudKitStatuses() {
+        #expect(ServerErrorCode.accessDenied.httpStatus == 403)
+        #expect(ServerErrorCode.authenticationRequired.httpStatus == 421)
+        #expect(ShareError(.conflict, "stale tag", subject: "Z/r").description == "CONFLICT: Z/r: stale tag")
+    }
+
+    @Test func defaultOwnerResolvesToTheCaller() {
+        let zone = ZoneID(zoneName: "Lists")
+        #expect(zone.resolvingOwner(to: "_alice").ownerRecordName == "_alice")
+        #expect(ZoneID(zoneName: "Lists", ownerRecordName: "_bob").resolvingOwner(to: "_alice").ownerRecordName == "_bob")
+    }
+}
