@@ -23,7 +23,10 @@ let package = Package(
         .target(name: "ShareKit"),
         .target(
             name: "ShareStoreSQLite",
-            dependencies: ["ShareKit", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "ShareKit", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "CloudKitWire",
@@ -66,7 +69,13 @@ let package = Package(
         ),
         .executableTarget(name: "sharelane", dependencies: ["SharelaneCLI"]),
         .testTarget(name: "ShareKitTests", dependencies: ["ShareKit"]),
-        .testTarget(name: "ShareStoreSQLiteTests", dependencies: ["ShareKit", "ShareStoreSQLite"]),
+        .testTarget(
+            name: "ShareStoreSQLiteTests",
+            dependencies: [
+                "ShareKit", "ShareStoreSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "RecipeTests",
             dependencies: ["Recipe", "ShareKit"],
