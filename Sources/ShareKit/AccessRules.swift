@@ -1,0 +1,247 @@
+/// CloudKit's sharing rules as pure functions: who may see, read, write and share what.
+///
+/// Every store (the embedded SQLite store, and through it the emulator) asks these functions and nothing
+/// else, so the rules live in one place. Each takes plain values — the caller, the owner of the zone, the
+/// share that covers the record or zone (nil when none does) — and answers nil when the operation is
+/// allowed, or the `ShareError` CloudKit answers with.
+///
+/// The rules, as CloudKit applies them:
+/// - The zone's owner may do anything in it, including sharing and deleting a hierarchy's root.
+/// - A participant has access only once it accepted (`pending` and `removed` have none). Its access is
+///   its permission (`read-only`, `read-write`); an administrator has `read-write` and may also manage the
+///   share. A public user (who joined through the URL of a share with a public permission) has the share's
+///   public permission.
+/// - Read-write access creates, changes and deletes records in the shared zone or hierarchy; a new record
+///   in a hierarchy share must have its `parent` inside it. Only the owner deletes the root.
+/// - Only the owner or an administrator changes the participants, the permissions and the public
+///   permission; an administrator cannot change another administrator nor make one.
+/// - A participant may leave (its status becomes `removed`); the owner stops sharing by deleting the share.
+public enum AccessRules {
+    /// What a caller may do with the records a share covers.
+    public enum Access: Int, Sendable, Hashable, Comparable, CustomStringConvertible {
+        case none = 0
+        case readOnly = 1
+        case readWrite = 2
+        case administrator = 3
+        case owner = 4
+
+        public static func < (lhs: Access, rhs: Access) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        public var canRead: Bool { self >= .readOnly }
+        public var canWrite: Bool { self >= .readWrite }
+        public var canManageShare: Bool { self >= .administrator }
+
+        public var description: String {
+            switch self {
+            case .none: "no access"
+            case .readOnly: "read-only access"
+            case .readWrite: "read-write access"
+            case .administrator: "administrator"
+            case .owner: "owner"
+            }
+        }
+    }
+
+    /// The access `caller` has to what `share` covers in a zone of `zoneOwner`.
+    public static func access(caller: UserRecordName, zoneOwner: UserRecordName, share: Share?) -> Access {
+        if caller == zoneOwner { return .owner }
+        guard let share, let entry = share.participant(caller), entry.acceptance == .accepted else { return .none }
+        switch entry.role {
+        case .owner: return .owner
+        case .administrator: return .administrator
+        case .privateUser: return access(for: entry.permission)
+        case .publicUser: return access(for: share.publicPermission)
+        }
+    }
+
+    private static func access(for permission: Permission) -> Access {
+        switch permission {
+        case .none: .none
+        case .readOnly: .readOnly
+        case .readWrite: .readWrite
+        }
+    }
+
+    /// Whether the share appears in `caller`'s shared database: only after the caller accepted it, and never
+    /// for the owner (whose zones are in the private database).
+    public static func isVisibleInSharedDatabase(caller: UserRecordName, zoneOwner: UserRecordName, share: Share)
+        -> Bool
+    {
+        caller != zoneOwner && access(caller: caller, zoneOwner: zoneOwner, share: share).canRead
+    }
+
+    /// Reading a record (or the share itself) that `share` covers.
+    public static func read(caller: UserRecordName, zoneOwner: UserRecordName, share: Share?, subject: String)
+        -> ShareError?
+    {
+        if access(caller: caller, zoneOwner: zoneOwner, share: share).canRead { return nil }
+        return denied(caller: caller, zoneOwner: zoneOwner, share: share, action: "read", subject: subject)
+    }
+
+    /// Creating a record. `share` is the share the new record would join: the zone's share, or the share of
+    /// the hierarchy its `parent` belongs to; nil when it would join none (outside any hierarchy).
+    public static func create(caller: UserRecordName, zoneOwner: UserRecordName, share: Share?, subject: String)
+        -> ShareError?
+    {
+        let level = access(caller: caller, zoneOwner: zoneOwner, share: share)
+        if level.canWrite { return nil }
+        if share == nil, caller != zoneOwner {
+            return ShareError(
+                .accessDenied,
+                "a record created in someone else's zone must have its parent inside a hierarchy shared with you",
+                subject: subject)
+        }
+        return denied(caller: caller, zoneOwner: zoneOwner, share: share, action: "create", subject: subject)
+    }
+
+    /// Changing a record that `share` covers.
+    public static func update(caller: UserRecordName, zoneOwner: UserRecordName, share: Share?, subject: String)
+        -> ShareError?
+    {
+        if access(caller: caller, zoneOwner: zoneOwner, share: share).canWrite { return nil }
+        return denied(caller: caller, zoneOwner: zoneOwner, share: share, action: "change", subject: subject)
+    }
+
+    /// Deleting a record that `share` covers; `isRoot` when it is the root of a hierarchy share.
+    public static func delete(
+        caller: UserRecordName, zoneOwner: UserRecordName, share: Share?, isRoot: Bool, subject: String
+    ) -> ShareError? {
+        let level = access(caller: caller, zoneOwner: zoneOwner, share: share)
+        if isRoot, level != .owner {
+            if !level.canRead {
+                return denied(caller: caller, zoneOwner: zoneOwner, share: share, action: "delete", subject: subject)
+            }
+            return ShareError(
+                .accessDenied, "only the owner deletes the root of a shared hierarchy", subject: subject)
+        }
+        if level.canWrite { return nil }
+        return denied(caller: caller, zoneOwner: zoneOwner, share: share, action: "delete", subject: subject)
+    }
+
+    /// Creating a share: only the zone's owner shares.
+    public static func createShare(caller: UserRecordName, zoneOwner: UserRecordName, subject: String) -> ShareError? {
+        if caller == zoneOwner { return nil }
+        return ShareError(.accessDenied, "only the owner of a zone shares it or its records", subject: subject)
+    }
+
+    /// Saving changes to an existing share: its title, public permission and participants.
+    ///
+    /// The owner may change anything. An administrator may change the title, the public permission and the
+    /// private users (add, remove, change their permission), but not other administrators, and may not make
+    /// anyone an administrator. Anyone else is refused, even when the proposal changes nothing.
+    public static func updateShare(
+        caller: UserRecordName, zoneOwner: UserRecordName, existing: Share, proposed: Share, subject: String
+    ) -> ShareError? {
+        let level = access(caller: caller, zoneOwner: zoneOwner, share: existing)
+        if level == .owner { return nil }
+        guard level == .administrator else {
+            if !level.canRead {
+                return denied(caller: caller, zoneOwner: zoneOwner, share: existing, action: "change", subject: subject)
+            }
+            return ShareError(
+                .accessDenied,
+                "only the owner or an administrator changes a share's participants and permissions (you have \(level))",
+                subject: subject)
+        }
+        let before = Dictionary(existing.participants.map { ($0.userRecordName, $0) }, uniquingKeysWith: { a, _ in a })
+        let after = Dictionary(proposed.participants.map { ($0.userRecordName, $0) }, uniquingKeysWith: { a, _ in a })
+        for (user, old) in before where old.role == .administrator && user != caller {
+            let new = after[user]
+            if new == nil || new?.role != .administrator || new?.permission != old.permission {
+                return ShareError(
+                    .accessDenied, "an administrator cannot remove or change another administrator", subject: subject)
+            }
+        }
+        for (user, new) in after where new.role == .administrator && before[user]?.role != .administrator {
+            return ShareError(.accessDenied, "only the owner makes a participant an administrator", subject: subject)
+        }
+        return nil
+    }
+
+    /// Deleting a share (stopping sharing): the owner only. A participant leaves instead.
+    public static func deleteShare(caller: UserRecordName, zoneOwner: UserRecordName, share: Share, subject: String)
+        -> ShareError?
+    {
+        if caller == zoneOwner { return nil }
+        if access(caller: caller, zoneOwner: zoneOwner, share: share).canRead {
+            return ShareError(
+                .accessDenied, "only the owner deletes a share; a participant leaves it instead", subject: subject)
+        }
+        return denied(caller: caller, zoneOwner: zoneOwner, share: share, action: "delete", subject: subject)
+    }
+
+    /// Leaving a share: any participant that has not left; not the owner.
+    public static func leave(caller: UserRecordName, zoneOwner: UserRecordName, share: Share, subject: String)
+        -> ShareError?
+    {
+        if caller == zoneOwner {
+            return ShareError(
+                .badRequest, "the owner cannot leave a share; delete the share to stop sharing", subject: subject)
+        }
+        guard let entry = share.participant(caller), entry.acceptance != .removed else {
+            return ShareError(.notFound, "\(caller) is not a participant of this share", subject: subject)
+        }
+        return nil
+    }
+
+    /// Accepting a share: invited participants, and anyone when the share has a public permission.
+    public static func accept(caller: UserRecordName, zoneOwner: UserRecordName, share: Share, subject: String)
+        -> ShareError?
+    {
+        if caller == zoneOwner { return nil }
+        if share.publicPermission != .none { return nil }
+        guard let entry = share.participant(caller) else {
+            return ShareError(
+                .accessDenied, "\(caller) is not invited to this share; ask its owner to add them", subject: subject)
+        }
+        if entry.acceptance == .removed {
+            return ShareError(
+                .accessDenied, "\(caller) left or was removed from this share; the owner must invite them again",
+                subject: subject)
+        }
+        return nil
+    }
+
+    /// The largest number of participants a share holds.
+    public static let maximumParticipants = 100
+
+    /// Checks a share's participants: at most 100, and private and public participants not mixed.
+    public static func validateParticipants(of share: Share, subject: String) -> ShareError? {
+        if share.participants.count > maximumParticipants {
+            return ShareError(
+                .badRequest,
+                "a share holds at most \(maximumParticipants) participants; this one would have \(share.participants.count)",
+                subject: subject)
+        }
+        let hasPrivate = share.participants.contains { $0.role == .privateUser || $0.role == .administrator }
+        if hasPrivate, share.publicPermission != .none {
+            return ShareError(
+                .badRequest,
+                "a share with a public permission (\(share.publicPermission.recipeName)) cannot also have private participants; set the public permission to none or remove them",
+                subject: subject)
+        }
+        if share.participants.contains(where: { $0.role == .owner }) {
+            return ShareError(.badRequest, "the owner is not listed among a share's participants", subject: subject)
+        }
+        return nil
+    }
+
+    private static func denied(
+        caller: UserRecordName, zoneOwner: UserRecordName, share: Share?, action: String, subject: String
+    ) -> ShareError {
+        let why: String
+        if let share, let entry = share.participant(caller) {
+            switch entry.acceptance {
+            case .pending: why = "\(caller) has not accepted the share yet"
+            case .removed: why = "\(caller) left or was removed from the share"
+            case .accepted:
+                why = "\(caller) has \(access(caller: caller, zoneOwner: zoneOwner, share: share)) to this share"
+            }
+        } else if share == nil {
+            why = "it is not shared with \(caller)"
+        } else {
+            why = "\(caller) is not a participant of this share"
+        }
+        return ShareError(.accessDenied, "not allowed to \(action): \(why)", subject: subject)
+    }
+}

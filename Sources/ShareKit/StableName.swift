@@ -1,0 +1,67 @@
+import Foundation
+
+/// Deterministic names the stores hand out, so that a recipe gives the same data on every machine.
+///
+/// The names come from a 128-bit FNV-1a hash: stable across runs, platforms and Swift versions (unlike
+/// `Hasher`), and cheap. It is not a security measure: nothing secret is derived from it.
+public enum StableName {
+    /// The user record name for an email address: `_` and 32 hex digits of the hash of the lowercased,
+    /// trimmed address, so the same person gets the same record name in every local store.
+    public static func userRecordName(email: String) -> UserRecordName {
+        "_" + fnv1a128Hex(normalizedEmail(email))
+    }
+
+    /// The form of an email address that names a user: trimmed and lowercased.
+    public static func normalizedEmail(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+    }
+
+    /// The record name of the hierarchy share rooted at `rootRecordName` in the zone `zoneName`.
+    public static func hierarchyShareRecordName(zoneName: String, rootRecordName: String) -> String {
+        "share-" + fnv1a128Hex("\(zoneName)\u{0}\(rootRecordName)")
+    }
+
+    /// The short GUID of a share: a hash of its owner, zone and record name.
+    public static func shortGUID(owner: UserRecordName, zoneName: String, shareRecordName: String) -> String {
+        fnv1a128Hex("\(owner)\u{0}\(zoneName)\u{0}\(shareRecordName)")
+    }
+
+    /// The URL a participant opens to accept the share with this short GUID.
+    public static func shareURL(shortGUID: String) -> String {
+        shareURLPrefix + shortGUID
+    }
+
+    /// Every share URL begins with this.
+    public static let shareURLPrefix = "https://www.icloud.com/share/"
+
+    /// The short GUID in a share URL, or the argument itself when it is a bare short GUID.
+    public static func shortGUID(fromURL url: String) -> String {
+        let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.contains("/") else { return trimmed }
+        var path = Substring(trimmed)
+        if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }
+        while path.hasSuffix("/") { path = path.dropLast() }
+        return path.split(separator: "/").last.map(String.init) ?? trimmed
+    }
+
+    /// 32 lowercase hex digits of the 128-bit FNV-1a hash of the UTF-8 bytes of `text`.
+    public static func fnv1a128Hex(_ text: String) -> String {
+        // Offset basis 0x6c62272e07bb014262b821756295c58d; prime 2^88 + 0x13b.
+        var hi: UInt64 = 0x6c62_272e_07bb_0142
+        var lo: UInt64 = 0x62b8_2175_6295_c58d
+        for byte in text.utf8 {
+            lo ^= UInt64(byte)
+            // (hi·2^64 + lo) · (2^88 + 0x13b) mod 2^128
+            let (carry, low) = lo.multipliedFullWidth(by: 0x13b)
+            let high = hi &* 0x13b &+ carry &+ (lo << 24)
+            hi = high
+            lo = low
+        }
+        return hex(hi) + hex(lo)
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
