@@ -6,8 +6,15 @@ public struct SharelaneCommand: AsyncParsableCommand {
         commandName: "sharelane",
         abstract: "Plan and apply CloudKit sharing from YAML recipes, and run lanes of sharing steps.",
         version: "0.1.0",
-        subcommands: []
+        subcommands: [ShowCommand.self]
     )
 
     public init() {}
+
+    /// Parses the command line and runs the command; `main.swift` calls this. (A top-level
+    /// `await SharelaneCommand.main()` picks ArgumentParser's synchronous `main()`, which refuses to run an
+    /// async command; inside an async function the async overload is chosen.)
+    public static func runFromCommandLine() async {
+        await main()
+    }
 }

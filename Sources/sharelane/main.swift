@@ -1,3 +1,3 @@
 import SharelaneCLI
 
-await SharelaneCommand.main()
+await SharelaneCommand.runFromCommandLine()
