@@ -1,0 +1,133 @@
+import GRDB
+import ShareKit
+
+/// Database and zone changes since a token, read from sequence numbers and tombstones.
+enum ChangeFeed {
+    static func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, user: UserRecordName, db: Database)
+        throws -> DatabaseChanges
+    {
+        let since = try ChangeTags.seq(token)
+        let current = try SeqCounter.current(db)
+        var changed: [ZoneID] = []
+        var deleted: [ZoneID] = []
+        switch database {
+        case .public:
+            let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM zone WHERE scope = 'public'") ?? 0
+            if seq > since { changed.append(ZoneID(zoneName: defaultZoneName)) }
+        case .private:
+            changed = try String.fetchAll(
+                db, sql: "SELECT name FROM zone WHERE scope = 'private' AND owner = ? AND seq > ? ORDER BY seq",
+                arguments: [user, since]
+            ).map { ZoneID(zoneName: $0) }
+            deleted = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT r.zoneName FROM zoneRemoval r
+                    WHERE r.scope = 'private' AND r.user = ? AND r.seq > ?
+                      AND NOT EXISTS (SELECT 1 FROM zone z WHERE z.scope = 'private' AND z.owner = r.owner AND z.name = r.zoneName)
+                    ORDER BY r.seq
+                    """, arguments: [user, since]
+            ).map { ZoneID(zoneName: $0) }
+        case .shared:
+            changed = try SharedZones.visible(to: user, since: since, db: db).map {
+                ZoneID(zoneName: $0.name, ownerRecordName: $0.owner)
+            }
+            let visibleNow = Set(try SharedZones.visible(to: user, since: nil, db: db).map {
+                ZoneID(zoneName: $0.name, ownerRecordName: $0.owner)
+            })
+            deleted = try Row.fetchAll(
+                db,
+                sql: "SELECT owner, zoneName FROM zoneRemoval WHERE scope = 'shared' AND user = ? AND seq > ? ORDER BY seq",
+                arguments: [user, since]
+            ).map { ZoneID(zoneName: $0[1], ownerRecordName: $0[0]) }.filter { !visibleNow.contains($0) }
+        }
+        return DatabaseChanges(
+            changedZones: changed, deletedZones: deleted, token: ChangeTags.token(current), moreComing: false)
+    }
+
+    private enum Change {
+        case record(RecordRow)
+        case share(Share, Int64)
+        case deletion(String, Int64)
+
+        var seq: Int64 {
+            switch self {
+            case .record(let r): r.seq
+            case .share(_, let s): s
+            case .deletion(_, let s): s
+            }
+        }
+    }
+
+    static func zoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, limit: Int?, user: UserRecordName,
+        db: Database
+    ) throws -> ZoneChanges {
+        let since = try ChangeTags.seq(token)
+        let current = try SeqCounter.current(db)
+        let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
+        if database == .shared, !context.isVisibleInSharedDatabase {
+            throw ShareError(
+                .zoneNotFound, "the zone \(zoneID.zoneName) is not in the shared database of \(user)",
+                subject: zoneID.zoneName)
+        }
+        let roots = context.readableRoots
+        let fetchLimit = limit.map { max($0, 1) + 1 } ?? -1
+        var rootFilter = ""
+        var rootArguments = StatementArguments()
+        if let roots {
+            rootFilter = " AND shareRoot IN (\(Array(repeating: "?", count: max(roots.count, 1)).joined(separator: ",")))"
+            rootArguments = StatementArguments(roots.isEmpty ? [""] : roots.sorted())
+        }
+        var changes: [Change] = []
+        var recordArguments: StatementArguments = [context.zoneId, since]
+        recordArguments += rootArguments
+        recordArguments += [fetchLimit]
+        changes += try RecordRow.fetchAll(
+            db,
+            sql: "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND seq > ?\(rootFilter) ORDER BY seq LIMIT ?",
+            arguments: recordArguments
+        ).map { .record($0) }
+        var tombstoneArguments: StatementArguments = [context.zoneId, since]
+        tombstoneArguments += rootArguments
+        tombstoneArguments += [fetchLimit]
+        changes += try Row.fetchAll(
+            db,
+            sql: """
+                SELECT t.name, t.seq FROM tombstone t WHERE t.zoneId = ? AND t.seq > ?\(rootFilter)
+                  AND NOT EXISTS (SELECT 1 FROM record r WHERE r.zoneId = t.zoneId AND r.name = t.name)
+                ORDER BY t.seq LIMIT ?
+                """, arguments: tombstoneArguments
+        ).map { .deletion($0[0], $0[1]) }
+        let shareSeqs = try Row.fetchAll(
+            db, sql: "SELECT name, seq FROM share WHERE zoneId = ? AND seq > ?", arguments: [context.zoneId, since])
+        for row in shareSeqs {
+            let name: String = row[0]
+            if let share = context.readableShares.first(where: { $0.recordName == name }) {
+                changes.append(.share(share, row[1]))
+            }
+        }
+        changes.sort { $0.seq < $1.seq }
+        var moreComing = false
+        if let limit, changes.count > max(limit, 1) {
+            changes = Array(changes.prefix(max(limit, 1)))
+            moreComing = true
+        }
+        var records: [Record] = []
+        var shares: [Share] = []
+        var deletions: [String] = []
+        for change in changes {
+            switch change {
+            case .record(let row):
+                records.append(
+                    try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[row.name]?.recordName))
+            case .share(let share, _): shares.append(share)
+            case .deletion(let name, _): deletions.append(name)
+            }
+        }
+        let tokenSeq = moreComing ? (changes.last?.seq ?? since) : current
+        return ZoneChanges(
+            zoneID: context.visibleZoneID, changedRecords: records, changedShares: shares,
+            deletedRecordNames: deletions, token: ChangeTags.token(tokenSeq), moreComing: moreComing)
+    }
+}

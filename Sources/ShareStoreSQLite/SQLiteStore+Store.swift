@@ -1,0 +1,436 @@
+import Foundation
+import GRDB
+import ShareKit
+
+// MARK: - Store
+
+extension SQLiteStore {
+    // MARK: Users
+
+    public func signIn(email: String, name: String?) async throws -> User {
+        let normalized = StableName.normalizedEmail(email)
+        guard normalized.contains("@"), !normalized.contains(" ") else {
+            throw ShareError(.badRequest, "'\(email)' is not an email address", subject: email)
+        }
+        let recordName = StableName.userRecordName(email: normalized)
+        return try await write("signing in \(normalized)") { db in
+            var row = try UserRow.fetchOne(db, key: recordName) ?? UserRow(recordName: recordName, email: normalized)
+            if let name, !name.isEmpty { row.name = name }
+            try row.save(db)
+            _ = try ZoneContext.ensureZone(scope: "private", owner: recordName, name: defaultZoneName, db: db)
+            return row.user
+        }
+    }
+
+    public func currentUser(as user: UserRecordName) async throws -> User {
+        try await read("reading user \(user)") { db in
+            guard let row = try UserRow.fetchOne(db, key: user) else {
+                throw ShareError(
+                    .authenticationFailed, "no user \(user) in this store; sign in with an email address first",
+                    subject: user)
+            }
+            return row.user
+        }
+    }
+
+    public func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?] {
+        try await read("looking up users") { db in
+            try emails.map { email in
+                try UserRow.filter(UserRow.Columns.email == StableName.normalizedEmail(email)).fetchOne(db)?.user
+            }
+        }
+    }
+
+    // MARK: Zones
+
+    public func listZones(in database: DatabaseScope, as user: UserRecordName) async throws -> [Zone] {
+        try await read("listing zones") { db in
+            switch database {
+            case .public:
+                return [Zone(zoneID: ZoneID(zoneName: defaultZoneName))]
+            case .private:
+                var names = try String.fetchAll(
+                    db, sql: "SELECT name FROM zone WHERE scope = 'private' AND owner = ? ORDER BY name", arguments: [user])
+                if !names.contains(defaultZoneName) { names.insert(defaultZoneName, at: 0) }
+                let zoneShares = try String.fetchSet(
+                    db,
+                    sql: """
+                        SELECT z.name FROM share s JOIN zone z ON z.id = s.zoneId
+                        WHERE z.scope = 'private' AND z.owner = ? AND s.root IS NULL
+                        """, arguments: [user])
+                return names.sorted().map {
+                    Zone(zoneID: ZoneID(zoneName: $0), shareRecordName: zoneShares.contains($0) ? zoneShareRecordName : nil)
+                }
+            case .shared:
+                return try SharedZones.visible(to: user, since: nil, db: db).map { row in
+                    let context = try ZoneContext.resolve(
+                        ZoneID(zoneName: row.name, ownerRecordName: row.owner), scope: .shared, caller: user, db: db,
+                        createDefault: false)
+                    return Self.zone(context)
+                }
+            }
+        }
+    }
+
+    static func zone(_ context: ZoneContext) -> Zone {
+        let share = context.zoneShare.flatMap { share in
+            context.scope != .shared
+                || AccessRules.access(caller: context.caller, zoneOwner: context.owner, share: share).canRead
+                ? share.recordName : nil
+        }
+        return Zone(zoneID: context.visibleZoneID, shareRecordName: share)
+    }
+
+    public func lookupZones(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [Result<Zone, ShareError>]
+    {
+        try await read("looking up zones") { db in
+            try zoneIDs.map { zoneID in
+                do {
+                    let context = try ZoneContext.resolve(
+                        zoneID, scope: database, caller: user, db: db, createDefault: false)
+                    if database == .shared, !context.isVisibleInSharedDatabase {
+                        return .failure(
+                            ShareError(
+                                .zoneNotFound, "the zone \(zoneID.zoneName) is not in the shared database of \(user)",
+                                subject: zoneID.zoneName))
+                    }
+                    return .success(Self.zone(context))
+                } catch let error as ShareError {
+                    return .failure(error)
+                }
+            }
+        }
+    }
+
+    public func modifyZones(_ operations: [ZoneOperation], in database: DatabaseScope, as user: UserRecordName)
+        async throws -> [Result<Zone, ShareError>]
+    {
+        try await write("modifying zones") { db in
+            var results: [Result<Zone, ShareError>] = []
+            for op in operations {
+                let name = op.zoneID.zoneName
+                guard database == .private else {
+                    results.append(
+                        .failure(
+                            ShareError(
+                                .badRequest, "zones are created and deleted in the private database only", subject: name)))
+                    continue
+                }
+                let owner = op.zoneID.ownerRecordName == defaultOwnerName ? user : op.zoneID.ownerRecordName
+                guard owner == user else {
+                    results.append(
+                        .failure(ShareError(.accessDenied, "only \(owner) creates or deletes their zones", subject: name)))
+                    continue
+                }
+                guard !name.isEmpty, !name.contains("/") else {
+                    results.append(.failure(ShareError(.badRequest, "'\(name)' is not a valid zone name", subject: name)))
+                    continue
+                }
+                switch op.kind {
+                case .create:
+                    // Creating a zone that exists answers the zone, as CloudKit does.
+                    _ = try ZoneContext.ensureZone(scope: "private", owner: user, name: name, db: db)
+                    results.append(.success(Zone(zoneID: ZoneID(zoneName: name))))
+                case .delete:
+                    if name == defaultZoneName {
+                        results.append(
+                            .failure(ShareError(.badRequest, "the default zone cannot be deleted", subject: name)))
+                        continue
+                    }
+                    guard
+                        let row = try ZoneRow.filter(
+                            ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == user
+                                && ZoneRow.Columns.name == name
+                        ).fetchOne(db), let id = row.id
+                    else {
+                        results.append(
+                            .failure(ShareError(.zoneNotFound, "no zone \(name) in your private database", subject: name)))
+                        continue
+                    }
+                    let losing = try String.fetchAll(
+                        db, sql: "SELECT DISTINCT user FROM participant WHERE zoneId = ? AND acceptance = 'ACCEPTED'",
+                        arguments: [id])
+                    var seq = try SeqCounter.current(db)
+                    for participant in losing {
+                        seq += 1
+                        try ZoneRemovalRow(scope: "shared", user: participant, owner: user, zoneName: name, seq: seq)
+                            .insert(db, onConflict: .replace)
+                    }
+                    seq += 1
+                    try ZoneRemovalRow(scope: "private", user: user, owner: user, zoneName: name, seq: seq)
+                        .insert(db, onConflict: .replace)
+                    try SeqCounter.store(seq, db)
+                    // Records, shares, participants, references and tombstones go with the zone.
+                    try db.execute(sql: "DELETE FROM participant WHERE zoneId = ?", arguments: [id])
+                    try db.execute(sql: "DELETE FROM zone WHERE id = ?", arguments: [id])
+                    results.append(.success(Zone(zoneID: ZoneID(zoneName: name))))
+                }
+            }
+            return results
+        }
+    }
+
+    // MARK: Records
+
+    public func lookupRecords(
+        _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [RecordOutcome] {
+        try await read("looking up records") { db in
+            let context: ZoneContext
+            do {
+                context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
+            } catch let error as ShareError {
+                return recordNames.map { .failed(recordName: $0, error) }
+            }
+            var rows: [String: RecordRow] = [:]
+            let names = Array(Set(recordNames))
+            for start in stride(from: 0, to: names.count, by: 500) {
+                let chunk = Array(names[start..<min(start + 500, names.count)])
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                var arguments: StatementArguments = [context.zoneId]
+                arguments += StatementArguments(chunk)
+                for row in try RecordRow.fetchAll(
+                    db, sql: "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))",
+                    arguments: arguments)
+                {
+                    rows[row.name] = row
+                }
+            }
+            return try recordNames.map { name in
+                let subject = "\(zoneID.zoneName)/\(name)"
+                if let share = context.sharesByName[name] {
+                    if database == .shared,
+                        let error = AccessRules.read(caller: user, zoneOwner: context.owner, share: share, subject: subject)
+                    {
+                        return .failed(recordName: name, error)
+                    }
+                    return .savedShare(share)
+                }
+                guard let row = rows[name] else {
+                    return .failed(recordName: name, ShareError(.notFound, "no record named \(name)", subject: subject))
+                }
+                if !context.canRead(shareRoot: row.shareRoot) {
+                    let error = AccessRules.read(
+                        caller: user, zoneOwner: context.owner, share: context.coveringShare(shareRoot: row.shareRoot),
+                        subject: subject)
+                    return .failed(recordName: name, error ?? ShareError(.accessDenied, "not allowed", subject: subject))
+                }
+                return .saved(
+                    try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
+            }
+        }
+    }
+
+    public func queryRecords(
+        _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
+    ) async throws -> QueryPage {
+        try await read("querying records") { db in
+            let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
+            var sql = "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND type = ?"
+            var arguments: StatementArguments = [context.zoneId, query.recordType]
+            if let roots = context.readableRoots {
+                guard !roots.isEmpty else {
+                    throw ShareError(
+                        .accessDenied, "nothing in the zone \(zoneID.zoneName) is shared with \(user)",
+                        subject: zoneID.zoneName)
+                }
+                sql += " AND shareRoot IN (\(Array(repeating: "?", count: roots.count).joined(separator: ",")))"
+                arguments += StatementArguments(roots.sorted())
+            }
+            sql += " ORDER BY name"
+            var records = try RecordRow.fetchAll(db, sql: sql, arguments: arguments).map {
+                try $0.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[$0.name]?.recordName)
+            }
+            records = records.filter { record in query.filters.allSatisfy { QueryEvaluation.matches(record, $0) } }
+            if !query.sort.isEmpty { records.sort { QueryEvaluation.ordered($0, $1, by: query.sort) } }
+            var offset = 0
+            if let marker = query.continuationMarker {
+                guard marker.hasPrefix("o"), let value = Int(marker.dropFirst()), value >= 0 else {
+                    throw ShareError(.badRequest, "the continuation marker '\(marker)' was not handed out by this store")
+                }
+                offset = value
+            }
+            let limit = query.resultsLimit.map { max($0, 1) } ?? Int.max
+            let page = Array(records.dropFirst(offset).prefix(limit))
+            let end = offset + page.count
+            return QueryPage(records: page, continuationMarker: end < records.count ? "o\(end)" : nil)
+        }
+    }
+
+    public func modifyRecords(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        as user: UserRecordName
+    ) async throws -> [RecordOutcome] {
+        let now = Self.now
+        return try await write("modifying records") { db in
+            let context: ZoneContext
+            do {
+                context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: true)
+            } catch let error as ShareError {
+                return operations.map { .failed(recordName: $0.recordName, error) }
+            }
+            var batch = try RecordBatch(context: context, db: db, now: now)
+            try batch.prefetch(operations)
+            var outcomes: [RecordOutcome] = []
+            outcomes.reserveCapacity(operations.count)
+            if atomic {
+                try db.inSavepoint {
+                    for op in operations { outcomes.append(try batch.apply(op)) }
+                    return outcomes.contains { $0.error != nil } ? .rollback : .commit
+                }
+                if outcomes.contains(where: { $0.error != nil }) {
+                    let failed = outcomes.compactMap { o -> String? in
+                        if case .failed(let name, _) = o { return name }
+                        return nil
+                    }
+                    outcomes = outcomes.map { outcome in
+                        if outcome.error != nil { return outcome }
+                        let name: String
+                        switch outcome {
+                        case .saved(let r): name = r.recordName
+                        case .savedShare(let s): name = s.recordName
+                        case .deleted(let n): name = n
+                        case .failed(let n, _): name = n
+                        }
+                        return .failed(
+                            recordName: name,
+                            ShareError(
+                                .atomicError,
+                                "not applied: the atomic batch failed at \(failed.joined(separator: ", "))",
+                                subject: "\(zoneID.zoneName)/\(name)"))
+                    }
+                    return outcomes
+                }
+            } else {
+                for op in operations { outcomes.append(try batch.apply(op)) }
+            }
+            try batch.finish()
+            return outcomes
+        }
+    }
+
+    // MARK: Sharing
+
+    public func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
+        let guid = StableName.shortGUID(fromURL: url)
+        return try await read("resolving a share") { db in
+            let (share, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
+            if user != share.ownerRecordName, share.publicPermission == .none, share.participant(user) == nil {
+                throw ShareError(
+                    .accessDenied, "\(user) is not invited to this share; ask its owner to add them", subject: url)
+            }
+            return ShareMetadata(
+                share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName,
+                participant: share.participant(user))
+        }
+    }
+
+    public func acceptShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
+        let guid = StableName.shortGUID(fromURL: url)
+        return try await write("accepting a share") { db in
+            let (share, zoneId) = try SharedZones.share(shortGUID: guid, url: url, db: db)
+            let subject = "\(share.zoneID.zoneName)/\(share.recordName)"
+            if let error = AccessRules.accept(caller: user, zoneOwner: share.ownerRecordName, share: share, subject: subject) {
+                throw error
+            }
+            if user != share.ownerRecordName {
+                let entry = share.participant(user)
+                if entry?.acceptance != .accepted {
+                    if entry == nil, share.participants.count >= AccessRules.maximumParticipants {
+                        throw ShareError(
+                            .badRequest, "the share already has \(AccessRules.maximumParticipants) participants",
+                            subject: subject)
+                    }
+                    let seq = try SeqCounter.next(db)
+                    if entry == nil {
+                        let position = (try Int.fetchOne(
+                            db, sql: "SELECT MAX(position) FROM participant WHERE zoneId = ? AND shareName = ?",
+                            arguments: [zoneId, share.recordName]) ?? -1) + 1
+                        try ParticipantRow(
+                            zoneId: zoneId, shareName: share.recordName, user: user,
+                            role: ParticipantRole.publicUser.rawValue, permission: share.publicPermission.rawValue,
+                            acceptance: AcceptanceStatus.accepted.rawValue, position: position
+                        ).insert(db)
+                    } else {
+                        try db.execute(
+                            sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
+                            arguments: [AcceptanceStatus.accepted.rawValue, zoneId, share.recordName, user])
+                    }
+                    try db.execute(
+                        sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?",
+                        arguments: [seq, zoneId, share.recordName])
+                    try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [seq, zoneId])
+                }
+            }
+            let (accepted, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
+            return ShareMetadata(
+                share: accepted, zoneID: accepted.zoneID, rootRecordName: accepted.rootRecordName,
+                participant: accepted.participant(user))
+        }
+    }
+
+    public func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws {
+        try await write("leaving a share") { db in
+            let owner = zoneID.ownerRecordName == defaultOwnerName ? user : zoneID.ownerRecordName
+            let subject = "\(zoneID.zoneName)/\(recordName)"
+            guard
+                let zone = try ZoneRow.filter(
+                    ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == owner
+                        && ZoneRow.Columns.name == zoneID.zoneName
+                ).fetchOne(db), let zoneId = zone.id
+            else {
+                throw ShareError(.zoneNotFound, "no zone \(zoneID.zoneName) of \(owner)", subject: zoneID.zoneName)
+            }
+            let context = try ZoneContext.resolve(
+                ZoneID(zoneName: zone.name, ownerRecordName: owner), scope: owner == user ? .private : .shared,
+                caller: user, db: db, createDefault: false)
+            guard let share = context.sharesByName[recordName] else {
+                throw ShareError(.notFound, "no share named \(recordName) in the zone \(zone.name)", subject: subject)
+            }
+            if let error = AccessRules.leave(caller: user, zoneOwner: owner, share: share, subject: subject) { throw error }
+            let seq = try SeqCounter.current(db) + 2
+            try db.execute(
+                sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
+                arguments: [AcceptanceStatus.removed.rawValue, zoneId, recordName, user])
+            try db.execute(sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", arguments: [seq - 1, zoneId, recordName])
+            try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [seq - 1, zoneId])
+            try ZoneRemovalRow(scope: "shared", user: user, owner: owner, zoneName: zone.name, seq: seq)
+                .insert(db, onConflict: .replace)
+            try SeqCounter.store(seq, db)
+        }
+    }
+
+    // MARK: Changes
+
+    public func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, as user: UserRecordName)
+        async throws -> DatabaseChanges
+    {
+        try await read("reading database changes") { db in
+            try ChangeFeed.databaseChanges(in: database, since: token, user: user, db: db)
+        }
+    }
+
+    public func zoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
+        as user: UserRecordName
+    ) async throws -> ZoneChanges {
+        try await read("reading zone changes") { db in
+            try ChangeFeed.zoneChanges(zoneID, in: database, since: token, limit: resultsLimit, user: user, db: db)
+        }
+    }
+
+    // MARK: Maintenance
+
+    public func reset() async throws {
+        try await write("resetting the store") { db in
+            for table in ["participant", "share", "reference", "tombstone", "record", "zoneRemoval", "zone", "user"] {
+                try db.execute(sql: "DELETE FROM \(table)")
+            }
+            try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'zone'")
+            try db.execute(sql: "UPDATE counter SET seq = 0")
+            try db.execute(sql: "INSERT INTO zone (scope, owner, name, seq) VALUES ('public', '', '_defaultZone', 0)")
+        }
+        logger.info("reset store", metadata: ["store": "\(displayName)"])
+    }
+}

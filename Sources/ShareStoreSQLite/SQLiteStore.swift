@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+import Logging
+import ShareKit
+
+/// The embedded store: a SQLite file (or memory) on GRDB with CloudKit's data model and sharing rules.
+///
+/// It acts as any user: every call names the user it is made as, and is checked with `AccessRules` as
+/// CloudKit would check it. Each `modifyRecords` or `modifyZones` call runs in one transaction. Names it
+/// hands out (user record names, hierarchy share names, short GUIDs, change tags) are deterministic, so a
+/// recipe applied twice on two machines gives the same data.
+public final class SQLiteStore: Store {
+    /// `sqlite:PATH` or `memory:`.
+    public let displayName: String
+    public var capabilities: StoreCapabilities { StoreCapabilities(actsAsAnyUser: true, canReset: true) }
+
+    let writer: any DatabaseWriter
+    let logger: Logger
+
+    /// Opens (or creates) the store file at `path`, creating its parent directory, in WAL mode.
+    /// - Throws: when the file cannot be created or opened, or holds a schema newer than this sharelane.
+    public convenience init(path: String, logger: Logger) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ShareError(
+                .internalError, "cannot create the directory \(directory.path) for the store: \(error.localizedDescription)",
+                subject: "sqlite:\(path)")
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // WAL with NORMAL sync: durable across a crash of the process, one fsync per checkpoint.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw ShareError(
+                .internalError, "cannot open the store file \(path): \(error); check it is a sharelane store and writable",
+                subject: "sqlite:\(path)")
+        }
+        try self.init(writer: pool, displayName: "sqlite:\(path)", logger: logger)
+    }
+
+    /// A store in memory (`memory:`): the same code as the file store, gone when released.
+    public static func inMemory(logger: Logger = Logger(label: "sharelane.store.memory")) throws -> SQLiteStore {
+        try SQLiteStore(writer: DatabaseQueue(), displayName: "memory:", logger: logger)
+    }
+
+    /// A store over any GRDB database (tests use an in-memory `DatabaseQueue()`).
+    /// - Throws: when the schema cannot be migrated.
+    public convenience init(writer: any DatabaseWriter, logger: Logger = Logger(label: "sharelane.store")) throws {
+        let path = writer.path
+        try self.init(
+            writer: writer, displayName: path == ":memory:" || path.isEmpty ? "memory:" : "sqlite:\(path)", logger: logger)
+    }
+
+    init(writer: any DatabaseWriter, displayName: String, logger: Logger) throws {
+        self.writer = writer
+        self.displayName = displayName
+        self.logger = logger
+        do {
+            try StoreMigrations.migrator.migrate(writer)
+        } catch {
+            throw ShareError(
+                .internalError, "cannot prepare the store \(displayName): \(error)", subject: displayName)
+        }
+        logger.debug("opened store", metadata: ["store": "\(displayName)"])
+    }
+
+    static var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    func write<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.write(body)
+        } catch let error as ShareError {
+            throw error
+        } catch {
+            throw ShareError(.internalError, "\(what) failed in \(displayName): \(error)", subject: displayName)
+        }
+    }
+
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.read(body)
+        } catch let error as ShareError {
+            throw error
+        } catch {
+            throw ShareError(.internalError, "\(what) failed in \(displayName): \(error)", subject: displayName)
+        }
+    }
+
+    // MARK: - Beyond the protocol
+
+    /// Every user the store knows, by email address (local stores list their users; CloudKit does not).
+    public func allUsers() async throws -> [User] {
+        try await read("listing users") { db in
+            try UserRow.order(UserRow.Columns.email, UserRow.Columns.recordName).fetchAll(db).map(\.user)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// The ShareStoreSQLite module; see Docs/Architecture.md.

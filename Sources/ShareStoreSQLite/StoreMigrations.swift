@@ -1,0 +1,94 @@
+import GRDB
+
+/// The store's schema, as named migrations. A shipped migration is never edited: add a new one.
+enum StoreMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: users, zones, records, shares, changes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE counter (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL);
+                    INSERT INTO counter (id, seq) VALUES (1, 0);
+
+                    CREATE TABLE user (
+                        recordName TEXT PRIMARY KEY NOT NULL,
+                        email TEXT UNIQUE,
+                        name TEXT);
+
+                    CREATE TABLE zone (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        scope TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        UNIQUE (scope, owner, name));
+                    INSERT INTO zone (scope, owner, name, seq) VALUES ('public', '', '_defaultZone', 0);
+
+                    CREATE TABLE record (
+                        zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        fields BLOB NOT NULL,
+                        parent TEXT,
+                        shareRoot TEXT,
+                        seq INTEGER NOT NULL,
+                        createdAt INTEGER NOT NULL,
+                        createdBy TEXT NOT NULL,
+                        modifiedAt INTEGER NOT NULL,
+                        modifiedBy TEXT NOT NULL,
+                        PRIMARY KEY (zoneId, name)) WITHOUT ROWID;
+                    CREATE INDEX record_changes ON record (zoneId, seq);
+                    CREATE INDEX record_type ON record (zoneId, type);
+                    CREATE INDEX record_children ON record (zoneId, parent) WHERE parent IS NOT NULL;
+                    CREATE INDEX record_hierarchy ON record (zoneId, shareRoot) WHERE shareRoot IS NOT NULL;
+
+                    CREATE TABLE reference (
+                        zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                        source TEXT NOT NULL,
+                        target TEXT NOT NULL,
+                        PRIMARY KEY (zoneId, target, source)) WITHOUT ROWID;
+                    CREATE INDEX reference_source ON reference (zoneId, source);
+
+                    CREATE TABLE tombstone (
+                        zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        shareRoot TEXT,
+                        PRIMARY KEY (zoneId, name)) WITHOUT ROWID;
+                    CREATE INDEX tombstone_changes ON tombstone (zoneId, seq);
+
+                    CREATE TABLE share (
+                        zoneId INTEGER NOT NULL REFERENCES zone(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        root TEXT,
+                        title TEXT,
+                        publicPermission TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        shortGUID TEXT NOT NULL UNIQUE,
+                        PRIMARY KEY (zoneId, name));
+                    CREATE UNIQUE INDEX share_root ON share (zoneId, root) WHERE root IS NOT NULL;
+
+                    CREATE TABLE participant (
+                        zoneId INTEGER NOT NULL,
+                        shareName TEXT NOT NULL,
+                        user TEXT NOT NULL,
+                        role TEXT NOT NULL,
+                        permission TEXT NOT NULL,
+                        acceptance TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (zoneId, shareName, user),
+                        FOREIGN KEY (zoneId, shareName) REFERENCES share (zoneId, name) ON DELETE CASCADE);
+                    CREATE INDEX participant_user ON participant (user, acceptance);
+
+                    CREATE TABLE zoneRemoval (
+                        scope TEXT NOT NULL,
+                        user TEXT NOT NULL,
+                        owner TEXT NOT NULL,
+                        zoneName TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        PRIMARY KEY (scope, user, owner, zoneName));
+                    """)
+        }
+        return migrator
+    }
+}

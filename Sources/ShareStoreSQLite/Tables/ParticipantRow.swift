@@ -1,0 +1,25 @@
+import GRDB
+import ShareKit
+
+/// A row of `participant`: someone a share is shared with (never its owner).
+struct ParticipantRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "participant"
+    enum Columns {
+        static let zoneId = Column(CodingKeys.zoneId)
+        static let shareName = Column(CodingKeys.shareName)
+        static let user = Column(CodingKeys.user)
+        static let role = Column(CodingKeys.role)
+        static let permission = Column(CodingKeys.permission)
+        static let acceptance = Column(CodingKeys.acceptance)
+        static let position = Column(CodingKeys.position)
+    }
+
+    var zoneId: Int64
+    var shareName: String
+    var user: String
+    var role: String
+    var permission: String
+    var acceptance: String
+    /// The order participants were listed in.
+    var position: Int
+}

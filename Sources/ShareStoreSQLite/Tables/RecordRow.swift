@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+import ShareKit
+
+/// A row of `record`: one record of a zone, its fields in `FieldCoding`'s form.
+struct RecordRow: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "record"
+    enum Columns {
+        static let zoneId = Column("zoneId")
+        static let name = Column("name")
+        static let type = Column("type")
+        static let fields = Column("fields")
+        static let parent = Column("parent")
+        static let shareRoot = Column("shareRoot")
+        static let seq = Column("seq")
+        static let createdAt = Column("createdAt")
+        static let createdBy = Column("createdBy")
+        static let modifiedAt = Column("modifiedAt")
+        static let modifiedBy = Column("modifiedBy")
+    }
+
+    /// Every column, in the order `init(row:)` reads them.
+    static let selection = "zoneId, name, type, fields, parent, shareRoot, seq, createdAt, createdBy, modifiedAt, modifiedBy"
+
+    var zoneId: Int64
+    var name: String
+    var type: String
+    var fields: Data
+    var parent: String?
+    /// The root of the hierarchy share the record belongs to (the root names itself); nil outside any.
+    /// Kept in step with parent chains so that access checks need no walk up the chain.
+    var shareRoot: String?
+    /// The sequence number of the last write; the change tag is derived from it.
+    var seq: Int64
+    var createdAt: Int64
+    var createdBy: String
+    var modifiedAt: Int64
+    var modifiedBy: String
+
+    init(
+        zoneId: Int64, name: String, type: String, fields: Data, parent: String?, shareRoot: String?, seq: Int64,
+        createdAt: Int64, createdBy: String, modifiedAt: Int64, modifiedBy: String
+    ) {
+        self.zoneId = zoneId
+        self.name = name
+        self.type = type
+        self.fields = fields
+        self.parent = parent
+        self.shareRoot = shareRoot
+        self.seq = seq
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+        self.modifiedAt = modifiedAt
+        self.modifiedBy = modifiedBy
+    }
+
+    init(row: Row) {
+        zoneId = row[0]
+        name = row[1]
+        type = row[2]
+        fields = row[3]
+        parent = row[4]
+        shareRoot = row[5]
+        seq = row[6]
+        createdAt = row[7]
+        createdBy = row[8]
+        modifiedAt = row[9]
+        modifiedBy = row[10]
+    }
+
+    func encode(to container: inout PersistenceContainer) {
+        container[Columns.zoneId] = zoneId
+        container[Columns.name] = name
+        container[Columns.type] = type
+        container[Columns.fields] = fields
+        container[Columns.parent] = parent
+        container[Columns.shareRoot] = shareRoot
+        container[Columns.seq] = seq
+        container[Columns.createdAt] = createdAt
+        container[Columns.createdBy] = createdBy
+        container[Columns.modifiedAt] = modifiedAt
+        container[Columns.modifiedBy] = modifiedBy
+    }
+
+    var changeTag: String { ChangeTags.tag(seq) }
+
+    func record(in zoneID: ZoneID, shareRecordName: String?) throws -> Record {
+        Record(
+            recordName: name, recordType: type, zoneID: zoneID, fields: try FieldCoding.decode(fields), parent: parent,
+            changeTag: changeTag, created: Stamp(timestamp: createdAt, userRecordName: createdBy),
+            modified: Stamp(timestamp: modifiedAt, userRecordName: modifiedBy), shareRecordName: shareRecordName)
+    }
+}

@@ -1,0 +1,25 @@
+import GRDB
+import ShareKit
+
+/// A row of `share`: a zone-wide share or a hierarchy share, without its participants.
+struct ShareRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "share"
+    enum Columns {
+        static let zoneId = Column(CodingKeys.zoneId)
+        static let name = Column(CodingKeys.name)
+        static let root = Column(CodingKeys.root)
+        static let title = Column(CodingKeys.title)
+        static let publicPermission = Column(CodingKeys.publicPermission)
+        static let seq = Column(CodingKeys.seq)
+        static let shortGUID = Column(CodingKeys.shortGUID)
+    }
+
+    var zoneId: Int64
+    var name: String
+    /// The root record of a hierarchy share; nil for a zone-wide share.
+    var root: String?
+    var title: String?
+    var publicPermission: String
+    var seq: Int64
+    var shortGUID: String
+}

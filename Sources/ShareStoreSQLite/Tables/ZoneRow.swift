@@ -1,0 +1,28 @@
+import GRDB
+import ShareKit
+
+/// A row of `zone`: a zone of one user's private database, or the public database's default zone.
+struct ZoneRow: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "zone"
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let scope = Column(CodingKeys.scope)
+        static let owner = Column(CodingKeys.owner)
+        static let name = Column(CodingKeys.name)
+        static let seq = Column(CodingKeys.seq)
+    }
+
+    /// The owner of the public database's zone.
+    static let publicOwner = ""
+
+    var id: Int64?
+    /// `private` or `public`.
+    var scope: String
+    /// The owner's user record name; empty in the public database.
+    var owner: String
+    var name: String
+    /// The sequence number of the last change in the zone (for database change tokens).
+    var seq: Int64
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

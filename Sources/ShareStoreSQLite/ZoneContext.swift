@@ -1,0 +1,222 @@
+import GRDB
+import ShareKit
+
+/// A zone as one caller reaches it in one database: the zone's row, its real owner, the zone ID to hand
+/// back, and its shares with their participants.
+struct ZoneContext {
+    var zone: ZoneRow
+    var zoneId: Int64
+    var scope: DatabaseScope
+    var caller: UserRecordName
+    /// The zone's real owner; empty for the public database.
+    var owner: UserRecordName
+    /// The zone ID as the caller names it: `__defaultOwner__` in the private and public databases, the owner's
+    /// record name in the shared database.
+    var visibleZoneID: ZoneID
+    var zoneShare: Share?
+    var sharesByRoot: [String: Share] = [:]
+    var sharesByName: [String: Share] = [:]
+    /// Whether the zone row exists (the private default zone exists implicitly until first written).
+    var exists: Bool
+
+    var isOwner: Bool { scope == .private }
+
+    /// The share that covers a record in its current place.
+    func coveringShare(shareRoot: String?) -> Share? {
+        if let zoneShare { return zoneShare }
+        guard let shareRoot else { return nil }
+        return sharesByRoot[shareRoot]
+    }
+
+    /// Whether the caller may read a record whose hierarchy root is `shareRoot`.
+    func canRead(shareRoot: String?) -> Bool {
+        switch scope {
+        case .private, .public: return true
+        case .shared:
+            return AccessRules.access(caller: caller, zoneOwner: owner, share: coveringShare(shareRoot: shareRoot)).canRead
+        }
+    }
+
+    /// Shares the caller may read; in the shared database, those it accepted.
+    var readableShares: [Share] {
+        sharesByName.values.filter { share in
+            scope != .shared || AccessRules.access(caller: caller, zoneOwner: owner, share: share).canRead
+        }.sorted { $0.recordName < $1.recordName }
+    }
+
+    /// The caller sees the zone in its shared database (it accepted a share in it).
+    var isVisibleInSharedDatabase: Bool {
+        sharesByName.values.contains {
+            AccessRules.isVisibleInSharedDatabase(caller: caller, zoneOwner: owner, share: $0)
+        }
+    }
+
+    /// The roots of the hierarchies the caller may read, or nil when it may read the whole zone.
+    var readableRoots: Set<String>? {
+        if scope != .shared { return nil }
+        if let zoneShare, AccessRules.access(caller: caller, zoneOwner: owner, share: zoneShare).canRead { return nil }
+        return Set(
+            sharesByRoot.filter { AccessRules.access(caller: caller, zoneOwner: owner, share: $0.value).canRead }.keys)
+    }
+
+    /// Resolves `zoneID` in `scope` for `caller`.
+    /// - Throws: `ShareError`: `ZONE_NOT_FOUND`, or `ACCESS_DENIED` for someone else's zone in the private
+    ///   database.
+    static func resolve(
+        _ zoneID: ZoneID, scope: DatabaseScope, caller: UserRecordName, db: Database, createDefault: Bool
+    ) throws -> ZoneContext {
+        switch scope {
+        case .public:
+            guard zoneID.zoneName == defaultZoneName,
+                let row = try ZoneRow.filter(ZoneRow.Columns.scope == "public" && ZoneRow.Columns.name == defaultZoneName)
+                    .fetchOne(db), let id = row.id
+            else {
+                throw ShareError(
+                    .zoneNotFound, "the public database has only the zone \(defaultZoneName)", subject: zoneID.zoneName)
+            }
+            return ZoneContext(
+                zone: row, zoneId: id, scope: scope, caller: caller, owner: ZoneRow.publicOwner,
+                visibleZoneID: ZoneID(zoneName: defaultZoneName), exists: true)
+        case .private:
+            let owner = zoneID.ownerRecordName == defaultOwnerName ? caller : zoneID.ownerRecordName
+            guard owner == caller else {
+                throw ShareError(
+                    .accessDenied,
+                    "zones of \(owner) are not in the private database of \(caller); reach a shared zone through the shared database",
+                    subject: zoneID.zoneName)
+            }
+            var row = try ZoneRow.filter(
+                ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == owner
+                    && ZoneRow.Columns.name == zoneID.zoneName
+            ).fetchOne(db)
+            var exists = row != nil
+            if row == nil {
+                guard zoneID.zoneName == defaultZoneName else {
+                    throw ShareError(
+                        .zoneNotFound, "no zone \(zoneID.zoneName) in the private database of \(caller); create it first",
+                        subject: zoneID.zoneName)
+                }
+                if createDefault {
+                    row = try ensureZone(scope: "private", owner: owner, name: defaultZoneName, db: db)
+                    exists = true
+                } else {
+                    row = ZoneRow(id: -1, scope: "private", owner: owner, name: defaultZoneName, seq: 0)
+                }
+            }
+            guard let row, let id = row.id else {
+                throw ShareError(.internalError, "zone without an id", subject: zoneID.zoneName)
+            }
+            var context = ZoneContext(
+                zone: row, zoneId: id, scope: scope, caller: caller, owner: owner,
+                visibleZoneID: ZoneID(zoneName: zoneID.zoneName), exists: exists)
+            try context.loadShares(db)
+            return context
+        case .shared:
+            let owner = zoneID.ownerRecordName
+            guard owner != defaultOwnerName, owner != caller else {
+                throw ShareError(
+                    .zoneNotFound,
+                    "the shared database names a zone by its owner's user record name; your own zones are in your private database",
+                    subject: zoneID.zoneName)
+            }
+            guard
+                let row = try ZoneRow.filter(
+                    ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == owner
+                        && ZoneRow.Columns.name == zoneID.zoneName
+                ).fetchOne(db), let id = row.id
+            else {
+                throw ShareError(
+                    .zoneNotFound, "no zone \(zoneID.zoneName) of \(owner) is shared with \(caller)",
+                    subject: zoneID.zoneName)
+            }
+            var context = ZoneContext(
+                zone: row, zoneId: id, scope: scope, caller: caller, owner: owner,
+                visibleZoneID: ZoneID(zoneName: zoneID.zoneName, ownerRecordName: owner), exists: true)
+            try context.loadShares(db)
+            return context
+        }
+    }
+
+    /// The zone row, created if missing.
+    static func ensureZone(scope: String, owner: String, name: String, db: Database) throws -> ZoneRow {
+        if let row = try ZoneRow.filter(
+            ZoneRow.Columns.scope == scope && ZoneRow.Columns.owner == owner && ZoneRow.Columns.name == name
+        ).fetchOne(db) {
+            return row
+        }
+        var row = ZoneRow(id: nil, scope: scope, owner: owner, name: name, seq: try SeqCounter.next(db))
+        try row.insert(db)
+        return row
+    }
+
+    /// Reloads the zone's shares and participants.
+    mutating func loadShares(_ db: Database) throws {
+        zoneShare = nil
+        sharesByRoot = [:]
+        sharesByName = [:]
+        guard zoneId >= 0 else { return }
+        let shares = try ShareRow.filter(ShareRow.Columns.zoneId == zoneId).fetchAll(db)
+        guard !shares.isEmpty else { return }
+        let participants = try ParticipantLoader.load(zoneId: zoneId, db: db)
+        for row in shares {
+            let share = ShareMapping.share(
+                row, participants: participants[row.name] ?? [], owner: owner, zoneID: visibleZoneID)
+            sharesByName[row.name] = share
+            if let root = row.root { sharesByRoot[root] = share } else { zoneShare = share }
+        }
+    }
+}
+
+/// Reads participants with the email and name of their users.
+enum ParticipantLoader {
+    static func load(zoneId: Int64, db: Database) throws -> [String: [Participant]] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
+                FROM participant p LEFT JOIN user u ON u.recordName = p.user
+                WHERE p.zoneId = ? ORDER BY p.shareName, p.position
+                """, arguments: [zoneId])
+        var result: [String: [Participant]] = [:]
+        for row in rows {
+            let shareName: String = row[0]
+            let user: String = row[1]
+            let participant = Participant(
+                participantID: user, userRecordName: user, email: row[5], name: row[6],
+                role: ParticipantRole(name: row[2]) ?? .privateUser,
+                permission: Permission(name: row[3]) ?? .readOnly,
+                acceptance: AcceptanceStatus(name: row[4]) ?? .pending)
+            result[shareName, default: []].append(participant)
+        }
+        return result
+    }
+}
+
+/// Turns share rows into `Share` values.
+enum ShareMapping {
+    static func share(_ row: ShareRow, participants: [Participant], owner: String, zoneID: ZoneID) -> Share {
+        Share(
+            recordName: row.name, zoneID: zoneID, rootRecordName: row.root, title: row.title,
+            publicPermission: Permission(name: row.publicPermission) ?? .none, ownerRecordName: owner,
+            participants: participants, changeTag: ChangeTags.tag(row.seq), shortGUID: row.shortGUID,
+            url: StableName.shareURL(shortGUID: row.shortGUID))
+    }
+}
+
+/// The store's sequence numbers.
+enum SeqCounter {
+    /// Takes the next sequence number (a write outside a batch).
+    static func next(_ db: Database) throws -> Int64 {
+        let current = try current(db)
+        try db.execute(sql: "UPDATE counter SET seq = ? WHERE id = 1", arguments: [current + 1])
+        return current + 1
+    }
+
+    static func current(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM counter WHERE id = 1") ?? 0
+    }
+
+    static func store(_ seq: Int64, _ db: Database) throws {
+        try db.execute(sql: "UPDATE counter SET seq = ? WHERE id = 1", arguments: [seq])
+    }
+}
