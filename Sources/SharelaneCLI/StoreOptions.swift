@@ -1,0 +1,25 @@
+import ArgumentParser
+import Logging
+import ShareKit
+
+/// `--store URL`, shared by every command that reads or writes a store.
+public struct StoreOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store: sqlite:PATH (or a bare path), memory:, http://HOST:PORT or cloudkit:.",
+            discussion: "Defaults to $SHARELANE_STORE, then to sqlite:.sharelane/store.sqlite.",
+            valueName: "url"))
+    public var store: String?
+
+    public init() {}
+
+    /// The store URL in effect.
+    public var url: String { StoreLocator.effectiveURL(option: store) }
+
+    /// Opens the store.
+    /// - Throws: a `ValidationError`-style message for a store URL sharelane cannot use.
+    public func open(logger: Logger) throws -> any Store {
+        try StoreLocator.open(url, logger: logger)
+    }
+}
