@@ -1,0 +1,111 @@
+import ShareKit
+
+/// `changes/database`: `{syncToken?, resultsLimit?}`.
+public struct DatabaseChangesRequest: Codable, Sendable, Hashable {
+    public var syncToken: String?
+    public var resultsLimit: Int?
+
+    public init(syncToken: String?, resultsLimit: Int? = nil) {
+        self.syncToken = syncToken
+        self.resultsLimit = resultsLimit
+    }
+}
+
+/// The answer to `changes/database`: `{zones: [{zoneID, deleted?}], syncToken, moreComing}`.
+public struct DatabaseChangesResponse: Codable, Sendable, Hashable {
+    public var zones: [WireZone]
+    public var syncToken: String
+    public var moreComing: Bool
+
+    public init(_ changes: DatabaseChanges) {
+        zones =
+            changes.changedZones.map { WireZone(zoneID: $0) }
+            + changes.deletedZones.map { WireZone(zoneID: $0, deleted: true) }
+        syncToken = changes.token.rawValue
+        moreComing = changes.moreComing
+    }
+
+    public var changes: DatabaseChanges {
+        DatabaseChanges(
+            changedZones: zones.filter { $0.deleted != true }.compactMap { $0.zoneID?.zoneID },
+            deletedZones: zones.filter { $0.deleted == true }.compactMap { $0.zoneID?.zoneID },
+            token: ChangeToken(rawValue: syncToken), moreComing: moreComing)
+    }
+}
+
+/// `changes/zone`: `{zones: [{zoneID, syncToken?, desiredKeys?, resultsLimit?}]}`.
+public struct ZoneChangesRequest: Codable, Sendable, Hashable {
+    public struct ZoneRequest: Codable, Sendable, Hashable {
+        public var zoneID: WireZoneID
+        public var syncToken: String?
+        public var desiredKeys: [String]?
+        public var resultsLimit: Int?
+    }
+
+    public var zones: [ZoneRequest]
+
+    public init(zoneID: ZoneID, syncToken: String?, resultsLimit: Int?) {
+        zones = [ZoneRequest(zoneID: WireZoneID(zoneID), syncToken: syncToken, resultsLimit: resultsLimit)]
+    }
+}
+
+/// The answer to `changes/zone`: per zone `{zoneID, records, syncToken, moreComing}`, or a per-zone error.
+///
+/// Changed records and shares are written as records (shares as `cloudkit.share`), deletions as
+/// `{recordName, deleted: true}`.
+public struct ZoneChangesResponse: Codable, Sendable, Hashable {
+    public struct ZoneResult: Codable, Sendable, Hashable {
+        public var zoneID: WireZoneID?
+        public var records: [WireRecord]?
+        public var syncToken: String?
+        public var moreComing: Bool?
+        public var serverErrorCode: String?
+        public var reason: String?
+
+        public init(_ changes: ZoneChanges, currentUser: UserRecordName?) {
+            zoneID = WireZoneID(changes.zoneID)
+            records =
+                changes.changedRecords.map { WireRecord($0) }
+                + changes.changedShares.map { WireRecord($0, currentUser: currentUser) }
+                + changes.deletedRecordNames.map { WireRecord(deletedRecordName: $0) }
+            syncToken = changes.token.rawValue
+            moreComing = changes.moreComing
+        }
+
+        public init(zoneID: ZoneID, error: ShareError) {
+            self.zoneID = WireZoneID(zoneID)
+            serverErrorCode = error.code.rawValue
+            reason = error.reason
+        }
+
+        /// The changes, or the error this entry carries.
+        public func changes(in requested: ZoneID) throws -> ZoneChanges {
+            if let serverErrorCode {
+                throw WireError.shareError(
+                    code: serverErrorCode, reason: reason, subject: "zone \(requested.zoneName)", retryAfter: nil)
+            }
+            let zone = zoneID?.zoneID ?? requested
+            var changed: [Record] = []
+            var shares: [Share] = []
+            var deleted: [String] = []
+            for entry in records ?? [] {
+                if entry.deleted == true {
+                    deleted.append(entry.recordName ?? "")
+                } else if entry.isShare {
+                    shares.append(try entry.shareValue(in: zone))
+                } else {
+                    changed.append(entry.record(in: zone))
+                }
+            }
+            return ZoneChanges(
+                zoneID: zone, changedRecords: changed, changedShares: shares, deletedRecordNames: deleted,
+                token: ChangeToken(rawValue: syncToken ?? ""), moreComing: moreComing ?? false)
+        }
+    }
+
+    public var zones: [ZoneResult]
+
+    public init(zones: [ZoneResult]) {
+        self.zones = zones
+    }
+}

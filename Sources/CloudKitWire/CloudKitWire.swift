@@ -1,1 +1,0 @@
-// The CloudKitWire module; see Docs/Architecture.md.

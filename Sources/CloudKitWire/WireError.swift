@@ -1,0 +1,43 @@
+import Foundation
+import ShareKit
+
+/// A request-level error body: `{uuid, serverErrorCode, reason, redirectURL?, retryAfter?}`.
+public struct WireError: Codable, Sendable, Hashable {
+    public var uuid: String?
+    public var serverErrorCode: String
+    public var reason: String?
+    public var redirectURL: String?
+    public var retryAfter: Double?
+
+    public init(_ error: ShareError, redirectURL: String? = nil) {
+        uuid = Self.newUUID()
+        serverErrorCode = error.code.rawValue
+        reason = error.reason
+        self.redirectURL = redirectURL
+        retryAfter = error.retryAfter
+    }
+
+    /// This error as a `ShareError`, keeping the code and the reason.
+    public func shareError(subject: String?) -> ShareError {
+        Self.shareError(code: serverErrorCode, reason: reason, subject: subject, retryAfter: retryAfter)
+    }
+
+    static func newUUID() -> String { UUID().uuidString.lowercased() }
+
+    /// Maps a `serverErrorCode` and `reason` to a `ShareError`.
+    ///
+    /// An unknown code becomes `INTERNAL_ERROR` with the code kept in the reason. A production schema that
+    /// lacks the `cloudkit.share` type gets its remedy spelled out.
+    static func shareError(code: String, reason: String?, subject: String?, retryAfter: Double?) -> ShareError {
+        var text = reason ?? "no reason given"
+        let known = ServerErrorCode(rawValue: code)
+        if known == nil { text = "\(code): \(text)" }
+        if text.contains(shareRecordType), text.lowercased().contains("production") {
+            text +=
+                " — the production schema has no \(shareRecordType) record type. Create a share once in the "
+                + "development environment, then deploy the development schema to production in CloudKit "
+                + "Console (Schema → Deploy Schema Changes), and apply again."
+        }
+        return ShareError(known ?? .internalError, text, subject: subject, retryAfter: retryAfter)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import ShareKit
+
+/// A record field on the wire: `{"value": …, "type": "STRING"}`.
+///
+/// `type` is always written. When reading it may be left out, as Apple's documentation allows: the type is
+/// then inferred from the JSON value (string → `STRING`, integer → `INT64`, other number → `DOUBLE`,
+/// boolean → `INT64` 0/1, an object with `recordName` → `REFERENCE`, with `latitude` → `LOCATION`, an array
+/// → the list type of its elements).
+public struct WireField: Sendable, Hashable {
+    public var value: FieldValue
+
+    public init(_ value: FieldValue) {
+        self.value = value
+    }
+}
+
+// MARK: - Codable
+
+extension WireField: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case value, type
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let valueDecoder = try container.superDecoder(forKey: .value)
+        if let typeName = try container.decodeIfPresent(String.self, forKey: .type) {
+            guard let type = FieldType(rawValue: typeName) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .type, in: container,
+                    debugDescription: "unknown field type \"\(typeName)\"; expected one of "
+                        + FieldType.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            value = try Self.decodeValue(of: type, from: valueDecoder)
+        } else {
+            value = try Self.inferValue(from: valueDecoder)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try Self.encodeValue(value, to: container.superEncoder(forKey: .value))
+        try container.encode(value.type.rawValue, forKey: .type)
+    }
+
+    static func decodeValue(of type: FieldType, from decoder: any Decoder) throws -> FieldValue {
+        if let elementType = type.elementType {
+            var list = try decoder.unkeyedContainer()
+            var values: [FieldValue] = []
+            while !list.isAtEnd {
+                values.append(try decodeValue(of: elementType, from: list.superDecoder()))
+            }
+            return .list(elementType: elementType, values)
+        }
+        let single = try decoder.singleValueContainer()
+        switch type {
+        case .string:
+            return .string(try single.decode(String.self))
+        case .int64:
+            if let bool = try? single.decode(Bool.self) { return .int64(bool ? 1 : 0) }
+            if let text = try? single.decode(String.self), let number = Int64(text) { return .int64(number) }
+            return .int64(try single.decode(Int64.self))
+        case .double:
+            if let text = try? single.decode(String.self), let number = Double(text) { return .double(number) }
+            return .double(try single.decode(Double.self))
+        case .timestamp:
+            if let millis = try? single.decode(Int64.self) { return .timestamp(millis) }
+            return .timestamp(Int64(try single.decode(Double.self).rounded()))
+        case .bytes:
+            let text = try single.decode(String.self)
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorruptedError(in: single, debugDescription: "BYTES value is not base64")
+            }
+            return .bytes(data)
+        case .reference:
+            return .reference(try WireReference(from: decoder).reference)
+        case .assetID:
+            if let text = try? single.decode(String.self) { return .assetID(text) }
+            let asset = try WireAsset(from: decoder)
+            guard let name = asset.downloadURL ?? asset.fileChecksum else {
+                throw DecodingError.dataCorruptedError(
+                    in: single, debugDescription: "ASSETID value has neither downloadURL nor fileChecksum")
+            }
+            return .assetID(name)
+        case .location:
+            return .location(try single.decode(Location.self))
+        default:
+            throw DecodingError.dataCorruptedError(in: single, debugDescription: "unsupported field type \(type)")
+        }
+    }
+
+    static func inferValue(from decoder: any Decoder) throws -> FieldValue {
+        if let single = try? decoder.singleValueContainer() {
+            if let text = try? single.decode(String.self) { return .string(text) }
+            if let bool = try? single.decode(Bool.self) { return .int64(bool ? 1 : 0) }
+            if let number = try? single.decode(Int64.self) { return .int64(number) }
+            if let number = try? single.decode(Double.self) { return .double(number) }
+        }
+        if let reference = try? WireReference(from: decoder) { return .reference(reference.reference) }
+        if let location = try? Location(from: decoder) { return .location(location) }
+        if var list = try? decoder.unkeyedContainer() {
+            var values: [FieldValue] = []
+            while !list.isAtEnd {
+                values.append(try inferValue(from: list.superDecoder()))
+            }
+            let types = Set(values.map(\.type))
+            guard types.count <= 1 else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription:
+                            "a list mixes types (\(types.map(\.rawValue).sorted().joined(separator: ", "))); give \"type\""
+                    ))
+            }
+            return .list(elementType: values.first?.type ?? .string, values)
+        }
+        throw DecodingError.dataCorrupted(
+            .init(
+                codingPath: decoder.codingPath,
+                debugDescription: "cannot tell this field's type from its value; give \"type\""))
+    }
+
+    static func encodeValue(_ value: FieldValue, to encoder: any Encoder) throws {
+        switch value {
+        case .list(_, let values):
+            var list = encoder.unkeyedContainer()
+            for element in values {
+                try encodeValue(element, to: list.superEncoder())
+            }
+        case .reference(let reference):
+            try WireReference(reference).encode(to: encoder)
+        case .location(let location):
+            try location.encode(to: encoder)
+        default:
+            var single = encoder.singleValueContainer()
+            switch value {
+            case .string(let text): try single.encode(text)
+            case .int64(let number): try single.encode(number)
+            case .double(let number): try single.encode(number)
+            case .timestamp(let millis): try single.encode(millis)
+            case .bytes(let data): try single.encode(data.base64EncodedString())
+            case .assetID(let name): try single.encode(name)
+            case .list, .reference, .location: break
+            }
+        }
+    }
+}
+
+/// A `REFERENCE` value on the wire: `{recordName, zoneID?, action}`.
+public struct WireReference: Codable, Sendable, Hashable {
+    public var recordName: String
+    public var zoneID: WireZoneID?
+    public var action: String?
+
+    public init(_ reference: Reference) {
+        recordName = reference.recordName
+        zoneID = reference.zoneID.map(WireZoneID.init)
+        action = reference.action.rawValue
+    }
+
+    /// The reference; an unknown or missing action reads as `NONE`.
+    public var reference: Reference {
+        Reference(
+            recordName: recordName, zoneID: zoneID?.zoneID,
+            action: action.flatMap(ReferenceAction.init(rawValue:)) ?? .none)
+    }
+}
+
+/// An asset dictionary as Apple's service returns it; sharelane keeps only a name for the asset.
+struct WireAsset: Codable, Sendable, Hashable {
+    var downloadURL: String?
+    var fileChecksum: String?
+}

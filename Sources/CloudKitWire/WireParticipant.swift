@@ -1,0 +1,128 @@
+import ShareKit
+
+/// A share participant on the wire.
+///
+/// `{participantId, userIdentity: {userRecordName, nameComponents, lookupInfo}, type, permission,
+/// acceptanceStatus}`. `type` and `acceptanceStatus` are written in the Web Services spelling and read in
+/// either (`WireSpelling`).
+public struct WireParticipant: Sendable, Hashable {
+    public var participantId: String?
+    public var userIdentity: WireUserIdentity
+    public var role: ParticipantRole
+    public var permission: Permission
+    public var acceptance: AcceptanceStatus
+
+    public init(_ participant: Participant) {
+        participantId = participant.participantID
+        userIdentity = WireUserIdentity(
+            userRecordName: participant.userRecordName, email: participant.email, name: participant.name)
+        role = participant.role
+        permission = participant.permission
+        acceptance = participant.acceptance
+    }
+
+    /// The owner of a share, as the `owner` member writes it.
+    public init(owner: UserRecordName) {
+        self.init(Participant(userRecordName: owner, role: .owner, permission: .readWrite, acceptance: .accepted))
+    }
+
+    public var participant: Participant {
+        Participant(
+            participantID: participantId,
+            userRecordName: userIdentity.userRecordName ?? userIdentity.lookupInfo?.userRecordName ?? "",
+            email: userIdentity.lookupInfo?.emailAddress, name: userIdentity.nameComponents?.displayName,
+            role: role, permission: permission, acceptance: acceptance)
+    }
+}
+
+// MARK: - Codable
+
+extension WireParticipant: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case participantId, userIdentity, type, permission, acceptanceStatus
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        participantId = try container.decodeIfPresent(String.self, forKey: .participantId)
+        userIdentity = try container.decode(WireUserIdentity.self, forKey: .userIdentity)
+        let type = try container.decodeIfPresent(String.self, forKey: .type) ?? "USER"
+        guard let role = WireSpelling.participantRole(type) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: container,
+                debugDescription:
+                    "unknown participant type \"\(type)\"; expected OWNER, ADMINISTRATOR, USER or PUBLIC_USER")
+        }
+        self.role = role
+        let permission = try container.decodeIfPresent(String.self, forKey: .permission) ?? "READ_ONLY"
+        guard let parsed = Permission(name: permission) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .permission, in: container,
+                debugDescription: "unknown permission \"\(permission)\"; expected NONE, READ_ONLY or READ_WRITE")
+        }
+        self.permission = parsed
+        let status = try container.decodeIfPresent(String.self, forKey: .acceptanceStatus) ?? "INVITED"
+        guard let acceptance = WireSpelling.acceptance(status) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .acceptanceStatus, in: container,
+                debugDescription: "unknown acceptance status \"\(status)\"; expected INVITED, ACCEPTED or REMOVED")
+        }
+        self.acceptance = acceptance
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(participantId, forKey: .participantId)
+        try container.encode(userIdentity, forKey: .userIdentity)
+        try container.encode(WireSpelling.participantType(role), forKey: .type)
+        try container.encode(permission.rawValue, forKey: .permission)
+        try container.encode(WireSpelling.acceptanceStatus(acceptance), forKey: .acceptanceStatus)
+    }
+}
+
+/// A user identity on the wire: `{userRecordName, nameComponents, lookupInfo}`.
+public struct WireUserIdentity: Codable, Sendable, Hashable {
+    public var userRecordName: String?
+    public var nameComponents: WireNameComponents?
+    public var lookupInfo: WireLookupInfo?
+
+    public init(userRecordName: String?, email: String?, name: String?) {
+        self.userRecordName = userRecordName
+        nameComponents = name.map(WireNameComponents.init(displayName:))
+        lookupInfo = email.map { WireLookupInfo(emailAddress: $0) }
+    }
+}
+
+/// `{givenName, familyName}`; sharelane keeps a display name and splits it at its first space.
+public struct WireNameComponents: Codable, Sendable, Hashable {
+    public var givenName: String?
+    public var familyName: String?
+
+    public init(displayName: String) {
+        if let space = displayName.firstIndex(of: " ") {
+            givenName = String(displayName[..<space])
+            familyName = String(displayName[displayName.index(after: space)...])
+        } else {
+            givenName = displayName
+            familyName = nil
+        }
+    }
+
+    public var displayName: String? {
+        let parts = [givenName, familyName].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+}
+
+/// How a user is looked up: `{emailAddress | phoneNumber | userRecordName}`.
+public struct WireLookupInfo: Codable, Sendable, Hashable {
+    public var emailAddress: String?
+    public var phoneNumber: String?
+    public var userRecordName: String?
+
+    public init(emailAddress: String? = nil, phoneNumber: String? = nil, userRecordName: String? = nil) {
+        self.emailAddress = emailAddress
+        self.phoneNumber = phoneNumber
+        self.userRecordName = userRecordName
+    }
+}

@@ -1,0 +1,147 @@
+import ShareKit
+
+/// One entry of a `records` array: a record, a share (a record of type `cloudkit.share`), a deletion
+/// (`deleted: true`) or a per-record error (`serverErrorCode`).
+///
+/// Web Services uses one dictionary shape for all four, so this is one struct with optional members; the
+/// conversions below pick the meaning.
+public struct WireRecord: Codable, Sendable, Hashable {
+    public var recordName: String?
+    /// Optional when reading (Apple's examples of deletes and errors leave it out); always written for
+    /// records and shares.
+    public var recordType: String?
+    public var recordChangeTag: String?
+    public var fields: [String: WireField]?
+    public var parent: WireRecordPointer?
+    public var share: WireShareReference?
+    public var zoneID: WireZoneID?
+    public var created: Stamp?
+    public var modified: Stamp?
+    public var deleted: Bool?
+    public var createShortGUID: Bool?
+
+    // Share members.
+    public var forRecord: WireRecordPointer?
+    public var publicPermission: String?
+    public var participants: [WireParticipant]?
+    public var owner: WireParticipant?
+    public var currentUserParticipant: WireParticipant?
+    public var shortGUID: String?
+    /// The share's URL. An extension of sharelane's emulator; Apple derives it from `shortGUID`.
+    public var url: String?
+
+    // Error members.
+    public var serverErrorCode: String?
+    public var reason: String?
+    public var retryAfter: Double?
+    public var uuid: String?
+
+    public init(recordName: String? = nil, recordType: String? = nil) {
+        self.recordName = recordName
+        self.recordType = recordType
+    }
+
+    /// A record as it is written in a request or a response.
+    public init(_ record: Record, includeZoneID: Bool = true) {
+        recordName = record.recordName
+        recordType = record.recordType
+        recordChangeTag = record.changeTag
+        fields = record.fields.mapValues(WireField.init)
+        parent = record.parent.map { WireRecordPointer(recordName: $0) }
+        share = record.shareRecordName.map { WireShareReference(recordName: $0, zoneID: record.zoneID) }
+        zoneID = includeZoneID ? WireZoneID(record.zoneID) : nil
+        created = record.created
+        modified = record.modified
+    }
+
+    /// A share as a `cloudkit.share` record.
+    ///
+    /// - Parameter currentUser: the caller, whose own participant entry goes in `currentUserParticipant`.
+    public init(_ share: Share, includeZoneID: Bool = true, currentUser: UserRecordName? = nil) {
+        recordName = share.recordName
+        recordType = shareRecordType
+        recordChangeTag = share.changeTag
+        fields = share.title.map { [WireSpelling.shareTitleField: WireField(.string($0))] } ?? [:]
+        zoneID = includeZoneID ? WireZoneID(share.zoneID) : nil
+        forRecord = share.rootRecordName.map { WireRecordPointer(recordName: $0) }
+        publicPermission = share.publicPermission.rawValue
+        participants = share.participants.map(WireParticipant.init)
+        owner = WireParticipant(owner: share.ownerRecordName)
+        currentUserParticipant = currentUser.flatMap { share.participant($0) }.map(WireParticipant.init)
+        shortGUID = share.shortGUID
+        url = share.url
+    }
+
+    /// A deletion, as a response reports it.
+    public init(deletedRecordName: String) {
+        recordName = deletedRecordName
+        deleted = true
+    }
+
+    /// A per-record error.
+    public init(recordName: String?, error: ShareError) {
+        self.recordName = recordName
+        serverErrorCode = error.code.rawValue
+        reason = error.reason
+        retryAfter = error.retryAfter
+        uuid = WireError.newUUID()
+    }
+
+    /// True for an entry of type `cloudkit.share`.
+    public var isShare: Bool { recordType == shareRecordType }
+
+    /// The error this entry carries, if it is an error entry.
+    public func error(in zoneID: ZoneID?) -> ShareError? {
+        guard let serverErrorCode else { return nil }
+        let subject = recordName.map { name in zoneID.map { "\($0.zoneName)/\(name)" } ?? name }
+        return WireError.shareError(code: serverErrorCode, reason: reason, subject: subject, retryAfter: retryAfter)
+    }
+
+    /// This entry as a record of `zoneID` (the entry's own zone ID wins when it has one).
+    public func record(in zoneID: ZoneID) -> Record {
+        Record(
+            recordName: recordName ?? "", recordType: recordType ?? "",
+            zoneID: self.zoneID?.zoneID ?? zoneID, fields: (fields ?? [:]).mapValues(\.value),
+            parent: parent?.recordName, changeTag: recordChangeTag, created: created, modified: modified,
+            shareRecordName: share?.recordName)
+    }
+
+    /// This entry as a share of `zoneID`.
+    public func shareValue(in zoneID: ZoneID) throws -> Share {
+        let permissionWord = publicPermission ?? Permission.none.rawValue
+        guard let permission = Permission(name: permissionWord) else {
+            throw ShareError(
+                .badRequest, "unknown publicPermission \"\(permissionWord)\"; expected NONE, READ_ONLY or READ_WRITE",
+                subject: recordName)
+        }
+        var title: String?
+        if case .string(let text)? = fields?[WireSpelling.shareTitleField]?.value { title = text }
+        return Share(
+            recordName: recordName ?? (forRecord == nil ? zoneShareRecordName : ""),
+            zoneID: self.zoneID?.zoneID ?? zoneID,
+            rootRecordName: forRecord?.recordName, title: title, publicPermission: permission,
+            ownerRecordName: owner?.userIdentity.userRecordName ?? defaultOwnerName,
+            participants: (participants ?? []).map(\.participant), changeTag: recordChangeTag,
+            shortGUID: shortGUID, url: url ?? shortGUID.map { "https://www.icloud.com/share/\($0)" })
+    }
+
+    /// This entry as the outcome of one operation: a saved record or share, a deletion, or a failure.
+    public func outcome(in zoneID: ZoneID) -> RecordOutcome {
+        if let error = error(in: zoneID) {
+            return .failed(recordName: recordName ?? "", error)
+        }
+        if deleted == true {
+            return .deleted(recordName: recordName ?? "")
+        }
+        if isShare {
+            do {
+                return .savedShare(try shareValue(in: zoneID))
+            } catch let error as ShareError {
+                return .failed(recordName: recordName ?? "", error)
+            } catch {
+                return .failed(recordName: recordName ?? "", ShareError(.internalError, "\(error)"))
+            }
+        }
+        return .saved(record(in: zoneID))
+    }
+}
