@@ -89,7 +89,13 @@ let package = Package(
             ],
             resources: [.copy("Golden")]
         ),
-        .testTarget(name: "LanesTests", dependencies: ["Lanes", "Planner", "Recipe", "ShareKit", "ShareStoreSQLite"]),
+        .testTarget(
+            name: "LanesTests",
+            dependencies: [
+                "Lanes", "Planner", "Recipe", "ShareKit", "ShareStoreSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "CloudKitWireTests",
             dependencies: ["CloudKitWire", "ShareKit", .product(name: "Crypto", package: "swift-crypto")],
