@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "Planner",
             dependencies: [
-                "ShareKit", "Recipe",
+                "ShareKit", "Recipe", "Yams",
                 .product(name: "Rainbow", package: "Rainbow"),
                 .product(name: "Logging", package: "swift-log"),
             ]
