@@ -1,1 +1,61 @@
-// The Planner module; see Docs/Architecture.md.
+import Logging
+import Recipe
+import ShareKit
+
+/// Compares a recipe's declared state with a live store and returns the plan that makes them match.
+///
+/// The planner reads the owner's private zones that the recipe declares and the public records it declares,
+/// with a number of store calls that does not grow with the number of records beyond the store's paging
+/// (one zone listing, each zone's changes, public lookups in batches of 200). It then applies SPEC §3: the
+/// recipe owns what it declares; undeclared records and fields are kept and counted unless pruned.
+public struct Planner: Sendable {
+    public let store: any Store
+    public let logger: Logger
+
+    /// A planner over `store`, logging to `logger`.
+    public init(store: any Store, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Signs in the recipe's users and plans the recipe against the store.
+    /// - Throws: `PlannerError` when a user cannot be signed in or the store cannot be read.
+    public func plan(_ recipe: Recipe, options: PlanOptions = PlanOptions()) async throws -> Plan {
+        let users = try await UserDirectory.signIn(recipe, store: store, logger: logger)
+        return try await plan(recipe, users: users, options: options)
+    }
+
+    /// Plans the recipe against the store, with users already signed in.
+    /// - Throws: `PlannerError` when a user has no account or the store cannot be read.
+    public func plan(_ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions()) async throws
+        -> Plan
+    {
+        let ownerRecordName = try users.ownerRecordName()
+        let zones = options.onlyZones.isEmpty
+            ? recipe.zones : recipe.zones.filter { options.onlyZones.contains($0.name) }
+        for name in options.onlyZones where recipe.zone(name) == nil {
+            logger.warning("only: zone '\(name)' is not declared in recipe \(recipe.name); nothing to plan for it")
+        }
+        let publicRecords = options.onlyZones.isEmpty ? recipe.publicRecords : []
+        let reader = LiveStateReader(store: store, owner: ownerRecordName, logger: logger)
+        let live = try await reader.read(
+            zoneNames: zones.map(\.name), publicRecordNames: publicRecords.map(\.name))
+        var builder = PlanBuilder(
+            recipe: recipe, users: users, live: live, actsAsAnyUser: store.capabilities.actsAsAnyUser,
+            prune: options.prune)
+        for zone in zones { try builder.add(zone) }
+        try builder.addPublic(publicRecords)
+        let basis = PlanBasis(
+            zones: zones.map { ZoneBasis(zoneName: $0.name, exists: live.zones[$0.name] != nil, tags: live.zones[$0.name]?.tags ?? [:]) },
+            publicRecordNames: publicRecords.map(\.name),
+            publicTags: live.publicRecords.compactMapValues { $0.changeTag ?? "" }
+        )
+        let owner = users.owner
+        let plan = Plan(
+            recipeName: recipe.name, storeName: store.displayName,
+            owner: PlannedUser(handle: owner.handle, email: owner.email, recordName: ownerRecordName),
+            changes: builder.orderedChanges, notes: builder.notes, waiting: builder.waiting, basis: basis)
+        logger.debug("planned \(recipe.name): \(plan.summary.line) (\(live.storeCalls) store calls)")
+        return plan
+    }
+}

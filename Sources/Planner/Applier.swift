@@ -1,0 +1,454 @@
+import Foundation
+import Logging
+import ShareKit
+
+/// Applies a plan to a store: exactly the plan's changes, in CloudKit's batch size, reporting what was done
+/// and what failed.
+///
+/// The order: zones are created first; then, zone by zone, records (parents before children) with each new
+/// share in the same batch as its root record, participant changes folded into their share, share and
+/// record deletions (children first); then acceptances, as each participant; then fields holding the URL of
+/// a share created in this apply; then public records; zone deletions last. Nothing is retried: a failed
+/// change is reported, and planning again shows what is left.
+public struct Applier: Sendable {
+    public let store: any Store
+    public let logger: Logger
+
+    /// CloudKit's limit of operations a `records/modify` request may carry.
+    public static let batchSize = 200
+
+    /// An applier over `store`, logging to `logger`.
+    public init(store: any Store, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Applies `plan` as it is; each change is made against the change tag it was planned from.
+    ///
+    /// Store refusals do not throw: they are reported per change in the returned `ApplyReport`.
+    /// - Throws: only when the plan was made against another store.
+    public func apply(_ plan: Plan, progress: (@Sendable (ApplyProgress) -> Void)? = nil) async throws
+        -> ApplyReport
+    {
+        guard plan.storeName == store.displayName else {
+            throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
+        }
+        var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress)
+        await run.execute()
+        return run.report
+    }
+
+    /// Applies a saved plan: first checks that nothing it was computed from has changed, and refuses,
+    /// changing nothing, if anything has.
+    /// - Throws: `PlannerError.stalePlan` naming what changed; `PlannerError.wrongStore`.
+    public func applySaved(_ plan: Plan, progress: (@Sendable (ApplyProgress) -> Void)? = nil) async throws
+        -> ApplyReport
+    {
+        try await verify(plan)
+        return try await apply(plan, progress: progress)
+    }
+
+    /// Checks that the store still holds the state `plan` was computed from.
+    /// - Throws: `PlannerError.stalePlan` naming every zone, record and share that changed.
+    public func verify(_ plan: Plan) async throws {
+        guard plan.storeName == store.displayName else {
+            throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
+        }
+        let reader = LiveStateReader(store: store, owner: plan.owner.recordName, logger: logger)
+        let live = try await reader.read(
+            zoneNames: plan.basis.zones.map(\.zoneName), publicRecordNames: plan.basis.publicRecordNames)
+        var differences: [String] = []
+        for zone in plan.basis.zones {
+            let liveZone = live.zones[zone.zoneName]
+            if zone.exists != (liveZone != nil) {
+                differences.append("zone \(zone.zoneName) was \(zone.exists ? "deleted" : "created")")
+                continue
+            }
+            let now = liveZone?.tags ?? [:]
+            for name in Set(zone.tags.keys).union(now.keys).sorted() {
+                let what = Self.describe(name: name, zone: zone.zoneName, live: liveZone)
+                switch (zone.tags[name], now[name]) {
+                case (nil, _?): differences.append("\(what) was created")
+                case (_?, nil): differences.append("\(what) was deleted")
+                case (let before?, let after?) where before != after:
+                    differences.append("\(what) changed (change tag \(before) → \(after))")
+                default: break
+                }
+            }
+        }
+        for name in plan.basis.publicRecordNames {
+            let what = "record (public)/\(name)"
+            switch (plan.basis.publicTags[name], live.publicRecords[name]?.changeTag ?? live.publicRecords[name].map { _ in "" }) {
+            case (nil, _?): differences.append("\(what) was created")
+            case (_?, nil): differences.append("\(what) was deleted")
+            case (let before?, let after?) where before != after:
+                differences.append("\(what) changed (change tag \(before) → \(after))")
+            default: break
+            }
+        }
+        if !differences.isEmpty { throw PlannerError.stalePlan(changes: differences) }
+    }
+
+    private static func describe(name: String, zone: String, live: LiveZone?) -> String {
+        if name == zoneShareRecordName { return "share \(zone)" }
+        if let share = live?.shares[name] {
+            return share.rootRecordName.map { "share \(zone)/\($0)" } ?? "share \(zone)"
+        }
+        return "record \(zone)/\(name)"
+    }
+}
+
+/// One run of an apply: the plan, what has been done, and what failed.
+struct ApplyRun {
+    let plan: Plan
+    let store: any Store
+    let logger: Logger
+    let progress: (@Sendable (ApplyProgress) -> Void)?
+    var owner: UserRecordName { plan.owner.recordName }
+
+    /// Outcome per change index: nil while pending.
+    var outcome: [Int: String?] = [:]
+    /// Share URLs by share path (`FamilyLists`, `Trips/italy`), from the plan and from saved shares.
+    var shareURLs: [String: String] = [:]
+    /// Change tags of records saved in this run, by `zone/record`.
+    var savedTags: [String: String] = [:]
+    /// Zones whose creation failed.
+    var failedZones: Set<String> = []
+    /// Record changes whose `!share-url` fields wait for a share saved in this run.
+    var deferred: [(index: Int, fields: [String: PlannedValue])] = []
+
+    init(plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?) {
+        self.plan = plan
+        self.store = store
+        self.logger = logger
+        self.progress = progress
+        for change in plan.changes {
+            if let share = change.share, let url = share.url { shareURLs[share.path] = url }
+        }
+    }
+
+    var report: ApplyReport {
+        var report = ApplyReport()
+        for (index, change) in plan.changes.enumerated() {
+            guard let result = outcome[index] else {
+                report.failures.append(
+                    .init(action: change.action, kind: change.kind, address: change.address, reason: "not attempted"))
+                continue
+            }
+            if let reason = result {
+                report.failures.append(
+                    .init(action: change.action, kind: change.kind, address: change.address, reason: reason))
+            } else {
+                report.applied.append(.init(action: change.action, kind: change.kind, address: change.address))
+            }
+        }
+        return report
+    }
+
+    // MARK: - Bookkeeping
+
+    mutating func succeed(_ indices: [Int]) {
+        for index in indices where outcome[index] == nil { outcome[index] = .some(nil) }
+    }
+
+    mutating func fail(_ indices: [Int], _ reason: String) {
+        for index in indices {
+            if case .some(.some) = outcome[index] { continue }
+            outcome[index] = .some(reason)
+            logger.warning("\(plan.changes[index].address): \(reason)")
+        }
+    }
+
+    func report(_ message: String) {
+        progress?(ApplyProgress(completed: outcome.count, total: plan.changes.count, message: message))
+    }
+
+    func indices(where predicate: (PlannedChange) -> Bool) -> [Int] {
+        plan.changes.indices.filter { predicate(plan.changes[$0]) }
+    }
+
+    // MARK: - The run
+
+    mutating func execute() async {
+        await createZones()
+        var zoneOrder: [String] = []
+        for change in plan.changes where change.database == .private && change.kind != .zone {
+            if !zoneOrder.contains(change.zoneName) { zoneOrder.append(change.zoneName) }
+        }
+        for zone in zoneOrder { await applyZone(zone) }
+        await acceptShares()
+        await resolveDeferredShareURLs()
+        await applyPublicRecords()
+        await deleteZones()
+    }
+
+    mutating func createZones() async {
+        let creates = indices { $0.kind == .zone && $0.action == .create }
+        guard !creates.isEmpty else { return }
+        let operations = creates.map { ZoneOperation(.create, ZoneID(zoneName: plan.changes[$0].zoneName)) }
+        do {
+            let results = try await store.modifyZones(operations, in: .private, as: owner)
+            for (index, result) in zip(creates, results) {
+                switch result {
+                case .success: succeed([index])
+                case .failure(let error):
+                    failedZones.insert(plan.changes[index].zoneName)
+                    fail([index], error.description)
+                }
+            }
+        } catch {
+            for index in creates { failedZones.insert(plan.changes[index].zoneName) }
+            fail(creates, "\(error)")
+        }
+        report("created \(creates.count) zone(s)")
+    }
+
+    mutating func deleteZones() async {
+        let deletes = indices { $0.kind == .zone && $0.action == .delete }
+        guard !deletes.isEmpty else { return }
+        let operations = deletes.map { ZoneOperation(.delete, ZoneID(zoneName: plan.changes[$0].zoneName)) }
+        do {
+            let results = try await store.modifyZones(operations, in: .private, as: owner)
+            for (index, result) in zip(deletes, results) {
+                switch result {
+                case .success: succeed([index])
+                case .failure(let error): fail([index], error.description)
+                }
+            }
+        } catch {
+            fail(deletes, "\(error)")
+        }
+        report("deleted \(deletes.count) zone(s)")
+    }
+
+    /// One operation and the changes it carries out.
+    struct Unit {
+        var operations: [(RecordOperation, [Int])]
+    }
+
+    mutating func applyZone(_ zone: String) async {
+        let inZone = indices { $0.database == .private && $0.zoneName == zone && $0.kind != .zone }
+        if failedZones.contains(zone) {
+            fail(inZone, "zone \(zone) was not created")
+            return
+        }
+        let zoneID = ZoneID(zoneName: zone)
+        var units: [Unit] = []
+        var rootUnit: [String: Int] = [:]
+        for index in inZone where plan.changes[index].kind == .record && plan.changes[index].action != .delete {
+            guard let operation = recordOperation(index, zoneID: zoneID) else { continue }
+            rootUnit[plan.changes[index].recordName ?? ""] = units.count
+            units.append(Unit(operations: [(operation, [index])]))
+        }
+        // Shares: each share's changes (its own and its participants') become one save of the whole share.
+        var sharePaths: [String] = []
+        var shareChanges: [String: [Int]] = [:]
+        for index in inZone where plan.changes[index].kind == .share || plan.changes[index].kind == .participant {
+            let change = plan.changes[index]
+            guard let share = change.share, !(change.kind == .share && change.action == .delete) else { continue }
+            if shareChanges[share.path] == nil { sharePaths.append(share.path) }
+            shareChanges[share.path, default: []].append(index)
+        }
+        for path in sharePaths {
+            guard let members = shareChanges[path], let planned = plan.changes[members[0]].share else { continue }
+            let needsSave = members.contains { index in
+                let change = plan.changes[index]
+                return change.kind == .share || change.action != .update
+                    || change.attributes.contains { $0.name != "accepted" }
+            }
+            guard needsSave else { continue }
+            // Acceptances are done later, as each participant; the share save only adds them.
+            let saved = members.filter { index in
+                !(plan.changes[index].participant?.accept ?? false)
+                    || plan.changes[index].attributes.contains { $0.name != "accepted" }
+            }
+            let operation = RecordOperation(
+                planned.baseChangeTag == nil ? .create : .update, share: share(from: planned, zoneID: zoneID))
+            if let root = planned.rootRecordName, let unit = rootUnit[root] {
+                units[unit].operations.append((operation, saved))
+            } else {
+                units.append(Unit(operations: [(operation, saved)]))
+            }
+        }
+        for index in inZone where plan.changes[index].kind == .share && plan.changes[index].action == .delete {
+            let change = plan.changes[index]
+            let share = Share(
+                recordName: change.share?.recordName ?? zoneShareRecordName, zoneID: zoneID,
+                rootRecordName: change.recordName, ownerRecordName: owner, changeTag: change.baseChangeTag)
+            units.append(Unit(operations: [(RecordOperation(.delete, share: share), [index])]))
+        }
+        for index in inZone where plan.changes[index].kind == .record && plan.changes[index].action == .delete {
+            let change = plan.changes[index]
+            let record = Record(
+                recordName: change.recordName ?? "", recordType: "", zoneID: zoneID, changeTag: change.baseChangeTag)
+            units.append(Unit(operations: [(RecordOperation(.delete, record), [index])]))
+        }
+        await modify(units, zoneID: zoneID, database: .private)
+    }
+
+    mutating func applyPublicRecords() async {
+        let saves = indices { $0.database == .public && $0.kind == .record && $0.action != .delete }
+        let deletes = indices { $0.database == .public && $0.kind == .record && $0.action == .delete }
+        var units: [Unit] = []
+        for index in saves {
+            guard let operation = recordOperation(index, zoneID: .defaultZone, resolveNow: true) else { continue }
+            units.append(Unit(operations: [(operation, [index])]))
+        }
+        for index in deletes {
+            let change = plan.changes[index]
+            let record = Record(
+                recordName: change.recordName ?? "", recordType: "", zoneID: .defaultZone,
+                changeTag: change.baseChangeTag)
+            units.append(Unit(operations: [(RecordOperation(.delete, record), [index])]))
+        }
+        await modify(units, zoneID: .defaultZone, database: .public)
+    }
+
+    /// The operation of a record create or update; `!share-url` fields whose share is saved in this run are
+    /// left for later unless `resolveNow`, when every share has been saved already.
+    mutating func recordOperation(_ index: Int, zoneID: ZoneID, resolveNow: Bool = false) -> RecordOperation? {
+        let change = plan.changes[index]
+        guard let planned = change.record else {
+            fail([index], "the saved plan carries no record for this change; plan again")
+            return nil
+        }
+        var fields: [String: FieldValue] = [:]
+        var later: [String: PlannedValue] = [:]
+        for (name, value) in planned.fields {
+            switch value {
+            case .value(let v): fields[name] = v
+            case .text(let s): fields[name] = .string(s)
+            case .shareURL(let zone, let root):
+                let path = root.map { "\(zone)/\($0)" } ?? zone
+                if let url = shareURLs[path] {
+                    fields[name] = .string(url)
+                } else if resolveNow {
+                    fail([index], "field '\(name)' needs the URL of share \(path), which was not saved")
+                    return nil
+                } else {
+                    later[name] = value
+                }
+            }
+        }
+        if !later.isEmpty { deferred.append((index, later)) }
+        let record = Record(
+            recordName: change.recordName ?? "", recordType: planned.recordType, zoneID: zoneID, fields: fields,
+            parent: planned.parent, changeTag: change.baseChangeTag)
+        return RecordOperation(planned.operation, record)
+    }
+
+    func share(from planned: PlannedShare, zoneID: ZoneID) -> Share {
+        Share(
+            // An empty name lets the store name a new hierarchy share.
+            recordName: planned.recordName ?? "", zoneID: zoneID,
+            rootRecordName: planned.rootRecordName, title: planned.title, publicPermission: planned.publicPermission,
+            ownerRecordName: owner,
+            participants: planned.participants.map { p in
+                Participant(
+                    participantID: p.participantID, userRecordName: p.userRecordName, email: p.email, name: p.name,
+                    role: p.role, permission: p.permission, acceptance: p.acceptance)
+            },
+            changeTag: planned.baseChangeTag, url: planned.url)
+    }
+
+    /// Sends units in batches of at most 200 operations, never splitting a unit (a new share travels with its
+    /// root record), and records each operation's outcome against its changes.
+    mutating func modify(_ units: [Unit], zoneID: ZoneID, database: DatabaseScope) async {
+        var batches: [[(RecordOperation, [Int])]] = []
+        var current: [(RecordOperation, [Int])] = []
+        for unit in units {
+            if !current.isEmpty && current.count + unit.operations.count > Applier.batchSize {
+                batches.append(current)
+                current = []
+            }
+            current += unit.operations
+        }
+        if !current.isEmpty { batches.append(current) }
+        for batch in batches {
+            let operations = batch.map(\.0)
+            do {
+                let outcomes = try await store.modifyRecords(
+                    operations, in: zoneID, database: database, atomic: false, as: owner)
+                for ((operation, changeIndices), outcome) in zip(batch, outcomes) {
+                    switch outcome {
+                    case .failed(_, let error):
+                        fail(changeIndices, error.description)
+                    case .saved(let record):
+                        savedTags["\(zoneID.zoneName)/\(record.recordName)"] = record.changeTag
+                        succeed(changeIndices)
+                    case .savedShare(let share):
+                        if let url = share.url {
+                            shareURLs[share.rootRecordName.map { "\(zoneID.zoneName)/\($0)" } ?? zoneID.zoneName] = url
+                        }
+                        succeed(changeIndices)
+                    case .deleted:
+                        succeed(changeIndices)
+                    }
+                    _ = operation
+                }
+                if outcomes.count < batch.count {
+                    for (_, changeIndices) in batch[outcomes.count...] {
+                        fail(changeIndices, "the store answered no outcome for this operation")
+                    }
+                }
+            } catch {
+                for (_, changeIndices) in batch { fail(changeIndices, "\(error)") }
+            }
+            let where_ = database == .public ? "the public database" : zoneID.zoneName
+            report("wrote \(batch.count) operation(s) in \(where_)")
+        }
+    }
+
+    mutating func acceptShares() async {
+        let accepts = indices { $0.kind == .participant && ($0.participant?.accept ?? false) && $0.action != .delete }
+        for index in accepts {
+            let change = plan.changes[index]
+            if case .some(.some) = outcome[index] { continue }
+            guard let participant = change.participant, let share = change.share else { continue }
+            guard let url = shareURLs[share.path] else {
+                fail([index], "share \(share.path) has no URL to accept, so \(participant.handle) could not accept it")
+                continue
+            }
+            do {
+                _ = try await store.acceptShare(url: url, as: participant.userRecordName)
+                succeed([index])
+            } catch {
+                fail([index], "accepting share \(share.path) as \(participant.handle) failed: \(error)")
+            }
+            report("\(participant.handle) accepted share \(share.path)")
+        }
+    }
+
+    mutating func resolveDeferredShareURLs() async {
+        guard !deferred.isEmpty else { return }
+        var byZone: [String: [Unit]] = [:]
+        var zoneOrder: [String] = []
+        for (index, fields) in deferred {
+            if case .some(.some) = outcome[index] { continue }
+            let change = plan.changes[index]
+            var resolved: [String: FieldValue] = [:]
+            var missing: String? = nil
+            for (name, value) in fields {
+                guard case .shareURL(let zone, let root) = value else { continue }
+                let path = root.map { "\(zone)/\($0)" } ?? zone
+                if let url = shareURLs[path] { resolved[name] = .string(url) } else { missing = path }
+            }
+            if let missing {
+                outcome[index] = nil
+                fail([index], "saved, but share \(missing) was not saved, so its URL could not be written")
+                continue
+            }
+            let record = Record(
+                recordName: change.recordName ?? "", recordType: change.record?.recordType ?? "",
+                zoneID: ZoneID(zoneName: change.zoneName), fields: resolved, parent: change.record?.parent,
+                changeTag: savedTags["\(change.zoneName)/\(change.recordName ?? "")"])
+            if byZone[change.zoneName] == nil { zoneOrder.append(change.zoneName) }
+            byZone[change.zoneName, default: []].append(Unit(operations: [(RecordOperation(.update, record), [index])]))
+            // The earlier save succeeded; this write decides the change's outcome.
+            outcome[index] = nil
+        }
+        for zone in zoneOrder {
+            await modify(byZone[zone] ?? [], zoneID: ZoneID(zoneName: zone), database: .private)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Logging
+import ShareKit
+
+/// The live state of the zones and public records a plan is about, as the owner sees it.
+struct LiveState: Sendable {
+    /// Declared zones that exist, by name.
+    var zones: [String: LiveZone]
+    /// Public records that exist, by record name.
+    var publicRecords: [String: Record]
+    /// The store calls the read made.
+    var storeCalls: Int
+}
+
+/// One live zone: its records and shares.
+struct LiveZone: Sendable {
+    var zoneID: ZoneID
+    var records: [String: Record]
+    /// Record names in the order the store returned them.
+    var recordOrder: [String]
+    /// Shares by record name.
+    var shares: [String: Share]
+
+    /// The zone-wide share, if the zone is shared as a whole.
+    var zoneShare: Share? { shares[zoneShareRecordName] }
+
+    /// The hierarchy share rooted at `record`, if any.
+    func share(rootedAt record: String) -> Share? {
+        if let name = records[record]?.shareRecordName, let share = shares[name] { return share }
+        return shares.values.first { $0.rootRecordName == record }
+    }
+
+    /// Every record and share by record name: its change tag.
+    var tags: [String: String] {
+        var tags: [String: String] = [:]
+        for (name, record) in records { tags[name] = record.changeTag ?? "" }
+        for (name, share) in shares { tags[name] = share.changeTag ?? "" }
+        return tags
+    }
+
+    /// How deep `record` sits under its parents (0 for a record without a parent in this zone).
+    func depth(of record: String) -> Int {
+        var depth = 0
+        var seen: Set<String> = [record]
+        var current = records[record]?.parent
+        while let name = current, let parent = records[name], !seen.contains(name) {
+            seen.insert(name)
+            depth += 1
+            current = parent.parent
+        }
+        return depth
+    }
+}
+
+/// Reads live state with as few store calls as the store allows: one zone listing, then each zone's
+/// changes since the beginning (records and shares together, paged by the store), and public records by
+/// batched lookups of at most 200 names.
+struct LiveStateReader: Sendable {
+    let store: any Store
+    let owner: UserRecordName
+    let logger: Logger
+
+    /// CloudKit's limit of records a lookup may name.
+    static let lookupBatchSize = 200
+
+    func read(zoneNames: [String], publicRecordNames: [String]) async throws -> LiveState {
+        var calls = 0
+        var zones: [String: LiveZone] = [:]
+        if !zoneNames.isEmpty {
+            let listed: [Zone]
+            do {
+                listed = try await store.listZones(in: .private, as: owner)
+            } catch let error as ShareError {
+                throw PlannerError.storeFailed(operation: "listing zones", subject: store.displayName, error)
+            }
+            calls += 1
+            let live = Dictionary(listed.map { ($0.zoneID.zoneName, $0.zoneID) }, uniquingKeysWith: { a, _ in a })
+            for name in zoneNames {
+                guard let zoneID = live[name] else { continue }
+                let (zone, zoneCalls) = try await readZone(zoneID, database: .private)
+                calls += zoneCalls
+                zones[name] = zone
+            }
+        }
+        var publicRecords: [String: Record] = [:]
+        var start = 0
+        while start < publicRecordNames.count {
+            let batch = Array(publicRecordNames[start..<min(start + Self.lookupBatchSize, publicRecordNames.count)])
+            start += batch.count
+            let outcomes: [RecordOutcome]
+            do {
+                outcomes = try await store.lookupRecords(batch, in: .defaultZone, database: .public, as: owner)
+            } catch let error as ShareError {
+                throw PlannerError.storeFailed(
+                    operation: "looking up public records", subject: store.displayName, error)
+            }
+            calls += 1
+            for (name, outcome) in zip(batch, outcomes) {
+                switch outcome {
+                case .saved(let record): publicRecords[record.recordName] = record
+                case .failed(_, let error) where error.code == .notFound: continue
+                case .failed(_, let error):
+                    throw PlannerError.storeFailed(operation: "looking up public record", subject: name, error)
+                case .savedShare, .deleted: continue
+                }
+            }
+        }
+        logger.debug("read the live state in \(calls) store calls")
+        return LiveState(zones: zones, publicRecords: publicRecords, storeCalls: calls)
+    }
+
+    /// Every record and share of one zone, following the store's pages.
+    func readZone(_ zoneID: ZoneID, database: DatabaseScope) async throws -> (LiveZone, Int) {
+        var zone = LiveZone(zoneID: zoneID, records: [:], recordOrder: [], shares: [:])
+        var token: ChangeToken? = nil
+        var calls = 0
+        while true {
+            let changes: ZoneChanges
+            do {
+                changes = try await store.zoneChanges(zoneID, in: database, since: token, resultsLimit: nil, as: owner)
+            } catch let error as ShareError {
+                throw PlannerError.storeFailed(operation: "reading zone", subject: zoneID.zoneName, error)
+            }
+            calls += 1
+            for record in changes.changedRecords where record.recordType != shareRecordType {
+                if zone.records.updateValue(record, forKey: record.recordName) == nil {
+                    zone.recordOrder.append(record.recordName)
+                }
+            }
+            for share in changes.changedShares { zone.shares[share.recordName] = share }
+            for name in changes.deletedRecordNames {
+                zone.records[name] = nil
+                zone.shares[name] = nil
+            }
+            // A store that hands back the same token with more to come would loop forever.
+            if !changes.moreComing || changes.token == token { break }
+            token = changes.token
+        }
+        zone.recordOrder.removeAll { zone.records[$0] == nil }
+        return (zone, calls)
+    }
+}

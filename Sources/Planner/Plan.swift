@@ -1,0 +1,68 @@
+import ShareKit
+
+/// The difference between a recipe's declared state and a live store, as data: the changes that `apply`
+/// makes, in the order it makes them, and the change tags they were computed from.
+///
+/// Changes come in a stable order: zone creations, record creations and updates (parents before children),
+/// shares, participants, public records, then deletions (public records, participants, shares, records
+/// children first, zones).
+public struct Plan: Sendable, Hashable, Codable {
+    /// The version of the saved-plan format.
+    public static let currentFormatVersion = 1
+
+    public var formatVersion: Int
+    /// The recipe's `name`.
+    public var recipeName: String
+    /// The store it was planned against (`Store.displayName`).
+    public var storeName: String
+    /// The owner whose private database holds the zones: handle, email and user record name.
+    public var owner: PlannedUser
+    public var changes: [PlannedChange]
+    /// Things left alone that a reader should know about ("3 undeclared records kept in FamilyLists;
+    /// --prune deletes them").
+    public var notes: [String]
+    /// Acceptances the store cannot make because it cannot act as that user ("participant
+    /// FamilyLists/bob: waiting for bob to accept").
+    public var waiting: [String]
+    /// The live state the plan was computed from, checked again before a saved plan is applied.
+    public var basis: PlanBasis
+
+    public init(
+        formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,
+        changes: [PlannedChange], notes: [String] = [], waiting: [String] = [], basis: PlanBasis
+    ) {
+        self.formatVersion = formatVersion
+        self.recipeName = recipeName
+        self.storeName = storeName
+        self.owner = owner
+        self.changes = changes
+        self.notes = notes
+        self.waiting = waiting
+        self.basis = basis
+    }
+
+    /// How many things the plan adds, changes and destroys.
+    public var summary: PlanSummary {
+        PlanSummary(
+            add: changes.count { $0.action == .create },
+            change: changes.count { $0.action == .update },
+            destroy: changes.count { $0.action == .delete }
+        )
+    }
+
+    /// Whether applying the plan changes nothing.
+    public var isEmpty: Bool { changes.isEmpty }
+}
+
+/// A user as a plan names it.
+public struct PlannedUser: Sendable, Hashable, Codable {
+    public var handle: String
+    public var email: String?
+    public var recordName: UserRecordName
+
+    public init(handle: String, email: String?, recordName: UserRecordName) {
+        self.handle = handle
+        self.email = email
+        self.recordName = recordName
+    }
+}

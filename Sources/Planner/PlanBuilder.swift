@@ -1,0 +1,375 @@
+import Recipe
+import ShareKit
+
+/// Builds a plan's changes from the declared state and the live state, one zone at a time, keeping each
+/// kind of change in its own list so that the plan comes out in a stable order.
+struct PlanBuilder {
+    let recipe: Recipe
+    let users: UserDirectory
+    let live: LiveState
+    let actsAsAnyUser: Bool
+    let prune: Bool
+
+    var zoneCreates: [PlannedChange] = []
+    var recordSaves: [PlannedChange] = []
+    var shareSaves: [PlannedChange] = []
+    var participantSaves: [PlannedChange] = []
+    var publicSaves: [PlannedChange] = []
+    var publicDeletes: [PlannedChange] = []
+    var participantDeletes: [PlannedChange] = []
+    var shareDeletes: [PlannedChange] = []
+    var recordDeletes: [PlannedChange] = []
+    var zoneDeletes: [PlannedChange] = []
+    var notes: [String] = []
+    var waiting: [String] = []
+
+    init(recipe: Recipe, users: UserDirectory, live: LiveState, actsAsAnyUser: Bool, prune: Bool) {
+        self.recipe = recipe
+        self.users = users
+        self.live = live
+        self.actsAsAnyUser = actsAsAnyUser
+        self.prune = prune
+    }
+
+    /// Every change, in the plan's order.
+    var orderedChanges: [PlannedChange] {
+        zoneCreates + recordSaves + shareSaves + participantSaves + publicSaves + publicDeletes
+            + participantDeletes + shareDeletes + recordDeletes + zoneDeletes
+    }
+
+    // MARK: - Zones
+
+    mutating func add(_ zone: DeclaredZone) throws {
+        let liveZone = live.zones[zone.name]
+        if zone.absent {
+            if let liveZone {
+                zoneDeletes.append(
+                    PlannedChange(
+                        action: .delete, kind: .zone, address: "zone \(zone.name)", zoneName: zone.name,
+                        attributes: [
+                            AttributeChange(
+                                name: "records", isField: false, before: .text(String(liveZone.records.count)),
+                                after: nil)
+                        ],
+                        deletedRecordCount: liveZone.records.count))
+            }
+            return
+        }
+        if liveZone == nil && zone.name != defaultZoneName {
+            zoneCreates.append(
+                PlannedChange(action: .create, kind: .zone, address: "zone \(zone.name)", zoneName: zone.name))
+        }
+        let pruneZone = prune || zone.prune
+        var zoneRecordDeletes: [(depth: Int, change: PlannedChange)] = []
+        for record in zone.records {
+            let liveRecord = liveZone?.records[record.name]
+            if record.absent {
+                if let liveRecord {
+                    zoneRecordDeletes.append(
+                        (liveZone?.depth(of: record.name) ?? 0, deletion(of: liveRecord, zone: zone.name, database: .private)))
+                }
+                continue
+            }
+            if let change = try recordChange(record, live: liveRecord, zone: zone.name, database: .private, prune: pruneZone) {
+                recordSaves.append(change)
+            }
+            if let share = record.share {
+                try addShare(
+                    share, zone: zone.name, root: record.name,
+                    live: liveRecord == nil ? nil : liveZone?.share(rootedAt: record.name))
+            }
+        }
+        if let liveZone {
+            let declared = Set(zone.records.map(\.name))
+            let undeclared = liveZone.recordOrder.filter { !declared.contains($0) }
+            if pruneZone {
+                for name in undeclared {
+                    if let record = liveZone.records[name] {
+                        zoneRecordDeletes.append((liveZone.depth(of: name), deletion(of: record, zone: zone.name, database: .private)))
+                    }
+                }
+            } else if !undeclared.isEmpty {
+                let noun = undeclared.count == 1 ? "record" : "records"
+                notes.append("\(undeclared.count) undeclared \(noun) kept in \(zone.name); --prune deletes them.")
+            }
+        }
+        recordDeletes += zoneRecordDeletes.sorted { ($0.depth, $1.change.address) > ($1.depth, $0.change.address) }
+            .map(\.change)
+        if let share = zone.share {
+            try addShare(share, zone: zone.name, root: nil, live: liveZone?.zoneShare)
+        }
+    }
+
+    // MARK: - Public records
+
+    mutating func addPublic(_ records: [DeclaredRecord]) throws {
+        var deletes: [(depth: Int, change: PlannedChange)] = []
+        for record in records {
+            let liveRecord = live.publicRecords[record.name]
+            if record.absent {
+                if let liveRecord {
+                    deletes.append((depth(of: record, in: records), deletion(of: liveRecord, zone: defaultZoneName, database: .public)))
+                }
+                continue
+            }
+            if let change = try recordChange(record, live: liveRecord, zone: defaultZoneName, database: .public, prune: false) {
+                publicSaves.append(change)
+            }
+        }
+        publicDeletes += deletes.sorted { ($0.depth, $1.change.address) > ($1.depth, $0.change.address) }.map(\.change)
+    }
+
+    private func depth(of record: DeclaredRecord, in records: [DeclaredRecord]) -> Int {
+        var depth = 0
+        var current = record.parent
+        while let name = current, depth < records.count, let parent = records.first(where: { $0.name == name }) {
+            depth += 1
+            current = parent.parent
+        }
+        return depth
+    }
+
+    // MARK: - Records
+
+    static func address(record: String, zone: String, database: DatabaseScope) -> String {
+        database == .public ? "record (public)/\(record)" : "record \(zone)/\(record)"
+    }
+
+    private func deletion(of record: Record, zone: String, database: DatabaseScope) -> PlannedChange {
+        PlannedChange(
+            action: .delete, kind: .record,
+            address: Self.address(record: record.recordName, zone: zone, database: database), database: database,
+            zoneName: zone, recordName: record.recordName, baseChangeTag: record.changeTag)
+    }
+
+    /// The change that makes `live` match `declared`, or nil when they already match.
+    private mutating func recordChange(
+        _ declared: DeclaredRecord, live: Record?, zone: String, database: DatabaseScope, prune: Bool
+    ) throws -> PlannedChange? {
+        let address = Self.address(record: declared.name, zone: zone, database: database)
+        var desired: [String: PlannedValue] = [:]
+        for (name, value) in declared.fields {
+            desired[name] = try plannedValue(value, field: name, record: address)
+        }
+        guard let live else {
+            var attributes = [AttributeChange(name: "type", isField: false, before: nil, after: .text(declared.type))]
+            if let parent = declared.parent {
+                attributes.append(AttributeChange(name: "parent", isField: false, before: nil, after: .text(parent)))
+            }
+            for name in desired.keys.sorted() {
+                attributes.append(AttributeChange(name: name, isField: true, before: nil, after: desired[name]))
+            }
+            return PlannedChange(
+                action: .create, kind: .record, address: address, database: database, zoneName: zone,
+                recordName: declared.name, attributes: attributes,
+                record: PlannedRecord(
+                    recordType: declared.type, parent: declared.parent, fields: desired, operation: .create))
+        }
+        var attributes: [AttributeChange] = []
+        let typeChanged = live.recordType != declared.type
+        if typeChanged {
+            notes.append(
+                "\(address) changes type from \(live.recordType) to \(declared.type), which CloudKit refuses: mark it absent: true and apply, then declare it again.")
+            attributes.append(
+                AttributeChange(name: "type", isField: false, before: .text(live.recordType), after: .text(declared.type)))
+        }
+        if live.parent != declared.parent {
+            attributes.append(
+                AttributeChange(
+                    name: "parent", isField: false, before: live.parent.map(PlannedValue.text),
+                    after: declared.parent.map(PlannedValue.text)))
+        }
+        var changedFields: [String: PlannedValue] = [:]
+        for name in desired.keys.sorted() {
+            let after = desired[name]
+            let before = live.fields[name]
+            if let before, case .value(let value)? = after, value == before { continue }
+            attributes.append(AttributeChange(name: name, isField: true, before: before.map(PlannedValue.value), after: after))
+            changedFields[name] = after
+        }
+        let removed = prune ? live.fields.keys.filter { declared.fields[$0] == nil }.sorted() : []
+        for name in removed {
+            attributes.append(AttributeChange(name: name, isField: true, before: live.fields[name].map(PlannedValue.value), after: nil))
+        }
+        if attributes.isEmpty { return nil }
+        let replace = !removed.isEmpty || typeChanged || (live.parent != nil && declared.parent == nil)
+        var fields = changedFields
+        if replace {
+            fields = desired
+            for (name, value) in live.fields where desired[name] == nil && !removed.contains(name) {
+                fields[name] = .value(value)
+            }
+        }
+        return PlannedChange(
+            action: .update, kind: .record, address: address, database: database, zoneName: zone,
+            recordName: declared.name, attributes: attributes,
+            record: PlannedRecord(
+                recordType: declared.type, parent: declared.parent, fields: fields,
+                operation: replace ? .replace : .update),
+            baseChangeTag: live.changeTag)
+    }
+
+    /// A declared value as the plan writes it: `!share-url` becomes the live share's URL, or stays to be
+    /// resolved after apply when the share does not exist yet.
+    private func plannedValue(_ value: DeclaredValue, field: String, record: String) throws -> PlannedValue {
+        switch value {
+        case .value(let v):
+            return .value(v)
+        case .shareURL(let zone, let root):
+            if let url = liveShareURL(zone: zone, root: root) { return .value(.string(url)) }
+            guard isShareDeclared(zone: zone, root: root) else {
+                throw PlannerError.unknownShare(
+                    path: root.map { "\(zone)/\($0)" } ?? zone, field: field, record: record)
+            }
+            return .shareURL(zone: zone, record: root)
+        }
+    }
+
+    private func liveShareURL(zone: String, root: String?) -> String? {
+        guard let liveZone = live.zones[zone] else { return nil }
+        let share = root.map { liveZone.share(rootedAt: $0) } ?? liveZone.zoneShare
+        return share?.url
+    }
+
+    private func isShareDeclared(zone: String, root: String?) -> Bool {
+        guard let declaredZone = recipe.zone(zone) else { return false }
+        let declaration = root.map { name in declaredZone.records.first { $0.name == name }?.share } ?? declaredZone.share
+        if case .share? = declaration { return true }
+        return false
+    }
+
+    // MARK: - Shares and participants
+
+    private mutating func addShare(_ declaration: ShareDeclaration, zone: String, root: String?, live: Share?) throws {
+        let path = root.map { "\(zone)/\($0)" } ?? zone
+        let address = "share \(path)"
+        guard case .share(let declared) = declaration else {
+            if let live {
+                shareDeletes.append(
+                    PlannedChange(
+                        action: .delete, kind: .share, address: address, zoneName: zone, recordName: root,
+                        share: PlannedShare(
+                            recordName: live.recordName, zoneName: zone, rootRecordName: root, title: live.title,
+                            publicPermission: live.publicPermission, participants: [], url: live.url,
+                            baseChangeTag: live.changeTag),
+                        baseChangeTag: live.changeTag))
+            }
+            return
+        }
+        let liveParticipants = (live?.participants ?? []).filter { $0.acceptance != .removed && $0.role != .owner }
+        var planned: [PlannedParticipant] = []
+        var participantChanges: [PlannedChange] = []
+        var waitingHere: [String] = []
+        for participant in declared.participants {
+            let userRecordName = try users.recordName(of: participant.handle)
+            let entry = users.entry(handle: participant.handle)
+            let liveParticipant = liveParticipants.first { $0.userRecordName == userRecordName }
+            let acceptance = liveParticipant?.acceptance ?? .pending
+            let wantsAccept = participant.accepted && acceptance != .accepted
+            let accept = wantsAccept && actsAsAnyUser
+            if wantsAccept && !actsAsAnyUser {
+                waitingHere.append(
+                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))")
+            }
+            let plannedParticipant = PlannedParticipant(
+                handle: participant.handle, userRecordName: userRecordName, email: entry?.email, name: entry?.name,
+                participantID: liveParticipant?.participantID, permission: participant.permission,
+                role: participant.role, acceptance: acceptance, accept: accept)
+            planned.append(plannedParticipant)
+            let participantAddress = "participant \(path)/\(participant.handle)"
+            if let liveParticipant {
+                var attributes: [AttributeChange] = []
+                if liveParticipant.permission != participant.permission {
+                    attributes.append(
+                        AttributeChange(
+                            name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
+                            after: .text(participant.permission.recipeName)))
+                }
+                if liveParticipant.role != participant.role {
+                    attributes.append(
+                        AttributeChange(
+                            name: "role", isField: false, before: .text(liveParticipant.role.recipeName),
+                            after: .text(participant.role.recipeName)))
+                }
+                if accept {
+                    attributes.append(AttributeChange(name: "accepted", isField: false, before: .text("false"), after: .text("true")))
+                }
+                if !attributes.isEmpty {
+                    participantChanges.append(
+                        PlannedChange(
+                            action: .update, kind: .participant, address: participantAddress, zoneName: zone,
+                            recordName: root, attributes: attributes, participant: plannedParticipant,
+                            baseChangeTag: live?.changeTag))
+                }
+            } else {
+                participantChanges.append(
+                    PlannedChange(
+                        action: .create, kind: .participant, address: participantAddress, zoneName: zone,
+                        recordName: root,
+                        attributes: [
+                            AttributeChange(name: "permission", isField: false, before: nil, after: .text(participant.permission.recipeName)),
+                            AttributeChange(name: "role", isField: false, before: nil, after: .text(participant.role.recipeName)),
+                            AttributeChange(name: "accepted", isField: false, before: nil, after: .text(String(participant.accepted))),
+                        ],
+                        participant: plannedParticipant, baseChangeTag: live?.changeTag))
+            }
+        }
+        let declaredUsers = Set(planned.map(\.userRecordName))
+        var removals: [PlannedChange] = []
+        for liveParticipant in liveParticipants where !declaredUsers.contains(liveParticipant.userRecordName) {
+            let handle = users.handle(of: liveParticipant.userRecordName) ?? liveParticipant.email
+                ?? liveParticipant.userRecordName
+            removals.append(
+                PlannedChange(
+                    action: .delete, kind: .participant, address: "participant \(path)/\(handle)", zoneName: zone,
+                    recordName: root,
+                    attributes: [
+                        AttributeChange(name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName), after: nil)
+                    ],
+                    participant: PlannedParticipant(
+                        handle: handle, userRecordName: liveParticipant.userRecordName, email: liveParticipant.email,
+                        name: liveParticipant.name, participantID: liveParticipant.participantID,
+                        permission: liveParticipant.permission, role: liveParticipant.role,
+                        acceptance: liveParticipant.acceptance),
+                    baseChangeTag: live?.changeTag))
+        }
+        let share = PlannedShare(
+            recordName: live?.recordName ?? (root == nil ? zoneShareRecordName : nil), zoneName: zone,
+            rootRecordName: root, title: declared.title ?? live?.title, publicPermission: declared.publicPermission,
+            participants: planned, url: live?.url, baseChangeTag: live?.changeTag)
+        var shareAttributes: [AttributeChange] = []
+        if let live {
+            if let title = declared.title, title != live.title {
+                shareAttributes.append(
+                    AttributeChange(name: "title", isField: false, before: live.title.map { .value(.string($0)) }, after: .value(.string(title))))
+            }
+            if live.publicPermission != declared.publicPermission {
+                shareAttributes.append(
+                    AttributeChange(
+                        name: "public_permission", isField: false, before: .text(live.publicPermission.recipeName),
+                        after: .text(declared.publicPermission.recipeName)))
+            }
+            if !shareAttributes.isEmpty {
+                shareSaves.append(
+                    PlannedChange(
+                        action: .update, kind: .share, address: address, zoneName: zone, recordName: root,
+                        attributes: shareAttributes, share: share, baseChangeTag: live.changeTag))
+            }
+        } else {
+            if let title = declared.title {
+                shareAttributes.append(AttributeChange(name: "title", isField: false, before: nil, after: .value(.string(title))))
+            }
+            shareAttributes.append(
+                AttributeChange(name: "public_permission", isField: false, before: nil, after: .text(declared.publicPermission.recipeName)))
+            shareSaves.append(
+                PlannedChange(
+                    action: .create, kind: .share, address: address, zoneName: zone, recordName: root,
+                    attributes: shareAttributes, share: share))
+        }
+        for index in participantChanges.indices { participantChanges[index].share = share }
+        participantSaves += participantChanges
+        for index in removals.indices { removals[index].share = share }
+        participantDeletes += removals
+        waiting += waitingHere
+    }
+}

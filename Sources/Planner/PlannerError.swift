@@ -1,0 +1,51 @@
+import ShareKit
+
+/// A failure of planning, applying or exporting, naming the thing at fault and what to do.
+public enum PlannerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The recipe names a handle that is not among its users.
+    case unknownUser(handle: String)
+    /// The store found no account for a user the recipe names.
+    case userNotFound(handle: String, email: String)
+    /// A store call failed while reading the live state.
+    case storeFailed(operation: String, subject: String, ShareError)
+    /// A saved plan no longer matches the live store; `changes` names what differs.
+    case stalePlan(changes: [String])
+    /// A saved plan was made against another store.
+    case wrongStore(planned: String, actual: String)
+    /// A saved plan file could not be read.
+    case unreadablePlan(path: String, reason: String)
+    /// A `!share-url` names a share that the recipe does not declare and that does not exist.
+    case unknownShare(path: String, field: String, record: String)
+    /// Export was asked for a zone that does not exist.
+    case zoneNotFound(zone: String)
+
+    public var description: String {
+        switch self {
+        case .unknownUser(let handle):
+            return "the recipe names user '\(handle)', who is not among its users: add '\(handle)' under users:"
+        case .userNotFound(let handle, let email):
+            return
+                "the store has no account for user '\(handle)' (\(email)): check the email address, or ask \(handle) to sign in to iCloud once"
+        case .storeFailed(let operation, let subject, let error):
+            return "\(operation) failed for \(subject): \(error)"
+        case .stalePlan(let changes):
+            let shown = changes.prefix(20).map { "  - \($0)" }.joined(separator: "\n")
+            let more = changes.count > 20 ? "\n  … and \(changes.count - 20) more" : ""
+            return """
+                the saved plan is stale: the store changed since it was planned, so nothing was applied.
+                \(shown)\(more)
+                Run `sharelane plan --out FILE` again, review it, and apply the new plan.
+                """
+        case .wrongStore(let planned, let actual):
+            return
+                "the saved plan was made against \(planned), not \(actual): apply it with --store \(planned), or plan again against \(actual)"
+        case .unreadablePlan(let path, let reason):
+            return "cannot read the saved plan \(path): \(reason); write one with `sharelane plan --out \(path)`"
+        case .unknownShare(let path, let field, let record):
+            return
+                "field '\(field)' of record \(record) is !share-url \(path), but no such share is declared or live: declare a share on \(path)"
+        case .zoneNotFound(let zone):
+            return "zone '\(zone)' does not exist in the owner's private database: check the name with `sharelane show`"
+        }
+    }
+}
