@@ -1,0 +1,127 @@
+import Foundation
+import ShareKit
+
+/// Forwards every call to a real store, counting calls and the size of each `modifyRecords` batch: the
+/// planner's promise of few store calls is measured on the real store, not on a stand-in.
+final class CountingStore: Store, @unchecked Sendable {
+    let base: any Store
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    private var batches: [[RecordOperation]] = []
+
+    init(_ base: any Store) { self.base = base }
+
+    private func count(_ name: String) {
+        lock.lock()
+        counts[name, default: 0] += 1
+        lock.unlock()
+    }
+
+    private func record(_ operations: [RecordOperation]) {
+        lock.withLock { batches.append(operations) }
+    }
+
+    /// Calls by method name.
+    var calls: [String: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return counts
+    }
+
+    var totalCalls: Int { calls.values.reduce(0, +) }
+
+    /// Every `modifyRecords` batch, in order.
+    var modifyBatches: [[RecordOperation]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return batches
+    }
+
+    func resetCounts() {
+        lock.lock()
+        counts = [:]
+        batches = []
+        lock.unlock()
+    }
+
+    var displayName: String { base.displayName }
+    var capabilities: StoreCapabilities { base.capabilities }
+
+    func signIn(email: String, name: String?) async throws -> User {
+        count("signIn")
+        return try await base.signIn(email: email, name: name)
+    }
+    func currentUser(as user: UserRecordName) async throws -> User {
+        count("currentUser")
+        return try await base.currentUser(as: user)
+    }
+    func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?] {
+        count("lookupUsers")
+        return try await base.lookupUsers(emails: emails, as: user)
+    }
+    func listZones(in database: DatabaseScope, as user: UserRecordName) async throws -> [Zone] {
+        count("listZones")
+        return try await base.listZones(in: database, as: user)
+    }
+    func lookupZones(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [Result<Zone, ShareError>]
+    {
+        count("lookupZones")
+        return try await base.lookupZones(zoneIDs, in: database, as: user)
+    }
+    func modifyZones(_ operations: [ZoneOperation], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [Result<Zone, ShareError>]
+    {
+        count("modifyZones")
+        return try await base.modifyZones(operations, in: database, as: user)
+    }
+    func lookupRecords(_ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
+        async throws -> [RecordOutcome]
+    {
+        count("lookupRecords")
+        return try await base.lookupRecords(recordNames, in: zoneID, database: database, as: user)
+    }
+    func queryRecords(_ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
+        async throws -> QueryPage
+    {
+        count("queryRecords")
+        return try await base.queryRecords(query, in: zoneID, database: database, as: user)
+    }
+    func modifyRecords(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        as user: UserRecordName
+    ) async throws -> [RecordOutcome] {
+        count("modifyRecords")
+        record(operations)
+        return try await base.modifyRecords(operations, in: zoneID, database: database, atomic: atomic, as: user)
+    }
+    func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
+        count("resolveShare")
+        return try await base.resolveShare(url: url, as: user)
+    }
+    func acceptShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
+        count("acceptShare")
+        return try await base.acceptShare(url: url, as: user)
+    }
+    func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws {
+        count("leaveShare")
+        try await base.leaveShare(recordName: recordName, in: zoneID, as: user)
+    }
+    func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, as user: UserRecordName) async throws
+        -> DatabaseChanges
+    {
+        count("databaseChanges")
+        return try await base.databaseChanges(in: database, since: token, as: user)
+    }
+    func zoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
+        as user: UserRecordName
+    ) async throws -> ZoneChanges {
+        count("zoneChanges")
+        return try await base.zoneChanges(zoneID, in: database, since: token, resultsLimit: resultsLimit, as: user)
+    }
+    func reset() async throws {
+        count("reset")
+        try await base.reset()
+    }
+}

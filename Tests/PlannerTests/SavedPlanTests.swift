@@ -1,0 +1,140 @@
+import Foundation
+import Planner
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+import Testing
+
+@Suite("Saved plans and partial failure")
+struct SavedPlanTests {
+    /// The state of the owner's zones and the public database, to compare before and after.
+    func snapshot(_ store: any Store) async throws -> [String: String] {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil)
+        var tags: [String: String] = [:]
+        for zone in try await store.listZones(in: .private, as: alice.recordName) {
+            let changes = try await store.zoneChanges(zone.zoneID, in: .private, since: nil, resultsLimit: nil, as: alice.recordName)
+            for record in changes.changedRecords { tags["\(zone.zoneID.zoneName)/\(record.recordName)"] = record.changeTag }
+            for share in changes.changedShares { tags["\(zone.zoneID.zoneName)/\(share.recordName)"] = share.changeTag }
+        }
+        return tags
+    }
+
+    func savedAndRead(_ plan: Plan) throws -> Plan {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try SavedPlan.write(plan, to: path)
+        return try SavedPlan.read(from: path)
+    }
+
+    @Test("a saved plan is applied exactly when the store has not changed")
+    func appliedWhenUnchanged() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        var recipe = SampleRecipes.family()
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
+        let saved = try savedAndRead(try await planner.plan(recipe))
+        let report = try await Applier(store: store, logger: quietLogger).applySaved(saved)
+        #expect(report.line == "Apply complete! Resources: 0 added, 1 changed, 0 destroyed.")
+        #expect(try await planner.plan(recipe).changes == [])
+    }
+
+    @Test("a saved plan is refused, naming what changed, and the store is left unchanged")
+    func refusedWhenStale() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        var recipe = SampleRecipes.family()
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
+        recipe.zones[0].records[1].absent = true
+        let saved = try savedAndRead(try await planner.plan(recipe))
+        #expect(saved.changes.count == 2)
+
+        // Someone changes a record the plan does not even touch.
+        let alice = try await store.signIn(email: "alice@example.com", name: nil)
+        let trips = ZoneID(zoneName: "Trips")
+        guard case .saved(var hotel)? = try await store.lookupRecords(["hotel"], in: trips, database: .private, as: alice.recordName).first else {
+            Issue.record("no hotel")
+            return
+        }
+        hotel.fields["amount"] = .double(99)
+        _ = try await store.modifyRecords([RecordOperation(.update, hotel)], in: trips, database: .private, atomic: true, as: alice.recordName)
+
+        let before = try await snapshot(store)
+        await #expect {
+            _ = try await Applier(store: store, logger: quietLogger).applySaved(saved)
+        } throws: { error in
+            guard case PlannerError.stalePlan(let changes) = error else { return false }
+            return changes.count == 1 && changes[0].hasPrefix("record Trips/hotel changed")
+                && "\(error)".contains("nothing was applied")
+        }
+        #expect(try await snapshot(store) == before)
+    }
+
+    @Test("a record changed behind the plan's back fails alone; a new plan shows exactly what is left; the next apply converges")
+    func partialFailureThenConvergence() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        var recipe = SampleRecipes.family()
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
+        recipe.zones[0].records[1].fields["qty"] = .value(.int64(6))
+        recipe.zones[1].records[1].fields["currency"] = .value(.string("CHF"))
+        let plan = try await planner.plan(recipe)
+        #expect(plan.summary.line == "Plan: 0 to add, 3 to change, 0 to destroy.")
+
+        // Between plan and apply, milk changes: its change tag is stale.
+        let alice = try await store.signIn(email: "alice@example.com", name: nil)
+        let lists = ZoneID(zoneName: "FamilyLists")
+        guard case .saved(var milk)? = try await store.lookupRecords(["milk"], in: lists, database: .private, as: alice.recordName).first else {
+            Issue.record("no milk")
+            return
+        }
+        milk.fields["done"] = .int64(1)
+        _ = try await store.modifyRecords([RecordOperation(.update, milk)], in: lists, database: .private, atomic: true, as: alice.recordName)
+
+        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        #expect(report.applied.map(\.address) == ["record FamilyLists/groceries", "record Trips/hotel"])
+        #expect(report.failures.map(\.address) == ["record FamilyLists/milk"])
+        #expect(report.failures.first?.reason.hasPrefix("CONFLICT") == true)
+        #expect(report.line.hasPrefix("Apply failed: 1 of 3 changes failed"))
+
+        let left = try await planner.plan(recipe)
+        #expect(left.changes.map(\.address) == ["record FamilyLists/milk"])
+        // The recipe owns the fields it declares: the plan also puts `done` back.
+        #expect(left.changes.first?.attributes.map(\.name) == ["done", "qty"])
+        let second = try await Applier(store: store, logger: quietLogger).apply(left)
+        #expect(second.succeeded)
+        #expect(try await planner.plan(recipe).changes == [])
+    }
+
+    @Test("a refused permission is reported, the rest is applied, and a later apply converges")
+    func refusedPermission() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        var recipe = SampleRecipes.family()
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        // bob wrote a public record of the same name first: only its creator may change it.
+        let bob = try await store.signIn(email: "bob@example.com", name: nil)
+        _ = try await store.modifyRecords(
+            [RecordOperation(.create, Record(recordName: "bob-card", recordType: "MyUser", zoneID: .defaultZone, fields: ["firstName": .string("Robert")]))],
+            in: .defaultZone, database: .public, atomic: true, as: bob.recordName)
+        recipe.publicRecords.append(
+            DeclaredRecord(name: "bob-card", type: "MyUser", fields: ["firstName": .value(.string("Bob"))], location: SampleRecipes.at(31)))
+        recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
+        let plan = try await planner.plan(recipe)
+        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        #expect(report.applied.map(\.address) == ["record FamilyLists/groceries"])
+        #expect(report.failures.map(\.address) == ["record (public)/bob-card"])
+        #expect(report.failures.first?.reason.hasPrefix("ACCESS_DENIED") == true)
+        #expect(try await planner.plan(recipe).changes.map(\.address) == ["record (public)/bob-card"])
+        // The record's creator hands it over by deleting it; the next apply converges.
+        guard case .saved(let card)? = try await store.lookupRecords(["bob-card"], in: .defaultZone, database: .public, as: bob.recordName).first else {
+            Issue.record("no card")
+            return
+        }
+        _ = try await store.modifyRecords([RecordOperation(.delete, card)], in: .defaultZone, database: .public, atomic: true, as: bob.recordName)
+        #expect(try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe)).succeeded)
+        #expect(try await planner.plan(recipe).changes == [])
+    }
+}
