@@ -1,0 +1,244 @@
+import ShareKit
+
+extension RecipeDecoder {
+    static let laneKeys = ["desc", "private", "steps"]
+    static let actionNames = ["plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane"]
+    /// Actions that may be written bare (`- apply`).
+    static let bareActions = ["plan", "apply", "export", "reset"]
+    static let actionKeys: [String: [String]] = [
+        "plan": ["as", "prune", "only"],
+        "apply": ["as", "prune", "only"],
+        "accept": ["as", "zone", "record"],
+        "leave": ["as", "zone", "record"],
+        "save": ["as", "zone", "record", "type", "parent", "fields"],
+        "delete": ["as", "zone", "record"],
+        "expect": ["as", "can", "zone", "record", "to_be", "records", "field"],
+        "export": ["as", "out", "zones"],
+        "reset": ["as"],
+        "lane": ["as", "name", "parameters"],
+    ]
+    static let fieldExpectationKeys = ["zone", "record", "name", "equals"]
+
+    func decodeLane(_ pair: RecipePair) -> Lane? {
+        let name = pair.key
+        guard Self.isHandle(name) else {
+            error("`\(name)` is not a lane name; use letters, digits, `-`, `_` and `.`", pair.keyLocation)
+            return nil
+        }
+        if pair.value.items != nil {
+            return Lane(name: name, steps: decodeSteps(pair.value, "lane `\(name)`"), location: pair.keyLocation)
+        }
+        guard let fields = pairs(pair.value, "lane `\(name)`") else { return nil }
+        checkKeys(fields, allowed: Self.laneKeys, in: "lane `\(name)`")
+        var lane = Lane(name: name, steps: [], location: pair.keyLocation)
+        lane.desc = pair.value["desc"].flatMap { string($0, "`desc`") }
+        if let p = pair.value["private"] { lane.isPrivate = bool(p, "`private`") ?? false }
+        if let steps = pair.value["steps"] {
+            lane.steps = decodeSteps(steps, "lane `\(name)`")
+        } else {
+            error("lane `\(name)` needs `steps:`", pair.keyLocation)
+        }
+        return lane
+    }
+
+    func decodeSteps(_ node: RecipeNode, _ what: String) -> [Step] {
+        if case .scalar(let s, true) = node.content, ScalarResolver.isNull(s) { return [] }
+        guard let items = node.items else {
+            error("the steps of \(what) must be a list, such as `- apply`", node.location)
+            return []
+        }
+        return items.compactMap(decodeStep)
+    }
+
+    private func unknownAction(_ word: String, _ location: SourceLocation) {
+        error(
+            "unknown action `\(word)`" + Suggestion.hint(for: word, in: Self.actionNames) + "; actions are "
+                + Self.actionNames.map { "`\($0)`" }.joined(separator: ", "), location)
+    }
+
+    func decodeStep(_ node: RecipeNode) -> Step? {
+        switch node.content {
+        case .scalar(let word, _):
+            guard Self.actionNames.contains(word) else {
+                unknownAction(word, node.location)
+                return nil
+            }
+            guard Self.bareActions.contains(word) else {
+                error("`\(word)` needs arguments, such as `- \(word): { \(Self.actionKeys[word]?.dropFirst().prefix(2).map { "\($0): …" }.joined(separator: ", ") ?? "") }`", node.location)
+                return nil
+            }
+            return decodeAction(word, arguments: nil, at: node.location)
+        case .mapping(let pairs):
+            guard pairs.count == 1, let pair = pairs.first else {
+                error(
+                    "a step is one action, such as `- accept: { as: bob, zone: Z }`; this one has "
+                        + (pairs.isEmpty ? "none" : pairs.map { "`\($0.key)`" }.joined(separator: ", ")), node.location)
+                return nil
+            }
+            guard Self.actionNames.contains(pair.key) else {
+                unknownAction(pair.key, pair.keyLocation)
+                return nil
+            }
+            return decodeAction(pair.key, arguments: pair.value, at: pair.keyLocation)
+        case .sequence:
+            error("a step is an action, not a list", node.location)
+            return nil
+        }
+    }
+
+    private func decodeAction(_ name: String, arguments: RecipeNode?, at location: SourceLocation) -> Step? {
+        // `- lane: other` names the lane directly.
+        if name == "lane", let arguments, case .scalar(let s, _) = arguments.content, !s.isEmpty {
+            return Step(action: .lane(name: s, parameters: [:]), location: location)
+        }
+        var args: [RecipePair] = []
+        if let arguments {
+            guard let p = pairs(arguments, "the arguments of `\(name)`") else { return nil }
+            args = p
+        }
+        checkKeys(args, allowed: Self.actionKeys[name] ?? [], in: "`\(name)`")
+        func value(_ key: String) -> RecipeNode? { args.first { $0.key == key }?.value }
+        func text(_ key: String, required: Bool) -> String? {
+            guard let node = value(key) else {
+                if required { error("`\(name)` needs `\(key):`", arguments?.location ?? location) }
+                return nil
+            }
+            return string(node, "`\(key)`")
+        }
+        func zoneList(_ key: String) -> [String] {
+            guard let node = value(key) else { return [] }
+            if let items = node.items { return items.compactMap { string($0, "a zone name") } }
+            return string(node, "`\(key)`").map { [$0] } ?? []
+        }
+        var actor: String? = nil
+        if let asNode = value("as") { actor = string(asNode, "`as`") }
+        let before = errors.count
+        let action: Action?
+        switch name {
+        case "plan", "apply":
+            let prune = value("prune").flatMap { bool($0, "`prune`") } ?? false
+            let only = zoneList("only")
+            action = name == "plan" ? .plan(prune: prune, only: only) : .apply(prune: prune, only: only)
+        case "accept", "leave":
+            let zone = text("zone", required: true)
+            let record = text("record", required: false)
+            action = zone.map { name == "accept" ? .accept(zone: $0, record: record) : .leave(zone: $0, record: record) }
+        case "save":
+            let zone = text("zone", required: true)
+            let record = text("record", required: true)
+            let type = text("type", required: true)
+            let parent = text("parent", required: false)
+            var fields: [String: DeclaredValue] = [:]
+            if let fieldsNode = value("fields"), let fieldPairs = pairs(fieldsNode, "`fields`") {
+                for field in fieldPairs {
+                    guard Self.isIdentifier(field.key) else {
+                        error("`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter", field.keyLocation)
+                        continue
+                    }
+                    let context = ValueContext(
+                        zone: zone, path: "lanes/\(zone ?? "")/\(record ?? "")/\(field.key)", index: nil, allowShareURL: true)
+                    if let v = declaredValue(field.value, context) { fields[field.key] = v }
+                }
+            }
+            if let zone, let record, let type {
+                if !Self.isIdentifier(type) { error("`\(type)` is not a record type", value("type")?.location ?? location) }
+                action = .save(zone: zone, record: record, type: type, parent: parent, fields: fields)
+            } else {
+                action = nil
+            }
+        case "delete":
+            let zone = text("zone", required: true)
+            let record = text("record", required: true)
+            if let zone, let record { action = .delete(zone: zone, record: record) } else { action = nil }
+        case "expect":
+            action = decodeExpectation(args, arguments: arguments, location: location).map { .expect($0) }
+        case "export":
+            action = .export(out: text("out", required: false), zones: zoneList("zones"))
+        case "reset":
+            action = .reset
+        case "lane":
+            guard let laneName = text("name", required: true) else { return nil }
+            var parameters: [String: String] = [:]
+            if let paramsNode = value("parameters"), let paramPairs = pairs(paramsNode, "`parameters`") {
+                for p in paramPairs {
+                    guard Variables.isValidName(p.key) else {
+                        error("`\(p.key)` is not a parameter name; use letters, digits and `_`", p.keyLocation)
+                        continue
+                    }
+                    if let v = string(p.value, "parameter `\(p.key)`") { parameters[p.key] = v }
+                }
+            }
+            action = .lane(name: laneName, parameters: parameters)
+        default:
+            action = nil
+        }
+        guard let action, errors.count == before else { return nil }
+        return Step(action: action, actor: actor, location: location)
+    }
+
+    private func decodeExpectation(_ args: [RecipePair], arguments: RecipeNode?, location: SourceLocation) -> Expectation? {
+        func value(_ key: String) -> RecipeNode? { args.first { $0.key == key }?.value }
+        let kinds = ["can", "records", "field"].filter { value($0) != nil }
+        guard kinds.count == 1 else {
+            error(
+                kinds.isEmpty
+                    ? "`expect` needs one of `can:` (access), `records:` (a count) or `field:` (a value)"
+                    : "`expect` checks one thing; it has " + kinds.map { "`\($0):`" }.joined(separator: " and "),
+                arguments?.location ?? location)
+            return nil
+        }
+        switch kinds[0] {
+        case "can":
+            guard let canNode = value("can"), let word = string(canNode, "`can`") else { return nil }
+            guard let capability = Expectation.Capability(rawValue: word) else {
+                error(
+                    "unknown capability `\(word)`" + Suggestion.hint(for: word, in: Expectation.Capability.allCases.map(\.rawValue))
+                        + "; use `read`, `write`, `delete` or `share`", canNode.location)
+                return nil
+            }
+            guard let zoneNode = value("zone") else {
+                error("`expect` with `can:` needs `zone:`", arguments?.location ?? location)
+                return nil
+            }
+            guard let zone = string(zoneNode, "`zone`") else { return nil }
+            let record = value("record").flatMap { string($0, "`record`") }
+            let toBe = value("to_be").flatMap { bool($0, "`to_be`") } ?? true
+            return .access(can: capability, zone: zone, record: record, toBe: toBe)
+        case "records":
+            for key in ["record", "to_be"] where value(key) != nil {
+                error("`\(key)` does not go with `records:` in `expect`", args.first { $0.key == key }?.keyLocation ?? location)
+            }
+            guard let countNode = value("records"), let count = integer(countNode, "`records`") else { return nil }
+            guard count >= 0 else {
+                error("`records` must be 0 or more", countNode.location)
+                return nil
+            }
+            guard let zoneNode = value("zone") else {
+                error("`expect` with `records:` needs `zone:`", arguments?.location ?? location)
+                return nil
+            }
+            guard let zone = string(zoneNode, "`zone`") else { return nil }
+            return .records(zone: zone, count: Int(count))
+        default:
+            guard let fieldNode = value("field"), let fieldPairs = pairs(fieldNode, "`field`") else { return nil }
+            checkKeys(fieldPairs, allowed: Self.fieldExpectationKeys, in: "`field`")
+            var parts: [String: String] = [:]
+            for key in ["zone", "record", "name"] {
+                guard let n = fieldNode[key] else {
+                    error("`field` needs `\(key):`", fieldNode.location)
+                    return nil
+                }
+                guard let s = string(n, "`\(key)`") else { return nil }
+                parts[key] = s
+            }
+            guard let equalsNode = fieldNode["equals"] else {
+                error("`field` needs `equals:`", fieldNode.location)
+                return nil
+            }
+            let zone = parts["zone"] ?? ""
+            let context = ValueContext(zone: zone, path: "expect/\(zone)/\(parts["record"] ?? "")/\(parts["name"] ?? "")", index: nil, allowShareURL: false)
+            guard let equals = fieldValue(equalsNode, context) else { return nil }
+            return .field(zone: zone, record: parts["record"] ?? "", name: parts["name"] ?? "", equals: equals)
+        }
+    }
+}

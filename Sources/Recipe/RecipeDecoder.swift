@@ -1,0 +1,490 @@
+import ShareKit
+
+/// Turns a merged, variable-expanded recipe tree into the declared model, collecting every problem instead
+/// of stopping at the first. Cross-references (users, records, shares, lanes) are checked afterwards by
+/// `RecipeValidator`.
+final class RecipeDecoder {
+    /// At most this many records in a recipe, generated ones included.
+    static let maxRecords = 1_000_000
+    /// The largest `repeat:`.
+    static let maxRepeat = 1_000_000
+
+    static let topLevelKeys = [
+        "sharelane", "name", "description", "container", "environment", "seed", "vars", "include", "users", "owner",
+        "zones", "public", "lanes", "before_all", "after_all", "error",
+    ]
+    static let userKeys = ["email", "name"]
+    static let zoneKeys = ["share", "records", "prune", "absent"]
+    static let recordKeys = ["type", "fields", "children", "parent", "share", "absent", "repeat"]
+    static let shareKeys = ["title", "public_permission", "participants"]
+    static let participantKeys = ["permission", "accepted", "role"]
+    static let publicKeys = ["records"]
+
+    var errors: [RecipeError] = []
+    /// `!ref` and `{ref:}` values, checked once every record is known.
+    var references: [PendingReference] = []
+    /// `!share-url` values, checked once every share is known.
+    var shareURLs: [PendingShareURL] = []
+    /// Where each record's `parent:` key was written, for messages.
+    var parentLocations: [String: SourceLocation] = [:]
+
+    var seed: UInt64 = 0
+    /// Where `owner:` was written.
+    var ownerLocation: SourceLocation?
+    /// The recipe's directory as the user named it; `!asset` values are stored relative to it.
+    let rootDirectory: String
+    private var recordCount = 0
+
+    init(rootDirectory: String) {
+        self.rootDirectory = rootDirectory
+    }
+
+    func error(_ message: String, _ location: SourceLocation) {
+        errors.append(RecipeError(message, at: location))
+    }
+
+    // MARK: - Basic values
+
+    /// The pairs of a mapping; a null value counts as an empty mapping.
+    func pairs(_ node: RecipeNode, _ what: String) -> [RecipePair]? {
+        switch node.content {
+        case .mapping(let pairs): return pairs
+        case .scalar(let s, let plain) where plain && ScalarResolver.isNull(s): return []
+        default:
+            error("\(what) must be a mapping, not \(node.kindDescription)", node.location)
+            return nil
+        }
+    }
+
+    /// Reports keys that `allowed` does not list, with the closest known key as a hint.
+    func checkKeys(_ pairs: [RecipePair], allowed: [String], in what: String) {
+        for pair in pairs where !allowed.contains(pair.key) {
+            if what == "the recipe", pair.key.hasPrefix("x-") { continue }  // extension keys hold anchors
+            var message = "unknown key `\(pair.key)` in \(what)"
+            if let hint = Suggestion.closest(to: pair.key, in: allowed) {
+                message += "; did you mean `\(hint)`?"
+            } else {
+                message += "; expected one of: " + allowed.map { "`\($0)`" }.joined(separator: ", ")
+            }
+            error(message, pair.keyLocation)
+        }
+    }
+
+    func string(_ node: RecipeNode, _ what: String) -> String? {
+        guard case .scalar(let s, let plain) = node.content, !(plain && ScalarResolver.isNull(s)) else {
+            error("\(what) must be text, not \(node.kindDescription)", node.location)
+            return nil
+        }
+        return s
+    }
+
+    func bool(_ node: RecipeNode, _ what: String) -> Bool? {
+        if case .scalar(let s, true) = node.content, case .bool(let b) = ScalarResolver.resolve(s) { return b }
+        error("\(what) must be `true` or `false`, not \(node.kindDescription)", node.location)
+        return nil
+    }
+
+    func integer(_ node: RecipeNode, _ what: String) -> Int64? {
+        if case .scalar(let s, true) = node.content, case .int(let i) = ScalarResolver.resolve(s) { return i }
+        error("\(what) must be a whole number, not \(node.kindDescription)", node.location)
+        return nil
+    }
+
+    /// A permission word: `none`, `read-only` or `read-write`.
+    func permission(_ node: RecipeNode, _ what: String, allowNone: Bool) -> Permission? {
+        guard let word = string(node, what) else { return nil }
+        let words = allowNone ? ["none", "read-only", "read-write"] : ["read-only", "read-write"]
+        if let p = Permission(name: word), allowNone || p != .none { return p }
+        var message = "unknown permission `\(word)` for \(what)"
+        if let hint = Suggestion.closest(to: word, in: words) {
+            message += "; did you mean `\(hint)`?"
+        } else {
+            message += "; use " + words.map { "`\($0)`" }.joined(separator: " or ")
+        }
+        if !allowNone && word == "none" {
+            message = "a participant's permission is `read-only` or `read-write`; remove the participant instead of `none`"
+        }
+        error(message, node.location)
+        return nil
+    }
+
+    // MARK: - The recipe
+
+    func decode(_ root: RecipeNode, file: String, variables: [String: String]) -> Recipe? {
+        guard let top = pairs(root, "a recipe") else { return nil }
+        checkKeys(top, allowed: Self.topLevelKeys, in: "the recipe")
+        let start = SourceLocation(file: file, line: 1, column: 1)
+
+        var formatVersion = 1
+        if let node = root["sharelane"] {
+            if let v = integer(node, "`sharelane`") {
+                if v != 1 {
+                    error("format version \(v) is not supported; this sharelane reads `sharelane: 1`", node.location)
+                }
+                formatVersion = Int(v)
+            }
+        } else {
+            error("missing `sharelane: 1` (the recipe format version)", start)
+        }
+        var name = ""
+        if let node = root["name"] {
+            name = string(node, "`name`") ?? ""
+        } else {
+            error("missing `name:`; it names the recipe in plans and logs", start)
+        }
+        let description = root["description"].flatMap { string($0, "`description`") }
+        var container = "iCloud.local.sharelane"
+        if let node = root["container"], let c = string(node, "`container`") { container = c }
+        var environment = CloudKitEnvironment.development
+        if let node = root["environment"], let word = string(node, "`environment`") {
+            if let e = CloudKitEnvironment(rawValue: word) {
+                environment = e
+            } else {
+                error(
+                    "unknown environment `\(word)`"
+                        + (Suggestion.closest(to: word, in: ["development", "production"]).map { "; did you mean `\($0)`?" }
+                            ?? "; use `development` or `production`"), node.location)
+            }
+        }
+        if let node = root["seed"] {
+            if case .scalar(let s, true) = node.content, case .int(let i) = ScalarResolver.resolve(s), i >= 0 {
+                seed = UInt64(i)
+            } else {
+                error("`seed` must be a whole number ≥ 0, not \(node.kindDescription)", node.location)
+            }
+        }
+
+        let users = decodeUsers(root["users"])
+        var owner = ""
+        if let node = root["owner"] {
+            owner = string(node, "`owner`") ?? ""
+            ownerLocation = node.location
+        } else if users.count == 1 {
+            owner = users[0].handle
+        } else if users.isEmpty {
+            error("no `users:`; declare at least the owner, e.g. `users: { alice: { email: alice@example.com } }`", root["users"]?.location ?? start)
+        } else {
+            error(
+                "`owner:` is missing and there are \(users.count) users; say whose private database holds the zones, e.g. `owner: \(users[0].handle)`",
+                start)
+        }
+
+        var zones: [DeclaredZone] = []
+        if let node = root["zones"], let zonePairs = pairs(node, "`zones`") {
+            for pair in zonePairs {
+                if let zone = decodeZone(pair) { zones.append(zone) }
+            }
+        }
+        var publicRecords: [DeclaredRecord] = []
+        if let node = root["public"], let publicPairs = pairs(node, "`public`") {
+            checkKeys(publicPairs, allowed: Self.publicKeys, in: "`public`")
+            if let recordsNode = node["records"] {
+                decodeRecords(recordsNode, zone: nil, parent: nil, index: nil, into: &publicRecords)
+            }
+        }
+
+        var lanes: [Lane] = []
+        if let node = root["lanes"], let lanePairs = pairs(node, "`lanes`") {
+            for pair in lanePairs {
+                if let lane = decodeLane(pair) { lanes.append(lane) }
+            }
+        }
+        let beforeAll = root["before_all"].map { decodeSteps($0, "`before_all`") } ?? []
+        let afterAll = root["after_all"].map { decodeSteps($0, "`after_all`") } ?? []
+        let onError = root["error"].map { decodeSteps($0, "`error`") } ?? []
+
+        return Recipe(
+            formatVersion: formatVersion, name: name, description: description, container: container,
+            environment: environment, seed: seed, file: file, variables: variables, users: users, owner: owner,
+            zones: zones, publicRecords: publicRecords, lanes: lanes, beforeAll: beforeAll, afterAll: afterAll,
+            onError: onError)
+    }
+
+    // MARK: - Users
+
+    private func decodeUsers(_ node: RecipeNode?) -> [DeclaredUser] {
+        guard let node, let userPairs = pairs(node, "`users`") else { return [] }
+        var users: [DeclaredUser] = []
+        var emails: [String: SourceLocation] = [:]
+        for pair in userPairs {
+            guard Self.isHandle(pair.key) else {
+                error("`\(pair.key)` is not a user handle; use letters, digits, `-`, `_` and `.`", pair.keyLocation)
+                continue
+            }
+            var email: String? = nil
+            var displayName: String? = nil
+            switch pair.value.content {
+            case .scalar:
+                email = string(pair.value, "user `\(pair.key)`")
+            case .mapping(let fields):
+                checkKeys(fields, allowed: Self.userKeys, in: "user `\(pair.key)`")
+                if let e = pair.value["email"] {
+                    email = string(e, "`email`")
+                } else {
+                    error("user `\(pair.key)` needs an `email:`", pair.value.location)
+                }
+                displayName = pair.value["name"].flatMap { string($0, "`name`") }
+            case .sequence:
+                error("user `\(pair.key)` must be a mapping such as `{ email: \(pair.key)@example.com }`", pair.value.location)
+            }
+            guard let email else { continue }
+            if !email.contains("@") {
+                error("`\(email)` is not an email address", pair.value["email"]?.location ?? pair.value.location)
+            }
+            let key = email.lowercased()
+            if let first = emails[key] {
+                error("email `\(email)` is already used by another user (at \(first))", pair.value.location)
+            }
+            emails[key] = pair.value.location
+            users.append(DeclaredUser(handle: pair.key, email: email, name: displayName, location: pair.keyLocation))
+        }
+        return users
+    }
+
+    static func isHandle(_ s: String) -> Bool {
+        !s.isEmpty && s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+    }
+
+    // MARK: - Zones
+
+    private func decodeZone(_ pair: RecipePair) -> DeclaredZone? {
+        let name = pair.key
+        if name.isEmpty || name.utf8.count > 255 {
+            error("a zone name is 1 to 255 characters", pair.keyLocation)
+        }
+        guard let zonePairs = pairs(pair.value, "zone `\(name)`") else { return nil }
+        checkKeys(zonePairs, allowed: Self.zoneKeys, in: "zone `\(name)`")
+        var zone = DeclaredZone(name: name, location: pair.keyLocation)
+        if let node = pair.value["prune"] { zone.prune = bool(node, "`prune`") ?? false }
+        if let node = pair.value["absent"] { zone.absent = bool(node, "`absent`") ?? false }
+        if let node = pair.value["share"] {
+            zone.share = decodeShare(node, owner: "zone `\(name)`", at: keyLocation(pair.value, "share") ?? node.location)
+            if name == defaultZoneName, case .share = zone.share {
+                error("`\(defaultZoneName)` cannot be shared; CloudKit shares live in custom zones", node.location)
+            }
+        }
+        if let node = pair.value["records"] {
+            decodeRecords(node, zone: name, parent: nil, index: nil, into: &zone.records)
+        }
+        if zone.absent && (zone.share != nil || !zone.records.isEmpty) {
+            error("zone `\(name)` is `absent: true` and cannot also declare records or a share", pair.keyLocation)
+        }
+        return zone
+    }
+
+    // MARK: - Shares
+
+    /// Where `key` is written in a mapping node.
+    func keyLocation(_ node: RecipeNode, _ key: String) -> SourceLocation? {
+        node.pairs?.first { $0.key == key }?.keyLocation
+    }
+
+    /// Decodes a `share:` value; `at` is where the `share:` key is, which locates the share in messages.
+    func decodeShare(_ node: RecipeNode, owner: String, at keyLocation: SourceLocation) -> ShareDeclaration? {
+        if case .scalar(let s, let plain) = node.content, !(plain && ScalarResolver.isNull(s)) {
+            if s == "none" { return ShareDeclaration.none }
+            error("`share` is a mapping (`title`, `public_permission`, `participants`) or `none`, not `\(s)`", node.location)
+            return nil
+        }
+        guard let sharePairs = pairs(node, "the share of \(owner)") else { return nil }
+        checkKeys(sharePairs, allowed: Self.shareKeys, in: "the share of \(owner)")
+        var share = DeclaredShare(location: keyLocation)
+        share.title = node["title"].flatMap { string($0, "`title`") }
+        var publicNode: RecipeNode? = nil
+        if let p = node["public_permission"] {
+            publicNode = p
+            share.publicPermission = permission(p, "`public_permission`", allowNone: true) ?? .none
+        }
+        if let participantsNode = node["participants"] {
+            share.participants = decodeParticipants(participantsNode)
+            if share.participants.count > 100 {
+                error(
+                    "a share has at most 100 participants; this one has \(share.participants.count)",
+                    self.keyLocation(node, "participants") ?? participantsNode.location)
+            }
+            if !share.participants.isEmpty, share.publicPermission != .none, let publicNode {
+                error(
+                    "a share with participants must have `public_permission: none`; CloudKit does not mix invited participants with public access",
+                    publicNode.location)
+            }
+        }
+        return .share(share)
+    }
+
+    private func decodeParticipants(_ node: RecipeNode) -> [DeclaredParticipant] {
+        guard let participantPairs = pairs(node, "`participants`") else { return [] }
+        var participants: [DeclaredParticipant] = []
+        for pair in participantPairs {
+            var participant = DeclaredParticipant(handle: pair.key, permission: .readOnly, location: pair.keyLocation)
+            switch pair.value.content {
+            case .scalar:
+                guard let p = permission(pair.value, "participant `\(pair.key)`", allowNone: false) else { continue }
+                participant.permission = p
+            case .mapping(let fields):
+                checkKeys(fields, allowed: Self.participantKeys, in: "participant `\(pair.key)`")
+                if let p = pair.value["permission"] {
+                    guard let permission = permission(p, "participant `\(pair.key)`", allowNone: false) else { continue }
+                    participant.permission = permission
+                } else {
+                    error("participant `\(pair.key)` needs a `permission:` (`read-only` or `read-write`)", pair.value.location)
+                    continue
+                }
+                if let a = pair.value["accepted"] { participant.accepted = bool(a, "`accepted`") ?? true }
+                if let r = pair.value["role"], let word = string(r, "`role`") {
+                    switch word {
+                    case "administrator": participant.role = .administrator
+                    case "private-user", "user": participant.role = .privateUser
+                    default:
+                        error(
+                            "unknown role `\(word)`"
+                                + (Suggestion.closest(to: word, in: ["administrator", "private-user"]).map { "; did you mean `\($0)`?" }
+                                    ?? "; a participant's role is `administrator` or `private-user`"), r.location)
+                    }
+                }
+            case .sequence:
+                error("participant `\(pair.key)` is a permission or a mapping, not a list", pair.value.location)
+                continue
+            }
+            participants.append(participant)
+        }
+        return participants
+    }
+
+    // MARK: - Records
+
+    /// Decodes a `records:` or `children:` mapping, flattening children after their parent.
+    /// - Parameters:
+    ///   - zone: the zone name, nil for the public database.
+    ///   - index: the `i` of the nearest enclosing `repeat:`.
+    func decodeRecords(_ node: RecipeNode, zone: String?, parent: String?, index: Int?, into out: inout [DeclaredRecord]) {
+        guard let recordPairs = pairs(node, parent == nil ? "`records`" : "`children`") else { return }
+        for pair in recordPairs {
+            guard let spec = pairs(pair.value, "record `\(pair.key)`") else { continue }
+            if let repeatNode = pair.value["repeat"] {
+                guard let count = integer(repeatNode, "`repeat`") else { continue }
+                guard count >= 0, count <= Self.maxRepeat else {
+                    error("`repeat` must be between 0 and \(Self.maxRepeat)", repeatNode.location)
+                    continue
+                }
+                guard pair.key.contains("{{") else {
+                    error("a record with `repeat:` needs `{{i}}` in its name, such as `\"\(pair.key)-{{i}}\"`", pair.keyLocation)
+                    continue
+                }
+                if count == 0 { continue }
+                for i in 1...Int(count) {
+                    let before = errors.count
+                    decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: i, into: &out)
+                    // One broken template would otherwise be reported once per generated record.
+                    if errors.count > before || recordCount > Self.maxRecords { break }
+                }
+            } else {
+                decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: index, into: &out)
+            }
+        }
+    }
+
+    private func decodeRecord(
+        _ pair: RecipePair, spec: [RecipePair], zone: String?, parent: String?, index: Int?, into out: inout [DeclaredRecord]
+    ) {
+        recordCount += 1
+        if recordCount == Self.maxRecords + 1 {
+            error("the recipe declares more than \(Self.maxRecords) records", pair.keyLocation)
+        }
+        if recordCount > Self.maxRecords { return }
+        let zonePath = zone.map { "zones/\($0)" } ?? "public"
+        var name = pair.key
+        if Template.containsPlaceholder(pair.key) {
+            do {
+                name = try Template.expand(pair.key, index: index, seed: seed, path: "\(zonePath)/names/\(pair.key)/\(index ?? 0)").text
+            } catch {
+                self.error("record name `\(pair.key)`: \(error.message)", pair.keyLocation)
+                return
+            }
+        }
+        if name.isEmpty || name.utf8.count > 255 {
+            error("a record name is 1 to 255 characters", pair.keyLocation)
+        } else if name == zoneShareRecordName || name.hasPrefix("_") {
+            error("`\(name)` is reserved by CloudKit; record names may not start with `_` or be `\(zoneShareRecordName)`", pair.keyLocation)
+        }
+        checkKeys(spec, allowed: Self.recordKeys, in: "record `\(name)`")
+        let node = pair.value
+        var record = DeclaredRecord(name: name, type: "", parent: parent, location: pair.keyLocation)
+        if let absentNode = node["absent"] { record.absent = bool(absentNode, "`absent`") ?? false }
+        if let typeNode = node["type"] {
+            if let type = string(typeNode, "`type`") {
+                if Self.isIdentifier(type) {
+                    record.type = type
+                } else {
+                    error("`\(type)` is not a record type; use letters, digits and `_`, starting with a letter", typeNode.location)
+                }
+            }
+        } else if !record.absent {
+            error("record `\(name)` needs a `type:`", pair.keyLocation)
+        }
+        if let parentNode = node["parent"], let explicit = string(parentNode, "`parent`") {
+            if let parent {
+                error("record `\(name)` is nested under `\(parent)` and also names `parent: \(explicit)`; keep one", parentNode.location)
+            } else {
+                record.parent = explicit
+                parentLocations[(zone ?? "") + "\u{0}" + name] = parentNode.location
+            }
+        }
+        if let fieldsNode = node["fields"], let fieldPairs = pairs(fieldsNode, "`fields`") {
+            for field in fieldPairs {
+                guard Self.isIdentifier(field.key), field.key.utf8.count <= 255 else {
+                    error("`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter", field.keyLocation)
+                    continue
+                }
+                let context = ValueContext(zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true)
+                if let value = declaredValue(field.value, context) { record.fields[field.key] = value }
+            }
+        }
+        if let shareNode = node["share"] {
+            if zone == nil {
+                error("records of the public database cannot be shared", shareNode.location)
+            } else {
+                record.share = decodeShare(shareNode, owner: "record `\(name)`", at: keyLocation(node, "share") ?? shareNode.location)
+                if zone == defaultZoneName, case .share = record.share {
+                    error("records in `\(defaultZoneName)` cannot be shared; CloudKit shares live in custom zones", shareNode.location)
+                }
+            }
+        }
+        out.append(record)
+        if let childrenNode = node["children"] {
+            decodeRecords(childrenNode, zone: zone, parent: name, index: index, into: &out)
+        }
+    }
+
+    static func isIdentifier(_ s: String) -> Bool {
+        guard let first = s.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+        return s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+    }
+}
+
+/// A reference to check once all records are known.
+struct PendingReference {
+    /// The zone of the record holding the reference; nil for the public database.
+    var fromZone: String?
+    /// The zone the reference names; nil means `fromZone`.
+    var zone: String?
+    var recordName: String
+    var location: SourceLocation
+}
+
+/// A `!share-url` to check once all shares are known.
+struct PendingShareURL {
+    var zone: String
+    var record: String?
+    var location: SourceLocation
+}
+
+extension Template.Result {
+    /// The result as text.
+    var text: String {
+        switch self {
+        case .text(let s): s
+        case .int(let i): String(i)
+        case .timestamp(let ms): Template.isoDate(ms)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// One problem in a recipe, at a place in a file.
+///
+/// Prints as `FILE:LINE:COLUMN: error: MESSAGE`, the form compilers use, so editors and CI logs link to it.
+public struct RecipeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Where the problem is; nil for problems that have no place (a file that cannot be read).
+    public var location: SourceLocation?
+    /// What is wrong and, where it helps, what to do.
+    public var message: String
+    /// The file, when there is no line to point at.
+    public var file: String?
+
+    public init(_ message: String, at location: SourceLocation) {
+        self.location = location
+        self.message = message
+        self.file = location.file
+    }
+
+    public init(_ message: String, file: String) {
+        self.location = nil
+        self.message = message
+        self.file = file
+    }
+
+    public var description: String {
+        if let location { return "\(location): error: \(message)" }
+        if let file { return "\(file): error: \(message)" }
+        return "error: \(message)"
+    }
+}
+
+/// Every problem found in a recipe, thrown together so that one run reports them all.
+public struct RecipeErrors: Error, Sendable, CustomStringConvertible {
+    /// The problems, in the order of the files and lines they point at.
+    public var errors: [RecipeError]
+
+    public init(_ errors: [RecipeError]) {
+        self.errors = errors
+    }
+
+    /// One line per problem.
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// Loads a recipe: reads the YAML and its includes, expands variables and generated records, decodes the
+/// declared state and validates it, reporting every problem at once.
+///
+/// ```swift
+/// let recipe = try RecipeLoader(overrides: ["owner_email": "ann@example.com"]).load(path: "Recipes/sharelane.yaml")
+/// ```
+public struct RecipeLoader: Sendable {
+    /// The process environment, consulted by `${NAME}` after `vars:`.
+    public var environment: [String: String]
+    /// `--var KEY=VALUE` and lane parameters; they beat `vars:`.
+    public var overrides: [String: String]
+    /// `--env NAME`: also load `.env.NAME` beside the recipe.
+    public var envName: String?
+
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, overrides: [String: String] = [:],
+        envName: String? = nil
+    ) {
+        self.environment = environment
+        self.overrides = overrides
+        self.envName = envName
+    }
+
+    /// Loads and validates the recipe at `path`; messages show `path` as given.
+    /// - Throws: `RecipeErrors` with every problem found, each located in the file it is in.
+    public func load(path: String) throws(RecipeErrors) -> Recipe {
+        var includes = IncludeResolver()
+        let tree = includes.load(path: path)
+        return try finish(tree, file: path, errors: includes.errors)
+    }
+
+    /// Loads a recipe given as text; `file` names it in messages, and includes, `.env` files and assets are
+    /// looked up beside it.
+    /// - Throws: `RecipeErrors` with every problem found.
+    public func load(yaml: String, file: String) throws(RecipeErrors) -> Recipe {
+        var includes = IncludeResolver()
+        var tree: RecipeNode? = nil
+        do {
+            let root = try YAMLReader(displayPath: file).parse(text: yaml)
+            tree = includes.resolveIncludes(of: root, path: file, identity: RecipePath.identity(file), chain: [])
+        } catch {
+            throw error
+        }
+        return try finish(tree, file: file, errors: includes.errors)
+    }
+
+    private func finish(_ tree: RecipeNode?, file: String, errors initial: [RecipeError]) throws(RecipeErrors) -> Recipe {
+        var errors = initial
+        let directory = RecipePath.directory(of: file)
+        var envFiles: [[String: String]] = []
+        if let envName {
+            let envPath = RecipePath.join(directory, ".env.\(envName)")
+            if let text = try? String(contentsOfFile: envPath, encoding: .utf8) {
+                let parsed = DotEnv.parse(text, file: envPath)
+                envFiles.append(parsed.values)
+                errors += parsed.errors
+            } else {
+                errors.append(RecipeError("`--env \(envName)` needs the file \(envPath) beside the recipe; it does not exist or cannot be read", file: file))
+            }
+        }
+        let dotEnvPath = RecipePath.join(directory, ".env")
+        if FileManager.default.fileExists(atPath: dotEnvPath), let text = try? String(contentsOfFile: dotEnvPath, encoding: .utf8) {
+            let parsed = DotEnv.parse(text, file: dotEnvPath)
+            envFiles.append(parsed.values)
+            errors += parsed.errors
+        }
+        guard let tree else { throw RecipeErrors(Self.sorted(errors)) }
+
+        var variables = Variables(overrides: overrides, vars: [:], environment: environment, envFiles: envFiles)
+        // `vars:` values may use the environment and overrides, not each other.
+        if let varsNode = tree["vars"] {
+            if let pairs = varsNode.pairs {
+                for pair in pairs {
+                    guard Variables.isValidName(pair.key) else {
+                        errors.append(RecipeError("`\(pair.key)` is not a variable name; use letters, digits and `_`", at: pair.keyLocation))
+                        continue
+                    }
+                    guard let text = pair.value.scalar else {
+                        errors.append(RecipeError("variable `\(pair.key)` must be text, not \(pair.value.kindDescription)", at: pair.value.location))
+                        continue
+                    }
+                    do {
+                        variables.vars[pair.key] = try variables.expand(text, includeVars: false)
+                    } catch {
+                        errors.append(RecipeError(error.message, at: pair.value.location))
+                    }
+                }
+            } else if !(varsNode.scalar.map(ScalarResolver.isNull) ?? false) {
+                errors.append(RecipeError("`vars` must be a mapping of names to values", at: varsNode.location))
+            }
+        }
+        let expanded = expand(tree, variables, errors: &errors, isTop: true)
+        // A value whose variable is unknown would cause follow-on errors at the same place; report it once.
+        let variableErrorPlaces = Set(errors.compactMap(\.location))
+
+        var merged = variables.vars
+        for (key, value) in overrides { merged[key] = value }
+        let decoder = RecipeDecoder(rootDirectory: directory)
+        let decoded = decoder.decode(expanded, file: file, variables: merged)
+        errors += decoder.errors.filter { !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0)) }
+        guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors)) }
+        var validator = RecipeValidator()
+        validator.validate(&recipe, decoder: decoder)
+        errors += validator.errors.filter { !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0)) }
+        if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors)) }
+        return recipe
+    }
+
+    /// Substitutes `${…}` in every key and scalar except the `vars:` block.
+    private func expand(_ node: RecipeNode, _ variables: Variables, errors: inout [RecipeError], isTop: Bool = false) -> RecipeNode {
+        var node = node
+        switch node.content {
+        case .scalar(let text, let plain):
+            guard text.contains("${") || text.contains("$${") else { return node }
+            do {
+                node.content = .scalar(try variables.expand(text), plain: plain)
+            } catch {
+                errors.append(RecipeError(error.message, at: node.location))
+            }
+        case .sequence(let items):
+            node.content = .sequence(items.map { expand($0, variables, errors: &errors) })
+        case .mapping(let pairs):
+            var out: [RecipePair] = []
+            out.reserveCapacity(pairs.count)
+            for var pair in pairs {
+                if isTop && pair.key == "vars" {
+                    out.append(pair)
+                    continue
+                }
+                if pair.key.contains("${") {
+                    do {
+                        pair.key = try variables.expand(pair.key)
+                    } catch {
+                        errors.append(RecipeError(error.message, at: pair.keyLocation))
+                    }
+                }
+                pair.value = expand(pair.value, variables, errors: &errors)
+                out.append(pair)
+            }
+            node.content = .mapping(out)
+        }
+        return node
+    }
+
+    /// Errors grouped by file (in the order files were first reported), then by line and column; duplicates
+    /// (the same template failing in every generated record) once.
+    static func sorted(_ errors: [RecipeError]) -> [RecipeError] {
+        var fileOrder: [String: Int] = [:]
+        for e in errors where fileOrder[e.file ?? ""] == nil { fileOrder[e.file ?? ""] = fileOrder.count }
+        var seen = Set<RecipeError>()
+        let unique = errors.filter { seen.insert($0).inserted }
+        return unique.enumerated().sorted { a, b in
+            let fa = fileOrder[a.element.file ?? ""] ?? 0
+            let fb = fileOrder[b.element.file ?? ""] ?? 0
+            if fa != fb { return fa < fb }
+            let la = (a.element.location?.line ?? 0, a.element.location?.column ?? 0)
+            let lb = (b.element.location?.line ?? 0, b.element.location?.column ?? 0)
+            if la != lb { return la < lb }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+}

@@ -1,0 +1,60 @@
+/// A YAML node as the loader works on it: Yams' tree with aliases expanded, keys as strings, and every node
+/// carrying the file, line and column it came from (includes merge nodes of several files).
+struct RecipeNode: Sendable {
+    enum Content: Sendable {
+        /// A scalar; `plain` is false for quoted and block scalars, whose text is never typed (`"2"` stays a string).
+        case scalar(String, plain: Bool)
+        case sequence([RecipeNode])
+        case mapping([RecipePair])
+    }
+
+    var content: Content
+    /// An explicit tag other than the standard ones, such as `!ref`; nil when the node has none.
+    var tag: String?
+    var location: SourceLocation
+
+    init(_ content: Content, tag: String? = nil, location: SourceLocation) {
+        self.content = content
+        self.tag = tag
+        self.location = location
+    }
+
+    /// The scalar text, or nil for a collection.
+    var scalar: String? {
+        if case .scalar(let s, _) = content { return s }
+        return nil
+    }
+
+    var pairs: [RecipePair]? {
+        if case .mapping(let p) = content { return p }
+        return nil
+    }
+
+    var items: [RecipeNode]? {
+        if case .sequence(let n) = content { return n }
+        return nil
+    }
+
+    /// The value under `key` in a mapping.
+    subscript(key: String) -> RecipeNode? {
+        pairs?.first { $0.key == key }?.value
+    }
+
+    /// What the node is, for messages: `a string`, `a list`, `a mapping`.
+    var kindDescription: String {
+        switch content {
+        case .scalar(let s, let plain):
+            if plain, ScalarResolver.isNull(s) { return "null" }
+            return "a scalar (\(s.count > 40 ? String(s.prefix(40)) + "…" : s))"
+        case .sequence: return "a list"
+        case .mapping: return "a mapping"
+        }
+    }
+}
+
+/// A key and its value in a mapping; keys are scalars in recipes.
+struct RecipePair: Sendable {
+    var key: String
+    var keyLocation: SourceLocation
+    var value: RecipeNode
+}

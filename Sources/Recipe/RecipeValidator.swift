@@ -1,0 +1,279 @@
+import ShareKit
+
+/// Checks what spans the whole recipe: names that must point at declared users, records, shares and lanes,
+/// one share per record, and record order (parents before children).
+struct RecipeValidator {
+    var errors: [RecipeError] = []
+    private var handles: [String] = []
+
+    private mutating func error(_ message: String, _ location: SourceLocation) {
+        errors.append(RecipeError(message, at: location))
+    }
+
+    /// Validates `recipe`, reordering each zone's records so parents come first.
+    mutating func validate(_ recipe: inout Recipe, decoder: RecipeDecoder) {
+        handles = recipe.users.map(\.handle)
+        if !recipe.owner.isEmpty, let ownerLocation = decoder.ownerLocation {
+            checkUser(recipe.owner, "`owner`", ownerLocation)
+        }
+
+        // Records saved by lane steps count as known to later steps and references.
+        var savedRecords: [String: Set<String>] = [:]
+        for step in allSteps(recipe) {
+            if case .save(let zone, let record, _, _, _) = step.action { savedRecords[zone, default: []].insert(record) }
+        }
+
+        var zoneRecords: [String: Set<String>] = [:]
+        var zoneNames = Set<String>()
+        for zoneIndex in recipe.zones.indices {
+            let zone = recipe.zones[zoneIndex]
+            if zoneNames.contains(zone.name) {
+                error("zone `\(zone.name)` is declared twice", zone.location)
+            }
+            zoneNames.insert(zone.name)
+            recipe.zones[zoneIndex].records = checkRecords(zone.records, zone: zone.name, decoder: decoder)
+            zoneRecords[zone.name] = Set(zone.records.map(\.name))
+            checkShares(recipe.zones[zoneIndex], owner: recipe.owner)
+        }
+        recipe.publicRecords = checkRecords(recipe.publicRecords, zone: nil, decoder: decoder)
+        let publicNames = Set(recipe.publicRecords.map(\.name))
+
+        for reference in decoder.references {
+            let zone = reference.zone ?? reference.fromZone
+            let known: Set<String>
+            let place: String
+            if let zone {
+                guard zoneNames.contains(zone) || savedRecords[zone] != nil else {
+                    error("reference to `\(reference.recordName)` names zone `\(zone)`, which the recipe does not declare" + Suggestion.hint(for: zone, in: Array(zoneNames)), reference.location)
+                    continue
+                }
+                known = zoneRecords[zone, default: []].union(savedRecords[zone, default: []])
+                place = "zone `\(zone)`"
+            } else {
+                known = publicNames
+                place = "the public database"
+            }
+            if !known.contains(reference.recordName) {
+                error(
+                    "`\(reference.recordName)` names no record in \(place)" + Suggestion.hint(for: reference.recordName, in: Array(known)),
+                    reference.location)
+            }
+        }
+
+        for url in decoder.shareURLs {
+            guard let zone = recipe.zone(url.zone) else {
+                error("`!share-url \(url.zone)` names no declared zone" + Suggestion.hint(for: url.zone, in: Array(zoneNames)), url.location)
+                continue
+            }
+            if let recordName = url.record {
+                guard let record = zone.records.first(where: { $0.name == recordName }) else {
+                    error("`!share-url \(url.zone)/\(recordName)` names no record of zone `\(url.zone)`" + Suggestion.hint(for: recordName, in: zone.records.map(\.name)), url.location)
+                    continue
+                }
+                guard case .share = record.share else {
+                    error("`!share-url \(url.zone)/\(recordName)`: record `\(recordName)` declares no share", url.location)
+                    continue
+                }
+            } else {
+                guard case .share = zone.share else {
+                    error("`!share-url \(url.zone)`: zone `\(url.zone)` declares no zone-wide share (name a shared record as `ZONE/RECORD`)", url.location)
+                    continue
+                }
+            }
+        }
+
+        checkLanes(recipe, zoneNames: zoneNames, zoneRecords: zoneRecords, savedRecords: savedRecords)
+    }
+
+    private mutating func checkUser(_ handle: String, _ what: String, _ location: SourceLocation) {
+        guard !handles.contains(handle) else { return }
+        error("\(what) `\(handle)` names no user" + Suggestion.hint(for: handle, in: handles) + "; users are declared under `users:`", location)
+    }
+
+    private func allSteps(_ recipe: Recipe) -> [Step] {
+        recipe.lanes.flatMap(\.steps) + recipe.beforeAll + recipe.afterAll + recipe.onError
+    }
+
+    /// Duplicate names, parents that name nothing, parent cycles; returns the records with parents first.
+    private mutating func checkRecords(_ records: [DeclaredRecord], zone: String?, decoder: RecipeDecoder) -> [DeclaredRecord] {
+        let place = zone.map { "zone `\($0)`" } ?? "the public database"
+        var byName: [String: Int] = [:]
+        for (i, record) in records.enumerated() {
+            if let first = byName[record.name] {
+                error("record `\(record.name)` is declared twice in \(place) (first at \(records[first].location))", record.location)
+            } else {
+                byName[record.name] = i
+            }
+        }
+        var parentOK = [Bool](repeating: true, count: records.count)
+        for (i, record) in records.enumerated() {
+            guard let parent = record.parent else { continue }
+            if byName[parent] == nil {
+                let location = decoder.parentLocations[(zone ?? "") + "\u{0}" + record.name] ?? record.location
+                error("parent `\(parent)` of record `\(record.name)` names no record in \(place)" + Suggestion.hint(for: parent, in: Array(byName.keys)), location)
+                parentOK[i] = false
+            }
+        }
+        // Parents before children: a stable depth-first order that also finds cycles.
+        var children: [String: [Int]] = [:]
+        var roots: [Int] = []
+        for (i, record) in records.enumerated() {
+            if let parent = record.parent, parentOK[i], byName[parent] != nil, byName[record.name] == i {
+                children[parent, default: []].append(i)
+            } else {
+                roots.append(i)
+            }
+        }
+        var ordered: [DeclaredRecord] = []
+        ordered.reserveCapacity(records.count)
+        var placed = [Bool](repeating: false, count: records.count)
+        var stack: [Int] = []
+        for root in roots.reversed() { stack.append(root) }
+        while let i = stack.popLast() {
+            if placed[i] { continue }
+            placed[i] = true
+            ordered.append(records[i])
+            if byName[records[i].name] == i, let kids = children[records[i].name] {
+                for kid in kids.reversed() { stack.append(kid) }
+            }
+        }
+        for (i, record) in records.enumerated() where !placed[i] {
+            error("record `\(record.name)` is in a parent cycle (its `parent:` chain leads back to itself)", decoder.parentLocations[(zone ?? "") + "\u{0}" + record.name] ?? record.location)
+            ordered.append(record)
+        }
+        return ordered
+    }
+
+    /// Participants name users (not the owner), and a record takes part in at most one share.
+    private mutating func checkShares(_ zone: DeclaredZone, owner: String) {
+        func checkParticipants(_ share: DeclaredShare) {
+            for participant in share.participants {
+                checkUser(participant.handle, "participant", participant.location)
+                if participant.handle == owner {
+                    error("`\(owner)` owns the share and cannot also be a participant", participant.location)
+                }
+            }
+        }
+        var zoneShared = false
+        if case .share(let share) = zone.share {
+            zoneShared = true
+            checkParticipants(share)
+        }
+        var parentOf: [String: String] = [:]
+        var sharedRoots: [String: SourceLocation] = [:]
+        for record in zone.records {
+            if let parent = record.parent { parentOf[record.name] = parent }
+            if case .share(let share) = record.share {
+                sharedRoots[record.name] = share.location
+                checkParticipants(share)
+            }
+        }
+        for record in zone.records {
+            guard case .share(let share) = record.share else { continue }
+            if zoneShared {
+                error(
+                    "record `\(record.name)` is in two shares: zone `\(zone.name)` is shared as a whole, so it cannot also share this record (a record takes part in one share)",
+                    share.location)
+                continue
+            }
+            var ancestor = record.parent
+            var seen: Set<String> = [record.name]
+            while let a = ancestor, !seen.contains(a) {
+                seen.insert(a)
+                if sharedRoots[a] != nil {
+                    error(
+                        "record `\(record.name)` is in two shares: its ancestor `\(a)` roots a share that already holds it (a record takes part in one share)",
+                        share.location)
+                    break
+                }
+                ancestor = parentOf[a]
+            }
+        }
+    }
+
+    private mutating func checkLanes(
+        _ recipe: Recipe, zoneNames: Set<String>, zoneRecords: [String: Set<String>], savedRecords: [String: Set<String>]
+    ) {
+        let laneNames = recipe.lanes.map(\.name)
+        var seen = Set<String>()
+        for lane in recipe.lanes {
+            if seen.contains(lane.name) { error("lane `\(lane.name)` is declared twice", lane.location) }
+            seen.insert(lane.name)
+        }
+        func checkZone(_ zone: String, _ location: SourceLocation) -> Bool {
+            if zoneNames.contains(zone) { return true }
+            error("zone `\(zone)` is not declared in the recipe" + Suggestion.hint(for: zone, in: Array(zoneNames)), location)
+            return false
+        }
+        func checkRecord(_ zone: String, _ record: String, _ location: SourceLocation) {
+            let known = zoneRecords[zone, default: []].union(savedRecords[zone, default: []])
+            if !known.contains(record) {
+                error(
+                    "record `\(record)` is not declared in zone `\(zone)` nor saved by a step" + Suggestion.hint(for: record, in: Array(known)),
+                    location)
+            }
+        }
+        for step in allSteps(recipe) {
+            if let actor = step.actor { checkUser(actor, "`as:`", step.location) }
+            switch step.action {
+            case .plan(_, let only), .apply(_, let only):
+                for zone in only { _ = checkZone(zone, step.location) }
+            case .export(_, let zones):
+                for zone in zones { _ = checkZone(zone, step.location) }
+            case .accept(let zone, let record), .leave(let zone, let record):
+                guard checkZone(zone, step.location) else { break }
+                if let record {
+                    if let declared = recipe.zone(zone)?.records.first(where: { $0.name == record }) {
+                        if case .share = declared.share {} else {
+                            error("record `\(record)` of zone `\(zone)` roots no share to accept or leave", step.location)
+                        }
+                    } else {
+                        checkRecord(zone, record, step.location)
+                    }
+                }
+            case .save(let zone, _, _, let parent, _):
+                if checkZone(zone, step.location), let parent { checkRecord(zone, parent, step.location) }
+            case .delete(let zone, let record):
+                if checkZone(zone, step.location) { checkRecord(zone, record, step.location) }
+            case .expect(let expectation):
+                switch expectation {
+                case .access(_, let zone, let record, _):
+                    if checkZone(zone, step.location), let record { checkRecord(zone, record, step.location) }
+                case .records(let zone, _):
+                    _ = checkZone(zone, step.location)
+                case .field(let zone, let record, _, _):
+                    if checkZone(zone, step.location) { checkRecord(zone, record, step.location) }
+                }
+            case .lane(let name, _):
+                if !laneNames.contains(name) {
+                    error("lane `\(name)` is not declared" + Suggestion.hint(for: name, in: laneNames), step.location)
+                }
+            case .reset:
+                break
+            }
+        }
+        // Lanes that call each other in a circle would never end.
+        var calls: [String: [String]] = [:]
+        for lane in recipe.lanes {
+            calls[lane.name] = lane.steps.compactMap { if case .lane(let n, _) = $0.action { return n } else { return nil } }
+        }
+        var state: [String: Int] = [:]  // 1 visiting, 2 done
+        var reported = false
+        func visit(_ name: String, _ path: [String]) {
+            if reported { return }
+            if state[name] == 1 {
+                if let lane = recipe.lane(path.first ?? name) {
+                    let start = path.firstIndex(of: name) ?? 0
+                    error("lanes call each other in a cycle: " + (path[start...] + [name]).joined(separator: " → "), lane.location)
+                }
+                reported = true
+                return
+            }
+            if state[name] == 2 { return }
+            state[name] = 1
+            for callee in calls[name] ?? [] where calls[callee] != nil { visit(callee, path + [name]) }
+            state[name] = 2
+        }
+        for lane in recipe.lanes { visit(lane.name, []) }
+    }
+}

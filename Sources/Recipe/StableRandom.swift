@@ -1,0 +1,67 @@
+/// A deterministic random stream for generated data: FNV-1a over the seed and a path, then SplitMix64.
+///
+/// Swift's `Hasher` is seeded per process, so it must never feed generated data; these functions give the
+/// same numbers on every run and every machine.
+struct StableRandom {
+    private var state: UInt64
+
+    /// A stream that depends only on `seed` and `path` (such as `zones/Trips/day-3/fields/note#0`).
+    init(seed: UInt64, path: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: seed >> UInt64(shift))) }
+        mix(0xFF)
+        for byte in path.utf8 { mix(byte) }
+        state = hash
+    }
+
+    /// The next 64 random bits (SplitMix64).
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+
+    /// A number in `0..<bound` (bound > 0).
+    mutating func next(below bound: UInt64) -> UInt64 {
+        // Rejection sampling keeps the distribution even.
+        let limit = UInt64.max - UInt64.max % bound
+        while true {
+            let value = next()
+            if value < limit { return value % bound }
+        }
+    }
+
+    /// A number in `range`.
+    mutating func next(in range: ClosedRange<Int64>) -> Int64 {
+        let span = UInt64(bitPattern: range.upperBound &- range.lowerBound) &+ 1
+        if span == 0 { return Int64(bitPattern: next()) }  // the whole Int64 range
+        return range.lowerBound &+ Int64(bitPattern: next(below: span))
+    }
+
+    mutating func pick<T>(_ items: [T]) -> T {
+        items[Int(next(below: UInt64(items.count)))]
+    }
+}
+
+/// FNV-1a 64 of bytes, as lowercase hex (used to identify asset contents).
+struct FNV1a64 {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value = value &* 0x0000_0100_0000_01b3
+        }
+    }
+
+    var hex: String {
+        let s = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

@@ -1,0 +1,42 @@
+/// "Did you mean" hints: the closest known word by edit distance.
+enum Suggestion {
+    /// The candidate closest to `word`, if it is close enough to be a likely misspelling.
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let limit = max(1, min(3, word.count / 3 + 1))
+        var best: (String, Int)? = nil
+        for candidate in candidates {
+            let d = distance(word.lowercased(), candidate.lowercased())
+            if d <= limit, d < (best?.1 ?? Int.max) { best = (candidate, d) }
+        }
+        return best?.0
+    }
+
+    /// Levenshtein distance, with adjacent swaps costing one (Damerau, optimal string alignment).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars)
+        let b = Array(b.unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        if abs(a.count - b.count) > 3 { return abs(a.count - b.count) }
+        var previousPrevious = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previousPrevious[j - 2] + 1)
+                }
+            }
+            (previousPrevious, previous, current) = (previous, current, previousPrevious)
+        }
+        return previous[b.count]
+    }
+
+    /// `; did you mean `x`?` or an empty string.
+    static func hint(for word: String, in candidates: [String]) -> String {
+        closest(to: word, in: candidates).map { "; did you mean `\($0)`?" } ?? ""
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Where `${NAME}` looks, in order: `--var`/lane parameters, `vars:`, the process environment, `.env.NAME`
+/// (with `--env NAME`), then `.env`.
+struct Variables {
+    var overrides: [String: String]
+    var vars: [String: String]
+    var environment: [String: String]
+    /// `.env.NAME` entries, then `.env` entries, each with the place it was set.
+    var envFiles: [[String: String]]
+
+    func value(of name: String) -> String? {
+        if let v = overrides[name] { return v }
+        if let v = vars[name] { return v }
+        if let v = environment[name] { return v }
+        for file in envFiles {
+            if let v = file[name] { return v }
+        }
+        return nil
+    }
+
+    /// The names a misspelt variable is compared with (the environment is left out: too many, too private).
+    var suggestableNames: [String] { Array(Set(overrides.keys).union(vars.keys)).sorted() }
+
+    /// Replaces `${NAME}` and `${NAME:-default}` in `text`; `$${` is a literal `${`.
+    /// - Parameter includeVars: false while expanding `vars:` values themselves.
+    func expand(_ text: String, includeVars: Bool = true) throws(TemplateError) -> String {
+        guard text.contains("$") else { return text }
+        var output = ""
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            output += rest[..<dollar]
+            let after = rest[rest.index(after: dollar)...]
+            if after.hasPrefix("${") {  // `$${` escapes
+                output += "${"
+                rest = after.dropFirst(2)
+                continue
+            }
+            guard after.hasPrefix("{") else {
+                output += "$"
+                rest = after
+                continue
+            }
+            guard let close = after.firstIndex(of: "}") else {
+                throw TemplateError(message: "`${` without a closing `}`")
+            }
+            let body = after[after.index(after: after.startIndex)..<close]
+            var name = Substring(body)
+            var fallback: Substring? = nil
+            if let range = body.range(of: ":-") {
+                name = body[..<range.lowerBound]
+                fallback = body[range.upperBound...]
+            }
+            guard Self.isValidName(name) else {
+                throw TemplateError(message: "`${\(body)}` is not a variable reference; names are letters, digits and `_`")
+            }
+            let key = String(name)
+            let found = includeVars ? value(of: key) : (overrides[key] ?? environment[key] ?? envFiles.lazy.compactMap { $0[key] }.first)
+            if let found {
+                output += found
+            } else if let fallback {
+                output += fallback
+            } else {
+                var message = "unknown variable `\(key)`"
+                message += Suggestion.hint(for: key, in: suggestableNames)
+                message += "; define it under `vars:`, pass `--var \(key)=…`, or write `${\(key):-default}`"
+                throw TemplateError(message: message)
+            }
+            rest = after[after.index(after: close)...]
+        }
+        output += rest
+        return output
+    }
+
+    static func isValidName<S: StringProtocol>(_ name: S) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) }
+    }
+}
+
+/// A `.env` file: `KEY=VALUE` lines, `export KEY=VALUE`, `#` comments, single- or double-quoted values.
+enum DotEnv {
+    static func parse(_ text: String, file: String) -> (values: [String: String], errors: [RecipeError]) {
+        var values: [String: String] = [:]
+        var errors: [RecipeError] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.hasSuffix("\r") { line.removeLast() }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = String(line.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
+            guard let equals = line.firstIndex(of: "=") else {
+                errors.append(RecipeError("expected `KEY=VALUE`", at: SourceLocation(file: file, line: index + 1, column: 1)))
+                continue
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            guard Variables.isValidName(key) else {
+                errors.append(RecipeError("`\(key)` is not a variable name", at: SourceLocation(file: file, line: index + 1, column: 1)))
+                continue
+            }
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+                    .replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\\"", with: "\"")
+            } else if value.count >= 2, value.hasPrefix("'"), value.hasSuffix("'") {
+                value = String(value.dropFirst().dropLast())
+            } else if let hash = value.range(of: " #") {
+                value = value[..<hash.lowerBound].trimmingCharacters(in: .whitespaces)
+            }
+            values[key] = value
+        }
+        return (values, errors)
+    }
+}
