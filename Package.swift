@@ -103,7 +103,13 @@ let package = Package(
         ),
         .testTarget(
             name: "EmulatorTests",
-            dependencies: ["Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite"]
+            dependencies: [
+                "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["ShareKit"]),
     ]
