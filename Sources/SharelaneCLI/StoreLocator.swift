@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudKitWire
 import Foundation
 import Logging
 import ShareKit
@@ -11,8 +12,8 @@ import ShareStoreSQLite
 /// | `sqlite:PATH`, or a bare path | the embedded SQLite store in that file |
 /// | (nothing) | `.sharelane/store.sqlite` in the working directory |
 /// | `memory:` | the embedded store in memory |
-/// | `http://HOST:PORT` | a running `sharelane serve` (not yet supported) |
-/// | `cloudkit:` | Apple's CloudKit Web Services (not yet supported) |
+/// | `http://HOST:PORT` | a running `sharelane serve`, over CloudKit Web Services |
+/// | `cloudkit:` | Apple's CloudKit Web Services, credentials from the environment (Docs/CloudKit.md) |
 public enum StoreLocator {
     /// The store file used when neither `--store` nor `SHARELANE_STORE` names one.
     public static let defaultPath = ".sharelane/store.sqlite"
@@ -61,18 +62,40 @@ public enum StoreLocator {
         return .sqlite(path: url)
     }
 
+    /// The container a recipe uses when it names none.
+    public static let defaultContainer = "iCloud.local.sharelane"
+
+    /// The environment variable that holds the API token for `http:` and `cloudkit:`.
+    public static let apiTokenVariable = "CLOUDKIT_API_TOKEN"
+
     /// Opens the store a URL names.
+    ///
+    /// - Parameters:
+    ///   - container: the CloudKit container (the recipe's `container:`) for `http:` and `cloudkit:`.
+    ///   - environment: `development` or `production` (the recipe's `environment:`).
+    ///   - apiToken: `--api-token`; otherwise `CLOUDKIT_API_TOKEN`.
     /// - Throws: `StoreLocatorError` for a URL sharelane cannot use, `ShareError` when the store cannot open.
-    public static func open(_ url: String, logger: Logger) throws -> any Store {
+    public static func open(
+        _ url: String, logger: Logger, container: String = defaultContainer, environment: String = "development",
+        apiToken: String? = nil, environmentVariables: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> any Store {
         switch try location(of: url) {
         case .sqlite(let path): return try SQLiteStore(path: path, logger: logger)
         case .memory: return try SQLiteStore.inMemory(logger: logger)
         case .http:
-            // The wire engineer replaces this with the HTTP store.
-            throw StoreLocatorError.notYetSupported(url, "the http: store (a running `sharelane serve`)")
+            let token = apiToken ?? environmentVariables[apiTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+            guard let token else { throw StoreLocatorError.missingAPIToken(url) }
+            var base = url
+            while base.hasSuffix("/") { base.removeLast() }
+            return WebServicesStore(
+                endpoint: .emulator(url: base, apiToken: token, container: container, environment: environment),
+                logger: logger)
         case .cloudKit:
-            // The wire engineer replaces this with the CloudKit Web Services store.
-            throw StoreLocatorError.notYetSupported(url, "the cloudkit: store (CloudKit Web Services)")
+            var variables = environmentVariables
+            if let apiToken { variables[apiTokenVariable] = apiToken }
+            let endpoint = try WebServicesEndpoint.cloudKit(
+                environmentVariables: variables, container: container, environment: environment)
+            return WebServicesStore(endpoint: endpoint, logger: logger)
         }
     }
 }
@@ -83,6 +106,7 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
     case emptyPath(String)
     case badURL(String)
     case notYetSupported(String, String)
+    case missingAPIToken(String)
 
     public var description: String {
         switch self {
@@ -90,6 +114,9 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
             "unknown store '\(url)': use sqlite:PATH (or a bare path), memory:, http://HOST:PORT or cloudkit:"
         case .emptyPath(let url): "the store '\(url)' names no file: write sqlite:PATH, e.g. sqlite:.sharelane/store.sqlite"
         case .badURL(let url): "the store URL '\(url)' is not a valid http URL: write http://HOST:PORT"
+        case .missingAPIToken(let url):
+            "the store \(url) needs the API token that `sharelane serve` printed when it started: set "
+                + "CLOUDKIT_API_TOKEN or pass --api-token"
         case .notYetSupported(let url, let what):
             "\(what) is not supported by this build yet ('\(url)'); use sqlite:PATH or memory: for now"
         }

@@ -12,6 +12,13 @@ public struct StoreOptions: ParsableArguments {
             valueName: "url"))
     public var store: String?
 
+    @Option(
+        name: .customLong("api-token"),
+        help: ArgumentHelp(
+            "The API token for http: and cloudkit: stores.", discussion: "Defaults to $CLOUDKIT_API_TOKEN.",
+            valueName: "token"))
+    public var apiToken: String?
+
     public init() {}
 
     /// The store URL in effect.
@@ -20,6 +27,11 @@ public struct StoreOptions: ParsableArguments {
     /// Opens the store.
     /// - Throws: a `ValidationError`-style message for a store URL sharelane cannot use.
     public func open(logger: Logger) throws -> any Store {
-        try StoreLocator.open(url, logger: logger)
+        try StoreLocator.open(url, logger: logger, apiToken: apiToken)
+    }
+
+    /// Opens the store for a recipe's container and environment (used by `http:` and `cloudkit:`).
+    public func open(logger: Logger, container: String, environment: String) throws -> any Store {
+        try StoreLocator.open(url, logger: logger, container: container, environment: environment, apiToken: apiToken)
     }
 }

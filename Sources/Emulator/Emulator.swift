@@ -1,1 +1,0 @@
-// The Emulator module; see Docs/Architecture.md.

@@ -1,0 +1,390 @@
+import CloudKitWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import ShareKit
+
+/// Answers CloudKit Web Services requests over a `Store`.
+///
+/// It authenticates (API token, single-use web auth tokens), decodes the JSON, calls the store as the
+/// token's user and encodes the answer. It holds no access rules of its own: the store enforces them.
+struct EmulatorService: Sendable {
+    let store: any Store
+    let configuration: EmulatorConfiguration
+    let tokens: TokenIssuer
+    let logger: Logger
+
+    /// The operations served under `/database/1/{container}/{environment}/{database}/`.
+    static let operations = [
+        "records/modify", "records/lookup", "records/query", "zones/list", "zones/lookup", "zones/modify",
+        "changes/database", "changes/zone", "users/current", "users/lookup/email", "records/resolve",
+        "records/accept",
+    ]
+
+    // MARK: Sign-in
+
+    func signIn(_ request: Request) async -> Response {
+        var request = request
+        let started = ContinuousClock.now
+        var who = "-"
+        let response: Response
+        do {
+            try checkAPIToken(request)
+            let body = try await readBody(&request)
+            let signIn = try decode(SignInRequest.self, from: body)
+            let email = signIn.emailAddress.trimmingCharacters(in: .whitespaces)
+            guard email.contains("@"), !email.contains(" ") else {
+                throw ShareError(.badRequest, "emailAddress \"\(email)\" is not an email address")
+            }
+            let user = try await store.signIn(email: email, name: signIn.name)
+            who = user.recordName
+            let token = await tokens.issue(for: user.recordName)
+            response = try json(SignInResponse(ckWebAuthToken: token, user: user), token: token)
+        } catch {
+            response = errorResponse(error, token: nil, request: request)
+        }
+        log(request, response, user: who, started: started)
+        return response
+    }
+
+    // MARK: Database operations
+
+    func handle(_ request: Request, context: BasicRequestContext, operation: String) async -> Response {
+        var request = request
+        let started = ContinuousClock.now
+        var who = "-"
+        var nextToken: String?
+        let response: Response
+        do {
+            try checkAPIToken(request)
+            let user = try await tokens.redeem(
+                request.uri.queryParameters[WireSpelling.webAuthTokenParameter[...]].map(String.init))
+            who = user
+            nextToken = await tokens.issue(for: user)
+            let databaseName = context.parameters.get("database") ?? ""
+            guard let database = DatabaseScope(rawValue: databaseName) else {
+                throw ShareError(
+                    .badRequest, "unknown database \"\(databaseName)\" in the path; expected public, private or shared")
+            }
+            let body = try await readBody(&request)
+            let answer = try await dispatch(operation, database: database, body: body, as: user)
+            response = raw(status: 200, body: answer, token: nextToken)
+        } catch {
+            response = errorResponse(error, token: nextToken, request: request)
+        }
+        log(request, response, user: who, started: started)
+        return response
+    }
+
+    /// An unknown path under `/database/`.
+    func unknownOperation(_ request: Request) -> Response {
+        let response = errorResponse(
+            ShareError(
+                .badRequest,
+                "unknown operation \(request.uri.path); the emulator serves "
+                    + Self.operations.joined(separator: ", ")),
+            token: nil, request: request)
+        log(request, response, user: "-", started: .now)
+        return response
+    }
+
+    private func dispatch(_ operation: String, database: DatabaseScope, body: Data, as user: UserRecordName)
+        async throws -> Data
+    {
+        switch operation {
+        case "records/modify":
+            let request = try decode(ModifyRecordsRequest.self, from: body)
+            try checkLimit(request.operations.count, "operations")
+            let zoneID = request.zoneID?.zoneID ?? .defaultZone
+            let operations = try request.operations.map { try recordOperation($0, in: zoneID) }
+            let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
+            let outcomes = try await modify(operations, in: zoneID, database: database, atomic: atomic, as: user)
+            return try encode(RecordsResponse(records: outcomes.map { wire($0, as: user) }))
+        case "records/lookup":
+            let request = try decode(LookupRecordsRequest.self, from: body)
+            try checkLimit(request.records.count, "records")
+            let zoneID = request.zoneID?.zoneID ?? .defaultZone
+            let outcomes = try await store.lookupRecords(
+                request.records.map(\.recordName), in: zoneID, database: database, as: user)
+            return try encode(RecordsResponse(records: outcomes.map { wire($0, as: user) }))
+        case "records/query":
+            let request = try decode(QueryRecordsRequest.self, from: body)
+            var query = try request.recordQuery()
+            query.resultsLimit = min(
+                query.resultsLimit ?? WebServicesStore.maxOperationsPerRequest,
+                WebServicesStore.maxOperationsPerRequest)
+            let zoneID = request.zoneID?.zoneID ?? .defaultZone
+            let page = try await store.queryRecords(query, in: zoneID, database: database, as: user)
+            return try encode(
+                RecordsResponse(
+                    records: page.records.map { WireRecord($0) }, continuationMarker: page.continuationMarker))
+        case "zones/list":
+            let zones = try await store.listZones(in: database, as: user)
+            return try encode(ZonesResponse(zones: zones.map(WireZone.init)))
+        case "zones/lookup":
+            let request = try decode(LookupZonesRequest.self, from: body)
+            try checkLimit(request.zones.count, "zones")
+            let zoneIDs = request.zones.map(\.zoneID)
+            let results = try await store.lookupZones(zoneIDs, in: database, as: user)
+            return try encode(ZonesResponse(zones: zip(zoneIDs, results).map(wire)))
+        case "zones/modify":
+            let request = try decode(ModifyZonesRequest.self, from: body)
+            try checkLimit(request.operations.count, "operations")
+            let operations = try request.operations.map { operation in
+                guard let kind = ZoneOperation.Kind(rawValue: operation.operationType) else {
+                    throw ShareError(
+                        .badRequest,
+                        "unknown zone operationType \"\(operation.operationType)\"; expected create or delete")
+                }
+                return ZoneOperation(kind, operation.zone.zoneID.zoneID)
+            }
+            let results = try await store.modifyZones(operations, in: database, as: user)
+            return try encode(ZonesResponse(zones: zip(operations.map(\.zoneID), results).map(wire)))
+        case "changes/database":
+            let request =
+                body.isEmpty
+                ? DatabaseChangesRequest(syncToken: nil) : try decode(DatabaseChangesRequest.self, from: body)
+            let changes = try await store.databaseChanges(
+                in: database, since: request.syncToken.map(ChangeToken.init(rawValue:)), as: user)
+            return try encode(DatabaseChangesResponse(changes))
+        case "changes/zone":
+            let request = try decode(ZoneChangesRequest.self, from: body)
+            try checkLimit(request.zones.count, "zones")
+            var results: [ZoneChangesResponse.ZoneResult] = []
+            for zone in request.zones {
+                do {
+                    let changes = try await store.zoneChanges(
+                        zone.zoneID.zoneID, in: database, since: zone.syncToken.map(ChangeToken.init(rawValue:)),
+                        resultsLimit: zone.resultsLimit, as: user)
+                    results.append(.init(changes, currentUser: user))
+                } catch let error as ShareError {
+                    results.append(.init(zoneID: zone.zoneID.zoneID, error: error))
+                }
+            }
+            return try encode(ZoneChangesResponse(zones: results))
+        case "users/current":
+            return try encode(WireUser(try await store.currentUser(as: user)))
+        case "users/lookup/email":
+            let request = try decode(LookupUsersRequest.self, from: body)
+            try checkLimit(request.users.count, "users")
+            let emails = try request.users.map { info in
+                guard let email = info.emailAddress else {
+                    throw ShareError(.badRequest, "users/lookup/email needs an emailAddress in every entry")
+                }
+                return email
+            }
+            let found = try await store.lookupUsers(emails: emails, as: user)
+            return try encode(
+                UsersResponse(
+                    users: zip(emails, found).map { email, user in user.map(WireUser.init) ?? WireUser(notFound: email)
+                    }))
+        case "records/resolve", "records/accept":
+            let request = try decode(ShortGUIDsRequest.self, from: body)
+            try checkLimit(request.shortGUIDs.count, "shortGUIDs")
+            var results: [WireShareMetadata] = []
+            for guid in request.shortGUIDs {
+                do {
+                    let metadata =
+                        operation == "records/accept"
+                        ? try await store.acceptShare(url: guid.value, as: user)
+                        : try await store.resolveShare(url: guid.value, as: user)
+                    results.append(WireShareMetadata(metadata, shortGUID: guid.value))
+                } catch let error as ShareError {
+                    results.append(WireShareMetadata(shortGUID: guid.value, error: error))
+                }
+            }
+            return try encode(ShareResultsResponse(results: results))
+        default:
+            throw ShareError(.badRequest, "unknown operation \(operation)")
+        }
+    }
+
+    /// Applies record operations. In the shared database a participant that deletes a share leaves it, as
+    /// in CloudKit; those deletes go to `leaveShare`, the rest to `modifyRecords`, and the outcomes keep the
+    /// request's order.
+    private func modify(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        as user: UserRecordName
+    ) async throws -> [RecordOutcome] {
+        func isLeave(_ operation: RecordOperation) -> Bool {
+            guard database == .shared, operation.kind.isDelete, case .share = operation.item else { return false }
+            return true
+        }
+        guard operations.contains(where: isLeave) else {
+            return try await store.modifyRecords(operations, in: zoneID, database: database, atomic: atomic, as: user)
+        }
+        let others = operations.filter { !isLeave($0) }
+        var otherOutcomes =
+            others.isEmpty
+            ? []
+            : try await store.modifyRecords(others, in: zoneID, database: database, atomic: atomic, as: user)
+        var outcomes: [RecordOutcome] = []
+        for operation in operations {
+            if isLeave(operation) {
+                do {
+                    try await store.leaveShare(recordName: operation.recordName, in: zoneID, as: user)
+                    outcomes.append(.deleted(recordName: operation.recordName))
+                } catch let error as ShareError {
+                    outcomes.append(.failed(recordName: operation.recordName, error))
+                }
+            } else {
+                outcomes.append(otherOutcomes.removeFirst())
+            }
+        }
+        return outcomes
+    }
+
+    // MARK: Conversions
+
+    private func recordOperation(_ operation: ModifyRecordsRequest.Operation, in zoneID: ZoneID) throws
+        -> RecordOperation
+    {
+        guard let kind = OperationKind(rawValue: operation.operationType) else {
+            throw ShareError(
+                .badRequest,
+                "unknown operationType \"\(operation.operationType)\"; expected one of "
+                    + OperationKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        var record = operation.record
+        if record.isShare || record.recordName == zoneShareRecordName {
+            // A new share without a name is named by the store (zone-wide shares are cloudkit.zoneshare).
+            record.recordType = shareRecordType
+            return RecordOperation(kind, share: try record.shareValue(in: zoneID))
+        }
+        if record.recordName == nil {
+            guard kind == .create || kind == .forceUpdate || kind == .forceReplace else {
+                throw ShareError(.badRequest, "a \(kind.rawValue) operation needs record.recordName")
+            }
+            record.recordName = UUID().uuidString.lowercased()
+        }
+        if record.recordType == nil, !kind.isDelete {
+            throw ShareError(
+                .badRequest, "a \(kind.rawValue) operation needs record.recordType", subject: record.recordName)
+        }
+        return RecordOperation(kind, record.record(in: zoneID))
+    }
+
+    private func wire(_ outcome: RecordOutcome, as user: UserRecordName) -> WireRecord {
+        switch outcome {
+        case .saved(let record): WireRecord(record)
+        case .savedShare(let share): WireRecord(share, currentUser: user)
+        case .deleted(let name): WireRecord(deletedRecordName: name)
+        case .failed(let name, let error): WireRecord(recordName: name, error: error)
+        }
+    }
+
+    private func wire(_ zoneID: ZoneID, _ result: Result<Zone, ShareError>) -> WireZone {
+        switch result {
+        case .success(let zone): WireZone(zone)
+        case .failure(let error): WireZone(zoneID: zoneID, error: error)
+        }
+    }
+
+    // MARK: HTTP
+
+    private func checkAPIToken(_ request: Request) throws {
+        let given = request.uri.queryParameters[WireSpelling.apiTokenParameter[...]].map(String.init)
+        guard let given, !given.isEmpty else {
+            throw ShareError(.authenticationFailed, "this request needs the emulator's API token as ckAPIToken")
+        }
+        guard Self.constantTimeEqual(given, configuration.apiToken) else {
+            throw ShareError(
+                .authenticationFailed,
+                "the ckAPIToken is not this emulator's API token (printed when `sharelane serve` starts)")
+        }
+    }
+
+    private func checkLimit(_ count: Int, _ what: String) throws {
+        guard count <= WebServicesStore.maxOperationsPerRequest else {
+            throw ShareError(
+                .badRequest,
+                "\(count) \(what) in one request; CloudKit allows at most \(WebServicesStore.maxOperationsPerRequest)")
+        }
+    }
+
+    private func readBody(_ request: inout Request) async throws -> Data {
+        do {
+            let buffer = try await request.collectBody(upTo: configuration.maxBodyBytes)
+            return Data(buffer.readableBytesView)
+        } catch {
+            throw ShareError(
+                .badRequest, "the request body is larger than \(configuration.maxBodyBytes) bytes, or was cut short")
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        guard !body.isEmpty else {
+            throw ShareError(.badRequest, "this request needs a JSON body")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: body)
+        } catch let error as DecodingError {
+            throw ShareError(.badRequest, "malformed request body: \(Self.describe(error))")
+        } catch {
+            throw ShareError(.badRequest, "malformed request body: not JSON")
+        }
+    }
+
+    private func encode<T: Encodable>(_ value: T) throws -> Data {
+        try WireCoding.encoder().encode(value)
+    }
+
+    private func json<T: Encodable>(_ value: T, token: String?) throws -> Response {
+        raw(status: 200, body: try encode(value), token: token)
+    }
+
+    private func raw(status: Int, body: Data, token: String?) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=UTF-8"
+        if let token, let name = HTTPField.Name(WireSpelling.webAuthTokenHeader) {
+            headers[name] = token
+        }
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    private func errorResponse(_ error: any Error, token: String?, request: Request) -> Response {
+        let shareError = (error as? ShareError) ?? ShareError(.internalError, "the emulator failed: \(error)")
+        var redirectURL: String?
+        if shareError.code == .authenticationRequired {
+            let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+            redirectURL = "http://\(host)\(WireSpelling.signInPath)"
+        }
+        let body = (try? encode(WireError(shareError, redirectURL: redirectURL))) ?? Data()
+        return raw(status: shareError.code.httpStatus, body: body, token: token)
+    }
+
+    private func log(_ request: Request, _ response: Response, user: String, started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        // The path only: the query string holds the tokens.
+        logger.info(
+            "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
+            metadata: ["user": "\(user)", "ms": "\(String(format: "%.1f", millis))"])
+    }
+
+    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "" : " at \(keys.hasPrefix(".") ? String(keys.dropFirst()) : keys)"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \"\(key.stringValue)\"\(path(context))"
+        case .typeMismatch(_, let context): return "\(context.debugDescription)\(path(context))"
+        case .valueNotFound(_, let context): return "missing value\(path(context))"
+        case .dataCorrupted(let context): return "\(context.debugDescription)\(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+}

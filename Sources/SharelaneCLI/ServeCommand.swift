@@ -1,0 +1,88 @@
+import ArgumentParser
+import Emulator
+import Foundation
+import Logging
+import ShareKit
+import ShareStoreSQLite
+
+/// `sharelane serve`: a local CloudKit Web Services emulator over a SQLite store.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a local CloudKit Web Services emulator over a store.",
+        discussion: """
+            Serves Apple's paths (/database/1/{container}/{environment}/{database}/…) with CloudKit's JSON, \
+            error codes and access rules, over a SQLite store file, so data survives a restart. Sign in with \
+            POST /auth/signin?ckAPIToken=… and {"emailAddress": …}. Point sharelane at it with \
+            --store http://HOST:PORT and CLOUDKIT_API_TOKEN. Stops cleanly on Ctrl-C or SIGTERM. \
+            See Docs/CloudKit.md.
+            """)
+
+    @Option(
+        help: ArgumentHelp(
+            "The store file to serve: sqlite:PATH or a path (memory: keeps nothing).",
+            discussion: "Defaults to $SHARELANE_STORE, then to sqlite:.sharelane/store.sqlite.", valueName: "path"))
+    var store: String?
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port = 8420
+
+    @Option(
+        name: .customLong("api-token"),
+        help: "The API token clients must send as ckAPIToken (default: a new random one, printed on start).")
+    var apiToken: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port \(port) is not a port: give 0…65535")
+        }
+        if let apiToken, apiToken.isEmpty {
+            throw ValidationError("--api-token is empty: give a token, or leave the option out for a random one")
+        }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "sharelane.serve") { StreamLogHandler.standardError(label: $0) }
+        let url = StoreLocator.effectiveURL(option: store)
+        let served: any Store
+        do {
+            switch try StoreLocator.location(of: url) {
+            case .sqlite(let path): served = try SQLiteStore(path: path, logger: logger)
+            case .memory: served = try SQLiteStore.inMemory(logger: logger)
+            case .http, .cloudKit:
+                throw CLIFailure(
+                    "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")
+            }
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure("cannot open the store \(url): \(error)")
+        }
+        let token = apiToken ?? EmulatorConfiguration.makeAPIToken()
+        let generated = apiToken == nil
+        let emulator = CloudKitEmulator(
+            store: served, configuration: EmulatorConfiguration(host: host, port: port, apiToken: token), logger: logger
+        )
+        let host = self.host
+        let storeName = served.displayName
+        do {
+            try await emulator.run { boundPort in
+                var lines = ["sharelane serve: CloudKit Web Services on http://\(host):\(boundPort) over \(storeName)"]
+                if generated {
+                    // SPEC §5: the emulator prints the API token it made, once, so that clients can use it.
+                    lines.append("API token: \(token)")
+                    lines.append("  export CLOUDKIT_API_TOKEN=\(token)")
+                } else {
+                    lines.append("API token: the one given with --api-token")
+                }
+                lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            }
+        } catch {
+            throw CLIFailure("cannot serve on \(host):\(port): \(error); is the port in use? try --port")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import CloudKitWire
+import Emulator
+import Foundation
+import Logging
+import NIOCore
+import ShareKit
+import ShareStoreSQLite
+
+/// Runs `sharelane serve`'s emulator in this process on a free loopback port, over a SQLite store file.
+enum EmulatorHarness {
+    static let apiToken = "test-api-token+/="
+    static let container = "iCloud.local.sharelane"
+    static let environment = "development"
+    static let quiet = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() }
+
+    /// A fresh store file path in a fresh temporary directory.
+    static func temporaryStorePath() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sharelane-emulator-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("serve.sqlite").path
+    }
+
+    /// Starts the emulator over the SQLite file at `storePath`, runs `body` with its base URL, then stops it.
+    static func withEmulator<T: Sendable>(
+        storePath: String, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
+        _ body: @Sendable (String) async throws -> T
+    ) async throws -> T {
+        let store = try SQLiteStore(path: storePath, logger: quiet)
+        let emulator = CloudKitEmulator(
+            store: store,
+            configuration: EmulatorConfiguration(
+                host: "127.0.0.1", port: 0, apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes
+            ),
+            logger: quiet)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let application = emulator.application { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                group.cancelAll()
+                throw ShareError(.internalError, "the emulator did not start")
+            }
+            do {
+                let result = try await body("http://127.0.0.1:\(port)")
+                group.cancelAll()
+                return result
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    /// The HTTP store that the CLI makes for `--store http://…`.
+    static func store(_ baseURL: String) -> WebServicesStore {
+        WebServicesStore(
+            endpoint: .emulator(url: baseURL, apiToken: apiToken, container: container, environment: environment),
+            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: quiet)
+    }
+
+    /// A raw HTTP answer.
+    struct Answer {
+        var status: Int
+        var json: [String: Any]
+        var nextToken: String?
+        var text: String
+    }
+
+    /// Sends a raw request, as a client written from Apple's documentation would.
+    static func raw(
+        _ baseURL: String, _ path: String, query: [String: String] = [:], body: String? = nil, method: String = "POST"
+    ) async throws -> Answer {
+        var components = URLComponents(string: baseURL + path)
+        components?.percentEncodedQueryItems = query.sorted { $0.key < $1.key }.map {
+            URLQueryItem(name: $0.key, value: percentEncoded($0.value))
+        }
+        guard let url = components?.url?.absoluteString else { throw ShareError(.badRequest, "bad test URL") }
+        var request = HTTPClientRequest(url: url)
+        request.method = method == "GET" ? .GET : .POST
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let buffer = try await response.body.collect(upTo: 64 << 20)
+        let data = Data(buffer.readableBytesView)
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return Answer(
+            status: Int(response.status.code), json: json,
+            nextToken: response.headers.first(name: WireSpelling.webAuthTokenHeader),
+            text: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Signs in over raw HTTP: the first web auth token and the user record name.
+    static func signIn(_ baseURL: String, _ email: String) async throws -> (token: String, user: String) {
+        let answer = try await raw(
+            baseURL, "/auth/signin", query: ["ckAPIToken": apiToken], body: #"{"emailAddress":"\#(email)"}"#)
+        guard let token = answer.json["ckWebAuthToken"] as? String, let user = answer.json["userRecordName"] as? String
+        else {
+            throw ShareError(.internalError, "sign-in failed: \(answer.status) \(answer.text)")
+        }
+        return (token, user)
+    }
+
+    static func databasePath(_ database: String, _ operation: String) -> String {
+        "/database/1/\(container)/\(environment)/\(database)/\(operation)"
+    }
+
+    static func percentEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

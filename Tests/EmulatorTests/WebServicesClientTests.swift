@@ -1,0 +1,202 @@
+import CloudKitWire
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import ShareKit
+import Testing
+
+/// The HTTP store against a scripted CloudKit stand-in on loopback: retries, token rotation, signing, and
+/// secrets kept out of the logs.
+@Suite(.serialized) struct WebServicesClientTests {
+    /// What the stand-in saw, and what it answers next.
+    actor Script {
+        var answers: [(status: Int, body: String, token: String?)]
+        var seen: [(path: String, query: String, headers: [String: String], body: String)] = []
+
+        init(_ answers: [(Int, String, String?)]) {
+            self.answers = answers.map { (status: $0.0, body: $0.1, token: $0.2) }
+        }
+
+        func next(path: String, query: String, headers: [String: String], body: String) -> (Int, String, String?) {
+            seen.append((path, query, headers, body))
+            return answers.isEmpty
+                ? (500, #"{"serverErrorCode":"INTERNAL_ERROR","reason":"script ran out"}"#, nil) : answers.removeFirst()
+        }
+    }
+
+    /// Runs a stand-in that answers every request from `script`, then `body` with its base URL.
+    func withStandIn(_ script: Script, _ body: @Sendable (String) async throws -> Void) async throws {
+        let router = Router(context: BasicRequestContext.self)
+        let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            var request = request
+            let data = try await request.collectBody(upTo: 1 << 20)
+            var headers: [String: String] = [:]
+            for field in request.headers { headers[field.name.rawName] = field.value }
+            let (status, text, token) = await script.next(
+                path: request.uri.path, query: request.uri.query ?? "", headers: headers,
+                body: String(buffer: data))
+            var fields = HTTPFields()
+            fields[.contentType] = "application/json"
+            if let token, let name = HTTPField.Name(WireSpelling.webAuthTokenHeader) { fields[name] = token }
+            return Response(
+                status: .init(code: status), headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        router.post("/**", use: handler)
+        router.get("/**", use: handler)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            }, logger: EmulatorHarness.quiet)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = await iterator.next() ?? 0
+            do {
+                try await body("http://127.0.0.1:\(port)")
+                group.cancelAll()
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    static let zoneList = #"{"zones":[{"zoneID":{"zoneName":"_defaultZone","ownerRecordName":"_me"}}]}"#
+
+    @Test func throttlingAndUnavailabilityAreRetriedThenGivenUp() async throws {
+        let script = Script([
+            (503, #"{"serverErrorCode":"TRY_AGAIN_LATER","reason":"busy","retryAfter":0.05}"#, nil),
+            (429, #"{"serverErrorCode":"THROTTLED","reason":"slow down","retryAfter":0.05}"#, nil),
+            (200, Self.zoneList, nil),
+            (503, "Service Unavailable", nil), (503, "Service Unavailable", nil), (503, "Service Unavailable", nil),
+        ])
+        try await withStandIn(script) { base in
+            var variables = [
+                "CLOUDKIT_API_TOKEN": "api", "CLOUDKIT_WEB_AUTH_TOKEN": "web-1", "CLOUDKIT_BASE_URL": base,
+            ]
+            variables["CLOUDKIT_BASE_URL"] = base
+            let endpoint = try WebServicesEndpoint.cloudKit(
+                environmentVariables: variables, container: "iCloud.com.example", environment: "development")
+            let store = WebServicesStore(
+                endpoint: endpoint, retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.2),
+                logger: EmulatorHarness.quiet)
+            let zones = try await store.listZones(in: .private, as: defaultOwnerName)
+            #expect(zones.map(\.zoneID.zoneName) == ["_defaultZone"])
+            #expect(store.requestCount == 3)
+            // Three 503s in a row: the third attempt is the last, and the error keeps CloudKit's meaning.
+            await #expect {
+                try await store.listZones(in: .private, as: defaultOwnerName)
+            } throws: { error in
+                (error as? ShareError)?.code == .tryAgainLater
+            }
+            #expect(store.requestCount == 6)
+        }
+    }
+
+    @Test func cloudKitSendsTokensRotatesThemAndSignsThePublicDatabase() async throws {
+        let key = P256.Signing.PrivateKey()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sharelane-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let keyFile = directory.appendingPathComponent("eckey.pem")
+        try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+        let script = Script([
+            (200, #"{"userRecordName":"_me"}"#, "web-2"),
+            (200, Self.zoneList, "web+3/="),
+            (200, #"{"records":[]}"#, nil),
+            (
+                421,
+                #"{"serverErrorCode":"AUTHENTICATION_REQUIRED","reason":"session expired","redirectURL":"https://x"}"#,
+                nil
+            ),
+        ])
+        let lines = LogLines()
+        let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+        try await withStandIn(script) { base in
+            let variables = [
+                "CLOUDKIT_API_TOKEN": "api+token", "CLOUDKIT_WEB_AUTH_TOKEN": "web-1", "CLOUDKIT_BASE_URL": base + "/",
+                "CLOUDKIT_KEY_ID": "key-7", "CLOUDKIT_PRIVATE_KEY_FILE": keyFile.path,
+            ]
+            let endpoint = try WebServicesEndpoint.cloudKit(
+                environmentVariables: variables, container: "iCloud.com.example", environment: "production")
+            var store = WebServicesStore(endpoint: endpoint, logger: logger)
+            #expect(!store.capabilities.actsAsAnyUser)
+            #expect(store.displayName == "cloudkit:iCloud.com.example/production")
+            store = WebServicesStore(endpoint: endpoint, logger: logger)
+            _ = try await store.currentUser(as: defaultOwnerName)  // public database: signed
+            _ = try await store.listZones(in: .private, as: defaultOwnerName)  // private: web auth token
+            _ = try await store.queryRecords(
+                RecordQuery(recordType: "Note"), in: .defaultZone, database: .private, as: defaultOwnerName)
+            await #expect {
+                try await store.listZones(in: .private, as: defaultOwnerName)
+            } throws: { error in
+                let shareError = error as? ShareError
+                return shareError?.code == .authenticationRequired
+                    && shareError?.reason.contains("CLOUDKIT_WEB_AUTH_TOKEN") == true
+            }
+        }
+        let seen = await script.seen
+        #expect(seen.count == 4)
+        // 1: the public database, signed server-to-server, without the API token.
+        #expect(seen[0].path == "/database/1/iCloud.com.example/production/public/users/current")
+        #expect(seen[0].headers["X-Apple-CloudKit-Request-KeyID"] == "key-7")
+        let date = try #require(seen[0].headers["X-Apple-CloudKit-Request-ISO8601Date"])
+        let der = try #require(
+            seen[0].headers["X-Apple-CloudKit-Request-SignatureV1"].flatMap { Data(base64Encoded: $0) })
+        let message = "\(date):\(Data(SHA256.hash(data: Data())).base64EncodedString()):\(seen[0].path)"
+        #expect(
+            key.publicKey.isValidSignature(
+                try P256.Signing.ECDSASignature(derRepresentation: der), for: Data(message.utf8)))
+        #expect(!seen[0].query.contains("ckAPIToken"))
+        // 2, 3: the private database with the API token and the web auth token, rotated from each answer.
+        #expect(seen[1].query == "ckAPIToken=api%2Btoken&ckWebAuthToken=web-1")
+        #expect(seen[2].query == "ckAPIToken=api%2Btoken&ckWebAuthToken=web%2B3%2F%3D")
+        #expect(seen[2].path.hasSuffix("/private/records/query"))
+        #expect(seen[2].body.contains(#""recordType":"Note""#))
+        // No token or key ever reaches the log.
+        let logged = lines.all.joined(separator: "\n")
+        #expect(!logged.isEmpty)
+        for secret in ["api+token", "api%2Btoken", "web-1", "web+3/=", "web%2B3", key.pemRepresentation] {
+            #expect(!logged.contains(secret), "the log shows a secret")
+        }
+    }
+}
+
+/// Collects log lines for inspection.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+}
+
+struct CapturingLogHandler: LogHandler {
+    let lines: LogLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        lines.append("\(event.level) \(event.message) \(merged)")
+    }
+}
