@@ -47,7 +47,7 @@ struct StoreTreeRenderer {
         if records.isEmpty && shares.isEmpty { title += " (empty)" }
         var lines = [title]
         for share in shares.sorted(by: { $0.recordName < $1.recordName }) where share.isZoneWide {
-            lines += renderShare(share).map { "  " + $0 }
+            lines += try await renderShare(share).map { "  " + $0 }
         }
         let names = Set(records.map(\.recordName))
         let sharesByRoot = Dictionary(
@@ -61,6 +61,8 @@ struct StoreTreeRenderer {
                 roots.append(record)
             }
         }
+        var ownerLines: [String: [String]] = [:]
+        for share in sharesByRoot.values { ownerLines[share.recordName] = try await renderShare(share) }
         var visited = Set<String>()
         func renderRecord(_ record: Record, depth: Int) {
             guard visited.insert(record.recordName).inserted else { return }
@@ -69,10 +71,10 @@ struct StoreTreeRenderer {
             if let parent = record.parent, !names.contains(parent) { line += " parent \(parent) (not visible)" }
             lines.append(line)
             if let share = sharesByRoot[record.recordName] {
-                lines += renderShare(share).map { pad + "  " + $0 }
+                lines += (ownerLines[share.recordName] ?? []).map { pad + "  " + $0 }
             }
             for key in record.fields.keys.sorted() {
-                if let value = record.fields[key] { lines.append("\(pad)    \(key): \(value.displayString)") }
+                if let value = record.fields[key] { lines.append("\(pad)  \(key): \(value.displayString)") }
             }
             for child in (children[record.recordName] ?? []).sorted(by: { $0.recordName < $1.recordName }) {
                 renderRecord(child, depth: depth + 1)
@@ -82,12 +84,18 @@ struct StoreTreeRenderer {
         return lines
     }
 
-    private func renderShare(_ share: Share) -> [String] {
+    /// The owner as a person reads it: the email address where the store tells it.
+    private func ownerName(_ recordName: UserRecordName) async -> String {
+        guard let user = try? await store.currentUser(as: recordName), let email = user.email else { return recordName }
+        return "\(email) (\(recordName))"
+    }
+
+    private func renderShare(_ share: Share) async throws -> [String] {
         var head = share.isZoneWide ? "share (whole zone)" : "share \(share.recordName)"
         if let title = share.title { head += " \"\(title)\"" }
         head += ", public \(share.publicPermission.recipeName)"
         if let url = share.url { head += ", \(url)" }
-        var lines = [head, "  owner \(share.ownerRecordName)"]
+        var lines = [head, "  owner \(await ownerName(share.ownerRecordName))"]
         for p in share.participants {
             lines.append(
                 "  \(p.email ?? p.userRecordName): \(p.permission.recipeName), \(p.role.recipeName), \(p.acceptance.recipeName)")
