@@ -1,0 +1,150 @@
+import Foundation
+import ShareKit
+import ShareStoreSQLite
+import Testing
+
+/// Accepting, resolving, leaving and re-sharing, as participants notice them.
+@Suite struct SharingFlowTests {
+    let temp: TemporaryStore
+    var store: SQLiteStore { temp.store }
+    let zone = ZoneID(zoneName: "Lists")
+
+    init() throws { temp = try TemporaryStore() }
+
+    @Test func theSharedDatabaseFollowsAcceptingAndLeaving() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let bob = try await store.signIn(email: "bob@example.com", name: "Bob").recordName
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        var share = Share.zoneWide(zone, title: "Lists")
+        share.participants = [Participant(userRecordName: "", email: "bob@example.com", permission: .readWrite)]
+        let saved = try #require(
+            try await store.modifyRecords([.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        let url = try #require(saved.url)
+        #expect(saved.participants.first?.userRecordName == bob)
+        #expect(saved.participants.first?.name == "Bob")
+
+        let start = try await store.databaseChanges(in: .shared, since: nil, as: bob)
+        #expect(start.changedZones.isEmpty)
+        let resolved = try await store.resolveShare(url: url, as: bob)
+        #expect(resolved.zoneID == ZoneID(zoneName: "Lists", ownerRecordName: alice))
+        #expect(resolved.participant?.acceptance == .pending)
+        await #expect(throws: ShareError.self) {
+            try await store.resolveShare(url: url, as: try await store.signIn(email: "eve@example.com", name: nil).recordName)
+        }
+
+        let accepted = try await store.acceptShare(url: url, as: bob)
+        #expect(accepted.participant?.acceptance == .accepted)
+        let sharedZone = ZoneID(zoneName: "Lists", ownerRecordName: alice)
+        let afterAccept = try await store.databaseChanges(in: .shared, since: start.token, as: bob)
+        #expect(afterAccept.changedZones == [sharedZone])
+        // Accepting again changes nothing.
+        _ = try await store.acceptShare(url: try #require(saved.shortGUID), as: bob)
+        let again = try await store.databaseChanges(in: .shared, since: afterAccept.token, as: bob)
+        #expect(again.changedZones.isEmpty)
+
+        // Bob writes; Alice sees who did.
+        let eggs = try await store.create(todo("eggs", in: sharedZone, title: "Eggs"), in: sharedZone, .shared, as: bob)
+        #expect(eggs.record?.zoneID == sharedZone)
+        #expect(try await store.record("eggs", in: zone, as: alice)?.created?.userRecordName == bob)
+
+        try await store.leaveShare(recordName: zoneShareRecordName, in: sharedZone, as: bob)
+        #expect(try await store.listZones(in: .shared, as: bob).isEmpty)
+        let afterLeave = try await store.databaseChanges(in: .shared, since: again.token, as: bob)
+        #expect(afterLeave.deletedZones == [sharedZone])
+        #expect(try await store.share(zoneShareRecordName, in: zone, as: alice)?.participants.first?.acceptance == .removed)
+        // A participant who left cannot accept again until invited again.
+        await #expect(throws: ShareError.self) { try await store.acceptShare(url: url, as: bob) }
+        do {
+            _ = try await store.acceptShare(url: url, as: bob)
+        } catch let error as ShareError {
+            #expect(error.code == .accessDenied)
+        }
+    }
+
+    @Test func theOwnerRemovesAParticipantAndStopsSharing() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        var share = Share.zoneWide(zone)
+        share.participants = [Participant(userRecordName: bob, permission: .readOnly)]
+        let saved = try #require(
+            try await store.modifyRecords(
+                [.init(.create, todo("milk", in: zone, title: "Milk")), .init(.create, share: share)], in: zone,
+                database: .private, atomic: true, as: alice)[1].share)
+        _ = try await store.acceptShare(url: try #require(saved.url), as: bob)
+        let sharedZone = ZoneID(zoneName: "Lists", ownerRecordName: alice)
+        #expect(try await store.record("milk", in: sharedZone, .shared, as: bob) != nil)
+
+        // Accepting changed the share (its change tag too); changing Bob's permission keeps him accepted.
+        var upgraded = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
+        #expect(upgraded.changeTag != saved.changeTag)
+        upgraded.participants[0].permission = .readWrite
+        let up = try await store.modifyRecords([.init(.update, share: upgraded)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(up[0].share?.participants.map(\.acceptance) == [.accepted])
+        #expect(up[0].share?.participants.map(\.permission) == [.readWrite])
+        // Saving with the stale tag conflicts.
+        let stale = try await store.modifyRecords([.init(.update, share: upgraded)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(stale[0].code == .conflict)
+
+        var without = try #require(up[0].share)
+        without.participants = []
+        _ = try await store.modifyRecords([.init(.update, share: without)], in: zone, database: .private, atomic: true, as: alice)
+        let denied = try await store.lookupRecords(["milk"], in: sharedZone, database: .shared, as: bob)
+        #expect(denied[0].code == .accessDenied)
+
+        // Deleting the share stops sharing; the records stay.
+        let current = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
+        let deleted = try await store.modifyRecords([.init(.delete, share: current)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(deleted == [.deleted(recordName: zoneShareRecordName)])
+        #expect(try await store.listZones(in: .private, as: alice).first { $0.zoneID.zoneName == "Lists" }?.shareRecordName == nil)
+        #expect(try await store.record("milk", in: zone, as: alice) != nil)
+    }
+
+    @Test func deletingAHierarchyRootEndsItsShare() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        let out = try await store.modifyRecords(
+            [
+                .init(.create, todo("trip", in: zone, title: "Trip")),
+                .init(.create, todo("day", in: zone, title: "Day", parent: "trip")),
+                .init(.create, share: Share(recordName: "", zoneID: zone, rootRecordName: "trip", publicPermission: .readOnly)),
+            ], in: zone, database: .private, atomic: true, as: alice)
+        let share = try #require(out[2].share)
+        #expect(try await store.record("trip", in: zone, as: alice)?.shareRecordName == share.recordName)
+        let token = try await store.zoneChanges(zone, in: .private, since: nil, resultsLimit: nil, as: alice).token
+        _ = try await store.modifyRecords(
+            [.init(.forceDelete, todo("trip", in: zone, title: ""))], in: zone, database: .private, atomic: true, as: alice)
+        let changes = try await store.zoneChanges(zone, in: .private, since: token, resultsLimit: nil, as: alice)
+        #expect(Set(changes.deletedRecordNames) == ["trip", share.recordName])
+        await #expect(throws: ShareError.self) { try await store.acceptShare(url: try #require(share.url), as: alice) }
+        // The child stays, now outside any share, and can be shared on its own.
+        let again = try await store.modifyRecords(
+            [.init(.create, share: Share(recordName: "", zoneID: zone, rootRecordName: "day"))], in: zone,
+            database: .private, atomic: true, as: alice)
+        #expect(again[0].error == nil)
+    }
+
+    @Test func aPublicShareLetsAnyoneJoinAsAPublicUser() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let paula = try await store.signIn(email: "paula@example.com", name: nil).recordName
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        let out = try await store.modifyRecords(
+            [
+                .init(.create, todo("milk", in: zone, title: "Milk")),
+                .init(.create, share: Share.zoneWide(zone, publicPermission: .readOnly)),
+            ], in: zone, database: .private, atomic: true, as: alice)
+        let url = try #require(out[1].share?.url)
+        let joined = try await store.acceptShare(url: url, as: paula)
+        #expect(joined.participant?.role == .publicUser)
+        let sharedZone = ZoneID(zoneName: "Lists", ownerRecordName: alice)
+        #expect(try await store.record("milk", in: sharedZone, .shared, as: paula) != nil)
+        let write = try await store.create(todo("eggs", in: sharedZone, title: "Eggs"), in: sharedZone, .shared, as: paula)
+        #expect(write.code == .accessDenied)
+        // Turning the share private drops its public users.
+        var closed = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
+        closed.publicPermission = .none
+        let saved = try await store.modifyRecords([.init(.update, share: closed)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(saved[0].share?.participants.isEmpty == true)
+        #expect(try await store.listZones(in: .shared, as: paula).isEmpty)
+    }
+}
