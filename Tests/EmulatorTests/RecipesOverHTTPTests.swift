@@ -1,0 +1,78 @@
+import CloudKitWire
+import Foundation
+import Planner
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+import Testing
+
+/// Every recipe in `Recipes/` planned and applied through `http:` (the emulator over a SQLite file) plans
+/// exactly as it does on the SQLite store: the same JSON plan, the same apply, the same export.
+@Suite(.serialized) struct RecipesOverHTTPTests {
+    static let recipesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recipes")
+
+    static var recipeFiles: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: recipesDirectory.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+    }
+
+    /// The plan's JSON with the store's name taken out (it names the store, which differs by design).
+    static func json(_ plan: Plan) -> String {
+        var plan = plan
+        plan.storeName = "(store)"
+        return JSONPlanRenderer().render(plan)
+    }
+
+    struct Run: Sendable {
+        var firstPlan: String
+        var applyLine: String
+        var failures: [String]
+        var secondPlan: String
+        var export: String
+    }
+
+    static func run(_ recipe: Recipe, on store: any Store) async throws -> Run {
+        let planner = Planner(store: store, logger: EmulatorHarness.quiet)
+        let plan = try await planner.plan(recipe)
+        let report = try await Applier(store: store, logger: EmulatorHarness.quiet).apply(plan)
+        let again = try await planner.plan(recipe)
+        let owner = try await store.signIn(email: plan.owner.email ?? "", name: nil)
+        let export = try await Exporter(store: store, logger: EmulatorHarness.quiet).export(
+            owner: owner, name: recipe.name)
+        return Run(
+            firstPlan: json(plan), applyLine: report.line, failures: report.failures.map(\.description),
+            secondPlan: json(again),
+            // The first comment line names the store, which differs by design.
+            export: export.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.hasPrefix("# Exported by") }.joined(separator: "\n"))
+    }
+
+    @Test func thereAreRecipes() {
+        #expect(Self.recipeFiles.count >= 3)
+    }
+
+    @Test(arguments: recipeFiles)
+    func aRecipePlansAndAppliesTheSameOverHTTP(_ file: String) async throws {
+        let recipe = try RecipeLoader(environment: [:]).load(
+            path: Self.recipesDirectory.appendingPathComponent(file).path)
+        let local = try SQLiteStore(path: try EmulatorHarness.temporaryStorePath(), logger: EmulatorHarness.quiet)
+        let expected = try await Self.run(recipe, on: local)
+        #expect(expected.failures == [])
+        #expect(!expected.applyLine.contains(" 0 added"), "the recipe should create something: \(expected.applyLine)")
+        let actual = try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) {
+            base in
+            let store = WebServicesStore(
+                endpoint: .emulator(
+                    url: base, apiToken: EmulatorHarness.apiToken, container: recipe.container,
+                    environment: recipe.environment.rawValue),
+                logger: EmulatorHarness.quiet)
+            return try await Self.run(recipe, on: store)
+        }
+        #expect(actual.firstPlan == expected.firstPlan)
+        #expect(actual.applyLine == expected.applyLine)
+        #expect(actual.failures == expected.failures)
+        #expect(actual.secondPlan == expected.secondPlan)
+        #expect(actual.export == expected.export)
+    }
+}
