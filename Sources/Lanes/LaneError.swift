@@ -1,0 +1,74 @@
+import Foundation
+import Recipe
+import ShareKit
+
+/// Why a lane could not run, or why one of its steps failed.
+public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The recipe has no lane of that name.
+    case unknownLane(name: String, available: [String], file: String)
+    /// A `private: true` lane was asked for from the command line.
+    case privateLane(name: String, location: SourceLocation)
+    /// A lane calls itself, directly or through other lanes.
+    case laneCycle(chain: [String], location: SourceLocation)
+    /// `as:` or `owner` names a handle the recipe does not declare.
+    case unknownUser(handle: String, location: SourceLocation)
+    /// An `expect` step found something other than what it expected.
+    case expectationFailed(expected: String, found: String, location: SourceLocation)
+    /// A step that the store refused or could not do.
+    case stepFailed(action: String, reason: String, location: SourceLocation)
+    /// `reset` on a store that cannot be wiped.
+    case resetRefused(store: String, location: SourceLocation)
+    /// A step needs a share that the live store does not hold.
+    case shareNotFound(what: String, hint: String, location: SourceLocation)
+
+    /// Where in the recipe the problem was written, when it was.
+    public var location: SourceLocation? {
+        switch self {
+        case .unknownLane: nil
+        case .privateLane(_, let l), .laneCycle(_, let l), .unknownUser(_, let l),
+            .expectationFailed(_, _, let l), .stepFailed(_, _, let l), .resetRefused(_, let l),
+            .shareNotFound(_, _, let l):
+            l
+        }
+    }
+
+    /// The same error with user record names (`_7d1f…`) replaced by the recipe's handles, which is how a
+    /// recipe's reader knows its users.
+    func naming(_ handles: [UserRecordName: String]) -> LaneError {
+        func named(_ text: String) -> String {
+            handles.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+        }
+        switch self {
+        case .expectationFailed(let expected, let found, let l):
+            return .expectationFailed(expected: named(expected), found: named(found), location: l)
+        case .stepFailed(let action, let reason, let l):
+            return .stepFailed(action: action, reason: named(reason), location: l)
+        default:
+            return self
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unknownLane(let name, let available, let file):
+            let list = available.isEmpty ? "it has no lanes" : "its lanes are: " + available.joined(separator: ", ")
+            return "\(file): error: no lane named '\(name)'; \(list) (sharelane lanes \(file) lists them)"
+        case .privateLane(let name, let l):
+            return "\(l): error: lane '\(name)' is private: it can only be called from another lane "
+                + "(a step `- lane: \(name)`), not from the command line"
+        case .laneCycle(let chain, let l):
+            return "\(l): error: lanes call each other in a cycle: \(chain.joined(separator: " → "))"
+        case .unknownUser(let handle, let l):
+            return "\(l): error: '\(handle)' names no user of the recipe; declare it under `users:`"
+        case .expectationFailed(let expected, let found, let l):
+            return "\(l): error: expectation failed: expected \(expected), found \(found)"
+        case .stepFailed(let action, let reason, let l):
+            return "\(l): error: \(action) failed: \(reason)"
+        case .resetRefused(let store, let l):
+            return "\(l): error: reset refused: \(store) is not a local store; reset wipes only local stores "
+                + "(sqlite: or memory:), run this lane with --store pointing at one"
+        case .shareNotFound(let what, let hint, let l):
+            return "\(l): error: \(what); \(hint)"
+        }
+    }
+}

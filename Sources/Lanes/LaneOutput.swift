@@ -1,0 +1,53 @@
+import Foundation
+
+/// Where a lane run writes its lines: standard output for the command line, a buffer for tests.
+public struct LaneOutput: Sendable {
+    private let write: @Sendable (String) -> Void
+
+    /// An output that hands each line (without its newline) to `write`.
+    public init(_ write: @escaping @Sendable (String) -> Void) {
+        self.write = write
+    }
+
+    /// Writes one line.
+    public func line(_ text: String) {
+        write(text)
+    }
+
+    /// Lines go to standard output, flushed one by one so that progress shows while a lane runs.
+    public static let standardOutput = LaneOutput { text in
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// Lines are dropped.
+    public static let discard = LaneOutput { _ in }
+
+    /// An output that appends to any `TextOutputStream` held in a box, for callers that own one.
+    public static func stream<S: TextOutputStream & Sendable>(_ box: StreamBox<S>) -> LaneOutput {
+        LaneOutput { text in box.append(text + "\n") }
+    }
+}
+
+/// A thread-safe holder of a `TextOutputStream`, such as a `String` a test reads after the run.
+public final class StreamBox<S: TextOutputStream & Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stream: S
+
+    public init(_ stream: S) {
+        self.stream = stream
+    }
+
+    /// Appends text to the stream.
+    public func append(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        stream.write(text)
+    }
+
+    /// The stream as it is now.
+    public var value: S {
+        lock.lock()
+        defer { lock.unlock() }
+        return stream
+    }
+}

@@ -1,0 +1,373 @@
+import Foundation
+import Logging
+import Recipe
+import ShareKit
+
+/// Runs the lanes of a recipe against any `Store`, one step at a time, acting as the recipe's users.
+///
+/// A lane run is fastlane's: the recipe's `before_all` steps, the lane's steps, then `after_all` when every
+/// step succeeded, or the `error` steps when one failed. The first failing step stops the lane. Each step
+/// prints one line with its outcome and time to the output, and the run returns a `LaneReport`.
+public struct LaneRunner: Sendable {
+    /// Loads the recipe again with these variables overriding its `vars` (for `lane:` steps with parameters).
+    public typealias RecipeReloader = @Sendable (_ overrides: [String: String]) throws -> Recipe
+
+    public let store: any Store
+    private let output: LaneOutput
+    private let logger: Logger
+    private let reload: RecipeReloader?
+    private let overrides: [String: String]
+
+    /// A runner over `store`.
+    ///
+    /// - Parameters:
+    ///   - output: where the step lines go.
+    ///   - reload: loads the recipe file again with overrides; without it, `lane:` steps that pass
+    ///     parameters fail with a message saying so.
+    ///   - overrides: the variables the recipe was loaded with (command-line parameters), which
+    ///     parameters of called lanes are merged over.
+    public init(
+        store: any Store, output: LaneOutput = .standardOutput, logger: Logger, reload: RecipeReloader? = nil,
+        overrides: [String: String] = [:]
+    ) {
+        self.store = store
+        self.output = output
+        self.logger = logger
+        self.reload = reload
+        self.overrides = overrides
+    }
+
+    /// Runs the lane `name` of `recipe` as the command line asks for it: with the hooks, refusing private lanes.
+    ///
+    /// - Returns: the report; `report.succeeded` is false when a step failed (its error is printed too).
+    /// - Throws: `LaneError.unknownLane` or `.privateLane`, before anything runs.
+    public func run(lane name: String, of recipe: Recipe) async throws -> LaneReport {
+        guard let lane = recipe.lane(name) else {
+            throw LaneError.unknownLane(name: name, available: recipe.lanes.map(\.name), file: recipe.file)
+        }
+        if lane.isPrivate {
+            throw LaneError.privateLane(name: name, location: lane.location)
+        }
+        let session = LaneSession(store: store, logger: logger)
+        let run = Run(lane: name)
+        let start = ContinuousClock.now
+        logger.info("running lane \(name) of \(recipe.file) on \(store.displayName)")
+        output.line("▸ lane \(name) — \(recipe.name) on \(store.displayName)")
+        do {
+            if !recipe.beforeAll.isEmpty {
+                output.line("▸ before_all")
+                try await runSteps(recipe.beforeAll, hook: "before_all", in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 1, session, run)
+            }
+            try await runSteps(lane.steps, hook: nil, in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 0, session, run)
+            if !recipe.afterAll.isEmpty {
+                output.line("▸ after_all")
+                try await runSteps(recipe.afterAll, hook: "after_all", in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 1, session, run)
+            }
+        } catch let error as LaneError {
+            run.failure = error
+            run.failurePrinted = false
+            if !recipe.onError.isEmpty {
+                output.line("▸ error")
+                do {
+                    try await runSteps(recipe.onError, hook: "error", in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 1, session, run)
+                } catch {
+                    // The error hook's own failure is printed by its step; the lane's failure stays the one reported.
+                }
+            }
+        }
+        let total = Self.milliseconds(since: start)
+        let count = run.steps.count
+        if let failure = run.failure {
+            let place = failure.location.map { " at \($0)" } ?? ""
+            output.line("✘ lane \(name) failed\(place) after \(count) step\(count == 1 ? "" : "s") (\(total) ms)")
+        } else {
+            output.line("✔ lane \(name) succeeded: \(count) step\(count == 1 ? "" : "s") in \(total) ms")
+        }
+        return LaneReport(lane: name, steps: run.steps, failure: run.failure, milliseconds: total)
+    }
+
+    // MARK: - Running steps
+
+    /// The recipe and variables in force, and the chain of lanes being run (to refuse cycles).
+    struct Scope {
+        var recipe: Recipe
+        var overrides: [String: String]
+        var lanes: [String]
+    }
+
+    /// Results collected across the whole run.
+    final class Run {
+        let lane: String
+        var steps: [LaneReport.StepResult] = []
+        var failure: LaneError?
+        /// Whether the failing step's message was printed (steps of calling lanes only close it).
+        var failurePrinted = false
+        init(lane: String) { self.lane = lane }
+    }
+
+    private func runSteps(
+        _ steps: [Step], hook: String?, in scope: Scope, depth: Int, _ session: LaneSession, _ run: Run
+    ) async throws {
+        for step in steps {
+            try await runStep(step, hook: hook, in: scope, depth: depth, session, run)
+        }
+    }
+
+    private func runStep(
+        _ step: Step, hook: String?, in scope: Scope, depth: Int, _ session: LaneSession, _ run: Run
+    ) async throws {
+        let indent = String(repeating: "  ", count: depth)
+        let summary = StepSummary.text(of: step, owner: scope.recipe.owner)
+        let start = ContinuousClock.now
+        logger.debug("step \(summary) at \(step.location)")
+        do {
+            let outcome: StepOutcome
+            if case .lane(let name, let parameters) = step.action {
+                output.line("\(indent)▸ \(summary)")
+                outcome = StepOutcome(
+                    try await callLane(name, parameters: parameters, from: step, in: scope, depth: depth, session, run))
+            } else {
+                outcome = try await perform(step, in: scope.recipe, session)
+            }
+            let detail = outcome.detail
+            let ms = Self.milliseconds(since: start)
+            let note = detail.map { " — \($0)" } ?? ""
+            output.line("\(indent)✔ \(summary)\(note)  (\(ms) ms)")
+            for line in outcome.lines {
+                output.line(line.isEmpty ? "" : "\(indent)    \(line)")
+            }
+            run.steps.append(
+                LaneReport.StepResult(
+                    summary: summary, detail: detail, error: nil, milliseconds: ms, location: step.location,
+                    depth: depth, hook: hook))
+        } catch {
+            let ms = Self.milliseconds(since: start)
+            let laneError = Self.laneError(error, action: summary, at: step.location).naming(session.handles)
+            output.line("\(indent)✘ \(summary)  (\(ms) ms)")
+            // A failure inside a called lane was printed where it happened; the calling step only closes it.
+            if !run.failurePrinted {
+                output.line("\(indent)  \(laneError)")
+                run.failurePrinted = true
+            }
+            run.steps.append(
+                LaneReport.StepResult(
+                    summary: summary, detail: nil, error: laneError, milliseconds: ms, location: step.location,
+                    depth: depth, hook: hook))
+            throw laneError
+        }
+    }
+
+    private func callLane(
+        _ name: String, parameters: [String: String], from step: Step, in scope: Scope, depth: Int,
+        _ session: LaneSession, _ run: Run
+    ) async throws -> String? {
+        if scope.lanes.contains(name) {
+            throw LaneError.laneCycle(chain: scope.lanes + [name], location: step.location)
+        }
+        var callee = scope
+        callee.lanes.append(name)
+        if !parameters.isEmpty {
+            guard let reload else {
+                throw LaneError.stepFailed(
+                    action: "lane \(name)",
+                    reason: "parameters need the recipe file to be loaded again, and this runner was given no loader",
+                    location: step.location)
+            }
+            callee.overrides = scope.overrides.merging(parameters) { _, new in new }
+            do {
+                callee.recipe = try reload(callee.overrides)
+            } catch {
+                throw LaneError.stepFailed(
+                    action: "lane \(name)", reason: "loading the recipe with \(StepSummary.parameters(parameters)): \(error)",
+                    location: step.location)
+            }
+        }
+        guard let lane = callee.recipe.lane(name) else {
+            throw LaneError.stepFailed(
+                action: "lane \(name)",
+                reason: "the recipe has no lane named '\(name)'; its lanes are: "
+                    + callee.recipe.lanes.map(\.name).joined(separator: ", "),
+                location: step.location)
+        }
+        let before = run.steps.count
+        try await runSteps(lane.steps, hook: nil, in: callee, depth: depth + 1, session, run)
+        let count = run.steps.count - before
+        return "\(count) step\(count == 1 ? "" : "s")"
+    }
+
+    // MARK: - Actions
+
+    /// Performs one step other than `lane`, returning what it has to say about its outcome.
+    private func perform(_ step: Step, in recipe: Recipe, _ session: LaneSession) async throws -> StepOutcome {
+        let steps = PlannerSteps(store: store, logger: logger, location: step.location)
+        switch step.action {
+        case .plan(let prune, let only):
+            return try await steps.plan(recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
+        case .apply(let prune, let only):
+            return try await steps.apply(recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
+        case .export(let out, let zones):
+            let (_, actor) = try await session.actor(of: step, in: recipe)
+            return try await steps.export(recipe, zones: zones, owner: actor, to: out)
+        default:
+            return StepOutcome(try await performAction(step, in: recipe, session))
+        }
+    }
+
+    private func performAction(_ step: Step, in recipe: Recipe, _ session: LaneSession) async throws -> String? {
+        let location = step.location
+        switch step.action {
+        case .plan, .apply, .export:
+            return nil
+        case .accept(let zone, let record):
+            return try await accept(zone: zone, record: record, step: step, recipe: recipe, session)
+        case .leave(let zone, let record):
+            return try await leave(zone: zone, record: record, step: step, recipe: recipe, session)
+        case .save(let zone, let record, let type, let parent, let fields):
+            return try await save(
+                zone: zone, record: record, type: type, parent: parent, fields: fields, step: step, recipe: recipe,
+                session)
+        case .delete(let zone, let record):
+            return try await delete(zone: zone, record: record, step: step, recipe: recipe, session)
+        case .expect(let expectation):
+            let (handle, actor) = try await session.actor(of: step, in: recipe)
+            let owner = try await session.owner(in: recipe, at: location)
+            let check = ExpectationCheck(session: session, actorHandle: handle, actor: actor, owner: owner, location: location)
+            return try await check.verify(expectation)
+        case .reset:
+            guard store.capabilities.canReset else {
+                throw LaneError.resetRefused(store: store.displayName, location: location)
+            }
+            try await store.reset()
+            return "store wiped"
+        case .lane:
+            return nil
+        }
+    }
+
+    private func accept(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws -> String? {
+        let (handle, actor) = try await session.actor(of: step, in: recipe)
+        let owner = try await session.owner(in: recipe, at: step.location)
+        let what = StepSummary.address(zone, record)
+        if actor.recordName == owner.recordName {
+            throw LaneError.stepFailed(
+                action: "accept \(what)",
+                reason: "\(handle) owns this share; a participant accepts it (add `as: HANDLE` to the step)",
+                location: step.location)
+        }
+        let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
+        if share.participant(actor.recordName)?.acceptance == .accepted {
+            return "already accepted"
+        }
+        guard let url = share.url ?? share.shortGUID else {
+            throw LaneError.stepFailed(
+                action: "accept \(what)", reason: "the store handed out no URL for this share (\(store.displayName))",
+                location: step.location)
+        }
+        let metadata = try await store.acceptShare(url: url, as: actor.recordName)
+        let permission = metadata.participant?.permission ?? metadata.share.publicPermission
+        return "\(permission.recipeName) in \(handle)'s shared database"
+    }
+
+    private func leave(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws -> String? {
+        let (handle, actor) = try await session.actor(of: step, in: recipe)
+        let owner = try await session.owner(in: recipe, at: step.location)
+        let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
+        if actor.recordName == owner.recordName {
+            // The owner leaving its own share stops sharing, as CloudKit's "Stop Sharing" deletes the share.
+            let outcomes = try await store.modifyRecords(
+                [RecordOperation(.forceDelete, share: share)], in: ZoneID(zoneName: zone), database: .private,
+                atomic: true, as: owner.recordName)
+            if let error = outcomes.first?.error { throw error }
+            return "stopped sharing: the share is deleted for everyone"
+        }
+        switch share.participant(actor.recordName)?.acceptance {
+        case nil:
+            throw LaneError.stepFailed(
+                action: "leave \(StepSummary.address(zone, record))",
+                reason: "\(handle) is not a participant of this share", location: step.location)
+        case .removed:
+            return "already left"
+        case .pending, .accepted:
+            try await store.leaveShare(
+                recordName: share.recordName, in: ZoneID(zoneName: zone, ownerRecordName: owner.recordName),
+                as: actor.recordName)
+            return "removed from \(handle)'s shared database"
+        }
+    }
+
+    private func save(
+        zone: String, record name: String, type: String, parent: String?, fields: [String: DeclaredValue],
+        step: Step, recipe: Recipe, _ session: LaneSession
+    ) async throws -> String? {
+        let (handle, actor) = try await session.actor(of: step, in: recipe)
+        let owner = try await session.owner(in: recipe, at: step.location)
+        let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
+        var values: [String: FieldValue] = [:]
+        for (key, declared) in fields {
+            switch declared {
+            case .value(let value):
+                values[key] = Self.addressed(value, zone: zone, zoneID: zoneID)
+            case .shareURL(let shareZone, let shareRecord):
+                let share = try await session.namedShare(zone: shareZone, record: shareRecord, owner: owner, at: step.location)
+                guard let url = share.url else {
+                    throw LaneError.stepFailed(
+                        action: "save", reason: "share \(StepSummary.address(shareZone, shareRecord)) has no URL",
+                        location: step.location)
+                }
+                values[key] = .string(url)
+            }
+        }
+        let record = Record(recordName: name, recordType: type, zoneID: zoneID, fields: values, parent: parent)
+        // forceUpdate writes the named fields whatever the change tag, and creates a missing record, so a lane
+        // can be run again on the same store.
+        let outcomes = try await store.modifyRecords(
+            [RecordOperation(.forceUpdate, record)], in: zoneID, database: database, atomic: true, as: actor.recordName)
+        if let error = outcomes.first?.error { throw error }
+        return "in \(handle)'s \(database.rawValue) database"
+    }
+
+    private func delete(zone: String, record name: String, step: Step, recipe: Recipe, _ session: LaneSession) async throws -> String? {
+        let (_, actor) = try await session.actor(of: step, in: recipe)
+        let owner = try await session.owner(in: recipe, at: step.location)
+        let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
+        let record = Record(recordName: name, recordType: "", zoneID: zoneID)
+        let outcomes = try await store.modifyRecords(
+            [RecordOperation(.forceDelete, record)], in: zoneID, database: database, atomic: true, as: actor.recordName)
+        if let error = outcomes.first?.error {
+            if error.code == .notFound { return "already absent" }
+            throw error
+        }
+        return nil
+    }
+
+    // MARK: - Helpers
+
+    /// References written in a recipe point into the owner's zone; a participant reaches that zone under the
+    /// owner's real record name.
+    private static func addressed(_ value: FieldValue, zone: String, zoneID: ZoneID) -> FieldValue {
+        switch value {
+        case .reference(var reference):
+            if let target = reference.zoneID, target.zoneName == zone, target.ownerRecordName == defaultOwnerName {
+                reference.zoneID = zoneID
+            }
+            return .reference(reference)
+        case .list(let type, let values):
+            return .list(elementType: type, values.map { addressed($0, zone: zone, zoneID: zoneID) })
+        default:
+            return value
+        }
+    }
+
+    static func laneError(_ error: any Error, action: String, at location: SourceLocation) -> LaneError {
+        if let laneError = error as? LaneError { return laneError }
+        if let shareError = error as? ShareError {
+            return .stepFailed(action: action, reason: "the store refused: \(shareError)", location: location)
+        }
+        return .stepFailed(action: action, reason: "\(error)", location: location)
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,1 +1,0 @@
-// The Lanes module; see Docs/Architecture.md.

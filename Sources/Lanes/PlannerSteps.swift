@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import Planner
+import Recipe
+import ShareKit
+
+/// The `plan`, `apply` and `export` steps: the Planner module does the work, the step reports it.
+struct PlannerSteps {
+    let store: any Store
+    let logger: Logger
+    let location: SourceLocation
+
+    /// Plans the recipe and shows the changes under the step's line.
+    func plan(_ recipe: Recipe, prune: Bool, only: [String], users: UserDirectory) async throws -> StepOutcome {
+        let plan = try await makePlan(recipe, prune: prune, only: only, users: users)
+        return StepOutcome(plan.summary.line, lines: changeLines(plan))
+    }
+
+    /// Plans the recipe, applies the plan, and shows what changed under the step's line.
+    /// - Throws: `LaneError.stepFailed` listing the changes the store refused.
+    func apply(_ recipe: Recipe, prune: Bool, only: [String], users: UserDirectory) async throws -> StepOutcome {
+        let plan = try await makePlan(recipe, prune: prune, only: only, users: users)
+        let report: ApplyReport
+        do {
+            report = try await Applier(store: store, logger: logger).apply(plan)
+        } catch {
+            throw LaneError.stepFailed(action: "apply", reason: "\(error)", location: location)
+        }
+        guard report.succeeded else {
+            throw LaneError.stepFailed(
+                action: "apply",
+                reason: report.line + "\n" + report.failures.map { "    \($0)" }.joined(separator: "\n"),
+                location: location)
+        }
+        return StepOutcome(report.line, lines: changeLines(plan))
+    }
+
+    /// Exports the live state of `owner`'s zones as a recipe, to a file or under the step's line.
+    func export(_ recipe: Recipe, zones: [String], owner: User, to out: String?) async throws -> StepOutcome {
+        let text: String
+        do {
+            text = try await Exporter(store: store, logger: logger).export(owner: owner, zones: zones, name: recipe.name)
+        } catch {
+            throw LaneError.stepFailed(action: "export", reason: "\(error)", location: location)
+        }
+        guard let out else {
+            return StepOutcome(nil, lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        }
+        do {
+            let url = URL(fileURLWithPath: out)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        } catch {
+            throw LaneError.stepFailed(
+                action: "export", reason: "cannot write \(out): \(error.localizedDescription)", location: location)
+        }
+        return StepOutcome("wrote \(out)")
+    }
+
+    private func makePlan(_ recipe: Recipe, prune: Bool, only: [String], users: UserDirectory) async throws -> Plan {
+        do {
+            return try await Planner(store: store, logger: logger)
+                .plan(recipe, users: users, options: PlanOptions(prune: prune, onlyZones: only))
+        } catch {
+            throw LaneError.stepFailed(action: "plan", reason: "\(error)", location: location)
+        }
+    }
+
+    /// One line per change (`+ record FamilyLists/groceries`), then the plan's notes; `sharelane plan`
+    /// shows the fields as well.
+    private func changeLines(_ plan: Plan) -> [String] {
+        plan.changes.map { "\($0.symbol) \($0.address)" } + plan.notes + plan.waiting
+    }
+}

@@ -1,0 +1,61 @@
+import Recipe
+import ShareKit
+
+/// The one-line description of a step, as the runner prints it: `accept FamilyLists as bob`.
+enum StepSummary {
+    static func text(of step: Step, owner: String) -> String {
+        let actor = step.actor.flatMap { $0 == owner ? nil : $0 }
+        let who = actor.map { " as \($0)" } ?? ""
+        switch step.action {
+        case .plan(let prune, let only):
+            return "plan" + options(prune: prune, only: only) + who
+        case .apply(let prune, let only):
+            return "apply" + options(prune: prune, only: only) + who
+        case .accept(let zone, let record):
+            return "accept \(address(zone, record))" + who
+        case .leave(let zone, let record):
+            return "leave \(address(zone, record))" + who
+        case .save(let zone, let record, let type, _, _):
+            return "save \(type) \(zone)/\(record)" + who
+        case .delete(let zone, let record):
+            return "delete \(zone)/\(record)" + who
+        case .expect(let expectation):
+            return "expect " + text(of: expectation, actor: step.actor ?? owner)
+        case .export(let out, let zones):
+            let scope = zones.isEmpty ? "" : " " + zones.joined(separator: ", ")
+            return "export\(scope)" + (out.map { " to \($0)" } ?? "") + who
+        case .reset:
+            return "reset" + who
+        case .lane(let name, let parameters):
+            return "lane \(name)" + self.parameters(parameters)
+        }
+    }
+
+    static func text(of expectation: Expectation, actor: String) -> String {
+        switch expectation {
+        case .access(let can, let zone, let record, let toBe):
+            return "\(actor) \(toBe ? "can" : "cannot") \(can.rawValue) \(address(zone, record))"
+        case .records(let zone, let count):
+            return "\(actor) sees \(count) record\(count == 1 ? "" : "s") in \(zone)"
+        case .field(let zone, let record, let name, let equals):
+            return "\(actor) sees \(zone)/\(record).\(name) = \(equals.displayString)"
+        }
+    }
+
+    static func address(_ zone: String, _ record: String?) -> String {
+        record.map { "\(zone)/\($0)" } ?? zone
+    }
+
+    static func parameters(_ parameters: [String: String]) -> String {
+        guard !parameters.isEmpty else { return "" }
+        return " (" + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+            + ")"
+    }
+
+    private static func options(prune: Bool, only: [String]) -> String {
+        var parts: [String] = []
+        if prune { parts.append("--prune") }
+        if !only.isEmpty { parts.append("only " + only.joined(separator: ", ")) }
+        return parts.isEmpty ? "" : " " + parts.joined(separator: " ")
+    }
+}

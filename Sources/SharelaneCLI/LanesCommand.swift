@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import Lanes
+import Recipe
+
+/// `sharelane lanes [RECIPE]`: lists a recipe's lanes with their descriptions.
+struct LanesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lanes",
+        abstract: "List the lanes of a recipe with their descriptions.",
+        discussion: "RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. Private lanes are hidden unless --all."
+    )
+
+    @Argument(help: "The recipe file.")
+    var recipe: String?
+
+    @Flag(name: .long, help: "Also list private lanes (callable only from other lanes).")
+    var all = false
+
+    @Flag(name: .long, help: "Print the lanes as JSON: [{name, desc, private}].")
+    var json = false
+
+    @Option(name: .long, help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
+    var env: String?
+
+    func run() async throws {
+        let path = try RecipeArguments.resolve(recipe)
+        let loaded: Recipe
+        do {
+            loaded = try RecipeLoader(environment: ProcessInfo.processInfo.environment, overrides: [:], envName: env)
+                .load(path: path)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        if json {
+            print(try LaneListing.json(of: loaded, includePrivate: all))
+        } else {
+            print(LaneListing.text(of: loaded, includePrivate: all))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Lanes
+import Logging
+import Recipe
+import ShareKit
+
+/// `sharelane run LANE [RECIPE] [KEY=VALUE…]`: runs a lane of a recipe.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a lane of a recipe: its steps, acting as the recipe's users, with the recipe's hooks.",
+        discussion: """
+            RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. KEY=VALUE arguments set variables \
+            that override the recipe's `vars`. Each step prints a line with its outcome and time; the first \
+            failing step stops the lane with exit code 1 and its place in the recipe.
+            """
+    )
+
+    @Argument(help: "The lane to run.")
+    var lane: String
+
+    @Argument(help: ArgumentHelp("The recipe file, then any KEY=VALUE parameters.", valueName: "RECIPE|KEY=VALUE"))
+    var arguments: [String] = []
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(name: .long, help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
+    var env: String?
+
+    func run() async throws {
+        let (path, parameters) = try RecipeArguments.split(arguments)
+        let recipePath = try RecipeArguments.resolve(path)
+        let environment = ProcessInfo.processInfo.environment
+        let envName = env
+        let load: LaneRunner.RecipeReloader = { overrides in
+            try RecipeLoader(environment: environment, overrides: overrides, envName: envName).load(path: recipePath)
+        }
+        let recipe: Recipe
+        do {
+            recipe = try load(parameters)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        var logger = Logger(label: "sharelane.lanes")
+        logger.logLevel = .warning
+        let store = try storeOptions.open(logger: logger)
+        let runner = LaneRunner(store: store, output: .standardOutput, logger: logger, reload: load, overrides: parameters)
+        do {
+            let report = try await runner.run(lane: lane, of: recipe)
+            if !report.succeeded { throw ExitCode.failure }
+        } catch let error as LaneError {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// One lane of one recipe of `Recipes/`.
+struct RecipeLane: Sendable, CustomTestStringConvertible {
+    var recipe: String
+    var lane: String
+    var failsOnPurpose: Bool
+    var testDescription: String { "\(recipe) \(lane)" }
+
+    static func all() throws -> [RecipeLane] {
+        try LaneBinary.recipes().flatMap { recipe in
+            try LaneBinary.lanes(of: recipe).filter { !$0.private }.map {
+                RecipeLane(recipe: recipe, lane: $0.name, failsOnPurpose: $0.failsOnPurpose)
+            }
+        }
+    }
+}
+
+@Suite("Recipes/ lanes through the sharelane binary")
+struct RecipeLaneTests {
+    @Test("every lane of every recipe runs on a fresh store", arguments: try RecipeLane.all())
+    func laneRunsOnFreshStore(_ item: RecipeLane) throws {
+        let directory = try LaneBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
+        let result = try LaneBinary.run(["run", item.lane, item.recipe, "--store", store])
+        if item.failsOnPurpose {
+            #expect(result.status == 1, "\(item.lane) should fail on purpose:\n\(result.output)")
+            #expect(result.stdout.contains("✘ lane \(item.lane) failed at \(item.recipe):"), "\(result.output)")
+        } else {
+            #expect(result.status == 0, "\(item.recipe) lane \(item.lane) failed:\n\(result.output)")
+            #expect(result.stdout.contains("✔ lane \(item.lane) succeeded"), "\(result.output)")
+            #expect(!result.stdout.contains("✘"), "\(result.output)")
+        }
+    }
+
+    @Test("every recipe has a lane whose expect steps prove what it shows")
+    func everyRecipeHasAnExpectingLane() throws {
+        let recipes = try LaneBinary.recipes()
+        #expect(recipes.count >= 6, "Recipes/ should hold the six worked examples: \(recipes)")
+        for recipe in recipes {
+            let text = try String(
+                contentsOf: LaneBinary.packageRoot.appendingPathComponent(recipe), encoding: .utf8)
+            #expect(text.contains("- expect:"), "\(recipe) has no expect step")
+        }
+    }
+
+    @Test("the demo runs twice in a row on the default store, as the README says")
+    func demoRunsTwiceOnDefaultStore() throws {
+        let directory = try LaneBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recipes = directory.appendingPathComponent("Recipes")
+        try FileManager.default.createDirectory(at: recipes, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: LaneBinary.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"),
+            to: recipes.appendingPathComponent("sharelane.yaml"))
+
+        let first = try LaneBinary.run(["run", "demo"], in: directory)
+        #expect(first.status == 0, "first run:\n\(first.output)")
+        #expect(first.stdout.contains("✔ lane demo succeeded"), "\(first.output)")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(".sharelane/store.sqlite").path))
+
+        let second = try LaneBinary.run(["run", "demo"], in: directory)
+        #expect(second.status == 0, "second run:\n\(second.output)")
+        #expect(second.stdout.contains("✔ lane demo succeeded"), "\(second.output)")
+        #expect(second.stdout.contains("already accepted"), "\(second.output)")
+    }
+}

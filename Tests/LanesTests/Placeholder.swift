@@ -1,5 +1,0 @@
-import Testing
-
-@Test func moduleBuilds() {
-    #expect(Bool(true))
-}
