@@ -6,7 +6,7 @@ public struct SharelaneCommand: AsyncParsableCommand {
         commandName: "sharelane",
         abstract: "Plan and apply CloudKit sharing from YAML recipes, and run lanes of sharing steps.",
         version: "0.1.0",
-        subcommands: [ShowCommand.self, ValidateCommand.self, ServeCommand.self]
+        subcommands: [ShowCommand.self, ValidateCommand.self, ServeCommand.self, RunCommand.self, LanesCommand.self]
     )
 
     public init() {}
