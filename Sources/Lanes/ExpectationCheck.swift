@@ -23,7 +23,8 @@ struct ExpectationCheck {
         switch expectation {
         case .access(let capability, let zone, let record, let toBe):
             let (allowed, why) = try await access(capability, zone: zone, record: record)
-            let subject = "\(actorHandle) \(capability.rawValue) \(record.map { "record \(zone)/\($0)" } ?? "zone \(zone)")"
+            let subject =
+                "\(actorHandle) \(capability.rawValue) \(record.map { "record \(zone)/\($0)" } ?? "zone \(zone)")"
             guard allowed == toBe else {
                 throw LaneError.expectationFailed(
                     expected: "\(subject): \(toBe ? "allowed" : "refused")",
@@ -52,7 +53,8 @@ struct ExpectationCheck {
                 }
                 guard FieldValueMatch.matches(value, equals) else {
                     throw LaneError.expectationFailed(
-                        expected: "\(subject) = \(equals.displayString)", found: value.displayString, location: location)
+                        expected: "\(subject) = \(equals.displayString)", found: value.displayString, location: location
+                    )
                 }
                 return nil
             case .failed(_, let error):
@@ -68,7 +70,9 @@ struct ExpectationCheck {
 
     // MARK: - Access
 
-    private func access(_ capability: Expectation.Capability, zone: String, record: String?) async throws -> (Bool, String) {
+    private func access(_ capability: Expectation.Capability, zone: String, record: String?) async throws -> (
+        Bool, String
+    ) {
         switch capability {
         case .read:
             return try await canRead(zone: zone, record: record)
@@ -83,10 +87,12 @@ struct ExpectationCheck {
         let place = "\(actorHandle)'s \(database.rawValue) database"
         do {
             if let record {
-                let outcome = try await store.lookupRecords([record], in: zoneID, database: database, as: actor.recordName)
+                let outcome = try await store.lookupRecords(
+                    [record], in: zoneID, database: database, as: actor.recordName)
                 switch outcome.first {
                 case .saved, .savedShare: return (true, "read from \(place)")
-                case .failed(_, let error) where Self.meansRefused(error): return (false, "\(error.code.rawValue) from \(place)")
+                case .failed(_, let error) where Self.meansRefused(error):
+                    return (false, "\(error.code.rawValue) from \(place)")
                 case .failed(_, let error): throw error
                 case .deleted, nil: return (false, "nothing came back from \(place)")
                 }
@@ -94,7 +100,8 @@ struct ExpectationCheck {
             let zones = try await store.lookupZones([zoneID], in: database, as: actor.recordName)
             switch zones.first {
             case .success: return (true, "zone listed in \(place)")
-            case .failure(let error) where Self.meansRefused(error): return (false, "\(error.code.rawValue) from \(place)")
+            case .failure(let error) where Self.meansRefused(error):
+                return (false, "\(error.code.rawValue) from \(place)")
             case .failure(let error): throw error
             case nil: return (false, "nothing came back from \(place)")
             }
@@ -104,7 +111,9 @@ struct ExpectationCheck {
     }
 
     /// Judges a write, a delete or a share change by ShareKit's access rules, on the live share.
-    private func judged(_ capability: Expectation.Capability, zone: String, record: String?) async throws -> (Bool, String) {
+    private func judged(_ capability: Expectation.Capability, zone: String, record: String?) async throws -> (
+        Bool, String
+    ) {
         let (share, root) = try await session.coveringShare(zone: zone, record: record, owner: owner)
         let subject = record.map { "\(zone)/\($0)" } ?? zone
         let exists: Bool
@@ -137,16 +146,22 @@ struct ExpectationCheck {
         case .read:
             refusal = nil
         }
-        return (refusal == nil, standing(in: share, root: root, zone: zone) + (refusal.map { ": " + Self.readable($0.reason, caller, actorHandle) } ?? ""))
+        return (
+            refusal == nil,
+            standing(in: share, root: root, zone: zone)
+                + (refusal.map { ": " + Self.readable($0.reason, caller, actorHandle) } ?? "")
+        )
     }
 
     /// How the user stands towards the share: `read-only private-user, accepted in the zone-wide share of Z`.
     private func standing(in share: Share?, root: String?, zone: String) -> String {
         if isOwner { return "\(actorHandle) owns zone \(zone)" }
         guard let share else { return "nothing in zone \(zone) is shared" }
-        let shareName = share.isZoneWide ? "the zone-wide share of \(zone)" : "the share rooted at \(zone)/\(root ?? "?")"
+        let shareName =
+            share.isZoneWide ? "the zone-wide share of \(zone)" : "the share rooted at \(zone)/\(root ?? "?")"
         guard let participant = share.participant(actor.recordName) else {
-            return "\(actorHandle) is not a participant of \(shareName) (public permission \(share.publicPermission.recipeName))"
+            return
+                "\(actorHandle) is not a participant of \(shareName) (public permission \(share.publicPermission.recipeName))"
         }
         let permission = participant.role == .publicUser ? share.publicPermission : participant.permission
         return "\(actorHandle) is a \(permission.recipeName) \(participant.role.recipeName), "

@@ -19,7 +19,9 @@ public enum LaneListing {
             lines.append("  \(name)  \(desc)".trimmingTrailingSpaces())
         }
         if hidden > 0 {
-            lines.append("\(hidden) private lane\(hidden == 1 ? "" : "s") hidden (callable only from other lanes); --all lists them.")
+            lines.append(
+                "\(hidden) private lane\(hidden == 1 ? "" : "s") hidden (callable only from other lanes); --all lists them."
+            )
         }
         lines.append("Run one with: sharelane run LANE \(recipe.file)")
         return lines.joined(separator: "\n")

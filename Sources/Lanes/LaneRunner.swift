@@ -49,19 +49,20 @@ public struct LaneRunner: Sendable {
             throw LaneError.privateLane(name: name, location: lane.location)
         }
         let session = LaneSession(store: store, logger: logger)
-        let run = Run(lane: name)
+        let run = Run()
         let start = ContinuousClock.now
         logger.info("running lane \(name) of \(recipe.file) on \(store.displayName)")
         output.line("▸ lane \(name) — \(recipe.name) on \(store.displayName)")
+        let scope = Scope(recipe: recipe, overrides: overrides, lanes: [name])
         do {
             if !recipe.beforeAll.isEmpty {
                 output.line("▸ before_all")
-                try await runSteps(recipe.beforeAll, hook: "before_all", in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 1, session, run)
+                try await runSteps(recipe.beforeAll, hook: "before_all", in: scope, depth: 1, session, run)
             }
-            try await runSteps(lane.steps, hook: nil, in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 0, session, run)
+            try await runSteps(lane.steps, hook: nil, in: scope, depth: 0, session, run)
             if !recipe.afterAll.isEmpty {
                 output.line("▸ after_all")
-                try await runSteps(recipe.afterAll, hook: "after_all", in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 1, session, run)
+                try await runSteps(recipe.afterAll, hook: "after_all", in: scope, depth: 1, session, run)
             }
         } catch let error as LaneError {
             run.failure = error
@@ -69,7 +70,7 @@ public struct LaneRunner: Sendable {
             if !recipe.onError.isEmpty {
                 output.line("▸ error")
                 do {
-                    try await runSteps(recipe.onError, hook: "error", in: Scope(recipe: recipe, overrides: overrides, lanes: [name]), depth: 1, session, run)
+                    try await runSteps(recipe.onError, hook: "error", in: scope, depth: 1, session, run)
                 } catch {
                     // The error hook's own failure is printed by its step; the lane's failure stays the one reported.
                 }
@@ -97,12 +98,10 @@ public struct LaneRunner: Sendable {
 
     /// Results collected across the whole run.
     final class Run {
-        let lane: String
         var steps: [LaneReport.StepResult] = []
         var failure: LaneError?
         /// Whether the failing step's message was printed (steps of calling lanes only close it).
         var failurePrinted = false
-        init(lane: String) { self.lane = lane }
     }
 
     private func runSteps(
@@ -178,7 +177,8 @@ public struct LaneRunner: Sendable {
                 callee.recipe = try reload(callee.overrides)
             } catch {
                 throw LaneError.stepFailed(
-                    action: "lane \(name)", reason: "loading the recipe with \(StepSummary.parameters(parameters)): \(error)",
+                    action: "lane \(name)",
+                    reason: "loading the recipe with \(StepSummary.parameters(parameters)): \(error)",
                     location: step.location)
             }
         }
@@ -202,9 +202,11 @@ public struct LaneRunner: Sendable {
         let steps = PlannerSteps(store: store, logger: logger, location: step.location)
         switch step.action {
         case .plan(let prune, let only):
-            return try await steps.plan(recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
+            return try await steps.plan(
+                recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
         case .apply(let prune, let only):
-            return try await steps.apply(recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
+            return try await steps.apply(
+                recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
         case .export(let out, let zones):
             let (_, actor) = try await session.actor(of: step, in: recipe)
             return try await steps.export(recipe, zones: zones, owner: actor, to: out)
@@ -231,7 +233,8 @@ public struct LaneRunner: Sendable {
         case .expect(let expectation):
             let (handle, actor) = try await session.actor(of: step, in: recipe)
             let owner = try await session.owner(in: recipe, at: location)
-            let check = ExpectationCheck(session: session, actorHandle: handle, actor: actor, owner: owner, location: location)
+            let check = ExpectationCheck(
+                session: session, actorHandle: handle, actor: actor, owner: owner, location: location)
             return try await check.verify(expectation)
         case .reset:
             guard store.capabilities.canReset else {
@@ -244,7 +247,9 @@ public struct LaneRunner: Sendable {
         }
     }
 
-    private func accept(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws -> String? {
+    private func accept(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws
+        -> String?
+    {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let what = StepSummary.address(zone, record)
@@ -268,7 +273,9 @@ public struct LaneRunner: Sendable {
         return "\(permission.recipeName) in \(handle)'s shared database"
     }
 
-    private func leave(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws -> String? {
+    private func leave(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws
+        -> String?
+    {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
@@ -308,7 +315,8 @@ public struct LaneRunner: Sendable {
             case .value(let value):
                 values[key] = Self.addressed(value, zone: zone, zoneID: zoneID)
             case .shareURL(let shareZone, let shareRecord):
-                let share = try await session.namedShare(zone: shareZone, record: shareRecord, owner: owner, at: step.location)
+                let share = try await session.namedShare(
+                    zone: shareZone, record: shareRecord, owner: owner, at: step.location)
                 guard let url = share.url else {
                     throw LaneError.stepFailed(
                         action: "save", reason: "share \(StepSummary.address(shareZone, shareRecord)) has no URL",
@@ -326,7 +334,9 @@ public struct LaneRunner: Sendable {
         return "in \(handle)'s \(database.rawValue) database"
     }
 
-    private func delete(zone: String, record name: String, step: Step, recipe: Recipe, _ session: LaneSession) async throws -> String? {
+    private func delete(zone: String, record name: String, step: Step, recipe: Recipe, _ session: LaneSession)
+        async throws -> String?
+    {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)

@@ -127,7 +127,8 @@ final class LaneSession {
         guard let share = try await ownerShare(zoneShareRecordName, zone: zone, owner: owner) else {
             throw LaneError.shareNotFound(
                 what: "zone \(zone) has no zone-wide share",
-                hint: "declare `share:` under the zone and apply, or add `record:` to name the root of a hierarchy share",
+                hint:
+                    "declare `share:` under the zone and apply, or add `record:` to name the root of a hierarchy share",
                 location: location)
         }
         return share
@@ -135,7 +136,8 @@ final class LaneSession {
 
     /// The share that covers a zone, or a record in it, as the owner sees it: the zone-wide share, or the
     /// share of the nearest record up the record's parent chain. Nil when nothing shares it.
-    func coveringShare(zone: String, record: String?, owner: User) async throws -> (share: Share?, rootRecord: String?) {
+    func coveringShare(zone: String, record: String?, owner: User) async throws -> (share: Share?, rootRecord: String?)
+    {
         if let zoneShare = try await ownerShare(zoneShareRecordName, zone: zone, owner: owner) {
             return (zoneShare, nil)
         }

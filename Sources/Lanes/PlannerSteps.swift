@@ -39,16 +39,19 @@ struct PlannerSteps {
     func export(_ recipe: Recipe, zones: [String], owner: User, to out: String?) async throws -> StepOutcome {
         let text: String
         do {
-            text = try await Exporter(store: store, logger: logger).export(owner: owner, zones: zones, name: recipe.name)
+            text = try await Exporter(store: store, logger: logger).export(
+                owner: owner, zones: zones, name: recipe.name)
         } catch {
             throw LaneError.stepFailed(action: "export", reason: "\(error)", location: location)
         }
         guard let out else {
-            return StepOutcome(nil, lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+            return StepOutcome(
+                nil, lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
         }
         do {
             let url = URL(fileURLWithPath: out)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         } catch {
             throw LaneError.stepFailed(

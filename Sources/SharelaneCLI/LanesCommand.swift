@@ -8,7 +8,8 @@ struct LanesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lanes",
         abstract: "List the lanes of a recipe with their descriptions.",
-        discussion: "RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. Private lanes are hidden unless --all."
+        discussion:
+            "RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. Private lanes are hidden unless --all."
     )
 
     @Argument(help: "The recipe file.")

@@ -46,7 +46,8 @@ struct RunCommand: AsyncParsableCommand {
         var logger = Logger(label: "sharelane.lanes")
         logger.logLevel = .warning
         let store = try storeOptions.open(logger: logger)
-        let runner = LaneRunner(store: store, output: .standardOutput, logger: logger, reload: load, overrides: parameters)
+        let runner = LaneRunner(
+            store: store, output: .standardOutput, logger: logger, reload: load, overrides: parameters)
         do {
             let report = try await runner.run(lane: lane, of: recipe)
             if !report.succeeded { throw ExitCode.failure }

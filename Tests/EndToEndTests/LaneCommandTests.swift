@@ -42,7 +42,8 @@ struct LaneCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try LaneBinary.run(["run", "check", recipe, "title=From the command line", "--store", store])
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdout.contains("✔ expect ann sees Box/item.title = \"From the command line\""), "\(result.output)")
+        #expect(
+            result.stdout.contains("✔ expect ann sees Box/item.title = \"From the command line\""), "\(result.output)")
     }
 
     @Test func failingExpectExitsOneWithItsLocation() throws {
@@ -62,7 +63,9 @@ struct LaneCommandTests {
         let result = try LaneBinary.run(["run", "helper", recipe, "--store", store])
         #expect(result.status == 1)
         #expect(result.stderr.contains("lane 'helper' is private"), "\(result.output)")
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path) || !result.stdout.contains("apply"))
+        #expect(
+            !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path)
+                || !result.stdout.contains("apply"))
     }
 
     @Test func unknownLaneListsTheLanes() throws {
@@ -79,7 +82,8 @@ struct LaneCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try LaneBinary.run(["lanes", recipe])
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.stdout.contains("check  The item's title is the one given on the command line."), "\(result.output)")
+        #expect(
+            result.stdout.contains("check  The item's title is the one given on the command line."), "\(result.output)")
         #expect(!result.stdout.contains("helper  "), "\(result.output)")
         #expect(result.stdout.contains("1 private lane hidden"), "\(result.output)")
         let all = try LaneBinary.run(["lanes", recipe, "--all"])

@@ -59,7 +59,8 @@ struct RecipeLaneTests {
         let first = try LaneBinary.run(["run", "demo"], in: directory)
         #expect(first.status == 0, "first run:\n\(first.output)")
         #expect(first.stdout.contains("✔ lane demo succeeded"), "\(first.output)")
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(".sharelane/store.sqlite").path))
+        #expect(
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent(".sharelane/store.sqlite").path))
 
         let second = try LaneBinary.run(["run", "demo"], in: directory)
         #expect(second.status == 0, "second run:\n\(second.output)")

@@ -66,9 +66,15 @@ struct HookTests {
         #expect(!report.succeeded)
         #expect(report.steps.map(\.hook) == ["before_all", nil, nil, "error"])
         let log = ZoneID(zoneName: "Log")
-        #expect(try await harness.record("failed", zone: log, asEmail: "ann@example.com") != nil, "the error hook did not run")
-        #expect(try await harness.record("after", zone: log, asEmail: "ann@example.com") == nil, "after_all ran after a failure")
-        #expect(try await harness.record("never", zone: log, asEmail: "ann@example.com") == nil, "the lane went on after a failure")
+        #expect(
+            try await harness.record("failed", zone: log, asEmail: "ann@example.com") != nil,
+            "the error hook did not run")
+        #expect(
+            try await harness.record("after", zone: log, asEmail: "ann@example.com") == nil,
+            "after_all ran after a failure")
+        #expect(
+            try await harness.record("never", zone: log, asEmail: "ann@example.com") == nil,
+            "the lane went on after a failure")
         #expect(harness.output.contains("▸ error"), "\(harness.output)")
         #expect(!harness.output.contains("▸ after_all"), "\(harness.output)")
     }
@@ -83,7 +89,8 @@ struct HookTests {
         // `- expect: { records: 9, zone: Log }` is line 22; the action word starts at column 9.
         let failure = try #require(report.failure)
         #expect(failure.location == SourceLocation(file: harness.recipePath, line: 22, column: 9))
-        let message = "\(harness.recipePath):22:9: error: expectation failed: expected 9 records in Log as ann sees it, found 2"
+        let message =
+            "\(harness.recipePath):22:9: error: expectation failed: expected 9 records in Log as ann sees it, found 2"
         #expect(harness.output.contains(message), "\(harness.output)")
         #expect(harness.output.contains("✘ expect ann sees 9 records in Log"), "\(harness.output)")
         #expect(harness.output.contains("✘ lane bad failed at \(harness.recipePath):22:9"), "\(harness.output)")

@@ -94,11 +94,16 @@ struct LaneCallTests {
         defer { harness.remove() }
         let here = SourceLocation(file: "built.yaml", line: 1, column: 1)
         let recipe = Recipe(
-            name: "cycle", file: "built.yaml", users: [DeclaredUser(handle: "ann", email: "ann@example.com", location: here)],
+            name: "cycle", file: "built.yaml",
+            users: [DeclaredUser(handle: "ann", email: "ann@example.com", location: here)],
             owner: "ann",
             lanes: [
-                Lane(name: "loop", steps: [Step(action: .lane(name: "again", parameters: [:]), location: here)], location: here),
-                Lane(name: "again", steps: [Step(action: .lane(name: "loop", parameters: [:]), location: here)], location: here),
+                Lane(
+                    name: "loop", steps: [Step(action: .lane(name: "again", parameters: [:]), location: here)],
+                    location: here),
+                Lane(
+                    name: "again", steps: [Step(action: .lane(name: "loop", parameters: [:]), location: here)],
+                    location: here),
             ])
 
         let report = try await harness.runner().run(lane: "loop", of: recipe)

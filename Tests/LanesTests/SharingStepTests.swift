@@ -101,7 +101,8 @@ struct SharingStepTests {
         #expect(!report.succeeded)
         #expect(report.failure?.location?.line == 38)
         #expect(harness.output.contains("ACCESS_DENIED"), "\(harness.output)")
-        #expect(try await harness.record("sneaky", zone: ZoneID(zoneName: "Family"), asEmail: "alice@example.com") == nil)
+        #expect(
+            try await harness.record("sneaky", zone: ZoneID(zoneName: "Family"), asEmail: "alice@example.com") == nil)
     }
 
     @Test func expectationsChangeNothing() async throws {
