@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Lanes
 import Logging
+import Rainbow
 import Recipe
 import ShareKit
 
@@ -47,13 +48,30 @@ struct RunCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let store = try storeOptions.open(logger: logger)
         let runner = LaneRunner(
-            store: store, output: .standardOutput, logger: logger, reload: load, overrides: parameters)
+            store: store, output: Self.terminalOutput(), logger: logger, reload: load, overrides: parameters)
         do {
             let report = try await runner.run(lane: lane, of: recipe)
             if !report.succeeded { throw ExitCode.failure }
         } catch let error as LaneError {
             FileHandle.standardError.write(Data("\(error)\n".utf8))
             throw ExitCode.failure
+        }
+    }
+
+    /// Standard output, with ✔ in green and ✘ and error lines in red on a terminal (unless `NO_COLOR` is set).
+    private static func terminalOutput() -> LaneOutput {
+        let colors = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
+        guard colors else { return .standardOutput }
+        return LaneOutput { line in
+            var text = line
+            if let range = text.range(of: "✔") {
+                text.replaceSubrange(range, with: "✔".green)
+            } else if let range = text.range(of: "✘") {
+                text.replaceSubrange(range, with: "✘".red)
+            } else if text.contains(": error: ") {
+                text = text.red
+            }
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
         }
     }
 }
