@@ -238,12 +238,47 @@ extension SQLiteStore {
                 sql += " AND shareRoot IN (\(Array(repeating: "?", count: roots.count).joined(separator: ",")))"
                 arguments += StatementArguments(roots.sorted())
             }
-            sql += " ORDER BY name"
-            var records = try RecordRow.fetchAll(db, sql: sql, arguments: arguments).map {
-                try $0.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[$0.name]?.recordName)
+            let limit = query.resultsLimit.map { max($0, 1) } ?? Int.max
+            func decode(_ row: RecordRow) throws -> Record {
+                try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[row.name]?.recordName)
             }
-            records = records.filter { record in query.filters.allSatisfy { QueryEvaluation.matches(record, $0) } }
-            if !query.sort.isEmpty { records.sort { QueryEvaluation.ordered($0, $1, by: query.sort) } }
+            func matches(_ record: Record) -> Bool {
+                query.filters.allSatisfy { QueryEvaluation.matches(record, $0) }
+            }
+            if query.sort.isEmpty {
+                // In record name order, a page starts after the last name of the previous one: each page reads
+                // only as far as it needs.
+                var after = ""
+                if let marker = query.continuationMarker {
+                    guard marker.hasPrefix("k") else {
+                        throw ShareError(.badRequest, "the continuation marker '\(marker)' was not handed out by this store")
+                    }
+                    after = String(marker.dropFirst())
+                }
+                var page: [Record] = []
+                var more = false
+                scan: while true {
+                    var chunkArguments = arguments
+                    chunkArguments += [after]
+                    let rows = try RecordRow.fetchAll(
+                        db, sql: sql + " AND name > ? ORDER BY name LIMIT 500", arguments: chunkArguments)
+                    for row in rows {
+                        let record = try decode(row)
+                        guard matches(record) else { continue }
+                        if page.count == limit {
+                            more = true
+                            break scan
+                        }
+                        page.append(record)
+                    }
+                    guard rows.count == 500, let last = rows.last else { break }
+                    after = last.name
+                }
+                return QueryPage(records: page, continuationMarker: more ? page.last.map { "k" + $0.recordName } : nil)
+            }
+            // Sorted by fields: every matching record is read and sorted, then paged by position.
+            var records = try RecordRow.fetchAll(db, sql: sql, arguments: arguments).map(decode).filter(matches)
+            records.sort { QueryEvaluation.ordered($0, $1, by: query.sort) }
             var offset = 0
             if let marker = query.continuationMarker {
                 guard marker.hasPrefix("o"), let value = Int(marker.dropFirst()), value >= 0 else {
@@ -251,7 +286,6 @@ extension SQLiteStore {
                 }
                 offset = value
             }
-            let limit = query.resultsLimit.map { max($0, 1) } ?? Int.max
             let page = Array(records.dropFirst(offset).prefix(limit))
             let end = offset + page.count
             return QueryPage(records: page, continuationMarker: end < records.count ? "o\(end)" : nil)

@@ -393,5 +393,13 @@ import Testing
             RecordQuery(recordType: "Todo", filters: [QueryFilter("title", .beginsWith, .string("Item 1"))]), in: zone,
             database: .private, as: owner)
         #expect(begins.records.map(\.recordName) == ["t1"])
+        // Unsorted, pages follow record names, filtered.
+        var unsorted = RecordQuery(recordType: "Todo", filters: [QueryFilter("qty", .notEquals, .int64(0))], resultsLimit: 4)
+        let first = try await store.queryRecords(unsorted, in: zone, database: .private, as: owner)
+        #expect(first.records.map(\.recordName) == ["t1", "t2", "t3", "t5"])
+        unsorted.continuationMarker = first.continuationMarker
+        let second = try await store.queryRecords(unsorted, in: zone, database: .private, as: owner)
+        #expect(second.records.map(\.recordName) == ["t6", "t7"])
+        #expect(second.continuationMarker == nil)
     }
 }
