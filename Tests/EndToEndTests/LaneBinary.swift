@@ -27,7 +27,9 @@ struct LaneBinary {
 
     /// Runs `sharelane ARGUMENTS` in `directory` (the package root by default), with `SHARELANE_STORE` unset
     /// so that only `--store` or the default chooses the store.
-    static func run(_ arguments: [String], in directory: URL = packageRoot) throws -> Result {
+    static func run(
+        _ arguments: [String], in directory: URL = packageRoot, environment extra: [String: String] = [:]
+    ) throws -> Result {
         let scratch = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outURL = scratch.appendingPathComponent("stdout")
@@ -42,6 +44,7 @@ struct LaneBinary {
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "SHARELANE_STORE")
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = out
         process.standardError = err
