@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// `sharelane show`, run as a user would, on a store the demo lane filled.
+@Suite final class ShowCommandTests {
+    let directory: URL
+    let store: String
+
+    init() throws {
+        directory = try LaneBinary.temporaryDirectory()
+        store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    @Test func anEmptyStoreSaysSo() throws {
+        let result = try LaneBinary.run(["show"], in: directory)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("The store sqlite:.sharelane/store.sqlite is empty."))
+    }
+
+    @Test func unknownStoresAndUsersAreClearErrors() throws {
+        let scheme = try LaneBinary.run(["show", "--store", "ftp:somewhere"], in: directory)
+        #expect(scheme.status == 1)
+        #expect(scheme.stderr.contains("unknown store 'ftp:somewhere'"))
+        let user = try LaneBinary.run(["show", "--store", store, "--as", "nobody@example.com"], in: directory)
+        #expect(user.status == 1)
+        #expect(user.stderr.contains("no user with the email address nobody@example.com"))
+    }
+
+    @Test func eachUserSeesTheirOwnView() throws {
+        let demo = try LaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
+        #expect(demo.status == 0, "\(demo.output)")
+
+        let bob = try LaneBinary.run(["show", "--store", store, "--as", "bob@example.com"], in: directory)
+        #expect(bob.status == 0)
+        let alice = "_50e0189ca0f60ad4c4efa63266de4996"
+        #expect(bob.stdout.contains("shared database\n  zone FamilyLists (owner \(alice))"))
+        #expect(bob.stdout.contains("      bob@example.com: read-write, private-user, accepted"))
+        #expect(bob.stdout.contains("      record eggs (Todo)\n        done: 0\n        title: \"Eggs\""))
+        #expect(!bob.stdout.contains("zone Trips"))
+
+        let carol = try LaneBinary.run(
+            ["show", "--store", store, "--as", "carol@example.com", "--database", "shared", "--zone", "Trips"],
+            in: directory)
+        #expect(carol.status == 0)
+        #expect(carol.stdout.contains("zone Trips (owner \(alice))"))
+        #expect(carol.stdout.contains("record italy (Group)"))
+        #expect(carol.stdout.contains("carol@example.com: read-only, public-user, accepted"))
+        #expect(!carol.stdout.contains("FamilyLists"))
+        #expect(!carol.stdout.contains("public database"))
+
+        let everyone = try LaneBinary.run(["show", "--store", store, "--database", "private"], in: directory)
+        #expect(everyone.status == 0)
+        #expect(everyone.stdout.contains("user alice@example.com (\(alice)), Alice Appleseed\n  private database\n    zone FamilyLists"))
+        #expect(everyone.stdout.contains("user dana@example.com"))
+    }
+}
