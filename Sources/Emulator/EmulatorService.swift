@@ -22,6 +22,9 @@ struct EmulatorService: Sendable {
         "records/accept",
     ]
 
+    /// CloudKit answers at most 200 records a response; more come with `moreComing` or a `continuationMarker`.
+    static let maxRecordsPerResponse = 200
+
     // MARK: Sign-in
 
     func signIn(_ request: Request) async -> Response {
@@ -111,9 +114,7 @@ struct EmulatorService: Sendable {
         case "records/query":
             let request = try decode(QueryRecordsRequest.self, from: body)
             var query = try request.recordQuery()
-            query.resultsLimit = min(
-                query.resultsLimit ?? WebServicesStore.maxOperationsPerRequest,
-                WebServicesStore.maxOperationsPerRequest)
+            query.resultsLimit = min(query.resultsLimit ?? Self.maxRecordsPerResponse, Self.maxRecordsPerResponse)
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
             let page = try await store.queryRecords(query, in: zoneID, database: database, as: user)
             return try encode(
@@ -156,7 +157,8 @@ struct EmulatorService: Sendable {
                 do {
                     let changes = try await store.zoneChanges(
                         zone.zoneID.zoneID, in: database, since: zone.syncToken.map(ChangeToken.init(rawValue:)),
-                        resultsLimit: zone.resultsLimit, as: user)
+                        resultsLimit: min(zone.resultsLimit ?? Self.maxRecordsPerResponse, Self.maxRecordsPerResponse),
+                        as: user)
                     results.append(.init(changes, currentUser: user))
                 } catch let error as ShareError {
                     results.append(.init(zoneID: zone.zoneID.zoneID, error: error))
