@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorTests",
             dependencies: [
-                "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "Planner", "Recipe",
+                "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "Planner", "Recipe", "Lanes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
