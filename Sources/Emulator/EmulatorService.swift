@@ -100,7 +100,8 @@ struct EmulatorService: Sendable {
             let request = try decode(ModifyRecordsRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
-            let operations = try request.operations.map { try recordOperation($0, in: zoneID) }
+            var operations = try request.operations.map { try recordOperation($0, in: zoneID) }
+            operations = try await completingShareDeletions(operations, in: zoneID, database: database, as: user)
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
             let outcomes = try await modify(operations, in: zoneID, database: database, atomic: atomic, as: user)
             return try encode(RecordsResponse(records: outcomes.map { wire($0, as: user) }))
@@ -235,6 +236,31 @@ struct EmulatorService: Sendable {
             }
         }
         return outcomes
+    }
+
+    /// A share deletion on the wire names only the share (as CloudKit needs); the store tells a hierarchy
+    /// share from a zone-wide one by its root, so the emulator reads the share to fill that in.
+    private func completingShareDeletions(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [RecordOperation] {
+        let names = operations.compactMap { operation -> String? in
+            guard operation.kind.isDelete, case .share(let share) = operation.item, share.rootRecordName == nil,
+                share.recordName != zoneShareRecordName
+            else { return nil }
+            return share.recordName
+        }
+        guard !names.isEmpty else { return operations }
+        var found: [String: Share] = [:]
+        for outcome in try await store.lookupRecords(names, in: zoneID, database: database, as: user) {
+            if case .savedShare(let share) = outcome { found[share.recordName] = share }
+        }
+        return operations.map { operation in
+            guard operation.kind.isDelete, case .share(let requested) = operation.item,
+                var share = found[requested.recordName]
+            else { return operation }
+            share.changeTag = requested.changeTag
+            return RecordOperation(operation.kind, share: share)
+        }
     }
 
     // MARK: Conversions
