@@ -46,7 +46,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "sharelane.lanes")
         logger.logLevel = .warning
-        let store = try storeOptions.open(logger: logger)
+        let store = try storeOptions.open(
+            logger: logger, container: recipe.container, environment: recipe.environment.rawValue)
         let runner = LaneRunner(
             store: store, output: Self.terminalOutput(), logger: logger, reload: load, overrides: parameters)
         do {

@@ -6,11 +6,7 @@ import Testing
 @Suite("Lanes over http: (sharelane serve)")
 struct LaneOverHTTPTests {
     /// Known failures over http:, with the reason; the test still runs them and records the failure as known.
-    static let knownFailures: [String: String] = [
-        "Recipes/topics-notes.yaml walkthrough":
-            "stopping a hierarchy share over http: is refused: the wire deletion carries no root record, and the "
-            + "store then takes the share for a zone-wide one (BAD_REQUEST)"
-    ]
+    static let knownFailures: [String: String] = [:]
 
     @Test("every lane of every recipe runs over http:", arguments: try RecipeLane.all())
     func laneRunsOverHTTP(_ item: RecipeLane) throws {

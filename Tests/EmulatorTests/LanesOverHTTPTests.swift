@@ -1,0 +1,91 @@
+import CloudKitWire
+import Foundation
+import Lanes
+import Planner
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+import Testing
+
+/// Every lane of every recipe in `Recipes/` gives the same outcome through `http:` (the emulator over a
+/// SQLite file) as on the SQLite store: the same step lines, and afterwards the same JSON plan.
+@Suite(.serialized) struct LanesOverHTTPTests {
+    struct RecipeLaneCase: Sendable, CustomTestStringConvertible {
+        var file: String
+        var lane: String
+        var testDescription: String { "\(file) \(lane)" }
+    }
+
+    static var cases: [RecipeLaneCase] {
+        RecipesOverHTTPTests.recipeFiles.flatMap { file -> [RecipeLaneCase] in
+            let path = RecipesOverHTTPTests.recipesDirectory.appendingPathComponent(file).path
+            guard let recipe = try? RecipeLoader(environment: [:]).load(path: path) else { return [] }
+            return recipe.lanes.filter { !$0.isPrivate }.map { RecipeLaneCase(file: file, lane: $0.name) }
+        }
+    }
+
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+
+        func append(_ line: String) {
+            lock.lock()
+            lines.append(line)
+            lock.unlock()
+        }
+
+        var all: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return lines
+        }
+    }
+
+    struct Outcome: Sendable, Equatable {
+        var succeeded: Bool
+        var lines: [String]
+        var planAfter: String
+    }
+
+    static func run(_ item: RecipeLaneCase, on store: any Store) async throws -> Outcome {
+        let path = RecipesOverHTTPTests.recipesDirectory.appendingPathComponent(item.file).path
+        let load: LaneRunner.RecipeReloader = { overrides in
+            try RecipeLoader(environment: [:], overrides: overrides).load(path: path)
+        }
+        let recipe = try load([:])
+        let lines = Lines()
+        let runner = LaneRunner(
+            store: store, output: LaneOutput { lines.append($0) }, logger: EmulatorHarness.quiet, reload: load)
+        let report = try await runner.run(lane: item.lane, of: recipe)
+        let plan = try await Planner(store: store, logger: EmulatorHarness.quiet).plan(recipe)
+        // Times and the store's name differ by design.
+        let normalized = lines.all.map {
+            $0.replacing(/\d+ ms/, with: "… ms").replacing(store.displayName, with: "(store)")
+        }
+        return Outcome(succeeded: report.succeeded, lines: normalized, planAfter: RecipesOverHTTPTests.json(plan))
+    }
+
+    @Test func thereAreLanes() {
+        #expect(Self.cases.count >= 5)
+    }
+
+    @Test(arguments: cases)
+    func aLaneRunsTheSameOverHTTP(_ item: RecipeLaneCase) async throws {
+        let local = try SQLiteStore(path: try EmulatorHarness.temporaryStorePath(), logger: EmulatorHarness.quiet)
+        let expected = try await Self.run(item, on: local)
+        let path = RecipesOverHTTPTests.recipesDirectory.appendingPathComponent(item.file).path
+        let recipe = try RecipeLoader(environment: [:]).load(path: path)
+        let actual = try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) {
+            base in
+            let store = WebServicesStore(
+                endpoint: .emulator(
+                    url: base, apiToken: EmulatorHarness.apiToken, container: recipe.container,
+                    environment: recipe.environment.rawValue),
+                logger: EmulatorHarness.quiet)
+            return try await Self.run(item, on: store)
+        }
+        #expect(actual.succeeded == expected.succeeded)
+        #expect(actual.lines == expected.lines)
+        #expect(actual.planAfter == expected.planAfter)
+    }
+}
