@@ -269,7 +269,13 @@ public final class WebServicesStore: Store {
         let path =
             "\(WireSpelling.databasePathPrefix)/\(endpoint.container)/\(endpoint.environment)/\(database.rawValue)/\(operation)"
         let auth: Auth
-        if endpoint.kind == .cloudKit, database == .public, endpoint.signer != nil {
+        // Server-to-server signatures reach the public database's records and zones. Operations about the
+        // user (who they are, accepting a share) go with the user's web auth token when there is one.
+        let aboutTheUser =
+            operation.hasPrefix("users/") || operation == "records/resolve" || operation == "records/accept"
+        if endpoint.kind == .cloudKit, database == .public, endpoint.signer != nil,
+            !(aboutTheUser && endpoint.webAuthToken != nil)
+        {
             auth = .signed
         } else {
             auth = .user(user)

@@ -106,9 +106,9 @@ import Testing
         let keyFile = directory.appendingPathComponent("eckey.pem")
         try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
         let script = Script([
-            (200, #"{"userRecordName":"_me"}"#, "web-2"),
-            (200, Self.zoneList, "web+3/="),
             (200, #"{"records":[]}"#, nil),
+            (200, Self.zoneList, "web+3/="),
+            (200, #"{"userRecordName":"_me"}"#, "web-4"),
             (
                 421,
                 #"{"serverErrorCode":"AUTHENTICATION_REQUIRED","reason":"session expired","redirectURL":"https://x"}"#,
@@ -128,10 +128,13 @@ import Testing
             #expect(!store.capabilities.actsAsAnyUser)
             #expect(store.displayName == "cloudkit:iCloud.com.example/production")
             store = WebServicesStore(endpoint: endpoint, logger: logger)
-            _ = try await store.currentUser(as: defaultOwnerName)  // public database: signed
-            _ = try await store.listZones(in: .private, as: defaultOwnerName)  // private: web auth token
+            // The public database's records: signed server-to-server.
             _ = try await store.queryRecords(
-                RecordQuery(recordType: "Note"), in: .defaultZone, database: .private, as: defaultOwnerName)
+                RecordQuery(recordType: "Note"), in: .defaultZone, database: .public, as: defaultOwnerName)
+            // The private database: the web auth token.
+            _ = try await store.listZones(in: .private, as: defaultOwnerName)
+            // Who the user is: the web auth token (a signature would name the key's owner instead).
+            #expect(try await store.currentUser(as: defaultOwnerName).recordName == "_me")
             await #expect {
                 try await store.listZones(in: .private, as: defaultOwnerName)
             } throws: { error in
@@ -143,26 +146,76 @@ import Testing
         let seen = await script.seen
         #expect(seen.count == 4)
         // 1: the public database, signed server-to-server, without the API token.
-        #expect(seen[0].path == "/database/1/iCloud.com.example/production/public/users/current")
+        #expect(seen[0].path == "/database/1/iCloud.com.example/production/public/records/query")
         #expect(seen[0].headers["X-Apple-CloudKit-Request-KeyID"] == "key-7")
         let date = try #require(seen[0].headers["X-Apple-CloudKit-Request-ISO8601Date"])
         let der = try #require(
             seen[0].headers["X-Apple-CloudKit-Request-SignatureV1"].flatMap { Data(base64Encoded: $0) })
-        let message = "\(date):\(Data(SHA256.hash(data: Data())).base64EncodedString()):\(seen[0].path)"
+        let bodyHash = Data(SHA256.hash(data: Data(seen[0].body.utf8))).base64EncodedString()
+        let message = "\(date):\(bodyHash):\(seen[0].path)"
         #expect(
             key.publicKey.isValidSignature(
                 try P256.Signing.ECDSASignature(derRepresentation: der), for: Data(message.utf8)))
-        #expect(!seen[0].query.contains("ckAPIToken"))
-        // 2, 3: the private database with the API token and the web auth token, rotated from each answer.
+        #expect(seen[0].query.isEmpty)
+        #expect(seen[0].body.contains(#""recordType":"Note""#))
+        // 2, 3: the API token and the web auth token, rotated from each answer; no signature.
         #expect(seen[1].query == "ckAPIToken=api%2Btoken&ckWebAuthToken=web-1")
+        #expect(seen[1].headers["X-Apple-CloudKit-Request-SignatureV1"] == nil)
+        #expect(seen[2].path == "/database/1/iCloud.com.example/production/public/users/current")
         #expect(seen[2].query == "ckAPIToken=api%2Btoken&ckWebAuthToken=web%2B3%2F%3D")
-        #expect(seen[2].path.hasSuffix("/private/records/query"))
-        #expect(seen[2].body.contains(#""recordType":"Note""#))
+        #expect(seen[2].headers["X-Apple-CloudKit-Request-SignatureV1"] == nil)
+        #expect(seen[3].query == "ckAPIToken=api%2Btoken&ckWebAuthToken=web-4")
         // No token or key ever reaches the log.
         let logged = lines.all.joined(separator: "\n")
         #expect(!logged.isEmpty)
-        for secret in ["api+token", "api%2Btoken", "web-1", "web+3/=", "web%2B3", key.pemRepresentation] {
+        for secret in ["api+token", "api%2Btoken", "web-1", "web+3/=", "web%2B3", "web-4", key.pemRepresentation] {
             #expect(!logged.contains(secret), "the log shows a secret")
+        }
+    }
+}
+
+extension WebServicesClientTests {
+    @Test func cloudKitActsOnlyAsTheSignedInUser() async throws {
+        let script = Script([
+            (200, #"{"userRecordName":"_me","firstName":"Ann"}"#, "web-2"),
+            (200, #"{"users":[{"userRecordName":"_me","emailAddress":"ann@example.com"}]}"#, "web-3"),
+            (200, #"{"users":[{"userRecordName":"_bob","emailAddress":"bob@example.com"}]}"#, "web-4"),
+        ])
+        try await withStandIn(script) { base in
+            let endpoint = try WebServicesEndpoint.cloudKit(
+                environmentVariables: [
+                    "CLOUDKIT_API_TOKEN": "api", "CLOUDKIT_WEB_AUTH_TOKEN": "web-1", "CLOUDKIT_BASE_URL": base,
+                ], container: "iCloud.com.example", environment: "development")
+            let store = WebServicesStore(endpoint: endpoint, logger: EmulatorHarness.quiet)
+            let ann = try await store.signIn(email: "ann@example.com", name: nil)
+            #expect(ann.recordName == "_me")
+            await #expect {
+                try await store.signIn(email: "bob@example.com", name: nil)
+            } throws: { error in
+                (error as? ShareError)?.code == .authenticationFailed
+            }
+            // Acting as someone else is refused before any request is sent.
+            let sent = store.requestCount
+            await #expect {
+                try await store.listZones(in: .private, as: "_bob")
+            } throws: { error in
+                (error as? ShareError)?.code == .authenticationFailed
+            }
+            #expect(store.requestCount == sent)
+        }
+    }
+
+    @Test func cloudKitWithoutCredentialsSaysWhatToSet() {
+        #expect {
+            try WebServicesEndpoint.cloudKit(environmentVariables: [:], container: "c", environment: "development")
+        } throws: { error in
+            "\(error)".contains("CLOUDKIT_API_TOKEN") && "\(error)".contains("CLOUDKIT_KEY_ID")
+        }
+        #expect {
+            try WebServicesEndpoint.cloudKit(
+                environmentVariables: ["CLOUDKIT_KEY_ID": "k"], container: "c", environment: "development")
+        } throws: { error in
+            "\(error)".contains("CLOUDKIT_PRIVATE_KEY_FILE")
         }
     }
 }
