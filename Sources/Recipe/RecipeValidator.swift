@@ -37,6 +37,9 @@ struct RecipeValidator {
         }
         recipe.publicRecords = checkRecords(recipe.publicRecords, zone: nil, decoder: decoder)
         let publicNames = Set(recipe.publicRecords.map(\.name))
+        // Declared and saved records of each zone, built once (a recipe may hold 100,000 references).
+        var knownRecords = zoneRecords
+        for (zone, names) in savedRecords { knownRecords[zone, default: []].formUnion(names) }
 
         for reference in decoder.references {
             let zone = reference.zone ?? reference.fromZone
@@ -47,7 +50,7 @@ struct RecipeValidator {
                     error("reference to `\(reference.recordName)` names zone `\(zone)`, which the recipe does not declare" + Suggestion.hint(for: zone, in: Array(zoneNames)), reference.location)
                     continue
                 }
-                known = zoneRecords[zone, default: []].union(savedRecords[zone, default: []])
+                known = knownRecords[zone, default: []]
                 place = "zone `\(zone)`"
             } else {
                 known = publicNames
@@ -82,7 +85,7 @@ struct RecipeValidator {
             }
         }
 
-        checkLanes(recipe, zoneNames: zoneNames, zoneRecords: zoneRecords, savedRecords: savedRecords)
+        checkLanes(recipe, zoneNames: zoneNames, knownRecords: knownRecords, savedRecords: savedRecords)
     }
 
     private mutating func checkUser(_ handle: String, _ what: String, _ location: SourceLocation) {
@@ -192,7 +195,7 @@ struct RecipeValidator {
     }
 
     private mutating func checkLanes(
-        _ recipe: Recipe, zoneNames: Set<String>, zoneRecords: [String: Set<String>], savedRecords: [String: Set<String>]
+        _ recipe: Recipe, zoneNames: Set<String>, knownRecords: [String: Set<String>], savedRecords: [String: Set<String>]
     ) {
         let laneNames = recipe.lanes.map(\.name)
         var seen = Set<String>()
@@ -206,7 +209,7 @@ struct RecipeValidator {
             return false
         }
         func checkRecord(_ zone: String, _ record: String, _ location: SourceLocation) {
-            let known = zoneRecords[zone, default: []].union(savedRecords[zone, default: []])
+            let known = knownRecords[zone, default: []]
             if !known.contains(record) {
                 error(
                     "record `\(record)` is not declared in zone `\(zone)` nor saved by a step" + Suggestion.hint(for: record, in: Array(known)),

@@ -2,6 +2,8 @@
 enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a likely misspelling.
     static func closest(to word: String, in candidates: [String]) -> String? {
+        // Comparing with every name of a huge generated zone, once per error, would be quadratic.
+        guard candidates.count <= 5_000 else { return nil }
         let limit = max(1, min(3, word.count / 3 + 1))
         var best: (String, Int)? = nil
         for candidate in candidates {

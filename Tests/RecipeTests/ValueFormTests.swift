@@ -56,3 +56,18 @@ struct ValueFormTests {
         #expect(fields["c"] == .value(.string("null-ish")))
     }
 }
+
+extension ValueFormTests {
+    @Test("an asset value leads back to its file")
+    func assetPath() throws {
+        let url = try Fixtures.url("values", "asset")
+        let recipe = try RecipeLoader(environment: [:]).load(path: url.path)
+        guard case .value(.assetID(let id)) = recipe.zone("Z")?.records.first(where: { $0.name == "r" })?.fields["v"] else {
+            Issue.record("v is an ASSETID")
+            return
+        }
+        let path = try #require(recipe.assetPath(for: id))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "sharelane asset fixture\n")
+        #expect(recipe.assetPath(for: "not-an-asset") == nil)
+    }
+}
