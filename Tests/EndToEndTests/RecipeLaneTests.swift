@@ -67,4 +67,23 @@ struct RecipeLaneTests {
         #expect(second.stdout.contains("✔ lane demo succeeded"), "\(second.output)")
         #expect(second.stdout.contains("already accepted"), "\(second.output)")
     }
+
+    /// What `expect` cannot read (the public database), `show` can: the contacts example's public profile
+    /// carries the live URL of Alice's private share, and a stranger who sees the profile gets nothing more.
+    @Test func contactsProfileCarriesTheShareURL() throws {
+        let directory = try LaneBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
+        let run = try LaneBinary.run(["run", "friends-only", "Recipes/contacts.yaml", "--store", store])
+        #expect(run.status == 0, "\(run.output)")
+
+        let owner = try LaneBinary.run(["show", "--store", store, "--zone", "PrivateInfo"])
+        let stranger = try LaneBinary.run(["show", "--store", store, "--as", "mallory@example.com"])
+        let pattern = #"https://[^" ]+/share/[0-9a-zA-Z]+"#
+        let shareURL = try #require(
+            owner.stdout.range(of: pattern, options: .regularExpression).map { owner.stdout[$0] })
+        let profileLine = try #require(stranger.stdout.split(separator: "\n").first { $0.contains("privateShareURL") })
+        #expect(profileLine.contains(shareURL), "profile: \(profileLine), share: \(shareURL)")
+        #expect(stranger.stdout.contains("(nothing shared with this user and accepted)"), "\(stranger.output)")
+    }
 }
