@@ -165,13 +165,45 @@ public final class WebServicesStore: Store {
     ) async throws -> [RecordOutcome] {
         var outcomes: [RecordOutcome] = []
         for chunk in operations.chunked(Self.maxOperationsPerRequest) {
-            let response: RecordsResponse = try await send(
-                operation: "records/modify", database: database,
-                body: ModifyRecordsRequest(chunk, in: zoneID, atomic: atomic), as: user)
-            outcomes += try Self.inOrder(
-                response.records.map { $0.outcome(in: zoneID) }, count: chunk.count, what: "records/modify")
+            outcomes += try await modifyChunk(chunk, in: zoneID, database: database, atomic: atomic, as: user)
         }
         return outcomes
+    }
+
+    /// One request of at most 200 operations; operations that failed with `THROTTLED` or `TRY_AGAIN_LATER`
+    /// are sent again after their `retryAfter`, within the retry policy (an atomic request is sent again
+    /// whole, as all its operations failed with it).
+    private func modifyChunk(
+        _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        as user: UserRecordName
+    ) async throws -> [RecordOutcome] {
+        var outcomes = [RecordOutcome?](repeating: nil, count: chunk.count)
+        var pending = Array(chunk.indices)
+        var attempt = 1
+        while true {
+            let batch = pending.map { chunk[$0] }
+            let response: RecordsResponse = try await send(
+                operation: "records/modify", database: database,
+                body: ModifyRecordsRequest(batch, in: zoneID, atomic: atomic), as: user)
+            let answered = try Self.inOrder(
+                response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: "records/modify")
+            let retryable = answered.indices.filter {
+                [.throttled, .tryAgainLater].contains(answered[$0].error?.code)
+            }
+            for (index, outcome) in zip(pending, answered) { outcomes[index] = outcome }
+            guard !retryable.isEmpty, attempt < retryPolicy.maxAttempts else { break }
+            let retryAfter = retryable.compactMap { answered[$0].error?.retryAfter }.max()
+            let wait = retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter)
+            logger.notice(
+                "CloudKit asked to wait for some records; retrying them",
+                metadata: ["records": "\(retryable.count)", "attempt": "\(attempt + 1)", "wait": "\(wait)s"])
+            try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            pending = atomic ? pending : retryable.map { pending[$0] }
+            attempt += 1
+        }
+        return outcomes.enumerated().map { index, outcome in
+            outcome ?? .failed(recordName: chunk[index].recordName, ShareError(.internalError, "no answer"))
+        }
     }
 
     // MARK: Sharing

@@ -220,6 +220,40 @@ extension WebServicesClientTests {
     }
 }
 
+extension WebServicesClientTests {
+    @Test func recordsThatCloudKitAsksToWaitForAreSentAgain() async throws {
+        let script = Script([
+            (
+                200,
+                #"{"records":[{"recordName":"a","recordType":"T","recordChangeTag":"1"},"#
+                    + #"{"recordName":"b","serverErrorCode":"THROTTLED","reason":"wait","retryAfter":0.05}]}"#, nil
+            ),
+            (200, #"{"records":[{"recordName":"b","recordType":"T","recordChangeTag":"2"}]}"#, nil),
+        ])
+        try await withStandIn(script) { base in
+            let endpoint = try WebServicesEndpoint.cloudKit(
+                environmentVariables: [
+                    "CLOUDKIT_API_TOKEN": "api", "CLOUDKIT_WEB_AUTH_TOKEN": "web-1", "CLOUDKIT_BASE_URL": base,
+                ], container: "iCloud.com.example", environment: "development")
+            let store = WebServicesStore(
+                endpoint: endpoint, retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.2),
+                logger: EmulatorHarness.quiet)
+            let zone = ZoneID(zoneName: "Z")
+            let outcomes = try await store.modifyRecords(
+                [
+                    .init(.create, Record(recordName: "a", recordType: "T", zoneID: zone)),
+                    .init(.create, Record(recordName: "b", recordType: "T", zoneID: zone)),
+                ], in: zone, database: .private, atomic: false, as: defaultOwnerName)
+            #expect(outcomes.map { $0.savedRecord?.changeTag } == ["1", "2"])
+            #expect(store.requestCount == 2)
+        }
+        let seen = await script.seen
+        #expect(seen.count == 2)
+        #expect(seen[1].body.contains(#""recordName":"b""#))
+        #expect(!seen[1].body.contains(#""recordName":"a""#))
+    }
+}
+
 /// Collects log lines for inspection.
 final class LogLines: @unchecked Sendable {
     private let lock = NSLock()
