@@ -424,6 +424,10 @@ struct RecordBatch {
                     subject: subject(proposed.recordName)))
         }
         var share = proposed
+        // A share named by record name only (as Web Services names it in a deletion) is the share of that name.
+        if share.rootRecordName == nil, let known = context.sharesByName[share.recordName] {
+            share.rootRecordName = known.rootRecordName
+        }
         if let root = share.rootRecordName {
             if share.recordName == zoneShareRecordName {
                 return .failure(

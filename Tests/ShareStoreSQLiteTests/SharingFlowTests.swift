@@ -117,6 +117,17 @@ import Testing
         let changes = try await store.zoneChanges(zone, in: .private, since: token, resultsLimit: nil, as: alice)
         #expect(Set(changes.deletedRecordNames) == ["trip", share.recordName])
         await #expect(throws: ShareError.self) { try await store.acceptShare(url: try #require(share.url), as: alice) }
+        // A hierarchy share named only by its record name (as the wire names it) is found and deleted.
+        let other = try await store.modifyRecords(
+            [
+                .init(.create, todo("trip2", in: zone, title: "Trip 2")),
+                .init(.create, share: Share(recordName: "", zoneID: zone, rootRecordName: "trip2")),
+            ], in: zone, database: .private, atomic: true, as: alice)
+        let second = try #require(other[1].share)
+        let byName = Share(recordName: second.recordName, zoneID: zone, changeTag: second.changeTag)
+        let stop = try await store.modifyRecords([.init(.delete, share: byName)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(stop == [.deleted(recordName: second.recordName)])
+        #expect(try await store.record("trip2", in: zone, as: alice)?.shareRecordName == nil)
         // The child stays, now outside any share, and can be shared on its own.
         let again = try await store.modifyRecords(
             [.init(.create, share: Share(recordName: "", zoneID: zone, rootRecordName: "day"))], in: zone,
