@@ -6,7 +6,10 @@ public struct SharelaneCommand: AsyncParsableCommand {
         commandName: "sharelane",
         abstract: "Plan and apply CloudKit sharing from YAML recipes, and run lanes of sharing steps.",
         version: "0.1.0",
-        subcommands: [ShowCommand.self, ValidateCommand.self, ServeCommand.self, RunCommand.self, LanesCommand.self]
+        subcommands: [
+            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, RunCommand.self, LanesCommand.self,
+            ExportCommand.self, ShowCommand.self, ServeCommand.self,
+        ]
     )
 
     public init() {}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Planner
+import Recipe
+import ShareKit
+
+/// `sharelane apply`: plans a recipe (or reads a saved plan), shows it, asks, and applies it.
+struct ApplyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Apply a recipe, or a plan saved by `sharelane plan --out`, to the live store.",
+        discussion: """
+            Shows the plan and asks for `yes` on a terminal; --yes skips the question, and is required when \
+            standard input is not a terminal. A saved plan is applied exactly, and refused, changing nothing, \
+            if anything it was computed from has changed since. Writes in batches of at most 200 operations \
+            and ends with a summary line; exits 1 if any change failed.
+            """)
+
+    @Argument(help: "A recipe, or a plan saved with `sharelane plan --out` (default: Recipes/sharelane.yaml, then sharelane.yaml).")
+    var target: String?
+
+    @Flag(help: "Apply without asking.")
+    var yes = false
+
+    @Flag(help: "Delete undeclared records and fields in every declared zone (recipes only).")
+    var prune = false
+
+    @OptionGroup var recipeSelection: RecipeSelection
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let logger = Logger(label: "sharelane.apply") { StreamLogHandler.standardError(label: $0) }
+        let path = try RecipeSelection.resolve(target)
+        let isSaved = SavedPlan.isSavedPlan(at: path)
+        let loaded: Recipe? = isSaved ? nil : try recipeSelection.load(path)
+        let store: any Store
+        do {
+            store = try storeOptions.open(logger: logger)
+        } catch {
+            throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
+        }
+        let applier = Applier(store: store, logger: logger)
+        let plan: Plan
+        do {
+            if isSaved {
+                plan = try SavedPlan.read(from: path)
+                try await applier.verify(plan)
+            } else if let loaded {
+                plan = try await Planner(store: store, logger: logger).plan(loaded, options: PlanOptions(prune: prune))
+            } else {
+                throw CLIFailure("cannot read \(path)")
+            }
+        } catch let error as CLIFailure {
+            throw error
+        } catch {
+            throw CLIFailure("\(error)")
+        }
+        let colors = await Terminal.configureColor()
+        Terminal.write(PlanFormat.text.render(plan, colors: colors))
+        if plan.isEmpty { return }
+
+        if !yes {
+            guard Terminal.stdinIsTerminal else {
+                throw CLIFailure(
+                    "apply needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane apply --yes`")
+            }
+            Terminal.write("\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
+            guard readLine()?.trimmingCharacters(in: .whitespaces) == "yes" else {
+                Terminal.printError("Apply cancelled; nothing was applied.")
+                throw ExitCode.failure
+            }
+        }
+        Terminal.write("\n")
+        let showProgress = Terminal.stderrIsTerminal && plan.changes.count >= 50
+        var progress: (@Sendable (ApplyProgress) -> Void)? = nil
+        if showProgress {
+            progress = { (step: ApplyProgress) in
+                let line = "\r\u{1B}[K[\(step.completed)/\(step.total)] \(step.message)"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
+        let report: ApplyReport
+        do {
+            report = try await applier.apply(plan, progress: progress)
+        } catch {
+            throw CLIFailure("\(error)")
+        }
+        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        for failure in report.failures {
+            Terminal.printError("error: \(failure.address): \(failure.reason)")
+        }
+        if !report.succeeded {
+            Terminal.printError("Run `sharelane plan` to see what is left; apply again once the cause is fixed.")
+        }
+        Terminal.write(report.line + "\n")
+        if !report.succeeded { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Planner
+import Recipe
+import ShareKit
+
+extension PlanFormat: ExpressibleByArgument {}
+
+/// `sharelane plan`: shows what `apply` would change, without changing anything.
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show the difference between a recipe and the live store, without changing anything.",
+        discussion: """
+            Prints each change with its address and, for updates, each field before → after, then \
+            `Plan: N to add, M to change, K to destroy.` --out saves the plan with the change tags it was \
+            computed from; `sharelane apply FILE` applies exactly that plan, or refuses if the store changed. \
+            With --detailed-exitcode: 0 no changes, 2 changes, 1 error.
+            """)
+
+    @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
+    var recipe: String?
+
+    @Option(help: "text (default; colour on a terminal), markdown (for a pull request) or json.")
+    var format: PlanFormat = .text
+
+    @Option(help: ArgumentHelp("Save the plan to this file, for `sharelane apply FILE`.", valueName: "file"))
+    var out: String?
+
+    @Flag(name: .customLong("detailed-exitcode"), help: "Exit 0 with no changes, 2 with changes, 1 on error.")
+    var detailedExitcode = false
+
+    @Flag(help: "Delete undeclared records and fields in every declared zone.")
+    var prune = false
+
+    @OptionGroup var recipeSelection: RecipeSelection
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let logger = Logger(label: "sharelane.plan") { StreamLogHandler.standardError(label: $0) }
+        let path = try RecipeSelection.resolve(recipe)
+        let loaded = try recipeSelection.load(path)
+        let store: any Store
+        do {
+            store = try storeOptions.open(logger: logger)
+        } catch {
+            throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
+        }
+        let plan: Plan
+        do {
+            plan = try await Planner(store: store, logger: logger).plan(loaded, options: PlanOptions(prune: prune))
+        } catch {
+            throw CLIFailure("cannot plan \(path) against \(store.displayName): \(error)")
+        }
+        let colors = format == .text ? await Terminal.configureColor() : false
+        Terminal.write(format.render(plan, colors: colors))
+        if let out {
+            do {
+                try SavedPlan.write(plan, to: out)
+            } catch {
+                throw CLIFailure("\(error)")
+            }
+            Terminal.printError("Saved the plan to \(out); apply exactly this plan with `sharelane apply \(out)`.")
+        }
+        if detailedExitcode && !plan.isEmpty { throw ExitCode(2) }
+    }
+}

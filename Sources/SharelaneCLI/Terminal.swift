@@ -1,0 +1,34 @@
+import Foundation
+@preconcurrency import Rainbow
+
+/// What the process is attached to: whether standard input and output are terminals, and whether to colour.
+enum Terminal {
+    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) != 0 }
+    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    /// Colour on a terminal, unless `NO_COLOR` is set (to anything but the empty string).
+    static var wantsColor: Bool {
+        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return stdoutIsTerminal && !noColor
+    }
+
+    /// Turns Rainbow's output on or off to match `wantsColor`, and says which.
+    @MainActor
+    static func configureColor() -> Bool {
+        let colors = wantsColor
+        Rainbow.enabled = colors
+        Rainbow.outputTarget = colors ? .console : .unknown
+        return colors
+    }
+
+    /// Writes a line to standard error.
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Writes text to standard output as is.
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

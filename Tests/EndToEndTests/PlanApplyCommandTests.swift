@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+/// Runs the built `sharelane` binary (`swift build` first) the way a user or CI does: real processes, a real
+/// SQLite store file in a temporary directory, standard input that is not a terminal.
+@Suite("sharelane plan, apply and export", .serialized)
+struct PlanApplyCommandTests {
+    static let packageRoot = URL(fileURLWithPath: "\(#filePath)").deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let binary = packageRoot.appendingPathComponent(".build/debug/sharelane")
+
+    static var recipes: [String] {
+        let directory = packageRoot.appendingPathComponent("Recipes")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted()
+    }
+
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// A temporary directory with its own store file, removed afterwards.
+    final class Sandbox {
+        let directory: URL
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        deinit { try? FileManager.default.removeItem(at: directory) }
+        var store: String { "sqlite:" + directory.appendingPathComponent("store.sqlite").path }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+        func run(_ arguments: [String]) throws -> Outcome {
+            let process = Process()
+            process.executableURL = PlanApplyCommandTests.binary
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            var environment = ProcessInfo.processInfo.environment
+            environment["NO_COLOR"] = "1"
+            environment["SHARELANE_STORE"] = store
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Outcome(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
+        }
+    }
+
+    static func recipe(_ name: String) -> String { packageRoot.appendingPathComponent("Recipes/\(name)").path }
+
+    @Test("every recipe in Recipes/: apply, plan again → no changes (exit 0); export, plan the export → no changes", arguments: recipes)
+    func applyPlanExport(recipe name: String) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        let sandbox = try Sandbox()
+        let recipe = Self.recipe(name)
+        let apply = try sandbox.run(["apply", recipe, "--yes"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        #expect(apply.stdout.hasSuffix("destroyed.\n"))
+        #expect(apply.stdout.contains("Apply complete! Resources: "))
+
+        let plan = try sandbox.run(["plan", recipe, "--detailed-exitcode"])
+        #expect(plan.status == 0, "\(plan.stdout)\(plan.stderr)")
+        #expect(plan.stdout.hasSuffix("Plan: 0 to add, 0 to change, 0 to destroy.\n"))
+
+        let export = try sandbox.run(["export", "--recipe", recipe, "--out", sandbox.path("exported.yaml")])
+        #expect(export.status == 0, "\(export.stderr)")
+        let exported = try sandbox.run(["plan", sandbox.path("exported.yaml"), "--detailed-exitcode"])
+        #expect(exported.status == 0, "\(exported.stdout)\(exported.stderr)")
+        #expect(exported.stdout.hasSuffix("Plan: 0 to add, 0 to change, 0 to destroy.\n"))
+    }
+
+    @Test("plan --detailed-exitcode: 2 with changes, 0 without, 1 on error")
+    func exitCodes() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        let sandbox = try Sandbox()
+        let recipe = Self.recipe(try #require(Self.recipes.first))
+        let changes = try sandbox.run(["plan", recipe, "--detailed-exitcode"])
+        #expect(changes.status == 2, "\(changes.stderr)")
+        #expect(changes.stdout.contains(" to add, 0 to change, 0 to destroy.\n"))
+        // Without --detailed-exitcode, changes are a success.
+        #expect(try sandbox.run(["plan", recipe]).status == 0)
+
+        #expect(try sandbox.run(["apply", recipe, "--yes"]).status == 0)
+        #expect(try sandbox.run(["plan", recipe, "--detailed-exitcode"]).status == 0)
+
+        let missing = try sandbox.run(["plan", sandbox.path("no-such.yaml"), "--detailed-exitcode"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no-such.yaml"))
+    }
+
+    @Test("apply refuses without --yes when standard input is not a terminal, and changes nothing")
+    func refusesWithoutYes() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        let sandbox = try Sandbox()
+        let recipe = Self.recipe(try #require(Self.recipes.first))
+        let refused = try sandbox.run(["apply", recipe])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("--yes"))
+        #expect(refused.stderr.contains("nothing was applied"))
+        let plan = try sandbox.run(["plan", recipe, "--detailed-exitcode"])
+        #expect(plan.status == 2, "the refused apply changed the store")
+    }
+
+    @Test("a saved plan: refused, naming what changed and changing nothing, when the store changed; applied when not")
+    func savedPlans() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        let sandbox = try Sandbox()
+        let recipe = sandbox.path("lists.yaml")
+        func write(a: Int, b: Int) throws {
+            try """
+                sharelane: 1
+                name: lists
+                users: { alice: { email: alice@example.com } }
+                owner: alice
+                zones:
+                  Lists:
+                    records:
+                      a: { type: Thing, fields: { n: \(a) } }
+                      b: { type: Thing, fields: { n: \(b) } }
+                """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        }
+        try write(a: 1, b: 1)
+        #expect(try sandbox.run(["apply", recipe, "--yes"]).status == 0)
+
+        try write(a: 2, b: 1)
+        let planFile = sandbox.path("plan.json")
+        let saved = try sandbox.run(["plan", recipe, "--out", planFile])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(saved.stdout.contains("n: 1 → 2"))
+
+        // Behind the saved plan's back, b changes.
+        try write(a: 1, b: 5)
+        #expect(try sandbox.run(["apply", recipe, "--yes"]).status == 0)
+
+        let refused = try sandbox.run(["apply", planFile, "--yes"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("record Lists/b changed"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was applied"))
+        // Nothing changed: the store still has a = 1, b = 5.
+        #expect(try sandbox.run(["plan", recipe, "--detailed-exitcode"]).status == 0)
+
+        // Planned again on the store as it is, the saved plan applies.
+        try write(a: 2, b: 5)
+        #expect(try sandbox.run(["plan", recipe, "--out", planFile]).status == 0)
+        let applied = try sandbox.run(["apply", planFile, "--yes"])
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(applied.stdout.hasSuffix("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.\n"))
+        #expect(try sandbox.run(["plan", recipe, "--detailed-exitcode"]).status == 0)
+    }
+
+    @Test("plan --format json and markdown")
+    func formats() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        let sandbox = try Sandbox()
+        let recipe = Self.recipe(try #require(Self.recipes.first))
+        let json = try sandbox.run(["plan", recipe, "--format", "json"])
+        #expect(json.status == 0)
+        let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(document?["format_version"] as? Int == 1)
+        #expect(((document?["summary"] as? [String: Int])?["add"] ?? 0) > 0)
+        let markdown = try sandbox.run(["plan", recipe, "--format", "markdown"])
+        #expect(markdown.stdout.contains("<details>"))
+        #expect(markdown.stdout.contains("```diff"))
+        #expect(!markdown.stdout.contains("\u{1B}["))
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Planner
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+import Testing
+
+@Suite("Export")
+struct ExportTests {
+    func export(_ store: SQLiteStore, zones: [String] = []) async throws -> String {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil)
+        return try await Exporter(store: store, logger: quietLogger).export(owner: alice, zones: zones)
+    }
+
+    func load(_ yaml: String) throws -> Recipe {
+        do {
+            return try RecipeLoader(environment: [:]).load(yaml: yaml, file: "exported.yaml")
+        } catch {
+            Issue.record("the export does not load:\n\(error.errors.map(\.description).joined(separator: "\n"))\n\(yaml)")
+            throw error
+        }
+    }
+
+    @Test("the export of an applied recipe plans to no changes against the same store")
+    func roundTrip() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(SampleRecipes.family()))
+        let yaml = try await export(store)
+        #expect(yaml.contains("privateShareURL: !share-url FamilyLists"))
+        #expect(yaml.contains("trip: !ref italy"))
+        #expect(yaml.contains("bob: {permission: read-write, accepted: false}"))
+        let exported = try load(yaml)
+        #expect(exported.owner == "alice")
+        let plan = try await planner.plan(exported)
+        #expect(plan.changes == [], "\(PlanFormat.text.render(plan))")
+        #expect(plan.notes == [])
+    }
+
+    @Test("values YAML would misread come back as the same values: \"42\", \"yes\", 3.0, milliseconds, bytes, references")
+    func awkwardValues() async throws {
+        let store = try freshStore()
+        let alice = try await store.signIn(email: "alice@example.com", name: "Alice")
+        let zone = ZoneID(zoneName: "Odd")
+        _ = try await store.modifyZones([ZoneOperation(.create, zone)], in: .private, as: alice.recordName)
+        let fields: [String: FieldValue] = [
+            "number_like": .string("42"), "bool_like": .string("yes"), "null_like": .string("null"),
+            "spaced": .string(" padded "), "quote": .string("say \"hi\": now"), "multi": .string("two\nlines"),
+            "whole": .double(3), "tiny": .double(1e-7), "negative": .int64(-5),
+            "when": .timestamp(1_714_554_000_123), "blob": .bytes(Data([0, 1, 2, 250])),
+            "target": .reference(Reference(recordName: "a", action: .deleteSelf)),
+            "where": .location(Location(latitude: 48.85, longitude: 2.35)),
+            "tags": .list(elementType: .string, [.string("x"), .string("1")]),
+            "counts": .list(elementType: .int64, [.int64(1), .int64(2)]),
+        ]
+        _ = try await store.modifyRecords(
+            [
+                RecordOperation(.create, Record(recordName: "a", recordType: "Thing", zoneID: zone)),
+                RecordOperation(.create, Record(recordName: "b", recordType: "Thing", zoneID: zone, fields: fields)),
+            ], in: zone, database: .private, atomic: true, as: alice.recordName)
+        let yaml = try await export(store, zones: ["Odd"])
+        let exported = try load(yaml)
+        let record = try #require(exported.zone("Odd")?.records.first { $0.name == "b" })
+        for (name, value) in fields {
+            #expect(record.fields[name] == .value(value), "field \(name)")
+        }
+        let plan = try await Planner(store: store, logger: quietLogger).plan(exported)
+        #expect(plan.changes == [], "\(PlanFormat.text.render(plan))\n\(yaml)")
+    }
+
+    @Test("--zone names a zone that does not exist: an error naming it")
+    func unknownZone() async throws {
+        let store = try freshStore()
+        await #expect(throws: PlannerError.zoneNotFound(zone: "Nope")) {
+            _ = try await export(store, zones: ["Nope"])
+        }
+    }
+}
