@@ -20,7 +20,6 @@ struct YAMLReader {
     /// Reads and parses the file at `path` (as given by the user, relative to the working directory or absolute).
     static func read(path: String, displayPath: String) throws(RecipeErrors) -> RecipeNode {
         let reader = YAMLReader(displayPath: displayPath)
-        let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw RecipeErrors([RecipeError("no such file; check the path", file: displayPath)])
@@ -36,13 +35,17 @@ struct YAMLReader {
                         + "(generate large data sets with `repeat:`)", file: displayPath)
             ])
         }
+        // Read at most one byte past the limit: a device or a growing file cannot make the read unbounded.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw RecipeErrors([RecipeError("cannot be read; check its permissions", file: displayPath)])
+        }
+        defer { try? handle.close() }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try handle.read(upToCount: maxFileSize + 1) ?? Data()
         } catch {
             throw RecipeErrors([RecipeError("cannot be read (\(error.localizedDescription))", file: displayPath)])
         }
-        // The size may have grown between the check and the read.
         if data.count > maxFileSize {
             throw RecipeErrors([
                 RecipeError("the file is larger than \(maxFileSize / 1_048_576) MB, the limit for recipes", file: displayPath)
@@ -75,9 +78,12 @@ struct YAMLReader {
                     at: SourceLocation(file: displayPath, line: mark.line, column: mark.column))
             ])
         }
+        // The parser owns the anchors; kept alive, they identify shared (aliased) subtrees while sizing.
+        let parser: Parser
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            parser = try Parser(yaml: text)
+            root = try parser.singleRoot()
         } catch let error as YamlError {
             throw RecipeErrors([convert(error)])
         } catch {
@@ -86,8 +92,48 @@ struct YAMLReader {
         guard let root else {
             throw RecipeErrors([RecipeError("the recipe is empty; it needs at least `sharelane: 1` and `name:`", file: displayPath)])
         }
+        // Size the document with aliases expanded, counting each anchored subtree once, before expanding it.
+        var sizes: [ObjectIdentifier: Int] = [:]
+        var overflowAt: Mark? = nil
+        let size = withExtendedLifetime(parser) { expandedSize(root, sizes: &sizes, overflowAt: &overflowAt) }
+        if size > Self.maxNodes {
+            let mark = overflowAt ?? root.mark
+            throw RecipeErrors([
+                RecipeError(
+                    "the recipe expands to more than \(Self.maxNodes) YAML nodes (aliases that expand exponentially?)",
+                    at: SourceLocation(file: displayPath, line: mark?.line ?? 1, column: mark?.column ?? 1))
+            ])
+        }
         var budget = Self.maxNodes
         return try convert(root, depth: 0, budget: &budget)
+    }
+
+    /// The number of nodes `node` has once aliases are expanded, stopping just past `maxNodes`.
+    private func expandedSize(_ node: Node, sizes: inout [ObjectIdentifier: Int], overflowAt: inout Mark?) -> Int {
+        let key = node.anchor.map(ObjectIdentifier.init)
+        if let key, let known = sizes[key] { return known }
+        var total = 1
+        switch node {
+        case .scalar, .alias:
+            break
+        case .sequence(let sequence):
+            for item in sequence {
+                total += expandedSize(item, sizes: &sizes, overflowAt: &overflowAt)
+                if total > Self.maxNodes { break }
+            }
+        case .mapping(let mapping):
+            for (key, value) in mapping {
+                total += expandedSize(key, sizes: &sizes, overflowAt: &overflowAt)
+                total += expandedSize(value, sizes: &sizes, overflowAt: &overflowAt)
+                if total > Self.maxNodes { break }
+            }
+        }
+        if total > Self.maxNodes {
+            if overflowAt == nil { overflowAt = node.mark }
+            return Self.maxNodes + 1
+        }
+        if let key { sizes[key] = total }
+        return total
     }
 
     // MARK: - Yams → RecipeNode

@@ -58,6 +58,15 @@ struct RobustnessTests {
         #expect(errors.first?.description.hasSuffix("huge.yaml: error: the file is 50 MB; recipes are limited to 16 MB (generate large data sets with `repeat:`)") == true, "got \(errors)")
     }
 
+    @Test("an endless file (a device) is read only up to the limit")
+    func endlessFile() {
+        guard FileManager.default.fileExists(atPath: "/dev/zero") else { return }
+        let start = Date()
+        let errors = loadErrors("/dev/zero")
+        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(errors.map(\.description) == ["/dev/zero: error: the file is larger than 16 MB, the limit for recipes"])
+    }
+
     @Test("10,000 levels of nesting are refused")
     func deepNesting() {
         let depth = 10_000
