@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Benchmarks sharelane on generated recipes of 10,000 and 100,000 records (100 zones, 1,000 participants):
+# validate, plan into an empty SQLite store, apply, a no-op plan, apply through `sharelane serve`, and the
+# reference: the sqlite3 command-line tool inserting the same rows in one transaction.
+#
+# Usage: Scripts/bench.sh [SIZE…]   (default: 10000 100000)
+# Writes the table to standard output and the same numbers to bench-results.json (or $BENCH_JSON).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v sqlite3 >/dev/null 2>&1; then
+  echo "bench: installing the sqlite3 command-line tool for the reference measurement" >&2
+  apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null
+fi
+
+swift build -c release --product sharelane 2>&1 | grep -E "error|warning: |Compiling sharelane|Build complete" || true
+exec python3 Scripts/bench.py .build/release/sharelane "$@"

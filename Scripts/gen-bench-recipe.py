@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Writes a generated benchmark recipe: RECORDS records in 100 zones, 1,000 participants in total.
+
+Usage: gen-bench-recipe.py RECORDS OUT.yaml
+Each of the 100 zones is shared zone-wide with 10 of 100 users (read-write and read-only alternating), and
+holds RECORDS/100 generated records with a string, an integer, a double and a generated sentence.
+"""
+import sys
+
+ZONES = 100
+USERS = 100
+PARTICIPANTS_PER_ZONE = 10
+
+
+def main() -> None:
+    if len(sys.argv) != 3:
+        sys.exit("usage: gen-bench-recipe.py RECORDS OUT.yaml")
+    records = int(sys.argv[1])
+    per_zone = records // ZONES
+    out = [
+        "sharelane: 1",
+        f"name: bench-{records}",
+        "description: Generated benchmark data (Scripts/bench.sh).",
+        "seed: 7",
+        "users:",
+        "  owner: { email: owner@bench.example, name: Bench Owner }",
+    ]
+    out += [f"  u{u:03}: {{ email: u{u:03}@bench.example }}" for u in range(1, USERS + 1)]
+    out += ["owner: owner", "zones:"]
+    for z in range(1, ZONES + 1):
+        out += [
+            f"  Z{z:03}:",
+            "    share:",
+            f"      title: Zone {z}",
+            "      participants:",
+        ]
+        for p in range(PARTICIPANTS_PER_ZONE):
+            user = (z * PARTICIPANTS_PER_ZONE + p) % USERS + 1
+            permission = "read-write" if p % 2 == 0 else "read-only"
+            out.append(f"        u{user:03}: {permission}")
+        out += [
+            "    records:",
+            '      "item-{{i:05}}":',
+            f"        repeat: {per_zone}",
+            "        type: Item",
+            '        fields: { title: "Item {{i}}", note: "{{fake.sentence}}", qty: 3, price: 1.5 }',
+        ]
+    with open(sys.argv[2], "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
