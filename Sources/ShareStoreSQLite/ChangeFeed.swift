@@ -3,7 +3,9 @@ import ShareKit
 
 /// Database and zone changes since a token, read from sequence numbers and tombstones.
 enum ChangeFeed {
-    static func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, user: UserRecordName, db: Database)
+    static func databaseChanges(
+        in database: DatabaseScope, since token: ChangeToken?, user: UserRecordName, db: Database
+    )
         throws -> DatabaseChanges
     {
         let since = try ChangeTags.seq(token)
@@ -32,12 +34,14 @@ enum ChangeFeed {
             changed = try SharedZones.visible(to: user, since: since, db: db).map {
                 ZoneID(zoneName: $0.name, ownerRecordName: $0.owner)
             }
-            let visibleNow = Set(try SharedZones.visible(to: user, since: nil, db: db).map {
-                ZoneID(zoneName: $0.name, ownerRecordName: $0.owner)
-            })
+            let visibleNow = Set(
+                try SharedZones.visible(to: user, since: nil, db: db).map {
+                    ZoneID(zoneName: $0.name, ownerRecordName: $0.owner)
+                })
             deleted = try Row.fetchAll(
                 db,
-                sql: "SELECT owner, zoneName FROM zoneRemoval WHERE scope = 'shared' AND user = ? AND seq > ? ORDER BY seq",
+                sql:
+                    "SELECT owner, zoneName FROM zoneRemoval WHERE scope = 'shared' AND user = ? AND seq > ? ORDER BY seq",
                 arguments: [user, since]
             ).map { ZoneID(zoneName: $0[1], ownerRecordName: $0[0]) }.filter { !visibleNow.contains($0) }
         }
@@ -76,7 +80,8 @@ enum ChangeFeed {
         var rootFilter = ""
         var rootArguments = StatementArguments()
         if let roots {
-            rootFilter = " AND shareRoot IN (\(Array(repeating: "?", count: max(roots.count, 1)).joined(separator: ",")))"
+            rootFilter =
+                " AND shareRoot IN (\(Array(repeating: "?", count: max(roots.count, 1)).joined(separator: ",")))"
             rootArguments = StatementArguments(roots.isEmpty ? [""] : roots.sorted())
         }
         var changes: [Change] = []
@@ -85,7 +90,8 @@ enum ChangeFeed {
         recordArguments += [fetchLimit]
         changes += try RecordRow.fetchAll(
             db,
-            sql: "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND seq > ?\(rootFilter) ORDER BY seq LIMIT ?",
+            sql:
+                "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND seq > ?\(rootFilter) ORDER BY seq LIMIT ?",
             arguments: recordArguments
         ).map { .record($0) }
         var tombstoneArguments: StatementArguments = [context.zoneId, since]
@@ -120,7 +126,8 @@ enum ChangeFeed {
             switch change {
             case .record(let row):
                 records.append(
-                    try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[row.name]?.recordName))
+                    try row.record(
+                        in: context.visibleZoneID, shareRecordName: context.sharesByRoot[row.name]?.recordName))
             case .share(let share, _): shares.append(share)
             case .deletion(let name, _): deletions.append(name)
             }

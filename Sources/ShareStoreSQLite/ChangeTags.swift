@@ -13,7 +13,8 @@ enum ChangeTags {
         guard let token else { return 0 }
         guard token.rawValue.hasPrefix("s"), let seq = Int64(token.rawValue.dropFirst(), radix: 36), seq >= 0 else {
             throw ShareError(
-                .badRequest, "the change token '\(token.rawValue)' was not handed out by this store; fetch again without one")
+                .badRequest,
+                "the change token '\(token.rawValue)' was not handed out by this store; fetch again without one")
         }
         return seq
     }

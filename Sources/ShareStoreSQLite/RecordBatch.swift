@@ -51,7 +51,9 @@ struct RecordBatch {
             for name in missing { cache[name] = .some(nil) }
             return
         }
-        for chunk in stride(from: 0, to: missing.count, by: 500).map({ Array(missing[$0..<min($0 + 500, missing.count)]) }) {
+        for chunk in stride(from: 0, to: missing.count, by: 500).map({
+            Array(missing[$0..<min($0 + 500, missing.count)])
+        }) {
             for name in chunk { cache[name] = .some(nil) }
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             var arguments: StatementArguments = [zoneId]
@@ -97,24 +99,29 @@ struct RecordBatch {
 
     private func subject(_ name: String) -> String { "\(context.visibleZoneID.zoneName)/\(name)" }
 
-    private mutating func applyRecord(_ kind: OperationKind, _ record: Record) throws -> Result<RecordOutcome, ShareError> {
+    private mutating func applyRecord(_ kind: OperationKind, _ record: Record) throws -> Result<
+        RecordOutcome, ShareError
+    > {
         let name = record.recordName
         let subject = subject(name)
         guard !name.isEmpty else { return .failure(ShareError(.badRequest, "a record needs a record name")) }
         if name == zoneShareRecordName || context.sharesByName[name] != nil || record.recordType == shareRecordType {
             return .failure(
-                ShareError(.badRequest, "\(name) is a share: save it as a share operation, not as a record", subject: subject))
+                ShareError(
+                    .badRequest, "\(name) is a share: save it as a share operation, not as a record", subject: subject))
         }
         let existing = try row(name)
         if let existing, !context.canRead(shareRoot: existing.shareRoot), kind != .create {
             return .failure(
-                AccessRules.read(caller: caller, zoneOwner: owner, share: context.coveringShare(shareRoot: existing.shareRoot),
+                AccessRules.read(
+                    caller: caller, zoneOwner: owner, share: context.coveringShare(shareRoot: existing.shareRoot),
                     subject: subject) ?? ShareError(.accessDenied, "not allowed", subject: subject))
         }
         switch kind {
         case .create:
             if existing != nil {
-                return .failure(ShareError(.exists, "a record named \(name) already exists in this zone", subject: subject))
+                return .failure(
+                    ShareError(.exists, "a record named \(name) already exists in this zone", subject: subject))
             }
             return try create(record)
         case .update, .replace, .forceUpdate, .forceReplace:
@@ -122,7 +129,9 @@ struct RecordBatch {
                 if kind == .forceUpdate || kind == .forceReplace { return try create(record) }
                 return .failure(ShareError(.notFound, "no record named \(name) in this zone", subject: subject))
             }
-            if kind.checksChangeTag, let error = checkTag(record.changeTag, current: existing.changeTag, subject: subject) {
+            if kind.checksChangeTag,
+                let error = checkTag(record.changeTag, current: existing.changeTag, subject: subject)
+            {
                 return .failure(error)
             }
             return try update(existing, with: record, replacing: kind == .replace || kind == .forceReplace)
@@ -130,7 +139,9 @@ struct RecordBatch {
             guard let existing else {
                 return .failure(ShareError(.notFound, "no record named \(name) in this zone", subject: subject))
             }
-            if kind.checksChangeTag, let error = checkTag(record.changeTag, current: existing.changeTag, subject: subject) {
+            if kind.checksChangeTag,
+                let error = checkTag(record.changeTag, current: existing.changeTag, subject: subject)
+            {
                 return .failure(error)
             }
             return try delete(existing)
@@ -150,7 +161,9 @@ struct RecordBatch {
             subject: subject)
     }
 
-    private func validateReferences(_ fields: [String: FieldValue], selfName: String, subject: String) throws -> ShareError? {
+    private func validateReferences(_ fields: [String: FieldValue], selfName: String, subject: String) throws
+        -> ShareError?
+    {
         let targets = FieldCoding.validatedTargets(fields, zoneName: context.zone.name)
         guard !targets.isEmpty else { return nil }
         var batch = self
@@ -177,7 +190,9 @@ struct RecordBatch {
             }
             guard let found = try row(parent) else {
                 return .failure(
-                    ShareError(.validatingReferenceError, "the parent \(parent) does not exist in this zone", subject: subject))
+                    ShareError(
+                        .validatingReferenceError, "the parent \(parent) does not exist in this zone", subject: subject)
+                )
             }
             parentRow = found
         }
@@ -190,7 +205,9 @@ struct RecordBatch {
                 return .failure(error)
             }
         }
-        if let error = try validateReferences(record.fields, selfName: name, subject: subject) { return .failure(error) }
+        if let error = try validateReferences(record.fields, selfName: name, subject: subject) {
+            return .failure(error)
+        }
         let s = nextSeq()
         let row = RecordRow(
             zoneId: zoneId, name: name, type: record.recordType, fields: FieldCoding.encode(record.fields),
@@ -199,7 +216,8 @@ struct RecordBatch {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO record (\(RecordRow.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
         try statement.execute(arguments: [
-            row.zoneId, row.name, row.type, row.fields, row.parent, row.shareRoot, row.seq, row.createdAt, row.createdBy,
+            row.zoneId, row.name, row.type, row.fields, row.parent, row.shareRoot, row.seq, row.createdAt,
+            row.createdBy,
             row.modifiedAt, row.modifiedBy,
         ])
         try writeReferences(name, fields: record.fields, replacing: false)
@@ -207,8 +225,10 @@ struct RecordBatch {
         return .success(
             .saved(
                 Record(
-                    recordName: name, recordType: record.recordType, zoneID: context.visibleZoneID, fields: record.fields,
-                    parent: record.parent, changeTag: row.changeTag, created: Stamp(timestamp: now, userRecordName: caller),
+                    recordName: name, recordType: record.recordType, zoneID: context.visibleZoneID,
+                    fields: record.fields,
+                    parent: record.parent, changeTag: row.changeTag,
+                    created: Stamp(timestamp: now, userRecordName: caller),
                     modified: Stamp(timestamp: now, userRecordName: caller))))
     }
 
@@ -265,7 +285,8 @@ struct RecordBatch {
                 guard let found = try row(newParent) else {
                     return .failure(
                         ShareError(
-                            .validatingReferenceError, "the parent \(newParent) does not exist in this zone", subject: subject))
+                            .validatingReferenceError, "the parent \(newParent) does not exist in this zone",
+                            subject: subject))
                 }
                 parentRow = found
                 if try ancestors(of: newParent).contains(name) {
@@ -280,7 +301,9 @@ struct RecordBatch {
             if newShareRoot != existing.shareRoot {
                 if context.scope == .shared {
                     let destination = newShareRoot.flatMap { context.sharesByRoot[$0] }
-                    if let error = AccessRules.create(caller: caller, zoneOwner: owner, share: destination, subject: subject) {
+                    if let error = AccessRules.create(
+                        caller: caller, zoneOwner: owner, share: destination, subject: subject)
+                    {
                         return .failure(error)
                     }
                 }
@@ -313,7 +336,9 @@ struct RecordBatch {
                 UPDATE record SET fields = ?, parent = ?, shareRoot = ?, seq = ?, modifiedAt = ?, modifiedBy = ?
                 WHERE zoneId = ? AND name = ?
                 """
-        ).execute(arguments: [row.fields, row.parent, row.shareRoot, row.seq, row.modifiedAt, row.modifiedBy, zoneId, name])
+        ).execute(arguments: [
+            row.fields, row.parent, row.shareRoot, row.seq, row.modifiedAt, row.modifiedBy, zoneId, name,
+        ])
         let hadReferences = !FieldCoding.deleteSelfTargets(oldFields, zoneName: context.zone.name).isEmpty
         if hadReferences || !FieldCoding.deleteSelfTargets(fields, zoneName: context.zone.name).isEmpty {
             try writeReferences(name, fields: fields, replacing: true)
@@ -378,7 +403,9 @@ struct RecordBatch {
                         subject: subject))
             }
         case .shared:
-            if let error = AccessRules.delete(caller: caller, zoneOwner: owner, share: share, isRoot: isRoot, subject: subject) {
+            if let error = AccessRules.delete(
+                caller: caller, zoneOwner: owner, share: share, isRoot: isRoot, subject: subject)
+            {
                 return .failure(error)
             }
         }
@@ -399,7 +426,9 @@ struct RecordBatch {
 
     private mutating func removeRow(_ row: RecordRow) throws {
         let s = nextSeq()
-        try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND name = ?").execute(arguments: [zoneId, row.name])
+        try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND name = ?").execute(arguments: [
+            zoneId, row.name,
+        ])
         try db.cachedStatement(sql: "DELETE FROM reference WHERE zoneId = ? AND source = ?")
             .execute(arguments: [zoneId, row.name])
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO tombstone (zoneId, name, seq, shareRoot) VALUES (?,?,?,?)")
@@ -413,9 +442,12 @@ struct RecordBatch {
 
     // MARK: - Shares
 
-    private mutating func applyShare(_ kind: OperationKind, _ proposed: Share) throws -> Result<RecordOutcome, ShareError> {
+    private mutating func applyShare(_ kind: OperationKind, _ proposed: Share) throws -> Result<
+        RecordOutcome, ShareError
+    > {
         guard context.scope != .public else {
-            return .failure(ShareError(.badRequest, "the public database holds no shares", subject: proposed.recordName))
+            return .failure(
+                ShareError(.badRequest, "the public database holds no shares", subject: proposed.recordName))
         }
         guard context.zone.name != defaultZoneName else {
             return .failure(
@@ -484,7 +516,8 @@ struct RecordBatch {
             {
                 return .failure(error)
             }
-            if let error = AccessRules.deleteShare(caller: caller, zoneOwner: owner, share: existing, subject: subject) {
+            if let error = AccessRules.deleteShare(caller: caller, zoneOwner: owner, share: existing, subject: subject)
+            {
                 return .failure(error)
             }
             try removeShare(existing)
@@ -498,7 +531,8 @@ struct RecordBatch {
         if recordName.isEmpty {
             guard let email = participant.email, email.contains("@") else {
                 return .failure(
-                    ShareError(.badRequest, "a participant needs a user record name or an email address", subject: subject))
+                    ShareError(
+                        .badRequest, "a participant needs a user record name or an email address", subject: subject))
             }
             recordName = StableName.userRecordName(email: email)
         }
@@ -571,19 +605,22 @@ struct RecordBatch {
         if context.zoneShare != nil {
             return .failure(
                 ShareError(
-                    .badRequest, "the zone \(context.zone.name) is already shared as a whole; a record takes part in one share only",
+                    .badRequest,
+                    "the zone \(context.zone.name) is already shared as a whole; a record takes part in one share only",
                     subject: subject))
         }
         var subtree: [String] = []
         if let root = proposed.rootRecordName {
             guard let rootRow = try row(root) else {
                 return .failure(
-                    ShareError(.notFound, "the share's root record \(root) does not exist in this zone", subject: subject))
+                    ShareError(
+                        .notFound, "the share's root record \(root) does not exist in this zone", subject: subject))
             }
             if let other = rootRow.shareRoot {
                 return .failure(
                     ShareError(
-                        .badRequest, "\(root) already belongs to the hierarchy shared from \(other); a record takes part in one share only",
+                        .badRequest,
+                        "\(root) already belongs to the hierarchy shared from \(other); a record takes part in one share only",
                         subject: subject))
             }
             subtree = try descendants(of: root)
@@ -592,7 +629,8 @@ struct RecordBatch {
             if let other = nested.first {
                 return .failure(
                     ShareError(
-                        .badRequest, "\(other), under \(root), is already shared; a record takes part in one share only",
+                        .badRequest,
+                        "\(other), under \(root), is already shared; a record takes part in one share only",
                         subject: subject))
             }
         } else if !context.sharesByRoot.isEmpty {

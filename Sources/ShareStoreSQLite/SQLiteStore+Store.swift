@@ -50,7 +50,8 @@ extension SQLiteStore {
                 return [Zone(zoneID: ZoneID(zoneName: defaultZoneName))]
             case .private:
                 var names = try String.fetchAll(
-                    db, sql: "SELECT name FROM zone WHERE scope = 'private' AND owner = ? ORDER BY name", arguments: [user])
+                    db, sql: "SELECT name FROM zone WHERE scope = 'private' AND owner = ? ORDER BY name",
+                    arguments: [user])
                 if !names.contains(defaultZoneName) { names.insert(defaultZoneName, at: 0) }
                 let zoneShares = try String.fetchSet(
                     db,
@@ -59,7 +60,9 @@ extension SQLiteStore {
                         WHERE z.scope = 'private' AND z.owner = ? AND s.root IS NULL
                         """, arguments: [user])
                 return names.sorted().map {
-                    Zone(zoneID: ZoneID(zoneName: $0), shareRecordName: zoneShares.contains($0) ? zoneShareRecordName : nil)
+                    Zone(
+                        zoneID: ZoneID(zoneName: $0),
+                        shareRecordName: zoneShares.contains($0) ? zoneShareRecordName : nil)
                 }
             case .shared:
                 return try SharedZones.visible(to: user, since: nil, db: db).map { row in
@@ -114,17 +117,20 @@ extension SQLiteStore {
                     results.append(
                         .failure(
                             ShareError(
-                                .badRequest, "zones are created and deleted in the private database only", subject: name)))
+                                .badRequest, "zones are created and deleted in the private database only", subject: name
+                            )))
                     continue
                 }
                 let owner = op.zoneID.ownerRecordName == defaultOwnerName ? user : op.zoneID.ownerRecordName
                 guard owner == user else {
                     results.append(
-                        .failure(ShareError(.accessDenied, "only \(owner) creates or deletes their zones", subject: name)))
+                        .failure(
+                            ShareError(.accessDenied, "only \(owner) creates or deletes their zones", subject: name)))
                     continue
                 }
                 guard !name.isEmpty, !name.contains("/") else {
-                    results.append(.failure(ShareError(.badRequest, "'\(name)' is not a valid zone name", subject: name)))
+                    results.append(
+                        .failure(ShareError(.badRequest, "'\(name)' is not a valid zone name", subject: name)))
                     continue
                 }
                 switch op.kind {
@@ -145,7 +151,8 @@ extension SQLiteStore {
                         ).fetchOne(db), let id = row.id
                     else {
                         results.append(
-                            .failure(ShareError(.zoneNotFound, "no zone \(name) in your private database", subject: name)))
+                            .failure(
+                                ShareError(.zoneNotFound, "no zone \(name) in your private database", subject: name)))
                         continue
                     }
                     let losing = try String.fetchAll(
@@ -201,7 +208,8 @@ extension SQLiteStore {
                 let subject = "\(zoneID.zoneName)/\(name)"
                 if let share = context.sharesByName[name] {
                     if database == .shared,
-                        let error = AccessRules.read(caller: user, zoneOwner: context.owner, share: share, subject: subject)
+                        let error = AccessRules.read(
+                            caller: user, zoneOwner: context.owner, share: share, subject: subject)
                     {
                         return .failed(recordName: name, error)
                     }
@@ -214,7 +222,8 @@ extension SQLiteStore {
                     let error = AccessRules.read(
                         caller: user, zoneOwner: context.owner, share: context.coveringShare(shareRoot: row.shareRoot),
                         subject: subject)
-                    return .failed(recordName: name, error ?? ShareError(.accessDenied, "not allowed", subject: subject))
+                    return .failed(
+                        recordName: name, error ?? ShareError(.accessDenied, "not allowed", subject: subject))
                 }
                 return .saved(
                     try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
@@ -251,7 +260,8 @@ extension SQLiteStore {
                 var after = ""
                 if let marker = query.continuationMarker {
                     guard marker.hasPrefix("k") else {
-                        throw ShareError(.badRequest, "the continuation marker '\(marker)' was not handed out by this store")
+                        throw ShareError(
+                            .badRequest, "the continuation marker '\(marker)' was not handed out by this store")
                     }
                     after = String(marker.dropFirst())
                 }
@@ -282,7 +292,8 @@ extension SQLiteStore {
             var offset = 0
             if let marker = query.continuationMarker {
                 guard marker.hasPrefix("o"), let value = Int(marker.dropFirst()), value >= 0 else {
-                    throw ShareError(.badRequest, "the continuation marker '\(marker)' was not handed out by this store")
+                    throw ShareError(
+                        .badRequest, "the continuation marker '\(marker)' was not handed out by this store")
                 }
                 offset = value
             }
@@ -365,7 +376,9 @@ extension SQLiteStore {
         return try await write("accepting a share") { db in
             let (share, zoneId) = try SharedZones.share(shortGUID: guid, url: url, db: db)
             let subject = "\(share.zoneID.zoneName)/\(share.recordName)"
-            if let error = AccessRules.accept(caller: user, zoneOwner: share.ownerRecordName, share: share, subject: subject) {
+            if let error = AccessRules.accept(
+                caller: user, zoneOwner: share.ownerRecordName, share: share, subject: subject)
+            {
                 throw error
             }
             if user != share.ownerRecordName {
@@ -378,9 +391,10 @@ extension SQLiteStore {
                     }
                     let seq = try SeqCounter.next(db)
                     if entry == nil {
-                        let position = (try Int.fetchOne(
-                            db, sql: "SELECT MAX(position) FROM participant WHERE zoneId = ? AND shareName = ?",
-                            arguments: [zoneId, share.recordName]) ?? -1) + 1
+                        let position =
+                            (try Int.fetchOne(
+                                db, sql: "SELECT MAX(position) FROM participant WHERE zoneId = ? AND shareName = ?",
+                                arguments: [zoneId, share.recordName]) ?? -1) + 1
                         try ParticipantRow(
                             zoneId: zoneId, shareName: share.recordName, user: user,
                             role: ParticipantRole.publicUser.rawValue, permission: share.publicPermission.rawValue,
@@ -388,7 +402,8 @@ extension SQLiteStore {
                         ).insert(db)
                     } else {
                         try db.execute(
-                            sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
+                            sql:
+                                "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
                             arguments: [AcceptanceStatus.accepted.rawValue, zoneId, share.recordName, user])
                     }
                     try db.execute(
@@ -422,12 +437,15 @@ extension SQLiteStore {
             guard let share = context.sharesByName[recordName] else {
                 throw ShareError(.notFound, "no share named \(recordName) in the zone \(zone.name)", subject: subject)
             }
-            if let error = AccessRules.leave(caller: user, zoneOwner: owner, share: share, subject: subject) { throw error }
+            if let error = AccessRules.leave(caller: user, zoneOwner: owner, share: share, subject: subject) {
+                throw error
+            }
             let seq = try SeqCounter.current(db) + 2
             try db.execute(
                 sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
                 arguments: [AcceptanceStatus.removed.rawValue, zoneId, recordName, user])
-            try db.execute(sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", arguments: [seq - 1, zoneId, recordName])
+            try db.execute(
+                sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", arguments: [seq - 1, zoneId, recordName])
             try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [seq - 1, zoneId])
             try ZoneRemovalRow(scope: "shared", user: user, owner: owner, zoneName: zone.name, seq: seq)
                 .insert(db, onConflict: .replace)

@@ -26,7 +26,8 @@ public final class SQLiteStore: Store {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw ShareError(
-                .internalError, "cannot create the directory \(directory.path) for the store: \(error.localizedDescription)",
+                .internalError,
+                "cannot create the directory \(directory.path) for the store: \(error.localizedDescription)",
                 subject: "sqlite:\(path)")
         }
         var configuration = Configuration()
@@ -40,7 +41,8 @@ public final class SQLiteStore: Store {
             pool = try DatabasePool(path: path, configuration: configuration)
         } catch {
             throw ShareError(
-                .internalError, "cannot open the store file \(path): \(error); check it is a sharelane store and writable",
+                .internalError,
+                "cannot open the store file \(path): \(error); check it is a sharelane store and writable",
                 subject: "sqlite:\(path)")
         }
         try self.init(writer: pool, displayName: "sqlite:\(path)", logger: logger)
@@ -56,7 +58,8 @@ public final class SQLiteStore: Store {
     public convenience init(writer: any DatabaseWriter, logger: Logger = Logger(label: "sharelane.store")) throws {
         let path = writer.path
         try self.init(
-            writer: writer, displayName: path == ":memory:" || path.isEmpty ? "memory:" : "sqlite:\(path)", logger: logger)
+            writer: writer, displayName: path == ":memory:" || path.isEmpty ? "memory:" : "sqlite:\(path)",
+            logger: logger)
     }
 
     init(writer: any DatabaseWriter, displayName: String, logger: Logger) throws {

@@ -34,6 +34,9 @@ enum SharedZones {
         }
         let participants = try ParticipantLoader.load(zoneId: row.zoneId, db: db)
         let zoneID = ZoneID(zoneName: zone.name, ownerRecordName: zone.owner)
-        return (ShareMapping.share(row, participants: participants[row.name] ?? [], owner: zone.owner, zoneID: zoneID), row.zoneId)
+        return (
+            ShareMapping.share(row, participants: participants[row.name] ?? [], owner: zone.owner, zoneID: zoneID),
+            row.zoneId
+        )
     }
 }

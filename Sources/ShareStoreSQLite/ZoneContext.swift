@@ -33,7 +33,8 @@ struct ZoneContext {
         switch scope {
         case .private, .public: return true
         case .shared:
-            return AccessRules.access(caller: caller, zoneOwner: owner, share: coveringShare(shareRoot: shareRoot)).canRead
+            return AccessRules.access(caller: caller, zoneOwner: owner, share: coveringShare(shareRoot: shareRoot))
+                .canRead
         }
     }
 
@@ -68,8 +69,10 @@ struct ZoneContext {
         switch scope {
         case .public:
             guard zoneID.zoneName == defaultZoneName,
-                let row = try ZoneRow.filter(ZoneRow.Columns.scope == "public" && ZoneRow.Columns.name == defaultZoneName)
-                    .fetchOne(db), let id = row.id
+                let row = try ZoneRow.filter(
+                    ZoneRow.Columns.scope == "public" && ZoneRow.Columns.name == defaultZoneName
+                )
+                .fetchOne(db), let id = row.id
             else {
                 throw ShareError(
                     .zoneNotFound, "the public database has only the zone \(defaultZoneName)", subject: zoneID.zoneName)
@@ -93,7 +96,8 @@ struct ZoneContext {
             if row == nil {
                 guard zoneID.zoneName == defaultZoneName else {
                     throw ShareError(
-                        .zoneNotFound, "no zone \(zoneID.zoneName) in the private database of \(caller); create it first",
+                        .zoneNotFound,
+                        "no zone \(zoneID.zoneName) in the private database of \(caller); create it first",
                         subject: zoneID.zoneName)
                 }
                 if createDefault {

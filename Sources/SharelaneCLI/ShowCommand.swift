@@ -39,7 +39,8 @@ struct ShowCommand: AsyncParsableCommand {
         var lines: [String] = []
         if let user {
             let resolved = try await resolveUser(user, in: store)
-            lines.append("Store \(store.displayName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
+            lines.append(
+                "Store \(store.displayName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
             for scope in database.map({ [$0] }) ?? DatabaseScope.allCases {
                 lines += try await renderer.render(scope, as: resolved.recordName)
             }
@@ -56,7 +57,8 @@ struct ShowCommand: AsyncParsableCommand {
             let scopes = database.map { [$0] } ?? [.private, .public]
             for user in users where scopes.contains(.private) || scopes.contains(.shared) {
                 lines.append("")
-                lines.append("user \(user.email ?? user.recordName) (\(user.recordName))\(user.name.map { ", \($0)" } ?? "")")
+                lines.append(
+                    "user \(user.email ?? user.recordName) (\(user.recordName))\(user.name.map { ", \($0)" } ?? "")")
                 for scope in scopes where scope != .public {
                     lines += try await renderer.render(scope, as: user.recordName).map { "  " + $0 }
                 }

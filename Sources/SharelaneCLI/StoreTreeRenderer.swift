@@ -13,7 +13,9 @@ struct StoreTreeRenderer {
 
     func render(_ scope: DatabaseScope, as user: UserRecordName) async throws -> [String] {
         var lines = ["\(scope.rawValue) database"]
-        let zones = try await store.listZones(in: scope, as: user).filter { zoneFilter == nil || $0.zoneID.zoneName == zoneFilter }
+        let zones = try await store.listZones(in: scope, as: user).filter {
+            zoneFilter == nil || $0.zoneID.zoneName == zoneFilter
+        }
         var shown = 0
         for zone in zones {
             let zoneLines = try await render(zone, in: scope, as: user)
@@ -98,7 +100,8 @@ struct StoreTreeRenderer {
         var lines = [head, "  owner \(await ownerName(share.ownerRecordName))"]
         for p in share.participants {
             lines.append(
-                "  \(p.email ?? p.userRecordName): \(p.permission.recipeName), \(p.role.recipeName), \(p.acceptance.recipeName)")
+                "  \(p.email ?? p.userRecordName): \(p.permission.recipeName), \(p.role.recipeName), \(p.acceptance.recipeName)"
+            )
         }
         if share.participants.isEmpty { lines.append("  (no participants)") }
         return lines

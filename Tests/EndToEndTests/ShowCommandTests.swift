@@ -52,7 +52,9 @@ import Testing
 
         let everyone = try LaneBinary.run(["show", "--store", store, "--database", "private"], in: directory)
         #expect(everyone.status == 0)
-        #expect(everyone.stdout.contains("user alice@example.com (\(alice)), Alice Appleseed\n  private database\n    zone FamilyLists"))
+        #expect(
+            everyone.stdout.contains(
+                "user alice@example.com (\(alice)), Alice Appleseed\n  private database\n    zone FamilyLists"))
         #expect(everyone.stdout.contains("user dana@example.com"))
     }
 }

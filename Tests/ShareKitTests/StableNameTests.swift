@@ -6,7 +6,9 @@ import Testing
         // FNV-1a 128 of "alice@example.com", computed independently.
         #expect(StableName.userRecordName(email: "alice@example.com") == "_50e0189ca0f60ad4c4efa63266de4996")
         #expect(StableName.userRecordName(email: " Alice@Example.COM\n") == "_50e0189ca0f60ad4c4efa63266de4996")
-        #expect(StableName.userRecordName(email: "bob@example.com") != StableName.userRecordName(email: "alice@example.com"))
+        #expect(
+            StableName.userRecordName(email: "bob@example.com") != StableName.userRecordName(email: "alice@example.com")
+        )
         #expect(StableName.fnv1a128Hex("") == "6c62272e07bb014262b821756295c58d")
     }
 
@@ -16,16 +18,18 @@ import Testing
         #expect(StableName.shortGUID(fromURL: StableName.shareURL(shortGUID: guid)) == guid)
         #expect(StableName.shortGUID(fromURL: "https://www.icloud.com/share/\(guid)/?x=1") == guid)
         #expect(StableName.shortGUID(fromURL: " \(guid) ") == guid)
-        #expect(StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "italy")
-            != StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "spain"))
+        #expect(
+            StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "italy")
+                != StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "spain"))
     }
 }
 
 @Suite struct AccessRulesTests {
     let owner = "_alice"
     func share(_ participants: [Participant], public permission: Permission = .none) -> Share {
-        Share(recordName: zoneShareRecordName, zoneID: ZoneID(zoneName: "Lists"), publicPermission: permission,
-              ownerRecordName: owner, participants: participants)
+        Share(
+            recordName: zoneShareRecordName, zoneID: ZoneID(zoneName: "Lists"), publicPermission: permission,
+            ownerRecordName: owner, participants: participants)
     }
 
     @Test func accessFollowsAcceptanceAndPermission() {
@@ -41,7 +45,9 @@ import Testing
         #expect(AccessRules.access(caller: "_pending", zoneOwner: owner, share: s) == .none)
         #expect(AccessRules.access(caller: "_admin", zoneOwner: owner, share: s) == .administrator)
         #expect(AccessRules.create(caller: "_rw", zoneOwner: owner, share: nil, subject: "x")?.code == .accessDenied)
-        #expect(AccessRules.delete(caller: "_rw", zoneOwner: owner, share: s, isRoot: true, subject: "x")?.code == .accessDenied)
+        #expect(
+            AccessRules.delete(caller: "_rw", zoneOwner: owner, share: s, isRoot: true, subject: "x")?.code
+                == .accessDenied)
         #expect(AccessRules.delete(caller: "_rw", zoneOwner: owner, share: s, isRoot: false, subject: "x") == nil)
         #expect(AccessRules.update(caller: "_ro", zoneOwner: owner, share: s, subject: "x")?.code == .accessDenied)
     }
@@ -54,21 +60,35 @@ import Testing
         ])
         var dropAdmin = existing
         dropAdmin.participants.remove(at: 1)
-        #expect(AccessRules.updateShare(caller: "_a1", zoneOwner: owner, existing: existing, proposed: dropAdmin, subject: "s")?.code == .accessDenied)
-        #expect(AccessRules.updateShare(caller: owner, zoneOwner: owner, existing: existing, proposed: dropAdmin, subject: "s") == nil)
+        #expect(
+            AccessRules.updateShare(
+                caller: "_a1", zoneOwner: owner, existing: existing, proposed: dropAdmin, subject: "s")?.code
+                == .accessDenied)
+        #expect(
+            AccessRules.updateShare(
+                caller: owner, zoneOwner: owner, existing: existing, proposed: dropAdmin, subject: "s") == nil)
         var promote = existing
         promote.participants[2].role = .administrator
-        #expect(AccessRules.updateShare(caller: "_a1", zoneOwner: owner, existing: existing, proposed: promote, subject: "s")?.code == .accessDenied)
+        #expect(
+            AccessRules.updateShare(
+                caller: "_a1", zoneOwner: owner, existing: existing, proposed: promote, subject: "s")?.code
+                == .accessDenied)
         var changeUser = existing
         changeUser.participants[2].permission = .readWrite
-        #expect(AccessRules.updateShare(caller: "_a1", zoneOwner: owner, existing: existing, proposed: changeUser, subject: "s") == nil)
+        #expect(
+            AccessRules.updateShare(
+                caller: "_a1", zoneOwner: owner, existing: existing, proposed: changeUser, subject: "s") == nil)
     }
 
     @Test func publicUsersGetThePublicPermission() {
-        let s = share([Participant(userRecordName: "_p", role: .publicUser, permission: .readWrite, acceptance: .accepted)], public: .readOnly)
+        let s = share(
+            [Participant(userRecordName: "_p", role: .publicUser, permission: .readWrite, acceptance: .accepted)],
+            public: .readOnly)
         #expect(AccessRules.access(caller: "_p", zoneOwner: owner, share: s) == .readOnly)
         #expect(AccessRules.accept(caller: "_anyone", zoneOwner: owner, share: s, subject: "s") == nil)
-        #expect(AccessRules.accept(caller: "_anyone", zoneOwner: owner, share: share([]), subject: "s")?.code == .accessDenied)
+        #expect(
+            AccessRules.accept(caller: "_anyone", zoneOwner: owner, share: share([]), subject: "s")?.code
+                == .accessDenied)
         let mixed = share([Participant(userRecordName: "_u", acceptance: .accepted)], public: .readOnly)
         #expect(AccessRules.validateParticipants(of: mixed, subject: "s")?.code == .badRequest)
     }

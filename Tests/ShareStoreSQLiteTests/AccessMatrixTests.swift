@@ -40,7 +40,9 @@ import Testing
             Dictionary(uniqueKeysWithValues: zip(Role.allCases, values))
         }
         return [
-            .seeZone: row(["not listed", "listed", "listed", "listed", "not listed", "not listed", "not listed", "listed"]),
+            .seeZone: row([
+                "not listed", "listed", "listed", "listed", "not listed", "not listed", "not listed", "listed",
+            ]),
             .read: row([ok, ok, ok, ok, ad, ad, ad, ok]),
             .createInZoneShare: row([ok, ok, ok, ad, ad, ad, ad, ok]),
             .createChild: row([ok, ok, ok, ad, ad, ad, ad, ok]),
@@ -85,7 +87,8 @@ import Testing
             var participants: [Participant] = []
             if !publicShares {
                 participants = [
-                    Participant(userRecordName: users[.administrator]!.recordName, role: .administrator, permission: .readWrite),
+                    Participant(
+                        userRecordName: users[.administrator]!.recordName, role: .administrator, permission: .readWrite),
                     Participant(userRecordName: users[.readWrite]!.recordName, permission: .readWrite),
                     Participant(userRecordName: users[.readOnly]!.recordName, permission: .readOnly),
                     Participant(userRecordName: users[.pending]!.recordName, permission: .readWrite),
@@ -176,19 +179,33 @@ import Testing
         case .createOutside:
             return try await modify([RecordOperation(.create, todo("paris", in: trips, title: "Paris"))], in: trips)
         case .update:
-            guard var milk = try await store.record("milk", in: f.lists, as: f.owner) else { throw FixtureError("no milk") }
+            guard var milk = try await store.record("milk", in: f.lists, as: f.owner) else {
+                throw FixtureError("no milk")
+            }
             milk.zoneID = lists
             milk.fields["title"] = .string("Oat milk")
             return try await modify([RecordOperation(.update, milk)], in: lists)
         case .delete:
-            guard let milk = try await store.record("milk", in: f.lists, as: f.owner) else { throw FixtureError("no milk") }
+            guard let milk = try await store.record("milk", in: f.lists, as: f.owner) else {
+                throw FixtureError("no milk")
+            }
             return try await modify(
-                [RecordOperation(.delete, Record(recordName: "milk", recordType: "Todo", zoneID: lists, changeTag: milk.changeTag))],
+                [
+                    RecordOperation(
+                        .delete,
+                        Record(recordName: "milk", recordType: "Todo", zoneID: lists, changeTag: milk.changeTag))
+                ],
                 in: lists)
         case .deleteRoot:
-            guard let italy = try await store.record("italy", in: f.trips, as: f.owner) else { throw FixtureError("no italy") }
+            guard let italy = try await store.record("italy", in: f.trips, as: f.owner) else {
+                throw FixtureError("no italy")
+            }
             return try await modify(
-                [RecordOperation(.delete, Record(recordName: "italy", recordType: "Group", zoneID: trips, changeTag: italy.changeTag))],
+                [
+                    RecordOperation(
+                        .delete,
+                        Record(recordName: "italy", recordType: "Group", zoneID: trips, changeTag: italy.changeTag))
+                ],
                 in: trips)
         case .changeParticipants:
             var share = try await ownersShare(zoneShareRecordName, in: f.lists)
@@ -200,7 +217,8 @@ import Testing
             share.zoneID = lists
             guard !share.participants.isEmpty else { throw FixtureError("no participants") }
             let index = share.participants.firstIndex { $0.userRecordName == f.users[.readOnly]!.recordName } ?? 0
-            share.participants[index].permission = share.participants[index].permission == .readOnly ? .readWrite : .readOnly
+            share.participants[index].permission =
+                share.participants[index].permission == .readOnly ? .readWrite : .readOnly
             return try await modify([RecordOperation(.update, share: share)], in: lists)
         case .changePublicPermission:
             var share = try await ownersShare(zoneShareRecordName, in: f.lists)
@@ -216,7 +234,8 @@ import Testing
         case .leave:
             do {
                 try await store.leaveShare(
-                    recordName: zoneShareRecordName, in: ZoneID(zoneName: "Lists", ownerRecordName: f.owner), as: caller)
+                    recordName: zoneShareRecordName, in: ZoneID(zoneName: "Lists", ownerRecordName: f.owner), as: caller
+                )
                 return ok
             } catch let error as ShareError {
                 return error.code.rawValue
@@ -237,7 +256,8 @@ import Testing
                 if result == ok && !readsOnly {
                     #expect(before != after, "\(role.rawValue) may \(op.rawValue), yet nothing changed")
                 } else {
-                    #expect(before == after, "\(role.rawValue) × \(op.rawValue) answered \(result) but changed the store")
+                    #expect(
+                        before == after, "\(role.rawValue) × \(op.rawValue) answered \(result) but changed the store")
                 }
                 results[op, default: [:]][role] = result
             }
@@ -251,7 +271,9 @@ import Testing
         for op in Operation.allCases {
             let cells = Role.allCases.map { role -> String in
                 let value = results[op]?[role] ?? "?"
-                return value == ok ? "✅ allowed" : (value == "listed" ? "✅ listed" : (value == "not listed" ? "— not listed" : "❌ `\(value)`"))
+                return value == ok
+                    ? "✅ allowed"
+                    : (value == "listed" ? "✅ listed" : (value == "not listed" ? "— not listed" : "❌ `\(value)`"))
             }
             lines.append("| \(op.rawValue) | " + cells.joined(separator: " | ") + " |")
         }
@@ -264,7 +286,8 @@ import Testing
             for role in Role.allCases {
                 #expect(
                     results[op]?[role] == Self.expected[op]?[role],
-                    "\(role.rawValue) × \(op.rawValue): expected \(Self.expected[op]?[role] ?? "?"), got \(results[op]?[role] ?? "?")")
+                    "\(role.rawValue) × \(op.rawValue): expected \(Self.expected[op]?[role] ?? "?"), got \(results[op]?[role] ?? "?")"
+                )
             }
         }
         // Docs/Sharing.md holds this table; RECORD_DOCS=1 rewrites it from the results.
@@ -284,7 +307,8 @@ import Testing
             try (String(text[..<start.upperBound]) + table + String(text[stop.lowerBound...]))
                 .write(to: docs, atomically: true, encoding: .utf8)
         } else {
-            #expect(current == table, "Docs/Sharing.md's access matrix is out of date; run the tests with RECORD_DOCS=1")
+            #expect(
+                current == table, "Docs/Sharing.md's access matrix is out of date; run the tests with RECORD_DOCS=1")
         }
     }
 }

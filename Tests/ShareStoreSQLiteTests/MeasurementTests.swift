@@ -29,7 +29,8 @@ import Testing
             fields["qty"] = .int64(Int64(i % 17))
             fields["note"] = .string("A short note about item number \(i).")
             let parent: String? = i % 10 == 0 ? nil : "r\(i - i % 10)"
-            records.append(Record(recordName: "r\(i)", recordType: "Todo", zoneID: zone, fields: fields, parent: parent))
+            records.append(
+                Record(recordName: "r\(i)", recordType: "Todo", zoneID: zone, fields: fields, parent: parent))
         }
         let clock = ContinuousClock()
         let start = clock.now

@@ -18,7 +18,8 @@ import Testing
         var share = Share.zoneWide(zone, title: "Lists")
         share.participants = [Participant(userRecordName: "", email: "bob@example.com", permission: .readWrite)]
         let saved = try #require(
-            try await store.modifyRecords([.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+            try await store.modifyRecords(
+                [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
         let url = try #require(saved.url)
         #expect(saved.participants.first?.userRecordName == bob)
         #expect(saved.participants.first?.name == "Bob")
@@ -29,7 +30,8 @@ import Testing
         #expect(resolved.zoneID == ZoneID(zoneName: "Lists", ownerRecordName: alice))
         #expect(resolved.participant?.acceptance == .pending)
         await #expect(throws: ShareError.self) {
-            try await store.resolveShare(url: url, as: try await store.signIn(email: "eve@example.com", name: nil).recordName)
+            try await store.resolveShare(
+                url: url, as: try await store.signIn(email: "eve@example.com", name: nil).recordName)
         }
 
         let accepted = try await store.acceptShare(url: url, as: bob)
@@ -51,7 +53,8 @@ import Testing
         #expect(try await store.listZones(in: .shared, as: bob).isEmpty)
         let afterLeave = try await store.databaseChanges(in: .shared, since: again.token, as: bob)
         #expect(afterLeave.deletedZones == [sharedZone])
-        #expect(try await store.share(zoneShareRecordName, in: zone, as: alice)?.participants.first?.acceptance == .removed)
+        #expect(
+            try await store.share(zoneShareRecordName, in: zone, as: alice)?.participants.first?.acceptance == .removed)
         // A participant who left cannot accept again until invited again.
         await #expect(throws: ShareError.self) { try await store.acceptShare(url: url, as: bob) }
         do {
@@ -79,24 +82,30 @@ import Testing
         var upgraded = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
         #expect(upgraded.changeTag != saved.changeTag)
         upgraded.participants[0].permission = .readWrite
-        let up = try await store.modifyRecords([.init(.update, share: upgraded)], in: zone, database: .private, atomic: true, as: alice)
+        let up = try await store.modifyRecords(
+            [.init(.update, share: upgraded)], in: zone, database: .private, atomic: true, as: alice)
         #expect(up[0].share?.participants.map(\.acceptance) == [.accepted])
         #expect(up[0].share?.participants.map(\.permission) == [.readWrite])
         // Saving with the stale tag conflicts.
-        let stale = try await store.modifyRecords([.init(.update, share: upgraded)], in: zone, database: .private, atomic: true, as: alice)
+        let stale = try await store.modifyRecords(
+            [.init(.update, share: upgraded)], in: zone, database: .private, atomic: true, as: alice)
         #expect(stale[0].code == .conflict)
 
         var without = try #require(up[0].share)
         without.participants = []
-        _ = try await store.modifyRecords([.init(.update, share: without)], in: zone, database: .private, atomic: true, as: alice)
+        _ = try await store.modifyRecords(
+            [.init(.update, share: without)], in: zone, database: .private, atomic: true, as: alice)
         let denied = try await store.lookupRecords(["milk"], in: sharedZone, database: .shared, as: bob)
         #expect(denied[0].code == .accessDenied)
 
         // Deleting the share stops sharing; the records stay.
         let current = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
-        let deleted = try await store.modifyRecords([.init(.delete, share: current)], in: zone, database: .private, atomic: true, as: alice)
+        let deleted = try await store.modifyRecords(
+            [.init(.delete, share: current)], in: zone, database: .private, atomic: true, as: alice)
         #expect(deleted == [.deleted(recordName: zoneShareRecordName)])
-        #expect(try await store.listZones(in: .private, as: alice).first { $0.zoneID.zoneName == "Lists" }?.shareRecordName == nil)
+        #expect(
+            try await store.listZones(in: .private, as: alice).first { $0.zoneID.zoneName == "Lists" }?.shareRecordName
+                == nil)
         #expect(try await store.record("milk", in: zone, as: alice) != nil)
     }
 
@@ -107,13 +116,16 @@ import Testing
             [
                 .init(.create, todo("trip", in: zone, title: "Trip")),
                 .init(.create, todo("day", in: zone, title: "Day", parent: "trip")),
-                .init(.create, share: Share(recordName: "", zoneID: zone, rootRecordName: "trip", publicPermission: .readOnly)),
+                .init(
+                    .create,
+                    share: Share(recordName: "", zoneID: zone, rootRecordName: "trip", publicPermission: .readOnly)),
             ], in: zone, database: .private, atomic: true, as: alice)
         let share = try #require(out[2].share)
         #expect(try await store.record("trip", in: zone, as: alice)?.shareRecordName == share.recordName)
         let token = try await store.zoneChanges(zone, in: .private, since: nil, resultsLimit: nil, as: alice).token
         _ = try await store.modifyRecords(
-            [.init(.forceDelete, todo("trip", in: zone, title: ""))], in: zone, database: .private, atomic: true, as: alice)
+            [.init(.forceDelete, todo("trip", in: zone, title: ""))], in: zone, database: .private, atomic: true,
+            as: alice)
         let changes = try await store.zoneChanges(zone, in: .private, since: token, resultsLimit: nil, as: alice)
         #expect(Set(changes.deletedRecordNames) == ["trip", share.recordName])
         await #expect(throws: ShareError.self) { try await store.acceptShare(url: try #require(share.url), as: alice) }
@@ -125,7 +137,8 @@ import Testing
             ], in: zone, database: .private, atomic: true, as: alice)
         let second = try #require(other[1].share)
         let byName = Share(recordName: second.recordName, zoneID: zone, changeTag: second.changeTag)
-        let stop = try await store.modifyRecords([.init(.delete, share: byName)], in: zone, database: .private, atomic: true, as: alice)
+        let stop = try await store.modifyRecords(
+            [.init(.delete, share: byName)], in: zone, database: .private, atomic: true, as: alice)
         #expect(stop == [.deleted(recordName: second.recordName)])
         #expect(try await store.record("trip2", in: zone, as: alice)?.shareRecordName == nil)
         // The child stays, now outside any share, and can be shared on its own.
@@ -149,12 +162,14 @@ import Testing
         #expect(joined.participant?.role == .publicUser)
         let sharedZone = ZoneID(zoneName: "Lists", ownerRecordName: alice)
         #expect(try await store.record("milk", in: sharedZone, .shared, as: paula) != nil)
-        let write = try await store.create(todo("eggs", in: sharedZone, title: "Eggs"), in: sharedZone, .shared, as: paula)
+        let write = try await store.create(
+            todo("eggs", in: sharedZone, title: "Eggs"), in: sharedZone, .shared, as: paula)
         #expect(write.code == .accessDenied)
         // Turning the share private drops its public users.
         var closed = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
         closed.publicPermission = .none
-        let saved = try await store.modifyRecords([.init(.update, share: closed)], in: zone, database: .private, atomic: true, as: alice)
+        let saved = try await store.modifyRecords(
+            [.init(.update, share: closed)], in: zone, database: .private, atomic: true, as: alice)
         #expect(saved[0].share?.participants.isEmpty == true)
         #expect(try await store.listZones(in: .shared, as: paula).isEmpty)
     }

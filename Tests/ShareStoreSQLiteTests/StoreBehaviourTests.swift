@@ -24,8 +24,9 @@ import Testing
         #expect(a.recordName == b.recordName)
         #expect(a.recordName == "_" + StableName.fnv1a128Hex("alice@example.com"))
         #expect(a.recordName == "_50e0189ca0f60ad4c4efa63266de4996")
-        #expect(try await store.lookupUsers(emails: ["Alice@example.com", "nobody@example.com"], as: a.recordName)
-            == [User(recordName: a.recordName, email: "alice@example.com", name: "Alice"), nil])
+        #expect(
+            try await store.lookupUsers(emails: ["Alice@example.com", "nobody@example.com"], as: a.recordName)
+                == [User(recordName: a.recordName, email: "alice@example.com", name: "Alice"), nil])
         await #expect(throws: ShareError.self) { try await store.signIn(email: "not an email", name: nil) }
     }
 
@@ -36,26 +37,30 @@ import Testing
         share.participants = [Participant(userRecordName: bob, permission: .readWrite)]
         let outcomes = try await store.modifyRecords(
             [
-                RecordOperation(.create, Record(
-                    recordName: "groceries", recordType: "TodoList", zoneID: zone,
-                    fields: [
-                        "title": .string("Groceries"), "count": .int64(-3), "price": .double(2.5),
-                        "when": .timestamp(1_714_554_000_000), "raw": .bytes(Data([0, 1, 255])),
-                        "tags": .list(elementType: .string, [.string("a"), .string("b")]),
-                        "where": .location(Location(latitude: 48.8, longitude: 2.3, altitude: 35)),
-                        "empty": .list(elementType: .int64, []),
-                    ])),
+                RecordOperation(
+                    .create,
+                    Record(
+                        recordName: "groceries", recordType: "TodoList", zoneID: zone,
+                        fields: [
+                            "title": .string("Groceries"), "count": .int64(-3), "price": .double(2.5),
+                            "when": .timestamp(1_714_554_000_000), "raw": .bytes(Data([0, 1, 255])),
+                            "tags": .list(elementType: .string, [.string("a"), .string("b")]),
+                            "where": .location(Location(latitude: 48.8, longitude: 2.3, altitude: 35)),
+                            "empty": .list(elementType: .int64, []),
+                        ])),
                 RecordOperation(.create, share: share),
             ], in: zone, database: .private, atomic: true, as: owner)
         let url = try #require(outcomes[1].share?.url)
         _ = try await store.acceptShare(url: url, as: bob)
 
         let reopened = try temp.reopen()
-        #expect(try await reopened.record("groceries", in: zone, as: owner) == outcomes[0].record.map {
-            var r = $0
-            r.shareRecordName = nil
-            return r
-        })
+        #expect(
+            try await reopened.record("groceries", in: zone, as: owner)
+                == outcomes[0].record.map {
+                    var r = $0
+                    r.shareRecordName = nil
+                    return r
+                })
         let zones = try await reopened.listZones(in: .shared, as: bob)
         #expect(zones.map(\.zoneID) == [ZoneID(zoneName: "Lists", ownerRecordName: owner)])
         let reread = try await reopened.share(zoneShareRecordName, in: zone, as: owner)
@@ -66,26 +71,32 @@ import Testing
 
     @Test func aStaleChangeTagConflicts() async throws {
         let owner = try await alice()
-        let created = try #require(try await store.create(todo("milk", in: zone, title: "Milk"), in: zone, as: owner).record)
+        let created = try #require(
+            try await store.create(todo("milk", in: zone, title: "Milk"), in: zone, as: owner).record)
         var first = created
         first.fields["title"] = .string("Oat milk")
-        let updated = try await store.modifyRecords([.init(.update, first)], in: zone, database: .private, atomic: false, as: owner)
+        let updated = try await store.modifyRecords(
+            [.init(.update, first)], in: zone, database: .private, atomic: false, as: owner)
         #expect(updated[0].record?.changeTag != created.changeTag)
         var stale = created
         stale.fields["title"] = .string("Soy milk")
-        let conflict = try await store.modifyRecords([.init(.update, stale)], in: zone, database: .private, atomic: false, as: owner)
+        let conflict = try await store.modifyRecords(
+            [.init(.update, stale)], in: zone, database: .private, atomic: false, as: owner)
         #expect(conflict[0].code == .conflict)
-        let delete = try await store.modifyRecords([.init(.delete, stale)], in: zone, database: .private, atomic: false, as: owner)
+        let delete = try await store.modifyRecords(
+            [.init(.delete, stale)], in: zone, database: .private, atomic: false, as: owner)
         #expect(delete[0].code == .conflict)
         #expect(try await store.record("milk", in: zone, as: owner)?.fields["title"] == .string("Oat milk"))
         // forceUpdate ignores the tag; update keeps unnamed fields, replace drops them.
         var force = created
         force.fields = ["done": .int64(1)]
-        let forced = try await store.modifyRecords([.init(.forceUpdate, force)], in: zone, database: .private, atomic: false, as: owner)
+        let forced = try await store.modifyRecords(
+            [.init(.forceUpdate, force)], in: zone, database: .private, atomic: false, as: owner)
         #expect(forced[0].record?.fields == ["title": .string("Oat milk"), "done": .int64(1)])
         var replace = try #require(forced[0].record)
         replace.fields = ["done": .int64(0)]
-        let replaced = try await store.modifyRecords([.init(.replace, replace)], in: zone, database: .private, atomic: false, as: owner)
+        let replaced = try await store.modifyRecords(
+            [.init(.replace, replace)], in: zone, database: .private, atomic: false, as: owner)
         #expect(replaced[0].record?.fields == ["done": .int64(0)])
         let again = try await store.create(todo("milk", in: zone, title: "Milk"), in: zone, as: owner)
         #expect(again.code == .exists)
@@ -175,7 +186,8 @@ import Testing
         let db2 = try await store.databaseChanges(in: .private, since: db1.token, as: owner)
         #expect(db2.changedZones.isEmpty && db2.deletedZones == [other])
         await #expect(throws: ShareError.self) {
-            try await store.zoneChanges(zone, in: .private, since: ChangeToken(rawValue: "bogus"), resultsLimit: nil, as: owner)
+            try await store.zoneChanges(
+                zone, in: .private, since: ChangeToken(rawValue: "bogus"), resultsLimit: nil, as: owner)
         }
     }
 
@@ -209,7 +221,8 @@ import Testing
         var item = todo("milk", in: zone, title: "Milk")
         item.fields["list"] = .reference(Reference(recordName: "groceries", action: .validate))
         #expect(try await store.create(item, in: zone, as: owner).code == .validatingReferenceError)
-        _ = try await store.create(Record(recordName: "groceries", recordType: "TodoList", zoneID: zone), in: zone, as: owner)
+        _ = try await store.create(
+            Record(recordName: "groceries", recordType: "TodoList", zoneID: zone), in: zone, as: owner)
         #expect(try await store.create(item, in: zone, as: owner).code == nil)
     }
 
@@ -224,12 +237,14 @@ import Testing
         let a = try #require(try await store.record("a", in: zone, as: owner))
         var cyclic = a
         cyclic.parent = "c"
-        let outcome = try await store.modifyRecords([.init(.update, cyclic)], in: zone, database: .private, atomic: false, as: owner)
+        let outcome = try await store.modifyRecords(
+            [.init(.update, cyclic)], in: zone, database: .private, atomic: false, as: owner)
         #expect(outcome[0].code == .badRequest)
         #expect(outcome[0].error?.reason.contains("cycle") == true)
         var selfParent = a
         selfParent.parent = "a"
-        let own = try await store.modifyRecords([.init(.update, selfParent)], in: zone, database: .private, atomic: false, as: owner)
+        let own = try await store.modifyRecords(
+            [.init(.update, selfParent)], in: zone, database: .private, atomic: false, as: owner)
         #expect(own[0].code == .badRequest)
         #expect(try await store.record("a", in: zone, as: owner)?.parent == nil)
     }
@@ -273,7 +288,8 @@ import Testing
         #expect(after.changedRecords.map(\.recordName).sorted() == ["other", "trip"])
         // A record takes part in one share only.
         let nested = Share(recordName: "", zoneID: zone, rootRecordName: "other")
-        let refused = try await store.modifyRecords([.init(.create, share: nested)], in: zone, database: .private, atomic: true, as: owner)
+        let refused = try await store.modifyRecords(
+            [.init(.create, share: nested)], in: zone, database: .private, atomic: true, as: owner)
         #expect(refused[0].code == .badRequest)
         let whole = try await store.modifyRecords(
             [.init(.create, share: Share.zoneWide(zone))], in: zone, database: .private, atomic: true, as: owner)
@@ -284,19 +300,23 @@ import Testing
         let owner = try await alice()
         var share = Share.zoneWide(zone)
         share.participants = (1...101).map { Participant(userRecordName: "", email: "p\($0)@example.com") }
-        let refused = try await store.modifyRecords([.init(.create, share: share)], in: zone, database: .private, atomic: true, as: owner)
+        let refused = try await store.modifyRecords(
+            [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: owner)
         #expect(refused[0].code == .badRequest)
         #expect(try await store.share(zoneShareRecordName, in: zone, as: owner) == nil)
         share.participants.removeLast()
-        let saved = try await store.modifyRecords([.init(.create, share: share)], in: zone, database: .private, atomic: true, as: owner)
+        let saved = try await store.modifyRecords(
+            [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: owner)
         #expect(saved[0].share?.participants.count == 100)
         // Participants named by email become users; the store fills in their details.
-        #expect(saved[0].share?.participants.first?.userRecordName == StableName.userRecordName(email: "p1@example.com"))
+        #expect(
+            saved[0].share?.participants.first?.userRecordName == StableName.userRecordName(email: "p1@example.com"))
         #expect(saved[0].share?.participants.first?.email == "p1@example.com")
         // Public and private participants are not mixed.
         var mixed = try #require(saved[0].share)
         mixed.publicPermission = .readOnly
-        let refusedMix = try await store.modifyRecords([.init(.update, share: mixed)], in: zone, database: .private, atomic: true, as: owner)
+        let refusedMix = try await store.modifyRecords(
+            [.init(.update, share: mixed)], in: zone, database: .private, atomic: true, as: owner)
         #expect(refusedMix[0].code == .badRequest)
     }
 
@@ -304,21 +324,34 @@ import Testing
         let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
         let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
         let pub = ZoneID(zoneName: defaultZoneName)
-        let card = Record(recordName: "alice-card", recordType: "MyUser", zoneID: pub, fields: ["firstName": .string("Alice")])
+        let card = Record(
+            recordName: "alice-card", recordType: "MyUser", zoneID: pub, fields: ["firstName": .string("Alice")])
         let created = try #require(try await store.create(card, in: pub, .public, as: alice).record)
-        #expect(try await store.record("alice-card", in: pub, .public, as: bob)?.fields["firstName"] == .string("Alice"))
+        #expect(
+            try await store.record("alice-card", in: pub, .public, as: bob)?.fields["firstName"] == .string("Alice"))
         var edit = created
         edit.fields["firstName"] = .string("Mallory")
-        let byBob = try await store.modifyRecords([.init(.update, edit)], in: pub, database: .public, atomic: false, as: bob)
+        let byBob = try await store.modifyRecords(
+            [.init(.update, edit)], in: pub, database: .public, atomic: false, as: bob)
         #expect(byBob[0].code == .accessDenied)
-        let deleteByBob = try await store.modifyRecords([.init(.delete, created)], in: pub, database: .public, atomic: false, as: bob)
+        let deleteByBob = try await store.modifyRecords(
+            [.init(.delete, created)], in: pub, database: .public, atomic: false, as: bob)
         #expect(deleteByBob[0].code == .accessDenied)
-        let byAlice = try await store.modifyRecords([.init(.update, edit)], in: pub, database: .public, atomic: false, as: alice)
+        let byAlice = try await store.modifyRecords(
+            [.init(.update, edit)], in: pub, database: .public, atomic: false, as: alice)
         #expect(byAlice[0].error == nil)
-        #expect(try await store.create(Record(recordName: "bob-card", recordType: "MyUser", zoneID: pub), in: pub, .public, as: bob).error == nil)
+        #expect(
+            try await store.create(
+                Record(recordName: "bob-card", recordType: "MyUser", zoneID: pub), in: pub, .public, as: bob
+            ).error == nil)
         let otherZone = try await store.lookupZones([ZoneID(zoneName: "Lists")], in: .public, as: bob)
-        if case .failure(let e) = otherZone[0] { #expect(e.code == .zoneNotFound) } else { Issue.record("found a public zone Lists") }
-        let share = try await store.modifyRecords([.init(.create, share: Share.zoneWide(pub))], in: pub, database: .public, atomic: true, as: alice)
+        if case .failure(let e) = otherZone[0] {
+            #expect(e.code == .zoneNotFound)
+        } else {
+            Issue.record("found a public zone Lists")
+        }
+        let share = try await store.modifyRecords(
+            [.init(.create, share: Share.zoneWide(pub))], in: pub, database: .public, atomic: true, as: alice)
         #expect(share[0].code == .badRequest)
     }
 
@@ -332,7 +365,8 @@ import Testing
         let ownPrivate = try await store.lookupRecords(["milk"], in: zone, database: .private, as: bob)
         #expect(ownPrivate[0].code == .zoneNotFound)
         #expect(try await store.listZones(in: .shared, as: bob).isEmpty)
-        let lookup = try await store.lookupZones([ZoneID(zoneName: "Lists", ownerRecordName: owner)], in: .shared, as: bob)
+        let lookup = try await store.lookupZones(
+            [ZoneID(zoneName: "Lists", ownerRecordName: owner)], in: .shared, as: bob)
         if case .failure(let e) = lookup[0] { #expect(e.code == .zoneNotFound) } else { Issue.record("Bob sees Lists") }
     }
 
@@ -375,9 +409,11 @@ import Testing
         let owner = try await alice()
         _ = try await store.modifyRecords(
             (1...7).map {
-                .init(.create, Record(
-                    recordName: "t\($0)", recordType: "Todo", zoneID: zone,
-                    fields: ["qty": .int64(Int64($0 % 4)), "title": .string("Item \($0)")]))
+                .init(
+                    .create,
+                    Record(
+                        recordName: "t\($0)", recordType: "Todo", zoneID: zone,
+                        fields: ["qty": .int64(Int64($0 % 4)), "title": .string("Item \($0)")]))
             }, in: zone, database: .private, atomic: true, as: owner)
         let query = RecordQuery(
             recordType: "Todo", filters: [QueryFilter("qty", .greaterThan, .int64(0))],
@@ -394,7 +430,8 @@ import Testing
             database: .private, as: owner)
         #expect(begins.records.map(\.recordName) == ["t1"])
         // Unsorted, pages follow record names, filtered.
-        var unsorted = RecordQuery(recordType: "Todo", filters: [QueryFilter("qty", .notEquals, .int64(0))], resultsLimit: 4)
+        var unsorted = RecordQuery(
+            recordType: "Todo", filters: [QueryFilter("qty", .notEquals, .int64(0))], resultsLimit: 4)
         let first = try await store.queryRecords(unsorted, in: zone, database: .private, as: owner)
         #expect(first.records.map(\.recordName) == ["t1", "t2", "t3", "t5"])
         unsorted.continuationMarker = first.continuationMarker

@@ -31,7 +31,8 @@ extension Store {
     func create(_ record: Record, in zone: ZoneID, _ database: DatabaseScope = .private, as user: UserRecordName)
         async throws -> RecordOutcome
     {
-        try await modifyRecords([RecordOperation(.create, record)], in: zone, database: database, atomic: false, as: user)[0]
+        try await modifyRecords(
+            [RecordOperation(.create, record)], in: zone, database: database, atomic: false, as: user)[0]
     }
 
     func record(_ name: String, in zone: ZoneID, _ database: DatabaseScope = .private, as user: UserRecordName)
@@ -44,7 +45,9 @@ extension Store {
     func share(_ name: String, in zone: ZoneID, _ database: DatabaseScope = .private, as user: UserRecordName)
         async throws -> Share?
     {
-        if case .savedShare(let s) = try await lookupRecords([name], in: zone, database: database, as: user)[0] { return s }
+        if case .savedShare(let s) = try await lookupRecords([name], in: zone, database: database, as: user)[0] {
+            return s
+        }
         return nil
     }
 

@@ -20,7 +20,8 @@ struct RecordRow: FetchableRecord, PersistableRecord {
     }
 
     /// Every column, in the order `init(row:)` reads them.
-    static let selection = "zoneId, name, type, fields, parent, shareRoot, seq, createdAt, createdBy, modifiedAt, modifiedBy"
+    static let selection =
+        "zoneId, name, type, fields, parent, shareRoot, seq, createdAt, createdBy, modifiedAt, modifiedBy"
 
     var zoneId: Int64
     var name: String
