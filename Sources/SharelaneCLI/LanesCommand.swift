@@ -25,7 +25,13 @@ struct LanesCommand: AsyncParsableCommand {
     var env: String?
 
     func run() async throws {
-        let path = try RecipeArguments.resolve(recipe)
+        let path: String
+        do {
+            path = try RecipeArguments.resolve(recipe)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
         let loaded: Recipe
         do {
             loaded = try RecipeLoader(environment: ProcessInfo.processInfo.environment, overrides: [:], envName: env)

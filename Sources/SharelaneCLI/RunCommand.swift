@@ -30,8 +30,16 @@ struct RunCommand: AsyncParsableCommand {
     var env: String?
 
     func run() async throws {
-        let (path, parameters) = try RecipeArguments.split(arguments)
-        let recipePath = try RecipeArguments.resolve(path)
+        let parameters: [String: String]
+        let recipePath: String
+        do {
+            let split = try RecipeArguments.split(arguments)
+            parameters = split.parameters
+            recipePath = try RecipeArguments.resolve(split.path)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
         let environment = ProcessInfo.processInfo.environment
         let envName = env
         let load: LaneRunner.RecipeReloader = { overrides in

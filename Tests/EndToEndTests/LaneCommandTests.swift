@@ -89,4 +89,13 @@ struct LaneCommandTests {
         let all = try LaneBinary.run(["lanes", recipe, "--all"])
         #expect(all.stdout.contains("helper  (private) Only for other lanes."), "\(all.output)")
     }
+
+    @Test func noRecipeFoundExitsOneAndSaysWhereItLooked() throws {
+        let directory = try LaneBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try LaneBinary.run(["run", "demo"], in: directory)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(
+            result.stderr.contains("none found at Recipes/sharelane.yaml or sharelane.yaml"), "\(result.output)")
+    }
 }
