@@ -314,6 +314,18 @@ struct PlanBuilder {
                         participant: plannedParticipant, baseChangeTag: live?.changeTag))
             }
         }
+        // Public users join a public share through its URL; a recipe cannot name them (CloudKit does not mix
+        // them with private participants), so while the share stays public they are kept, not removed.
+        if declared.publicPermission != .none {
+            for joined in liveParticipants where joined.role == .publicUser {
+                planned.append(
+                    PlannedParticipant(
+                        handle: users.handle(of: joined.userRecordName) ?? joined.email ?? joined.userRecordName,
+                        userRecordName: joined.userRecordName, email: joined.email, name: joined.name,
+                        participantID: joined.participantID, permission: joined.permission, role: joined.role,
+                        acceptance: joined.acceptance))
+            }
+        }
         let declaredUsers = Set(planned.map(\.userRecordName))
         var removals: [PlannedChange] = []
         for liveParticipant in liveParticipants where !declaredUsers.contains(liveParticipant.userRecordName) {

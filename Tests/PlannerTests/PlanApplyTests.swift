@@ -186,6 +186,49 @@ struct PlanApplyTests {
         #expect(try await planner.plan(recipe).changes == [])
     }
 
+    @Test("public users who joined a public share through its URL are kept, also when the share is saved again")
+    func publicUsersAreKept() async throws {
+        let store = try freshStore()
+        var recipe = SampleRecipes.family()
+        let planner = Planner(store: store, logger: quietLogger)
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+
+        // Carol opens the URL of the public Trips/italy share and joins it as a public user.
+        let alice = try await store.signIn(email: "alice@example.com", name: nil)
+        let carol = try await store.signIn(email: "carol@example.com", name: nil)
+        let outcomes = try await store.lookupRecords(
+            ["italy"], in: ZoneID(zoneName: "Trips"), database: .private, as: alice.recordName)
+        guard case .saved(let italy)? = outcomes.first, let shareName = italy.shareRecordName else {
+            Issue.record("italy has no share: \(outcomes)")
+            return
+        }
+        let shares = try await store.lookupRecords(
+            [shareName], in: ZoneID(zoneName: "Trips"), database: .private, as: alice.recordName)
+        guard case .savedShare(let share)? = shares.first, let url = share.url else {
+            Issue.record("no share URL: \(shares)")
+            return
+        }
+        _ = try await store.acceptShare(url: url, as: carol.recordName)
+        #expect(try await planner.plan(recipe).changes == [])
+
+        // A change to the share's title saves the share again; Carol stays in it.
+        guard case .share(var declared)? = recipe.zones[1].records[0].share else { return }
+        declared.title = "Italy"
+        recipe.zones[1].records[0].share = .share(declared)
+        let retitle = try await planner.plan(recipe)
+        #expect(retitle.changes.map { "\($0.symbol) \($0.address)" } == ["~ share Trips/italy"])
+        #expect(try await Applier(store: store, logger: quietLogger).apply(retitle).failures == [])
+        let after = try await store.lookupRecords(
+            [shareName], in: ZoneID(zoneName: "Trips"), database: .private, as: alice.recordName)
+        guard case .savedShare(let saved)? = after.first else {
+            Issue.record("share gone: \(after)")
+            return
+        }
+        #expect(saved.title == "Italy")
+        #expect(saved.participants.map(\.userRecordName) == [carol.recordName])
+        #expect(saved.participants.first?.role == .publicUser)
+    }
+
     @Test("a zone with no share: key leaves a live share alone")
     func noShareKeyLeavesShareAlone() async throws {
         let store = try freshStore()
