@@ -36,7 +36,13 @@ struct ApplyCommand: AsyncParsableCommand {
         let loaded: Recipe? = isSaved ? nil : try recipeSelection.load(path)
         let store: any Store
         do {
-            store = try storeOptions.open(logger: logger)
+            // http: and cloudkit: address the recipe's container; a saved plan uses the default one.
+            if let loaded {
+                store = try storeOptions.open(
+                    logger: logger, container: loaded.container, environment: loaded.environment.rawValue)
+            } else {
+                store = try storeOptions.open(logger: logger)
+            }
         } catch {
             throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
         }

@@ -43,7 +43,8 @@ struct PlanCommand: AsyncParsableCommand {
         let loaded = try recipeSelection.load(path)
         let store: any Store
         do {
-            store = try storeOptions.open(logger: logger)
+            store = try storeOptions.open(
+                logger: logger, container: loaded.container, environment: loaded.environment.rawValue)
         } catch {
             throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
         }

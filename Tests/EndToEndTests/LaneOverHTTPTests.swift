@@ -8,6 +8,22 @@ struct LaneOverHTTPTests {
     /// Known failures over http:, with the reason; the test still runs them and records the failure as known.
     static let knownFailures: [String: String] = [:]
 
+    @Test("plan and apply over http: address the recipe's container and environment")
+    func planAndApplyUseTheRecipeContainer() throws {
+        let server = try LaneServer()
+        defer { server.stop() }
+        let recipe = LaneBinary.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
+        let plan = try server.run(["plan", recipe])
+        #expect(plan.status == 0, "\(plan.output)")
+        let apply = try server.run(["apply", "--yes", recipe])
+        #expect(apply.status == 0, "\(apply.output)")
+        let paths = server.log.split(separator: "\n").compactMap { line in
+            line.range(of: "/database/1/").map { String(line[$0.lowerBound...]) }
+        }
+        #expect(paths.count > 2)
+        #expect(paths.allSatisfy { $0.hasPrefix("/database/1/iCloud.com.example.Lists/development/") }, "\(paths)")
+    }
+
     @Test("every lane of every recipe runs over http:", arguments: try RecipeLane.all())
     func laneRunsOverHTTP(_ item: RecipeLane) throws {
         let server = try LaneServer()

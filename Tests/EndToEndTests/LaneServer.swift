@@ -8,6 +8,11 @@ final class LaneServer: @unchecked Sendable {
     private let process: Process
     private let directory: URL
 
+    /// What the server logged so far (one line per request).
+    var log: String {
+        (try? String(contentsOf: directory.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
+    }
+
     /// Starts the server and waits (up to ten seconds) until it prints the address it listens on.
     init() throws {
         directory = try LaneBinary.temporaryDirectory()
