@@ -101,5 +101,7 @@ struct ApplyCommand: AsyncParsableCommand {
         }
         Terminal.write(report.line + "\n")
         if !report.succeeded { throw ExitCode.failure }
+        // SPEC §3: an apply ends with the plan's summary line, as `plan` does.
+        Terminal.write(plan.summary.line + "\n")
     }
 }

@@ -65,8 +65,9 @@ struct PlanApplyCommandTests {
         let recipe = Self.recipe(name)
         let apply = try sandbox.run(["apply", recipe, "--yes"])
         #expect(apply.status == 0, "\(apply.stderr)")
-        #expect(apply.stdout.hasSuffix("destroyed.\n"))
         #expect(apply.stdout.contains("Apply complete! Resources: "))
+        let lastLine = apply.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(lastLine.hasPrefix("Plan: ") && lastLine.hasSuffix(" to destroy."), "\(apply.stdout)")
 
         let plan = try sandbox.run(["plan", recipe, "--detailed-exitcode"])
         #expect(plan.status == 0, "\(plan.stdout)\(plan.stderr)")
@@ -154,7 +155,8 @@ struct PlanApplyCommandTests {
         #expect(try sandbox.run(["plan", recipe, "--out", planFile]).status == 0)
         let applied = try sandbox.run(["apply", planFile, "--yes"])
         #expect(applied.status == 0, "\(applied.stderr)")
-        #expect(applied.stdout.hasSuffix("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.\n"))
+        #expect(applied.stdout.hasSuffix(
+            "Apply complete! Resources: 0 added, 1 changed, 0 destroyed.\nPlan: 0 to add, 1 to change, 0 to destroy.\n"))
         #expect(try sandbox.run(["plan", recipe, "--detailed-exitcode"]).status == 0)
     }
 
