@@ -6,7 +6,7 @@ import ShareKit
 /// store shows no changes.
 ///
 /// What a recipe cannot say is left out, with a comment: records whose parent is missing lose the parent,
-/// removed participants are not listed, generated records come back one by one.
+/// removed participants and public users (who join through the URL) are not listed, generated records come back one by one.
 public struct Exporter: Sendable {
     public let store: any Store
     public let logger: Logger
@@ -111,7 +111,10 @@ public struct Exporter: Sendable {
         writer.line(indent, "share:")
         if let title = share.title { writer.line(indent + 1, "title: \(RecipeWriter.string(title))") }
         writer.line(indent + 1, "public_permission: \(share.publicPermission.recipeName)")
-        let participants = share.participants.filter { $0.acceptance != .removed && $0.role != .owner }
+        // Public users joined through the share's URL; a recipe cannot name them, and planning keeps them.
+        let participants = share.participants.filter {
+            $0.acceptance != .removed && $0.role != .owner && $0.role != .publicUser
+        }
         guard !participants.isEmpty else { return }
         writer.line(indent + 1, "participants:")
         for participant in participants {

@@ -37,6 +37,30 @@ struct ExportTests {
         #expect(plan.notes == [])
     }
 
+    @Test("a public user who joined a public share is not exported (a recipe cannot name one); the export plans to no changes")
+    func publicUsersAreNotExported() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(SampleRecipes.family()))
+        let alice = try await store.signIn(email: "alice@example.com", name: nil)
+        let carol = try await store.signIn(email: "carol@example.com", name: nil)
+        let trips = ZoneID(zoneName: "Trips")
+        guard case .saved(let italy)? = try await store.lookupRecords(["italy"], in: trips, database: .private, as: alice.recordName).first,
+            let shareName = italy.shareRecordName,
+            case .savedShare(let share)? = try await store.lookupRecords([shareName], in: trips, database: .private, as: alice.recordName).first,
+            let url = share.url
+        else {
+            Issue.record("the Trips/italy share is missing")
+            return
+        }
+        _ = try await store.acceptShare(url: url, as: carol.recordName)
+
+        let yaml = try await export(store)
+        #expect(!yaml.contains("public-user"), "\(yaml)")
+        let plan = try await planner.plan(try load(yaml))
+        #expect(plan.changes == [], "\(PlanFormat.text.render(plan))")
+    }
+
     @Test("values YAML would misread come back as the same values: \"42\", \"yes\", 3.0, milliseconds, bytes, references")
     func awkwardValues() async throws {
         let store = try freshStore()
