@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run(cmd, *, expect=(0,), stdin=subprocess.DEVNULL, env=None):
-    """Runs cmd; returns (seconds, peak RSS in MB, stdout)."""
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout, CPU seconds: user + system)."""
     out = tempfile.TemporaryFile()
     err = tempfile.TemporaryFile()
     start = time.monotonic()
@@ -29,7 +29,7 @@ def run(cmd, *, expect=(0,), stdin=subprocess.DEVNULL, env=None):
     if code not in expect:
         err.seek(0)
         sys.exit(f"bench: {' '.join(cmd)} exited {code}\n{text[-2000:]}\n{err.read().decode(errors='replace')[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024.0, text
+    return seconds, usage.ru_maxrss / 1024.0, text, usage.ru_utime + usage.ru_stime
 
 
 def free_port():
@@ -43,7 +43,8 @@ def reference_sql(recipe_records, path):
     zones, per_zone = 100, recipe_records // 100
     now = int(time.time() * 1000)
     with open(path, "w") as f:
-        f.write("PRAGMA journal_mode=WAL;\nBEGIN;\n")
+        # The store's settings: WAL, synchronous NORMAL (Sources/ShareStoreSQLite/SQLiteStore.swift).
+        f.write("PRAGMA journal_mode=WAL;\nPRAGMA synchronous=NORMAL;\nBEGIN;\n")
         f.write(
             "CREATE TABLE zone (id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, owner TEXT NOT NULL,"
             " name TEXT NOT NULL, seq INTEGER NOT NULL, UNIQUE (scope, owner, name));\n"
@@ -53,6 +54,8 @@ def reference_sql(recipe_records, path):
             " modifiedAt INTEGER NOT NULL, modifiedBy TEXT NOT NULL, PRIMARY KEY (zoneId, name)) WITHOUT ROWID;\n"
             "CREATE INDEX record_changes ON record (zoneId, seq);\n"
             "CREATE INDEX record_type ON record (zoneId, type);\n"
+            "CREATE INDEX record_children ON record (zoneId, parent) WHERE parent IS NOT NULL;\n"
+            "CREATE INDEX record_hierarchy ON record (zoneId, shareRoot) WHERE shareRoot IS NOT NULL;\n"
         )
         seq = 0
         for z in range(1, zones + 1):
@@ -72,19 +75,59 @@ def reference_sql(recipe_records, path):
         f.write("COMMIT;\n")
 
 
+def planned_operations(plan_json):
+    """The records/modify operations an apply of this plan sends, by zone: one per record change and one per
+    share save or delete (participant changes travel inside their share's save)."""
+    per_zone = {}
+    for change in json.loads(plan_json)["changes"]:
+        kind, address = change["kind"], change["address"]
+        if kind not in ("record", "share"):
+            continue
+        zone = address.split(" ", 1)[1].split("/", 1)[0]
+        per_zone[zone] = per_zone.get(zone, 0) + 1
+    return per_zone
+
+
+def count_requests(log_text):
+    """Requests `sharelane serve` answered, from its log: one line per request, `METHOD PATH STATUS`."""
+    lines = re.findall(r"\b(GET|POST) (/\S+) (\d{3})\b", log_text)
+    database = [path for _, path, _ in lines if path.startswith("/database/1/")]
+    modify = [path for path in database if path.endswith("/records/modify")]
+    failed = [(path, status) for _, path, status in lines if status != "200"]
+    return len(lines), len(modify), failed
+
+
+def reference(size, work, repeat):
+    """The sqlite3 reference, run `repeat` times on fresh files; the median time and the largest RSS."""
+    ref_sql = os.path.join(work, f"reference-{size}.sql")
+    reference_sql(size, ref_sql)
+    runs = []
+    for attempt in range(repeat):
+        db = os.path.join(work, f"reference-{size}-{attempt}.sqlite")
+        with open(ref_sql) as sql:
+            secs, rss, _, cpu = run(["sqlite3", db], stdin=sql)
+            runs.append((secs, rss, cpu))
+    runs.sort()
+    return runs[len(runs) // 2]
+
+
 def bench_size(binary, size, work):
     recipe = os.path.join(work, f"bench-{size}.yaml")
     subprocess.run([sys.executable, os.path.join(HERE, "gen-bench-recipe.py"), str(size), recipe], check=True)
     store = "sqlite:" + os.path.join(work, f"store-{size}.sqlite")
     row = {"records": size}
 
-    row["validate"] = run([binary, "validate", recipe])[:2]
-    row["plan_empty"] = run([binary, "plan", recipe, "--store", store, "--format", "json"])[:2]
-    row["apply"] = run([binary, "apply", recipe, "--store", store, "--yes"])[:2]
-    secs, rss, out = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], expect=(0, 2))
+    secs, rss, _, cpu = run([binary, "validate", recipe])
+    row["validate"] = (secs, rss, cpu)
+    secs, rss, plan_json, cpu = run([binary, "plan", recipe, "--store", store, "--format", "json"])
+    row["plan_empty"] = (secs, rss, cpu)
+    per_zone = planned_operations(plan_json)
+    secs, rss, _, cpu = run([binary, "apply", recipe, "--store", store, "--yes"])
+    row["apply"] = (secs, rss, cpu)
+    secs, rss, out, cpu = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], expect=(0, 2))
     if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
         sys.exit(f"bench: the no-op plan after apply is not empty:\n{out[-2000:]}")
-    row["plan_noop"] = (secs, rss)
+    row["plan_noop"] = (secs, rss, cpu)
 
     # Through the emulator: a fresh store served on a free loopback port.
     port = free_port()
@@ -106,19 +149,32 @@ def bench_size(binary, size, work):
                     sys.exit("bench: sharelane serve did not start:\n" + open(log_path).read()[-2000:])
                 time.sleep(0.1)
         env = dict(os.environ, CLOUDKIT_API_TOKEN=token)
-        row["apply_http"] = run([binary, "apply", recipe, "--store", f"http://127.0.0.1:{port}", "--yes"], env=env)[:2]
+        secs, rss, _, cpu = run([binary, "apply", recipe, "--store", f"http://127.0.0.1:{port}", "--yes"], env=env)
+        row["apply_http"] = (secs, rss, cpu)
     finally:
         server.terminate()
-        server.wait(timeout=30)
-    log_text = open(log_path).read()
-    row["http_requests"] = len(re.findall(r"/database/1/[^ ]+", log_text)) + len(re.findall(r"/auth/signin", log_text))
-    row["http_modify_requests"] = len(re.findall(r"records/modify", log_text))
-
-    ref_sql = os.path.join(work, f"reference-{size}.sql")
-    reference_sql(size, ref_sql)
-    with open(ref_sql) as sql:
-        row["reference"] = run(["sqlite3", os.path.join(work, f"reference-{size}.sqlite")], stdin=sql)[:2]
+        _, status, usage = os.wait4(server.pid, 0)
+        server.returncode = os.waitstatus_to_exitcode(status)
+    row["serve_peak_rss_mb"] = usage.ru_maxrss / 1024.0
+    row["serve_cpu"] = usage.ru_utime + usage.ru_stime
+    requests, modify, failed = count_requests(open(log_path).read())
+    if requests == 0:
+        sys.exit("bench: no request lines in the log of sharelane serve:\n" + open(log_path).read()[-2000:])
+    if failed:
+        sys.exit(f"bench: sharelane serve answered {len(failed)} request(s) with an error, first {failed[:3]}")
+    operations = sum(per_zone.values())
+    row["http"] = {
+        "requests": requests, "modify_requests": modify, "operations": operations,
+        "modify_minimum": -(-operations // 200),
+        "modify_per_zone_bound": sum(-(-n // 200) for n in per_zone.values()), "zones": len(per_zone),
+    }
+    row["reference"] = reference(size, work, REFERENCE_REPEAT)
     return row
+
+
+REFERENCE_REPEAT = int(os.environ.get("BENCH_REFERENCE_REPEAT", "3"))
+STEPS = ["validate", "plan_empty", "apply", "plan_noop", "apply_http", "reference"]
+LIMIT_RSS_MB = 400
 
 
 def main():
@@ -130,33 +186,73 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    steps = ["validate", "plan_empty", "apply", "plan_noop", "apply_http", "reference"]
-    header = f"{'records':>8} | " + " | ".join(f"{s:>18}" for s in steps) + " | apply/ref | noop/apply | http/apply | modify reqs | all reqs"
-    print(header)
-    print("-" * len(header))
+    for r in rows:  # the emulator's CPU is part of the apply through it
+        secs, rss, cpu = r["apply_http"]
+        r["apply_http"] = (secs, rss, cpu + r["serve_cpu"])
+
+    # One line per step; for each size its wall time, its ratio to that size's sqlite3 reference, its CPU
+    # time (user + system; steadier than wall time on a loaded machine) and its peak RSS.
+    head = f"{'step':<11}" + "".join(f" | {str(r['records']) + ' records':>36}" for r in rows)
+    if len(rows) >= 2:
+        growth = f"{rows[-1]['records']}/{rows[0]['records']}"
+        head += f" | {growth:>11}"
+    print(head)
+    print(f"{'':<11}" + "".join(f" | {'wall':>8} {'× ref':>7} {'CPU':>8} {'peak RSS':>9}" for _ in rows)
+          + (f" | {'wall (CPU)':>11}" if len(rows) >= 2 else ""))
+    print("-" * len(head))
+    for step in STEPS:
+        line = f"{step:<11}"
+        for r in rows:
+            secs, rss, cpu = r[step]
+            line += f" | {secs:7.2f}s {secs / r['reference'][0]:6.2f}× {cpu:7.2f}s {rss:6.0f} MB"
+        if len(rows) >= 2:
+            line += f" | {rows[-1][step][0] / rows[0][step][0]:4.1f}× ({rows[-1][step][2] / rows[0][step][2]:4.1f}×)"
+        print(line)
+    print()
+    for r in rows:
+        h = r["http"]
+        print(f"{r['records']} records over http: {h['requests']} requests, {h['modify_requests']} records/modify "
+              f"for {h['operations']} operations in {h['zones']} zones (⌈operations/200⌉ = {h['modify_minimum']}, "
+              f"per zone Σ⌈n/200⌉ = {h['modify_per_zone_bound']}); serve peak RSS {r['serve_peak_rss_mb']:.0f} MB")
+
     results = []
-    for row in rows:
-        cells = [f"{row[s][0]:7.2f}s {row[s][1]:6.0f}MB" for s in steps]
-        apply_ref = row["apply"][0] / row["reference"][0]
-        noop_apply = row["plan_noop"][0] / row["apply"][0]
-        http_apply = row["apply_http"][0] / row["apply"][0]
-        print(f"{row['records']:>8} | " + " | ".join(f"{c:>18}" for c in cells)
-              + f" | {apply_ref:9.2f} | {noop_apply:10.2f} | {http_apply:10.2f} | {row['http_modify_requests']:11} | {row['http_requests']:8}")
+    for r in rows:
+        ref = r["reference"][0]
         results.append({
-            "records": row["records"],
-            **{s: {"seconds": round(row[s][0], 3), "peak_rss_mb": round(row[s][1], 1)} for s in steps},
-            "ratios": {"apply_to_reference": round(apply_ref, 2), "noop_plan_to_apply": round(noop_apply, 2),
-                       "http_apply_to_apply": round(http_apply, 2)},
-            "http_requests": row["http_requests"], "http_modify_requests": row["http_modify_requests"],
+            "records": r["records"],
+            **{s: {"seconds": round(r[s][0], 3), "to_reference": round(r[s][0] / ref, 2),
+                   "cpu_seconds": round(r[s][2], 3), "peak_rss_mb": round(r[s][1], 1)} for s in STEPS},
+            "serve_peak_rss_mb": round(r["serve_peak_rss_mb"], 1),
+            "http": r["http"],
+            "ratios": {"apply_to_reference": round(r["apply"][0] / ref, 2),
+                       "noop_plan_to_apply": round(r["plan_noop"][0] / r["apply"][0], 2),
+                       "http_apply_to_apply": round(r["apply_http"][0] / r["apply"][0], 2)},
         })
     scaling = {}
+    cpu_scaling = {}
+    targets = {}
+    if rows:
+        big = rows[-1]
+        ratios = results[-1]["ratios"]
+        h = big["http"]
+        targets = {
+            "apply_at_most_3x_reference": ratios["apply_to_reference"] <= 3,
+            "noop_plan_at_most_half_apply": ratios["noop_plan_to_apply"] <= 0.5,
+            "peak_rss_at_most_400_mb": max([big[s][1] for s in STEPS if s != "reference"] + [big["serve_peak_rss_mb"]])
+            <= LIMIT_RSS_MB,
+            "http_modify_requests_per_zone_bound": h["modify_requests"] == h["modify_per_zone_bound"],
+            "http_apply_at_most_4x_apply": ratios["http_apply_to_apply"] <= 4,
+        }
     if len(rows) >= 2:
-        small, large = rows[0], rows[-1]
-        scaling = {s: round(large[s][0] / small[s][0], 2) for s in steps}
-        print(f"\nscaling {large['records']}/{small['records']}: " + ", ".join(f"{s} {v}x" for s, v in scaling.items()))
+        scaling = {s: round(rows[-1][s][0] / rows[0][s][0], 2) for s in STEPS}
+        cpu_scaling = {s: round(rows[-1][s][2] / rows[0][s][2], 2) for s in STEPS}
+        targets["growth_at_most_12x"] = all(v <= 12 for s, v in scaling.items() if s != "reference")
+    print()
+    for name, met in targets.items():
+        print(f"{'met    ' if met else 'NOT MET'}  {name}")
     out = os.environ.get("BENCH_JSON", "bench-results.json")
     with open(out, "w") as f:
-        json.dump({"results": results, "scaling": scaling}, f, indent=2)
+        json.dump({"results": results, "scaling": scaling, "cpu_scaling": cpu_scaling, "targets": targets}, f, indent=2)
     print(f"\nwrote {out}")
 
 
