@@ -78,7 +78,14 @@ extension RecipeDecoder {
             }
         }
         guard plain else { return .string(text) }
-        switch ScalarResolver.resolve(text) {
+        let resolved: ScalarResolver.Resolved
+        if let known = resolvedScalars[text] {
+            resolved = known
+        } else {
+            resolved = ScalarResolver.resolve(text)
+            resolvedScalars[text] = resolved
+        }
+        switch resolved {
         case .null:
             error("a field cannot be null; remove the field, or quote the text (`\"null\"`)", node.location)
             return nil
