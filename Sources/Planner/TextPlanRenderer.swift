@@ -47,7 +47,8 @@ public struct TextPlanRenderer: Sendable {
     static func attributeLines(_ change: PlannedChange) -> [String] {
         let width = change.attributes.map(\.name.count).max() ?? 0
         return change.attributes.map { attribute in
-            let name = (attribute.name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)
+            // Plain Swift padding, not Foundation's NSString `padding(toLength:)`: a large plan has hundreds of thousands of lines.
+            let name = attribute.name + ":" + String(repeating: " ", count: max(0, width - attribute.name.count))
             return "\(name) \(valueText(attribute, action: change.action))"
         }
     }
