@@ -13,25 +13,31 @@ public struct TextPlanRenderer: Sendable {
     }
 
     public func render(_ plan: Plan) -> String {
-        var lines: [String] = []
+        // One growing string, not an array of lines joined at the end: a plan of 100,000 records has
+        // hundreds of thousands of lines, and the array and its joined copy were both alive at once.
+        var text = ""
+        func line(_ s: String) {
+            text += s
+            text += "\n"
+        }
         if plan.changes.isEmpty {
-            lines.append("No changes: the store matches recipe \(plan.recipeName).")
+            line("No changes: the store matches recipe \(plan.recipeName).")
         } else {
-            lines.append("sharelane will make these changes for recipe \(plan.recipeName) as \(plan.owner.handle):")
-            lines.append("")
+            line("sharelane will make these changes for recipe \(plan.recipeName) as \(plan.owner.handle):")
+            line("")
             for change in plan.changes {
-                lines.append("  " + paint("\(change.symbol) \(change.kind.rawValue) \(change.addressTarget)", change.action))
-                lines += Self.attributeLines(change).map { "      " + $0 }
+                line("  " + paint("\(change.symbol) \(change.kind.rawValue) \(change.addressTarget)", change.action))
+                for attribute in Self.attributeLines(change) { line("      " + attribute) }
             }
         }
         if !plan.notes.isEmpty || !plan.waiting.isEmpty {
-            lines.append("")
-            lines += plan.notes
-            lines += plan.waiting.map { colors ? $0.cyan : $0 }
+            line("")
+            plan.notes.forEach(line)
+            for waiting in plan.waiting { line(colors ? waiting.cyan : waiting) }
         }
-        lines.append("")
-        lines.append(colors ? plan.summary.line.bold : plan.summary.line)
-        return lines.joined(separator: "\n") + "\n"
+        line("")
+        line(colors ? plan.summary.line.bold : plan.summary.line)
+        return text
     }
 
     private func paint(_ text: String, _ action: PlannedChange.Action) -> String {
