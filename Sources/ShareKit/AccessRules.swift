@@ -205,6 +205,15 @@ public enum AccessRules {
     /// The largest number of participants a share holds.
     public static let maximumParticipants = 100
 
+    /// Whether `caller` may change or delete a record of the public database: everyone reads it, only the
+    /// user who created a record writes it. `verb` names the operation in the refusal ("changes", "deletes").
+    public static func writePublicRecord(caller: UserRecordName, creator: UserRecordName, verb: String, subject: String)
+        -> ShareError?
+    {
+        guard caller != creator else { return nil }
+        return ShareError(.accessDenied, "only the creator of a public record (\(creator)) \(verb) it", subject: subject)
+    }
+
     /// Checks a share's participants: at most 100, and private and public participants not mixed.
     public static func validateParticipants(of share: Share, subject: String) -> ShareError? {
         if share.participants.count > maximumParticipants {

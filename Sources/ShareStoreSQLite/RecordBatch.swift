@@ -253,11 +253,10 @@ struct RecordBatch {
         switch context.scope {
         case .private: break
         case .public:
-            if existing.createdBy != caller {
-                return .failure(
-                    ShareError(
-                        .accessDenied, "only the creator of a public record (\(existing.createdBy)) changes it",
-                        subject: subject))
+            if let error = AccessRules.writePublicRecord(
+                caller: caller, creator: existing.createdBy, verb: "changes", subject: subject)
+            {
+                return .failure(error)
             }
         case .shared:
             if let error = AccessRules.update(caller: caller, zoneOwner: owner, share: share, subject: subject) {
@@ -396,11 +395,10 @@ struct RecordBatch {
         switch context.scope {
         case .private: break
         case .public:
-            if existing.createdBy != caller {
-                return .failure(
-                    ShareError(
-                        .accessDenied, "only the creator of a public record (\(existing.createdBy)) deletes it",
-                        subject: subject))
+            if let error = AccessRules.writePublicRecord(
+                caller: caller, creator: existing.createdBy, verb: "deletes", subject: subject)
+            {
+                return .failure(error)
             }
         case .shared:
             if let error = AccessRules.delete(

@@ -44,3 +44,12 @@ import Testing
         #expect(ZoneID(zoneName: "Lists", ownerRecordName: "_bob").resolvingOwner(to: "_alice").ownerRecordName == "_bob")
     }
 }
+
+@Suite struct PublicDatabaseRuleTests {
+    @Test func onlyTheCreatorWritesAPublicRecord() {
+        #expect(AccessRules.writePublicRecord(caller: "_alice", creator: "_alice", verb: "changes", subject: "card") == nil)
+        let refused = AccessRules.writePublicRecord(caller: "_bob", creator: "_alice", verb: "deletes", subject: "card")
+        #expect(refused?.code == .accessDenied)
+        #expect(refused?.reason == "only the creator of a public record (_alice) deletes it")
+    }
+}
