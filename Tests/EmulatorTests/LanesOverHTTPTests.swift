@@ -24,23 +24,6 @@ import Testing
         }
     }
 
-    final class Lines: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-
-        func append(_ line: String) {
-            lock.lock()
-            lines.append(line)
-            lock.unlock()
-        }
-
-        var all: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return lines
-        }
-    }
-
     struct Outcome: Sendable, Equatable {
         var succeeded: Bool
         var lines: [String]
@@ -53,7 +36,7 @@ import Testing
             try RecipeLoader(environment: [:], overrides: overrides).load(path: path)
         }
         let recipe = try load([:])
-        let lines = Lines()
+        let lines = LogLines()
         let runner = LaneRunner(
             store: store, output: LaneOutput { lines.append($0) }, logger: EmulatorHarness.quiet, reload: load)
         let report = try await runner.run(lane: item.lane, of: recipe)
