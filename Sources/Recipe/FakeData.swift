@@ -49,10 +49,17 @@ enum FakeValue {
 
     static func sentence(_ random: inout StableRandom) -> String {
         let count = 4 + Int(random.next(below: 6))
-        var words = [random.pick(FakeData.verbs).capitalizedFirst]
-        for _ in 1..<count { words.append(random.pick(FakeData.words)) }
-        return words.joined(separator: " ") + "."
+        var text = random.pick(capitalizedVerbs)
+        for _ in 1..<count {
+            text += " "
+            text += random.pick(FakeData.words)
+        }
+        text += "."
+        return text
     }
+
+    /// `FakeData.verbs`, each with a capital first letter, in the same order.
+    private static let capitalizedVerbs = FakeData.verbs.map(\.capitalizedFirst)
 
     /// A whole minute between 2020 and 2030, in milliseconds since 1970.
     static func date(_ random: inout StableRandom) -> Int64 {

@@ -67,7 +67,7 @@ extension RecipeDecoder {
     private func scalarValue(_ text: String, plain: Bool, node: RecipeNode, _ context: ValueContext) -> FieldValue? {
         if Template.containsPlaceholder(text) {
             do {
-                switch try Template.expand(text, index: context.index, seed: seed, path: context.path) {
+                switch try expandTemplate(text, index: context.index, path: context.path) {
                 case .text(let s): return .string(s)
                 case .int(let i): return .int64(i)
                 case .timestamp(let ms): return .timestamp(ms)
@@ -324,7 +324,7 @@ extension RecipeDecoder {
         var text = rawText
         if Template.containsPlaceholder(rawText) {
             do {
-                text = try Template.expand(rawText, index: context.index, seed: seed, path: context.path).text
+                text = try expandTemplate(rawText, index: context.index, path: context.path).text
             } catch {
                 self.error(error.message, node.location)
                 return nil

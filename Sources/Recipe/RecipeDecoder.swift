@@ -37,9 +37,21 @@ final class RecipeDecoder {
     /// Plain scalars already typed, by text: a `repeat:` of 100,000 records types the same `3` and `1.5`
     /// again for every record, and Yams' resolver matches regular expressions each time.
     var resolvedScalars: [String: ScalarResolver.Resolved] = [:]
+    /// Templates already read, by text: a `repeat:` expands the same few templates for every record.
+    private var compiledTemplates: [String: Template.Compiled] = [:]
 
     init(rootDirectory: String) {
         self.rootDirectory = rootDirectory
+    }
+
+    /// Expands the placeholders of `text` (see `Template`), reading each distinct template once.
+    func expandTemplate(_ text: String, index: Int?, path: String) throws(TemplateError) -> Template.Result {
+        if let compiled = compiledTemplates[text] {
+            return try compiled.expand(index: index, seed: seed, path: path)
+        }
+        let compiled = Template.Compiled(text)
+        compiledTemplates[text] = compiled
+        return try compiled.expand(index: index, seed: seed, path: path)
     }
 
     func error(_ message: String, _ location: SourceLocation) {
@@ -398,7 +410,7 @@ final class RecipeDecoder {
         var name = pair.key
         if Template.containsPlaceholder(pair.key) {
             do {
-                name = try Template.expand(pair.key, index: index, seed: seed, path: "\(zonePath)/names/\(pair.key)/\(index ?? 0)").text
+                name = try expandTemplate(pair.key, index: index, path: "\(zonePath)/names/\(pair.key)/\(index ?? 0)").text
             } catch {
                 self.error("record name `\(pair.key)`: \(error.message)", pair.keyLocation)
                 return
@@ -459,8 +471,20 @@ final class RecipeDecoder {
     }
 
     static func isIdentifier(_ s: String) -> Bool {
-        guard let first = s.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
-        return s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+        // ASCII letters, digits and `_`, starting with a letter: read from the UTF-8 bytes, as this runs for
+        // every field of every generated record.
+        var bytes = s.utf8.makeIterator()
+        guard let first = bytes.next(), Self.isASCIILetter(first) else {
+            return false
+        }
+        while let byte = bytes.next() {
+            guard Self.isASCIILetter(byte) || (0x30...0x39).contains(byte) || byte == 0x5F else { return false }
+        }
+        return true
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 }
 

@@ -18,6 +18,20 @@ struct StableRandom {
         state = hash
     }
 
+    /// The stream of `path#occurrence` (the `occurrence`-th placeholder of a value), without building
+    /// that text.
+    init(seed: UInt64, path: String, occurrence: Int) {
+        self.init(seed: seed, path: path)
+        var hash = state
+        func mix(_ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        mix(UInt8(ascii: "#"))
+        for byte in String(occurrence).utf8 { mix(byte) }
+        state = hash
+    }
+
     /// The next 64 random bits (SplitMix64).
     mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15

@@ -15,7 +15,7 @@ enum Template {
 
     /// Whether `text` holds a placeholder at all (cheap; most strings do not).
     static func containsPlaceholder(_ text: String) -> Bool {
-        text.utf8.count >= 4 && text.contains("{{")
+        text.utf8.count >= 4 && find("{{", in: Substring(text)) != nil
     }
 
     /// Expands the placeholders of `text`.
@@ -24,34 +24,151 @@ enum Template {
     ///   - path: the field's path, which, with `seed`, decides every `fake.*` value.
     /// - Throws: a message saying which placeholder is wrong.
     static func expand(_ text: String, index: Int?, seed: UInt64, path: String) throws(TemplateError) -> Result {
-        var output = ""
-        var rest = Substring(text)
-        var occurrence = 0
-        var onlyResult: Result? = nil
-        var pieces = 0
-        while let open = Self.find("{{", in: rest) {
-            output += rest[..<open.lowerBound]
-            if open.lowerBound != rest.startIndex { pieces += 1 }
-            let afterOpen = rest[open.upperBound...]
-            guard let close = Self.find("}}", in: afterOpen) else {
-                throw TemplateError(message: "`{{` without a closing `}}`")
-            }
-            let expression = afterOpen[..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            let result = try evaluate(expression, index: index, seed: seed, path: "\(path)#\(occurrence)")
-            occurrence += 1
-            pieces += 1
-            onlyResult = result
-            switch result {
-            case .text(let s): output += s
-            case .int(let i): output += String(i)
-            case .timestamp(let ms): output += isoDate(ms)
-            }
-            rest = afterOpen[close.upperBound...]
+        try Compiled(text).expand(index: index, seed: seed, path: path)
+    }
+
+    /// A template split once into its literal text and its placeholders, so that a `repeat:` of 100,000
+    /// records expands it 100,000 times without reading it again.
+    struct Compiled {
+        enum Piece {
+            case literal(Substring)
+            case placeholder(Expression)
         }
-        if !rest.isEmpty { pieces += 1 }
-        output += rest
-        if pieces == 1, let onlyResult { return onlyResult }
-        return .text(output)
+
+        /// A placeholder's expression, read once.
+        enum Expression {
+            case index(source: String)
+            case paddedIndex(width: Int, source: String)
+            case fake(String)
+            case fakeInt(ClosedRange<Int64>)
+            /// An expression that is wrong whatever the index: its message.
+            case invalid(TemplateError)
+        }
+
+        let pieces: [Piece]
+        /// A `{{` without its `}}`, reported after the placeholders before it, as reading in order would.
+        let unclosed: TemplateError?
+
+        init(_ text: String) {
+            var pieces: [Piece] = []
+            var rest = Substring(text)
+            var unclosed: TemplateError? = nil
+            while let open = Template.find("{{", in: rest) {
+                if open.lowerBound != rest.startIndex { pieces.append(.literal(rest[..<open.lowerBound])) }
+                let afterOpen = rest[open.upperBound...]
+                guard let close = Template.find("}}", in: afterOpen) else {
+                    unclosed = TemplateError(message: "`{{` without a closing `}}`")
+                    rest = rest[rest.endIndex...]
+                    break
+                }
+                pieces.append(.placeholder(Self.read(Template.trimmed(afterOpen[..<close.lowerBound]))))
+                rest = afterOpen[close.upperBound...]
+            }
+            if !rest.isEmpty { pieces.append(.literal(rest)) }
+            self.pieces = pieces
+            self.unclosed = unclosed
+        }
+
+        /// Expands the template for one record.
+        func expand(index: Int?, seed: UInt64, path: String) throws(TemplateError) -> Result {
+            if pieces.count == 1, case .placeholder(let expression) = pieces[0], unclosed == nil {
+                return try Self.evaluate(expression, index: index, seed: seed, path: path, occurrence: 0)
+            }
+            var output = ""
+            var occurrence = 0
+            for piece in pieces {
+                switch piece {
+                case .literal(let text):
+                    output += text
+                case .placeholder(let expression):
+                    switch try Self.evaluate(expression, index: index, seed: seed, path: path, occurrence: occurrence) {
+                    case .text(let s): output += s
+                    case .int(let i): output += String(i)
+                    case .timestamp(let ms): output += Template.isoDate(ms)
+                    }
+                    occurrence += 1
+                }
+            }
+            if let unclosed { throw unclosed }
+            return .text(output)
+        }
+
+        private static func read(_ expression: String) -> Expression {
+            if expression == "i" { return .index(source: expression) }
+            if expression.hasPrefix("i:") {
+                let format = expression.dropFirst(2)
+                guard format.count >= 2, format.first == "0", let width = Int(format.dropFirst()), width <= 20 else {
+                    return .invalid(TemplateError(message: "`{{\(expression)}}`: write a zero-padded width such as `{{i:03}}`"))
+                }
+                return .paddedIndex(width: width, source: expression)
+            }
+            switch expression {
+            case "fake.name", "fake.email", "fake.sentence", "fake.word", "fake.date": return .fake(expression)
+            default: break
+            }
+            if expression.hasPrefix("fake.int(") && expression.hasSuffix(")") {
+                let arguments = expression.dropFirst("fake.int(".count).dropLast()
+                    .split(separator: ",", omittingEmptySubsequences: false)
+                    .map { Template.trimmed($0) }
+                guard arguments.count == 2, let low = Int64(arguments[0]), let high = Int64(arguments[1]), low <= high else {
+                    return .invalid(TemplateError(message: "`{{\(expression)}}`: write `fake.int(LOW,HIGH)` with whole numbers, LOW ≤ HIGH"))
+                }
+                return .fakeInt(low...high)
+            }
+            var message = "unknown placeholder `{{\(expression)}}`"
+            if let hint = Suggestion.closest(to: expression, in: Template.placeholders) {
+                message += "; did you mean `{{\(hint)}}`?"
+            } else {
+                message += "; known: " + Template.placeholders.map { "{{\($0)}}" }.joined(separator: ", ")
+            }
+            return .invalid(TemplateError(message: message))
+        }
+
+        private static func evaluate(
+            _ expression: Expression, index: Int?, seed: UInt64, path: String, occurrence: Int
+        ) throws(TemplateError) -> Result {
+            switch expression {
+            case .index(let source):
+                guard let index else {
+                    throw TemplateError(message: "`{{\(source)}}` is only defined in a record with `repeat:`")
+                }
+                return .int(Int64(index))
+            case .paddedIndex(let width, let source):
+                guard let index else {
+                    throw TemplateError(message: "`{{\(source)}}` is only defined in a record with `repeat:`")
+                }
+                let digits = String(index)
+                return .text(String(repeating: "0", count: max(0, width - digits.count)) + digits)
+            case .invalid(let error):
+                throw error
+            case .fake(let kind):
+                var random = StableRandom(seed: seed, path: path, occurrence: occurrence)
+                switch kind {
+                case "fake.name": return .text(FakeValue.name(&random))
+                case "fake.email": return .text(FakeValue.email(&random))
+                case "fake.sentence": return .text(FakeValue.sentence(&random))
+                case "fake.word": return .text(FakeValue.word(&random))
+                default: return .timestamp(FakeValue.date(&random))
+                }
+            case .fakeInt(let range):
+                var random = StableRandom(seed: seed, path: path, occurrence: occurrence)
+                return .int(random.next(in: range))
+            }
+        }
+    }
+
+    /// `text` without the spaces and tabs around it.
+    static func trimmed(_ text: Substring) -> String {
+        let bytes = text.utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start != end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while end != start {
+            let before = bytes.index(before: end)
+            guard bytes[before] == 0x20 || bytes[before] == 0x09 else { break }
+            end = before
+        }
+        return String(text[start..<end])
     }
 
     /// The first occurrence of a two-byte ASCII marker (`{{`, `}}`) in `text`, scanning its UTF-8 bytes:
@@ -70,45 +187,6 @@ enum Template {
             index = next
         }
         return nil
-    }
-
-    private static func evaluate(_ expression: String, index: Int?, seed: UInt64, path: String) throws(TemplateError) -> Result {
-        if expression == "i" || expression.hasPrefix("i:") {
-            guard let index else {
-                throw TemplateError(message: "`{{\(expression)}}` is only defined in a record with `repeat:`")
-            }
-            if expression == "i" { return .int(Int64(index)) }
-            let format = expression.dropFirst(2)
-            guard format.count >= 2, format.first == "0", let width = Int(format.dropFirst()), width <= 20 else {
-                throw TemplateError(message: "`{{\(expression)}}`: write a zero-padded width such as `{{i:03}}`")
-            }
-            let digits = String(index)
-            return .text(String(repeating: "0", count: max(0, width - digits.count)) + digits)
-        }
-        var random = StableRandom(seed: seed, path: path)
-        switch expression {
-        case "fake.name": return .text(FakeValue.name(&random))
-        case "fake.email": return .text(FakeValue.email(&random))
-        case "fake.sentence": return .text(FakeValue.sentence(&random))
-        case "fake.word": return .text(FakeValue.word(&random))
-        case "fake.date": return .timestamp(FakeValue.date(&random))
-        default: break
-        }
-        if expression.hasPrefix("fake.int(") && expression.hasSuffix(")") {
-            let arguments = expression.dropFirst("fake.int(".count).dropLast().split(separator: ",", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            guard arguments.count == 2, let low = Int64(arguments[0]), let high = Int64(arguments[1]), low <= high else {
-                throw TemplateError(message: "`{{\(expression)}}`: write `fake.int(LOW,HIGH)` with whole numbers, LOW ≤ HIGH")
-            }
-            return .int(random.next(in: low...high))
-        }
-        var message = "unknown placeholder `{{\(expression)}}`"
-        if let hint = Suggestion.closest(to: expression, in: placeholders) {
-            message += "; did you mean `{{\(hint)}}`?"
-        } else {
-            message += "; known: " + placeholders.map { "{{\($0)}}" }.joined(separator: ", ")
-        }
-        throw TemplateError(message: message)
     }
 
     static func isoDate(_ ms: Int64) -> String {
