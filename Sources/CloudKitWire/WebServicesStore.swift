@@ -216,6 +216,31 @@ public final class WebServicesStore: Store {
         try await shareRequest("records/accept", url: url, as: user)
     }
 
+    /// One `records/accept` request per 200 shares.
+    public func acceptShares(urls: [String], as user: UserRecordName) async throws
+        -> [Result<ShareMetadata, ShareError>]
+    {
+        var results: [Result<ShareMetadata, ShareError>] = []
+        for start in stride(from: 0, to: urls.count, by: Self.maxOperationsPerRequest) {
+            let chunk = urls[start..<min(start + Self.maxOperationsPerRequest, urls.count)]
+            let guids = chunk.map(ShortGUIDsRequest.shortGUID(fromURL:))
+            let response: ShareResultsResponse = try await send(
+                operation: "records/accept", database: .public, body: ShortGUIDsRequest(guids), as: user)
+            for (index, guid) in guids.enumerated() {
+                guard index < response.results.count else {
+                    results.append(.failure(ShareError(.internalError, "records/accept answered no result", subject: "share \(guid)")))
+                    continue
+                }
+                do {
+                    results.append(.success(try response.results[index].metadata()))
+                } catch let error as ShareError {
+                    results.append(.failure(error))
+                }
+            }
+        }
+        return results
+    }
+
     /// Leaves as CloudKit does: the participant deletes the share from its shared database.
     public func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws {
         var record = WireRecord(recordName: recordName, recordType: shareRecordType)

@@ -186,12 +186,20 @@ struct EmulatorService: Sendable {
             let request = try decode(ShortGUIDsRequest.self, from: body)
             try checkLimit(request.shortGUIDs.count, "shortGUIDs")
             var results: [WireShareMetadata] = []
+            if operation == "records/accept" {
+                // All of the request's shares in one call: the SQLite store accepts them in one transaction.
+                let accepted = try await store.acceptShares(urls: request.shortGUIDs.map(\.value), as: user)
+                for (guid, result) in zip(request.shortGUIDs, accepted) {
+                    switch result {
+                    case .success(let metadata): results.append(WireShareMetadata(metadata, shortGUID: guid.value))
+                    case .failure(let error): results.append(WireShareMetadata(shortGUID: guid.value, error: error))
+                    }
+                }
+                return try encode(ShareResultsResponse(results: results))
+            }
             for guid in request.shortGUIDs {
                 do {
-                    let metadata =
-                        operation == "records/accept"
-                        ? try await store.acceptShare(url: guid.value, as: user)
-                        : try await store.resolveShare(url: guid.value, as: user)
+                    let metadata = try await store.resolveShare(url: guid.value, as: user)
                     results.append(WireShareMetadata(metadata, shortGUID: guid.value))
                 } catch let error as ShareError {
                     results.append(WireShareMetadata(shortGUID: guid.value, error: error))

@@ -403,24 +403,51 @@ struct ApplyRun {
         }
     }
 
+    /// Accepts shares as their participants, all of one participant's shares in one call (one
+    /// `records/accept` request, one transaction in the SQLite store).
     mutating func acceptShares() async {
-        let accepts = indices { $0.kind == .participant && ($0.participant?.accept ?? false) && $0.action != .delete }
-        for index in accepts {
+        var users: [UserRecordName] = []
+        var byUser: [UserRecordName: [(index: Int, url: String)]] = [:]
+        for index in plan.changes.indices {
             let change = plan.changes[index]
+            guard change.kind == .participant, change.action != .delete, let participant = change.participant,
+                participant.accept, let share = change.share
+            else { continue }
             if case .some(.some) = outcome[index] { continue }
-            guard let participant = change.participant, let share = change.share else { continue }
             guard let url = shareURLs[share.path] else {
                 fail([index], "share \(share.path) has no URL to accept, so \(participant.handle) could not accept it")
                 continue
             }
-            do {
-                _ = try await store.acceptShare(url: url, as: participant.userRecordName)
-                succeed([index])
-            } catch {
-                fail([index], "accepting share \(share.path) as \(participant.handle) failed: \(error)")
-            }
-            report("\(participant.handle) accepted share \(share.path)")
+            if byUser[participant.userRecordName] == nil { users.append(participant.userRecordName) }
+            byUser[participant.userRecordName, default: []].append((index, url))
         }
+        for user in users {
+            let accepts = byUser[user] ?? []
+            for start in stride(from: 0, to: accepts.count, by: Applier.batchSize) {
+                let chunk = Array(accepts[start..<min(start + Applier.batchSize, accepts.count)])
+                let results: [Result<ShareMetadata, ShareError>]
+                do {
+                    results = try await store.acceptShares(urls: chunk.map(\.url), as: user)
+                } catch {
+                    for (index, _) in chunk { fail([index], acceptFailure(index, "\(error)")) }
+                    continue
+                }
+                for (position, (index, _)) in chunk.enumerated() {
+                    switch position < results.count ? results[position] : nil {
+                    case .success?: succeed([index])
+                    case .failure(let error)?: fail([index], acceptFailure(index, error.description))
+                    case nil: fail([index], acceptFailure(index, "the store answered no result"))
+                    }
+                }
+                let handle = plan.changes[chunk[0].index].participant?.handle ?? user
+                report("\(handle) accepted \(chunk.count) share(s)")
+            }
+        }
+    }
+
+    private func acceptFailure(_ index: Int, _ reason: String) -> String {
+        let change = plan.changes[index]
+        return "accepting share \(change.share?.path ?? "?") as \(change.participant?.handle ?? "?") failed: \(reason)"
     }
 
     mutating func resolveDeferredShareURLs() async {

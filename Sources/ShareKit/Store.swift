@@ -250,6 +250,11 @@ public protocol Store: Sendable {
     /// Accepts the share at this URL (or short GUID) as `user` (`records/accept`); the share then appears in
     /// the user's shared database.
     func acceptShare(url: String, as user: UserRecordName) async throws -> ShareMetadata
+    /// Accepts several shares as `user` at once (`records/accept` takes a list of short GUIDs): one result
+    /// per URL, in order; a share that cannot be accepted gets its error and does not stop the others.
+    /// At most 200 URLs a call.
+    /// - Throws: only when the store cannot be reached at all.
+    func acceptShares(urls: [String], as user: UserRecordName) async throws -> [Result<ShareMetadata, ShareError>]
     /// Leaves a share as a participant: status `removed`, gone from the user's shared database.
     /// `zoneID` names the zone as the participant sees it (the owner's record name as owner).
     func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws
@@ -268,4 +273,21 @@ public protocol Store: Sendable {
     /// Deletes everything: users, zones, records, shares. Local stores only.
     /// - Throws: `ShareError` (`BAD_REQUEST`) on a remote store.
     func reset() async throws
+}
+
+extension Store {
+    /// Accepts the shares one by one, for stores with no way to accept several at once.
+    public func acceptShares(urls: [String], as user: UserRecordName) async throws
+        -> [Result<ShareMetadata, ShareError>]
+    {
+        var results: [Result<ShareMetadata, ShareError>] = []
+        for url in urls {
+            do {
+                results.append(.success(try await acceptShare(url: url, as: user)))
+            } catch let error as ShareError {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
 }

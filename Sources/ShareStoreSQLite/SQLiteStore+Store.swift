@@ -372,51 +372,73 @@ extension SQLiteStore {
     }
 
     public func acceptShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
-        let guid = StableName.shortGUID(fromURL: url)
-        return try await write("accepting a share") { db in
-            let (share, zoneId) = try SharedZones.share(shortGUID: guid, url: url, db: db)
-            let subject = "\(share.zoneID.zoneName)/\(share.recordName)"
-            if let error = AccessRules.accept(
-                caller: user, zoneOwner: share.ownerRecordName, share: share, subject: subject)
-            {
-                throw error
-            }
-            if user != share.ownerRecordName {
-                let entry = share.participant(user)
-                if entry?.acceptance != .accepted {
-                    if entry == nil, share.participants.count >= AccessRules.maximumParticipants {
-                        throw ShareError(
-                            .badRequest, "the share already has \(AccessRules.maximumParticipants) participants",
-                            subject: subject)
-                    }
-                    let seq = try SeqCounter.next(db)
-                    if entry == nil {
-                        let position =
-                            (try Int.fetchOne(
-                                db, sql: "SELECT MAX(position) FROM participant WHERE zoneId = ? AND shareName = ?",
-                                arguments: [zoneId, share.recordName]) ?? -1) + 1
-                        try ParticipantRow(
-                            zoneId: zoneId, shareName: share.recordName, user: user,
-                            role: ParticipantRole.publicUser.rawValue, permission: share.publicPermission.rawValue,
-                            acceptance: AcceptanceStatus.accepted.rawValue, position: position
-                        ).insert(db)
-                    } else {
-                        try db.execute(
-                            sql:
-                                "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
-                            arguments: [AcceptanceStatus.accepted.rawValue, zoneId, share.recordName, user])
-                    }
-                    try db.execute(
-                        sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?",
-                        arguments: [seq, zoneId, share.recordName])
-                    try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [seq, zoneId])
+        try await write("accepting a share") { db in try Self.accept(url: url, as: user, db: db) }
+    }
+
+    /// Accepts every share in one transaction; a share that cannot be accepted gets its error and changes
+    /// nothing, and the others are accepted.
+    public func acceptShares(urls: [String], as user: UserRecordName) async throws
+        -> [Result<ShareMetadata, ShareError>]
+    {
+        try await write("accepting shares") { db in
+            var results: [Result<ShareMetadata, ShareError>] = []
+            results.reserveCapacity(urls.count)
+            for url in urls {
+                do {
+                    results.append(.success(try Self.accept(url: url, as: user, db: db)))
+                } catch let error as ShareError {
+                    results.append(.failure(error))  // thrown before anything of this share was written
                 }
             }
-            let (accepted, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
-            return ShareMetadata(
-                share: accepted, zoneID: accepted.zoneID, rootRecordName: accepted.rootRecordName,
-                participant: accepted.participant(user))
+            return results
         }
+    }
+
+    /// Accepts one share inside the caller's write transaction.
+    private static func accept(url: String, as user: UserRecordName, db: Database) throws -> ShareMetadata {
+        let guid = StableName.shortGUID(fromURL: url)
+        let (share, zoneId) = try SharedZones.share(shortGUID: guid, url: url, db: db)
+        let subject = "\(share.zoneID.zoneName)/\(share.recordName)"
+        if let error = AccessRules.accept(caller: user, zoneOwner: share.ownerRecordName, share: share, subject: subject) {
+            throw error
+        }
+        guard user != share.ownerRecordName else {
+            return ShareMetadata(
+                share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName,
+                participant: share.participant(user))
+        }
+        let entry = share.participant(user)
+        if entry?.acceptance == .accepted {
+            return ShareMetadata(
+                share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName, participant: entry)
+        }
+        if entry == nil, share.participants.count >= AccessRules.maximumParticipants {
+            throw ShareError(
+                .badRequest, "the share already has \(AccessRules.maximumParticipants) participants", subject: subject)
+        }
+        let seq = try SeqCounter.next(db)
+        if entry == nil {
+            let position =
+                (try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT MAX(position) FROM participant WHERE zoneId = ? AND shareName = ?"),
+                    arguments: [zoneId, share.recordName]) ?? -1) + 1
+            try ParticipantRow(
+                zoneId: zoneId, shareName: share.recordName, user: user,
+                role: ParticipantRole.publicUser.rawValue, permission: share.publicPermission.rawValue,
+                acceptance: AcceptanceStatus.accepted.rawValue, position: position
+            ).insert(db)
+        } else {
+            try db.cachedStatement(
+                sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?"
+            ).execute(arguments: [AcceptanceStatus.accepted.rawValue, zoneId, share.recordName, user])
+        }
+        try db.cachedStatement(sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?")
+            .execute(arguments: [seq, zoneId, share.recordName])
+        try db.cachedStatement(sql: "UPDATE zone SET seq = ? WHERE id = ?").execute(arguments: [seq, zoneId])
+        let (accepted, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
+        return ShareMetadata(
+            share: accepted, zoneID: accepted.zoneID, rootRecordName: accepted.rootRecordName,
+            participant: accepted.participant(user))
     }
 
     public func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws {

@@ -175,12 +175,12 @@ struct ZoneContext {
 enum ParticipantLoader {
     static func load(zoneId: Int64, db: Database) throws -> [String: [Participant]] {
         let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
-                FROM participant p LEFT JOIN user u ON u.recordName = p.user
-                WHERE p.zoneId = ? ORDER BY p.shareName, p.position
-                """, arguments: [zoneId])
+            db.cachedStatement(
+                sql: """
+                    SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
+                    FROM participant p LEFT JOIN user u ON u.recordName = p.user
+                    WHERE p.zoneId = ? ORDER BY p.shareName, p.position
+                    """), arguments: [zoneId])
         var result: [String: [Participant]] = [:]
         for row in rows {
             let shareName: String = row[0]
@@ -212,12 +212,12 @@ enum SeqCounter {
     /// Takes the next sequence number (a write outside a batch).
     static func next(_ db: Database) throws -> Int64 {
         let current = try current(db)
-        try db.execute(sql: "UPDATE counter SET seq = ? WHERE id = 1", arguments: [current + 1])
+        try db.cachedStatement(sql: "UPDATE counter SET seq = ? WHERE id = 1").execute(arguments: [current + 1])
         return current + 1
     }
 
     static func current(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM counter WHERE id = 1") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM counter WHERE id = 1")) ?? 0
     }
 
     static func store(_ seq: Int64, _ db: Database) throws {

@@ -103,6 +103,10 @@ final class CountingStore: Store, @unchecked Sendable {
         count("acceptShare")
         return try await base.acceptShare(url: url, as: user)
     }
+    func acceptShares(urls: [String], as user: UserRecordName) async throws -> [Result<ShareMetadata, ShareError>] {
+        count("acceptShares")
+        return try await base.acceptShares(urls: urls, as: user)
+    }
     func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws {
         count("leaveShare")
         try await base.leaveShare(recordName: recordName, in: zoneID, as: user)

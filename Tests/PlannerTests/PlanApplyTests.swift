@@ -268,6 +268,35 @@ struct PlanApplyTests {
         #expect(try await Planner(store: counting, logger: quietLogger).plan(recipe).changes == [])
     }
 
+    @Test("an apply accepts all of one participant's shares in one store call")
+    func acceptancesGoOneCallPerParticipant() async throws {
+        let yaml = """
+            sharelane: 1
+            name: accepts
+            users:
+              alice: { email: alice@example.com }
+              bob: { email: bob@example.com }
+              carol: { email: carol@example.com }
+            owner: alice
+            zones:
+              One: { share: { participants: { bob: read-only, carol: read-write } } }
+              Two: { share: { participants: { bob: read-write } } }
+              Three: { share: { participants: { bob: read-only, carol: read-only } } }
+            """
+        let recipe = try RecipeLoader(environment: [:]).load(yaml: yaml, file: "accepts.yaml")
+        let counting = CountingStore(try freshStore())
+        let planner = Planner(store: counting, logger: quietLogger)
+        let plan = try await planner.plan(recipe)
+        #expect(plan.changes.filter { $0.participant?.accept == true }.count == 5)
+        counting.resetCounts()
+        let report = try await Applier(store: counting, logger: quietLogger).apply(plan)
+        #expect(report.failures == [])
+        #expect(counting.calls["acceptShares"] == 2)
+        #expect(counting.calls["acceptShare"] == nil)
+        // Every participant did accept: planning again finds nothing to do.
+        #expect(try await planner.plan(recipe).changes == [])
+    }
+
     @Test("a no-op plan makes the same number of store calls for 10 records and for 1,000")
     func boundedStoreCalls() async throws {
         var counts: [Int] = []

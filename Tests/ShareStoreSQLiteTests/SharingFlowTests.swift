@@ -64,6 +64,41 @@ import Testing
         }
     }
 
+    @Test("acceptShares accepts each share it can and reports each one it cannot, changing nothing of those")
+    func acceptingSeveralSharesAtOnce() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
+        let carol = try await store.signIn(email: "carol@example.com", name: nil).recordName
+        var urls: [String: String] = [:]
+        for (name, invited) in [("Lists", bob), ("Trips", bob), ("Secrets", carol)] {
+            let zoneID = ZoneID(zoneName: name)
+            _ = try await store.modifyZones([.init(.create, zoneID)], in: .private, as: alice)
+            var share = Share.zoneWide(zoneID, title: name)
+            share.participants = [Participant(userRecordName: invited, permission: .readOnly)]
+            let saved = try #require(
+                try await store.modifyRecords(
+                    [.init(.create, share: share)], in: zoneID, database: .private, atomic: true, as: alice)[0].share)
+            urls[name] = try #require(saved.url)
+        }
+        let secretsBefore = try #require(try await store.share(zoneShareRecordName, in: ZoneID(zoneName: "Secrets"), as: alice))
+
+        let results = try await store.acceptShares(
+            urls: [urls["Lists"]!, urls["Secrets"]!, "https://www.icloud.com/share/0nosuchshare", urls["Trips"]!],
+            as: bob)
+
+        #expect(results.count == 4)
+        #expect((try? results[0].get())?.participant?.acceptance == .accepted)
+        #expect(throws: ShareError.self) { try results[1].get() }
+        if case .failure(let error) = results[1] { #expect(error.code == .accessDenied) }
+        if case .failure(let error) = results[2] { #expect(error.code == .notFound) } else { Issue.record("no error") }
+        #expect((try? results[3].get())?.participant?.acceptance == .accepted)
+        // Bob sees the two zones he was invited to; the share he was not invited to is as it was.
+        let shared = try await store.listZones(in: .shared, as: bob).map(\.zoneID.zoneName).sorted()
+        #expect(shared == ["Lists", "Trips"])
+        let secretsAfter = try #require(try await store.share(zoneShareRecordName, in: ZoneID(zoneName: "Secrets"), as: alice))
+        #expect(secretsAfter == secretsBefore)
+    }
+
     @Test func theOwnerRemovesAParticipantAndStopsSharing() async throws {
         let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
         let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
