@@ -15,7 +15,16 @@ public struct JSONPlanRenderer: Sendable {
     public init() {}
 
     public func render(_ plan: Plan) -> String {
+        var text = ""
+        write(plan, to: &text)
+        return text
+    }
+
+    /// Writes the JSON to `output` one change at a time, in exactly the layout of Foundation's `JSONEncoder`
+    /// with `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`; the whole document is never built.
+    public func write<Output: TextOutputStream>(_ plan: Plan, to output: inout Output) {
         let summary = plan.summary
+        let changes = plan.changes
         let document: JSONValue = .object([
             "format_version": .integer(Int64(Self.formatVersion)),
             "recipe": .string(plan.recipeName),
@@ -24,16 +33,12 @@ public struct JSONPlanRenderer: Sendable {
                 "add": .integer(Int64(summary.add)), "change": .integer(Int64(summary.change)),
                 "destroy": .integer(Int64(summary.destroy)),
             ]),
-            "changes": .array(plan.changes.map(Self.change)),
+            "changes": .lazyArray(count: changes.count) { Self.change(changes[$0]) },
             "notes": .array(plan.notes.map(JSONValue.string)),
             "waiting": .array(plan.waiting.map(JSONValue.string)),
         ])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(document), let text = String(data: data, encoding: .utf8) else {
-            return "{}\n"
-        }
-        return text + "\n"
+        document.write(to: &output, indent: 0)
+        output.write("\n")
     }
 
     static func change(_ change: PlannedChange) -> JSONValue {
@@ -81,26 +86,104 @@ public struct JSONPlanRenderer: Sendable {
     }
 }
 
-/// A JSON value, encoded with sorted keys.
-enum JSONValue: Encodable, Sendable {
+/// A JSON value, written as Foundation's `JSONEncoder` writes it with `[.prettyPrinted, .sortedKeys,
+/// .withoutEscapingSlashes]` (a test holds the two to the same bytes).
+enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
     case number(Double)
     case string(String)
     case array([JSONValue])
+    /// An array whose elements are made one at a time as they are written.
+    case lazyArray(count: Int, element: @Sendable (Int) -> JSONValue)
     case object([String: JSONValue])
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
+    /// Writes the value; `indent` is the indentation of the line it starts on.
+    func write<Output: TextOutputStream>(to output: inout Output, indent: Int) {
         switch self {
-        case .null: try container.encodeNil()
-        case .bool(let b): try container.encode(b)
-        case .integer(let i): try container.encode(i)
-        case .number(let d): try container.encode(d)
-        case .string(let s): try container.encode(s)
-        case .array(let a): try container.encode(a)
-        case .object(let o): try container.encode(o)
+        case .null: output.write("null")
+        case .bool(let b): output.write(b ? "true" : "false")
+        case .integer(let i): output.write(String(i))
+        case .number(let d): output.write(Self.numberText(d))
+        case .string(let s): Self.writeString(s, to: &output)
+        case .array(let items):
+            Self.writeArray(count: items.count, indent: indent, to: &output) { items[$0] }
+        case .lazyArray(let count, let element):
+            Self.writeArray(count: count, indent: indent, to: &output, element: element)
+        case .object(let members):
+            let inner = String(repeating: " ", count: indent + 2)
+            output.write("{\n")
+            if members.isEmpty { output.write("\n") }
+            var first = true
+            // `.sortedKeys` orders keys as String's `<` does.
+            for key in members.keys.sorted() {
+                if !first { output.write(",\n") }
+                first = false
+                output.write(inner)
+                Self.writeString(key, to: &output)
+                output.write(" : ")
+                members[key]!.write(to: &output, indent: indent + 2)
+            }
+            if !members.isEmpty { output.write("\n") }
+            output.write(String(repeating: " ", count: indent))
+            output.write("}")
         }
+    }
+
+    private static func writeArray<Output: TextOutputStream>(
+        count: Int, indent: Int, to output: inout Output, element: (Int) -> JSONValue
+    ) {
+        let inner = String(repeating: " ", count: indent + 2)
+        output.write("[\n")
+        if count == 0 { output.write("\n") }
+        for index in 0..<count {
+            if index > 0 { output.write(",\n") }
+            output.write(inner)
+            element(index).write(to: &output, indent: indent + 2)
+        }
+        if count > 0 { output.write("\n") }
+        output.write(String(repeating: " ", count: indent))
+        output.write("]")
+    }
+
+
+    /// A double as `JSONEncoder` writes it: its shortest round-trip text, without a trailing `.0`.
+    static func numberText(_ d: Double) -> String {
+        var text = d.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    private static func writeString<Output: TextOutputStream>(_ s: String, to output: inout Output) {
+        output.write("\"")
+        var needsEscape = false
+        for byte in s.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            needsEscape = true
+            break
+        }
+        guard needsEscape else {
+            output.write(s)
+            output.write("\"")
+            return
+        }
+        var escaped = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case "\u{08}": escaped += "\\b"
+            case "\u{0C}": escaped += "\\f"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        output.write(escaped)
+        output.write("\"")
     }
 }

@@ -10,10 +10,18 @@ public enum PlanFormat: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// Renders `plan` in this format; `colors` applies to `text` only.
     public func render(_ plan: Plan, colors: Bool = false) -> String {
+        var text = ""
+        write(plan, colors: colors, to: &text)
+        return text
+    }
+
+    /// Writes `plan` in this format to `output` piece by piece: text and JSON never hold the whole rendering
+    /// in memory, which for a plan of 100,000 records is tens of megabytes.
+    public func write<Output: TextOutputStream>(_ plan: Plan, colors: Bool = false, to output: inout Output) {
         switch self {
-        case .text: TextPlanRenderer(colors: colors).render(plan)
-        case .markdown: MarkdownPlanRenderer().render(plan)
-        case .json: JSONPlanRenderer().render(plan)
+        case .text: TextPlanRenderer(colors: colors).write(plan, to: &output)
+        case .markdown: output.write(MarkdownPlanRenderer().render(plan))
+        case .json: JSONPlanRenderer().write(plan, to: &output)
         }
     }
 }

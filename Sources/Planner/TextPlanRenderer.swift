@@ -13,12 +13,16 @@ public struct TextPlanRenderer: Sendable {
     }
 
     public func render(_ plan: Plan) -> String {
-        // One growing string, not an array of lines joined at the end: a plan of 100,000 records has
-        // hundreds of thousands of lines, and the array and its joined copy were both alive at once.
         var text = ""
+        write(plan, to: &text)
+        return text
+    }
+
+    /// Writes the rendering to `output` line by line.
+    public func write<Output: TextOutputStream>(_ plan: Plan, to output: inout Output) {
         func line(_ s: String) {
-            text += s
-            text += "\n"
+            output.write(s)
+            output.write("\n")
         }
         if plan.changes.isEmpty {
             line("No changes: the store matches recipe \(plan.recipeName).")
@@ -27,7 +31,7 @@ public struct TextPlanRenderer: Sendable {
             line("")
             for change in plan.changes {
                 line("  " + paint("\(change.symbol) \(change.kind.rawValue) \(change.addressTarget)", change.action))
-                for attribute in Self.attributeLines(change) { line("      " + attribute) }
+                Self.writeAttributeLines(change, indent: "      ", to: &output)
             }
         }
         if !plan.notes.isEmpty || !plan.waiting.isEmpty {
@@ -37,7 +41,6 @@ public struct TextPlanRenderer: Sendable {
         }
         line("")
         line(colors ? plan.summary.line.bold : plan.summary.line)
-        return text
     }
 
     private func paint(_ text: String, _ action: PlannedChange.Action) -> String {
@@ -51,12 +54,33 @@ public struct TextPlanRenderer: Sendable {
 
     /// The attribute lines of a change, names aligned: `title: "Groceries"`, `qty: 2 → 3`.
     static func attributeLines(_ change: PlannedChange) -> [String] {
-        let width = change.attributes.map(\.name.count).max() ?? 0
-        return change.attributes.map { attribute in
-            // Plain Swift padding, not Foundation's NSString `padding(toLength:)`: a large plan has hundreds of thousands of lines.
-            let name = attribute.name + ":" + String(repeating: " ", count: max(0, width - attribute.name.count))
-            return "\(name) \(valueText(attribute, action: change.action))"
+        let width = nameWidth(change)
+        return change.attributes.map { attributeLine($0, width: width, action: change.action) }
+    }
+
+    /// Writes each attribute line of a change after `indent`, ending it with a newline.
+    static func writeAttributeLines<Output: TextOutputStream>(
+        _ change: PlannedChange, indent: String, to output: inout Output
+    ) {
+        let width = nameWidth(change)
+        for attribute in change.attributes {
+            output.write(indent)
+            output.write(attributeLine(attribute, width: width, action: change.action))
+            output.write("\n")
         }
+    }
+
+    private static func nameWidth(_ change: PlannedChange) -> Int {
+        var width = 0
+        for attribute in change.attributes { width = max(width, attribute.name.count) }
+        return width
+    }
+
+    private static func attributeLine(_ attribute: AttributeChange, width: Int, action: PlannedChange.Action) -> String {
+        // Plain Swift padding, not Foundation's NSString `padding(toLength:)`: a large plan has hundreds of
+        // thousands of lines.
+        attribute.name + ":" + String(repeating: " ", count: max(0, width - attribute.name.count) + 1)
+            + valueText(attribute, action: action)
     }
 
     static func valueText(_ attribute: AttributeChange, action: PlannedChange.Action) -> String {

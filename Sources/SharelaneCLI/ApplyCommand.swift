@@ -63,7 +63,9 @@ struct ApplyCommand: AsyncParsableCommand {
             throw CLIFailure("\(error)")
         }
         let colors = await Terminal.configureColor()
-        Terminal.write(PlanFormat.text.render(plan, colors: colors))
+        var output = StandardOutput()
+        PlanFormat.text.write(plan, colors: colors, to: &output)
+        output.flush()
         if plan.isEmpty { return }
 
         if !yes {

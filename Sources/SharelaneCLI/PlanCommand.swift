@@ -55,7 +55,9 @@ struct PlanCommand: AsyncParsableCommand {
             throw CLIFailure("cannot plan \(path) against \(store.displayName): \(error)")
         }
         let colors = format == .text ? await Terminal.configureColor() : false
-        Terminal.write(format.render(plan, colors: colors))
+        var output = StandardOutput()
+        format.write(plan, colors: colors, to: &output)
+        output.flush()
         if let out {
             do {
                 try SavedPlan.write(plan, to: out)

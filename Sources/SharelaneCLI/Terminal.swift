@@ -32,3 +32,21 @@ enum Terminal {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 }
+
+/// Standard output as a text stream, written in pieces of 64 KB: a large plan goes out as it is rendered,
+/// without being held whole in memory.
+struct StandardOutput: TextOutputStream {
+    private var buffer: [UInt8] = []
+
+    mutating func write(_ string: String) {
+        buffer.append(contentsOf: string.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes out what is buffered; call it when done.
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
