@@ -16,6 +16,8 @@ public struct Applier: Sendable {
 
     /// CloudKit's limit of operations a `records/modify` request may carry.
     public static let batchSize = 200
+    /// How many private zones are written at once (each zone's batches still go one at a time, in order).
+    static let zonesInFlight = 3
 
     /// An applier over `store`, logging to `logger`.
     public init(store: any Store, logger: Logger) {
@@ -163,8 +165,19 @@ struct ApplyRun {
         progress?(ApplyProgress(completed: outcome.count, total: plan.changes.count, message: message))
     }
 
-    func indices(where predicate: (PlannedChange) -> Bool) -> [Int] {
-        plan.changes.indices.filter { predicate(plan.changes[$0]) }
+    /// The indices of the changes of `kind` whose action is `action` (or, with `not`, any other action),
+    /// in `database` when given. Reads the changes in place: a predicate taking each change would copy all
+    /// 100,000 of them, several times an apply.
+    func indices(
+        _ kind: PlannedChange.Kind, _ action: PlannedChange.Action, not: Bool = false, in database: DatabaseScope? = nil
+    ) -> [Int] {
+        var found: [Int] = []
+        for index in plan.changes.indices where plan.changes[index].kind == kind {
+            guard (plan.changes[index].action == action) != not else { continue }
+            if let database, plan.changes[index].database != database { continue }
+            found.append(index)
+        }
+        return found
     }
 
     // MARK: - The run
@@ -175,11 +188,12 @@ struct ApplyRun {
         // zones × changes (10 million steps for 100,000 records in 100 zones).
         var zoneOrder: [String] = []
         var changesByZone: [String: [Int]] = [:]
-        for (index, change) in plan.changes.enumerated() where change.database == .private && change.kind != .zone {
-            if changesByZone[change.zoneName] == nil { zoneOrder.append(change.zoneName) }
-            changesByZone[change.zoneName, default: []].append(index)
+        for index in plan.changes.indices where plan.changes[index].database == .private && plan.changes[index].kind != .zone {
+            let zoneName = plan.changes[index].zoneName
+            if changesByZone[zoneName] == nil { zoneOrder.append(zoneName) }
+            changesByZone[zoneName, default: []].append(index)
         }
-        for zone in zoneOrder { await applyZone(zone, inZone: changesByZone[zone] ?? []) }
+        await applyZones(zoneOrder, changesByZone)
         await acceptShares()
         await resolveDeferredShareURLs()
         await applyPublicRecords()
@@ -187,7 +201,7 @@ struct ApplyRun {
     }
 
     mutating func createZones() async {
-        let creates = indices { $0.kind == .zone && $0.action == .create }
+        let creates = indices(.zone, .create)
         guard !creates.isEmpty else { return }
         let operations = creates.map { ZoneOperation(.create, ZoneID(zoneName: plan.changes[$0].zoneName)) }
         do {
@@ -208,7 +222,7 @@ struct ApplyRun {
     }
 
     mutating func deleteZones() async {
-        let deletes = indices { $0.kind == .zone && $0.action == .delete }
+        let deletes = indices(.zone, .delete)
         guard !deletes.isEmpty else { return }
         let operations = deletes.map { ZoneOperation(.delete, ZoneID(zoneName: plan.changes[$0].zoneName)) }
         do {
@@ -230,11 +244,38 @@ struct ApplyRun {
         var operations: [(RecordOperation, [Int])]
     }
 
-    /// Applies the changes of one private zone; `inZone` holds their indices, in plan order.
-    mutating func applyZone(_ zone: String, inZone: [Int]) async {
+    /// The private zones' writes, several zones at a time: zones are independent, so while the store writes
+    /// one zone's batch the next zone's batches are built, and over `http:` one request is encoded while the
+    /// server answers another. Within a zone, batches go in order (parents before children), one at a time.
+    mutating func applyZones(_ zoneOrder: [String], _ changesByZone: [String: [Int]]) async {
+        let store = self.store
+        let owner = self.owner
+        var pending = zoneOrder[...]
+        await withTaskGroup(of: (ZoneID, [Batch], [Result<[RecordOutcome], any Error>]).self) { group in
+            var inFlight = 0
+            while true {
+                while inFlight < Applier.zonesInFlight, let zone = pending.popFirst() {
+                    let zoneID = ZoneID(zoneName: zone)
+                    guard let units = zoneUnits(zone, inZone: changesByZone[zone] ?? []) else { continue }
+                    let batches = Self.batches(units)
+                    group.addTask {
+                        (zoneID, batches, await Self.send(batches, store: store, zoneID: zoneID, database: .private, as: owner))
+                    }
+                    inFlight += 1
+                }
+                guard let (zoneID, batches, results) = await group.next() else { break }
+                inFlight -= 1
+                absorb(batches, results, zoneID: zoneID, database: .private)
+            }
+        }
+    }
+
+    /// The units of one private zone's changes (`inZone`, their indices in plan order); nil when the zone
+    /// could not be created.
+    mutating func zoneUnits(_ zone: String, inZone: [Int]) -> [Unit]? {
         if failedZones.contains(zone) {
             fail(inZone, "zone \(zone) was not created")
-            return
+            return nil
         }
         let zoneID = ZoneID(zoneName: zone)
         var units: [Unit] = []
@@ -287,12 +328,12 @@ struct ApplyRun {
                 recordName: change.recordName ?? "", recordType: "", zoneID: zoneID, changeTag: change.baseChangeTag)
             units.append(Unit(operations: [(RecordOperation(.delete, record), [index])]))
         }
-        await modify(units, zoneID: zoneID, database: .private)
+        return units
     }
 
     mutating func applyPublicRecords() async {
-        let saves = indices { $0.database == .public && $0.kind == .record && $0.action != .delete }
-        let deletes = indices { $0.database == .public && $0.kind == .record && $0.action == .delete }
+        let saves = indices(.record, .delete, not: true, in: .public)
+        let deletes = indices(.record, .delete, in: .public)
         var units: [Unit] = []
         for index in saves {
             guard let operation = recordOperation(index, zoneID: .defaultZone, resolveNow: true) else { continue }
@@ -355,11 +396,21 @@ struct ApplyRun {
             changeTag: planned.baseChangeTag, url: planned.url)
     }
 
+    /// One store call's operations, each with the changes it carries out.
+    typealias Batch = [(RecordOperation, [Int])]
+
     /// Sends units in batches of at most 200 operations, never splitting a unit (a new share travels with its
     /// root record), and records each operation's outcome against its changes.
     mutating func modify(_ units: [Unit], zoneID: ZoneID, database: DatabaseScope) async {
-        var batches: [[(RecordOperation, [Int])]] = []
-        var current: [(RecordOperation, [Int])] = []
+        let batches = Self.batches(units)
+        let results = await Self.send(batches, store: store, zoneID: zoneID, database: database, as: owner)
+        absorb(batches, results, zoneID: zoneID, database: database)
+    }
+
+    /// Units packed into batches of at most 200 operations, in order.
+    static func batches(_ units: [Unit]) -> [Batch] {
+        var batches: [Batch] = []
+        var current: Batch = []
         for unit in units {
             if !current.isEmpty && current.count + unit.operations.count > Applier.batchSize {
                 batches.append(current)
@@ -368,17 +419,45 @@ struct ApplyRun {
             current += unit.operations
         }
         if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+
+    /// Sends the batches one after another; one result per batch.
+    static func send(
+        _ batches: [Batch], store: any Store, zoneID: ZoneID, database: DatabaseScope, as owner: UserRecordName
+    ) async -> [Result<[RecordOutcome], any Error>] {
+        var results: [Result<[RecordOutcome], any Error>] = []
         for batch in batches {
-            let operations = batch.map(\.0)
             do {
-                let outcomes = try await store.modifyRecords(
-                    operations, in: zoneID, database: database, atomic: false, as: owner)
-                for ((operation, changeIndices), outcome) in zip(batch, outcomes) {
+                results.append(
+                    .success(
+                        try await store.modifyRecords(
+                            batch.map(\.0), in: zoneID, database: database, atomic: false, as: owner)))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// Records the outcome of each sent batch against its changes.
+    mutating func absorb(
+        _ batches: [Batch], _ results: [Result<[RecordOutcome], any Error>], zoneID: ZoneID, database: DatabaseScope
+    ) {
+        for (batch, result) in zip(batches, results) {
+            switch result {
+            case .failure(let error):
+                for (_, changeIndices) in batch { fail(changeIndices, "\(error)") }
+            case .success(let outcomes):
+                for ((_, changeIndices), outcome) in zip(batch, outcomes) {
                     switch outcome {
                     case .failed(_, let error):
                         fail(changeIndices, error.description)
                     case .saved(let record):
-                        savedTags["\(zoneID.zoneName)/\(record.recordName)"] = record.changeTag
+                        // Only records whose `!share-url` fields wait for a share need their new change tag.
+                        if !deferred.isEmpty {
+                            savedTags["\(zoneID.zoneName)/\(record.recordName)"] = record.changeTag
+                        }
                         succeed(changeIndices)
                     case .savedShare(let share):
                         if let url = share.url {
@@ -388,15 +467,12 @@ struct ApplyRun {
                     case .deleted:
                         succeed(changeIndices)
                     }
-                    _ = operation
                 }
                 if outcomes.count < batch.count {
                     for (_, changeIndices) in batch[outcomes.count...] {
                         fail(changeIndices, "the store answered no outcome for this operation")
                     }
                 }
-            } catch {
-                for (_, changeIndices) in batch { fail(changeIndices, "\(error)") }
             }
             let where_ = database == .public ? "the public database" : zoneID.zoneName
             report("wrote \(batch.count) operation(s) in \(where_)")
@@ -408,9 +484,9 @@ struct ApplyRun {
     mutating func acceptShares() async {
         var users: [UserRecordName] = []
         var byUser: [UserRecordName: [(index: Int, url: String)]] = [:]
-        for index in plan.changes.indices {
+        for index in plan.changes.indices where plan.changes[index].kind == .participant {
             let change = plan.changes[index]
-            guard change.kind == .participant, change.action != .delete, let participant = change.participant,
+            guard change.action != .delete, let participant = change.participant,
                 participant.accept, let share = change.share
             else { continue }
             if case .some(.some) = outcome[index] { continue }

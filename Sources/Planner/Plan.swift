@@ -43,11 +43,16 @@ public struct Plan: Sendable, Hashable, Codable {
 
     /// How many things the plan adds, changes and destroys.
     public var summary: PlanSummary {
-        PlanSummary(
-            add: changes.count { $0.action == .create },
-            change: changes.count { $0.action == .update },
-            destroy: changes.count { $0.action == .delete }
-        )
+        // One pass reading each action in place; a closure over each change would copy it.
+        var summary = PlanSummary(add: 0, change: 0, destroy: 0)
+        for index in changes.indices {
+            switch changes[index].action {
+            case .create: summary.add += 1
+            case .update: summary.change += 1
+            case .delete: summary.destroy += 1
+            }
+        }
+        return summary
     }
 
     /// Whether applying the plan changes nothing.
