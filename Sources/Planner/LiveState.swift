@@ -61,26 +61,68 @@ struct LiveStateReader: Sendable {
 
     /// CloudKit's limit of records a lookup may name.
     static let lookupBatchSize = 200
+    /// How many zones are read at once.
+    static let zonesInFlight = 3
 
     func read(zoneNames: [String], publicRecordNames: [String]) async throws -> LiveState {
-        var calls = 0
         var zones: [String: LiveZone] = [:]
-        if !zoneNames.isEmpty {
-            let listed: [Zone]
-            do {
-                listed = try await store.listZones(in: .private, as: owner)
-            } catch let error as ShareError {
-                throw PlannerError.storeFailed(operation: "listing zones", subject: store.displayName, error)
-            }
-            calls += 1
-            let live = Dictionary(listed.map { ($0.zoneID.zoneName, $0.zoneID) }, uniquingKeysWith: { a, _ in a })
-            for name in zoneNames {
-                guard let zoneID = live[name] else { continue }
-                let (zone, zoneCalls) = try await readZone(zoneID, database: .private)
+        var calls = try await readZones(zoneNames) { index, zone in zones[zoneNames[index]] = zone }
+        let (publicRecords, publicCalls) = try await readPublic(publicRecordNames)
+        calls += publicCalls
+        logger.debug("read the live state in \(calls) store calls")
+        return LiveState(zones: zones, publicRecords: publicRecords, storeCalls: calls)
+    }
+
+    /// Reads the private zones named, a few at a time, and hands each to `body` with its index in
+    /// `zoneNames`, in that order (nil for a zone that does not exist), as soon as it and every zone before it
+    /// are read: the caller works on one zone while the next ones are read. The SQLite store reads on several
+    /// connections at once; a remote store has several requests under way.
+    /// - Returns: the number of store calls made.
+    func readZones(_ zoneNames: [String], _ body: (Int, LiveZone?) throws -> Void) async throws -> Int {
+        guard !zoneNames.isEmpty else { return 0 }
+        let listed: [Zone]
+        do {
+            listed = try await store.listZones(in: .private, as: owner)
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(operation: "listing zones", subject: store.displayName, error)
+        }
+        var calls = 1
+        let live = Dictionary(listed.map { ($0.zoneID.zoneName, $0.zoneID) }, uniquingKeysWith: { a, _ in a })
+        var nextToStart = 0
+        var nextToHand = 0
+        var ready: [Int: LiveZone?] = [:]
+        try await withThrowingTaskGroup(of: (Int, LiveZone, Int).self) { group in
+            var inFlight = 0
+            while nextToHand < zoneNames.count {
+                while inFlight < Self.zonesInFlight, nextToStart < zoneNames.count {
+                    let index = nextToStart
+                    nextToStart += 1
+                    guard let zoneID = live[zoneNames[index]] else {
+                        ready[index] = .some(nil)
+                        continue
+                    }
+                    group.addTask {
+                        let (zone, zoneCalls) = try await readZone(zoneID, database: .private)
+                        return (index, zone, zoneCalls)
+                    }
+                    inFlight += 1
+                }
+                while let zone = ready.removeValue(forKey: nextToHand) {
+                    try body(nextToHand, zone)
+                    nextToHand += 1
+                }
+                guard nextToHand < zoneNames.count, let (index, zone, zoneCalls) = try await group.next() else { break }
+                inFlight -= 1
                 calls += zoneCalls
-                zones[name] = zone
+                ready[index] = zone
             }
         }
+        return calls
+    }
+
+    /// The public records named that exist, looked up 200 at a time, and the number of store calls made.
+    func readPublic(_ publicRecordNames: [String]) async throws -> ([String: Record], Int) {
+        var calls = 0
         var publicRecords: [String: Record] = [:]
         var start = 0
         while start < publicRecordNames.count {
@@ -104,8 +146,7 @@ struct LiveStateReader: Sendable {
                 }
             }
         }
-        logger.debug("read the live state in \(calls) store calls")
-        return LiveState(zones: zones, publicRecords: publicRecords, storeCalls: calls)
+        return (publicRecords, calls)
     }
 
     /// Every record and share of one zone, following the store's pages.

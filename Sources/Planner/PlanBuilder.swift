@@ -6,7 +6,9 @@ import ShareKit
 struct PlanBuilder {
     let recipe: Recipe
     let users: UserDirectory
-    let live: LiveState
+    /// The live state of the zones being planned; the planner sets each zone before adding it and drops it
+    /// after, so that a large store is not held whole.
+    var live: LiveState
     let actsAsAnyUser: Bool
     let prune: Bool
 

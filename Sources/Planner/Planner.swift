@@ -38,24 +38,58 @@ public struct Planner: Sendable {
         }
         let publicRecords = options.onlyZones.isEmpty ? recipe.publicRecords : []
         let reader = LiveStateReader(store: store, owner: ownerRecordName, logger: logger)
-        let live = try await reader.read(
-            zoneNames: zones.map(\.name), publicRecordNames: publicRecords.map(\.name))
         var builder = PlanBuilder(
-            recipe: recipe, users: users, live: live, actsAsAnyUser: store.capabilities.actsAsAnyUser,
-            prune: options.prune)
-        for zone in zones { try builder.add(zone) }
+            recipe: recipe, users: users, live: LiveState(zones: [:], publicRecords: [:], storeCalls: 0),
+            actsAsAnyUser: store.capabilities.actsAsAnyUser, prune: options.prune)
+        // Each zone is planned as soon as it is read, while the next zones are read, and its records are let go
+        // once planned: only their change tags stay, for the plan's basis. A `!share-url` naming another
+        // zone's share needs that zone's live share, so such a recipe is read whole first.
+        var zoneBases: [ZoneBasis] = []
+        let pipelined = !Self.namesSharesOfOtherZones(recipe)
+        var calls = try await reader.readZones(zones.map(\.name)) { index, liveZone in
+            let zone = zones[index]
+            builder.live.zones[zone.name] = liveZone
+            zoneBases.append(ZoneBasis(zoneName: zone.name, exists: liveZone != nil, tags: liveZone?.tags ?? [:]))
+            if pipelined {
+                try builder.add(zone)
+                builder.live.zones[zone.name] = nil
+            }
+        }
+        if !pipelined {
+            for zone in zones { try builder.add(zone) }
+        }
+        let (livePublic, publicCalls) = try await reader.readPublic(publicRecords.map(\.name))
+        calls += publicCalls
+        builder.live.publicRecords = livePublic
         try builder.addPublic(publicRecords)
         let basis = PlanBasis(
-            zones: zones.map { ZoneBasis(zoneName: $0.name, exists: live.zones[$0.name] != nil, tags: live.zones[$0.name]?.tags ?? [:]) },
+            zones: zoneBases,
             publicRecordNames: publicRecords.map(\.name),
-            publicTags: live.publicRecords.compactMapValues { $0.changeTag ?? "" }
+            publicTags: livePublic.compactMapValues { $0.changeTag ?? "" }
         )
         let owner = users.owner
         let plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,
             owner: PlannedUser(handle: owner.handle, email: owner.email, recordName: ownerRecordName),
             changes: builder.orderedChanges, notes: builder.notes, waiting: builder.waiting, basis: basis)
-        logger.debug("planned \(recipe.name): \(plan.summary.line) (\(live.storeCalls) store calls)")
+        logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
         return plan
+    }
+
+    /// Whether a record's `!share-url` names a share in another zone (or a public record's names any).
+    static func namesSharesOfOtherZones(_ recipe: Recipe) -> Bool {
+        for record in recipe.publicRecords {
+            for value in record.fields.values {
+                if case .shareURL = value { return true }
+            }
+        }
+        for zone in recipe.zones {
+            for record in zone.records {
+                for value in record.fields.values {
+                    if case .shareURL(let other, _) = value, other != zone.name { return true }
+                }
+            }
+        }
+        return false
     }
 }

@@ -268,6 +268,42 @@ struct PlanApplyTests {
         #expect(try await Planner(store: counting, logger: quietLogger).plan(recipe).changes == [])
     }
 
+    @Test("a !share-url may name the share of a zone declared after its record's zone; a second plan is empty")
+    func shareURLOfALaterZone() async throws {
+        let yaml = """
+            sharelane: 1
+            name: forward
+            users:
+              alice: { email: alice@example.com }
+              bob: { email: bob@example.com }
+            owner: alice
+            zones:
+              First:
+                records:
+                  pointer: { type: Note, fields: { link: !share-url Second } }
+              Second:
+                share: { participants: { bob: read-only } }
+                records:
+                  item: { type: Note, fields: { title: Item } }
+            """
+        let recipe = try RecipeLoader(environment: [:]).load(yaml: yaml, file: "forward.yaml")
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        let report = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        #expect(report.failures == [])
+        let again = try await planner.plan(recipe)
+        #expect(again.changes == [])
+        let owner = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let found = try await store.lookupRecords(["pointer"], in: ZoneID(zoneName: "First"), database: .private, as: owner)
+        let shares = try await store.lookupRecords(
+            [zoneShareRecordName], in: ZoneID(zoneName: "Second"), database: .private, as: owner)
+        guard case .saved(let pointer)? = found.first, case .savedShare(let share)? = shares.first else {
+            Issue.record("the record or the share is missing: \(found) \(shares)")
+            return
+        }
+        #expect(pointer.fields["link"] == .string(try #require(share.url)))
+    }
+
     @Test("an apply accepts all of one participant's shares in one store call")
     func acceptancesGoOneCallPerParticipant() async throws {
         let yaml = """
