@@ -63,9 +63,14 @@ struct ApplyCommand: AsyncParsableCommand {
             throw CLIFailure("\(error)")
         }
         let colors = await Terminal.configureColor()
-        var output = StandardOutput()
-        PlanFormat.text.write(plan, colors: colors, to: &output)
-        output.flush()
+        // With --yes and the output going to a file or a pipe (CI, scripts), nobody reads the plan before the
+        // apply starts: it is written out while the first batches are written. On a terminal it comes first.
+        let renderAlongside = yes && !plan.isEmpty && !Terminal.stdoutIsTerminal
+        let rendering = Task.detached {
+            guard renderAlongside else { return }
+            Self.writePlan(plan, colors: colors, blankLineAfter: true)
+        }
+        if !renderAlongside { Self.writePlan(plan, colors: colors, blankLineAfter: false) }
         if plan.isEmpty { return }
 
         if !yes {
@@ -79,7 +84,7 @@ struct ApplyCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
         }
-        Terminal.write("\n")
+        if !renderAlongside { Terminal.write("\n") }
         let showProgress = Terminal.stderrIsTerminal && plan.changes.count >= 50
         var progress: (@Sendable (ApplyProgress) -> Void)? = nil
         if showProgress {
@@ -92,8 +97,10 @@ struct ApplyCommand: AsyncParsableCommand {
         do {
             report = try await applier.apply(plan, progress: progress)
         } catch {
+            await rendering.value
             throw CLIFailure("\(error)")
         }
+        await rendering.value
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         for failure in report.failures {
             Terminal.printError("error: \(failure.address): \(failure.reason)")
@@ -105,5 +112,12 @@ struct ApplyCommand: AsyncParsableCommand {
         if !report.succeeded { throw ExitCode.failure }
         // SPEC §3: an apply ends with the plan's summary line, as `plan` does.
         Terminal.write(plan.summary.line + "\n")
+    }
+
+    private static func writePlan(_ plan: Plan, colors: Bool, blankLineAfter: Bool) {
+        var output = StandardOutput()
+        PlanFormat.text.write(plan, colors: colors, to: &output)
+        if blankLineAfter { output.write("\n") }
+        output.flush()
     }
 }

@@ -160,6 +160,37 @@ struct PlanApplyCommandTests {
         #expect(try sandbox.run(["plan", recipe, "--detailed-exitcode"]).status == 0)
     }
 
+    @Test("apply --yes into a pipe prints the whole plan, a blank line, the result and the summary, in that order")
+    func applyPrintsThePlanFirst() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        let sandbox = try Sandbox()
+        let recipe = sandbox.path("many.yaml")
+        // Enough records that the plan is far longer than a pipe's buffer, written while the apply runs.
+        try """
+            sharelane: 1
+            name: many
+            users:
+              alice: { email: alice@example.com }
+              bob: { email: bob@example.com }
+            owner: alice
+            zones:
+              Bulk:
+                share: { participants: { bob: read-only } }
+                records:
+                  "item-{{i:04}}":
+                    repeat: 3000
+                    type: Item
+                    fields: { title: "Item {{i}}", note: "{{fake.sentence}}" }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let plan = try sandbox.run(["plan", recipe])
+        #expect(plan.status == 0)
+        let summary = try #require(plan.stdout.split(separator: "\n").last.map(String.init))
+        #expect(summary == "Plan: 3003 to add, 0 to change, 0 to destroy.")
+        let apply = try sandbox.run(["apply", recipe, "--yes"])
+        #expect(apply.status == 0, "\(apply.stderr)")
+        #expect(apply.stdout == plan.stdout + "\nApply complete! Resources: 3003 added, 0 changed, 0 destroyed.\n" + summary + "\n")
+    }
+
     @Test("plan --format json and markdown")
     func formats() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
