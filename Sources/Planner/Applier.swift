@@ -497,22 +497,44 @@ struct ApplyRun {
             if byUser[participant.userRecordName] == nil { users.append(participant.userRecordName) }
             byUser[participant.userRecordName, default: []].append((index, url))
         }
+        // Each user's shares in one call; a few users at a time, as they are independent (over `http:` each
+        // user's requests carry that user's own token).
+        typealias Chunk = [(index: Int, url: String)]
+        var chunks: [(UserRecordName, Chunk)] = []
         for user in users {
             let accepts = byUser[user] ?? []
             for start in stride(from: 0, to: accepts.count, by: Applier.batchSize) {
-                let chunk = Array(accepts[start..<min(start + Applier.batchSize, accepts.count)])
-                let results: [Result<ShareMetadata, ShareError>]
-                do {
-                    results = try await store.acceptShares(urls: chunk.map(\.url), as: user)
-                } catch {
-                    for (index, _) in chunk { fail([index], acceptFailure(index, "\(error)")) }
-                    continue
+                chunks.append((user, Array(accepts[start..<min(start + Applier.batchSize, accepts.count)])))
+            }
+        }
+        let store = self.store
+        var pending = chunks[...]
+        await withTaskGroup(of: (UserRecordName, Chunk, Result<[Result<ShareMetadata, ShareError>], any Error>).self) {
+            group in
+            var inFlight = 0
+            while true {
+                while inFlight < Applier.zonesInFlight, let (user, chunk) = pending.popFirst() {
+                    group.addTask {
+                        do {
+                            return (user, chunk, .success(try await store.acceptShares(urls: chunk.map(\.url), as: user)))
+                        } catch {
+                            return (user, chunk, .failure(error))
+                        }
+                    }
+                    inFlight += 1
                 }
-                for (position, (index, _)) in chunk.enumerated() {
-                    switch position < results.count ? results[position] : nil {
-                    case .success?: succeed([index])
-                    case .failure(let error)?: fail([index], acceptFailure(index, error.description))
-                    case nil: fail([index], acceptFailure(index, "the store answered no result"))
+                guard let (user, chunk, outcome) = await group.next() else { break }
+                inFlight -= 1
+                switch outcome {
+                case .failure(let error):
+                    for (index, _) in chunk { fail([index], acceptFailure(index, "\(error)")) }
+                case .success(let results):
+                    for (position, (index, _)) in chunk.enumerated() {
+                        switch position < results.count ? results[position] : nil {
+                        case .success?: succeed([index])
+                        case .failure(let error)?: fail([index], acceptFailure(index, error.description))
+                        case nil: fail([index], acceptFailure(index, "the store answered no result"))
+                        }
                     }
                 }
                 let handle = plan.changes[chunk[0].index].participant?.handle ?? user

@@ -40,9 +40,24 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         guard let owner = recipe.user(recipe.owner) else { throw PlannerError.unknownUser(handle: recipe.owner) }
         var entries: [Entry] = []
         if store.capabilities.actsAsAnyUser {
-            for user in recipe.users {
-                let signedIn = try await signIn(user, store: store)
-                entries.append(Entry(handle: user.handle, email: user.email, name: user.name, recordName: signedIn))
+            // A few sign-ins at a time: over `http:` each is a request of its own.
+            var recordNames = [UserRecordName?](repeating: nil, count: recipe.users.count)
+            var pending = recipe.users.indices[...]
+            try await withThrowingTaskGroup(of: (Int, UserRecordName).self) { group in
+                var inFlight = 0
+                while true {
+                    while inFlight < 3, let index = pending.popFirst() {
+                        let user = recipe.users[index]
+                        group.addTask { (index, try await signIn(user, store: store)) }
+                        inFlight += 1
+                    }
+                    guard let (index, recordName) = try await group.next() else { break }
+                    inFlight -= 1
+                    recordNames[index] = recordName
+                }
+            }
+            for (user, recordName) in zip(recipe.users, recordNames) {
+                entries.append(Entry(handle: user.handle, email: user.email, name: user.name, recordName: recordName))
             }
         } else {
             let ownerRecord = try await signIn(owner, store: store)

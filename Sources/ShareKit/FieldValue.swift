@@ -89,18 +89,21 @@ public struct Location: Sendable, Hashable, Codable {
 }
 
 /// The value of one record field, carrying its CloudKit type.
-public indirect enum FieldValue: Sendable, Hashable, Codable {
+///
+/// Only the cases with large payloads are boxed: text, numbers and dates are stored inline rather than each
+/// in a heap box of its own (a plan of 100,000 records holds over a million values).
+public enum FieldValue: Sendable, Hashable, Codable {
     case string(String)
     case int64(Int64)
     case double(Double)
     /// Milliseconds since 1970, as CloudKit stores timestamps.
     case timestamp(Int64)
     case bytes(Data)
-    case reference(Reference)
+    indirect case reference(Reference)
     case assetID(String)
-    case location(Location)
+    indirect case location(Location)
     /// A list of values of one scalar type; `elementType` keeps an empty list typed.
-    case list(elementType: FieldType, [FieldValue])
+    indirect case list(elementType: FieldType, [FieldValue])
 
     /// The CloudKit type of this value (`STRING_LIST` for a list of strings).
     public var type: FieldType {

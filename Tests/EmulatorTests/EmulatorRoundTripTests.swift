@@ -15,6 +15,37 @@ import Testing
         "counts": .list(elementType: .int64, []),
     ]
 
+    @Test("acceptShares sends one records/accept request for all the shares, with one result per share")
+    func acceptingSeveralSharesInOneRequest() async throws {
+        try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+            let store = EmulatorHarness.store(base)
+            let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+            let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
+            let carol = try await store.signIn(email: "carol@example.com", name: nil).recordName
+            var urls: [String] = []
+            for (name, invited) in [("One", bob), ("Two", carol), ("Three", bob)] {
+                let zone = ZoneID(zoneName: name)
+                _ = try await store.modifyZones([ZoneOperation(.create, zone)], in: .private, as: alice)
+                var share = Share.zoneWide(zone, title: name)
+                share.participants = [Participant(userRecordName: invited, permission: .readWrite)]
+                let saved = try await store.modifyRecords(
+                    [RecordOperation(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)
+                urls.append(try #require(saved.first?.savedShare?.url))
+            }
+            _ = try await store.listZones(in: .shared, as: bob)  // Bob's session is open before counting.
+            let before = store.requestCount
+            let results = try await store.acceptShares(urls: urls, as: bob)
+            #expect(store.requestCount - before == 1)
+            #expect(results.count == 3)
+            #expect((try? results[0].get())?.participant?.acceptance == .accepted)
+            if case .failure(let error) = results[1] { #expect(error.code == .accessDenied) } else {
+                Issue.record("Bob accepted a share he was not invited to")
+            }
+            #expect((try? results[2].get())?.zoneID.zoneName == "Three")
+            #expect(try await store.listZones(in: .shared, as: bob).map(\.zoneID.zoneName).sorted() == ["One", "Three"])
+        }
+    }
+
     @Test func recordsZonesAndSharesRoundTrip() async throws {
         let path = try EmulatorHarness.temporaryStorePath()
         try await EmulatorHarness.withEmulator(storePath: path) { base in
