@@ -33,10 +33,31 @@ struct PlanBuilder {
         self.prune = prune
     }
 
-    /// Every change, in the plan's order.
-    var orderedChanges: [PlannedChange] {
-        zoneCreates + recordSaves + shareSaves + participantSaves + publicSaves + publicDeletes
-            + participantDeletes + shareDeletes + recordDeletes + zoneDeletes
+    /// Every change, in the plan's order, taken out of the builder's lists (which are left empty).
+    ///
+    /// The record saves, by far the longest list, are moved rather than copied: the zone creations go in
+    /// front of them in place, so the 100,000 changes of a large plan are not copied into a new array while
+    /// the old one is still alive.
+    mutating func takeOrderedChanges() -> [PlannedChange] {
+        var changes: [PlannedChange] = []
+        swap(&changes, &recordSaves)
+        changes.insert(contentsOf: zoneCreates, at: 0)
+        for list in [
+            shareSaves, participantSaves, publicSaves, publicDeletes, participantDeletes, shareDeletes, recordDeletes,
+            zoneDeletes,
+        ] {
+            changes.append(contentsOf: list)
+        }
+        zoneCreates = []
+        shareSaves = []
+        participantSaves = []
+        publicSaves = []
+        publicDeletes = []
+        participantDeletes = []
+        shareDeletes = []
+        recordDeletes = []
+        zoneDeletes = []
+        return changes
     }
 
     // MARK: - Zones

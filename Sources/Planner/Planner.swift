@@ -71,7 +71,7 @@ public struct Planner: Sendable {
         let plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,
             owner: PlannedUser(handle: owner.handle, email: owner.email, recordName: ownerRecordName),
-            changes: builder.orderedChanges, notes: builder.notes, waiting: builder.waiting, basis: basis)
+            changes: builder.takeOrderedChanges(), notes: builder.notes, waiting: builder.waiting, basis: basis)
         logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
         return plan
     }

@@ -386,16 +386,90 @@ final class RecipeDecoder {
                     continue
                 }
                 if count == 0 { continue }
-                for i in 1...Int(count) {
+                let before = errors.count
+                decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: 1, into: &out)
+                // One broken template would otherwise be reported once per generated record.
+                if errors.count > before || recordCount > Self.maxRecords || count == 1 { continue }
+                if let templated = Self.templatedFields(ofSimpleRecord: spec), let first = out.last {
+                    repeatRecord(first, pair: pair, templated: templated, zone: zone, indices: 2...Int(count), into: &out)
+                    continue
+                }
+                for i in 2...Int(count) {
                     let before = errors.count
                     decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: i, into: &out)
-                    // One broken template would otherwise be reported once per generated record.
                     if errors.count > before || recordCount > Self.maxRecords { break }
                 }
             } else {
                 decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: index, into: &out)
             }
         }
+    }
+
+    /// The fields whose values hold a placeholder, when a `repeat:` record is simple enough to be copied from
+    /// its first expansion: only `type`, `fields`, `absent` and `repeat`, every field a plain text value.
+    /// Nil otherwise (children, shares, parents, tags, lists and mappings are decoded for every index).
+    static func templatedFields(ofSimpleRecord spec: [RecipePair]) -> [RecipePair]? {
+        var templated: [RecipePair] = []
+        for pair in spec {
+            switch pair.key {
+            case "type", "absent", "repeat": continue
+            case "fields":
+                guard case .mapping(let fields) = pair.value.content else { return nil }
+                for field in fields {
+                    guard field.value.tag == nil, case .scalar(let text, _) = field.value.content else { return nil }
+                    if Template.containsPlaceholder(text) { templated.append(field) }
+                }
+            default: return nil
+            }
+        }
+        return templated
+    }
+
+    /// Records 2, 3, … of a simple `repeat:` record: copies of the first with the name and the templated
+    /// fields expanded for each index, exactly as decoding each one would make them.
+    private func repeatRecord(
+        _ first: DeclaredRecord, pair: RecipePair, templated: [RecipePair], zone: String?, indices: ClosedRange<Int>,
+        into out: inout [DeclaredRecord]
+    ) {
+        let zonePath = zone.map { "zones/\($0)" } ?? "public"
+        out.reserveCapacity(out.count + indices.count)
+        for index in indices {
+            recordCount += 1
+            if recordCount == Self.maxRecords + 1 {
+                error("the recipe declares more than \(Self.maxRecords) records", pair.keyLocation)
+            }
+            if recordCount > Self.maxRecords { return }
+            let before = errors.count
+            guard let name = recordName(pair, zonePath: zonePath, index: index) else { return }
+            var record = first
+            record.name = name
+            for field in templated {
+                let context = ValueContext(
+                    zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true)
+                record.fields[field.key] = declaredValue(field.value, context)
+            }
+            if errors.count > before { return }
+            out.append(record)
+        }
+    }
+
+    /// The record's name for this index, checked; nil after reporting why it cannot be one.
+    private func recordName(_ pair: RecipePair, zonePath: String, index: Int?) -> String? {
+        var name = pair.key
+        if Template.containsPlaceholder(pair.key) {
+            do {
+                name = try expandTemplate(pair.key, index: index, path: "\(zonePath)/names/\(pair.key)/\(index ?? 0)").text
+            } catch {
+                self.error("record name `\(pair.key)`: \(error.message)", pair.keyLocation)
+                return nil
+            }
+        }
+        if name.isEmpty || name.utf8.count > 255 {
+            error("a record name is 1 to 255 characters", pair.keyLocation)
+        } else if name == zoneShareRecordName || name.hasPrefix("_") {
+            error("`\(name)` is reserved by CloudKit; record names may not start with `_` or be `\(zoneShareRecordName)`", pair.keyLocation)
+        }
+        return name
     }
 
     private func decodeRecord(
@@ -407,20 +481,7 @@ final class RecipeDecoder {
         }
         if recordCount > Self.maxRecords { return }
         let zonePath = zone.map { "zones/\($0)" } ?? "public"
-        var name = pair.key
-        if Template.containsPlaceholder(pair.key) {
-            do {
-                name = try expandTemplate(pair.key, index: index, path: "\(zonePath)/names/\(pair.key)/\(index ?? 0)").text
-            } catch {
-                self.error("record name `\(pair.key)`: \(error.message)", pair.keyLocation)
-                return
-            }
-        }
-        if name.isEmpty || name.utf8.count > 255 {
-            error("a record name is 1 to 255 characters", pair.keyLocation)
-        } else if name == zoneShareRecordName || name.hasPrefix("_") {
-            error("`\(name)` is reserved by CloudKit; record names may not start with `_` or be `\(zoneShareRecordName)`", pair.keyLocation)
-        }
+        guard let name = recordName(pair, zonePath: zonePath, index: index) else { return }
         checkKeys(spec, allowed: Self.recordKeys, in: "record `\(name)`")
         let node = pair.value
         var record = DeclaredRecord(name: name, type: "", parent: parent, location: pair.keyLocation)

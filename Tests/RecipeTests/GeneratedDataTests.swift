@@ -36,6 +36,41 @@ struct GeneratedDataTests {
         return try #require(recipe.zone("People"))
     }
 
+    @Test("a repeat: record gives the same records as writing each one out, fake values and all")
+    func repeatEqualsWrittenOut() throws {
+        func zone(_ records: String) throws -> DeclaredZone {
+            let yaml = """
+                sharelane: 1
+                name: same
+                seed: 3
+                users: { alice: { email: a@example.com } }
+                zones:
+                  Z:
+                    records:
+                \(records)
+                """
+            return try #require(try RecipeLoader(environment: [:]).load(yaml: yaml, file: "same.yaml").zone("Z"))
+        }
+        // `{{i}}` exists only under repeat:, so the written-out records spell each index.
+        let generated = try zone("""
+                  "item-{{i}}":
+                    repeat: 4
+                    type: Item
+                    fields: { note: "{{fake.sentence}}", word: "{{fake.word}}", qty: 3, price: 1.5, done: true, tag: "fixed" }
+            """)
+        let written = try zone((1...4).map { i in
+            """
+                  item-\(i): { type: Item, fields: { note: "{{fake.sentence}}", word: "{{fake.word}}", qty: 3, price: 1.5, done: true, tag: "fixed" } }
+            """
+        }.joined(separator: "\n"))
+        #expect(generated.records.map(\.name) == ["item-1", "item-2", "item-3", "item-4"])
+        #expect(generated.records.map(\.name) == written.records.map(\.name))
+        #expect(generated.records.map(\.fields) == written.records.map(\.fields))
+        #expect(generated.records.map(\.type) == written.records.map(\.type))
+        // The fake values differ from record to record.
+        #expect(Set(generated.records.compactMap { $0.fields["note"] }).count > 1)
+    }
+
     @Test("repeat expands {{i}} and {{i:03}}, and single placeholders keep their type")
     func expansion() throws {
         let zone = try Self.load(seed: 1)
