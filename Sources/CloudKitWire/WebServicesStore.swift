@@ -182,11 +182,24 @@ public final class WebServicesStore: Store {
         var attempt = 1
         while true {
             let batch = pending.map { chunk[$0] }
+            var request = ModifyRecordsRequest(batch, in: zoneID, atomic: atomic)
+            // Records that are created or replaced whole are, once saved, the fields sent: the answer need not
+            // carry them back (`desiredKeys: []`), which halves what both sides encode and decode.
+            let echoSentFields = batch.allSatisfy(Self.savesWholeRecord)
+            if echoSentFields { request.desiredKeys = [] }
             let response: RecordsResponse = try await send(
-                operation: "records/modify", database: database,
-                body: ModifyRecordsRequest(batch, in: zoneID, atomic: atomic), as: user)
-            let answered = try Self.inOrder(
+                operation: "records/modify", database: database, body: request, as: user)
+            var answered = try Self.inOrder(
                 response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: "records/modify")
+            if echoSentFields {
+                for index in answered.indices {
+                    guard case .saved(var saved) = answered[index], saved.fields.isEmpty,
+                        case .record(let sent) = batch[index].item
+                    else { continue }
+                    saved.fields = sent.fields
+                    answered[index] = .saved(saved)
+                }
+            }
             let retryable = answered.indices.filter {
                 [.throttled, .tryAgainLater].contains(answered[$0].error?.code)
             }
@@ -204,6 +217,12 @@ public final class WebServicesStore: Store {
         return outcomes.enumerated().map { index, outcome in
             outcome ?? .failed(recordName: chunk[index].recordName, ShareError(.internalError, "no answer"))
         }
+    }
+
+    /// Whether the operation writes a record's every field (a create or a replace, not a share).
+    static func savesWholeRecord(_ operation: RecordOperation) -> Bool {
+        guard case .record = operation.item else { return false }
+        return [.create, .replace, .forceReplace].contains(operation.kind)
     }
 
     // MARK: Sharing

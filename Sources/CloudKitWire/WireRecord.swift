@@ -90,6 +90,15 @@ public struct WireRecord: Codable, Sendable, Hashable {
     /// True for an entry of type `cloudkit.share`.
     public var isShare: Bool { recordType == shareRecordType }
 
+    /// The record with only the fields named in `desiredKeys` (all of them when nil), as CloudKit answers a
+    /// request that sets `desiredKeys`.
+    public func keepingFields(_ desiredKeys: [String]?) -> WireRecord {
+        guard let desiredKeys, let fields else { return self }
+        var record = self
+        record.fields = fields.filter { desiredKeys.contains($0.key) }
+        return record
+    }
+
     /// The error this entry carries, if it is an error entry.
     public func error(in zoneID: ZoneID?) -> ShareError? {
         guard let serverErrorCode else { return nil }

@@ -104,7 +104,8 @@ struct EmulatorService: Sendable {
             operations = try await completingShareDeletions(operations, in: zoneID, database: database, as: user)
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
             let outcomes = try await modify(operations, in: zoneID, database: database, atomic: atomic, as: user)
-            return try encode(RecordsResponse(records: outcomes.map { wire($0, as: user) }))
+            return try encode(
+                RecordsResponse(records: outcomes.map { wire($0, as: user).keepingFields(request.desiredKeys) }))
         case "records/lookup":
             let request = try decode(LookupRecordsRequest.self, from: body)
             try checkLimit(request.records.count, "records")

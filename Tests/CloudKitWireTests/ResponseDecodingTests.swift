@@ -27,6 +27,24 @@ import Testing
         #expect(record.fields["home"] == .location(Location(latitude: 1.5, longitude: 2)))
     }
 
+    @Test("typed values written in another JSON form are read as their type")
+    func typedFieldsInOtherForms() throws {
+        let record = try decode(
+            WireRecord.self,
+            #"{"recordName":"r","recordType":"T","fields":{"flag":{"value":true,"type":"INT64"},"#
+                + #""count":{"value":"12","type":"INT64"},"ratio":{"value":"1.5","type":"DOUBLE"},"#
+                + #""when":{"value":1714554000000.4,"type":"TIMESTAMP"},"name":{"value":"Mei","type":"STRING"}}}"#
+        ).record(in: zone)
+        #expect(record.fields["flag"] == .int64(1))
+        #expect(record.fields["count"] == .int64(12))
+        #expect(record.fields["ratio"] == .double(1.5))
+        #expect(record.fields["when"] == .timestamp(1_714_554_000_000))
+        #expect(record.fields["name"] == .string("Mei"))
+        #expect(throws: DecodingError.self) {
+            try decode(WireRecord.self, #"{"recordName":"r","fields":{"n":{"value":"x","type":"INT64"}}}"#)
+        }
+    }
+
     @Test func typedFieldsFollowTheirType() throws {
         let record = try decode(
             WireRecord.self,

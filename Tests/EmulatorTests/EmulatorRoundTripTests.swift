@@ -15,6 +15,32 @@ import Testing
         "counts": .list(elementType: .int64, []),
     ]
 
+    @Test("records/modify answers only the desiredKeys fields; the client asks for none when it creates records, and still returns them whole")
+    func modifyAnswersDesiredKeys() async throws {
+        try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+            let (token, _) = try await EmulatorHarness.signIn(base, "alice@example.com")
+            let body = #"{"operations":[{"operationType":"create","record":{"recordName":"a","recordType":"T","#
+                + #""fields":{"x":{"value":"one","type":"STRING"},"y":{"value":2,"type":"INT64"}}}}],"desiredKeys":["y"]}"#
+            let answer = try await EmulatorHarness.raw(
+                base, EmulatorHarness.databasePath("private", "records/modify"),
+                query: ["ckAPIToken": EmulatorHarness.apiToken, "ckWebAuthToken": token], body: body)
+            #expect(answer.status == 200, "\(answer.text)")
+            let records = answer.json["records"] as? [[String: Any]] ?? []
+            #expect((records.first?["fields"] as? [String: Any]).map { Array($0.keys) } == ["y"])
+
+            let store = EmulatorHarness.store(base)
+            let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+            let fields: [String: FieldValue] = ["title": .string("Milk"), "qty": .int64(2)]
+            let outcomes = try await store.modifyRecords(
+                [RecordOperation(.create, Record(recordName: "milk", recordType: "Todo", zoneID: .defaultZone, fields: fields))],
+                in: .defaultZone, database: .private, atomic: false, as: alice)
+            #expect(outcomes.first?.savedRecord?.fields == fields)
+            #expect(outcomes.first?.savedRecord?.changeTag != nil)
+            let stored = try await store.lookupRecords(["milk"], in: .defaultZone, database: .private, as: alice)
+            #expect(stored.first?.savedRecord?.fields == fields)
+        }
+    }
+
     @Test("acceptShares sends one records/accept request for all the shares, with one result per share")
     func acceptingSeveralSharesInOneRequest() async throws {
         try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
