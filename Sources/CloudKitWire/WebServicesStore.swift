@@ -362,7 +362,7 @@ public final class WebServicesStore: Store {
     private func send<Body: Encodable & Sendable, Response: Decodable>(
         path: String, body: Body?, auth: Auth
     ) async throws -> Response {
-        let encoder = WireCoding.encoder()
+        let encoder = WireCoding.bodyEncoder()
         let bodyData: Data?
         do {
             bodyData = try body.map { try encoder.encode($0) }
@@ -383,7 +383,7 @@ public final class WebServicesStore: Store {
                     if reply.status == 421, self.endpoint.kind == .emulator, !reSignedIn, let email = session.email {
                         // The emulator's token ran out (or it restarted): sign in again once, then retry.
                         reSignedIn = true
-                        let signInBody = try WireCoding.encoder().encode(
+                        let signInBody = try WireCoding.bodyEncoder().encode(
                             SignInRequest(emailAddress: email, name: session.name))
                         let again: SignInResponse = try await self.attempt(
                             path: WireSpelling.signInPath, body: signInBody, auth: .apiTokenOnly, token: nil

@@ -364,7 +364,7 @@ struct EmulatorService: Sendable {
     }
 
     private func encode<T: Encodable>(_ value: T) throws -> Data {
-        try WireCoding.encoder().encode(value)
+        try WireCoding.bodyEncoder().encode(value)
     }
 
     private func json<T: Encodable>(_ value: T, token: String?) throws -> Response {
