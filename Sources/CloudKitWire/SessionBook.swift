@@ -12,8 +12,17 @@ actor SessionBook {
     }
 
     private static let cloudKitKey = "cloudkit:signed-in-user"
+    /// How many token chains the emulator's store keeps per user: each sign-in starts one, and requests on
+    /// different chains can be under way at once (requests on one chain go one after another, as each
+    /// needs the token the previous answer handed out).
+    static let emulatorSessionsPerUser = 3
     private var sessions: [String: Session] = [:]
     private var tokens: [String: String] = [:]
+    /// Per user of the emulator, the keys of their sessions; the first is the user record name.
+    private var pools: [UserRecordName: [String]] = [:]
+    /// Requests under way per session key, and sign-ins under way per user for new sessions.
+    private var inFlight: [String: Int] = [:]
+    private var growing: [UserRecordName: Int] = [:]
     private(set) var cloudKitUser: User?
 
     init(cloudKitToken: String?) {
@@ -26,15 +35,46 @@ actor SessionBook {
         if sessions[user.recordName] == nil {
             sessions[user.recordName] = Session(
                 key: user.recordName, email: user.email, name: user.name, gate: SerialGate())
+            pools[user.recordName] = [user.recordName]
         }
         tokens[user.recordName] = token
     }
+
+    /// Another session for an emulator user, started by another sign-in.
+    func addSession(for user: UserRecordName, email: String?, name: String?, token: String) -> Session {
+        growing[user, default: 1] -= 1
+        let key = "\(user)#\(pools[user]?.count ?? 0)"
+        let session = Session(key: key, email: email, name: name, gate: SerialGate())
+        sessions[key] = session
+        tokens[key] = token
+        pools[user, default: []].append(key)
+        return session
+    }
+
+    /// A sign-in for another session failed: the user keeps the sessions they have.
+    func growthFailed(for user: UserRecordName) {
+        growing[user, default: 1] -= 1
+    }
+
+    /// Marks a request under way on a session, and its end.
+    func begin(_ key: String) { inFlight[key, default: 0] += 1 }
+    func end(_ key: String) { inFlight[key, default: 1] -= 1 }
 
     func setCloudKitUser(_ user: User) {
         cloudKitUser = user
     }
 
     func token(of key: String) -> String? { tokens[key] }
+
+    /// Whether to sign `user` in once more for a new session: every session of theirs has a request under
+    /// way and they have fewer than `emulatorSessionsPerUser`. Answering yes counts the sign-in as under way;
+    /// the caller ends it with `addSession` or `growthFailed`.
+    func shouldGrow(_ user: UserRecordName) -> Bool {
+        guard let keys = pools[user], keys.allSatisfy({ inFlight[$0, default: 0] > 0 }) else { return false }
+        guard keys.count + growing[user, default: 0] < Self.emulatorSessionsPerUser else { return false }
+        growing[user, default: 0] += 1
+        return true
+    }
 
     func rotate(_ key: String, to token: String) {
         tokens[key] = token
@@ -45,13 +85,16 @@ actor SessionBook {
     func session(for user: UserRecordName?, kind: WebServicesEndpoint.Kind, displayName: String) throws -> Session {
         switch kind {
         case .emulator:
-            guard let user, let session = sessions[user] else {
+            guard let user, let first = sessions[user] else {
                 throw ShareError(
                     .authenticationRequired,
                     "\(displayName) has no web auth token for user \(user ?? "(none)"): sign in as that user "
                         + "(by email address) before acting as them", subject: user)
             }
-            return session
+            // The session with the fewest requests under way.
+            let keys = pools[user] ?? [first.key]
+            let key = keys.min { inFlight[$0, default: 0] < inFlight[$1, default: 0] } ?? first.key
+            return sessions[key] ?? first
         case .cloudKit:
             if let user, let signedIn = cloudKitUser, user != signedIn.recordName, user != defaultOwnerName {
                 throw ShareError(

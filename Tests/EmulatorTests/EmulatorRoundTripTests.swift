@@ -41,6 +41,46 @@ import Testing
         }
     }
 
+    @Test("requests as one user go one at a time per token chain; busy, the store signs in again, up to three chains")
+    func concurrentRequestsAsOneUser() async throws {
+        try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+            let store = EmulatorHarness.store(base)
+            let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+            let zones = (1...6).map { ZoneID(zoneName: "Z\($0)") }
+            _ = try await store.modifyZones(zones.map { ZoneOperation(.create, $0) }, in: .private, as: alice)
+
+            // One after another: the one chain is enough, and nothing else is sent.
+            var before = store.requestCount
+            for zone in zones.prefix(3) {
+                let outcomes = try await store.modifyRecords(
+                    [RecordOperation(.create, Record(recordName: "a", recordType: "T", zoneID: zone, fields: ["n": .int64(1)]))],
+                    in: zone, database: .private, atomic: false, as: alice)
+                #expect(outcomes.first?.error == nil)
+            }
+            #expect(store.requestCount - before == 3)
+
+            // Six at once: each succeeds with a token of its own chain; at most two more sign-ins.
+            before = store.requestCount
+            try await withThrowingTaskGroup(of: RecordOutcome?.self) { group in
+                for zone in zones {
+                    group.addTask {
+                        try await store.modifyRecords(
+                            [RecordOperation(.create, Record(recordName: "b", recordType: "T", zoneID: zone, fields: ["n": .int64(2)]))],
+                            in: zone, database: .private, atomic: false, as: alice
+                        ).first
+                    }
+                }
+                for try await outcome in group { #expect(outcome?.error == nil) }
+            }
+            let sent = store.requestCount - before
+            #expect(sent >= 6 && sent <= 8)
+            for zone in zones {
+                let found = try await store.lookupRecords(["b"], in: zone, database: .private, as: alice)
+                #expect(found.first?.savedRecord?.fields["n"] == .int64(2))
+            }
+        }
+    }
+
     @Test("acceptShares sends one records/accept request for all the shares, with one result per share")
     func acceptingSeveralSharesInOneRequest() async throws {
         try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
