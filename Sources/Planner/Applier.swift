@@ -183,7 +183,7 @@ struct ApplyRun {
     // MARK: - The run
 
     mutating func execute() async {
-        await createZones()
+        await modifyZones(.create)
         // One pass groups the private changes by zone: scanning every change for every zone would cost
         // zones × changes (10 million steps for 100,000 records in 100 zones).
         var zoneOrder: [String] = []
@@ -197,46 +197,34 @@ struct ApplyRun {
         await acceptShares()
         await resolveDeferredShareURLs()
         await applyPublicRecords()
-        await deleteZones()
+        await modifyZones(.delete)
     }
 
-    mutating func createZones() async {
-        let creates = indices(.zone, .create)
-        guard !creates.isEmpty else { return }
-        let operations = creates.map { ZoneOperation(.create, ZoneID(zoneName: plan.changes[$0].zoneName)) }
+    /// Creates (or deletes) the plan's zones in one `zones/modify`. A zone whose creation failed is
+    /// remembered, so that its record and share changes are reported as not made rather than attempted.
+    mutating func modifyZones(_ kind: ZoneOperation.Kind) async {
+        let changes = indices(.zone, kind == .create ? .create : .delete)
+        guard !changes.isEmpty else { return }
+        let operations = changes.map { ZoneOperation(kind, ZoneID(zoneName: plan.changes[$0].zoneName)) }
+        var failed: [Int] = []
         do {
             let results = try await store.modifyZones(operations, in: .private, as: owner)
-            for (index, result) in zip(creates, results) {
+            for (index, result) in zip(changes, results) {
                 switch result {
                 case .success: succeed([index])
                 case .failure(let error):
-                    failedZones.insert(plan.changes[index].zoneName)
+                    failed.append(index)
                     fail([index], error.description)
                 }
             }
         } catch {
-            for index in creates { failedZones.insert(plan.changes[index].zoneName) }
-            fail(creates, "\(error)")
+            failed = changes
+            fail(changes, "\(error)")
         }
-        report("created \(creates.count) zone(s)")
-    }
-
-    mutating func deleteZones() async {
-        let deletes = indices(.zone, .delete)
-        guard !deletes.isEmpty else { return }
-        let operations = deletes.map { ZoneOperation(.delete, ZoneID(zoneName: plan.changes[$0].zoneName)) }
-        do {
-            let results = try await store.modifyZones(operations, in: .private, as: owner)
-            for (index, result) in zip(deletes, results) {
-                switch result {
-                case .success: succeed([index])
-                case .failure(let error): fail([index], error.description)
-                }
-            }
-        } catch {
-            fail(deletes, "\(error)")
+        if kind == .create {
+            for index in failed { failedZones.insert(plan.changes[index].zoneName) }
         }
-        report("deleted \(deletes.count) zone(s)")
+        report("\(kind == .create ? "created" : "deleted") \(changes.count) zone(s)")
     }
 
     /// One operation and the changes it carries out.
