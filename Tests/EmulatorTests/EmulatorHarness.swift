@@ -4,6 +4,7 @@ import Emulator
 import Foundation
 import Logging
 import NIOCore
+import Recipe
 import ShareKit
 import ShareStoreSQLite
 
@@ -62,6 +63,15 @@ enum EmulatorHarness {
         WebServicesStore(
             endpoint: .emulator(url: baseURL, apiToken: apiToken, container: container, environment: environment),
             retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: quiet)
+    }
+
+    /// The HTTP store that the CLI makes for `--store http://…` when it plans `recipe`: the recipe's
+    /// container and environment, and the default retry policy.
+    static func store(_ baseURL: String, for recipe: Recipe) -> WebServicesStore {
+        WebServicesStore(
+            endpoint: .emulator(
+                url: baseURL, apiToken: apiToken, container: recipe.container, environment: recipe.environment.rawValue),
+            logger: quiet)
     }
 
     /// A raw HTTP answer.

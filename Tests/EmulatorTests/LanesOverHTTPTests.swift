@@ -60,12 +60,7 @@ import Testing
         let recipe = try RecipeLoader(environment: [:]).load(path: path)
         let actual = try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) {
             base in
-            let store = WebServicesStore(
-                endpoint: .emulator(
-                    url: base, apiToken: EmulatorHarness.apiToken, container: recipe.container,
-                    environment: recipe.environment.rawValue),
-                logger: EmulatorHarness.quiet)
-            return try await Self.run(item, on: store)
+            try await Self.run(item, on: EmulatorHarness.store(base, for: recipe))
         }
         #expect(actual.succeeded == expected.succeeded)
         #expect(actual.lines == expected.lines)

@@ -62,12 +62,7 @@ import Testing
         #expect(!expected.applyLine.contains(" 0 added"), "the recipe should create something: \(expected.applyLine)")
         let actual = try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) {
             base in
-            let store = WebServicesStore(
-                endpoint: .emulator(
-                    url: base, apiToken: EmulatorHarness.apiToken, container: recipe.container,
-                    environment: recipe.environment.rawValue),
-                logger: EmulatorHarness.quiet)
-            return try await Self.run(recipe, on: store)
+            try await Self.run(recipe, on: EmulatorHarness.store(base, for: recipe))
         }
         #expect(actual.firstPlan == expected.firstPlan)
         #expect(actual.applyLine == expected.applyLine)
