@@ -61,14 +61,18 @@ public struct UsersResponse: Codable, Sendable, Hashable {
     }
 }
 
-/// The emulator's sign-in: `POST /auth/signin` with `{"emailAddress": …}` (and optionally `name`).
+/// The emulator's sign-in: `POST /auth/signin` with `{"emailAddress": …}` (and optionally `name`, and
+/// `createUser: false` to sign in only a user the emulator has, answering `NOT_FOUND` otherwise).
 public struct SignInRequest: Codable, Sendable, Hashable {
     public var emailAddress: String
     public var name: String?
+    /// nil or true: an unknown address becomes a new user; false: it is `NOT_FOUND`.
+    public var createUser: Bool?
 
-    public init(emailAddress: String, name: String?) {
+    public init(emailAddress: String, name: String?, createUser: Bool? = nil) {
         self.emailAddress = emailAddress
         self.name = name
+        self.createUser = createUser
     }
 }
 

@@ -40,7 +40,17 @@ struct EmulatorService: Sendable {
             guard email.contains("@"), !email.contains(" ") else {
                 throw ShareError(.badRequest, "emailAddress \"\(email)\" is not an email address")
             }
-            let user = try await store.signIn(email: email, name: signIn.name)
+            let user: User
+            if signIn.createUser == false {
+                guard let existing = try await store.signInExisting(email: email) else {
+                    throw ShareError(
+                        .notFound, "no user has the email address \(email); sign in without createUser: false to create one",
+                        subject: email)
+                }
+                user = existing
+            } else {
+                user = try await store.signIn(email: email, name: signIn.name)
+            }
             who = user.recordName
             let token = await tokens.issue(for: user.recordName)
             response = try json(SignInResponse(ckWebAuthToken: token, user: user), token: token)

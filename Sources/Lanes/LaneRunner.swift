@@ -202,11 +202,9 @@ public struct LaneRunner: Sendable {
         let steps = PlannerSteps(store: store, logger: logger, location: step.location)
         switch step.action {
         case .plan(let prune, let only):
-            return try await steps.plan(
-                recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
+            return try await steps.plan(recipe, prune: prune, only: only)
         case .apply(let prune, let only):
-            return try await steps.apply(
-                recipe, prune: prune, only: only, users: session.directory(for: recipe, at: step.location))
+            return try await steps.apply(recipe, prune: prune, only: only)
         case .export(let out, let zones):
             let (_, actor) = try await session.actor(of: step, in: recipe)
             return try await steps.export(recipe, zones: zones, owner: actor, to: out)

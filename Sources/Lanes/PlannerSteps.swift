@@ -10,16 +10,16 @@ struct PlannerSteps {
     let logger: Logger
     let location: SourceLocation
 
-    /// Plans the recipe and shows the changes under the step's line.
-    func plan(_ recipe: Recipe, prune: Bool, only: [String], users: UserDirectory) async throws -> StepOutcome {
-        let plan = try await makePlan(recipe, prune: prune, only: only, users: users)
+    /// Plans the recipe, changing nothing, and shows the changes under the step's line.
+    func plan(_ recipe: Recipe, prune: Bool, only: [String]) async throws -> StepOutcome {
+        let plan = try await makePlan(recipe, prune: prune, only: only)
         return StepOutcome(plan.summary.line, lines: changeLines(plan))
     }
 
     /// Plans the recipe, applies the plan, and shows what changed under the step's line.
     /// - Throws: `LaneError.stepFailed` listing the changes the store refused.
-    func apply(_ recipe: Recipe, prune: Bool, only: [String], users: UserDirectory) async throws -> StepOutcome {
-        let plan = try await makePlan(recipe, prune: prune, only: only, users: users)
+    func apply(_ recipe: Recipe, prune: Bool, only: [String]) async throws -> StepOutcome {
+        let plan = try await makePlan(recipe, prune: prune, only: only)
         let report: ApplyReport
         do {
             report = try await Applier(store: store, logger: logger).apply(plan)
@@ -60,10 +60,10 @@ struct PlannerSteps {
         return StepOutcome("wrote \(out)")
     }
 
-    private func makePlan(_ recipe: Recipe, prune: Bool, only: [String], users: UserDirectory) async throws -> Plan {
+    private func makePlan(_ recipe: Recipe, prune: Bool, only: [String]) async throws -> Plan {
         do {
             return try await Planner(store: store, logger: logger)
-                .plan(recipe, users: users, options: PlanOptions(prune: prune, onlyZones: only))
+                .plan(recipe, options: PlanOptions(prune: prune, onlyZones: only))
         } catch {
             throw LaneError.stepFailed(action: "plan", reason: "\(error)", location: location)
         }

@@ -5,9 +5,9 @@ import ShareKit
 /// Applies a plan to a store: exactly the plan's changes, in CloudKit's batch size, reporting what was done
 /// and what failed.
 ///
-/// The order: zones are created first; then, zone by zone, records (parents before children) with each new
-/// share in the same batch as its root record, participant changes folded into their share, share and
-/// record deletions (children first); then acceptances, as each participant; then fields holding the URL of
+/// The order: zones are created first; then, zone by zone, record deletions (children first), records
+/// (parents and `VALIDATE` targets first) with each new share in the same batch as its root record,
+/// participant changes folded into their share, share deletions; then acceptances, as each participant; then fields holding the URL of
 /// a share created in this apply; then public records; zone deletions last. Nothing is retried: a failed
 /// change is reported, and planning again shows what is left.
 public struct Applier: Sendable {
@@ -50,12 +50,36 @@ public struct Applier: Sendable {
         return try await apply(plan, progress: progress)
     }
 
-    /// Checks that the store still holds the state `plan` was computed from.
-    /// - Throws: `PlannerError.stalePlan` naming every zone, record and share that changed.
+    /// Signs in, creating nothing, the users a plan read from another process found (over `http:` a new
+    /// process holds no tokens for them yet).
+    /// - Throws: `PlannerError.stalePlan` when the store's users changed since the plan.
+    func signInKnownUsers(_ plan: Plan) async throws {
+        var changed: [String] = []
+        for user in plan.users + [plan.owner] {
+            guard let email = user.email, !email.isEmpty else { continue }
+            let found: User?
+            do {
+                found = try await store.signInExisting(email: email)
+            } catch let error as ShareError {
+                throw PlannerError.storeFailed(operation: "signing in as \(user.handle)", subject: email, error)
+            }
+            if (found?.recordName ?? "") != user.recordName {
+                changed.append(
+                    user.isNew
+                        ? "user \(user.handle) (\(email)) was created" : "user \(user.handle) (\(email)) is no longer the same")
+            }
+        }
+        if !changed.isEmpty { throw PlannerError.stalePlan(changes: Array(Set(changed)).sorted()) }
+    }
+
+    /// Checks that the store still holds the state `plan` was computed from: its users, zones, records and
+    /// shares.
+    /// - Throws: `PlannerError.stalePlan` naming every user, zone, record and share that changed.
     public func verify(_ plan: Plan) async throws {
         guard plan.storeName == store.displayName else {
             throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
         }
+        try await signInKnownUsers(plan)
         let reader = LiveStateReader(store: store, owner: plan.owner.recordName, logger: logger)
         let live = try await reader.read(
             zoneNames: plan.basis.zones.map(\.zoneName), publicRecordNames: plan.basis.publicRecordNames)
@@ -102,7 +126,8 @@ public struct Applier: Sendable {
 
 /// One run of an apply: the plan, what has been done, and what failed.
 struct ApplyRun {
-    let plan: Plan
+    /// The plan; apply fills in the record names of the users it creates.
+    var plan: Plan
     let store: any Store
     let logger: Logger
     let progress: (@Sendable (ApplyProgress) -> Void)?
@@ -183,6 +208,10 @@ struct ApplyRun {
     // MARK: - The run
 
     mutating func execute() async {
+        if let failure = await signInNewUsers() {
+            fail(Array(plan.changes.indices), failure)
+            return
+        }
         await modifyZones(.create)
         // One pass groups the private changes by zone: scanning every change for every zone would cost
         // zones × changes (10 million steps for 100,000 records in 100 zones).
@@ -198,6 +227,64 @@ struct ApplyRun {
         await resolveDeferredShareURLs()
         await applyPublicRecords()
         await modifyZones(.delete)
+    }
+
+    /// Signs in the users the store does not have yet, creating them, a few at a time, and writes their
+    /// record names into the plan: planning creates no users, so apply does, before anything that names
+    /// them. Nil when every user is signed in, otherwise why not.
+    mutating func signInNewUsers() async -> String? {
+        let newUsers = plan.users.filter(\.isNew) + (plan.owner.isNew && !plan.users.contains { $0.handle == plan.owner.handle } ? [plan.owner] : [])
+        guard !newUsers.isEmpty else { return nil }
+        let store = self.store
+        var recordNames: [String: UserRecordName] = [:]
+        var failure: String?
+        var pending = newUsers[...]
+        await withTaskGroup(of: (PlannedUser, Result<User, any Error>).self) { group in
+            var inFlight = 0
+            while true {
+                while inFlight < Applier.zonesInFlight, let user = pending.popFirst() {
+                    group.addTask {
+                        do {
+                            return (user, .success(try await store.signIn(email: user.email ?? "", name: user.name)))
+                        } catch {
+                            return (user, .failure(error))
+                        }
+                    }
+                    inFlight += 1
+                }
+                guard let (user, result) = await group.next() else { break }
+                inFlight -= 1
+                switch result {
+                case .success(let signedIn): recordNames[user.handle] = signedIn.recordName
+                case .failure(let error):
+                    failure = failure ?? "signing in \(user.handle) (\(user.email ?? "")) failed: \(error)"
+                }
+            }
+        }
+        if let failure { return failure }
+        if plan.owner.isNew { plan.owner.recordName = recordNames[plan.owner.handle] ?? "" }
+        for index in plan.users.indices where plan.users[index].isNew {
+            plan.users[index].recordName = recordNames[plan.users[index].handle] ?? ""
+        }
+        var byEmail: [String: UserRecordName] = [:]
+        for user in newUsers {
+            if let email = user.email, let recordName = recordNames[user.handle] {
+                byEmail[StableName.normalizedEmail(email)] = recordName
+            }
+        }
+        func fill(_ participant: inout PlannedParticipant) {
+            guard participant.userRecordName.isEmpty, let email = participant.email,
+                let recordName = byEmail[StableName.normalizedEmail(email)]
+            else { return }
+            participant.userRecordName = recordName
+        }
+        for index in plan.changes.indices where plan.changes[index].kind != .record {
+            if plan.changes[index].participant != nil { fill(&plan.changes[index].participant!) }
+            if let count = plan.changes[index].share?.participants.count {
+                for position in 0..<count { fill(&plan.changes[index].share!.participants[position]) }
+            }
+        }
+        return nil
     }
 
     /// Creates (or deletes) the plan's zones in one `zones/modify`. A zone whose creation failed is
@@ -268,6 +355,14 @@ struct ApplyRun {
         let zoneID = ZoneID(zoneName: zone)
         var units: [Unit] = []
         var rootUnit: [String: Int] = [:]
+        // Record deletions first: saving or stopping a share rewrites the records of its hierarchy, which would
+        // make the change tags they were planned from stale.
+        for index in inZone where plan.changes[index].kind == .record && plan.changes[index].action == .delete {
+            let change = plan.changes[index]
+            let record = Record(
+                recordName: change.recordName ?? "", recordType: "", zoneID: zoneID, changeTag: change.baseChangeTag)
+            units.append(Unit(operations: [(RecordOperation(.delete, record), [index])]))
+        }
         for index in inZone where plan.changes[index].kind == .record && plan.changes[index].action != .delete {
             guard let operation = recordOperation(index, zoneID: zoneID) else { continue }
             rootUnit[plan.changes[index].recordName ?? ""] = units.count
@@ -309,12 +404,6 @@ struct ApplyRun {
                 recordName: change.share?.recordName ?? zoneShareRecordName, zoneID: zoneID,
                 rootRecordName: change.recordName, ownerRecordName: owner, changeTag: change.baseChangeTag)
             units.append(Unit(operations: [(RecordOperation(.delete, share: share), [index])]))
-        }
-        for index in inZone where plan.changes[index].kind == .record && plan.changes[index].action == .delete {
-            let change = plan.changes[index]
-            let record = Record(
-                recordName: change.recordName ?? "", recordType: "", zoneID: zoneID, changeTag: change.baseChangeTag)
-            units.append(Unit(operations: [(RecordOperation(.delete, record), [index])]))
         }
         return units
     }

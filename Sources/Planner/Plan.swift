@@ -4,11 +4,12 @@ import ShareKit
 /// makes, in the order it makes them, and the change tags they were computed from.
 ///
 /// Changes come in a stable order: zone creations, record creations and updates (parents before children),
-/// shares, participants, public records, then deletions (public records, participants, shares, records
-/// children first, zones).
+/// shares, participants, public records, then deletions (public records, participants, records children
+/// first, shares, zones). The applier writes a zone's record deletions before its saves and shares (see
+/// `Applier`): saving or stopping a share rewrites the records of its hierarchy.
 public struct Plan: Sendable, Hashable, Codable {
     /// The version of the saved-plan format.
-    public static let currentFormatVersion = 1
+    public static let currentFormatVersion = 2
 
     public var formatVersion: Int
     /// The recipe's `name`.
@@ -17,6 +18,10 @@ public struct Plan: Sendable, Hashable, Codable {
     public var storeName: String
     /// The owner whose private database holds the zones: handle, email and user record name.
     public var owner: PlannedUser
+    /// The recipe's users; an empty record name marks one the store does not have yet, whom apply signs in
+    /// (creating them) before it writes. Users are not changes: planning creates none, and a second apply
+    /// finds them all.
+    public var users: [PlannedUser]
     public var changes: [PlannedChange]
     /// Things left alone that a reader should know about ("3 undeclared records kept in FamilyLists;
     /// --prune deletes them").
@@ -29,12 +34,14 @@ public struct Plan: Sendable, Hashable, Codable {
 
     public init(
         formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,
-        changes: [PlannedChange], notes: [String] = [], waiting: [String] = [], basis: PlanBasis
+        users: [PlannedUser] = [], changes: [PlannedChange], notes: [String] = [], waiting: [String] = [],
+        basis: PlanBasis
     ) {
         self.formatVersion = formatVersion
         self.recipeName = recipeName
         self.storeName = storeName
         self.owner = owner
+        self.users = users
         self.changes = changes
         self.notes = notes
         self.waiting = waiting
@@ -63,11 +70,18 @@ public struct Plan: Sendable, Hashable, Codable {
 public struct PlannedUser: Sendable, Hashable, Codable {
     public var handle: String
     public var email: String?
+    /// The display name the recipe gives.
+    public var name: String?
+    /// Empty for a user the store does not have yet.
     public var recordName: UserRecordName
 
-    public init(handle: String, email: String?, recordName: UserRecordName) {
+    public init(handle: String, email: String?, name: String? = nil, recordName: UserRecordName) {
         self.handle = handle
         self.email = email
+        self.name = name
         self.recordName = recordName
     }
+
+    /// Whether apply must sign the user in, creating them, before it writes.
+    public var isNew: Bool { recordName.isEmpty }
 }

@@ -43,7 +43,7 @@ struct PlanBuilder {
         swap(&changes, &recordSaves)
         changes.insert(contentsOf: zoneCreates, at: 0)
         for list in [
-            shareSaves, participantSaves, publicSaves, publicDeletes, participantDeletes, shareDeletes, recordDeletes,
+            shareSaves, participantSaves, publicSaves, publicDeletes, participantDeletes, recordDeletes, shareDeletes,
             zoneDeletes,
         ] {
             changes.append(contentsOf: list)
@@ -83,6 +83,8 @@ struct PlanBuilder {
                 PlannedChange(action: .create, kind: .zone, address: "zone \(zone.name)", zoneName: zone.name))
         }
         let pruneZone = prune || zone.prune
+        let firstSave = recordSaves.count
+        defer { Self.orderDependencies(&recordSaves, from: firstSave, zone: zone.name) }
         var zoneRecordDeletes: [(depth: Int, change: PlannedChange)] = []
         for record in zone.records {
             let liveRecord = liveZone?.records[record.name]
@@ -123,6 +125,45 @@ struct PlanBuilder {
         }
     }
 
+    /// Puts each record save after the saves of the records it needs to exist first: its parent and the
+    /// targets of its `VALIDATE` references, when those are written in the same plan. The recipe's order is
+    /// kept otherwise (a depth-first walk emitting each save after its dependencies), so a reference to a
+    /// record declared further down does not fail the first apply. A cycle keeps the recipe's order.
+    static func orderDependencies(_ saves: inout [PlannedChange], from start: Int, zone: String) {
+        guard saves.count - start > 1 else { return }
+        var position: [String: Int] = [:]
+        var hasForwardDependency = false
+        for index in start..<saves.count {
+            if let name = saves[index].recordName { position[name] = index }
+        }
+        func dependencies(_ index: Int) -> [Int] {
+            guard let record = saves[index].record else { return [] }
+            var names = record.parent.map { [$0] } ?? []
+            for value in record.fields.values {
+                if case .value(let v) = value { names += v.referencedRecordNames(action: .validate, inZone: zone) }
+            }
+            return names.compactMap { position[$0] }.filter { $0 != index }
+        }
+        for index in start..<saves.count where dependencies(index).contains(where: { $0 > index }) {
+            hasForwardDependency = true
+            break
+        }
+        guard hasForwardDependency else { return }
+        var state = [UInt8](repeating: 0, count: saves.count - start)  // 0 new, 1 on the path, 2 emitted
+        var order: [Int] = []
+        order.reserveCapacity(saves.count - start)
+        func visit(_ index: Int) {
+            guard state[index - start] == 0 else { return }
+            state[index - start] = 1
+            for dependency in dependencies(index) { visit(dependency) }
+            state[index - start] = 2
+            order.append(index)
+        }
+        for index in start..<saves.count { visit(index) }
+        let ordered = order.map { saves[$0] }
+        saves.replaceSubrange(start..<saves.count, with: ordered)
+    }
+
     // MARK: - Public records
 
     mutating func addPublic(_ records: [DeclaredRecord]) throws {
@@ -139,6 +180,7 @@ struct PlanBuilder {
                 publicSaves.append(change)
             }
         }
+        Self.orderDependencies(&publicSaves, from: 0, zone: defaultZoneName)
         publicDeletes += deletes.sorted { ($0.depth, $1.change.address) > ($1.depth, $0.change.address) }.map(\.change)
     }
 
@@ -280,13 +322,22 @@ struct PlanBuilder {
             return
         }
         let liveParticipants = (live?.participants ?? []).filter { $0.acceptance != .removed && $0.role != .owner }
+        // Participants who left (or were removed) stay on the share as `removed`; the recipe naming one again
+        // invites them again, as a CloudKit owner adds someone who left.
+        let leftParticipants = (live?.participants ?? []).filter { $0.acceptance == .removed && $0.role != .owner }
         var planned: [PlannedParticipant] = []
         var participantChanges: [PlannedChange] = []
         var waitingHere: [String] = []
         for participant in declared.participants {
-            let userRecordName = try users.recordName(of: participant.handle)
+            // A user the store does not have yet (empty record name) is created by apply, on stores that can;
+            // elsewhere the person needs an account first.
+            let userRecordName =
+                actsAsAnyUser
+                ? (users.entry(handle: participant.handle)?.recordName ?? "") : try users.recordName(of: participant.handle)
+            if users.entry(handle: participant.handle) == nil { throw PlannerError.unknownUser(handle: participant.handle) }
             let entry = users.entry(handle: participant.handle)
-            let liveParticipant = liveParticipants.first { $0.userRecordName == userRecordName }
+            let liveParticipant =
+                userRecordName.isEmpty ? nil : liveParticipants.first { $0.userRecordName == userRecordName }
             let acceptance = liveParticipant?.acceptance ?? .pending
             let wantsAccept = participant.accepted && acceptance != .accepted
             let accept = wantsAccept && actsAsAnyUser
@@ -300,7 +351,28 @@ struct PlanBuilder {
                 role: participant.role, acceptance: acceptance, accept: accept)
             planned.append(plannedParticipant)
             let participantAddress = "participant \(path)/\(participant.handle)"
-            if let liveParticipant {
+            let left = liveParticipant == nil && !userRecordName.isEmpty
+                ? leftParticipants.first { $0.userRecordName == userRecordName } : nil
+            if let left {
+                var attributes = [
+                    AttributeChange(
+                        name: "status", isField: false, before: .text("left"),
+                        after: .text(accept ? "invited again, accepted" : "invited again"))
+                ]
+                if left.permission != participant.permission {
+                    attributes.append(
+                        AttributeChange(
+                            name: "permission", isField: false, before: .text(left.permission.recipeName),
+                            after: .text(participant.permission.recipeName)))
+                }
+                planned[planned.count - 1].participantID = left.participantID
+                notes.append("\(participantAddress): \(participant.handle) left the share; apply invites \(participant.handle) again.")
+                participantChanges.append(
+                    PlannedChange(
+                        action: .update, kind: .participant, address: participantAddress, zoneName: zone,
+                        recordName: root, attributes: attributes, participant: planned[planned.count - 1],
+                        baseChangeTag: live?.changeTag))
+            } else if let liveParticipant {
                 var attributes: [AttributeChange] = []
                 if liveParticipant.permission != participant.permission {
                     attributes.append(
@@ -349,7 +421,7 @@ struct PlanBuilder {
                         acceptance: joined.acceptance))
             }
         }
-        let declaredUsers = Set(planned.map(\.userRecordName))
+        let declaredUsers = Set(planned.map(\.userRecordName).filter { !$0.isEmpty })
         var removals: [PlannedChange] = []
         for liveParticipant in liveParticipants where !declaredUsers.contains(liveParticipant.userRecordName) {
             let handle = users.handle(of: liveParticipant.userRecordName) ?? liveParticipant.email

@@ -18,10 +18,11 @@ public struct Planner: Sendable {
         self.logger = logger
     }
 
-    /// Signs in the recipe's users and plans the recipe against the store.
-    /// - Throws: `PlannerError` when a user cannot be signed in or the store cannot be read.
+    /// Looks up the recipe's users, creating none, and plans the recipe against the store: a plan changes
+    /// nothing in any store.
+    /// - Throws: `PlannerError` when a user cannot be looked up or the store cannot be read.
     public func plan(_ recipe: Recipe, options: PlanOptions = PlanOptions()) async throws -> Plan {
-        let users = try await UserDirectory.signIn(recipe, store: store, logger: logger)
+        let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger)
         return try await plan(recipe, users: users, options: options)
     }
 
@@ -30,14 +31,15 @@ public struct Planner: Sendable {
     public func plan(_ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions()) async throws
         -> Plan
     {
-        let ownerRecordName = try users.ownerRecordName()
+        // An owner the store does not have yet owns nothing: everything the recipe declares is to create.
+        let ownerRecordName = users.owner.recordName
         let zones = options.onlyZones.isEmpty
             ? recipe.zones : recipe.zones.filter { options.onlyZones.contains($0.name) }
         for name in options.onlyZones where recipe.zone(name) == nil {
             logger.warning("only: zone '\(name)' is not declared in recipe \(recipe.name); nothing to plan for it")
         }
         let publicRecords = options.onlyZones.isEmpty ? recipe.publicRecords : []
-        let reader = LiveStateReader(store: store, owner: ownerRecordName, logger: logger)
+        let reader = LiveStateReader(store: store, owner: ownerRecordName ?? "", logger: logger)
         var builder = PlanBuilder(
             recipe: recipe, users: users, live: LiveState(zones: [:], publicRecords: [:], storeCalls: 0),
             actsAsAnyUser: store.capabilities.actsAsAnyUser, prune: options.prune)
@@ -46,7 +48,7 @@ public struct Planner: Sendable {
         // zone's share needs that zone's live share, so such a recipe is read whole first.
         var zoneBases: [ZoneBasis] = []
         let pipelined = !Self.namesSharesOfOtherZones(recipe)
-        var calls = try await reader.readZones(zones.map(\.name)) { index, liveZone in
+        var calls = try await reader.readZones(ownerRecordName == nil ? [] : zones.map(\.name)) { index, liveZone in
             let zone = zones[index]
             builder.live.zones[zone.name] = liveZone
             zoneBases.append(ZoneBasis(zoneName: zone.name, exists: liveZone != nil, tags: liveZone?.tags ?? [:]))
@@ -55,10 +57,14 @@ public struct Planner: Sendable {
                 builder.live.zones[zone.name] = nil
             }
         }
-        if !pipelined {
-            for zone in zones { try builder.add(zone) }
+        if !pipelined || ownerRecordName == nil {
+            for zone in zones {
+                if ownerRecordName == nil { zoneBases.append(ZoneBasis(zoneName: zone.name, exists: false)) }
+                try builder.add(zone)
+            }
         }
-        let (livePublic, publicCalls) = try await reader.readPublic(publicRecords.map(\.name))
+        let (livePublic, publicCalls) = try await reader.readPublic(
+            ownerRecordName == nil ? [] : publicRecords.map(\.name))
         calls += publicCalls
         builder.live.publicRecords = livePublic
         try builder.addPublic(publicRecords)
@@ -70,7 +76,10 @@ public struct Planner: Sendable {
         let owner = users.owner
         let plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,
-            owner: PlannedUser(handle: owner.handle, email: owner.email, recordName: ownerRecordName),
+            owner: PlannedUser(handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? ""),
+            users: users.entries.map {
+                PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
+            },
             changes: builder.takeOrderedChanges(), notes: builder.notes, waiting: builder.waiting, basis: basis)
         logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
         return plan

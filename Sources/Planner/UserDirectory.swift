@@ -33,22 +33,37 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         self.ownerHandle = ownerHandle
     }
 
-    /// Signs in the recipe's users: every one where the store acts as any user, otherwise the owner, with the
-    /// others looked up by email.
+    /// Signs in the recipe's users: every one where the store acts as any user (creating the users it does
+    /// not have), otherwise the owner, with the others looked up by email.
     /// - Throws: `PlannerError` when the owner is not among the users or the store refuses.
     public static func signIn(_ recipe: Recipe, store: any Store, logger: Logger) async throws -> UserDirectory {
+        try await make(recipe, store: store, logger: logger, create: true)
+    }
+
+    /// The recipe's users as the store has them, creating none: a user the store does not have yet has no
+    /// record name (apply creates it). Plans use this: a plan changes nothing.
+    /// - Throws: `PlannerError` when the owner is not among the users or the store refuses.
+    public static func lookUp(_ recipe: Recipe, store: any Store, logger: Logger) async throws -> UserDirectory {
+        try await make(recipe, store: store, logger: logger, create: false)
+    }
+
+    private static func make(_ recipe: Recipe, store: any Store, logger: Logger, create: Bool) async throws
+        -> UserDirectory
+    {
         guard let owner = recipe.user(recipe.owner) else { throw PlannerError.unknownUser(handle: recipe.owner) }
         var entries: [Entry] = []
         if store.capabilities.actsAsAnyUser {
             // A few sign-ins at a time: over `http:` each is a request of its own.
             var recordNames = [UserRecordName?](repeating: nil, count: recipe.users.count)
             var pending = recipe.users.indices[...]
-            try await withThrowingTaskGroup(of: (Int, UserRecordName).self) { group in
+            try await withThrowingTaskGroup(of: (Int, UserRecordName?).self) { group in
                 var inFlight = 0
                 while true {
                     while inFlight < 3, let index = pending.popFirst() {
                         let user = recipe.users[index]
-                        group.addTask { (index, try await signIn(user, store: store)) }
+                        group.addTask {
+                            (index, create ? try await signIn(user, store: store) : try await existing(user, store: store))
+                        }
                         inFlight += 1
                     }
                     guard let (index, recordName) = try await group.next() else { break }
@@ -83,6 +98,14 @@ public struct UserDirectory: Sendable, Hashable, Codable {
             }
         }
         return UserDirectory(entries: entries, ownerHandle: owner.handle)
+    }
+
+    private static func existing(_ user: DeclaredUser, store: any Store) async throws -> UserRecordName? {
+        do {
+            return try await store.signInExisting(email: user.email)?.recordName
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(operation: "looking up \(user.handle)", subject: user.email, error)
+        }
     }
 
     private static func signIn(_ user: DeclaredUser, store: any Store) async throws -> UserRecordName {

@@ -360,6 +360,11 @@ final class RecipeDecoder {
                 error("participant `\(pair.key)` is a permission or a mapping, not a list", pair.value.location)
                 continue
             }
+            if participant.role == .administrator, participant.permission != .readWrite {
+                error(
+                    "participant `\(pair.key)` is an administrator with `\(participant.permission.recipeName)`; an administrator manages the share and has `permission: read-write`",
+                    pair.value["permission"]?.location ?? pair.keyLocation)
+            }
             participants.append(participant)
         }
         return participants

@@ -221,6 +221,14 @@ struct RecipeValidator {
             switch step.action {
             case .plan(_, let only), .apply(_, let only):
                 for zone in only { _ = checkZone(zone, step.location) }
+                if let actor = step.actor, actor != recipe.owner, recipe.user(actor) != nil {
+                    // The plan and the apply write the owner's zones and shares as the owner; acting as
+                    // someone else happens in the steps that act as a participant.
+                    let verb = if case .plan = step.action { "plan" } else { "apply" }
+                    error(
+                        "`\(verb)` runs as the recipe's owner (`\(recipe.owner)`), not as `\(actor)`: remove `as: \(actor)`, or act as \(actor) with `save`, `delete`, `accept`, `leave` or `expect` steps",
+                        step.location)
+                }
             case .export(_, let zones):
                 for zone in zones { _ = checkZone(zone, step.location) }
             case .accept(let zone, let record), .leave(let zone, let record):

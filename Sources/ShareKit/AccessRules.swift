@@ -48,7 +48,9 @@ public enum AccessRules {
         guard let share, let entry = share.participant(caller), entry.acceptance == .accepted else { return .none }
         switch entry.role {
         case .owner: return .owner
-        case .administrator: return .administrator
+        // An administrator is a read-write participant who also manages the share; the stores refuse a
+        // read-only one, and one that slipped in (an old store) gets no more than its permission.
+        case .administrator: return entry.permission == .readWrite ? .administrator : access(for: entry.permission)
         case .privateUser: return access(for: entry.permission)
         case .publicUser: return access(for: share.publicPermission)
         }
@@ -227,6 +229,12 @@ public enum AccessRules {
             return ShareError(
                 .badRequest,
                 "a share with a public permission (\(share.publicPermission.recipeName)) cannot also have private participants; set the public permission to none or remove them",
+                subject: subject)
+        }
+        if let admin = share.participants.first(where: { $0.role == .administrator && $0.permission != .readWrite }) {
+            return ShareError(
+                .badRequest,
+                "an administrator has read-write permission; \(admin.email ?? admin.userRecordName) is an administrator with \(admin.permission.recipeName)",
                 subject: subject)
         }
         if share.participants.contains(where: { $0.role == .owner }) {

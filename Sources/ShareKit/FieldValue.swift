@@ -146,3 +146,21 @@ public enum FieldValue: Sendable, Hashable, Codable {
         return f
     }()
 }
+
+extension FieldValue {
+    /// The record names this value references with `action` in the zone `zoneName`, lists included; a
+    /// reference that names no zone points into the zone of the record that holds it.
+    ///
+    /// The stores use it to keep `DELETE_SELF` links and to check `VALIDATE` targets, and the planner to write
+    /// a `VALIDATE` target before the record that points to it: one reading of what a reference needs.
+    public func referencedRecordNames(action: ReferenceAction, inZone zoneName: String) -> [String] {
+        switch self {
+        case .reference(let r) where r.action == action && (r.zoneID == nil || r.zoneID?.zoneName == zoneName):
+            return [r.recordName]
+        case .list(_, let values):
+            return values.flatMap { $0.referencedRecordNames(action: action, inZone: zoneName) }
+        default:
+            return []
+        }
+    }
+}

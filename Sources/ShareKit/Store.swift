@@ -212,6 +212,10 @@ public protocol Store: Sendable {
     /// Signs in as the user with this email address, creating the user in local stores if unknown.
     /// - Throws: `ShareError` (`AUTHENTICATION_FAILED` where the store cannot act as that user).
     func signIn(email: String, name: String?) async throws -> User
+    /// Signs in as the user with this email address if the store has one, creating nothing: nil when it has
+    /// none. Plans use it, because a plan changes nothing in a store, not even its list of users.
+    /// - Throws: `ShareError` when the store cannot be reached or refuses.
+    func signInExisting(email: String) async throws -> User?
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
     /// Users by email address (`users/lookup/email`); nil where no user has that address.
@@ -276,6 +280,11 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// For stores that act only as their signed-in user (they create no users): the same as `signIn`.
+    public func signInExisting(email: String) async throws -> User? {
+        try await signIn(email: email, name: nil)
+    }
+
     /// Accepts the shares one by one, for stores with no way to accept several at once.
     public func acceptShares(urls: [String], as user: UserRecordName) async throws
         -> [Result<ShareMetadata, ShareError>]

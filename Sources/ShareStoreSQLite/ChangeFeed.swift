@@ -31,19 +31,15 @@ enum ChangeFeed {
                     """, arguments: [user, since]
             ).map { ZoneID(zoneName: $0) }
         case .shared:
-            changed = try SharedZones.visible(to: user, since: since, db: db).map {
-                ZoneID(zoneName: $0.name, ownerRecordName: $0.owner)
-            }
-            let visibleNow = Set(
-                try SharedZones.visible(to: user, since: nil, db: db).map {
-                    ZoneID(zoneName: $0.name, ownerRecordName: $0.owner)
-                })
+            let visibleNow = try SharedZones.visible(to: user, db: db)
+            changed = visibleNow.filter { $0.zone.seq > since }.map(\.visibleZoneID)
+            let visibleIDs = Set(visibleNow.map(\.visibleZoneID))
             deleted = try Row.fetchAll(
                 db,
                 sql:
                     "SELECT owner, zoneName FROM zoneRemoval WHERE scope = 'shared' AND user = ? AND seq > ? ORDER BY seq",
                 arguments: [user, since]
-            ).map { ZoneID(zoneName: $0[1], ownerRecordName: $0[0]) }.filter { !visibleNow.contains($0) }
+            ).map { ZoneID(zoneName: $0[1], ownerRecordName: $0[0]) }.filter { !visibleIDs.contains($0) }
         }
         return DatabaseChanges(
             changedZones: changed, deletedZones: deleted, token: ChangeTags.token(current), moreComing: false)

@@ -38,32 +38,12 @@ enum FieldCoding {
 
     /// The references with `DELETE_SELF` among `fields` that point into the record's own zone.
     static func deleteSelfTargets(_ fields: [String: FieldValue], zoneName: String) -> [String] {
-        var targets: [String] = []
-        func visit(_ value: FieldValue) {
-            switch value {
-            case .reference(let r) where r.action == .deleteSelf && (r.zoneID == nil || r.zoneID?.zoneName == zoneName):
-                targets.append(r.recordName)
-            case .list(_, let values): values.forEach(visit)
-            default: break
-            }
-        }
-        fields.values.forEach(visit)
-        return targets
+        fields.values.flatMap { $0.referencedRecordNames(action: .deleteSelf, inZone: zoneName) }
     }
 
     /// The references with `VALIDATE` among `fields` that point into the record's own zone.
     static func validatedTargets(_ fields: [String: FieldValue], zoneName: String) -> [String] {
-        var targets: [String] = []
-        func visit(_ value: FieldValue) {
-            switch value {
-            case .reference(let r) where r.action == .validate && (r.zoneID == nil || r.zoneID?.zoneName == zoneName):
-                targets.append(r.recordName)
-            case .list(_, let values): values.forEach(visit)
-            default: break
-            }
-        }
-        fields.values.forEach(visit)
-        return targets
+        fields.values.flatMap { $0.referencedRecordNames(action: .validate, inZone: zoneName) }
     }
 }
 

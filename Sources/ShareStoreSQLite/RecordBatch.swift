@@ -214,11 +214,11 @@ struct RecordBatch {
             parent: record.parent, shareRoot: parentRow?.shareRoot, seq: s, createdAt: now, createdBy: caller,
             modifiedAt: now, modifiedBy: caller)
         let statement = try db.cachedStatement(
-            sql: "INSERT INTO record (\(RecordRow.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?)")
+            sql: "INSERT INTO record (\(RecordRow.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
         try statement.execute(arguments: [
             row.zoneId, row.name, row.type, row.fields, row.parent, row.shareRoot, row.seq, row.createdAt,
             row.createdBy,
-            row.modifiedAt, row.modifiedBy,
+            row.modifiedAt, row.modifiedBy, nil,
         ])
         try writeReferences(name, fields: record.fields, replacing: false)
         cache[name] = row
@@ -330,9 +330,11 @@ struct RecordBatch {
         row.seq = s
         row.modifiedAt = now
         row.modifiedBy = caller
+        row.tagSeq = nil
         try db.cachedStatement(
             sql: """
-                UPDATE record SET fields = ?, parent = ?, shareRoot = ?, seq = ?, modifiedAt = ?, modifiedBy = ?
+                UPDATE record SET fields = ?, parent = ?, shareRoot = ?, seq = ?, modifiedAt = ?, modifiedBy = ?,
+                  tagSeq = NULL
                 WHERE zoneId = ? AND name = ?
                 """
         ).execute(arguments: [
@@ -348,16 +350,20 @@ struct RecordBatch {
             .saved(try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName)))
     }
 
-    /// Moves one record into (or out of) a hierarchy; a new sequence number, so participants hear of it.
-    private mutating func setShareRoot(_ name: String, to root: String?) throws {
+    /// Moves one record into (or out of) a hierarchy: a new place in the change feed, so participants hear
+    /// of it. Only the hierarchy's root is rewritten (its share changes), so only its change tag changes;
+    /// the others keep theirs, as nothing of theirs was written.
+    private mutating func setShareRoot(_ name: String, to root: String?, isRoot: Bool = false) throws {
         let s = nextSeq()
-        try db.cachedStatement(sql: "UPDATE record SET shareRoot = ?, seq = ? WHERE zoneId = ? AND name = ?")
-            .execute(arguments: [root, s, zoneId, name])
-        if var row = try row(name) {
-            row.shareRoot = root
-            row.seq = s
-            cache[name] = row
-        }
+        guard var row = try row(name) else { return }
+        if !isRoot, row.tagSeq == nil { row.tagSeq = row.seq }
+        if isRoot { row.tagSeq = nil }
+        row.shareRoot = root
+        row.seq = s
+        try db.cachedStatement(
+            sql: "UPDATE record SET shareRoot = ?, seq = ?, tagSeq = ? WHERE zoneId = ? AND name = ?"
+        ).execute(arguments: [root, s, row.tagSeq, zoneId, name])
+        cache[name] = row
     }
 
     /// The record names above `name` (itself included), following parents; stops at a cycle.
@@ -570,7 +576,13 @@ struct RecordBatch {
             entry.name = user.name
             if let old = existing?.participant(user.recordName) {
                 entry.acceptance = old.acceptance
-                if old.role == .publicUser { entry.role = .publicUser }
+                if old.role == .publicUser {
+                    entry.role = .publicUser
+                } else if old.acceptance == .removed, participant.acceptance != .removed {
+                    // Listed again, not as removed, after leaving or being removed: invited again, as a
+                    // CloudKit owner adds back someone who left. They accept again to see the share.
+                    entry.acceptance = .pending
+                }
             } else {
                 if entry.role == .publicUser {
                     return .failure(
@@ -652,7 +664,7 @@ struct RecordBatch {
         try row.insert(db)
         try writeParticipants(share.participants, shareName: name)
         if let root = share.rootRecordName {
-            try setShareRoot(root, to: root)
+            try setShareRoot(root, to: root, isRoot: true)
             for name in subtree { try setShareRoot(name, to: root) }
         }
         try context.loadShares(db)
@@ -720,7 +732,7 @@ struct RecordBatch {
         if let root = share.rootRecordName {
             let members = try String.fetchAll(
                 db, sql: "SELECT name FROM record WHERE zoneId = ? AND shareRoot = ?", arguments: [zoneId, root])
-            for member in members { try setShareRoot(member, to: nil) }
+            for member in members { try setShareRoot(member, to: nil, isRoot: member == root) }
         }
         try context.loadShares(db)
     }

@@ -22,6 +22,13 @@ extension SQLiteStore {
         }
     }
 
+    public func signInExisting(email: String) async throws -> User? {
+        let normalized = StableName.normalizedEmail(email)
+        return try await read("looking up \(normalized)") { db in
+            try UserRow.filter(UserRow.Columns.email == normalized).fetchOne(db)?.user
+        }
+    }
+
     public func currentUser(as user: UserRecordName) async throws -> User {
         try await read("reading user \(user)") { db in
             guard let row = try UserRow.fetchOne(db, key: user) else {
@@ -65,12 +72,7 @@ extension SQLiteStore {
                         shareRecordName: zoneShares.contains($0) ? zoneShareRecordName : nil)
                 }
             case .shared:
-                return try SharedZones.visible(to: user, since: nil, db: db).map { row in
-                    let context = try ZoneContext.resolve(
-                        ZoneID(zoneName: row.name, ownerRecordName: row.owner), scope: .shared, caller: user, db: db,
-                        createDefault: false)
-                    return Self.zone(context)
-                }
+                return try SharedZones.visible(to: user, db: db).map(Self.zone)
             }
         }
     }

@@ -3,23 +3,22 @@ import ShareKit
 
 /// What a user's shared database holds: the zones of others in which the user accepted a share.
 enum SharedZones {
-    /// Zones in which `user` accepted a share that still grants access, changed after `since` when given.
-    static func visible(to user: UserRecordName, since: Int64?, db: Database) throws -> [ZoneRow] {
-        var sql = """
-            SELECT DISTINCT z.id, z.scope, z.owner, z.name, z.seq
-            FROM zone z
-            JOIN participant p ON p.zoneId = z.id
-            JOIN share s ON s.zoneId = p.zoneId AND s.name = p.shareName
-            WHERE p.user = ? AND p.acceptance = 'ACCEPTED' AND z.owner != ?
-              AND (p.role != 'PUBLIC_USER' OR s.publicPermission != 'NONE')
+    /// Zones of others that `user` sees in its shared database, by zone name then owner.
+    ///
+    /// The query only selects candidates (zones of others with a share that names `user`); whether each one
+    /// is visible is `AccessRules.isVisibleInSharedDatabase`'s decision, the same one that `zones/lookup` and
+    /// `changes/zone` ask, so that every way of reaching the shared database agrees.
+    static func visible(to user: UserRecordName, db: Database) throws -> [ZoneContext] {
+        let sql = """
+            SELECT DISTINCT z.* FROM zone z JOIN participant p ON p.zoneId = z.id
+            WHERE p.user = ? AND z.owner != ? ORDER BY z.name, z.owner
             """
-        var arguments: StatementArguments = [user, user]
-        if let since {
-            sql += " AND z.seq > ?"
-            arguments += [since]
+        return try ZoneRow.fetchAll(db, sql: sql, arguments: [user, user]).compactMap { row in
+            let context = try ZoneContext.resolve(
+                ZoneID(zoneName: row.name, ownerRecordName: row.owner), scope: .shared, caller: user, db: db,
+                createDefault: false)
+            return context.isVisibleInSharedDatabase ? context : nil
         }
-        sql += " ORDER BY z.name, z.owner"
-        return try ZoneRow.fetchAll(db, sql: sql, arguments: arguments)
     }
 
     /// The share with this short GUID, named as its owner names it, and its zone's row id.

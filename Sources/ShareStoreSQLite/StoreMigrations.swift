@@ -89,6 +89,12 @@ enum StoreMigrations {
                         PRIMARY KEY (scope, user, owner, zoneName));
                     """)
         }
+        migrator.registerMigration("v2: a record's change tag apart from its place in the change feed") { db in
+            // A record that joins or leaves a shared hierarchy because of its ancestors gets a new place in the
+            // change feed (participants hear of it) but keeps its change tag: it was not written, and a write
+            // based on the tag it had must still succeed. NULL means the tag is `seq`'s.
+            try db.execute(sql: "ALTER TABLE record ADD COLUMN tagSeq INTEGER")
+        }
         return migrator
     }
 }

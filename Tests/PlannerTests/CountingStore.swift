@@ -51,6 +51,10 @@ final class CountingStore: Store, @unchecked Sendable {
         count("signIn")
         return try await base.signIn(email: email, name: name)
     }
+    func signInExisting(email: String) async throws -> User? {
+        count("signInExisting")
+        return try await base.signInExisting(email: email)
+    }
     func currentUser(as user: UserRecordName) async throws -> User {
         count("currentUser")
         return try await base.currentUser(as: user)

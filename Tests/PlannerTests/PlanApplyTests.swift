@@ -172,7 +172,7 @@ struct PlanApplyTests {
         #expect(
             plan.changes.map { "\($0.symbol) \($0.address)" } == [
                 "~ participant FamilyLists/bob", "+ participant FamilyLists/carol", "- participant FamilyLists/dana",
-                "- share Trips/italy", "- record FamilyLists/milk",
+                "- record FamilyLists/milk", "- share Trips/italy",
             ])
         let report = try await Applier(store: store, logger: quietLogger).apply(plan)
         #expect(report.failures == [])

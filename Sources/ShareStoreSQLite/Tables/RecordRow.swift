@@ -17,11 +17,12 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         static let createdBy = Column("createdBy")
         static let modifiedAt = Column("modifiedAt")
         static let modifiedBy = Column("modifiedBy")
+        static let tagSeq = Column("tagSeq")
     }
 
     /// Every column, in the order `init(row:)` reads them.
     static let selection =
-        "zoneId, name, type, fields, parent, shareRoot, seq, createdAt, createdBy, modifiedAt, modifiedBy"
+        "zoneId, name, type, fields, parent, shareRoot, seq, createdAt, createdBy, modifiedAt, modifiedBy, tagSeq"
 
     var zoneId: Int64
     var name: String
@@ -31,12 +32,16 @@ struct RecordRow: FetchableRecord, PersistableRecord {
     /// The root of the hierarchy share the record belongs to (the root names itself); nil outside any.
     /// Kept in step with parent chains so that access checks need no walk up the chain.
     var shareRoot: String?
-    /// The sequence number of the last write; the change tag is derived from it.
+    /// The record's place in the zone's change feed: the sequence number of its last write, or of the last
+    /// time it joined or left a shared hierarchy.
     var seq: Int64
     var createdAt: Int64
     var createdBy: String
     var modifiedAt: Int64
     var modifiedBy: String
+    /// The sequence number of the record's last write when it moved in the feed since (see `seq`); nil when
+    /// that is `seq`. The change tag is derived from it.
+    var tagSeq: Int64?
 
     init(
         zoneId: Int64, name: String, type: String, fields: Data, parent: String?, shareRoot: String?, seq: Int64,
@@ -67,6 +72,7 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         createdBy = row[8]
         modifiedAt = row[9]
         modifiedBy = row[10]
+        tagSeq = row[11]
     }
 
     func encode(to container: inout PersistenceContainer) {
@@ -81,9 +87,10 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         container[Columns.createdBy] = createdBy
         container[Columns.modifiedAt] = modifiedAt
         container[Columns.modifiedBy] = modifiedBy
+        container[Columns.tagSeq] = tagSeq
     }
 
-    var changeTag: String { ChangeTags.tag(seq) }
+    var changeTag: String { ChangeTags.tag(tagSeq ?? seq) }
 
     func record(in zoneID: ZoneID, shareRecordName: String?) throws -> Record {
         Record(
