@@ -470,7 +470,7 @@ struct ApplyRun {
                     participantID: p.participantID, userRecordName: p.userRecordName, email: p.email, name: p.name,
                     role: p.role, permission: p.permission, acceptance: p.acceptance)
             },
-            changeTag: planned.baseChangeTag, url: planned.url)
+            changeTag: planned.baseChangeTag, shortGUID: planned.proposedShortGUID, url: planned.url)
     }
 
     /// One store call's operations, each with the changes it carries out.

@@ -443,7 +443,11 @@ struct PlanBuilder {
         let share = PlannedShare(
             recordName: live?.recordName ?? (root == nil ? zoneShareRecordName : nil), zoneName: zone,
             rootRecordName: root, title: declared.title ?? live?.title, publicPermission: declared.publicPermission,
-            participants: planned, url: live?.url, baseChangeTag: live?.changeTag)
+            participants: planned, url: live?.url, baseChangeTag: live?.changeTag,
+            proposedShortGUID: live == nil && declared.stableURL
+                ? ShortGUID.derived(
+                    from: [recipe.container, users.owner.email, zone, root ?? "", String(recipe.seed)].joined(separator: "\u{0}"))
+                : nil)
         var shareAttributes: [AttributeChange] = []
         if let live {
             if let title = declared.title, title != live.title {

@@ -14,12 +14,16 @@ public struct PlannedShare: Sendable, Hashable, Codable {
     public var url: String?
     /// The live share's change tag, when the share exists.
     public var baseChangeTag: String?
+    /// For a share to create with `stable_url: true`, the short GUID derived from the recipe; nil lets the
+    /// store make a random one.
+    public var proposedShortGUID: String?
 
     public init(
         recordName: String?, zoneName: String, rootRecordName: String?, title: String?,
         publicPermission: Permission, participants: [PlannedParticipant], url: String? = nil,
-        baseChangeTag: String? = nil
+        baseChangeTag: String? = nil, proposedShortGUID: String? = nil
     ) {
+        self.proposedShortGUID = proposedShortGUID
         self.recordName = recordName
         self.zoneName = zoneName
         self.rootRecordName = rootRecordName

@@ -16,7 +16,7 @@ final class RecipeDecoder {
     static let userKeys = ["email", "name"]
     static let zoneKeys = ["share", "records", "prune", "absent"]
     static let recordKeys = ["type", "fields", "children", "parent", "share", "absent", "repeat"]
-    static let shareKeys = ["title", "public_permission", "participants"]
+    static let shareKeys = ["title", "public_permission", "participants", "stable_url"]
     static let participantKeys = ["permission", "accepted", "role"]
     static let publicKeys = ["records"]
 
@@ -305,6 +305,7 @@ final class RecipeDecoder {
         checkKeys(sharePairs, allowed: Self.shareKeys, in: "the share of \(owner)")
         var share = DeclaredShare(location: keyLocation)
         share.title = node["title"].flatMap { string($0, "`title`") }
+        share.stableURL = node["stable_url"].flatMap { bool($0, "`stable_url`") } ?? false
         var publicNode: RecipeNode? = nil
         if let p = node["public_permission"] {
             publicNode = p

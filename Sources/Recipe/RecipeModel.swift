@@ -140,15 +140,19 @@ public struct DeclaredShare: Sendable, Hashable, Codable {
     public var publicPermission: Permission
     /// The complete participant list: live participants not named here are removed.
     public var participants: [DeclaredParticipant]
+    /// `stable_url: true`: the share's URL is derived from the recipe, the same on every machine (demo
+    /// data), instead of random; anyone who knows the recipe can compute it.
+    public var stableURL: Bool
     public var location: SourceLocation
 
     public init(
         title: String? = nil, publicPermission: Permission = .none, participants: [DeclaredParticipant] = [],
-        location: SourceLocation
+        stableURL: Bool = false, location: SourceLocation
     ) {
         self.title = title
         self.publicPermission = publicPermission
         self.participants = participants
+        self.stableURL = stableURL
         self.location = location
     }
 }

@@ -21,11 +21,6 @@ public enum StableName {
         "share-" + fnv1a128Hex("\(zoneName)\u{0}\(rootRecordName)")
     }
 
-    /// The short GUID of a share: a hash of its owner, zone and record name.
-    public static func shortGUID(owner: UserRecordName, zoneName: String, shareRecordName: String) -> String {
-        fnv1a128Hex("\(owner)\u{0}\(zoneName)\u{0}\(shareRecordName)")
-    }
-
     /// The URL a participant opens to accept the share with this short GUID.
     public static func shareURL(shortGUID: String) -> String {
         shareURLPrefix + shortGUID

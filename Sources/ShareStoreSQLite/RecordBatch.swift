@@ -656,11 +656,27 @@ struct RecordBatch {
         case .failure(let e): return .failure(e)
         }
         if let error = AccessRules.validateParticipants(of: share, subject: subject) { return .failure(error) }
+        // A random short GUID, unless the owner proposes one (a recipe's `stable_url: true`).
+        var shortGUID = ShortGUID.random()
+        if let proposedGUID = proposed.shortGUID, !proposedGUID.isEmpty {
+            guard ShortGUID.isWellFormed(proposedGUID) else {
+                return .failure(
+                    ShareError(
+                        .badRequest, "the proposed short GUID '\(proposedGUID)' is not 16 to 64 lowercase letters and digits",
+                        subject: subject))
+            }
+            if try ShareRow.filter(ShareRow.Columns.shortGUID == proposedGUID).fetchCount(db) > 0 {
+                return .failure(
+                    ShareError(
+                        .exists, "another share already has the short GUID \(proposedGUID); propose another or none",
+                        subject: subject))
+            }
+            shortGUID = proposedGUID
+        }
         let s = nextSeq()
         let row = ShareRow(
             zoneId: zoneId, name: name, root: share.rootRecordName, title: share.title,
-            publicPermission: share.publicPermission.rawValue, seq: s,
-            shortGUID: StableName.shortGUID(owner: owner, zoneName: context.zone.name, shareRecordName: name))
+            publicPermission: share.publicPermission.rawValue, seq: s, shortGUID: shortGUID)
         try row.insert(db)
         try writeParticipants(share.participants, shareName: name)
         if let root = share.rootRecordName {

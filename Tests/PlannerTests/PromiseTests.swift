@@ -190,4 +190,40 @@ struct PromiseTests {
         }
         #expect(try await Self.plan(recipe, on: store).changes == [])
     }
+
+    /// The URL of the zone-wide share of `zone`, as the owner sees it.
+    static func shareURL(_ zone: String, in store: SQLiteStore) async throws -> String? {
+        let alice = try #require(try await store.signInExisting(email: "alice@example.com"))
+        let outcomes = try await store.lookupRecords(
+            [zoneShareRecordName], in: ZoneID(zoneName: zone), database: .private, as: alice.recordName)
+        if case .savedShare(let share)? = outcomes.first { return share.url }
+        return nil
+    }
+
+    @Test("a share's URL is random: the same recipe on two fresh stores gives two URLs, each kept across changes")
+    func shareURLsCannotBeGuessed() async throws {
+        let recipe = try Self.load(Self.topics)
+        let first = try freshStore()
+        let second = try freshStore()
+        try await Self.apply(recipe, to: first)
+        try await Self.apply(recipe, to: second)
+        let url = try #require(try await Self.shareURL("Topics", in: first))
+        #expect(url != (try await Self.shareURL("Topics", in: second)))
+        let changed = try Self.load(Self.topics.replacingOccurrences(of: "share:", with: "share:\n      title: Renamed"))
+        let plan = try await Self.apply(changed, to: first)
+        #expect(plan.summary.change == 1)
+        #expect(try await Self.shareURL("Topics", in: first) == url, "the URL changed with the share's title")
+    }
+
+    @Test("stable_url: true gives the same share URL on every fresh store, for demo data")
+    func stableShareURL() async throws {
+        let recipe = try Self.load(Self.topics.replacingOccurrences(of: "share:", with: "share:\n      stable_url: true"))
+        let first = try freshStore()
+        let second = try freshStore()
+        try await Self.apply(recipe, to: first)
+        try await Self.apply(recipe, to: second)
+        let url = try #require(try await Self.shareURL("Topics", in: first))
+        #expect(url == (try await Self.shareURL("Topics", in: second)))
+        #expect(try await Self.plan(recipe, on: first).changes == [])
+    }
 }

@@ -13,8 +13,9 @@ import Testing
     }
 
     @Test func shortGUIDsComeFromURLsOrStandAlone() {
-        let guid = StableName.shortGUID(owner: "_a", zoneName: "Lists", shareRecordName: zoneShareRecordName)
+        let guid = ShortGUID.random()
         #expect(guid.count == 32)
+        #expect(ShortGUID.isWellFormed(guid))
         #expect(StableName.shortGUID(fromURL: StableName.shareURL(shortGUID: guid)) == guid)
         #expect(StableName.shortGUID(fromURL: "https://www.icloud.com/share/\(guid)/?x=1") == guid)
         #expect(StableName.shortGUID(fromURL: " \(guid) ") == guid)
@@ -91,5 +92,16 @@ import Testing
                 == .accessDenied)
         let mixed = share([Participant(userRecordName: "_u", acceptance: .accepted)], public: .readOnly)
         #expect(AccessRules.validateParticipants(of: mixed, subject: "s")?.code == .badRequest)
+    }
+
+    @Test("short GUIDs are random: a thousand of them are all different, and none is derived from names")
+    func shortGUIDsAreRandom() {
+        let guids = Set((0..<1000).map { _ in ShortGUID.random() })
+        #expect(guids.count == 1000)
+        #expect(guids.allSatisfy(ShortGUID.isWellFormed))
+        #expect(ShortGUID.derived(from: "a") == ShortGUID.derived(from: "a"))
+        #expect(ShortGUID.derived(from: "a") != ShortGUID.derived(from: "b"))
+        #expect(!ShortGUID.isWellFormed("ABC"))
+        #expect(!ShortGUID.isWellFormed("../../etc/passwd0123"))
     }
 }
