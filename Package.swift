@@ -50,6 +50,7 @@ let package = Package(
             name: "Planner",
             dependencies: [
                 "ShareKit", "Recipe", "Yams",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Rainbow", package: "Rainbow"),
                 .product(name: "Logging", package: "swift-log"),
             ]

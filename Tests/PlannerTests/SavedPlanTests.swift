@@ -39,6 +39,34 @@ struct SavedPlanTests {
         #expect(try await planner.plan(recipe).changes == [])
     }
 
+    @Test("a saved plan edited after it was written is refused, and the store is left unchanged")
+    func editedPlanIsRefused() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        var recipe = SampleRecipes.family()
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try SavedPlan.write(try await planner.plan(recipe), to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("\"digest\" : \"sha256:"))
+        #expect(text.contains("Weekly groceries"))
+        try text.replacingOccurrences(of: "Weekly groceries", with: "Monthly groceries")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let before = try await snapshot(store)
+        #expect {
+            _ = try SavedPlan.read(from: path)
+        } throws: { error in
+            "\(error)".contains("does not match its digest") && "\(error)".contains("nothing was applied")
+        }
+        #expect(try await snapshot(store) == before)
+        // Put back as written, the plan reads and applies.
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let report = try await Applier(store: store, logger: quietLogger).applySaved(try SavedPlan.read(from: path))
+        #expect(report.succeeded)
+    }
+
     @Test("a saved plan is refused, naming what changed, and the store is left unchanged")
     func refusedWhenStale() async throws {
         let store = try freshStore()
