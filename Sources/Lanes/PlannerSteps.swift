@@ -40,7 +40,8 @@ struct PlannerSteps {
         let text: String
         do {
             text = try await Exporter(store: store, logger: logger).export(
-                owner: owner, zones: zones, name: recipe.name)
+                owner: owner, zones: zones, name: recipe.name, container: recipe.container,
+                environment: recipe.environment.rawValue)
         } catch {
             throw LaneError.stepFailed(action: "export", reason: "\(error)", location: location)
         }

@@ -18,10 +18,14 @@ public struct Exporter: Sendable {
     }
 
     /// The live state of `owner`'s private zones (all of them, or those named in `zones`) and of the public
-    /// database, as recipe YAML named `name`.
+    /// records `owner` created, as recipe YAML named `name`, for `container` and `environment` when given
+    /// (the store's: `http:` and `cloudkit:` stores address one).
     /// - Throws: `PlannerError` when a named zone does not exist, a participant has no email address, or the
     ///   store cannot be read.
-    public func export(owner: User, zones: [String] = [], name: String = "exported") async throws -> String {
+    public func export(
+        owner: User, zones: [String] = [], name: String = "exported", container: String? = nil,
+        environment: String? = nil
+    ) async throws -> String {
         let reader = LiveStateReader(store: store, owner: owner.recordName, logger: logger)
         let listed: [Zone]
         do {
@@ -42,7 +46,13 @@ public struct Exporter: Sendable {
         var publicZone: LiveZone? = nil
         if zones.isEmpty {
             do {
-                publicZone = try await reader.readZone(.defaultZone, database: .public).0
+                // The public database is everyone's: the owner's recipe declares the records the owner made.
+                var zone = try await reader.readZone(.defaultZone, database: .public).0
+                for (name, record) in zone.records where record.created?.userRecordName != owner.recordName {
+                    zone.records[name] = nil
+                }
+                zone.recordOrder.removeAll { zone.records[$0] == nil }
+                publicZone = zone
             } catch {
                 logger.warning("public records not exported: the store cannot list them (\(error))")
             }
@@ -69,6 +79,8 @@ public struct Exporter: Sendable {
         writer.comment("Exported by `sharelane export` from \(store.displayName).")
         writer.line(0, "sharelane: 1")
         writer.line(0, "name: \(RecipeWriter.string(name))")
+        if let container { writer.line(0, "container: \(RecipeWriter.string(container))") }
+        if let environment { writer.line(0, "environment: \(RecipeWriter.string(environment))") }
         writer.blank()
         writer.line(0, "users:")
         for user in users.entries {

@@ -18,8 +18,12 @@ struct RecipeWriter {
 
     mutating func blank() { lines.append("") }
 
-    /// A scalar that reads back as the string `s`.
+    /// A scalar that reads back as the string `s`, variables and templates included: `${` is written `$${`
+    /// and `{{` as `{{"{{"}}`, so that the loader gives back the text, not an expansion.
     static func string(_ s: String) -> String {
+        var s = s
+        if s.contains("${") { s = s.replacingOccurrences(of: "${", with: "$${") }
+        if s.contains("{{") { s = s.replacingOccurrences(of: "{{", with: "{{\"{{\"}}") }
         let safe = s.range(of: #"^[A-Za-z0-9_][A-Za-z0-9_ .@/+-]*$"#, options: .regularExpression) != nil
             && !s.hasSuffix(" ")
             && Resolver.default.resolveTag(of: Node.scalar(.init(s))) == .str
@@ -53,10 +57,10 @@ struct RecipeWriter {
         case .bytes(let data):
             return "!bytes \(data.base64EncodedString())"
         case .reference(let reference):
-            let sameZone = reference.zoneID == nil || reference.zoneID?.zoneName == zone
-            if sameZone && reference.action == .none { return "!ref \(string(reference.recordName))" }
+            // A reference that names its zone keeps naming it, even its own: the value compares with its zone.
+            if reference.zoneID == nil && reference.action == .none { return "!ref \(string(reference.recordName))" }
             var parts = ["ref: \(string(reference.recordName))"]
-            if let other = reference.zoneID?.zoneName, other != zone { parts.append("zone: \(string(other))") }
+            if let other = reference.zoneID?.zoneName { parts.append("zone: \(string(other))") }
             if reference.action != .none {
                 parts.append("action: \(reference.action == .deleteSelf ? "delete-self" : "validate")")
             }
@@ -64,7 +68,15 @@ struct RecipeWriter {
         case .assetID(let id):
             return "{type: ASSETID, value: \(string(id))}"
         case .location(let location):
-            return "{latitude: \(location.latitude), longitude: \(location.longitude)}"
+            var parts = ["latitude: \(location.latitude)", "longitude: \(location.longitude)"]
+            let optional: [(String, Double?)] = [
+                ("altitude", location.altitude), ("horizontal_accuracy", location.horizontalAccuracy),
+                ("vertical_accuracy", location.verticalAccuracy), ("speed", location.speed),
+                ("course", location.course),
+            ]
+            for (key, number) in optional { if let number { parts.append("\(key): \(number)") } }
+            if let ms = location.timestamp { parts.append("timestamp: \(timestamp(ms))") }
+            return "{" + parts.joined(separator: ", ") + "}"
         case .list(let element, let values):
             if values.isEmpty { return "{type: \(element.listType?.rawValue ?? "STRING_LIST"), value: []}" }
             return "[" + values.map { Self.value($0, zone: zone, shareURLs: shareURLs) }.joined(separator: ", ") + "]"

@@ -363,7 +363,9 @@ extension RecipeDecoder {
             references.append(PendingReference(fromZone: context.zone, zone: nil, recordName: text, location: node.location))
             return .reference(Reference(recordName: text))
         case .assetID:
-            return assetValue(text, node)
+            // The stored form, as `export` writes it: the asset as the store holds it, no file read.
+            // `!asset PATH` is the form that reads a file.
+            return .assetID(text)
         case .location:
             error("a LOCATION value is `{latitude: …, longitude: …}`", node.location)
             return nil

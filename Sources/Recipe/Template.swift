@@ -41,6 +41,8 @@ enum Template {
             case paddedIndex(width: Int, source: String)
             case fake(String)
             case fakeInt(ClosedRange<Int64>)
+            /// `{{"TEXT"}}`: the text itself.
+            case text(String)
             /// An expression that is wrong whatever the index: its message.
             case invalid(TemplateError)
         }
@@ -95,6 +97,10 @@ enum Template {
 
         private static func read(_ expression: String) -> Expression {
             if expression == "i" { return .index(source: expression) }
+            // `{{"{{"}}` writes a literal `{{` (what `export` writes for a value that holds one).
+            if expression.count >= 2, expression.hasPrefix("\""), expression.hasSuffix("\"") {
+                return .text(String(expression.dropFirst().dropLast()))
+            }
             if expression.hasPrefix("i:") {
                 let format = expression.dropFirst(2)
                 guard format.count >= 2, format.first == "0", let width = Int(format.dropFirst()), width <= 20 else {
@@ -128,6 +134,8 @@ enum Template {
             _ expression: Expression, index: Int?, seed: UInt64, path: String, occurrence: Int
         ) throws(TemplateError) -> Result {
             switch expression {
+            case .text(let text):
+                return .text(text)
             case .index(let source):
                 guard let index else {
                     throw TemplateError(message: "`{{\(source)}}` is only defined in a record with `repeat:`")

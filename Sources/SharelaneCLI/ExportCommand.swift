@@ -36,17 +36,28 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "sharelane.export") { StreamLogHandler.standardError(label: $0) }
-        let email = try ownerEmail()
+        let (email, loaded) = try ownerEmail()
+        // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
+        // address them, and the exported recipe names them so that it plans against the same place.
+        let container = loaded?.container ?? StoreLocator.defaultContainer
+        let environment = loaded?.environment.rawValue ?? "development"
         let store: any Store
         do {
-            store = try storeOptions.open(logger: logger)
+            store = try storeOptions.open(logger: logger, container: container, environment: environment)
         } catch {
             throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
         }
         let yaml: String
         do {
-            let user = try await store.signIn(email: email, name: nil)
-            yaml = try await Exporter(store: store, logger: logger).export(owner: user, zones: zones, name: name)
+            // An export reads: it signs in only a user the store has.
+            guard let user = try await store.signInExisting(email: email) else {
+                throw CLIFailure(
+                    "\(store.displayName) has no user \(email), so there is nothing of theirs to export; check --owner")
+            }
+            yaml = try await Exporter(store: store, logger: logger).export(
+                owner: user, zones: zones, name: name, container: container, environment: environment)
+        } catch let failure as CLIFailure {
+            throw failure
         } catch {
             throw CLIFailure("cannot export from \(store.displayName): \(error)")
         }
@@ -62,8 +73,13 @@ struct ExportCommand: AsyncParsableCommand {
         }
     }
 
-    private func ownerEmail() throws -> String {
-        if let owner, owner.contains("@") { return owner }
+    /// The owner's email address, and the recipe that named it, if one did.
+    private func ownerEmail() throws -> (String, Recipe?) {
+        if let owner, owner.contains("@") {
+            // A recipe, when there is one, still gives the container and environment.
+            let path = try? RecipeSelection.resolve(recipe)
+            return (owner, path.flatMap { try? recipeSelection.load($0) })
+        }
         let path: String
         do {
             path = try RecipeSelection.resolve(recipe)
@@ -77,6 +93,6 @@ struct ExportCommand: AsyncParsableCommand {
         guard let user = loaded.user(handle) else {
             throw CLIFailure("\(path) names no user '\(handle)': pass --owner EMAIL, or one of \(loaded.users.map(\.handle).joined(separator: ", "))")
         }
-        return user.email
+        return (user.email, loaded)
     }
 }

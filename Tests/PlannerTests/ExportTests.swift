@@ -37,6 +37,67 @@ struct ExportTests {
         #expect(plan.notes == [])
     }
 
+    @Test("an export round-trips assets, full locations, references naming a zone, the container and environment; --owner exports only that owner's public records")
+    func roundTripOfEveryValueForm() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("picture".utf8).write(to: directory.appendingPathComponent("pic.png"))
+        let recipePath = directory.appendingPathComponent("fasting.yaml").path
+        try """
+            sharelane: 1
+            name: fasting
+            container: iCloud.com.example.Fasting
+            environment: production
+            users: { alice: { email: alice@example.com }, bob: { email: bob@example.com } }
+            owner: alice
+            zones:
+              Fasting:
+                records:
+                  f1:
+                    type: Fast
+                    fields:
+                      pic: !asset pic.png
+                      where: { latitude: 48.85, longitude: 2.35, altitude: 35.5, horizontal_accuracy: 5, course: 90, timestamp: 2024-05-01T09:00:00Z }
+                      next: { ref: f2, zone: Fasting }
+                      checked: { ref: f2, zone: Fasting, action: validate }
+                  f2: { type: Fast, fields: { n: 2 } }
+            public:
+              records:
+                alice-card: { type: Card, fields: { name: Alice } }
+            """.write(toFile: recipePath, atomically: true, encoding: .utf8)
+        let recipe = try RecipeLoader(environment: [:]).load(path: recipePath)
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        let report = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        #expect(report.succeeded)
+        let alice = try #require(try await store.signInExisting(email: "alice@example.com"))
+        // Text that the loader would expand, written behind the recipe's back.
+        let note = Record(
+            recordName: "f2", recordType: "Fast", zoneID: ZoneID(zoneName: "Fasting"),
+            fields: ["note": .string("costs ${price} {{i}} and $${x}")])
+        _ = try await store.modifyRecords(
+            [RecordOperation(.forceUpdate, note)], in: ZoneID(zoneName: "Fasting"), database: .private, atomic: true,
+            as: alice.recordName)
+        let yaml = try await Exporter(store: store, logger: quietLogger).export(
+            owner: alice, name: "fasting", container: recipe.container, environment: recipe.environment.rawValue)
+        #expect(yaml.contains("container: iCloud.com.example.Fasting"))
+        #expect(yaml.contains("environment: production"))
+        #expect(yaml.contains("next: {ref: f2, zone: Fasting}"))
+        #expect(yaml.contains("altitude: 35.5"))
+        let exported = try load(yaml)
+        #expect(exported.container == recipe.container)
+        #expect(exported.environment == .production)
+        let plan = try await planner.plan(exported)
+        #expect(plan.changes == [], "\(PlanFormat.text.render(plan))")
+
+        // Bob owns no public record: his export has none of alice's.
+        let bob = try await store.signIn(email: "bob@example.com", name: nil)
+        let bobs = try await Exporter(store: store, logger: quietLogger).export(owner: bob)
+        #expect(!bobs.contains("alice-card"), "\(bobs)")
+        #expect(try load(bobs).publicRecords.isEmpty)
+    }
+
     @Test("a public user who joined a public share is not exported (a recipe cannot name one); the export plans to no changes")
     func publicUsersAreNotExported() async throws {
         let store = try freshStore()
