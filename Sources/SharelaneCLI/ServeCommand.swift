@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
             switch try StoreLocator.location(of: url) {
             case .sqlite(let path): served = try SQLiteStore(path: path, logger: logger)
             case .memory: served = try SQLiteStore.inMemory(logger: logger)
-            case .http, .cloudKit:
+            case .http, .cloudKit(_, _):
                 throw CLIFailure(
                     "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ShareKit
+import Recipe
 import ShareStoreSQLite
 
 /// `sharelane show`: the live store as a tree, as one user sees it.
@@ -11,14 +12,19 @@ struct ShowCommand: AsyncParsableCommand {
         abstract: "Print the live store as a tree: zones, records, shares and participants.",
         discussion: """
             With --as, shows what that user sees: their private database, the zones others shared with them \
-            and they accepted (shared database), and the public database. --as takes an email address \
-            (bob@example.com) or a user record name (_7d1f…). Without --as, a local store shows every user's \
-            private database, then the public database.
+            and they accepted (shared database), and the public database. --as takes a handle of the recipe \
+            (bob), an email address (bob@example.com) or, on a local store, a user record name (_7d1f…). \
+            Without --as, a local store shows every user's private database, then the public database; an \
+            http: or cloudkit: store, which cannot list its users, shows the recipe's users. The recipe is \
+            --recipe FILE, else Recipes/sharelane.yaml, else sharelane.yaml; its container and environment \
+            are the ones an http: or cloudkit: store shows.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .customLong("as"), help: "The user to show the store as: an email address or a user record name.")
+    @Option(
+        name: .customLong("as"),
+        help: "The user to show the store as: a handle of the recipe, an email address or a user record name.")
     var user: String?
 
     @Option(help: "Show only this database: private, shared or public.")
@@ -27,31 +33,49 @@ struct ShowCommand: AsyncParsableCommand {
     @Option(help: "Show only the zone with this name.")
     var zone: String?
 
+    @Option(help: ArgumentHelp("The recipe that names handles, container and environment.", valueName: "file"))
+    var recipe: String?
+
+    @OptionGroup var recipeSelection: RecipeSelection
+
     func run() async throws {
         let logger = Logger(label: "sharelane.show") { StreamLogHandler.standardError(label: $0) }
+        let loaded = try loadRecipe()
         let store: any Store
         do {
-            store = try storeOptions.open(logger: logger)
+            store = try storeOptions.open(
+                logger: logger, container: loaded?.container ?? StoreLocator.defaultContainer,
+                environment: loaded?.environment.rawValue ?? "development")
         } catch {
             throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
         }
         let renderer = StoreTreeRenderer(store: store, zoneFilter: zone)
         var lines: [String] = []
         if let user {
-            let resolved = try await resolveUser(user, in: store)
+            let resolved = try await resolveUser(user, recipe: loaded, in: store)
             lines.append(
                 "Store \(store.displayName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
             for scope in database.map({ [$0] }) ?? DatabaseScope.allCases {
                 lines += try await renderer.render(scope, as: resolved.recordName)
             }
         } else {
-            guard let local = store as? SQLiteStore else {
-                throw CLIFailure("\(store.displayName) cannot list its users: name one with --as EMAIL")
-            }
-            let users = try await local.allUsers()
-            if users.isEmpty, try await renderer.isPublicEmpty() {
-                print("The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it.")
-                return
+            let users: [User]
+            if let local = store as? SQLiteStore {
+                users = try await local.allUsers()
+                if users.isEmpty, try await renderer.isPublicEmpty() {
+                    print("The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it.")
+                    return
+                }
+            } else {
+                guard let loaded else {
+                    throw CLIFailure(
+                        "\(store.displayName) cannot list its users: name one with --as EMAIL, or pass --recipe FILE to show the recipe's users")
+                }
+                var found: [User] = []
+                for declared in loaded.users {
+                    if let user = try await store.signInExisting(email: declared.email) { found.append(user) }
+                }
+                users = found
             }
             lines.append("Store \(store.displayName): \(users.count) user\(users.count == 1 ? "" : "s")")
             let scopes = database.map { [$0] } ?? [.private, .public]
@@ -64,26 +88,46 @@ struct ShowCommand: AsyncParsableCommand {
                 }
             }
             if scopes.contains(.public), let anyone = users.first?.recordName {
-                lines.append("")
-                lines += try await renderer.render(.public, as: anyone)
+                let publicLines = try await renderer.render(.public, as: anyone)
+                if !publicLines.isEmpty {
+                    lines.append("")
+                    lines += publicLines
+                }
             }
         }
         print(lines.joined(separator: "\n"))
     }
 
-    private func resolveUser(_ text: String, in store: any Store) async throws -> User {
-        if text.contains("@") {
-            let found = try await store.lookupUsers(emails: [text], as: "")
-            guard let user = found.first ?? nil else {
-                throw CLIFailure("no user with the email address \(text) in \(store.displayName)")
+    /// The recipe named by --recipe, else the default recipe when there is one; nil when there is none.
+    private func loadRecipe() throws -> Recipe? {
+        if let recipe { return try recipeSelection.load(recipe) }
+        guard let path = try? RecipeSelection.resolve(nil) else { return nil }
+        return try recipeSelection.load(path)
+    }
+
+    /// The user `--as` names: a recipe handle, an email address, or a user record name.
+    private func resolveUser(_ text: String, recipe: Recipe?, in store: any Store) async throws -> User {
+        var email: String? = text.contains("@") ? text : nil
+        if email == nil, let declared = recipe?.user(text) { email = declared.email }
+        if let email {
+            // Showing reads: only a user the store has is signed in.
+            let found: User?
+            do {
+                found = try await store.signInExisting(email: email)
+            } catch {
+                throw CLIFailure("cannot sign in to \(store.displayName) as \(email): \(error)")
+            }
+            guard let user = found else {
+                throw CLIFailure("no user with the email address \(email) in \(store.displayName)")
             }
             return user
         }
         do {
             return try await store.currentUser(as: text)
         } catch {
+            let handles = recipe.map { " (the recipe's: \($0.users.map(\.handle).joined(separator: ", ")))" } ?? ""
             throw CLIFailure(
-                "no user '\(text)' in \(store.displayName): --as takes an email address or a user record name (_…)")
+                "no user '\(text)' in \(store.displayName): --as takes a handle\(handles), an email address, or a user record name (_…) on a local store")
         }
     }
 }

@@ -13,7 +13,7 @@ import ShareStoreSQLite
 /// | (nothing) | `.sharelane/store.sqlite` in the working directory |
 /// | `memory:` | the embedded store in memory |
 /// | `http://HOST:PORT` | a running `sharelane serve`, over CloudKit Web Services |
-/// | `cloudkit:` | Apple's CloudKit Web Services, credentials from the environment (Docs/CloudKit.md) |
+/// | `cloudkit:`, `cloudkit:CONTAINER[/ENVIRONMENT]` | Apple's CloudKit Web Services for the recipe's container (or the one named), credentials from the environment (Docs/CloudKit.md) |
 public enum StoreLocator {
     /// The store file used when neither `--store` nor `SHARELANE_STORE` names one.
     public static let defaultPath = ".sharelane/store.sqlite"
@@ -26,7 +26,9 @@ public enum StoreLocator {
         case sqlite(path: String)
         case memory
         case http(URL)
-        case cloudKit
+        /// `cloudkit:`, or `cloudkit:CONTAINER[/ENVIRONMENT]` naming the container (and environment) instead
+        /// of the recipe's.
+        case cloudKit(container: String?, environment: String?)
     }
 
     /// The store URL in effect: the option, else the environment variable, else the default path.
@@ -52,7 +54,15 @@ public enum StoreLocator {
             guard let parsed = URL(string: url), parsed.host != nil else { throw StoreLocatorError.badURL(url) }
             return .http(parsed)
         }
-        if url == "cloudkit:" || url.hasPrefix("cloudkit:") { return .cloudKit }
+        if url.hasPrefix("cloudkit:") {
+            let rest = url.dropFirst("cloudkit:".count)
+            guard !rest.isEmpty else { return .cloudKit(container: nil, environment: nil) }
+            let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count <= 2, !parts[0].isEmpty,
+                parts.count == 1 || ["development", "production"].contains(parts[1])
+            else { throw StoreLocatorError.badCloudKit(url) }
+            return .cloudKit(container: parts[0], environment: parts.count == 2 ? parts[1] : nil)
+        }
         if let colon = url.firstIndex(of: ":"), !url.hasPrefix("/"), !url.hasPrefix("."),
             url[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }),
             url.distance(from: url.startIndex, to: colon) > 1
@@ -90,11 +100,12 @@ public enum StoreLocator {
             return WebServicesStore(
                 endpoint: .emulator(url: base, apiToken: token, container: container, environment: environment),
                 logger: logger)
-        case .cloudKit:
+        case .cloudKit(let named, let namedEnvironment):
             var variables = environmentVariables
             if let apiToken { variables[apiTokenVariable] = apiToken }
             let endpoint = try WebServicesEndpoint.cloudKit(
-                environmentVariables: variables, container: container, environment: environment)
+                environmentVariables: variables, container: named ?? container,
+                environment: namedEnvironment ?? environment)
             return WebServicesStore(endpoint: endpoint, logger: logger)
         }
     }
@@ -107,6 +118,7 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
     case badURL(String)
     case notYetSupported(String, String)
     case missingAPIToken(String)
+    case badCloudKit(String)
 
     public var description: String {
         switch self {
@@ -114,6 +126,9 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
             "unknown store '\(url)': use sqlite:PATH (or a bare path), memory:, http://HOST:PORT or cloudkit:"
         case .emptyPath(let url): "the store '\(url)' names no file: write sqlite:PATH, e.g. sqlite:.sharelane/store.sqlite"
         case .badURL(let url): "the store URL '\(url)' is not a valid http URL: write http://HOST:PORT"
+        case .badCloudKit(let url):
+            "the store '\(url)' is not cloudkit:, cloudkit:CONTAINER or cloudkit:CONTAINER/ENVIRONMENT "
+                + "(development or production), e.g. cloudkit:iCloud.com.example.App/development"
         case .missingAPIToken(let url):
             "the store \(url) needs the API token that `sharelane serve` printed when it started: set "
                 + "CLOUDKIT_API_TOKEN or pass --api-token"

@@ -11,7 +11,10 @@ struct StoreTreeRenderer {
         return changes.changedRecords.isEmpty
     }
 
+    /// The database as `user` sees it; nothing for the public database when only another zone is asked for
+    /// (the public database has only its default zone).
     func render(_ scope: DatabaseScope, as user: UserRecordName) async throws -> [String] {
+        if scope == .public, let zoneFilter, zoneFilter != defaultZoneName { return [] }
         var lines = ["\(scope.rawValue) database"]
         let zones = try await store.listZones(in: scope, as: user).filter {
             zoneFilter == nil || $0.zoneID.zoneName == zoneFilter

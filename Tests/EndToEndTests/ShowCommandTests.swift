@@ -57,4 +57,56 @@ import Testing
                 "user alice@example.com (\(alice)), Alice Appleseed\n  private database\n    zone FamilyLists"))
         #expect(everyone.stdout.contains("user dana@example.com"))
     }
+
+    @Test("show over http: shows the recipe's users, and --as takes a handle as SPEC §5 says")
+    func showOverHTTP() throws {
+        let server = try LaneServer()
+        defer { server.stop() }
+        let demo = try server.run(["run", "demo", "Recipes/sharelane.yaml"])
+        #expect(demo.status == 0, "\(demo.output)")
+        let everyone = try server.run(["show"])
+        #expect(everyone.status == 0, "\(everyone.output)")
+        #expect(everyone.stdout.contains("Store \(server.url): 4 users"))
+        #expect(everyone.stdout.contains("user bob@example.com"))
+        #expect(everyone.stdout.contains("record alice-card (MyUser)"))
+        let bob = try server.run(["show", "--as", "bob", "--database", "shared"])
+        #expect(bob.status == 0, "\(bob.output)")
+        #expect(bob.stdout.contains("Store \(server.url), as bob@example.com"))
+        #expect(bob.stdout.contains("zone FamilyLists (owner "))
+        #expect(bob.stdout.contains("record eggs (Todo)"))
+        let nobody = try server.run(["show", "--as", "nobody"])
+        #expect(nobody.status == 1)
+        #expect(nobody.stderr.contains("--as takes a handle (the recipe's: alice, bob, carol, dana)"))
+    }
+
+    @Test("show --zone shows that zone and leaves the public database out instead of calling it empty")
+    func zoneFilterLeavesThePublicDatabaseOut() throws {
+        let demo = try LaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
+        #expect(demo.status == 0, "\(demo.output)")
+        let zone = try LaneBinary.run(["show", "--store", store, "--zone", "FamilyLists"], in: directory)
+        #expect(zone.status == 0)
+        #expect(zone.stdout.contains("zone FamilyLists"))
+        #expect(!zone.stdout.contains("public database"), "\(zone.stdout)")
+        let publicZone = try LaneBinary.run(
+            ["show", "--store", store, "--zone", "_defaultZone", "--database", "public"], in: directory)
+        #expect(publicZone.stdout.contains("record alice-card (MyUser)"), "\(publicZone.stdout)")
+    }
+
+    @Test("cloudkit:CONTAINER/ENVIRONMENT names the container and environment; a malformed one is a clear error")
+    func cloudKitStoreNamesItsContainer() throws {
+        let server = try LaneServer()
+        defer { server.stop() }
+        let environment = [
+            "CLOUDKIT_API_TOKEN": server.apiToken, "CLOUDKIT_WEB_AUTH_TOKEN": "web", "CLOUDKIT_BASE_URL": server.url,
+        ]
+        let named = try LaneBinary.run(
+            ["show", "--store", "cloudkit:iCloud.com.example.Other/production", "--as", "bob@example.com"],
+            in: directory, environment: environment)
+        #expect(named.status == 1)
+        #expect(named.stderr.contains("cloudkit:iCloud.com.example.Other/production"), "\(named.output)")
+        #expect(server.log.contains("/database/1/iCloud.com.example.Other/production/"), "\(server.log)")
+        let bad = try LaneBinary.run(["show", "--store", "cloudkit:x/staging"], in: directory)
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("is not cloudkit:, cloudkit:CONTAINER or cloudkit:CONTAINER/ENVIRONMENT"))
+    }
 }
