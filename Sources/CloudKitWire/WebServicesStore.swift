@@ -526,7 +526,10 @@ public final class WebServicesStore: Store {
             "\(request.method.rawValue) \(path) → \(status)",
             metadata: ["ms": "\(Int(Date().timeIntervalSince(started) * 1000))"])
         let nextToken = response.headers.first(name: WireSpelling.webAuthTokenHeader).flatMap { $0.isEmpty ? nil : $0 }
-        return Reply(path: path, status: status, data: data, nextToken: nextToken, service: displayName)
+        // A server that reflects the request (an error quoting the URL) must not hand our tokens to the terminal.
+        let sent = [endpoint.apiToken, token].compactMap { $0 }
+        return Reply(
+            path: path, status: status, data: Self.masking(sent, in: data), nextToken: nextToken, service: displayName)
     }
 
     /// Matches a response array to the request, which must have one entry per item.
@@ -536,6 +539,18 @@ public final class WebServicesStore: Store {
                 .internalError, "\(what) answered \(items.count) entries for \(count) items; the response is malformed")
         }
         return items
+    }
+
+    /// `data` with every token of `secrets` masked (`Credentials.masking`), untouched when none occurs in it.
+    static func masking(_ secrets: [String], in data: Data) -> Data {
+        let present = secrets.contains { secret in
+            secret.count >= 4
+                && (data.range(of: Data(secret.utf8)) != nil
+                    || data.range(of: Data(percentEncoded(secret).utf8)) != nil
+                    || data.range(of: Data(secret.replacingOccurrences(of: "/", with: "\\/").utf8)) != nil)
+        }
+        guard present else { return data }
+        return Data(Credentials.masking(secrets, in: String(decoding: data, as: UTF8.self)).utf8)
     }
 
     /// Percent-encodes a query value, `+`, `/` and `=` included.

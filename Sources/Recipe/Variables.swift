@@ -1,4 +1,5 @@
 import Foundation
+import ShareKit
 
 /// Where `${NAME}` looks, in order: `--var`/lane parameters, `vars:`, the process environment, `.env.NAME`
 /// (with `--env NAME`), then `.env`.
@@ -55,6 +56,12 @@ struct Variables {
                 throw TemplateError(message: "`${\(body)}` is not a variable reference; names are letters, digits and `_`")
             }
             let key = String(name)
+            if Credentials.isCredential(variable: key) {
+                throw TemplateError(
+                    message:
+                        "`${\(key)}` holds a credential, and a recipe value never does: it would be printed in plans and written into saved plans and the store; remove it (sharelane reads CloudKit's credentials from the environment itself)"
+                )
+            }
             let found = includeVars ? value(of: key) : (overrides[key] ?? environment[key] ?? envFiles.lazy.compactMap { $0[key] }.first)
             if let found {
                 output += found

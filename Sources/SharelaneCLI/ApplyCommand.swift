@@ -30,7 +30,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let logger = Logger(label: "sharelane.apply") { StreamLogHandler.standardError(label: $0) }
+        let logger = SecretMask.logger("sharelane.apply")
         let path = try RecipeSelection.resolve(target)
         let isSaved = SavedPlan.isSavedPlan(at: path)
         let loaded: Recipe? = isSaved ? nil : try recipeSelection.load(path)

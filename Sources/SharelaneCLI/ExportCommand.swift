@@ -35,7 +35,7 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let logger = Logger(label: "sharelane.export") { StreamLogHandler.standardError(label: $0) }
+        let logger = SecretMask.logger("sharelane.export")
         let (email, loaded) = try ownerEmail()
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.

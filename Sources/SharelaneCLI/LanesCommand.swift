@@ -29,7 +29,7 @@ struct LanesCommand: AsyncParsableCommand {
         do {
             path = try RecipeArguments.resolve(recipe)
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
         let loaded: Recipe
@@ -37,13 +37,13 @@ struct LanesCommand: AsyncParsableCommand {
             loaded = try RecipeLoader(environment: ProcessInfo.processInfo.environment, overrides: [:], envName: env)
                 .load(path: path)
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            Terminal.printError("\(error)")
             throw ExitCode.failure
         }
         if json {
-            print(try LaneListing.json(of: loaded, includePrivate: all))
+            Terminal.write(try LaneListing.json(of: loaded, includePrivate: all) + "\n")
         } else {
-            print(LaneListing.text(of: loaded, includePrivate: all))
+            Terminal.write(LaneListing.text(of: loaded, includePrivate: all) + "\n")
         }
     }
 }

@@ -38,7 +38,7 @@ struct PlanCommand: AsyncParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
-        let logger = Logger(label: "sharelane.plan") { StreamLogHandler.standardError(label: $0) }
+        let logger = SecretMask.logger("sharelane.plan")
         let path = try RecipeSelection.resolve(recipe)
         let loaded = try recipeSelection.load(path)
         let store: any Store
@@ -59,6 +59,12 @@ struct PlanCommand: AsyncParsableCommand {
         format.write(plan, colors: colors, to: &output)
         output.flush()
         if let out {
+            // A saved plan is a file anyone may read: it never holds a credential's value.
+            let text = String(decoding: (try? SavedPlan(plan: plan).encoded()) ?? Data(), as: UTF8.self)
+            if SecretMask.apply(text) != text {
+                throw CLIFailure(
+                    "the plan holds the value of a credential (a token or key from the environment or --api-token), so it was not saved to \(out); take the credential out of the recipe's values and --var")
+            }
             do {
                 try SavedPlan.write(plan, to: out)
             } catch {

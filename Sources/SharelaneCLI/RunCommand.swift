@@ -37,7 +37,7 @@ struct RunCommand: AsyncParsableCommand {
             parameters = split.parameters
             recipePath = try RecipeArguments.resolve(split.path)
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
         let environment = ProcessInfo.processInfo.environment
@@ -49,11 +49,10 @@ struct RunCommand: AsyncParsableCommand {
         do {
             recipe = try load(parameters)
         } catch {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            Terminal.printError("\(error)")
             throw ExitCode.failure
         }
-        var logger = Logger(label: "sharelane.lanes")
-        logger.logLevel = .warning
+        let logger = SecretMask.logger("sharelane.lanes", level: .warning)
         let store = try storeOptions.open(
             logger: logger, container: recipe.container, environment: recipe.environment.rawValue)
         let runner = LaneRunner(
@@ -62,7 +61,7 @@ struct RunCommand: AsyncParsableCommand {
             let report = try await runner.run(lane: lane, of: recipe)
             if !report.succeeded { throw ExitCode.failure }
         } catch let error as LaneError {
-            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            Terminal.printError("\(error)")
             throw ExitCode.failure
         }
     }
@@ -70,7 +69,7 @@ struct RunCommand: AsyncParsableCommand {
     /// Standard output, with ✔ in green and ✘ and error lines in red on a terminal (unless `NO_COLOR` is set).
     private static func terminalOutput() -> LaneOutput {
         let colors = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-        guard colors else { return .standardOutput }
+        guard colors else { return LaneOutput { Terminal.write($0 + "\n") } }
         return LaneOutput { line in
             var text = line
             if let range = text.range(of: "✔") {
@@ -80,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
             } else if text.contains(": error: ") {
                 text = text.red
             }
-            FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            Terminal.write(text + "\n")
         }
     }
 }

@@ -45,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = Logger(label: "sharelane.serve") { StreamLogHandler.standardError(label: $0) }
+        let logger = SecretMask.logger("sharelane.serve")
         let url = StoreLocator.effectiveURL(option: store)
         let served: any Store
         do {

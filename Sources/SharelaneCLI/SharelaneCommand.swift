@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 
 /// The `sharelane` command and its subcommands.
@@ -17,7 +18,23 @@ public struct SharelaneCommand: AsyncParsableCommand {
     /// Parses the command line and runs the command; `main.swift` calls this. (A top-level
     /// `await SharelaneCommand.main()` picks ArgumentParser's synchronous `main()`, which refuses to run an
     /// async command; inside an async function the async overload is chosen.)
+    ///
+    /// Errors are printed here rather than by ArgumentParser so that every known secret is masked in them.
     public static func runFromCommandLine() async {
-        await main()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                if code == .success { Terminal.write(message + "\n") } else { Terminal.printError(message) }
+            }
+            Foundation.exit(code.rawValue)
+        }
     }
 }

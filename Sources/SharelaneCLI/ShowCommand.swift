@@ -39,7 +39,7 @@ struct ShowCommand: AsyncParsableCommand {
     @OptionGroup var recipeSelection: RecipeSelection
 
     func run() async throws {
-        let logger = Logger(label: "sharelane.show") { StreamLogHandler.standardError(label: $0) }
+        let logger = SecretMask.logger("sharelane.show")
         let loaded = try loadRecipe()
         let store: any Store
         do {
@@ -63,7 +63,7 @@ struct ShowCommand: AsyncParsableCommand {
             if let local = store as? SQLiteStore {
                 users = try await local.allUsers()
                 if users.isEmpty, try await renderer.isPublicEmpty() {
-                    print("The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it.")
+                    Terminal.write("The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it." + "\n")
                     return
                 }
             } else {
@@ -95,7 +95,7 @@ struct ShowCommand: AsyncParsableCommand {
                 }
             }
         }
-        print(lines.joined(separator: "\n"))
+        Terminal.write(lines.joined(separator: "\n") + "\n")
     }
 
     /// The recipe named by --recipe, else the default recipe when there is one; nil when there is none.

@@ -27,11 +27,13 @@ public struct StoreOptions: ParsableArguments {
     /// Opens the store.
     /// - Throws: a `ValidationError`-style message for a store URL sharelane cannot use.
     public func open(logger: Logger) throws -> any Store {
-        try StoreLocator.open(url, logger: logger, apiToken: apiToken)
+        SecretMask.register(apiToken)
+        return try StoreLocator.open(url, logger: logger, apiToken: apiToken)
     }
 
     /// Opens the store for a recipe's container and environment (used by `http:` and `cloudkit:`).
     public func open(logger: Logger, container: String, environment: String) throws -> any Store {
-        try StoreLocator.open(url, logger: logger, container: container, environment: environment, apiToken: apiToken)
+        SecretMask.register(apiToken)
+        return try StoreLocator.open(url, logger: logger, container: container, environment: environment, apiToken: apiToken)
     }
 }

@@ -22,14 +22,14 @@ enum Terminal {
         return colors
     }
 
-    /// Writes a line to standard error.
+    /// Writes a line to standard error, secrets masked.
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((SecretMask.apply(line) + "\n").utf8))
     }
 
-    /// Writes text to standard output as is.
+    /// Writes text to standard output, secrets masked.
     static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data(SecretMask.apply(text).utf8))
     }
 }
 
@@ -46,7 +46,11 @@ struct StandardOutput: TextOutputStream {
     /// Writes out what is buffered; call it when done.
     mutating func flush() {
         guard !buffer.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(buffer))
+        if SecretMask.secrets.isEmpty {
+            FileHandle.standardOutput.write(Data(buffer))
+        } else {
+            Terminal.write(String(decoding: buffer, as: UTF8.self))
+        }
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -31,13 +31,13 @@ struct ValidateCommand: ParsableCommand {
         do {
             let loaded = try loader.load(path: recipe)
             let records = loaded.zones.reduce(0) { $0 + $1.records.count } + loaded.publicRecords.count
-            print(
+            Terminal.write(
                 "\(recipe): OK: recipe `\(loaded.name)`, \(plural(loaded.users.count, "user")), \(plural(loaded.zones.count, "zone")), "
-                    + "\(plural(records, "record")), \(plural(loaded.lanes.count, "lane"))")
+                    + "\(plural(records, "record")), \(plural(loaded.lanes.count, "lane"))\n")
         } catch {
             var lines = error.errors.map(\.description)
             lines.append("\(recipe): \(plural(error.errors.count, "error")) found")
-            FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            Terminal.printError(lines.joined(separator: "\n"))
             throw ExitCode.failure
         }
     }

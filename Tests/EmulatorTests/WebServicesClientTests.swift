@@ -98,6 +98,35 @@ import Testing
         }
     }
 
+    @Test("a server that reflects the request in its error never hands the tokens to the caller")
+    func reflectedTokensAreMasked() async throws {
+        let api = "api-SECRET+/=1234"
+        let web = "web-SECRET-5678"
+        let script = Script([
+            (400, #"{"serverErrorCode":"BAD_REQUEST","reason":"bad request ?ckAPIToken=api-SECRET%2B%2F%3D1234&ckWebAuthToken=web-SECRET-5678"}"#, nil),
+            (500, "<html>internal error for api-SECRET+\\/=1234 and web-SECRET-5678</html>", nil),
+        ])
+        try await withStandIn(script) { base in
+            let endpoint = try WebServicesEndpoint.cloudKit(
+                environmentVariables: [
+                    "CLOUDKIT_API_TOKEN": api, "CLOUDKIT_WEB_AUTH_TOKEN": web, "CLOUDKIT_BASE_URL": base,
+                ], container: "iCloud.com.example", environment: "development")
+            let store = WebServicesStore(
+                endpoint: endpoint, retryPolicy: RetryPolicy(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01),
+                logger: EmulatorHarness.quiet)
+            for _ in 0..<2 {
+                do {
+                    _ = try await store.listZones(in: .private, as: defaultOwnerName)
+                    Issue.record("the stand-in's error was not reported")
+                } catch {
+                    let text = "\(error)"
+                    #expect(!text.contains("SECRET"), "a token reached the caller: \(text)")
+                    #expect(text.contains("***"), "\(text)")
+                }
+            }
+        }
+    }
+
     @Test func cloudKitSendsTokensRotatesThemAndSignsThePublicDatabase() async throws {
         let key = P256.Signing.PrivateKey()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

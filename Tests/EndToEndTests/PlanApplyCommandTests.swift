@@ -207,3 +207,36 @@ struct PlanApplyCommandTests {
         #expect(!markdown.stdout.contains("\u{1B}["))
     }
 }
+
+/// Credentials never reach the terminal or a saved plan.
+@Suite struct CredentialOutputTests {
+    @Test("a credential's value in a --var is masked in the plan, and a plan holding it is not saved")
+    func credentialValuesAreMaskedAndNotSaved() throws {
+        let directory = try LaneBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recipe = directory.appendingPathComponent("r.yaml").path
+        try """
+            sharelane: 1
+            name: r
+            users: { alice: { email: alice@example.com } }
+            zones:
+              Notes:
+                records:
+                  n1: { type: Note, fields: { note: "${note}" } }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let token = "tok-SECRET-1234567"
+        let environment = ["CLOUDKIT_API_TOKEN": token]
+        let plan = try LaneBinary.run(
+            ["plan", recipe, "--store", "memory:", "--var", "note=\(token)"], in: directory, environment: environment)
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(!plan.output.contains("SECRET"), "\(plan.output)")
+        #expect(plan.stdout.contains("note: \"***\""), "\(plan.stdout)")
+        let out = directory.appendingPathComponent("plan.json").path
+        let saved = try LaneBinary.run(
+            ["plan", recipe, "--store", "memory:", "--var", "note=\(token)", "--out", out], in: directory,
+            environment: environment)
+        #expect(saved.status == 1)
+        #expect(saved.stderr.contains("the plan holds the value of a credential"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
