@@ -243,7 +243,9 @@ final class RecipeDecoder {
                 error("user `\(pair.key)` must be a mapping such as `{ email: \(pair.key)@example.com }`", pair.value.location)
             }
             guard let email else { continue }
-            if !email.contains("@") {
+            if let tooLong = CloudKitLimits.checkEmail(email) {
+                error("user `\(pair.key)`: \(tooLong.reason)", pair.value["email"]?.location ?? pair.value.location)
+            } else if !email.contains("@") {
                 error("`\(email)` is not an email address", pair.value["email"]?.location ?? pair.value.location)
             }
             let key = email.lowercased()

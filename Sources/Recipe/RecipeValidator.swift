@@ -108,6 +108,17 @@ struct RecipeValidator {
                 byName[record.name] = i
             }
         }
+        for record in records where !record.absent {
+            var size = 0
+            for (name, declared) in record.fields {
+                if case .value(let value) = declared { size += name.utf8.count + CloudKitLimits.size(of: value) }
+            }
+            if size > CloudKitLimits.recordBytes {
+                error(
+                    "record `\(record.name)` is \(CloudKitLimits.describe(bytes: size)), over CloudKit's limit of 1 MB a record (assets not counted); keep large data in an `!asset` field",
+                    record.location)
+            }
+        }
         var parentOK = [Bool](repeating: true, count: records.count)
         for (i, record) in records.enumerated() {
             guard let parent = record.parent else { continue }

@@ -204,8 +204,8 @@ public enum AccessRules {
         return nil
     }
 
-    /// The largest number of participants a share holds.
-    public static let maximumParticipants = 100
+    /// The largest number of participants a share holds (`CloudKitLimits.participantsPerShare`).
+    public static let maximumParticipants = CloudKitLimits.participantsPerShare
 
     /// Whether `caller` may change or delete a record of the public database: everyone reads it, only the
     /// user who created a record writes it. `verb` names the operation in the refusal ("changes", "deletes").

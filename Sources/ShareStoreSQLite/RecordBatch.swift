@@ -208,6 +208,7 @@ struct RecordBatch {
         if let error = try validateReferences(record.fields, selfName: name, subject: subject) {
             return .failure(error)
         }
+        if let error = CloudKitLimits.checkRecord(record.fields, subject: subject) { return .failure(error) }
         let s = nextSeq()
         let row = RecordRow(
             zoneId: zoneId, name: name, type: record.recordType, fields: FieldCoding.encode(record.fields),
@@ -273,6 +274,7 @@ struct RecordBatch {
         var fields = record.fields
         if !replacing { fields = oldFields.merging(record.fields) { _, new in new } }
         if let error = try validateReferences(fields, selfName: name, subject: subject) { return .failure(error) }
+        if let error = CloudKitLimits.checkRecord(fields, subject: subject) { return .failure(error) }
 
         // An update that names no parent keeps the record where it is; a replace sets it.
         let newParent = replacing ? record.parent : (record.parent ?? existing.parent)
@@ -541,6 +543,7 @@ struct RecordBatch {
             recordName = StableName.userRecordName(email: email)
         }
         if let row = try UserRow.fetchOne(db, key: recordName) { return .success(row) }
+        if let email = participant.email, let error = CloudKitLimits.checkEmail(email) { return .failure(error) }
         guard let email = participant.email, email.contains("@") else {
             return .failure(
                 ShareError(

@@ -9,6 +9,7 @@ extension SQLiteStore {
 
     public func signIn(email: String, name: String?) async throws -> User {
         let normalized = StableName.normalizedEmail(email)
+        if let error = CloudKitLimits.checkEmail(normalized) { throw error }
         guard normalized.contains("@"), !normalized.contains(" ") else {
             throw ShareError(.badRequest, "'\(email)' is not an email address", subject: email)
         }

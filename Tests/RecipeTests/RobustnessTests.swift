@@ -132,4 +132,24 @@ struct RobustnessTests {
         expectError("- a\n- b\n", containing: "a recipe must be a mapping")
         expectError("just text", containing: "a recipe must be a mapping")
     }
+
+    @Test("a record over CloudKit's 1 MB and an email address over 254 characters are refused with their location")
+    func cloudKitLimitsAtValidation() {
+        let long = String(repeating: "a", count: 300) + "@example.com"
+        let text = String(repeating: "x", count: (1 << 20) + 10)
+        let errors = loadErrors(
+            yaml: """
+                sharelane: 1
+                name: limits
+                users: { alice: { email: alice@example.com }, bob: { email: \(long) } }
+                owner: alice
+                zones:
+                  Notes:
+                    records:
+                      big: { type: Note, fields: { body: "\(text)" } }
+                """, file: "limits.yaml")
+        #expect(errors.count == 2, "\(errors)")
+        #expect(errors.contains { $0.location?.line == 3 && $0.message.contains("an email address is at most 254 characters") })
+        #expect(errors.contains { $0.location?.line == 8 && $0.message.contains("record `big` is 1.0 MB, over CloudKit's limit of 1 MB") })
+    }
 }
