@@ -70,4 +70,34 @@ import Testing
         #expect(actual.secondPlan == expected.secondPlan)
         #expect(actual.export == expected.export)
     }
+
+    @Test("over http: a plan creates no users in sharelane serve; the first apply of a VALIDATE reference to a later record succeeds")
+    func planWritesNothingOverHTTP() async throws {
+        let recipe = try RecipeLoader(environment: [:]).load(
+            yaml: """
+                sharelane: 1
+                name: fasting
+                users: { alice: { email: alice@example.com }, bob: { email: bob@example.com } }
+                owner: alice
+                zones:
+                  Fasting:
+                    share: { participants: { bob: read-only } }
+                    records:
+                      f1: { type: Fast, fields: { next: { ref: f2, action: validate } } }
+                      f2: { type: Fast, fields: { n: 2 } }
+                """, file: "fasting.yaml")
+        let path = try EmulatorHarness.temporaryStorePath()
+        try await EmulatorHarness.withEmulator(storePath: path) { base in
+            let store = EmulatorHarness.store(base, for: recipe)
+            let planner = Planner(store: store, logger: EmulatorHarness.quiet)
+            let plan = try await planner.plan(recipe)
+            #expect(plan.summary.add == 5)
+            let served = try SQLiteStore(path: path, logger: EmulatorHarness.quiet)
+            #expect(try await served.allUsers() == [], "planning over http: signed users in")
+            let report = try await Applier(store: store, logger: EmulatorHarness.quiet).apply(plan)
+            #expect(report.failures == [])
+            #expect(try await served.allUsers().map(\.email) == ["alice@example.com", "bob@example.com"])
+            #expect(try await planner.plan(recipe).changes == [])
+        }
+    }
 }
