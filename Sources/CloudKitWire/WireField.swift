@@ -91,7 +91,17 @@ extension WireField: Codable {
             return .double(try single.decode(Double.self))
         case .timestamp:
             if let millis = try? single.decode(Int64.self) { return .timestamp(millis) }
-            return .timestamp(Int64(try single.decode(Double.self).rounded()))
+            // A fractional number of milliseconds is rounded; one no Int64 holds (1e300) is refused, never
+            // converted with a trap.
+            let number = try single.decode(Double.self)
+            guard number.isFinite, let millis = Int64(exactly: number.rounded()) else {
+                throw DecodingError.dataCorruptedError(
+                    in: single,
+                    debugDescription:
+                        "TIMESTAMP value \(number) is out of range: write milliseconds since 1970 as a whole number between \(Int64.min) and \(Int64.max)"
+                )
+            }
+            return .timestamp(millis)
         case .bytes:
             let text = try single.decode(String.self)
             guard let data = Data(base64Encoded: text) else {

@@ -94,7 +94,7 @@ extension RecipeDecoder {
         case .intOutOfRange:
             error("`\(text)` does not fit in INT64", node.location)
             return nil
-        case .double(let d): return .double(d)
+        case .double(let d): return finiteDouble(d, text, node)
         case .timestamp(let ms): return .timestamp(ms)
         case .string(let s): return .string(s)
         }
@@ -236,6 +236,18 @@ extension RecipeDecoder {
         return .reference(reference)
     }
 
+    /// A `DOUBLE`: CloudKit and JSON hold finite numbers only, so `.nan` and `.inf` are refused (they would
+    /// make a plan that is not JSON and that never settles).
+    private func finiteDouble(_ d: Double, _ text: String, _ node: RecipeNode) -> FieldValue? {
+        guard d.isFinite else {
+            error(
+                "`\(text)` is not a finite number; CloudKit's DOUBLE holds finite numbers only (no NaN or infinity)",
+                node.location)
+            return nil
+        }
+        return .double(d)
+    }
+
     private func locationValue(_ node: RecipeNode) -> FieldValue? {
         guard let pairs = node.pairs else { return nil }
         checkKeys(pairs, allowed: Self.locationKeys, in: "a location")
@@ -244,7 +256,7 @@ extension RecipeDecoder {
             if case .scalar(let s, true) = n.content {
                 switch ScalarResolver.resolve(s) {
                 case .int(let i): return Double(i)
-                case .double(let d): return d
+                case .double(let d) where d.isFinite: return d
                 default: break
                 }
             }
@@ -348,7 +360,7 @@ extension RecipeDecoder {
         case .double:
             switch resolved {
             case .int(let i): return .double(Double(i))
-            case .double(let d): return .double(d)
+            case .double(let d): return finiteDouble(d, text, node)
             default: return mismatch()
             }
         case .timestamp:

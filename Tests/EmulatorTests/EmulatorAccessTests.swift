@@ -204,6 +204,31 @@ import Testing
         }
     }
 
+    @Test("a number no field can hold is a BAD_REQUEST naming the field, and the server keeps serving")
+    func outOfRangeNumbersAreBadRequests() async throws {
+        let path = try H.temporaryStorePath()
+        try await H.withEmulator(storePath: path) { base in
+            var (token, _) = try await H.signIn(base, "alice@example.com")
+            let modify = H.databasePath("private", "records/modify")
+            for value in ["1e300", "-1e300", "9.3e18", "1e400"] {
+                let body =
+                    #"{"operations":[{"operationType":"create","record":{"recordName":"r","recordType":"T","fields":{"when":{"type":"TIMESTAMP","value":\#(value)}}}}],"zoneID":{"zoneName":"_defaultZone"}}"#
+                let answer = try await H.raw(
+                    base, modify, query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": token], body: body)
+                #expect(answer.status == 400, "\(value): \(answer.text)")
+                #expect(answer.json["serverErrorCode"] as? String == "BAD_REQUEST")
+                if value != "1e400" {  // 1e400 is no JSON number at all: the body is not JSON
+                    #expect(answer.text.contains("when"), "the reason names the field: \(answer.text)")
+                }
+                token = try #require(answer.nextToken)
+            }
+            let answer = try await H.raw(
+                base, H.databasePath("private", "zones/list"),
+                query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": token], method: "GET")
+            #expect(answer.status == 200)
+        }
+    }
+
     static func code(_ answer: EmulatorHarness.Answer) -> String? {
         if let code = answer.json["serverErrorCode"] as? String { return code }
         return (answer.json["records"] as? [[String: Any]])?.first?["serverErrorCode"] as? String

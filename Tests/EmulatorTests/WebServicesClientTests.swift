@@ -98,6 +98,27 @@ import Testing
         }
     }
 
+    @Test("an answer with a number no field can hold is a clear error, not a crash")
+    func outOfRangeNumbersInAnswersAreErrors() async throws {
+        let record =
+            #"{"records":[{"recordName":"r","recordType":"T","recordChangeTag":"1","fields":{"when":{"type":"TIMESTAMP","value":1e300}}}]}"#
+        let script = Script([(200, record, nil)])
+        try await withStandIn(script) { base in
+            let endpoint = try WebServicesEndpoint.cloudKit(
+                environmentVariables: [
+                    "CLOUDKIT_API_TOKEN": "api-token", "CLOUDKIT_WEB_AUTH_TOKEN": "web-token", "CLOUDKIT_BASE_URL": base,
+                ], container: "iCloud.com.example", environment: "development")
+            let store = WebServicesStore(
+                endpoint: endpoint, retryPolicy: RetryPolicy(maxAttempts: 1), logger: EmulatorHarness.quiet)
+            await #expect {
+                _ = try await store.lookupRecords(["r"], in: .defaultZone, database: .public, as: defaultOwnerName)
+            } throws: { error in
+                let text = "\(error)"
+                return text.contains("TIMESTAMP value 1e+300 is out of range") && text.contains("cannot read")
+            }
+        }
+    }
+
     @Test("a server that reflects the request in its error never hands the tokens to the caller")
     func reflectedTokensAreMasked() async throws {
         let api = "api-SECRET+/=1234"
