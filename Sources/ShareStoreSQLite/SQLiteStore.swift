@@ -67,12 +67,33 @@ public final class SQLiteStore: Store {
         self.displayName = displayName
         self.logger = logger
         do {
-            try StoreMigrations.migrator.migrate(writer)
+            try Self.migrate(writer)
         } catch {
             throw ShareError(
                 .internalError, "cannot prepare the store \(displayName): \(error)", subject: displayName)
         }
         logger.debug("opened store", metadata: ["store": "\(displayName)"])
+    }
+
+    /// Migrates the schema, safely when several processes open a new file at once: each migration runs in
+    /// its own transaction, so a process that finds a migration already applied by another (its transaction
+    /// fails, "table … already exists", and rolls back) tries again and sees it applied.
+    static func migrate(_ writer: any DatabaseWriter) throws {
+        let migrator = StoreMigrations.migrator
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try migrator.migrate(writer)
+                return
+            } catch {
+                let done = (try? writer.read { try migrator.hasCompletedMigrations($0) }) ?? false
+                if done { return }
+                if attempt >= 10 { throw error }
+                // Another process is migrating: give it a moment (10 attempts, 20–200 ms apart).
+                Thread.sleep(forTimeInterval: 0.02 * Double(attempt))
+            }
+        }
     }
 
     static var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

@@ -110,3 +110,34 @@ import Testing
         #expect(bad.stderr.contains("is not cloudkit:, cloudkit:CONTAINER or cloudkit:CONTAINER/ENVIRONMENT"))
     }
 }
+
+/// Several processes opening one new store file at once.
+@Suite struct ConcurrentOpenTests {
+    @Test("six processes opening one new store file at once all succeed")
+    func sixProcessesOpenANewStore() throws {
+        let directory = try LaneBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for round in 0..<5 {
+            let store = "sqlite:" + directory.appendingPathComponent("new-\(round).sqlite").path
+            var processes: [(Process, URL)] = []
+            for index in 0..<6 {
+                let err = directory.appendingPathComponent("err-\(round)-\(index)")
+                _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+                let process = Process()
+                process.executableURL = LaneBinary.executable
+                process.arguments = ["show", "--store", store]
+                process.currentDirectoryURL = directory
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = try FileHandle(forWritingTo: err)
+                processes.append((process, err))
+            }
+            for (process, _) in processes { try process.run() }
+            for (process, err) in processes {
+                process.waitUntilExit()
+                let text = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+                #expect(process.terminationStatus == 0, "round \(round): \(text)")
+                #expect(!text.contains("already exists"), "\(text)")
+            }
+        }
+    }
+}
