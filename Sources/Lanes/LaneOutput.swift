@@ -1,4 +1,5 @@
 import Foundation
+import ShareKit
 
 /// Where a lane run writes its lines: standard output for the command line, a buffer for tests.
 public struct LaneOutput: Sendable {
@@ -9,9 +10,10 @@ public struct LaneOutput: Sendable {
         self.write = write
     }
 
-    /// Writes one line.
+    /// Writes one line (a message may span lines on purpose), control characters escaped: the names and
+    /// values in it come from recipes and stores.
     public func line(_ text: String) {
-        write(text)
+        write(DisplayText.escaped(text, keepingNewlines: true))
     }
 
     /// Lines go to standard output, flushed one by one so that progress shows while a lane runs.

@@ -1,3 +1,5 @@
+import ShareKit
+
 /// Renders a plan for a pull-request comment: a heading, the summary line, a warning when the plan destroys
 /// anything, the changes in a collapsed `<details>` block with a `diff` fence, and the notes.
 ///
@@ -55,6 +57,8 @@ public struct MarkdownPlanRenderer: Sendable {
             lines += (plan.notes + plan.waiting).map { "- \($0)" }
             lines.append("")
         }
-        return lines.joined(separator: "\n")
+        // Each entry is one line: names and notes come from the store, so their control characters are
+        // escaped (values were escaped when rendered).
+        return lines.map { DisplayText.escaped($0) }.joined(separator: "\n")
     }
 }

@@ -15,9 +15,9 @@ public enum PlannedValue: Sendable, Hashable, Codable {
     public var displayString: String {
         switch self {
         case .value(let v): v.displayString
-        case .text(let s): s
+        case .text(let s): DisplayText.escaped(s)
         case .shareURL(let zone, let record):
-            "(URL of share \(zone)\(record.map { "/\($0)" } ?? ""), known after apply)"
+            "(URL of share \(DisplayText.escaped(zone + (record.map { "/\($0)" } ?? ""))), known after apply)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import Rainbow
+import ShareKit
 
 /// Renders a plan as text: one `+ ~ -` line per change with its address, then each attribute (`name:
 /// value` for additions, `name: before → after` for updates), the notes, and the summary line.
@@ -25,19 +26,24 @@ public struct TextPlanRenderer: Sendable {
             output.write("\n")
         }
         if plan.changes.isEmpty {
-            line("No changes: the store matches recipe \(plan.recipeName).")
+            line("No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName)).")
         } else {
-            line("sharelane will make these changes for recipe \(plan.recipeName) as \(plan.owner.handle):")
+            line(
+                "sharelane will make these changes for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):")
             line("")
             for change in plan.changes {
-                line("  " + paint("\(change.symbol) \(change.kind.rawValue) \(change.addressTarget)", change.action))
+                line(
+                    "  "
+                        + paint(
+                            "\(change.symbol) \(change.kind.rawValue) \(DisplayText.escaped(change.addressTarget))",
+                            change.action))
                 Self.writeAttributeLines(change, indent: "      ", to: &output)
             }
         }
         if !plan.notes.isEmpty || !plan.waiting.isEmpty {
             line("")
-            plan.notes.forEach(line)
-            for waiting in plan.waiting { line(colors ? waiting.cyan : waiting) }
+            for note in plan.notes { line(DisplayText.escaped(note)) }
+            for waiting in plan.waiting.map({ DisplayText.escaped($0) }) { line(colors ? waiting.cyan : waiting) }
         }
         line("")
         line(colors ? plan.summary.line.bold : plan.summary.line)
@@ -79,7 +85,8 @@ public struct TextPlanRenderer: Sendable {
     private static func attributeLine(_ attribute: AttributeChange, width: Int, action: PlannedChange.Action) -> String {
         // Plain Swift padding, not Foundation's NSString `padding(toLength:)`: a large plan has hundreds of
         // thousands of lines.
-        attribute.name + ":" + String(repeating: " ", count: max(0, width - attribute.name.count) + 1)
+        DisplayText.escaped(attribute.name) + ":"
+            + String(repeating: " ", count: max(0, width - attribute.name.count) + 1)
             + valueText(attribute, action: action)
     }
 

@@ -120,10 +120,10 @@ public enum FieldValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// A short human rendering, as plans and `show` print it.
+    /// A short human rendering, as plans and `show` print it; control characters escaped (`DisplayText`).
     public var displayString: String {
         switch self {
-        case .string(let s): return "\"\(s)\""
+        case .string(let s): return "\"\(DisplayText.escaped(s))\""
         case .int64(let i): return String(i)
         case .double(let d): return String(d)
         case .timestamp(let ms):
@@ -133,8 +133,8 @@ public enum FieldValue: Sendable, Hashable, Codable {
         case .reference(let r):
             let zone = r.zoneID.map { "\($0.zoneName)/" } ?? ""
             let action = r.action == .none ? "" : " \(r.action.rawValue)"
-            return "ref(\(zone)\(r.recordName)\(action))"
-        case .assetID(let a): return "asset(\(a))"
+            return "ref(\(DisplayText.escaped(zone + r.recordName))\(action))"
+        case .assetID(let a): return "asset(\(DisplayText.escaped(a)))"
         case .location(let l): return "location(\(l.latitude), \(l.longitude))"
         case .list(_, let values): return "[" + values.map(\.displayString).joined(separator: ", ") + "]"
         }

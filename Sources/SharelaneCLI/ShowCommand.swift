@@ -95,7 +95,8 @@ struct ShowCommand: AsyncParsableCommand {
                 }
             }
         }
-        Terminal.write(lines.joined(separator: "\n") + "\n")
+        // Names and values come from the store: none may rewrite the terminal.
+        Terminal.write(lines.map { DisplayText.escaped($0) }.joined(separator: "\n") + "\n")
     }
 
     /// The recipe named by --recipe, else the default recipe when there is one; nil when there is none.

@@ -1,4 +1,5 @@
 import Foundation
+import ShareKit
 @preconcurrency import Rainbow
 
 /// What the process is attached to: whether standard input and output are terminals, and whether to colour.
@@ -22,9 +23,11 @@ enum Terminal {
         return colors
     }
 
-    /// Writes a line to standard error, secrets masked.
+    /// Writes a line to standard error, secrets masked and control characters escaped (an error quotes
+    /// names and values from recipes and stores).
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((SecretMask.apply(line) + "\n").utf8))
+        let text = DisplayText.escaped(SecretMask.apply(line), keepingNewlines: true)
+        FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
     /// Writes text to standard output, secrets masked.

@@ -141,3 +141,44 @@ import Testing
         }
     }
 }
+
+/// Values that hold terminal control characters are shown escaped by every human output and kept exact in
+/// JSON.
+@Suite struct EscapedOutputTests {
+    @Test("plan, show and lane output escape ESC and CR in values and names; plan --format json keeps them")
+    func controlCharactersAreEscaped() throws {
+        let directory = try LaneBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recipe = directory.appendingPathComponent("r.yaml").path
+        try #"""
+            sharelane: 1
+            name: escapes
+            users: { alice: { email: alice@example.com } }
+            zones:
+              Notes:
+                records:
+                  n1: { type: Note, fields: { title: "safe\e[2J\rforged line" } }
+            lanes:
+              check:
+                steps:
+                  - expect: { field: { zone: Notes, record: n1, name: title, equals: "other\e[31m" } }
+            """#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let store = "sqlite:" + directory.appendingPathComponent("s.sqlite").path
+        let plan = try LaneBinary.run(["plan", recipe, "--store", store], in: directory)
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(!plan.stdout.contains("\u{1B}"), "a raw ESC reached the terminal")
+        #expect(!plan.stdout.contains("\r"))
+        #expect(plan.stdout.contains(#"title: "safe\u{1B}[2J\rforged line""#), "\(plan.stdout)")
+        let json = try LaneBinary.run(["plan", recipe, "--store", store, "--format", "json"], in: directory)
+        #expect(json.stdout.contains(#"safe\u001b[2J\rforged line"#), "\(json.stdout)")
+        let apply = try LaneBinary.run(["apply", recipe, "--store", store, "--yes"], in: directory)
+        #expect(apply.status == 0, "\(apply.output)")
+        let show = try LaneBinary.run(["show", "--store", store], in: directory)
+        #expect(!show.stdout.contains("\u{1B}") && !show.stdout.contains("\r"), "\(show.stdout)")
+        #expect(show.stdout.contains(#"title: "safe\u{1B}[2J\rforged line""#), "\(show.stdout)")
+        let lane = try LaneBinary.run(["run", "check", recipe, "--store", store], in: directory)
+        #expect(lane.status == 1)
+        #expect(!lane.output.contains("\u{1B}") && !lane.output.contains("\r"), "\(lane.output)")
+        #expect(lane.output.contains(#"other\u{1B}[31m"#), "\(lane.output)")
+    }
+}
