@@ -24,18 +24,39 @@ public final class WebServicesStore: Store {
     private let counter = RequestCounter()
     private let timeout: TimeAmount
 
+    /// How long a request keeps trying to reach a service that refuses or does not answer connections,
+    /// by default: a dead server is reported in seconds, not minutes.
+    public static let defaultReachTimeout: Double = 8
+
+    /// The client every store uses unless given one: it tries each connection once, for at most 2 s, and
+    /// leaves retrying to the store (`reachTimeout`), so that a dead server fails fast. (The shared client
+    /// retries connecting until the request's deadline, a minute.) Never shut down: it lives as long as the
+    /// process.
+    public static let failFastClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(2)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    private let reachTimeout: Double
+
     /// - Parameters:
     ///   - endpoint: the service, container, environment and credentials.
-    ///   - httpClient: shared by default; the store never shuts it down.
+    ///   - httpClient: `failFastClient` by default; the store never shuts it down.
+    ///   - reachTimeout: seconds a request keeps trying to connect, with backoff, before it fails with
+    ///     "cannot reach" (`--timeout`).
     ///   - logger: request lines at `debug`, retries at `notice`; never tokens.
     public init(
-        endpoint: WebServicesEndpoint, retryPolicy: RetryPolicy = RetryPolicy(), httpClient: HTTPClient = .shared,
-        timeoutSeconds: Int64 = 60, logger: Logger
+        endpoint: WebServicesEndpoint, retryPolicy: RetryPolicy = RetryPolicy(),
+        httpClient: HTTPClient = WebServicesStore.failFastClient, timeoutSeconds: Int64 = 60,
+        reachTimeout: Double = WebServicesStore.defaultReachTimeout, logger: Logger
     ) {
         self.endpoint = endpoint
         self.retryPolicy = retryPolicy
         self.httpClient = httpClient
         self.logger = logger
+        self.reachTimeout = reachTimeout
         self.timeout = .seconds(timeoutSeconds)
         self.sessions = SessionBook(cloudKitToken: endpoint.kind == .cloudKit ? endpoint.webAuthToken : nil)
     }
@@ -463,12 +484,37 @@ public final class WebServicesStore: Store {
         }
     }
 
-    /// One request with retries of `THROTTLED`, `TRY_AGAIN_LATER` and 503.
+    /// One request with retries of `THROTTLED`, `TRY_AGAIN_LATER` and 503, and of connections the service
+    /// refused or did not answer, for at most `reachTimeout` seconds.
     private func attempt(path: String, body: Data?, auth: Auth, token: String?) async throws -> Reply {
         var attemptNumber = 1
         var token = token
+        let started = ContinuousClock.now
+        var connectAttempts = 0
         while true {
-            let reply = try await execute(path: path, body: body, auth: auth, token: token)
+            let reply: Reply
+            do {
+                reply = try await execute(path: path, body: body, auth: auth, token: token)
+            } catch let failure as ConnectionFailure {
+                // Nothing reached the service, so sending again cannot apply anything twice.
+                connectAttempts += 1
+                let elapsed = Self.seconds(since: started)
+                let wait = min(2, 0.25 * Double(1 << min(connectAttempts - 1, 8)))
+                guard elapsed + wait < reachTimeout else {
+                    throw ShareError(
+                        .tryAgainLater,
+                        "cannot reach \(displayName) (\(path)): \(failure.reason); tried \(connectAttempts) "
+                            + "time\(connectAttempts == 1 ? "" : "s") in \(String(format: "%.1f", elapsed)) s. Check that "
+                            + (endpoint.kind == .emulator ? "`sharelane serve` is running at that address" : "the service is reachable")
+                            + ", or give it longer with --timeout")
+                }
+                // The final error tells the story; each retry is a debug line.
+                logger.debug(
+                    "cannot reach the service; retrying",
+                    metadata: ["path": "\(path)", "attempt": "\(connectAttempts + 1)", "wait": "\(wait)s"])
+                try await Task.sleep(for: .seconds(wait))
+                continue
+            }
             if let next = reply.nextToken { token = next }
             guard reply.isRetryable, attemptNumber < retryPolicy.maxAttempts else { return reply }
             let wait = retryPolicy.delay(afterAttempt: attemptNumber, retryAfter: reply.retryAfter)
@@ -513,6 +559,14 @@ public final class WebServicesStore: Store {
         let data: Data
         do {
             response = try await httpClient.execute(request, timeout: timeout)
+        } catch {
+            if let failure = ConnectionFailure(error) { throw failure }
+            throw ShareError(
+                .tryAgainLater,
+                "cannot reach \(displayName) (\(path)): \(error); check that the service is running and reachable"
+                    + (endpoint.kind == .emulator ? " (`sharelane serve`)" : ""))
+        }
+        do {
             let buffer = try await response.body.collect(upTo: 256 << 20)
             data = Data(buffer.readableBytesView)
         } catch {
@@ -530,6 +584,11 @@ public final class WebServicesStore: Store {
         let sent = [endpoint.apiToken, token].compactMap { $0 }
         return Reply(
             path: path, status: status, data: Self.masking(sent, in: data), nextToken: nextToken, service: displayName)
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
     /// Matches a response array to the request, which must have one entry per item.
@@ -603,5 +662,26 @@ extension Array {
     /// Consecutive slices of at most `size` elements.
     func chunked(_ size: Int) -> [[Element]] {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}
+
+/// A connection the service refused or never answered: nothing of the request reached it, so it may be sent
+/// again. Other transport errors (a connection reset mid-answer) may have reached it, and are not retried.
+struct ConnectionFailure: Error {
+    var reason: String
+
+    init?(_ error: any Error) {
+        if let io = error as? IOError, [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL].contains(io.errnoCode) {
+            reason = "connection refused or unreachable (\(io))"
+        } else if let client = error as? HTTPClientError, client == .connectTimeout {
+            reason = "no answer to the connection within 2 s"
+        } else if let channel = error as? ChannelError, case .connectTimeout = channel {
+            reason = "no answer to the connection within 2 s"
+        } else if String(describing: type(of: error)) == "NIOConnectionError" {
+            // NIOPosix's error for a connection that could not be made to any address (DNS included).
+            reason = "\(error)"
+        } else {
+            return nil
+        }
     }
 }

@@ -29,7 +29,7 @@ struct PlannerSteps {
         guard report.succeeded else {
             throw LaneError.stepFailed(
                 action: "apply",
-                reason: report.line + "\n" + report.failures.map { "    \($0)" }.joined(separator: "\n"),
+                reason: report.line + "\n" + report.failureLines().map { "    \($0)" }.joined(separator: "\n"),
                 location: location)
         }
         return StepOutcome(report.line, lines: changeLines(plan))

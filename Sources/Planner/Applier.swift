@@ -143,6 +143,9 @@ struct ApplyRun {
     var failedZones: Set<String> = []
     /// Record changes whose `!share-url` fields wait for a share saved in this run.
     var deferred: [(index: Int, fields: [String: PlannedValue])] = []
+    /// Set when a store call could not be sent or answered: nothing more is sent, and what was not sent is
+    /// reported as not attempted.
+    var stopped: String?
 
     init(plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?) {
         self.plan = plan
@@ -155,11 +158,13 @@ struct ApplyRun {
     }
 
     var report: ApplyReport {
-        var report = ApplyReport()
+        var report = ApplyReport(stopped: stopped)
         for (index, change) in plan.changes.enumerated() {
             guard let result = outcome[index] else {
                 report.failures.append(
-                    .init(action: change.action, kind: change.kind, address: change.address, reason: "not attempted"))
+                    .init(
+                        action: change.action, kind: change.kind, address: change.address,
+                        reason: ApplyReport.notAttemptedReason))
                 continue
             }
             if let reason = result {
@@ -182,7 +187,8 @@ struct ApplyRun {
         for index in indices {
             if case .some(.some) = outcome[index] { continue }
             outcome[index] = .some(reason)
-            logger.warning("\(plan.changes[index].address): \(reason)")
+            // The report carries the failure; the command line prints it once.
+            logger.debug("\(plan.changes[index].address): \(reason)")
         }
     }
 
@@ -213,6 +219,7 @@ struct ApplyRun {
             return
         }
         await modifyZones(.create)
+        if stopped != nil { return }
         // One pass groups the private changes by zone: scanning every change for every zone would cost
         // zones × changes (10 million steps for 100,000 records in 100 zones).
         var zoneOrder: [String] = []
@@ -223,10 +230,11 @@ struct ApplyRun {
             changesByZone[zoneName, default: []].append(index)
         }
         await applyZones(zoneOrder, changesByZone)
-        await acceptShares()
-        await resolveDeferredShareURLs()
-        await applyPublicRecords()
-        await modifyZones(.delete)
+        // After a call that could not be sent, nothing more is: the rest is reported as not attempted.
+        if stopped == nil { await acceptShares() }
+        if stopped == nil { await resolveDeferredShareURLs() }
+        if stopped == nil { await applyPublicRecords() }
+        if stopped == nil { await modifyZones(.delete) }
     }
 
     /// Signs in the users the store does not have yet, creating them, a few at a time, and writes their
@@ -307,6 +315,7 @@ struct ApplyRun {
         } catch {
             failed = changes
             fail(changes, "\(error)")
+            stopped = "\(error)"
         }
         if kind == .create {
             for index in failed { failedZones.insert(plan.changes[index].zoneName) }
@@ -329,7 +338,7 @@ struct ApplyRun {
         await withTaskGroup(of: (ZoneID, [Batch], [Result<[RecordOutcome], any Error>]).self) { group in
             var inFlight = 0
             while true {
-                while inFlight < Applier.zonesInFlight, let zone = pending.popFirst() {
+                while inFlight < Applier.zonesInFlight, stopped == nil, let zone = pending.popFirst() {
                     let zoneID = ZoneID(zoneName: zone)
                     guard let units = zoneUnits(zone, inZone: changesByZone[zone] ?? []) else { continue }
                     let batches = Self.batches(units)
@@ -499,7 +508,8 @@ struct ApplyRun {
         return batches
     }
 
-    /// Sends the batches one after another; one result per batch.
+    /// Sends the batches one after another; one result per batch sent. A call that throws (the store could
+    /// not be reached, or refused the whole request) ends the sending: the later batches are not sent.
     static func send(
         _ batches: [Batch], store: any Store, zoneID: ZoneID, database: DatabaseScope, as owner: UserRecordName
     ) async -> [Result<[RecordOutcome], any Error>] {
@@ -512,6 +522,7 @@ struct ApplyRun {
                             batch.map(\.0), in: zoneID, database: database, atomic: false, as: owner)))
             } catch {
                 results.append(.failure(error))
+                break
             }
         }
         return results
@@ -525,6 +536,7 @@ struct ApplyRun {
             switch result {
             case .failure(let error):
                 for (_, changeIndices) in batch { fail(changeIndices, "\(error)") }
+                stopped = stopped ?? "\(error)"
             case .success(let outcomes):
                 for ((_, changeIndices), outcome) in zip(batch, outcomes) {
                     switch outcome {
@@ -590,7 +602,7 @@ struct ApplyRun {
             group in
             var inFlight = 0
             while true {
-                while inFlight < Applier.zonesInFlight, let (user, chunk) = pending.popFirst() {
+                while inFlight < Applier.zonesInFlight, stopped == nil, let (user, chunk) = pending.popFirst() {
                     group.addTask {
                         do {
                             return (user, chunk, .success(try await store.acceptShares(urls: chunk.map(\.url), as: user)))
@@ -605,6 +617,7 @@ struct ApplyRun {
                 switch outcome {
                 case .failure(let error):
                     for (index, _) in chunk { fail([index], acceptFailure(index, "\(error)")) }
+                    stopped = stopped ?? "\(error)"
                 case .success(let results):
                     for (position, (index, _)) in chunk.enumerated() {
                         switch position < results.count ? results[position] : nil {

@@ -102,8 +102,8 @@ struct ApplyCommand: AsyncParsableCommand {
         }
         await rendering.value
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        for failure in report.failures {
-            Terminal.printError("error: \(failure.address): \(failure.reason)")
+        for line in report.failureLines() {
+            Terminal.printError("error: \(line)")
         }
         if !report.succeeded {
             Terminal.printError("Run `sharelane plan` to see what is left; apply again once the cause is fixed.")

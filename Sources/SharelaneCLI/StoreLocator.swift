@@ -87,8 +87,10 @@ public enum StoreLocator {
     /// - Throws: `StoreLocatorError` for a URL sharelane cannot use, `ShareError` when the store cannot open.
     public static func open(
         _ url: String, logger: Logger, container: String = defaultContainer, environment: String = "development",
-        apiToken: String? = nil, environmentVariables: [String: String] = ProcessInfo.processInfo.environment
+        apiToken: String? = nil, environmentVariables: [String: String] = ProcessInfo.processInfo.environment,
+        reachTimeout: Double? = nil
     ) throws -> any Store {
+        let reach = reachTimeout ?? WebServicesStore.defaultReachTimeout
         switch try location(of: url) {
         case .sqlite(let path): return try SQLiteStore(path: path, logger: logger)
         case .memory: return try SQLiteStore.inMemory(logger: logger)
@@ -99,14 +101,14 @@ public enum StoreLocator {
             while base.hasSuffix("/") { base.removeLast() }
             return WebServicesStore(
                 endpoint: .emulator(url: base, apiToken: token, container: container, environment: environment),
-                logger: logger)
+                reachTimeout: reach, logger: logger)
         case .cloudKit(let named, let namedEnvironment):
             var variables = environmentVariables
             if let apiToken { variables[apiTokenVariable] = apiToken }
             let endpoint = try WebServicesEndpoint.cloudKit(
                 environmentVariables: variables, container: named ?? container,
                 environment: namedEnvironment ?? environment)
-            return WebServicesStore(endpoint: endpoint, logger: logger)
+            return WebServicesStore(endpoint: endpoint, reachTimeout: reach, logger: logger)
         }
     }
 }

@@ -19,6 +19,14 @@ public struct StoreOptions: ParsableArguments {
             valueName: "token"))
     public var apiToken: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long an http: or cloudkit: store keeps trying to reach the service (e.g. 30s, 2m).",
+            discussion: "Connections that are refused or not answered are retried with backoff; default 8s.",
+            valueName: "duration"))
+    var timeout: DurationArgument?
+
     public init() {}
 
     /// The store URL in effect.
@@ -28,12 +36,14 @@ public struct StoreOptions: ParsableArguments {
     /// - Throws: a `ValidationError`-style message for a store URL sharelane cannot use.
     public func open(logger: Logger) throws -> any Store {
         SecretMask.register(apiToken)
-        return try StoreLocator.open(url, logger: logger, apiToken: apiToken)
+        return try StoreLocator.open(url, logger: logger, apiToken: apiToken, reachTimeout: timeout?.seconds)
     }
 
     /// Opens the store for a recipe's container and environment (used by `http:` and `cloudkit:`).
     public func open(logger: Logger, container: String, environment: String) throws -> any Store {
         SecretMask.register(apiToken)
-        return try StoreLocator.open(url, logger: logger, container: container, environment: environment, apiToken: apiToken)
+        return try StoreLocator.open(
+            url, logger: logger, container: container, environment: environment, apiToken: apiToken,
+            reachTimeout: timeout?.seconds)
     }
 }

@@ -240,3 +240,20 @@ struct PlanApplyCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
+
+/// `--store http://…` with nothing listening.
+@Suite struct DeadServerCommandTests {
+    @Test("plan against a store where nothing listens fails with what to do; --timeout takes a Terraform duration")
+    func planAgainstADeadServer() throws {
+        let result = try LaneBinary.run(
+            ["plan", "Recipes/sharelane.yaml", "--store", "http://127.0.0.1:1", "--timeout", "1s"],
+            environment: ["CLOUDKIT_API_TOKEN": "token"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot reach http://127.0.0.1:1"), "\(result.stderr)")
+        #expect(result.stderr.contains("or give it longer with --timeout"))
+        let bad = try LaneBinary.run(
+            ["plan", "Recipes/sharelane.yaml", "--store", "http://127.0.0.1:1", "--timeout", "soon"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--timeout"))
+    }
+}

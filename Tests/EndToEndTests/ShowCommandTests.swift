@@ -117,7 +117,7 @@ import Testing
     func sixProcessesOpenANewStore() throws {
         let directory = try LaneBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        for round in 0..<5 {
+        for round in 0..<3 {
             let store = "sqlite:" + directory.appendingPathComponent("new-\(round).sqlite").path
             var processes: [(Process, URL)] = []
             for index in 0..<6 {
