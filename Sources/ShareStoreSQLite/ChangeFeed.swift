@@ -14,21 +14,21 @@ enum ChangeFeed {
         var deleted: [ZoneID] = []
         switch database {
         case .public:
-            let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM zone WHERE scope = 'public'") ?? 0
+            let seq = try ZoneRow.filter(ZoneRow.Columns.scope == DatabaseScope.public).fetchOne(db)?.seq ?? 0
             if seq > since { changed.append(ZoneID(zoneName: defaultZoneName)) }
         case .private:
             changed = try String.fetchAll(
-                db, sql: "SELECT name FROM zone WHERE scope = 'private' AND owner = ? AND seq > ? ORDER BY seq",
-                arguments: [user, since]
+                db, sql: "SELECT name FROM zone WHERE scope = ? AND owner = ? AND seq > ? ORDER BY seq",
+                arguments: [DatabaseScope.private, user, since]
             ).map { ZoneID(zoneName: $0) }
             deleted = try String.fetchAll(
                 db,
                 sql: """
                     SELECT r.zoneName FROM zoneRemoval r
-                    WHERE r.scope = 'private' AND r.user = ? AND r.seq > ?
-                      AND NOT EXISTS (SELECT 1 FROM zone z WHERE z.scope = 'private' AND z.owner = r.owner AND z.name = r.zoneName)
+                    WHERE r.scope = ?1 AND r.user = ?2 AND r.seq > ?3
+                      AND NOT EXISTS (SELECT 1 FROM zone z WHERE z.scope = ?1 AND z.owner = r.owner AND z.name = r.zoneName)
                     ORDER BY r.seq
-                    """, arguments: [user, since]
+                    """, arguments: [DatabaseScope.private, user, since]
             ).map { ZoneID(zoneName: $0) }
         case .shared:
             let visibleNow = try SharedZones.visible(to: user, db: db)
@@ -37,8 +37,8 @@ enum ChangeFeed {
             deleted = try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT owner, zoneName FROM zoneRemoval WHERE scope = 'shared' AND user = ? AND seq > ? ORDER BY seq",
-                arguments: [user, since]
+                    "SELECT owner, zoneName FROM zoneRemoval WHERE scope = ? AND user = ? AND seq > ? ORDER BY seq",
+                arguments: [DatabaseScope.shared, user, since]
             ).map { ZoneID(zoneName: $0[1], ownerRecordName: $0[0]) }.filter { !visibleIDs.contains($0) }
         }
         return DatabaseChanges(

@@ -679,7 +679,7 @@ struct RecordBatch {
         let s = nextSeq()
         let row = ShareRow(
             zoneId: zoneId, name: name, root: share.rootRecordName, title: share.title,
-            publicPermission: share.publicPermission.rawValue, seq: s, shortGUID: shortGUID)
+            publicPermission: share.publicPermission, seq: s, shortGUID: shortGUID)
         try row.insert(db)
         try writeParticipants(share.participants, shareName: name)
         if let root = share.rootRecordName {
@@ -702,8 +702,8 @@ struct RecordBatch {
             sql: "DELETE FROM participant WHERE zoneId = ? AND shareName = ?", arguments: [zoneId, shareName])
         for (position, p) in participants.enumerated() {
             try ParticipantRow(
-                zoneId: zoneId, shareName: shareName, user: p.userRecordName, role: p.role.rawValue,
-                permission: p.permission.rawValue, acceptance: p.acceptance.rawValue, position: position
+                zoneId: zoneId, shareName: shareName, user: p.userRecordName, role: p.role,
+                permission: p.permission, acceptance: p.acceptance, position: position
             ).insert(db)
         }
     }
@@ -730,7 +730,7 @@ struct RecordBatch {
         let s = nextSeq()
         try db.execute(
             sql: "UPDATE share SET title = ?, publicPermission = ?, seq = ? WHERE zoneId = ? AND name = ?",
-            arguments: [share.title, share.publicPermission.rawValue, s, zoneId, name])
+            arguments: [share.title, share.publicPermission, s, zoneId, name])
         try writeParticipants(share.participants, shareName: name)
         let kept = Set(share.participants.map(\.userRecordName))
         for gone in existing.participants where !kept.contains(gone.userRecordName) && gone.acceptance == .accepted {
@@ -758,7 +758,7 @@ struct RecordBatch {
 
     /// Notes that a zone may have left `user`'s shared database, for database changes.
     private mutating func noteSharedRemoval(user: String) throws {
-        try ZoneRemovalRow(scope: "shared", user: user, owner: owner, zoneName: context.zone.name, seq: nextSeq())
+        try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: context.zone.name, seq: nextSeq())
             .insert(db, onConflict: .replace)
     }
 

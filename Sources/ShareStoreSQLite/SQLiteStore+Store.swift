@@ -18,7 +18,7 @@ extension SQLiteStore {
             var row = try UserRow.fetchOne(db, key: recordName) ?? UserRow(recordName: recordName, email: normalized)
             if let name, !name.isEmpty { row.name = name }
             try row.save(db)
-            _ = try ZoneContext.ensureZone(scope: "private", owner: recordName, name: defaultZoneName, db: db)
+            _ = try ZoneContext.ensureZone(scope: .private, owner: recordName, name: defaultZoneName, db: db)
             return row.user
         }
     }
@@ -58,15 +58,15 @@ extension SQLiteStore {
                 return [Zone(zoneID: ZoneID(zoneName: defaultZoneName))]
             case .private:
                 var names = try String.fetchAll(
-                    db, sql: "SELECT name FROM zone WHERE scope = 'private' AND owner = ? ORDER BY name",
-                    arguments: [user])
+                    db, sql: "SELECT name FROM zone WHERE scope = ? AND owner = ? ORDER BY name",
+                    arguments: [DatabaseScope.private, user])
                 if !names.contains(defaultZoneName) { names.insert(defaultZoneName, at: 0) }
                 let zoneShares = try String.fetchSet(
                     db,
                     sql: """
                         SELECT z.name FROM share s JOIN zone z ON z.id = s.zoneId
-                        WHERE z.scope = 'private' AND z.owner = ? AND s.root IS NULL
-                        """, arguments: [user])
+                        WHERE z.scope = ? AND z.owner = ? AND s.root IS NULL
+                        """, arguments: [DatabaseScope.private, user])
                 return names.sorted().map {
                     Zone(
                         zoneID: ZoneID(zoneName: $0),
@@ -139,7 +139,7 @@ extension SQLiteStore {
                 switch op.kind {
                 case .create:
                     // Creating a zone that exists answers the zone, as CloudKit does.
-                    _ = try ZoneContext.ensureZone(scope: "private", owner: user, name: name, db: db)
+                    _ = try ZoneContext.ensureZone(scope: .private, owner: user, name: name, db: db)
                     results.append(.success(Zone(zoneID: ZoneID(zoneName: name))))
                 case .delete:
                     if name == defaultZoneName {
@@ -149,7 +149,7 @@ extension SQLiteStore {
                     }
                     guard
                         let row = try ZoneRow.filter(
-                            ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == user
+                            ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == user
                                 && ZoneRow.Columns.name == name
                         ).fetchOne(db), let id = row.id
                     else {
@@ -159,16 +159,16 @@ extension SQLiteStore {
                         continue
                     }
                     let losing = try String.fetchAll(
-                        db, sql: "SELECT DISTINCT user FROM participant WHERE zoneId = ? AND acceptance = 'ACCEPTED'",
-                        arguments: [id])
+                        db, sql: "SELECT DISTINCT user FROM participant WHERE zoneId = ? AND acceptance = ?",
+                        arguments: [id, AcceptanceStatus.accepted])
                     var seq = try SeqCounter.current(db)
                     for participant in losing {
                         seq += 1
-                        try ZoneRemovalRow(scope: "shared", user: participant, owner: user, zoneName: name, seq: seq)
+                        try ZoneRemovalRow(scope: .shared, user: participant, owner: user, zoneName: name, seq: seq)
                             .insert(db, onConflict: .replace)
                     }
                     seq += 1
-                    try ZoneRemovalRow(scope: "private", user: user, owner: user, zoneName: name, seq: seq)
+                    try ZoneRemovalRow(scope: .private, user: user, owner: user, zoneName: name, seq: seq)
                         .insert(db, onConflict: .replace)
                     try SeqCounter.store(seq, db)
                     // Records, shares, participants, references and tombstones go with the zone.
@@ -427,13 +427,12 @@ extension SQLiteStore {
                     arguments: [zoneId, share.recordName]) ?? -1) + 1
             try ParticipantRow(
                 zoneId: zoneId, shareName: share.recordName, user: user,
-                role: ParticipantRole.publicUser.rawValue, permission: share.publicPermission.rawValue,
-                acceptance: AcceptanceStatus.accepted.rawValue, position: position
+                role: .publicUser, permission: share.publicPermission, acceptance: .accepted, position: position
             ).insert(db)
         } else {
             try db.cachedStatement(
                 sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?"
-            ).execute(arguments: [AcceptanceStatus.accepted.rawValue, zoneId, share.recordName, user])
+            ).execute(arguments: [AcceptanceStatus.accepted, zoneId, share.recordName, user])
         }
         try db.cachedStatement(sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?")
             .execute(arguments: [seq, zoneId, share.recordName])
@@ -450,7 +449,7 @@ extension SQLiteStore {
             let subject = "\(zoneID.zoneName)/\(recordName)"
             guard
                 let zone = try ZoneRow.filter(
-                    ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == owner
+                    ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == owner
                         && ZoneRow.Columns.name == zoneID.zoneName
                 ).fetchOne(db), let zoneId = zone.id
             else {
@@ -468,11 +467,11 @@ extension SQLiteStore {
             let seq = try SeqCounter.current(db) + 2
             try db.execute(
                 sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
-                arguments: [AcceptanceStatus.removed.rawValue, zoneId, recordName, user])
+                arguments: [AcceptanceStatus.removed, zoneId, recordName, user])
             try db.execute(
                 sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", arguments: [seq - 1, zoneId, recordName])
             try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [seq - 1, zoneId])
-            try ZoneRemovalRow(scope: "shared", user: user, owner: owner, zoneName: zone.name, seq: seq)
+            try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: zone.name, seq: seq)
                 .insert(db, onConflict: .replace)
             try SeqCounter.store(seq, db)
         }
@@ -506,7 +505,8 @@ extension SQLiteStore {
             }
             try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'zone'")
             try db.execute(sql: "UPDATE counter SET seq = 0")
-            try db.execute(sql: "INSERT INTO zone (scope, owner, name, seq) VALUES ('public', '', '_defaultZone', 0)")
+            var publicZone = ZoneRow(id: nil, scope: .public, owner: ZoneRow.publicOwner, name: defaultZoneName, seq: 0)
+            try publicZone.insert(db)
         }
         logger.info("reset store", metadata: ["store": "\(displayName)"])
     }

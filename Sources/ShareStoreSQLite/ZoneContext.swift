@@ -70,7 +70,7 @@ struct ZoneContext {
         case .public:
             guard zoneID.zoneName == defaultZoneName,
                 let row = try ZoneRow.filter(
-                    ZoneRow.Columns.scope == "public" && ZoneRow.Columns.name == defaultZoneName
+                    ZoneRow.Columns.scope == DatabaseScope.public && ZoneRow.Columns.name == defaultZoneName
                 )
                 .fetchOne(db), let id = row.id
             else {
@@ -89,7 +89,7 @@ struct ZoneContext {
                     subject: zoneID.zoneName)
             }
             var row = try ZoneRow.filter(
-                ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == owner
+                ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == owner
                     && ZoneRow.Columns.name == zoneID.zoneName
             ).fetchOne(db)
             var exists = row != nil
@@ -101,10 +101,10 @@ struct ZoneContext {
                         subject: zoneID.zoneName)
                 }
                 if createDefault {
-                    row = try ensureZone(scope: "private", owner: owner, name: defaultZoneName, db: db)
+                    row = try ensureZone(scope: .private, owner: owner, name: defaultZoneName, db: db)
                     exists = true
                 } else {
-                    row = ZoneRow(id: -1, scope: "private", owner: owner, name: defaultZoneName, seq: 0)
+                    row = ZoneRow(id: -1, scope: .private, owner: owner, name: defaultZoneName, seq: 0)
                 }
             }
             guard let row, let id = row.id else {
@@ -125,7 +125,7 @@ struct ZoneContext {
             }
             guard
                 let row = try ZoneRow.filter(
-                    ZoneRow.Columns.scope == "private" && ZoneRow.Columns.owner == owner
+                    ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == owner
                         && ZoneRow.Columns.name == zoneID.zoneName
                 ).fetchOne(db), let id = row.id
             else {
@@ -142,7 +142,7 @@ struct ZoneContext {
     }
 
     /// The zone row, created if missing.
-    static func ensureZone(scope: String, owner: String, name: String, db: Database) throws -> ZoneRow {
+    static func ensureZone(scope: DatabaseScope, owner: String, name: String, db: Database) throws -> ZoneRow {
         if let row = try ZoneRow.filter(
             ZoneRow.Columns.scope == scope && ZoneRow.Columns.owner == owner && ZoneRow.Columns.name == name
         ).fetchOne(db) {
@@ -185,11 +185,20 @@ enum ParticipantLoader {
         for row in rows {
             let shareName: String = row[0]
             let user: String = row[1]
+            // A word the enums do not know is a damaged store: say so, never guess a default.
+            guard let role = ParticipantRole.fromDatabaseValue(row[2]),
+                let permission = Permission.fromDatabaseValue(row[3]),
+                let acceptance = AcceptanceStatus.fromDatabaseValue(row[4])
+            else {
+                throw ShareError(
+                    .internalError,
+                    "the store holds a participant of share \(shareName) with an unknown role, permission or status "
+                        + "(\(row[2] as DatabaseValue), \(row[3] as DatabaseValue), \(row[4] as DatabaseValue))",
+                    subject: user)
+            }
             let participant = Participant(
-                participantID: user, userRecordName: user, email: row[5], name: row[6],
-                role: ParticipantRole(name: row[2]) ?? .privateUser,
-                permission: Permission(name: row[3]) ?? .readOnly,
-                acceptance: AcceptanceStatus(name: row[4]) ?? .pending)
+                participantID: user, userRecordName: user, email: row[5], name: row[6], role: role,
+                permission: permission, acceptance: acceptance)
             result[shareName, default: []].append(participant)
         }
         return result
@@ -201,7 +210,7 @@ enum ShareMapping {
     static func share(_ row: ShareRow, participants: [Participant], owner: String, zoneID: ZoneID) -> Share {
         Share(
             recordName: row.name, zoneID: zoneID, rootRecordName: row.root, title: row.title,
-            publicPermission: Permission(name: row.publicPermission) ?? .none, ownerRecordName: owner,
+            publicPermission: row.publicPermission, ownerRecordName: owner,
             participants: participants, changeTag: ChangeTags.tag(row.seq), shortGUID: row.shortGUID,
             url: StableName.shareURL(shortGUID: row.shortGUID))
     }

@@ -17,9 +17,9 @@ struct ParticipantRow: Codable, FetchableRecord, PersistableRecord {
     var zoneId: Int64
     var shareName: String
     var user: String
-    var role: String
-    var permission: String
-    var acceptance: String
+    var role: ParticipantRole
+    var permission: Permission
+    var acceptance: AcceptanceStatus
     /// The order participants were listed in.
     var position: Int
 }

@@ -19,7 +19,7 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     /// The root record of a hierarchy share; nil for a zone-wide share.
     var root: String?
     var title: String?
-    var publicPermission: String
+    var publicPermission: Permission
     var seq: Int64
     var shortGUID: String
 }

@@ -1,4 +1,5 @@
 import GRDB
+import ShareKit
 
 /// A row of `zoneRemoval`: a zone that left a user's database (deleted, or no longer shared with them), so
 /// that database changes can report it.
@@ -13,7 +14,7 @@ struct ZoneRemovalRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     /// `private` (the owner deleted the zone) or `shared` (the user lost access to it).
-    var scope: String
+    var scope: DatabaseScope
     var user: String
     var owner: String
     var zoneName: String

@@ -16,8 +16,8 @@ struct ZoneRow: Codable, FetchableRecord, MutablePersistableRecord {
     static let publicOwner = ""
 
     var id: Int64?
-    /// `private` or `public`.
-    var scope: String
+    /// `private` or `public` (shared databases are views of private zones).
+    var scope: DatabaseScope
     /// The owner's user record name; empty in the public database.
     var owner: String
     var name: String
