@@ -13,9 +13,6 @@ import ShareKit
 /// bounded backoff; and maps every error to `ShareError`, keeping `serverErrorCode` and `reason`.
 /// Tokens and keys never appear in its logs or errors.
 public final class WebServicesStore: Store {
-    /// CloudKit's limit of operations (and looked-up items) a request.
-    public static let maxOperationsPerRequest = 200
-
     public let endpoint: WebServicesEndpoint
     public let retryPolicy: RetryPolicy
     private let httpClient: HTTPClient
@@ -127,7 +124,7 @@ public final class WebServicesStore: Store {
 
     public func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?] {
         var found: [User?] = []
-        for chunk in emails.chunked(Self.maxOperationsPerRequest) {
+        for chunk in emails.chunked(CloudKitLimits.operationsPerRequest) {
             let response: UsersResponse = try await send(
                 operation: "users/lookup/email", database: .public, body: LookupUsersRequest(emails: chunk), as: user)
             var byEmail: [String: User] = [:]
@@ -151,7 +148,7 @@ public final class WebServicesStore: Store {
         -> [Result<Zone, ShareError>]
     {
         var results: [Result<Zone, ShareError>] = []
-        for chunk in zoneIDs.chunked(Self.maxOperationsPerRequest) {
+        for chunk in zoneIDs.chunked(CloudKitLimits.operationsPerRequest) {
             let response: ZonesResponse = try await send(
                 operation: "zones/lookup", database: database, body: LookupZonesRequest(chunk), as: user)
             results += try Self.inOrder(response.zones.map(\.result), count: chunk.count, what: "zones/lookup")
@@ -163,7 +160,7 @@ public final class WebServicesStore: Store {
         async throws -> [Result<Zone, ShareError>]
     {
         var results: [Result<Zone, ShareError>] = []
-        for chunk in operations.chunked(Self.maxOperationsPerRequest) {
+        for chunk in operations.chunked(CloudKitLimits.operationsPerRequest) {
             let response: ZonesResponse = try await send(
                 operation: "zones/modify", database: database, body: ModifyZonesRequest(chunk), as: user)
             results += try Self.inOrder(response.zones.map(\.result), count: chunk.count, what: "zones/modify")
@@ -177,7 +174,7 @@ public final class WebServicesStore: Store {
         _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         var outcomes: [RecordOutcome] = []
-        for chunk in recordNames.chunked(Self.maxOperationsPerRequest) {
+        for chunk in recordNames.chunked(CloudKitLimits.operationsPerRequest) {
             let response: RecordsResponse = try await send(
                 operation: "records/lookup", database: database,
                 body: LookupRecordsRequest(recordNames: chunk, zoneID: zoneID), as: user)
@@ -205,7 +202,7 @@ public final class WebServicesStore: Store {
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         var outcomes: [RecordOutcome] = []
-        for chunk in operations.chunked(Self.maxOperationsPerRequest) {
+        for chunk in operations.chunked(CloudKitLimits.operationsPerRequest) {
             outcomes += try await modifyChunk(chunk, in: zoneID, database: database, atomic: atomic, as: user)
         }
         return outcomes
@@ -281,8 +278,8 @@ public final class WebServicesStore: Store {
         -> [Result<ShareMetadata, ShareError>]
     {
         var results: [Result<ShareMetadata, ShareError>] = []
-        for start in stride(from: 0, to: urls.count, by: Self.maxOperationsPerRequest) {
-            let chunk = urls[start..<min(start + Self.maxOperationsPerRequest, urls.count)]
+        for start in stride(from: 0, to: urls.count, by: CloudKitLimits.operationsPerRequest) {
+            let chunk = urls[start..<min(start + CloudKitLimits.operationsPerRequest, urls.count)]
             let guids = chunk.map(ShortGUIDsRequest.shortGUID(fromURL:))
             let response: ShareResultsResponse = try await send(
                 operation: "records/accept", database: .public, body: ShortGUIDsRequest(guids), as: user)

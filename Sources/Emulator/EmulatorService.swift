@@ -22,8 +22,6 @@ struct EmulatorService: Sendable {
         "records/accept",
     ]
 
-    /// CloudKit answers at most 200 records a response; more come with `moreComing` or a `continuationMarker`.
-    static let maxRecordsPerResponse = 200
 
     // MARK: Sign-in
 
@@ -126,7 +124,7 @@ struct EmulatorService: Sendable {
         case "records/query":
             let request = try decode(QueryRecordsRequest.self, from: body)
             var query = try request.recordQuery()
-            query.resultsLimit = min(query.resultsLimit ?? Self.maxRecordsPerResponse, Self.maxRecordsPerResponse)
+            query.resultsLimit = min(query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
             let page = try await store.queryRecords(query, in: zoneID, database: database, as: user)
             return try encode(
@@ -169,7 +167,7 @@ struct EmulatorService: Sendable {
                 do {
                     let changes = try await store.zoneChanges(
                         zone.zoneID.zoneID, in: database, since: zone.syncToken.map(ChangeToken.init(rawValue:)),
-                        resultsLimit: min(zone.resultsLimit ?? Self.maxRecordsPerResponse, Self.maxRecordsPerResponse),
+                        resultsLimit: min(zone.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse),
                         as: user)
                     results.append(.init(changes, currentUser: user))
                 } catch let error as ShareError {
@@ -343,10 +341,10 @@ struct EmulatorService: Sendable {
     }
 
     private func checkLimit(_ count: Int, _ what: String) throws {
-        guard count <= WebServicesStore.maxOperationsPerRequest else {
+        guard count <= CloudKitLimits.operationsPerRequest else {
             throw ShareError(
                 .badRequest,
-                "\(count) \(what) in one request; CloudKit allows at most \(WebServicesStore.maxOperationsPerRequest)")
+                "\(count) \(what) in one request; CloudKit allows at most \(CloudKitLimits.operationsPerRequest)")
         }
     }
 

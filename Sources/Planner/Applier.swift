@@ -15,7 +15,7 @@ public struct Applier: Sendable {
     public let logger: Logger
 
     /// CloudKit's limit of operations a `records/modify` request may carry.
-    public static let batchSize = 200
+    public static let batchSize = CloudKitLimits.operationsPerRequest
     /// How many private zones are written at once (each zone's batches still go one at a time, in order).
     static let zonesInFlight = 3
 

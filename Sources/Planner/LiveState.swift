@@ -60,7 +60,7 @@ struct LiveStateReader: Sendable {
     let logger: Logger
 
     /// CloudKit's limit of records a lookup may name.
-    static let lookupBatchSize = 200
+    static let lookupBatchSize = CloudKitLimits.operationsPerRequest
     /// How many zones are read at once.
     static let zonesInFlight = 3
 

@@ -315,9 +315,9 @@ final class RecipeDecoder {
         }
         if let participantsNode = node["participants"] {
             share.participants = decodeParticipants(participantsNode)
-            if share.participants.count > 100 {
+            if share.participants.count > CloudKitLimits.participantsPerShare {
                 error(
-                    "a share has at most 100 participants; this one has \(share.participants.count)",
+                    "a share has at most \(CloudKitLimits.participantsPerShare) participants; this one has \(share.participants.count)",
                     self.keyLocation(node, "participants") ?? participantsNode.location)
             }
             if !share.participants.isEmpty, share.publicPermission != .none, let publicNode {

@@ -204,9 +204,6 @@ public enum AccessRules {
         return nil
     }
 
-    /// The largest number of participants a share holds (`CloudKitLimits.participantsPerShare`).
-    public static let maximumParticipants = CloudKitLimits.participantsPerShare
-
     /// Whether `caller` may change or delete a record of the public database: everyone reads it, only the
     /// user who created a record writes it. `verb` names the operation in the refusal ("changes", "deletes").
     public static func writePublicRecord(caller: UserRecordName, creator: UserRecordName, verb: String, subject: String)
@@ -218,10 +215,10 @@ public enum AccessRules {
 
     /// Checks a share's participants: at most 100, and private and public participants not mixed.
     public static func validateParticipants(of share: Share, subject: String) -> ShareError? {
-        if share.participants.count > maximumParticipants {
+        if share.participants.count > CloudKitLimits.participantsPerShare {
             return ShareError(
                 .badRequest,
-                "a share holds at most \(maximumParticipants) participants; this one would have \(share.participants.count)",
+                "a share holds at most \(CloudKitLimits.participantsPerShare) participants; this one would have \(share.participants.count)",
                 subject: subject)
         }
         let hasPrivate = share.participants.contains { $0.role == .privateUser || $0.role == .administrator }

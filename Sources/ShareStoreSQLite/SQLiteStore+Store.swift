@@ -415,9 +415,9 @@ extension SQLiteStore {
             return ShareMetadata(
                 share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName, participant: entry)
         }
-        if entry == nil, share.participants.count >= AccessRules.maximumParticipants {
+        if entry == nil, share.participants.count >= CloudKitLimits.participantsPerShare {
             throw ShareError(
-                .badRequest, "the share already has \(AccessRules.maximumParticipants) participants", subject: subject)
+                .badRequest, "the share already has \(CloudKitLimits.participantsPerShare) participants", subject: subject)
         }
         let seq = try SeqCounter.next(db)
         if entry == nil {
