@@ -98,6 +98,7 @@ enum ChangeFeed {
             sql: """
                 SELECT t.name, t.seq FROM tombstone t WHERE t.zoneId = ? AND t.seq > ?\(rootFilter)
                   AND NOT EXISTS (SELECT 1 FROM record r WHERE r.zoneId = t.zoneId AND r.name = t.name)
+                  AND NOT EXISTS (SELECT 1 FROM share s WHERE s.zoneId = t.zoneId AND s.name = t.name)
                 ORDER BY t.seq LIMIT ?
                 """, arguments: tombstoneArguments
         ).map { .deletion($0[0], $0[1]) }

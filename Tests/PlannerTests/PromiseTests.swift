@@ -226,4 +226,30 @@ struct PromiseTests {
         #expect(url == (try await Self.shareURL("Topics", in: second)))
         #expect(try await Self.plan(recipe, on: first).changes == [])
     }
+
+    @Test("the owner deleting a shared hierarchy's root behind the recipe's back: apply makes both again, and the plan settles")
+    func ownerDeletesTheRootOfAShare() async throws {
+        let store = try freshStore()
+        let recipe = try Self.load(
+            """
+            sharelane: 1
+            name: trips
+            users: { alice: { email: alice@example.com }, bob: { email: bob@example.com } }
+            owner: alice
+            zones:
+              Trips:
+                records:
+                  italy: { type: Group, share: { participants: { bob: read-only } } }
+            """)
+        try await Self.apply(recipe, to: store)
+        let alice = try #require(try await store.signInExisting(email: "alice@example.com"))
+        let deleted = try await store.modifyRecords(
+            [RecordOperation(.forceDelete, Record(recordName: "italy", recordType: "", zoneID: ZoneID(zoneName: "Trips")))],
+            in: ZoneID(zoneName: "Trips"), database: .private, atomic: true, as: alice.recordName)
+        #expect(deleted.first?.error == nil)
+        let plan = try await Self.apply(recipe, to: store)
+        #expect(plan.changes.map { "\($0.symbol) \($0.address)" }.prefix(2) == ["+ record Trips/italy", "+ share Trips/italy"])
+        let again = try await Self.plan(recipe, on: store)
+        #expect(again.changes == [], "\(TextPlanRenderer().render(again))")
+    }
 }
