@@ -113,5 +113,12 @@ let package = Package(
             ]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["ShareKit"]),
+        .testTarget(
+            name: "ModelCheckTests",
+            dependencies: [
+                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )

@@ -5,8 +5,9 @@ import ShareKit
 /// shares and participants, and the public database's records, so that planning the recipe against the same
 /// store shows no changes.
 ///
-/// What a recipe cannot say is left out, with a comment: records whose parent is missing lose the parent,
-/// removed participants and public users (who join through the URL) are not listed, generated records come back one by one.
+/// What a recipe cannot say is left out: removed participants and public users (who join through the URL)
+/// are not listed, and generated records come back one by one. A record that a parent or a reference names but
+/// that no longer exists is declared `absent: true`, so the recipe is valid and plans to nothing.
 public struct Exporter: Sendable {
     public let store: any Store
     public let logger: Logger
@@ -145,14 +146,23 @@ public struct Exporter: Sendable {
         guard !zone.records.isEmpty else { return }
         var children: [String: [String]] = [:]
         var roots: [String] = []
+        // Records that a parent or a reference names but that no longer exist (deleted behind the recipe's
+        // back): declared `absent: true`, so that the recipe names them as it must, and plans to nothing.
+        var missing = Set<String>()
         for name in zone.records.keys.sorted() {
             guard let record = zone.records[name] else { continue }
+            for value in record.fields.values {
+                for action in ReferenceAction.allCases {
+                    for target in value.referencedRecordNames(action: action, inZone: zoneName)
+                    where zone.records[target] == nil {
+                        missing.insert(target)
+                    }
+                }
+            }
             if let parent = record.parent, zone.records[parent] != nil, parent != name {
                 children[parent, default: []].append(name)
             } else {
-                if let parent = record.parent {
-                    logger.warning("record \(zoneName)/\(name): its parent \(parent) is not in the zone; exported without it")
-                }
+                if let parent = record.parent, parent != name { missing.insert(parent) }
                 roots.append(name)
             }
         }
@@ -162,6 +172,9 @@ public struct Exporter: Sendable {
             guard let record = zone.records[name], visited.insert(name).inserted else { return }
             writer.line(indent, "\(RecipeWriter.key(name)):")
             writer.line(indent + 1, "type: \(RecipeWriter.string(record.recordType))")
+            if let parent = record.parent, missing.contains(parent) {
+                writer.line(indent + 1, "parent: \(RecipeWriter.key(parent))")
+            }
             if !record.fields.isEmpty {
                 writer.line(indent + 1, "fields:")
                 for field in record.fields.keys.sorted() {
@@ -179,6 +192,9 @@ public struct Exporter: Sendable {
             }
         }
         for root in roots { write(root, indent + 1, &writer) }
+        for name in missing.sorted() {
+            writer.line(indent + 1, "\(RecipeWriter.key(name)): {type: Missing, absent: true}  # named by a record, no longer there")
+        }
     }
 }
 

@@ -151,11 +151,67 @@ struct RecipeValidator {
                 for kid in kids.reversed() { stack.append(kid) }
             }
         }
+        var inParentCycle = false
         for (i, record) in records.enumerated() where !placed[i] {
             error("record `\(record.name)` is in a parent cycle (its `parent:` chain leads back to itself)", decoder.parentLocations[(zone ?? "") + "\u{0}" + record.name] ?? record.location)
             ordered.append(record)
+            inParentCycle = true
         }
+        if !inParentCycle { checkWriteOrder(ordered, zone: zone, byName: byName) }
         return ordered
+    }
+
+    /// A record is written after its parent and after the targets of its `VALIDATE` references: those must
+    /// not form a cycle (`r1` validating its own child `r2`, or two records validating each other), which no
+    /// order of writes can satisfy and CloudKit refuses.
+    private mutating func checkWriteOrder(_ records: [DeclaredRecord], zone: String?, byName: [String: Int]) {
+        let zoneName = zone ?? "_defaultZone"
+        var needs: [String: [String]] = [:]
+        var anyValidate = false
+        for record in records where !record.absent {
+            var names = record.parent.map { [$0] } ?? []
+            for value in record.fields.values {
+                guard case .value(let v) = value else { continue }
+                let targets = v.referencedRecordNames(action: .validate, inZone: zoneName)
+                if !targets.isEmpty { anyValidate = true }
+                names += targets.filter { $0 != record.name && byName[$0] != nil }
+            }
+            needs[record.name] = names
+        }
+        guard anyValidate else { return }
+        var state: [String: UInt8] = [:]  // 1 on the path, 2 done
+        var reported = Set<String>()
+        for record in records where state[record.name] == nil {
+            // Iterative depth-first search: a deep hierarchy must not overflow the stack.
+            var stack: [(name: String, next: Int)] = [(record.name, 0)]
+            state[record.name] = 1
+            while let top = stack.last {
+                let edges = needs[top.name] ?? []
+                if top.next < edges.count {
+                    stack[stack.count - 1].next += 1
+                    let target = edges[top.next]
+                    switch state[target] {
+                    case nil:
+                        state[target] = 1
+                        stack.append((target, 0))
+                    case 1:
+                        let cycle = stack.map(\.name).drop { $0 != target } + [target]
+                        if reported.insert(target).inserted, let first = byName[target] {
+                            error(
+                                "records \(cycle.map { "`\($0)`" }.joined(separator: " → ")) each need the next one written first "
+                                    + "(a parent, or the target of a `VALIDATE` reference), which no order of writes can do; "
+                                    + "make one of the references `action: none` or `delete-self`",
+                                records.first { $0.name == target }?.location ?? records[first].location)
+                        }
+                    default:
+                        break
+                    }
+                } else {
+                    state[top.name] = 2
+                    stack.removeLast()
+                }
+            }
+        }
     }
 
     /// Participants name users (not the owner), and a record takes part in at most one share.

@@ -160,4 +160,32 @@ struct ExportTests {
             _ = try await export(store, zones: ["Nope"])
         }
     }
+
+    @Test("a record whose parent or VALIDATE target was deleted exports as a valid recipe that plans to no changes")
+    func danglingParentAndReferenceExport() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        let recipe = try RecipeLoader(environment: [:]).load(
+            yaml: """
+                sharelane: 1
+                name: dangling
+                users: { alice: { email: alice@example.com } }
+                zones:
+                  Z1:
+                    records:
+                      r5:
+                        type: Task
+                        children:
+                          r6: { type: Item, fields: { f2: { ref: r5, action: validate } } }
+                """, file: "dangling.yaml")
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        let alice = try #require(try await store.signInExisting(email: "alice@example.com"))
+        _ = try await store.modifyRecords(
+            [RecordOperation(.forceDelete, Record(recordName: "r5", recordType: "", zoneID: ZoneID(zoneName: "Z1")))],
+            in: ZoneID(zoneName: "Z1"), database: .private, atomic: true, as: alice.recordName)
+        let yaml = try await export(store)
+        #expect(yaml.contains("r5: {type: Missing, absent: true}"), "\(yaml)")
+        let plan = try await planner.plan(try load(yaml))
+        #expect(plan.changes == [], "\(PlanFormat.text.render(plan))")
+    }
 }

@@ -1,0 +1,499 @@
+import CloudKitWire
+import Foundation
+import Logging
+import Planner
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+
+/// What one run of a case did: the first broken promise, and what a person needs to replay it.
+struct CaseReport: Sendable {
+    var violation: Violation?
+    /// Lane steps of the actions that ran (skipped ones left out), with a comment for what no step replays.
+    var laneSteps: [String] = []
+    /// The recipe after each edit, with the number of the step that made it.
+    var versions: [(step: Int, yaml: String)] = []
+    var skipped = 0
+}
+
+/// Runs a case against the embedded SQLite store and a `sharelane serve` over HTTP, checking the
+/// invariants after every action. Both stores are wiped before each case.
+struct CaseRunner: Sendable {
+    let sqlite: SQLiteStore
+    let serveBacking: SQLiteStore
+    let serveURL: String
+    let apiToken: String
+    let bugs: KnownBugs
+    static let logger = Logger(label: "sharelane.modelcheck") { _ in SwiftLogNoOpLogHandler() }
+
+    func run(_ checkCase: CheckCase) async throws -> CaseReport {
+        try await sqlite.reset()
+        try await serveBacking.reset()
+        let http = WebServicesStore(
+            endpoint: .emulator(
+                url: serveURL, apiToken: apiToken, container: "iCloud.local.sharelane", environment: "development"),
+            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: Self.logger)
+        let run = CaseRun(
+            sides: [
+                StoreSide(label: "sqlite", store: sqlite, backing: sqlite),
+                StoreSide(label: "serve", store: http, backing: serveBacking),
+            ], spec: checkCase.recipe, bugs: bugs)
+        do {
+            run.recipe = try Self.load(checkCase.recipe.yaml())
+        } catch {
+            run.report.violation = Violation(
+                invariant: "generated-recipe-invalid", detail: "\(error)\n\(checkCase.recipe.yaml())", step: -1)
+            return run.report
+        }
+        for (index, action) in checkCase.actions.enumerated() {
+            do {
+                try await run.perform(action, step: index)
+            } catch let violation as Violation {
+                run.report.violation = violation
+                break
+            } catch {
+                run.report.violation = Violation(invariant: "threw", detail: "\(action): \(error)", step: index)
+                break
+            }
+        }
+        return run.report
+    }
+
+    static func load(_ yaml: String) throws -> Recipe {
+        try RecipeLoader(environment: [:], overrides: [:]).load(yaml: yaml, file: "check.yaml")
+    }
+}
+
+/// The state of one run of a case.
+final class CaseRun {
+    let sides: [StoreSide]
+    var spec: RecipeSpec
+    var recipe: Recipe?
+    let bugs: KnownBugs
+    var report = CaseReport()
+    var directories: [UserDirectory] = []
+    var views: [StoreView] = []
+
+    init(sides: [StoreSide], spec: RecipeSpec, bugs: KnownBugs) {
+        self.sides = sides
+        self.spec = spec
+        self.bugs = bugs
+    }
+
+    var owner: UserRecordName { Self.recordName(spec.owner) }
+    var logger: Logger { CaseRunner.logger }
+
+    static func recordName(_ handle: String) -> UserRecordName {
+        StableName.userRecordName(email: StableName.normalizedEmail("\(handle)@example.com"))
+    }
+
+    func loadedRecipe() throws -> Recipe {
+        guard let recipe else { throw Violation(invariant: "threw", detail: "no recipe loaded", step: -1) }
+        return recipe
+    }
+
+    // MARK: - Actions
+
+    func perform(_ action: CheckAction, step: Int) async throws {
+        switch action {
+        case .apply(let prune):
+            try await apply(prune: prune, step: step)
+            report.laneSteps.append(action.laneStep(owner: spec.owner))
+        case .plan:
+            try await plan(step: step)
+            report.laneSteps.append(action.laneStep(owner: spec.owner))
+        case .mutate(let mutation, let prune):
+            guard mutation.apply(to: &spec) else {
+                report.skipped += 1
+                return
+            }
+            do {
+                recipe = try CaseRunner.load(spec.yaml())
+            } catch where "\(error)".contains(RecipeGenerator.writeOrderCycle) {
+                // The edit made records need each other first (a VALIDATE reference into its own hierarchy):
+                // the loader rightly refuses that recipe; the case goes on with the one before.
+                report.skipped += 1
+                return
+            } catch {
+                throw Violation(invariant: "mutated-recipe-invalid", detail: "\(mutation): \(error)", step: step)
+            }
+            report.versions.append((step, spec.yaml()))
+            report.laneSteps.append("# step \(step + 1): edit the recipe: \(mutation) (recipe version \(report.versions.count + 1) below), then:")
+            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            try await apply(prune: prune, step: step)
+        case .accept(let user, let zone, let root), .leave(let user, let zone, let root):
+            guard spec.users.contains(user), user != spec.owner else { return skip() }
+            let caller = Self.recordName(user)
+            guard let share = try await sides[0].namedShare(zone: zone, root: root, owner: owner) else {
+                return skip()
+            }
+            let isAccept: Bool
+            if case .accept = action { isAccept = true } else { isAccept = false }
+            let expected =
+                isAccept
+                ? AccessRules.accept(caller: caller, zoneOwner: owner, share: share, subject: zone)
+                : AccessRules.leave(caller: caller, zoneOwner: owner, share: share, subject: zone)
+            try await direct(action, step: step, expected: expected) { side in
+                guard let live = try await side.namedShare(zone: zone, root: root, owner: self.owner) else {
+                    throw ShareError(.notFound, "\(side.label) has no such share")
+                }
+                if isAccept {
+                    guard let url = live.url ?? live.shortGUID else { throw ShareError(.notFound, "share has no URL") }
+                    _ = try await side.store.acceptShare(url: url, as: caller)
+                } else {
+                    try await side.store.leaveShare(
+                        recordName: live.recordName, in: ZoneID(zoneName: zone, ownerRecordName: self.owner), as: caller)
+                }
+            }
+        case .stopSharing(let zone, let root):
+            guard let share = try await sides[0].namedShare(zone: zone, root: root, owner: owner) else { return skip() }
+            let expected = AccessRules.deleteShare(caller: owner, zoneOwner: owner, share: share, subject: zone)
+            try await direct(action, step: step, expected: expected) { side in
+                guard let live = try await side.namedShare(zone: zone, root: root, owner: self.owner) else {
+                    throw ShareError(.notFound, "\(side.label) has no such share")
+                }
+                let outcomes = try await side.store.modifyRecords(
+                    [RecordOperation(.forceDelete, share: live)], in: ZoneID(zoneName: zone), database: .private,
+                    atomic: true, as: self.owner)
+                if let error = outcomes.first?.error { throw error }
+            }
+        case .save(let user, let zone, let record, let parent, let field, let value):
+            try await save(action, user: user, zone: zone, record: record, parent: parent, field: field, value: value, step: step)
+        case .delete(let user, let zone, let record):
+            guard spec.users.contains(user), try await zoneExists(zone) else { return skip() }
+            guard try await sides[0].ownerRecord(record, zone: zone, owner: owner) != nil else { return skip() }
+            let caller = Self.recordName(user)
+            let (share, isRoot) = try await sides[0].coveringShare(zone: zone, record: record, owner: owner)
+            let expected: ShareError? =
+                caller == owner
+                ? nil
+                : AccessRules.delete(caller: caller, zoneOwner: owner, share: share, isRoot: isRoot, subject: record)
+                    ?? readOnlyRefusal(caller: caller, share: share)
+            try await direct(action, step: step, expected: expected) { side in
+                let (database, zoneID) = self.place(zone, caller)
+                let outcomes = try await side.store.modifyRecords(
+                    [RecordOperation(.forceDelete, Record(recordName: record, recordType: "", zoneID: zoneID))],
+                    in: zoneID, database: database, atomic: true, as: caller)
+                if let error = outcomes.first?.error { throw error }
+            }
+        case .stalePlan(let zone, let record):
+            try await stalePlan(zone: zone, record: record, step: step)
+            report.laneSteps.append("# step \(step + 1): `sharelane plan --out saved.json`, then:")
+            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append("# then `sharelane apply saved.json` must refuse, changing nothing")
+        case .export:
+            try await export(step: step)
+            report.laneSteps.append(action.laneStep(owner: spec.owner))
+        }
+    }
+
+    private func skip() {
+        report.skipped += 1
+    }
+
+    /// Whether the owner's zone exists: a write into a zone that is not there (deleted by `absent: true`, or
+    /// before the first apply, which shrinking may remove) is not a question for the access rules.
+    private func zoneExists(_ zone: String) async throws -> Bool {
+        try await ensureSignedIn(step: -1)
+        let zones = try await sides[0].store.listZones(in: .private, as: owner)
+        return zones.contains { $0.zoneID.zoneName == zone }
+    }
+
+    /// Where `caller` reaches the owner's zone: the owner in its private database, anyone else in its shared one.
+    private func place(_ zone: String, _ caller: UserRecordName) -> (DatabaseScope, ZoneID) {
+        caller == owner ? (.private, ZoneID(zoneName: zone)) : (.shared, ZoneID(zoneName: zone, ownerRecordName: owner))
+    }
+
+    /// SPEC §1 says read-only participants cannot write, whatever their role: `AccessRules` grants a read-only
+    /// administrator write access (issue 12 item 5), so the checker states the promise on its own too.
+    private func readOnlyRefusal(caller: UserRecordName, share: Share?) -> ShareError? {
+        guard let entry = share?.participant(caller), entry.acceptance == .accepted, entry.permission == .readOnly
+        else { return nil }
+        return ShareError(.accessDenied, "SPEC §1: a read-only participant cannot write")
+    }
+
+    private func save(
+        _ action: CheckAction, user: String, zone: String, record: String, parent: String?, field: String,
+        value: FieldValue, step: Int
+    ) async throws {
+        guard spec.users.contains(user), try await zoneExists(zone) else { return skip() }
+        let caller = Self.recordName(user)
+        let existing = try await sides[0].ownerRecord(record, zone: zone, owner: owner)
+        var parentName = existing?.parent
+        if existing == nil, let parent, try await sides[0].ownerRecord(parent, zone: zone, owner: owner) != nil {
+            parentName = parent
+        }
+        // A record made again behind the recipe's back keeps the type the recipe declares: CloudKit cannot
+        // change a record's type, and the plan says so rather than trying.
+        let declaredType = spec.records(in: zone).first { $0.record.name == record }?.record.type
+        let type = existing?.recordType ?? declaredType ?? "Note"
+        let expected: ShareError?
+        if caller == owner {
+            expected = nil
+        } else if existing != nil {
+            let (share, _) = try await sides[0].coveringShare(zone: zone, record: record, owner: owner)
+            expected =
+                AccessRules.update(caller: caller, zoneOwner: owner, share: share, subject: record)
+                ?? readOnlyRefusal(caller: caller, share: share)
+        } else {
+            var (share, _) = try await sides[0].coveringShare(zone: zone, record: nil, owner: owner)
+            if share == nil, let parentName {
+                (share, _) = try await sides[0].coveringShare(zone: zone, record: parentName, owner: owner)
+            }
+            expected =
+                AccessRules.create(caller: caller, zoneOwner: owner, share: share, subject: record)
+                ?? readOnlyRefusal(caller: caller, share: share)
+        }
+        try await direct(action, step: step, expected: expected, type: type, parent: parentName) { side in
+            let (database, zoneID) = self.place(zone, caller)
+            let saved = Record(recordName: record, recordType: type, zoneID: zoneID, fields: [field: value], parent: parentName)
+            let outcomes = try await side.store.modifyRecords(
+                [RecordOperation(.forceUpdate, saved)], in: zoneID, database: database, atomic: true, as: caller)
+            if let error = outcomes.first?.error { throw error }
+        }
+    }
+
+    /// Runs a direct store operation on every side: its outcome must be what the access rules decide, the
+    /// same on every store, and a refusal must leave every user's view as it was.
+    private func direct(
+        _ action: CheckAction, step: Int, expected: ShareError?, type: String? = nil, parent: String? = nil,
+        _ body: @escaping (StoreSide) async throws -> Void
+    ) async throws {
+        try await ensureSignedIn(step: step)
+        var outcomes: [String] = []
+        for (index, side) in sides.enumerated() {
+            var outcome = "ok"
+            do {
+                try await body(side)
+            } catch let error as ShareError {
+                outcome = error.code.rawValue
+                let after = await view(of: side)
+                if after != views[index] {
+                    throw Violation(
+                        invariant: "refused-operation-changed-store",
+                        detail: "\(action) was refused on \(side.label) (\(error)) yet changed:\n"
+                            + Self.diff(views[index], after), step: step)
+                }
+            }
+            if (outcome == "ok") != (expected == nil) {
+                let wanted = expected.map { "refused (\($0.code.rawValue): \($0.reason))" } ?? "allowed"
+                throw Violation(
+                    invariant: "access-rules",
+                    detail: "\(action) on \(side.label): AccessRules says \(wanted), the store answered \(outcome)",
+                    step: step)
+            }
+            outcomes.append(outcome)
+        }
+        if Set(outcomes).count > 1 {
+            throw Violation(
+                invariant: "outcomes-differ",
+                detail: "\(action): " + zip(sides, outcomes).map { "\($0.label) \($1)" }.joined(separator: ", "),
+                step: step)
+        }
+        var line = action.laneStep(owner: spec.owner)
+        if let type { line = line.replacingOccurrences(of: "type: \(CheckAction.replayType)", with: "type: \(type)") }
+        if case .save(_, _, _, _, _, _) = action, let parent, !line.contains("parent:") {
+            line = line.replacingOccurrences(of: ", fields:", with: ", parent: \(parent), fields:")
+        }
+        if outcomes.first != "ok" {
+            // A lane stops at a failing step; the refusal is replayed as an expectation instead.
+            report.laneSteps.append("# refused as expected (\(outcomes[0])): \(line)")
+            report.laneSteps.append(contentsOf: expectation(for: action))
+        } else {
+            report.laneSteps.append(line)
+        }
+        try await compareViews(step: step)
+    }
+
+    private func expectation(for action: CheckAction) -> [String] {
+        switch action {
+        case .save(let u, let z, let r, _, _, _) where u != spec.owner:
+            return ["expect: { as: \(u), can: write, zone: \(z), record: \(r), to_be: false }"]
+        case .delete(let u, let z, let r) where u != spec.owner:
+            return ["expect: { as: \(u), can: delete, zone: \(z), record: \(r), to_be: false }"]
+        default:
+            return []
+        }
+    }
+
+    // MARK: - Plan, apply, saved plans, export
+
+    private func ensureSignedIn(step: Int) async throws {
+        guard directories.isEmpty else { return }
+        let recipe = try loadedRecipe()
+        for side in sides {
+            directories.append(try await UserDirectory.signIn(recipe, store: side.store, logger: logger))
+        }
+        let names = directories.map { $0.entries.map { "\($0.handle)=\($0.recordName ?? "-")" } }
+        if Set(names).count > 1 {
+            throw Violation(invariant: "users-differ", detail: "\(names)", step: step)
+        }
+        views = []
+        for side in sides { views.append(await view(of: side)) }
+    }
+
+    private func plan(step: Int) async throws {
+        let recipe = try loadedRecipe()
+        var plans: [Plan] = []
+        if directories.isEmpty {
+            // Before any apply: planning must not create the recipe's users (SPEC §8: a plan changes nothing).
+            for side in sides {
+                let before = try await side.backing.allUsers()
+                plans.append(try await Planner(store: side.store, logger: logger).plan(recipe))
+                let after = try await side.backing.allUsers()
+                if before != after {
+                    throw Violation(
+                        invariant: "plan-writes",
+                        detail: "plan on \(side.label) created users: \(after.count - before.count) new", step: step)
+                }
+            }
+            try comparePlans(plans, step: step)
+            try await ensureSignedIn(step: step)
+            return
+        }
+        for (index, side) in sides.enumerated() {
+            plans.append(try await Planner(store: side.store, logger: logger).plan(recipe, users: directories[index]))
+            let after = await view(of: side)
+            if after != views[index] {
+                throw Violation(invariant: "plan-writes", detail: "plan changed \(side.label):\n" + Self.diff(views[index], after), step: step)
+            }
+        }
+        try comparePlans(plans, step: step)
+    }
+
+    private func apply(prune: Bool, step: Int) async throws {
+        try await ensureSignedIn(step: step)
+        let recipe = try loadedRecipe()
+        let options = PlanOptions(prune: prune)
+        var plans: [Plan] = []
+        for (index, side) in sides.enumerated() {
+            plans.append(try await Planner(store: side.store, logger: logger).plan(recipe, users: directories[index], options: options))
+        }
+        try comparePlans(plans, step: step)
+        var failures: [[String]] = []
+        for (index, side) in sides.enumerated() {
+            let report = try await Applier(store: side.store, logger: logger).apply(plans[index])
+            failures.append(report.failures.map(\.address).sorted())
+            if !report.succeeded {
+                throw Violation(
+                    invariant: "apply-failed",
+                    detail: "apply on \(side.label) failed:\n" + report.failures.map { "  \($0)" }.joined(separator: "\n"),
+                    step: step)
+            }
+        }
+        if Set(failures).count > 1 {
+            throw Violation(invariant: "outcomes-differ", detail: "apply failures: \(failures)", step: step)
+        }
+        for (index, side) in sides.enumerated() {
+            let again = try await Planner(store: side.store, logger: logger).plan(recipe, users: directories[index], options: options)
+            if !again.changes.isEmpty {
+                throw Violation(
+                    invariant: "apply-then-plan",
+                    detail: "after apply, plan on \(side.label) still shows:\n" + TextPlanRenderer(colors: false).render(again), step: step)
+            }
+        }
+        try await compareViews(step: step)
+    }
+
+    private func stalePlan(zone: String, record: String, step: Int) async throws {
+        guard let declared = spec.zone(zone), !declared.absent,
+            try await sides[0].ownerRecord(record, zone: zone, owner: owner) != nil
+        else { return skip() }
+        try await ensureSignedIn(step: step)
+        let recipe = try loadedRecipe()
+        for (index, side) in sides.enumerated() {
+            let plan = try await Planner(store: side.store, logger: logger).plan(recipe, users: directories[index])
+            let saved = try JSONDecoder().decode(SavedPlan.self, from: SavedPlan(plan: plan).encoded()).plan
+            guard let live = try await side.ownerRecord(record, zone: zone, owner: owner) else {
+                throw Violation(invariant: "views-differ", detail: "\(side.label) has no \(zone)/\(record)", step: step)
+            }
+            let write = Record(
+                recordName: record, recordType: live.recordType, zoneID: ZoneID(zoneName: zone),
+                fields: ["stale": .string("x\(step)")], parent: live.parent)
+            let outcomes = try await side.store.modifyRecords(
+                [RecordOperation(.forceUpdate, write)], in: ZoneID(zoneName: zone), database: .private, atomic: true,
+                as: owner)
+            if let error = outcomes.first?.error {
+                throw Violation(invariant: "owner-write-refused", detail: "\(side.label): \(error)", step: step)
+            }
+            let before = await view(of: side)
+            do {
+                _ = try await Applier(store: side.store, logger: logger).applySaved(saved)
+                throw Violation(
+                    invariant: "stale-plan-applied", detail: "\(side.label) applied a plan saved before \(zone)/\(record) changed",
+                    step: step)
+            } catch let error as PlannerError {
+                guard case .stalePlan = error else {
+                    throw Violation(invariant: "stale-plan-error", detail: "\(side.label): \(error)", step: step)
+                }
+            }
+            let after = await view(of: side)
+            if before != after {
+                throw Violation(
+                    invariant: "refused-operation-changed-store",
+                    detail: "the refused stale plan changed \(side.label):\n" + Self.diff(before, after), step: step)
+            }
+        }
+        try await compareViews(step: step)
+    }
+
+    private func export(step: Int) async throws {
+        try await ensureSignedIn(step: step)
+        var texts: [String] = []
+        for side in sides {
+            let text = try await Exporter(store: side.store, logger: logger).export(
+                owner: User(recordName: owner, email: "\(spec.owner)@example.com"), name: "check")
+            texts.append(StoreSide.normalize(text, storeName: side.store.displayName))
+            let exported: Recipe
+            do {
+                exported = try CaseRunner.load(text)
+            } catch {
+                throw Violation(invariant: "export-invalid", detail: "\(side.label): \(error)\n\(text)", step: step)
+            }
+            let users = try await UserDirectory.signIn(exported, store: side.store, logger: logger)
+            let plan = try await Planner(store: side.store, logger: logger).plan(exported, users: users)
+            if !plan.changes.isEmpty {
+                throw Violation(
+                    invariant: "export-then-plan",
+                    detail: "planning the export on \(side.label) shows:\n" + TextPlanRenderer(colors: false).render(plan) + "\nexport:\n" + text,
+                    step: step)
+            }
+        }
+        if Set(texts).count > 1 {
+            throw Violation(invariant: "exports-differ", detail: texts.joined(separator: "\n----\n"), step: step)
+        }
+        try await compareViews(step: step)
+    }
+
+    // MARK: - Comparing stores
+
+    private func comparePlans(_ plans: [Plan], step: Int) throws {
+        let rendered = zip(sides, plans).map { $0.normalizedJSON($1) }
+        if Set(rendered).count > 1 {
+            throw Violation(
+                invariant: "plans-differ",
+                detail: zip(sides, rendered).map { "\($0.label):\n\($1)" }.joined(separator: "\n"), step: step)
+        }
+    }
+
+    private func view(of side: StoreSide) async -> StoreView {
+        await StoreView.read(side.store, users: spec.users.map { ($0, Self.recordName($0)) })
+    }
+
+    private func compareViews(step: Int) async throws {
+        var now: [StoreView] = []
+        for side in sides { now.append(await view(of: side)) }
+        views = now
+        if now[0] != now[1] {
+            throw Violation(invariant: "views-differ", detail: "sqlite → serve:\n" + Self.diff(now[0], now[1]), step: step)
+        }
+    }
+
+    static func diff(_ a: StoreView, _ b: StoreView) -> String {
+        let left = Set(a.lines)
+        let right = Set(b.lines)
+        let removed = a.lines.filter { !right.contains($0) }.map { "- \($0)" }
+        let added = b.lines.filter { !left.contains($0) }.map { "+ \($0)" }
+        return (removed + added).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// Generators and actions that reach a bug already listed in issue 12, switched off for the CI run until
+/// the fix lands; `SHARELANE_CHECK_KNOWN_BUGS=1` (or `Scripts/check.sh --known-bugs`) switches them all on.
+///
+/// Each gate names the issue item it waits for. Remove a gate (and its uses) when its fix is merged.
+struct KnownBugs: Sendable, Hashable {
+    /// Issue 12 item 1: a participant who left is never invited again, so plan never settles.
+    var participantLeaves: Bool
+    /// Issue 12 item 4: `plan` signs the recipe's users in, i.e. writes, on a store that does not know them.
+    var planBeforeFirstApply: Bool
+    /// Issue 12 item 3: a `{ref: X, action: validate}` to a record declared later fails the first apply.
+    var validateReferenceToLaterRecord: Bool
+    /// Issue 12 item 3: `share: none` on a hierarchy root with `absent: true` on its child fails with CONFLICT.
+    var shareNoneWithAbsentChild: Bool
+    /// Issue 12 item 5: a read-only administrator is allowed to write records.
+    var readOnlyAdministrator: Bool
+
+    /// Every generator on: what the checker exercises once the fixes are in.
+    static let none = KnownBugs(
+        participantLeaves: false, planBeforeFirstApply: false, validateReferenceToLaterRecord: false,
+        shareNoneWithAbsentChild: false, readOnlyAdministrator: false)
+
+    /// Every gate closed: the default CI run.
+    static let gated = KnownBugs(
+        participantLeaves: true, planBeforeFirstApply: true, validateReferenceToLaterRecord: true,
+        shareNoneWithAbsentChild: true, readOnlyAdministrator: true)
+
+    /// The gates for this run: all open, now that every bug they waited for is fixed (each has a regression
+    /// test named after it). `SHARELANE_CHECK_KNOWN_BUGS=0` closes them again, to compare.
+    static var current: KnownBugs {
+        ProcessInfo.processInfo.environment["SHARELANE_CHECK_KNOWN_BUGS"] == "0" ? .gated : .none
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import ShareKit
+
+/// Draws a random valid recipe: 2–5 users, 1–3 zones, zone-wide and hierarchy shares, participants with
+/// every permission and role, every field type a recipe writes, nesting, a generated record, public records.
+struct RecipeGenerator {
+    var random: CheckRandom
+    let bugs: KnownBugs
+    private var nextRecord = 1
+
+    static let handles = ["alice", "bob", "carol", "dana", "erin"]
+    static let types = ["Note", "Item", "Task"]
+    static let words = ["apple", "river", "stone", "cloud", "maple", "tiger", "lemon"]
+
+    init(random: CheckRandom, bugs: KnownBugs) {
+        self.random = random
+        self.bugs = bugs
+    }
+
+    mutating func recipe() -> RecipeSpec {
+        let users = Array(Self.handles.prefix(random.int(2...5)))
+        var zones: [ZoneSpec] = []
+        for z in 1...random.int(1...3) {
+            zones.append(zone("Z\(z)", users: users))
+        }
+        var publicRecords: [RecordSpec] = []
+        for _ in 0..<random.int(0...2) {
+            publicRecords.append(RecordSpec(name: newRecordName(prefix: "pub"), type: "Card", fields: scalarFields()))
+        }
+        return RecipeSpec(users: users, zones: zones, publicRecords: publicRecords)
+    }
+
+    private mutating func zone(_ name: String, users: [String]) -> ZoneSpec {
+        var zone = ZoneSpec(name: name)
+        let roll = random.int(0...9)
+        if roll < 4 {
+            zone.share = .share(share(users: users))
+        } else if roll == 4 {
+            zone.share = .none
+        }
+        let zoneShared = roll < 4
+        var declared: [String] = []
+        for _ in 0..<random.int(1...3) {
+            zone.records.append(record(depth: 0, sharedAbove: zoneShared, users: users, declared: &declared))
+        }
+        // Fields are drawn once every name is known, so references may point forwards as well as back.
+        fillFields(&zone.records, all: declared)
+        if random.chance(0.3) {
+            zone.records.append(
+                RecordSpec(
+                    name: "gen-{{i}}", type: "Gen",
+                    fields: [
+                        FieldSpec(name: "title", value: .template("Gen {{i}}")),
+                        FieldSpec(name: "n", value: .template("{{i}}")),
+                        FieldSpec(name: "note", value: .template("{{fake.sentence}}")),
+                    ], repeatCount: random.int(2...3)))
+        }
+        zone.prune = random.chance(0.15)
+        return zone
+    }
+
+    private mutating func record(depth: Int, sharedAbove: Bool, users: [String], declared: inout [String])
+        -> RecordSpec
+    {
+        var record = RecordSpec(name: newRecordName(), type: random.pick(Self.types))
+        declared.append(record.name)
+        var shared = sharedAbove
+        if !sharedAbove && random.chance(depth == 0 ? 0.35 : 0.15) {
+            record.share = .share(share(users: users))
+            shared = true
+        }
+        if depth < 2 {
+            for _ in 0..<random.int(0...(depth == 0 ? 2 : 1)) {
+                record.children.append(self.record(depth: depth + 1, sharedAbove: shared, users: users, declared: &declared))
+            }
+        }
+        return record
+    }
+
+    /// Draws each record's fields; `all` lists the zone's record names in declaration order.
+    private mutating func fillFields(_ records: inout [RecordSpec], all: [String]) {
+        for index in records.indices {
+            let name = records[index].name
+            let position = all.firstIndex(of: name) ?? 0
+            let earlier = Array(all[..<position])
+            let others = all.filter { $0 != name }
+            records[index].fields = fields(earlier: earlier, others: others)
+            fillFields(&records[index].children, all: all)
+        }
+    }
+
+    mutating func share(users: [String]) -> ShareSpec {
+        var spec = ShareSpec(title: random.chance(0.5) ? "Shared \(random.pick(Self.words))" : nil, publicPermission: .none, participants: [])
+        let roll = random.int(0...9)
+        if roll == 0 {
+            spec.publicPermission = .readOnly
+            return spec
+        }
+        if roll == 1 {
+            spec.publicPermission = .readWrite
+            return spec
+        }
+        for handle in users.dropFirst() where random.chance(0.6) {
+            spec.participants.append(participant(handle))
+        }
+        return spec
+    }
+
+    mutating func participant(_ handle: String) -> ParticipantSpec {
+        let permission: Permission = random.chance(0.5) ? .readOnly : .readWrite
+        let administrator = random.chance(0.2)
+        // An administrator manages the share and is read-write: recipes refuse a read-only one.
+        return ParticipantSpec(
+            handle: handle, permission: administrator ? .readWrite : permission, administrator: administrator,
+            accepted: random.chance(0.7), shortForm: random.chance(0.5))
+    }
+
+    /// What the loader says of records that need each other written first (a write-order cycle).
+    static let writeOrderCycle = "each need the next one written first"
+
+    mutating func fields(earlier: [String], others: [String]) -> [FieldSpec] {
+        var result: [FieldSpec] = []
+        for f in 0..<random.int(0...3) {
+            result.append(FieldSpec(name: "f\(f + 1)", value: value(earlier: earlier, others: others)))
+        }
+        return result
+    }
+
+    mutating func scalarFields() -> [FieldSpec] {
+        (0..<random.int(1...2)).map { FieldSpec(name: "f\($0 + 1)", value: value(earlier: [], others: [])) }
+    }
+
+    mutating func value(earlier: [String], others: [String]) -> FieldSpecValue {
+        let kinds = others.isEmpty ? 10 : 13
+        switch random.int(0...(kinds - 1)) {
+        case 0: return .string("\(random.pick(Self.words))-\(random.int(1...99))")
+        case 1: return .int(random.int(-1000...1000))
+        case 2: return .double(Double(random.int(-400...400)) + 0.5)
+        case 3: return .bool(random.chance(0.5))
+        case 4: return .timestamp("2024-0\(random.int(1...9))-0\(random.int(1...9))T09:\(random.int(10...59)):00Z")
+        case 5: return .strings((0..<random.int(1...3)).map { _ in random.pick(Self.words) })
+        case 6: return .ints((0..<random.int(1...3)).map { _ in random.int(0...50) })
+        case 7: return .doubles((0..<random.int(1...3)).map { _ in Double(random.int(0...50)) + 0.25 })
+        case 8: return .bytes(Data((0..<random.int(1...6)).map { _ in UInt8(random.int(0...255)) }).base64EncodedString())
+        case 9: return .location(Double(random.int(-160...160)) / 2 + 0.25, Double(random.int(-340...340)) / 2 + 0.25)
+        case 10: return .ref(random.pick(others))
+        case 11:
+            return .refAction(random.pick(others), random.chance(0.5) ? .none : .deleteSelf)
+        default:
+            // A validate reference to a later record is written after its target (issue 12 item 3); one into
+            // the holder's own hierarchy makes a write-order cycle, which the case generation draws again.
+            let targets = bugs.validateReferenceToLaterRecord ? earlier : others
+            guard let target = random.maybePick(targets) else { return .int(random.int(0...9)) }
+            return .refAction(target, .validate)
+        }
+    }
+
+    mutating func newRecordName(prefix: String = "r") -> String {
+        defer { nextRecord += 1 }
+        return "\(prefix)\(nextRecord)"
+    }
+
+    /// Makes later generated names follow those already in `spec`.
+    mutating func continueNumbering(after spec: RecipeSpec) {
+        var highest = 0
+        for zone in spec.zones {
+            for (record, _) in spec.records(in: zone.name) {
+                highest = max(highest, Int(record.name.drop { !$0.isNumber }) ?? 0)
+            }
+        }
+        for record in spec.publicRecords { highest = max(highest, Int(record.name.drop { !$0.isNumber }) ?? 0) }
+        nextRecord = max(nextRecord, highest + 1)
+    }
+}

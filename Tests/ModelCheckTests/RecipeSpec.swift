@@ -1,0 +1,269 @@
+import Foundation
+import ShareKit
+
+/// A generated recipe as data: what the checker changes, shrinks and renders as YAML for the real loader.
+///
+/// The first user owns the zones. Handles are also the local part of each user's email address, so an
+/// exported recipe (which names users after their addresses) uses the same handles.
+struct RecipeSpec: Hashable, Sendable {
+    var users: [String]
+    var zones: [ZoneSpec]
+    var publicRecords: [RecordSpec]
+
+    var owner: String { users[0] }
+
+    func zone(_ name: String) -> ZoneSpec? { zones.first { $0.name == name } }
+
+    /// Every record of a zone with its parent, parents first; generated records are left out.
+    func records(in zone: String) -> [(record: RecordSpec, parent: String?)] {
+        guard let spec = self.zone(zone) else { return [] }
+        var result: [(record: RecordSpec, parent: String?)] = []
+        func walk(_ records: [RecordSpec], _ parent: String?) {
+            for record in records where record.repeatCount == nil {
+                result.append((record, parent))
+                walk(record.children, record.name)
+            }
+        }
+        walk(spec.records, nil)
+        return result
+    }
+
+    /// The shares the recipe declares: a zone's (root nil) or a record's.
+    var declaredShares: [(zone: String, root: String?, share: ShareSpec)] {
+        var result: [(zone: String, root: String?, share: ShareSpec)] = []
+        for zone in zones where !zone.absent {
+            if case .share(let share) = zone.share { result.append((zone.name, nil, share)) }
+            for (record, _) in records(in: zone.name) where !record.absent {
+                if case .share(let share) = record.share { result.append((zone.name, record.name, share)) }
+            }
+        }
+        return result
+    }
+
+    /// Changes the record named `name` in `zone`; false when there is none.
+    @discardableResult
+    mutating func updateRecord(_ name: String, in zone: String, _ change: (inout RecordSpec) -> Void) -> Bool {
+        guard let z = zones.firstIndex(where: { $0.name == zone }) else { return false }
+        return RecordSpec.update(name, in: &zones[z].records, change)
+    }
+
+    /// Removes the record named `name` (with its children) from `zone`; false when there is none.
+    @discardableResult
+    mutating func removeRecord(_ name: String, in zone: String) -> Bool {
+        guard let z = zones.firstIndex(where: { $0.name == zone }) else { return false }
+        return RecordSpec.remove(name, from: &zones[z].records)
+    }
+
+    /// Names every record of every zone refers to with `!ref`.
+    func referencedNames(in zone: String) -> Set<String> {
+        var names: Set<String> = []
+        for (record, _) in records(in: zone) {
+            for field in record.fields {
+                if let target = field.value.referenceTarget { names.insert(target) }
+            }
+        }
+        return names
+    }
+
+    // MARK: - YAML
+
+    /// The recipe as YAML text, with an optional lane of already-rendered steps.
+    func yaml(name: String = "check", lane: [String] = []) -> String {
+        var out = "sharelane: 1\nname: \(name)\nowner: \(owner)\nusers:\n"
+        for user in users { out += "  \(user): { email: \(user)@example.com }\n" }
+        if !zones.isEmpty {
+            out += "zones:\n"
+            for zone in zones {
+                if zone.absent {
+                    out += "  \(zone.name): { absent: true }\n"
+                    continue
+                }
+                out += "  \(zone.name):\n"
+                if zone.prune { out += "    prune: true\n" }
+                zone.share.render(indent: 4, into: &out)
+                if !zone.records.isEmpty {
+                    out += "    records:\n"
+                    for record in zone.records { record.render(indent: 6, into: &out) }
+                }
+            }
+        }
+        if !publicRecords.isEmpty {
+            out += "public:\n  records:\n"
+            for record in publicRecords { record.render(indent: 4, into: &out) }
+        }
+        if !lane.isEmpty {
+            out += "lanes:\n  check:\n    steps:\n"
+            for step in lane { out += "      - \(step)\n" }
+        }
+        return out
+    }
+}
+
+struct ZoneSpec: Hashable, Sendable {
+    var name: String
+    var share: ShareDeclaration = .unset
+    var records: [RecordSpec] = []
+    var prune = false
+    var absent = false
+}
+
+/// A `share:` key: left out, `share: none`, or a share.
+enum ShareDeclaration: Hashable, Sendable {
+    case unset
+    case none
+    case share(ShareSpec)
+
+    func render(indent: Int, into out: inout String) {
+        let pad = String(repeating: " ", count: indent)
+        switch self {
+        case .unset: return
+        case .none: out += "\(pad)share: none\n"
+        case .share(let share):
+            out += "\(pad)share:\n"
+            if let title = share.title { out += "\(pad)  title: \"\(title)\"\n" }
+            out += "\(pad)  public_permission: \(share.publicPermission.recipeName)\n"
+            if !share.participants.isEmpty {
+                out += "\(pad)  participants:\n"
+                for p in share.participants {
+                    if p.accepted && !p.administrator && p.shortForm {
+                        out += "\(pad)    \(p.handle): \(p.permission.recipeName)\n"
+                    } else {
+                        let role = p.administrator ? ", role: administrator" : ""
+                        out +=
+                            "\(pad)    \(p.handle): { permission: \(p.permission.recipeName), accepted: \(p.accepted)\(role) }\n"
+                    }
+                }
+            }
+        }
+    }
+}
+
+struct ShareSpec: Hashable, Sendable {
+    var title: String?
+    var publicPermission: Permission
+    var participants: [ParticipantSpec]
+}
+
+struct ParticipantSpec: Hashable, Sendable {
+    var handle: String
+    var permission: Permission
+    var administrator: Bool
+    var accepted: Bool
+    /// Written as `handle: read-only` (only when accepted and not an administrator).
+    var shortForm: Bool
+}
+
+struct RecordSpec: Hashable, Sendable {
+    var name: String
+    var type: String
+    var fields: [FieldSpec] = []
+    var children: [RecordSpec] = []
+    var share: ShareDeclaration = .unset
+    var absent = false
+    /// `repeat: N`: the name holds `{{i}}`.
+    var repeatCount: Int? = nil
+
+    func render(indent: Int, into out: inout String) {
+        let pad = String(repeating: " ", count: indent)
+        let key = repeatCount == nil ? name : "\"\(name)\""
+        if absent {
+            out += "\(pad)\(key): { absent: true }\n"
+            return
+        }
+        out += "\(pad)\(key):\n"
+        if let repeatCount { out += "\(pad)  repeat: \(repeatCount)\n" }
+        out += "\(pad)  type: \(type)\n"
+        if !fields.isEmpty {
+            out += "\(pad)  fields:\n"
+            for field in fields { out += "\(pad)    \(field.name): \(field.value.yaml)\n" }
+        }
+        share.render(indent: indent + 2, into: &out)
+        if !children.isEmpty {
+            out += "\(pad)  children:\n"
+            for child in children { child.render(indent: indent + 4, into: &out) }
+        }
+    }
+
+    static func update(_ name: String, in records: inout [RecordSpec], _ change: (inout RecordSpec) -> Void) -> Bool {
+        for index in records.indices {
+            if records[index].name == name {
+                change(&records[index])
+                return true
+            }
+            if update(name, in: &records[index].children, change) { return true }
+        }
+        return false
+    }
+
+    static func remove(_ name: String, from records: inout [RecordSpec]) -> Bool {
+        if let index = records.firstIndex(where: { $0.name == name }) {
+            records.remove(at: index)
+            return true
+        }
+        for index in records.indices where remove(name, from: &records[index].children) { return true }
+        return false
+    }
+}
+
+struct FieldSpec: Hashable, Sendable {
+    var name: String
+    var value: FieldSpecValue
+}
+
+/// A field value as a recipe writes it, one case per YAML form the checker generates.
+enum FieldSpecValue: Hashable, Sendable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    /// ISO 8601, as YAML's timestamp.
+    case timestamp(String)
+    case strings([String])
+    case ints([Int])
+    case doubles([Double])
+    /// `!ref NAME`
+    case ref(String)
+    /// `{ref: NAME, action: ACTION}`
+    case refAction(String, ReferenceAction)
+    /// `!bytes BASE64`
+    case bytes(String)
+    case location(Double, Double)
+    /// A generated value: `"{{i}}"`, `"{{fake.sentence}}"`, …, only in generated records.
+    case template(String)
+
+    var yaml: String {
+        switch self {
+        case .string(let s): "\"\(s)\""
+        case .int(let i): String(i)
+        case .double(let d): String(d)
+        case .bool(let b): b ? "true" : "false"
+        case .timestamp(let t): t
+        case .strings(let list): "[" + list.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+        case .ints(let list): "[" + list.map(String.init).joined(separator: ", ") + "]"
+        case .doubles(let list): "[" + list.map { String($0) }.joined(separator: ", ") + "]"
+        case .ref(let name): "!ref \(name)"
+        case .refAction(let name, let action): "{ ref: \(name), action: \(action.recipeWord) }"
+        case .bytes(let b): "!bytes \(b)"
+        case .location(let lat, let lon): "{ latitude: \(lat), longitude: \(lon) }"
+        case .template(let t): "\"\(t)\""
+        }
+    }
+
+    var referenceTarget: String? {
+        switch self {
+        case .ref(let name), .refAction(let name, _): name
+        default: nil
+        }
+    }
+}
+
+extension ReferenceAction {
+    /// The word a recipe writes for this action.
+    var recipeWord: String {
+        switch self {
+        case .none: "none"
+        case .deleteSelf: "delete-self"
+        case .validate: "validate"
+        }
+    }
+}
