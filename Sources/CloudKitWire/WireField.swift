@@ -85,10 +85,28 @@ extension WireField: Codable {
         case .int64:
             if let bool = try? single.decode(Bool.self) { return .int64(bool ? 1 : 0) }
             if let text = try? single.decode(String.self), let number = Int64(text) { return .int64(number) }
-            return .int64(try single.decode(Int64.self))
+            if let number = try? single.decode(Int64.self) { return .int64(number) }
+            // Foundation reads `1e300` as an Int64 with an error that names no field: read it as a number, and
+            // say what is wrong with it here.
+            let number = try single.decode(Double.self)
+            guard let whole = Int64(exactly: number) else {
+                throw DecodingError.dataCorruptedError(
+                    in: single, debugDescription: "INT64 value \(number) is not a whole number that fits in 64 bits")
+            }
+            return .int64(whole)
         case .double:
-            if let text = try? single.decode(String.self), let number = Double(text) { return .double(number) }
-            return .double(try single.decode(Double.self))
+            // JSON has no NaN or infinity, but a DOUBLE may come as text ("nan", "inf"), which CloudKit refuses.
+            let number: Double
+            if let text = try? single.decode(String.self), let parsed = Double(text) {
+                number = parsed
+            } else {
+                number = try single.decode(Double.self)
+            }
+            guard number.isFinite else {
+                throw DecodingError.dataCorruptedError(
+                    in: single, debugDescription: "DOUBLE value \(number) is not a finite number")
+            }
+            return .double(number)
         case .timestamp:
             if let millis = try? single.decode(Int64.self) { return .timestamp(millis) }
             // A fractional number of milliseconds is rounded; one no Int64 holds (1e300) is refused, never

@@ -38,7 +38,7 @@ public final class SQLiteStore: Store {
         }
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try Self.openPool(path: path, configuration: configuration)
         } catch {
             throw ShareError(
                 .internalError,
@@ -46,6 +46,22 @@ public final class SQLiteStore: Store {
                 subject: "sqlite:\(path)")
         }
         try self.init(writer: pool, displayName: "sqlite:\(path)", logger: logger)
+    }
+
+    /// Opens the pool of a store file. Several processes opening one new file at once can find it being
+    /// switched to WAL by another: SQLite then answers `PRAGMA journal_mode = WAL` with SQLITE_BUSY at once,
+    /// without the busy timeout (six stores opening a new file at once met it in about one file in twenty).
+    /// The switch takes milliseconds, so the open is tried again, for up to a second.
+    static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        var attempt = 1
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 50 {
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
     }
 
     /// A store in memory (`memory:`): the same code as the file store, gone when released.

@@ -28,12 +28,16 @@ struct ApplyCommand: AsyncParsableCommand {
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var lockOptions: LockOptions
 
     func run() async throws {
         let logger = SecretMask.logger("sharelane.apply")
         let path = try RecipeSelection.resolve(target)
         let isSaved = SavedPlan.isSavedPlan(at: path)
         let loaded: Recipe? = isSaved ? nil : try recipeSelection.load(path)
+        // A local store is locked from the plan to the last write: another apply waits, or is told who holds it.
+        let lock = try await lockOptions.lock(storeOptions.url, operation: "apply")
+        defer { withExtendedLifetime(lock) {} }
         let store: any Store
         do {
             // http: and cloudkit: address the recipe's container; a saved plan uses the default one.

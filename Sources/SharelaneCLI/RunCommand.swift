@@ -25,6 +25,7 @@ struct RunCommand: AsyncParsableCommand {
     var arguments: [String] = []
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var lockOptions: LockOptions
 
     @Option(name: .long, help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
     var env: String?
@@ -52,6 +53,10 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.printError("\(error)")
             throw ExitCode.failure
         }
+        // A lane that writes (apply, accept, leave, save, delete, reset) locks a local store as apply does.
+        let lock =
+            Self.writes(lane, in: recipe) ? try await lockOptions.lock(storeOptions.url, operation: "run \(lane)") : nil
+        defer { withExtendedLifetime(lock) {} }
         let logger = SecretMask.logger("sharelane.lanes", level: .warning)
         let store = try storeOptions.open(
             logger: logger, container: recipe.container, environment: recipe.environment.rawValue)
@@ -64,6 +69,25 @@ struct RunCommand: AsyncParsableCommand {
             Terminal.printError("\(error)")
             throw ExitCode.failure
         }
+    }
+
+    /// Whether the lane, its hooks or a lane it calls has a step that writes to the store.
+    static func writes(_ lane: String, in recipe: Recipe) -> Bool {
+        var seen: Set<String> = []
+        func writes(_ steps: [Step]) -> Bool {
+            steps.contains { step in
+                switch step.action {
+                case .apply, .accept, .leave, .save, .delete, .reset: return true
+                case .plan, .expect, .export: return false
+                case .lane(let name, _):
+                    guard seen.insert(name).inserted, let called = recipe.lane(name) else { return false }
+                    return writes(called.steps)
+                }
+            }
+        }
+        seen.insert(lane)
+        let steps = recipe.lane(lane)?.steps ?? []
+        return writes(recipe.beforeAll + steps + recipe.afterAll + recipe.onError)
     }
 
     /// Standard output, with ✔ in green and ✘ and error lines in red on a terminal (unless `NO_COLOR` is set).

@@ -25,7 +25,7 @@ public struct StoreOptions: ParsableArguments {
             "How long an http: or cloudkit: store keeps trying to reach the service (e.g. 30s, 2m).",
             discussion: "Connections that are refused or not answered are retried with backoff; default 8s.",
             valueName: "duration"))
-    var timeout: DurationArgument?
+    var timeout: TimeLimit?
 
     public init() {}
 

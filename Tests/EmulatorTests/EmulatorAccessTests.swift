@@ -210,9 +210,13 @@ import Testing
         try await H.withEmulator(storePath: path) { base in
             var (token, _) = try await H.signIn(base, "alice@example.com")
             let modify = H.databasePath("private", "records/modify")
-            for value in ["1e300", "-1e300", "9.3e18", "1e400"] {
+            let fields = [
+                ("TIMESTAMP", "1e300"), ("TIMESTAMP", "-1e300"), ("TIMESTAMP", "9.3e18"), ("TIMESTAMP", "1e400"),
+                ("INT64", "1e300"), ("DOUBLE", #""nan""#), ("DOUBLE", #""-inf""#),
+            ]
+            for (type, value) in fields {
                 let body =
-                    #"{"operations":[{"operationType":"create","record":{"recordName":"r","recordType":"T","fields":{"when":{"type":"TIMESTAMP","value":\#(value)}}}}],"zoneID":{"zoneName":"_defaultZone"}}"#
+                    #"{"operations":[{"operationType":"create","record":{"recordName":"r","recordType":"T","fields":{"when":{"type":"\#(type)","value":\#(value)}}}}],"zoneID":{"zoneName":"_defaultZone"}}"#
                 let answer = try await H.raw(
                     base, modify, query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": token], body: body)
                 #expect(answer.status == 400, "\(value): \(answer.text)")
