@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "ModelCheckTests",
             dependencies: [
-                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner",
+                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -64,11 +64,14 @@ public struct Exporter: Sendable {
         let ownerHandle = users.handle(for: owner.recordName, email: ownerEmail, name: owner.name)
         var shareURLs: [String: String] = [:]
         for zone in liveZones {
-            for share in zone.shares.values {
+            // Shares in the order of their record names (a dictionary's order changes from run to run), so
+            // that users get their handles, and the export its text, the same way every time.
+            let shares = zone.shares.values.sorted { $0.recordName < $1.recordName }
+            for share in shares {
                 guard let url = share.url else { continue }
                 shareURLs[url] = share.rootRecordName.map { "\(zone.zoneID.zoneName)/\($0)" } ?? zone.zoneID.zoneName
             }
-            for share in zone.shares.values {
+            for share in shares {
                 for participant in share.participants where participant.acceptance != .removed && participant.role != .owner {
                     let email = try await email(of: participant.userRecordName, known: participant.email, name: participant.name)
                     _ = users.handle(for: participant.userRecordName, email: email, name: participant.name)

@@ -50,11 +50,25 @@ struct CaseRunner: Sendable {
                 try await run.perform(action, step: index)
             } catch let violation as Violation {
                 run.report.violation = violation
-                break
+                if case .mutate = action {
+                    run.report.laneSteps.append("# the apply above breaks the promise (\(violation.invariant))")
+                } else {
+                    run.report.laneSteps.append("# the next step breaks the promise (\(violation.invariant)):")
+                    run.report.laneSteps.append(action.laneStep(owner: checkCase.recipe.owner))
+                }
+                if ["apply-then-plan", "export-then-plan"].contains(violation.invariant) {
+                    run.report.laneSteps.append("plan")
+                }
+                return run.report
             } catch {
                 run.report.violation = Violation(invariant: "threw", detail: "\(action): \(error)", step: index)
-                break
+                return run.report
             }
+        }
+        do {
+            try await run.compareFullViews(step: checkCase.actions.count - 1)
+        } catch let violation as Violation {
+            run.report.violation = violation
         }
         return run.report
     }
@@ -169,7 +183,8 @@ final class CaseRun {
                 ? nil
                 : AccessRules.delete(caller: caller, zoneOwner: owner, share: share, isRoot: isRoot, subject: record)
                     ?? readOnlyRefusal(caller: caller, share: share)
-            try await direct(action, step: step, expected: expected) { side in
+            let lane = caller == owner ? nil : try await laneJudgement(can: "delete", user: user, zone: zone, record: record)
+            try await direct(action, step: step, expected: expected, lane: lane) { side in
                 let (database, zoneID) = self.place(zone, caller)
                 let outcomes = try await side.store.modifyRecords(
                     [RecordOperation(.forceDelete, Record(recordName: record, recordType: "", zoneID: zoneID))],
@@ -244,7 +259,10 @@ final class CaseRun {
                 AccessRules.create(caller: caller, zoneOwner: owner, share: share, subject: record)
                 ?? readOnlyRefusal(caller: caller, share: share)
         }
-        try await direct(action, step: step, expected: expected, type: type, parent: parentName) { side in
+        let lane =
+            caller == owner || existing == nil
+            ? nil : try await laneJudgement(can: "write", user: user, zone: zone, record: record)
+        try await direct(action, step: step, expected: expected, lane: lane, type: type, parent: parentName) { side in
             let (database, zoneID) = self.place(zone, caller)
             let saved = Record(recordName: record, recordType: type, zoneID: zoneID, fields: [field: value], parent: parentName)
             let outcomes = try await side.store.modifyRecords(
@@ -256,23 +274,25 @@ final class CaseRun {
     /// Runs a direct store operation on every side: its outcome must be what the access rules decide, the
     /// same on every store, and a refusal must leave every user's view as it was.
     private func direct(
-        _ action: CheckAction, step: Int, expected: ShareError?, type: String? = nil, parent: String? = nil,
-        _ body: @escaping (StoreSide) async throws -> Void
+        _ action: CheckAction, step: Int, expected: ShareError?, lane: Bool? = nil, type: String? = nil,
+        parent: String? = nil, _ body: @escaping (StoreSide) async throws -> Void
     ) async throws {
         try await ensureSignedIn(step: step)
         var outcomes: [String] = []
+        var after: [StoreView] = []
         for (index, side) in sides.enumerated() {
             var outcome = "ok"
             do {
                 try await body(side)
+                after.append(await view(of: side))
             } catch let error as ShareError {
                 outcome = error.code.rawValue
-                let after = await view(of: side)
-                if after != views[index] {
+                after.append(await view(of: side))
+                if after[index] != views[index] {
                     throw Violation(
                         invariant: "refused-operation-changed-store",
                         detail: "\(action) was refused on \(side.label) (\(error)) yet changed:\n"
-                            + Self.diff(views[index], after), step: step)
+                            + Self.diff(views[index], after[index]), step: step)
                 }
             }
             if (outcome == "ok") != (expected == nil) {
@@ -283,6 +303,12 @@ final class CaseRun {
                     step: step)
             }
             outcomes.append(outcome)
+        }
+        if let lane, lane != (outcomes[0] == "ok") {
+            throw Violation(
+                invariant: "lane-expect",
+                detail: "\(action): a lane's expect judged it \(lane ? "allowed" : "refused"), the store answered \(outcomes[0])",
+                step: step)
         }
         if Set(outcomes).count > 1 {
             throw Violation(
@@ -302,7 +328,7 @@ final class CaseRun {
         } else {
             report.laneSteps.append(line)
         }
-        try await compareViews(step: step)
+        try compareViews(after, step: step)
     }
 
     private func expectation(for action: CheckAction) -> [String] {
@@ -476,13 +502,33 @@ final class CaseRun {
         }
     }
 
-    private func view(of side: StoreSide) async -> StoreView {
-        await StoreView.read(side.store, users: spec.users.map { ($0, Self.recordName($0)) })
+    private func view(of side: StoreSide, full: Bool = false) async -> StoreView {
+        await StoreView.read(side.store, users: spec.users.map { ($0, Self.recordName($0)) }, full: full)
+    }
+
+    /// Both stores' views, read at once.
+    private func bothViews(full: Bool) async -> [StoreView] {
+        let users = spec.users.map { ($0, Self.recordName($0)) }
+        let (a, b) = (sides[0].store, sides[1].store)
+        async let first = StoreView.read(a, users: users, full: full)
+        async let second = StoreView.read(b, users: users, full: full)
+        return await [first, second]
+    }
+
+    /// Every user's full view on both stores, read at once; they must be equal.
+    func compareFullViews(step: Int) async throws {
+        guard !directories.isEmpty else { return }
+        let now = await bothViews(full: true)
+        if now[0] != now[1] {
+            throw Violation(invariant: "views-differ", detail: "sqlite → serve:\n" + Self.diff(now[0], now[1]), step: step)
+        }
     }
 
     private func compareViews(step: Int) async throws {
-        var now: [StoreView] = []
-        for side in sides { now.append(await view(of: side)) }
+        try compareViews(await bothViews(full: false), step: step)
+    }
+
+    private func compareViews(_ now: [StoreView], step: Int) throws {
         views = now
         if now[0] != now[1] {
             throw Violation(invariant: "views-differ", detail: "sqlite → serve:\n" + Self.diff(now[0], now[1]), step: step)

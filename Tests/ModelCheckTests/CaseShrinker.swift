@@ -13,7 +13,7 @@ struct CaseShrinker {
         func attempt(_ candidate: CheckCase) async throws -> Bool {
             guard runs < budget, candidate != best else { return false }
             runs += 1
-            guard let found = try await run(candidate), found.invariant == bestViolation.invariant else { return false }
+            guard let found = try await run(candidate), found.signature == bestViolation.signature else { return false }
             best = candidate
             bestViolation = found
             return true

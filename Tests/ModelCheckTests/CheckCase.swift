@@ -42,8 +42,17 @@ struct CheckCase: Hashable, Sendable {
         let shares = spec.declaredShares
         let participants = spec.users.dropFirst()
         var records: [(zone: String, name: String)] = []
+        var deletable: [(zone: String, name: String)] = []
         for zone in zones {
-            for (record, _) in spec.records(in: zone) where !record.absent { records.append((zone, record.name)) }
+            let referenced = spec.referencedNames(in: zone)
+            for (record, _) in spec.records(in: zone) where !record.absent {
+                records.append((zone, record.name))
+                if !bugs.exportOfDanglingParentOrReference
+                    || (record.children.isEmpty && !referenced.contains(record.name))
+                {
+                    deletable.append((zone, record.name))
+                }
+            }
         }
         switch g.random.int(0...99) {
         case 0..<8: return .apply(prune: g.random.chance(0.3))
@@ -57,7 +66,7 @@ struct CheckCase: Hashable, Sendable {
             else { return nil }
             return .leave(user: user, zone: share.zone, root: share.root)
         case 34..<38:
-            guard let share = g.random.maybePick(shares) else { return nil }
+            guard !bugs.deletedShareIsNotRecreated, let share = g.random.maybePick(shares) else { return nil }
             return .stopSharing(zone: share.zone, root: share.root)
         case 38..<54:
             // A participant writes inside or outside what is shared with it: an existing record, or a new one
@@ -74,7 +83,7 @@ struct CheckCase: Hashable, Sendable {
                 user: user, zone: zone, record: "p\(g.random.int(1...99))", parent: parent, field: "note",
                 value: .int64(Int64(g.random.int(0...99))))
         case 54..<62:
-            guard let user = g.random.maybePick(Array(participants)), let record = g.random.maybePick(records) else {
+            guard let user = g.random.maybePick(Array(participants)), let record = g.random.maybePick(deletable) else {
                 return nil
             }
             return .delete(user: user, zone: record.zone, record: record.name)
@@ -85,7 +94,9 @@ struct CheckCase: Hashable, Sendable {
                 user: spec.owner, zone: record.zone, record: record.name, parent: nil, field: field,
                 value: .string("edit-\(g.random.int(1...99))"))
         case 70..<75:
-            guard let record = g.random.maybePick(records) else { return nil }
+            let roots = Set(shares.compactMap { $0.root })
+            let candidates = bugs.deletedShareIsNotRecreated ? deletable.filter { !roots.contains($0.name) } : deletable
+            guard let record = g.random.maybePick(candidates) else { return nil }
             return .delete(user: spec.owner, zone: record.zone, record: record.name)
         case 75..<92:
             guard let mutation = mutation(&g, spec: spec, bugs: bugs), mutation.apply(to: &spec) else { return nil }

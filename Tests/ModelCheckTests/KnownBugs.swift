@@ -1,9 +1,9 @@
 import Foundation
 
-/// Generators and actions that reach a bug already listed in issue 12, switched off for the CI run until
-/// the fix lands; `SHARELANE_CHECK_KNOWN_BUGS=1` (or `Scripts/check.sh --known-bugs`) switches them all on.
-///
-/// Each gate names the issue item it waits for. Remove a gate (and its uses) when its fix is merged.
+/// Generators and actions that reached a bug of issue 12 (or one this checker found), which were switched
+/// off while the bug was open. Every one is fixed, with a regression test named after it, so every run has
+/// them all on; `SHARELANE_CHECK_KNOWN_BUGS=0` (or `Scripts/check.sh --known-bugs`) switches them off, to
+/// compare.
 struct KnownBugs: Sendable, Hashable {
     /// Issue 12 item 1: a participant who left is never invited again, so plan never settles.
     var participantLeaves: Bool
@@ -15,16 +15,28 @@ struct KnownBugs: Sendable, Hashable {
     var shareNoneWithAbsentChild: Bool
     /// Issue 12 item 5: a read-only administrator is allowed to write records.
     var readOnlyAdministrator: Bool
+    /// NEW, found by this checker (not in issue 12): once a share was deleted — the owner stopped sharing
+    /// (zone-wide or hierarchy), or deleted a hierarchy's root behind the recipe's back — apply reports
+    /// `+ share` (and its participants) as done, but the share is not there, so every later plan shows
+    /// `+ share` again. Gates the stop-sharing action and the owner's delete of a share's root.
+    var deletedShareIsNotRecreated: Bool
+    /// NEW, found by this checker (not in issue 12): after a record is deleted behind the recipe's back,
+    /// export writes its children at the top (`parent: r2 → (removed)` when the export is planned) and keeps
+    /// references to it (`!ref r5` names no record: the export does not validate). Gates deletes of records
+    /// that have children or are referenced.
+    var exportOfDanglingParentOrReference: Bool
 
     /// Every generator on: what the checker exercises once the fixes are in.
     static let none = KnownBugs(
         participantLeaves: false, planBeforeFirstApply: false, validateReferenceToLaterRecord: false,
-        shareNoneWithAbsentChild: false, readOnlyAdministrator: false)
+        shareNoneWithAbsentChild: false, readOnlyAdministrator: false, deletedShareIsNotRecreated: false,
+        exportOfDanglingParentOrReference: false)
 
     /// Every gate closed: the default CI run.
     static let gated = KnownBugs(
         participantLeaves: true, planBeforeFirstApply: true, validateReferenceToLaterRecord: true,
-        shareNoneWithAbsentChild: true, readOnlyAdministrator: true)
+        shareNoneWithAbsentChild: true, readOnlyAdministrator: true, deletedShareIsNotRecreated: true,
+        exportOfDanglingParentOrReference: true)
 
     /// The gates for this run: all open, now that every bug they waited for is fixed (each has a regression
     /// test named after it). `SHARELANE_CHECK_KNOWN_BUGS=0` closes them again, to compare.

@@ -63,8 +63,8 @@ import Testing
             summary.skipped += report.skipped
             guard let violation = report.violation else { continue }
             // One shrunk example per broken promise: the rest of the run still looks for other ones.
-            guard brokenInvariants.insert(violation.invariant).inserted else {
-                summary.failures.append("case seed \(caseSeed): \(violation.invariant) again (not shrunk)")
+            guard brokenInvariants.insert(violation.signature).inserted else {
+                summary.failures.append("case seed \(caseSeed): \(violation.signature) again (not shrunk)")
                 continue
             }
             let shrinkStart = Date()

@@ -10,29 +10,53 @@ struct StoreView: Equatable, Sendable, CustomStringConvertible {
     var description: String { lines.joined(separator: "\n") }
 
     /// Reads the view of every user in `users` (handle → user record name) through the `Store` protocol.
-    static func read(_ store: any Store, users: [(handle: String, recordName: UserRecordName)]) async -> StoreView {
-        var lines: [String] = []
-        for (handle, user) in users {
-            for database in [DatabaseScope.private, .shared] {
-                lines.append("\(handle) \(database.rawValue):")
-                let zones: [Zone]
-                do {
-                    zones = try await store.listZones(in: database, as: user)
-                } catch {
-                    lines.append("  listZones refused: \(code(error))")
-                    continue
-                }
-                for zone in zones.sorted(by: { $0.zoneID < $1.zoneID }) {
-                    lines.append("  zone \(zone.zoneID.zoneName) owner=\(zone.zoneID.ownerRecordName)")
-                    lines += await zoneLines(store, zone.zoneID, database: database, as: user)
+    ///
+    /// Without `full`, only the first user's (the owner's) private database is read, with everyone's shared
+    /// database and the public one: no action writes a participant's private database, and reading them after
+    /// every action cost a third of the run; the last view of a case is full.
+    static func read(_ store: any Store, users: [(handle: String, recordName: UserRecordName)], full: Bool = true)
+        async -> StoreView
+    {
+        // Users are read at once: over `http:` each read is a few requests, and the views of a run are most of
+        // its time (200 cases: about 14 of 23 s one user after another).
+        let perUser = await withTaskGroup(of: (Int, [String]).self) { group in
+            for (index, user) in users.enumerated() {
+                let databases: [DatabaseScope] = full || index == 0 ? [.private, .shared] : [.shared]
+                group.addTask {
+                    (index, await userLines(store, handle: user.handle, user: user.recordName, databases: databases))
                 }
             }
+            var result = [[String]](repeating: [], count: users.count)
+            for await (index, lines) in group { result[index] = lines }
+            return result
         }
+        var lines = perUser.flatMap { $0 }
         if let owner = users.first {
             lines.append("public:")
             lines += await zoneLines(store, .defaultZone, database: .public, as: owner.recordName)
         }
         return StoreView(lines: lines)
+    }
+
+    private static func userLines(
+        _ store: any Store, handle: String, user: UserRecordName, databases: [DatabaseScope]
+    ) async -> [String] {
+        var lines: [String] = []
+        for database in databases {
+            lines.append("\(handle) \(database.rawValue):")
+            let zones: [Zone]
+            do {
+                zones = try await store.listZones(in: database, as: user)
+            } catch {
+                lines.append("  listZones refused: \(code(error))")
+                continue
+            }
+            for zone in zones.sorted(by: { $0.zoneID < $1.zoneID }) {
+                lines.append("  zone \(zone.zoneID.zoneName) owner=\(zone.zoneID.ownerRecordName)")
+                lines += await zoneLines(store, zone.zoneID, database: database, as: user)
+            }
+        }
+        return lines
     }
 
     private static func zoneLines(_ store: any Store, _ zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)

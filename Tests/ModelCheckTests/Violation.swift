@@ -1,3 +1,5 @@
+import Foundation
+
 /// A broken promise: which invariant, what was found, and at which action of the case.
 struct Violation: Error, Hashable, Sendable, CustomStringConvertible {
     /// A short stable key (`apply-then-plan`, `views-differ`, …): shrinking keeps a case that breaks the same one.
@@ -7,4 +9,16 @@ struct Violation: Error, Hashable, Sendable, CustomStringConvertible {
     var step: Int
 
     var description: String { "\(invariant) at step \(step + 1): \(detail)" }
+
+    /// The invariant and the shape of the first thing found (names of zones, records and users left out):
+    /// `apply-then-plan: + share X/X` and `apply-then-plan: ~ participant X/X/X` are different bugs, and
+    /// shrinking must not trade one for the other.
+    var signature: String {
+        let lines = detail.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let first = lines.first { $0.hasPrefix("+ ") || $0.hasPrefix("~ ") || $0.hasPrefix("- ") } ?? lines.first ?? ""
+        let shape = first.replacingOccurrences(
+            of: #"\b(Z\d+|r\d+|p\d+|pub\d+|gen-\d+|alice|bob|carol|dana|erin|_[0-9a-f]+)\b"#, with: "X",
+            options: .regularExpression)
+        return "\(invariant): \(shape.prefix(80))"
+    }
 }
