@@ -55,7 +55,9 @@ public struct Applier: Sendable {
     /// - Throws: `PlannerError.stalePlan` when the store's users changed since the plan.
     func signInKnownUsers(_ plan: Plan) async throws {
         var changed: [String] = []
-        for user in plan.users + [plan.owner] {
+        // A store that acts only as its signed-in user (cloudkit:) signs in nobody else: only the owner counts.
+        let users = store.capabilities.actsAsAnyUser ? plan.users + [plan.owner] : [plan.owner]
+        for user in users {
             guard let email = user.email, !email.isEmpty else { continue }
             let found: User?
             do {
@@ -241,6 +243,9 @@ struct ApplyRun {
     /// record names into the plan: planning creates no users, so apply does, before anything that names
     /// them. Nil when every user is signed in, otherwise why not.
     mutating func signInNewUsers() async -> String? {
+        // Only a store that acts as any user creates users; on cloudkit: the others are waited for (the plan
+        // lists them), and the owner is the signed-in user.
+        guard store.capabilities.actsAsAnyUser else { return nil }
         let newUsers = plan.users.filter(\.isNew) + (plan.owner.isNew && !plan.users.contains { $0.handle == plan.owner.handle } ? [plan.owner] : [])
         guard !newUsers.isEmpty else { return nil }
         let store = self.store
