@@ -27,11 +27,12 @@ public enum Credentials {
             || upper.hasSuffix("_KEY")
     }
 
-    /// The values of the credential variables in `environment` (at least 4 characters long: shorter ones
-    /// would mask ordinary words).
+    /// The values of the credential variables in `environment`, at least 8 characters long: tokens and keys
+    /// are long, and a short value (`true`, `1`) of a variable that only sounds like one would mask ordinary
+    /// words everywhere.
     public static func secrets(in environment: [String: String]) -> [String] {
         environment.compactMap { name, value in
-            isCredential(variable: name) && value.count >= 4 ? value : nil
+            isCredential(variable: name) && value.count >= 8 ? value : nil
         }
     }
 
