@@ -54,13 +54,10 @@ struct MaskingLogHandler: LogHandler {
         set { base[metadataKey: key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        let masked = metadata?.mapValues { Logger.Metadata.Value.string(SecretMask.apply("\($0)")) }
-        base.log(
-            level: level, message: "\(SecretMask.apply(message.description))", metadata: masked, source: source,
-            file: file, function: function, line: line)
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(SecretMask.apply(event.message.description))"
+        event.metadata = event.metadata?.mapValues { Logger.Metadata.Value.string(SecretMask.apply("\($0)")) }
+        base.log(event: event)
     }
 }
