@@ -19,11 +19,14 @@ import Testing
         let seed = environment["SHARELANE_CHECK_SEED"].flatMap(UInt64.init) ?? Self.defaultSeed
         let only = environment["SHARELANE_CHECK_CASE_SEED"].flatMap(UInt64.init)
         let bugs = KnownBugs.current
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-modelcheck-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sharelane-modelcheck-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("direct.sqlite").path, logger: CaseRunner.logger)
-        let backing = try SQLiteStore(path: directory.appendingPathComponent("serve.sqlite").path, logger: CaseRunner.logger)
+        let sqlite = try SQLiteStore(
+            path: directory.appendingPathComponent("direct.sqlite").path, logger: CaseRunner.logger)
+        let backing = try SQLiteStore(
+            path: directory.appendingPathComponent("serve.sqlite").path, logger: CaseRunner.logger)
         let summary = try await CheckEmulator.with(store: backing) { url in
             let runner = CaseRunner(
                 sqlite: sqlite, serveBacking: backing, serveURL: url, apiToken: CheckEmulator.apiToken, bugs: bugs)
@@ -31,6 +34,11 @@ import Testing
         }
         print(summary.line)
         #expect(summary.ran == (only == nil ? cases : 1))
+        if only == nil && cases >= 50 {
+            // The access checks must meet both answers, or they check nothing.
+            #expect(summary.refused > 0 && summary.refused < summary.direct)
+            #expect(summary.laneJudgements > 0)
+        }
         #expect(summary.failures.isEmpty, "\(summary.failures.joined(separator: "\n\n"))")
     }
 
@@ -38,11 +46,15 @@ import Testing
         var ran = 0
         var actions = 0
         var skipped = 0
+        var direct = 0
+        var refused = 0
+        var laneJudgements = 0
         var failures: [String] = []
         var seconds = 0.0
         var shrinkSeconds = 0.0
         var line: String {
-            "model check: \(ran) cases, \(actions) actions (\(skipped) skipped), \(failures.count) failure(s) in "
+            "model check: \(ran) cases, \(actions) actions (\(skipped) skipped; \(direct) direct operations, "
+                + "\(refused) refused, \(laneJudgements) judged by a lane), \(failures.count) failure(s) in "
                 + String(format: "%.1f s (%.1f s of it shrinking)", seconds, shrinkSeconds)
         }
     }
@@ -60,7 +72,25 @@ import Testing
             summary.ran += 1
             summary.actions += checkCase.actions.count
             summary.skipped += report.skipped
-            guard let violation = report.violation else { continue }
+            summary.direct += report.directOperations
+            summary.refused += report.refusals
+            summary.laneJudgements += report.laneJudgements
+            guard let violation = report.violation else {
+                // A failure's replay recipe must be runnable: the first cases' replays must validate too.
+                if summary.ran <= 3 {
+                    let text = ReproRecipe.render(
+                        seed: caseSeed, checkCase: checkCase,
+                        violation: Violation(invariant: "none", detail: "", step: 0),
+                        report: report)
+                    do {
+                        _ = try CaseRunner.load(text)
+                    } catch {
+                        summary.failures.append(
+                            "the replay recipe of case seed \(caseSeed) does not validate: \(error)\n\(text)")
+                    }
+                }
+                continue
+            }
             // One shrunk example per broken promise: the rest of the run still looks for other ones.
             guard brokenInvariants.insert(violation.signature).inserted else {
                 summary.failures.append("case seed \(caseSeed): \(violation.signature) again (not shrunk)")
@@ -71,7 +101,13 @@ import Testing
             let (small, smallViolation, runs) = try await shrinker.shrink(checkCase, violation)
             summary.shrinkSeconds += Date().timeIntervalSince(shrinkStart)
             let smallReport = try await runner.run(small)
-            let text = ReproRecipe.render(seed: caseSeed, checkCase: small, violation: smallViolation, report: smallReport)
+            var text = ReproRecipe.render(
+                seed: caseSeed, checkCase: small, violation: smallViolation, report: smallReport)
+            do {
+                _ = try CaseRunner.load(text)
+            } catch {
+                text += "# (this replay recipe does not validate: \(error))\n"
+            }
             print("model check failure (run seed \(seed), shrunk in \(runs) runs):\n\(text)")
             summary.failures.append(text)
         }

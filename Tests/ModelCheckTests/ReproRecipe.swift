@@ -13,7 +13,8 @@ enum ReproRecipe {
         out += checkCase.recipe.yaml(lane: report.laneSteps.map { $0.hasPrefix("#") ? "{} \($0)" : $0 })
             .replacingOccurrences(of: "- {} #", with: "#")
         for (number, version) in report.versions.enumerated() {
-            out += "# --- recipe version \(number + 2), after step \(version.step + 1) (replace the file's keys above the lanes with these):\n"
+            out +=
+                "# --- recipe version \(number + 2), after step \(version.step + 1) (replace the file's keys above the lanes with these):\n"
             out += version.yaml.split(separator: "\n").map { "# \($0)" }.joined(separator: "\n") + "\n"
         }
         return out
