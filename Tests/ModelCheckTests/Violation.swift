@@ -20,7 +20,8 @@ struct Violation: Error, Hashable, Sendable, CustomStringConvertible {
         let shape = first.replacingOccurrences(
             of: #"\b(Z\d+|r\d+|p\d+|pub\d+|gen-\d+|alice|bob|carol|dana|erin|_[0-9a-f]+)\b"#, with: "X",
             options: .regularExpression
-        ).replacingOccurrences(of: #"[0-9]+"#, with: "N", options: .regularExpression)
+        ).replacingOccurrences(of: #"change tag [^;]*"#, with: "change tag T", options: .regularExpression)
+            .replacingOccurrences(of: #"[0-9]+"#, with: "N", options: .regularExpression)
         return "\(invariant): \(shape.prefix(100))"
     }
 }
