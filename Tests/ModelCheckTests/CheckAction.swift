@@ -54,7 +54,8 @@ enum CheckAction: Hashable, Sendable, CustomStringConvertible {
         case .delete(let u, let z, let r): return "delete: { as: \(u), zone: \(z), record: \(r) }"
         case .mutate(_, let prune): return prune ? "apply: { prune: true }" : "apply"
         case .stalePlan(let z, let r):
-            return "save: { as: \(owner), zone: \(z), record: \(r), type: \(Self.replayType), fields: { stale: \"x\" } }"
+            return
+                "save: { as: \(owner), zone: \(z), record: \(r), type: \(Self.replayType), fields: { stale: \"x\" } }"
         case .export: return "export"
         }
     }

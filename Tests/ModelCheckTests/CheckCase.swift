@@ -58,7 +58,9 @@ struct CheckCase: Hashable, Sendable {
         case 0..<8: return .apply(prune: g.random.chance(0.3))
         case 8..<13: return .plan
         case 13..<27:
-            guard let share = g.random.maybePick(shares), let user = g.random.maybePick(Array(participants)) else { return nil }
+            guard let share = g.random.maybePick(shares), let user = g.random.maybePick(Array(participants)) else {
+                return nil
+            }
             return .accept(user: user, zone: share.zone, root: share.root)
         case 27..<34:
             guard !bugs.participantLeaves, let share = g.random.maybePick(shares),
@@ -76,7 +78,8 @@ struct CheckCase: Hashable, Sendable {
             }
             let inZone = records.filter { $0.zone == zone }.map(\.name)
             if let existing = g.random.maybePick(inZone), g.random.chance(0.5) {
-                return .save(user: user, zone: zone, record: existing, parent: nil, field: "note", value: .string("by-\(user)"))
+                return .save(
+                    user: user, zone: zone, record: existing, parent: nil, field: "note", value: .string("by-\(user)"))
             }
             let parent = g.random.chance(0.7) ? g.random.maybePick(inZone) : nil
             return .save(
@@ -126,7 +129,8 @@ struct CheckCase: Hashable, Sendable {
         case 2, 3:
             let parent = g.random.chance(0.5) ? g.random.maybePick(others) : nil
             let record = RecordSpec(
-                name: g.newRecordName(), type: g.random.pick(RecipeGenerator.types), fields: g.fields(earlier: others, others: others))
+                name: g.newRecordName(), type: g.random.pick(RecipeGenerator.types),
+                fields: g.fields(earlier: others, others: others))
             return .addRecord(zone: zone, parent: parent, record)
         case 4:
             guard let record = g.random.maybePick(others) else { return nil }
@@ -142,7 +146,8 @@ struct CheckCase: Hashable, Sendable {
             if p.administrator { permission = .readWrite }  // an administrator is read-write
             return .setPermission(zone: zone, root: share.root, user: p.handle, permission)
         case 7:
-            guard let share = g.random.maybePick(shares), let user = g.random.maybePick(Array(spec.users.dropFirst())) else {
+            guard let share = g.random.maybePick(shares), let user = g.random.maybePick(Array(spec.users.dropFirst()))
+            else {
                 return nil
             }
             return .addParticipant(zone: zone, root: share.root, g.participant(user))

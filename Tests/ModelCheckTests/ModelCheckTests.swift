@@ -7,12 +7,12 @@ import Testing
 /// The seeded, randomized, model-based checker of issue 12: random valid recipes and random actions against
 /// the SQLite store and a `sharelane serve` on loopback, checking SPEC §8's promises after every action.
 ///
-/// `SHARELANE_CHECK_CASES` (default 120) and `SHARELANE_CHECK_SEED` set the run; `SHARELANE_CHECK_CASE_SEED`
+/// `SHARELANE_CHECK_CASES` (default 200) and `SHARELANE_CHECK_SEED` set the run; `SHARELANE_CHECK_CASE_SEED`
 /// reruns one case; `SHARELANE_CHECK_KNOWN_BUGS=1` opens the gates of `KnownBugs`. See Docs/ModelCheck.md.
 @Suite struct ModelCheckTests {
     static let defaultSeed: UInt64 = 20_261_122
-    // 120 cases take about 2.5 minutes on the 2-core CI machine (1.3–1.6 s a case, both stores).
-    static let defaultCases = 120
+    // 200 cases take about 2 minutes on an idle 2-core machine (0.65 s a case, both stores; 1.5 s under load).
+    static let defaultCases = 200
 
     @Test func generatedCasesKeepEveryPromise() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -20,11 +20,14 @@ import Testing
         let seed = environment["SHARELANE_CHECK_SEED"].flatMap(UInt64.init) ?? Self.defaultSeed
         let only = environment["SHARELANE_CHECK_CASE_SEED"].flatMap(UInt64.init)
         let bugs = KnownBugs.current
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-modelcheck-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sharelane-modelcheck-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try SQLiteStore(path: directory.appendingPathComponent("direct.sqlite").path, logger: CaseRunner.logger)
-        let backing = try SQLiteStore(path: directory.appendingPathComponent("serve.sqlite").path, logger: CaseRunner.logger)
+        let sqlite = try SQLiteStore(
+            path: directory.appendingPathComponent("direct.sqlite").path, logger: CaseRunner.logger)
+        let backing = try SQLiteStore(
+            path: directory.appendingPathComponent("serve.sqlite").path, logger: CaseRunner.logger)
         let summary = try await CheckEmulator.with(store: backing) { url in
             let runner = CaseRunner(
                 sqlite: sqlite, serveBacking: backing, serveURL: url, apiToken: CheckEmulator.apiToken, bugs: bugs)
@@ -32,6 +35,11 @@ import Testing
         }
         print(summary.line)
         #expect(summary.ran == (only == nil ? cases : 1))
+        if only == nil && cases >= 50 {
+            // The access checks must meet both answers, or they check nothing.
+            #expect(summary.refused > 0 && summary.refused < summary.direct)
+            #expect(summary.laneJudgements > 0)
+        }
         #expect(summary.failures.isEmpty, "\(summary.failures.joined(separator: "\n\n"))")
     }
 
@@ -39,11 +47,15 @@ import Testing
         var ran = 0
         var actions = 0
         var skipped = 0
+        var direct = 0
+        var refused = 0
+        var laneJudgements = 0
         var failures: [String] = []
         var seconds = 0.0
         var shrinkSeconds = 0.0
         var line: String {
-            "model check: \(ran) cases, \(actions) actions (\(skipped) skipped), \(failures.count) failure(s) in "
+            "model check: \(ran) cases, \(actions) actions (\(skipped) skipped; \(direct) direct operations, "
+                + "\(refused) refused, \(laneJudgements) judged by a lane), \(failures.count) failure(s) in "
                 + String(format: "%.1f s (%.1f s of it shrinking)", seconds, shrinkSeconds)
         }
     }
@@ -61,7 +73,23 @@ import Testing
             summary.ran += 1
             summary.actions += checkCase.actions.count
             summary.skipped += report.skipped
-            guard let violation = report.violation else { continue }
+            summary.direct += report.directOperations
+            summary.refused += report.refusals
+            summary.laneJudgements += report.laneJudgements
+            guard let violation = report.violation else {
+                // A failure's replay recipe must be runnable: every case's replay must validate (a load is
+                // about 1% of a case's time).
+                let text = ReproRecipe.render(
+                    seed: caseSeed, checkCase: checkCase, violation: Violation(invariant: "none", detail: "", step: 0),
+                    report: report)
+                do {
+                    _ = try CaseRunner.load(text)
+                } catch {
+                    summary.failures.append(
+                        "the replay recipe of case seed \(caseSeed) does not validate: \(error)\n\(text)")
+                }
+                continue
+            }
             // One shrunk example per broken promise: the rest of the run still looks for other ones.
             guard brokenInvariants.insert(violation.signature).inserted else {
                 summary.failures.append("case seed \(caseSeed): \(violation.signature) again (not shrunk)")
@@ -72,7 +100,13 @@ import Testing
             let (small, smallViolation, runs) = try await shrinker.shrink(checkCase, violation)
             summary.shrinkSeconds += Date().timeIntervalSince(shrinkStart)
             let smallReport = try await runner.run(small)
-            let text = ReproRecipe.render(seed: caseSeed, checkCase: small, violation: smallViolation, report: smallReport)
+            var text = ReproRecipe.render(
+                seed: caseSeed, checkCase: small, violation: smallViolation, report: smallReport)
+            do {
+                _ = try CaseRunner.load(text)
+            } catch {
+                text += "# (this replay recipe does not validate: \(error))\n"
+            }
             print("model check failure (run seed \(seed), shrunk in \(runs) runs):\n\(text)")
             summary.failures.append(text)
         }

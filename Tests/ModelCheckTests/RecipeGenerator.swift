@@ -71,7 +71,8 @@ struct RecipeGenerator {
         }
         if depth < 2 {
             for _ in 0..<random.int(0...(depth == 0 ? 2 : 1)) {
-                record.children.append(self.record(depth: depth + 1, sharedAbove: shared, users: users, declared: &declared))
+                record.children.append(
+                    self.record(depth: depth + 1, sharedAbove: shared, users: users, declared: &declared))
             }
         }
         return record
@@ -90,7 +91,9 @@ struct RecipeGenerator {
     }
 
     mutating func share(users: [String]) -> ShareSpec {
-        var spec = ShareSpec(title: random.chance(0.5) ? "Shared \(random.pick(Self.words))" : nil, publicPermission: .none, participants: [])
+        var spec = ShareSpec(
+            title: random.chance(0.5) ? "Shared \(random.pick(Self.words))" : nil, publicPermission: .none,
+            participants: [])
         let roll = random.int(0...9)
         if roll == 0 {
             spec.publicPermission = .readOnly
@@ -141,7 +144,8 @@ struct RecipeGenerator {
         case 5: return .strings((0..<random.int(1...3)).map { _ in random.pick(Self.words) })
         case 6: return .ints((0..<random.int(1...3)).map { _ in random.int(0...50) })
         case 7: return .doubles((0..<random.int(1...3)).map { _ in Double(random.int(0...50)) + 0.25 })
-        case 8: return .bytes(Data((0..<random.int(1...6)).map { _ in UInt8(random.int(0...255)) }).base64EncodedString())
+        case 8:
+            return .bytes(Data((0..<random.int(1...6)).map { _ in UInt8(random.int(0...255)) }).base64EncodedString())
         case 9: return .location(Double(random.int(-160...160)) / 2 + 0.25, Double(random.int(-340...340)) / 2 + 0.25)
         case 10: return .ref(random.pick(others))
         case 11:

@@ -22,10 +22,12 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
         case .addRecord(let z, let p, let r): "add record \(z)/\(r.name)" + (p.map { " under \($0)" } ?? "")
         case .removeRecord(let z, let r): "stop declaring record \(z)/\(r)"
         case .markAbsent(let z, let r): "mark record \(z)/\(r) absent"
-        case .setPermission(let z, let root, let u, let p): "participant \(Self.address(z, root))/\(u) → \(p.recipeName)"
+        case .setPermission(let z, let root, let u, let p):
+            "participant \(Self.address(z, root))/\(u) → \(p.recipeName)"
         case .addParticipant(let z, let root, let p): "add participant \(Self.address(z, root))/\(p.handle)"
         case .removeParticipant(let z, let root, let u): "remove participant \(Self.address(z, root))/\(u)"
-        case .setPublicPermission(let z, let root, let p): "public_permission of \(Self.address(z, root)) → \(p.recipeName)"
+        case .setPublicPermission(let z, let root, let p):
+            "public_permission of \(Self.address(z, root)) → \(p.recipeName)"
         case .shareNone(let z, let root): "share: none on \(Self.address(z, root))"
         case .shareNoneAndAbsentChild(let z, let root, let c): "share: none on \(z)/\(root) and \(z)/\(c) absent"
         case .markZoneAbsent(let z): "mark zone \(z) absent"
@@ -82,7 +84,8 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
         case .addParticipant(let zone, let root, let participant):
             guard spec.users.dropFirst().contains(participant.handle) else { return false }
             return updateShare(zone, root, in: &spec) { share in
-                guard share.publicPermission == .none, !share.participants.contains(where: { $0.handle == participant.handle })
+                guard share.publicPermission == .none,
+                    !share.participants.contains(where: { $0.handle == participant.handle })
                 else { return false }
                 share.participants.append(participant)
                 return true

@@ -10,12 +10,39 @@ enum ReproRecipe {
         }
         out += "# actions:\n"
         for (index, action) in checkCase.actions.enumerated() { out += "#   \(index + 1). \(action)\n" }
-        out += checkCase.recipe.yaml(lane: report.laneSteps.map { $0.hasPrefix("#") ? "{} \($0)" : $0 })
+        let steps = runnable(report.laneSteps, recipe: checkCase.recipe)
+        out += checkCase.recipe.yaml(lane: steps.map { $0.hasPrefix("#") ? "{} \($0)" : $0 })
             .replacingOccurrences(of: "- {} #", with: "#")
         for (number, version) in report.versions.enumerated() {
-            out += "# --- recipe version \(number + 2), after step \(version.step + 1) (replace the file's keys above the lanes with these):\n"
+            out +=
+                "# --- recipe version \(number + 2), after step \(version.step + 1) (replace the file's keys above the lanes with these):\n"
             out += version.yaml.split(separator: "\n").map { "# \($0)" }.joined(separator: "\n") + "\n"
         }
         return out
+    }
+
+    /// The steps with those the first version of the recipe cannot validate made runnable: a step naming a
+    /// record that only a later version declares (and no step saves) becomes a comment, and an expectation
+    /// about such a record is asked of its zone (a refused write of a new record is refused in its zone too).
+    static func runnable(_ steps: [String], recipe: RecipeSpec) -> [String] {
+        var known: Set<String> = []
+        for zone in recipe.zones {
+            for (record, _) in recipe.records(in: zone.name) { known.insert(record.name) }
+        }
+        for step in steps where step.hasPrefix("save:") {
+            if let name = recordName(in: step) { known.insert(name) }
+        }
+        return steps.map { step in
+            guard !step.hasPrefix("#"), let name = recordName(in: step), !known.contains(name) else { return step }
+            if step.hasPrefix("expect:") && step.contains("can: write") {
+                return step.replacingOccurrences(of: ", record: \(name)", with: "")
+            }
+            return "# (\(name) is declared by a later version of the recipe) \(step)"
+        }
+    }
+
+    private static func recordName(in step: String) -> String? {
+        guard let range = step.range(of: "record: ") else { return nil }
+        return String(step[range.upperBound...].prefix { $0 != "," && $0 != " " && $0 != "}" })
     }
 }

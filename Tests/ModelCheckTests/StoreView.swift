@@ -59,7 +59,9 @@ struct StoreView: Equatable, Sendable, CustomStringConvertible {
         return lines
     }
 
-    private static func zoneLines(_ store: any Store, _ zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
+    private static func zoneLines(
+        _ store: any Store, _ zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
+    )
         async -> [String]
     {
         var records: [String: Record] = [:]
@@ -82,7 +84,9 @@ struct StoreView: Equatable, Sendable, CustomStringConvertible {
         }
         var lines: [String] = []
         for (name, record) in records.sorted(by: { $0.key < $1.key }) {
-            let fields = record.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.type.rawValue):\(canonical($0.value))" }
+            let fields = record.fields.sorted { $0.key < $1.key }.map {
+                "\($0.key)=\($0.value.type.rawValue):\(canonical($0.value))"
+            }
             lines.append(
                 "    record \(name) type=\(record.recordType) parent=\(record.parent ?? "-") share=\(record.shareRecordName ?? "-") "
                     + fields.joined(separator: " "))

@@ -16,7 +16,8 @@ import Testing
         let recipe = try CaseRunner.load(spec.yaml())
         var stores: [SQLiteStore] = []
         for name in ["a", "b"] {
-            let store = try SQLiteStore(path: directory.appendingPathComponent("\(name).sqlite").path, logger: CaseRunner.logger)
+            let store = try SQLiteStore(
+                path: directory.appendingPathComponent("\(name).sqlite").path, logger: CaseRunner.logger)
             let users = try await UserDirectory.signIn(recipe, store: store, logger: CaseRunner.logger)
             let plan = try await Planner(store: store, logger: CaseRunner.logger).plan(recipe, users: users)
             let report = try await Applier(store: store, logger: CaseRunner.logger).apply(plan)
@@ -35,7 +36,9 @@ import Testing
             [
                 RecordOperation(
                     .forceUpdate,
-                    Record(recordName: record.name, recordType: record.type, zoneID: ZoneID(zoneName: zone), fields: ["behind": .int64(1)]))
+                    Record(
+                        recordName: record.name, recordType: record.type, zoneID: ZoneID(zoneName: zone),
+                        fields: ["behind": .int64(1)]))
             ], in: ZoneID(zoneName: zone), database: .private, atomic: true, as: owner)
         let after = await StoreView.read(stores[1], users: users)
         #expect(after != before[0])

@@ -15,10 +15,13 @@ struct Violation: Error, Hashable, Sendable, CustomStringConvertible {
     /// shrinking must not trade one for the other.
     var signature: String {
         let lines = detail.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        let first = lines.first { $0.hasPrefix("+ ") || $0.hasPrefix("~ ") || $0.hasPrefix("- ") } ?? lines.first ?? ""
+        var first = lines.first { $0.hasPrefix("+ ") || $0.hasPrefix("~ ") || $0.hasPrefix("- ") } ?? lines.first ?? ""
+        if first.hasSuffix(":"), lines.count > 1 { first = lines[1] }
         let shape = first.replacingOccurrences(
             of: #"\b(Z\d+|r\d+|p\d+|pub\d+|gen-\d+|alice|bob|carol|dana|erin|_[0-9a-f]+)\b"#, with: "X",
-            options: .regularExpression)
-        return "\(invariant): \(shape.prefix(80))"
+            options: .regularExpression
+        ).replacingOccurrences(of: #"change tag [^;]*"#, with: "change tag T", options: .regularExpression)
+            .replacingOccurrences(of: #"[0-9]+"#, with: "N", options: .regularExpression)
+        return "\(invariant): \(shape.prefix(100))"
     }
 }
