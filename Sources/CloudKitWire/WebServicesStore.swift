@@ -600,10 +600,7 @@ public final class WebServicesStore: Store {
     /// `data` with every token of `secrets` masked (`Credentials.masking`), untouched when none occurs in it.
     static func masking(_ secrets: [String], in data: Data) -> Data {
         let present = secrets.contains { secret in
-            secret.count >= 4
-                && (data.range(of: Data(secret.utf8)) != nil
-                    || data.range(of: Data(percentEncoded(secret).utf8)) != nil
-                    || data.range(of: Data(secret.replacingOccurrences(of: "/", with: "\\/").utf8)) != nil)
+            secret.count >= 4 && Credentials.forms(of: secret).contains { data.range(of: Data($0.utf8)) != nil }
         }
         guard present else { return data }
         return Data(Credentials.masking(secrets, in: String(decoding: data, as: UTF8.self)).utf8)

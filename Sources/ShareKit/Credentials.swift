@@ -48,8 +48,8 @@ public enum Credentials {
         return text
     }
 
-    /// A secret as it is written raw, percent-encoded in a query, and JSON-escaped.
-    private static func forms(of secret: String) -> [String] {
+    /// A secret as it is written raw, percent-encoded in a query, and JSON-escaped, longest first.
+    public static func forms(of secret: String) -> [String] {
         var encoded = ""
         for byte in secret.utf8 {
             let c = Character(Unicode.Scalar(byte))
