@@ -139,8 +139,11 @@ struct PlanBuilder {
         func dependencies(_ index: Int) -> [Int] {
             guard let record = saves[index].record else { return [] }
             var names = record.parent.map { [$0] } ?? []
-            for value in record.fields.values {
-                if case .value(let v) = value { names += v.referencedRecordNames(action: .validate, inZone: zone) }
+            // Fields in name order: a dictionary's order differs from run to run, and the plan must not.
+            for name in record.fields.keys.sorted() {
+                if case .value(let v)? = record.fields[name] {
+                    names += v.referencedRecordNames(action: .validate, inZone: zone)
+                }
             }
             return names.compactMap { position[$0] }.filter { $0 != index }
         }
