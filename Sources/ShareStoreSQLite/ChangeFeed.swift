@@ -8,13 +8,13 @@ enum ChangeFeed {
     )
         throws -> DatabaseChanges
     {
-        let since = try ChangeTags.seq(token)
-        let current = try SeqCounter.current(db)
+        let since = try ChangeSequence.seq(token)
+        let current = try CounterRow.current(db)
         var changed: [ZoneID] = []
         var deleted: [ZoneID] = []
         switch database {
         case .public:
-            let seq = try ZoneRow.filter(ZoneRow.Columns.scope == DatabaseScope.public).fetchOne(db)?.seq ?? 0
+            let seq = try ZoneRow.all().publicZone().fetchOne(db)?.seq ?? 0
             if seq > since { changed.append(ZoneID(zoneName: defaultZoneName)) }
         case .private:
             changed = try String.fetchAll(
@@ -42,7 +42,7 @@ enum ChangeFeed {
             ).map { ZoneID(zoneName: $0[1], ownerRecordName: $0[0]) }.filter { !visibleIDs.contains($0) }
         }
         return DatabaseChanges(
-            changedZones: changed, deletedZones: deleted, token: ChangeTags.token(current), moreComing: false)
+            changedZones: changed, deletedZones: deleted, token: ChangeSequence.token(current), moreComing: false)
     }
 
     private enum Change {
@@ -63,8 +63,8 @@ enum ChangeFeed {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, limit: Int?, user: UserRecordName,
         db: Database
     ) throws -> ZoneChanges {
-        let since = try ChangeTags.seq(token)
-        let current = try SeqCounter.current(db)
+        let since = try ChangeSequence.seq(token)
+        let current = try CounterRow.current(db)
         let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
         if database == .shared, !context.isVisibleInSharedDatabase {
             throw ShareError(
@@ -132,6 +132,6 @@ enum ChangeFeed {
         let tokenSeq = moreComing ? (changes.last?.seq ?? since) : current
         return ZoneChanges(
             zoneID: context.visibleZoneID, changedRecords: records, changedShares: shares,
-            deletedRecordNames: deletions, token: ChangeTags.token(tokenSeq), moreComing: moreComing)
+            deletedRecordNames: deletions, token: ChangeSequence.token(tokenSeq), moreComing: moreComing)
     }
 }

@@ -26,7 +26,7 @@ extension SQLiteStore {
     public func signInExisting(email: String) async throws -> User? {
         let normalized = StableName.normalizedEmail(email)
         return try await read("looking up \(normalized)") { db in
-            try UserRow.filter(UserRow.Columns.email == normalized).fetchOne(db)?.user
+            try UserRow.all().filter(email: normalized).fetchOne(db)?.user
         }
     }
 
@@ -44,7 +44,7 @@ extension SQLiteStore {
     public func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?] {
         try await read("looking up users") { db in
             try emails.map { email in
-                try UserRow.filter(UserRow.Columns.email == StableName.normalizedEmail(email)).fetchOne(db)?.user
+                try UserRow.all().filter(email: email).fetchOne(db)?.user
             }
         }
     }
@@ -148,10 +148,7 @@ extension SQLiteStore {
                         continue
                     }
                     guard
-                        let row = try ZoneRow.filter(
-                            ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == user
-                                && ZoneRow.Columns.name == name
-                        ).fetchOne(db), let id = row.id
+                        let row = try ZoneRow.all().privateZone(owner: user, name: name).fetchOne(db), let id = row.id
                     else {
                         results.append(
                             .failure(
@@ -161,16 +158,15 @@ extension SQLiteStore {
                     let losing = try String.fetchAll(
                         db, sql: "SELECT DISTINCT user FROM participant WHERE zoneId = ? AND acceptance = ?",
                         arguments: [id, AcceptanceStatus.accepted])
-                    var seq = try SeqCounter.current(db)
+                    var sequence = try ChangeSequence.read(db)
                     for participant in losing {
-                        seq += 1
-                        try ZoneRemovalRow(scope: .shared, user: participant, owner: user, zoneName: name, seq: seq)
-                            .insert(db, onConflict: .replace)
+                        try ZoneRemovalRow(
+                            scope: .shared, user: participant, owner: user, zoneName: name, seq: sequence.next()
+                        ).insert(db, onConflict: .replace)
                     }
-                    seq += 1
-                    try ZoneRemovalRow(scope: .private, user: user, owner: user, zoneName: name, seq: seq)
+                    try ZoneRemovalRow(scope: .private, user: user, owner: user, zoneName: name, seq: sequence.next())
                         .insert(db, onConflict: .replace)
-                    try SeqCounter.store(seq, db)
+                    try sequence.store(db)
                     // Records, shares, participants, references and tombstones go with the zone.
                     try db.execute(sql: "DELETE FROM participant WHERE zoneId = ?", arguments: [id])
                     try db.execute(sql: "DELETE FROM zone WHERE id = ?", arguments: [id])
@@ -194,18 +190,8 @@ extension SQLiteStore {
                 return recordNames.map { .failed(recordName: $0, error) }
             }
             var rows: [String: RecordRow] = [:]
-            let names = Array(Set(recordNames))
-            for start in stride(from: 0, to: names.count, by: 500) {
-                let chunk = Array(names[start..<min(start + 500, names.count)])
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                var arguments: StatementArguments = [context.zoneId]
-                arguments += StatementArguments(chunk)
-                for row in try RecordRow.fetchAll(
-                    db, sql: "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))",
-                    arguments: arguments)
-                {
-                    rows[row.name] = row
-                }
+            for row in try RecordRow.fetchAll(db, zoneId: context.zoneId, names: Array(Set(recordNames))) {
+                rows[row.name] = row
             }
             return try recordNames.map { name in
                 let subject = "\(zoneID.zoneName)/\(name)"
@@ -419,7 +405,7 @@ extension SQLiteStore {
             throw ShareError(
                 .badRequest, "the share already has \(CloudKitLimits.participantsPerShare) participants", subject: subject)
         }
-        let seq = try SeqCounter.next(db)
+        let seq = try ChangeSequence.next(db)
         if entry == nil {
             let position =
                 (try Int.fetchOne(
@@ -448,10 +434,7 @@ extension SQLiteStore {
             let owner = zoneID.ownerRecordName == defaultOwnerName ? user : zoneID.ownerRecordName
             let subject = "\(zoneID.zoneName)/\(recordName)"
             guard
-                let zone = try ZoneRow.filter(
-                    ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == owner
-                        && ZoneRow.Columns.name == zoneID.zoneName
-                ).fetchOne(db), let zoneId = zone.id
+                let zone = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db), let zoneId = zone.id
             else {
                 throw ShareError(.zoneNotFound, "no zone \(zoneID.zoneName) of \(owner)", subject: zoneID.zoneName)
             }
@@ -464,16 +447,17 @@ extension SQLiteStore {
             if let error = AccessRules.leave(caller: user, zoneOwner: owner, share: share, subject: subject) {
                 throw error
             }
-            let seq = try SeqCounter.current(db) + 2
+            var sequence = try ChangeSequence.read(db)
+            let shareSeq = sequence.next()
             try db.execute(
                 sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
                 arguments: [AcceptanceStatus.removed, zoneId, recordName, user])
             try db.execute(
-                sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", arguments: [seq - 1, zoneId, recordName])
-            try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [seq - 1, zoneId])
-            try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: zone.name, seq: seq)
+                sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", arguments: [shareSeq, zoneId, recordName])
+            try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [shareSeq, zoneId])
+            try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: zone.name, seq: sequence.next())
                 .insert(db, onConflict: .replace)
-            try SeqCounter.store(seq, db)
+            try sequence.store(db)
         }
     }
 

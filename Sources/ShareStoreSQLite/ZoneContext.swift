@@ -69,10 +69,7 @@ struct ZoneContext {
         switch scope {
         case .public:
             guard zoneID.zoneName == defaultZoneName,
-                let row = try ZoneRow.filter(
-                    ZoneRow.Columns.scope == DatabaseScope.public && ZoneRow.Columns.name == defaultZoneName
-                )
-                .fetchOne(db), let id = row.id
+                let row = try ZoneRow.all().publicZone().fetchOne(db), let id = row.id
             else {
                 throw ShareError(
                     .zoneNotFound, "the public database has only the zone \(defaultZoneName)", subject: zoneID.zoneName)
@@ -88,10 +85,7 @@ struct ZoneContext {
                     "zones of \(owner) are not in the private database of \(caller); reach a shared zone through the shared database",
                     subject: zoneID.zoneName)
             }
-            var row = try ZoneRow.filter(
-                ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == owner
-                    && ZoneRow.Columns.name == zoneID.zoneName
-            ).fetchOne(db)
+            var row = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db)
             var exists = row != nil
             if row == nil {
                 guard zoneID.zoneName == defaultZoneName else {
@@ -124,10 +118,7 @@ struct ZoneContext {
                     subject: zoneID.zoneName)
             }
             guard
-                let row = try ZoneRow.filter(
-                    ZoneRow.Columns.scope == DatabaseScope.private && ZoneRow.Columns.owner == owner
-                        && ZoneRow.Columns.name == zoneID.zoneName
-                ).fetchOne(db), let id = row.id
+                let row = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db), let id = row.id
             else {
                 throw ShareError(
                     .zoneNotFound, "no zone \(zoneID.zoneName) of \(owner) is shared with \(caller)",
@@ -143,12 +134,10 @@ struct ZoneContext {
 
     /// The zone row, created if missing.
     static func ensureZone(scope: DatabaseScope, owner: String, name: String, db: Database) throws -> ZoneRow {
-        if let row = try ZoneRow.filter(
-            ZoneRow.Columns.scope == scope && ZoneRow.Columns.owner == owner && ZoneRow.Columns.name == name
-        ).fetchOne(db) {
+        if let row = try ZoneRow.all().zone(scope: scope, owner: owner, name: name).fetchOne(db) {
             return row
         }
-        var row = ZoneRow(id: nil, scope: scope, owner: owner, name: name, seq: try SeqCounter.next(db))
+        var row = ZoneRow(id: nil, scope: scope, owner: owner, name: name, seq: try ChangeSequence.next(db))
         try row.insert(db)
         return row
     }
@@ -211,25 +200,7 @@ enum ShareMapping {
         Share(
             recordName: row.name, zoneID: zoneID, rootRecordName: row.root, title: row.title,
             publicPermission: row.publicPermission, ownerRecordName: owner,
-            participants: participants, changeTag: ChangeTags.tag(row.seq), shortGUID: row.shortGUID,
+            participants: participants, changeTag: ChangeSequence.tag(row.seq), shortGUID: row.shortGUID,
             url: StableName.shareURL(shortGUID: row.shortGUID))
-    }
-}
-
-/// The store's sequence numbers.
-enum SeqCounter {
-    /// Takes the next sequence number (a write outside a batch).
-    static func next(_ db: Database) throws -> Int64 {
-        let current = try current(db)
-        try db.cachedStatement(sql: "UPDATE counter SET seq = ? WHERE id = 1").execute(arguments: [current + 1])
-        return current + 1
-    }
-
-    static func current(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM counter WHERE id = 1")) ?? 0
-    }
-
-    static func store(_ seq: Int64, _ db: Database) throws {
-        try db.execute(sql: "UPDATE counter SET seq = ? WHERE id = 1", arguments: [seq])
     }
 }

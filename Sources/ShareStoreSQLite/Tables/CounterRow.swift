@@ -1,7 +1,6 @@
 import GRDB
 
-/// The single row of `counter`: the store's last sequence number. Every write takes the next one; change
-/// tags and change tokens are made from it.
+/// The single row of `counter`: the store's last sequence number (`ChangeSequence` reads and writes it).
 struct CounterRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "counter"
     enum Columns {
@@ -11,4 +10,9 @@ struct CounterRow: Codable, FetchableRecord, PersistableRecord {
 
     var id: Int = 1
     var seq: Int64
+
+    /// The last sequence number taken.
+    static func current(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM counter WHERE id = 1")) ?? 0
+    }
 }

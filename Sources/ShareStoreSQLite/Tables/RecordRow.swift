@@ -90,12 +90,34 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         container[Columns.tagSeq] = tagSeq
     }
 
-    var changeTag: String { ChangeTags.tag(tagSeq ?? seq) }
+    var changeTag: String { ChangeSequence.tag(tagSeq ?? seq) }
 
     func record(in zoneID: ZoneID, shareRecordName: String?) throws -> Record {
         Record(
             recordName: name, recordType: type, zoneID: zoneID, fields: try FieldCoding.decode(fields), parent: parent,
             changeTag: changeTag, created: Stamp(timestamp: createdAt, userRecordName: createdBy),
             modified: Stamp(timestamp: modifiedAt, userRecordName: modifiedBy), shareRecordName: shareRecordName)
+    }
+}
+
+// MARK: - Requests
+
+extension RecordRow {
+    /// How many names one `IN (…)` query takes (below SQLite's limit on host parameters).
+    static let namesPerQuery = 500
+
+    /// The rows of these names in one zone, a query per `namesPerQuery` names; names without a row are left out.
+    static func fetchAll(_ db: Database, zoneId: Int64, names: [String]) throws -> [RecordRow] {
+        var rows: [RecordRow] = []
+        for start in stride(from: 0, to: names.count, by: namesPerQuery) {
+            let chunk = names[start..<min(start + namesPerQuery, names.count)]
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            var arguments: StatementArguments = [zoneId]
+            arguments += StatementArguments(Array(chunk))
+            rows += try RecordRow.fetchAll(
+                db, sql: "SELECT \(selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))",
+                arguments: arguments)
+        }
+        return rows
     }
 }

@@ -17,3 +17,12 @@ struct UserRow: Codable, FetchableRecord, PersistableRecord {
 
     var user: User { User(recordName: recordName, email: email, name: name) }
 }
+
+// MARK: - Requests
+
+extension DerivableRequest<UserRow> {
+    /// The user of this email address, in any spelling `StableName.normalizedEmail` makes the same.
+    func filter(email: String) -> Self {
+        filter(UserRow.Columns.email == StableName.normalizedEmail(email))
+    }
+}

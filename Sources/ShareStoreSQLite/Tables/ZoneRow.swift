@@ -26,3 +26,22 @@ struct ZoneRow: Codable, FetchableRecord, MutablePersistableRecord {
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
+
+// MARK: - Requests
+
+extension DerivableRequest<ZoneRow> {
+    /// The zone of this name and owner in one database.
+    func zone(scope: DatabaseScope, owner: String, name: String) -> Self {
+        filter(ZoneRow.Columns.scope == scope && ZoneRow.Columns.owner == owner && ZoneRow.Columns.name == name)
+    }
+
+    /// The zone of this name in `owner`'s private database.
+    func privateZone(owner: String, name: String) -> Self {
+        zone(scope: .private, owner: owner, name: name)
+    }
+
+    /// The public database's one zone.
+    func publicZone() -> Self {
+        filter(ZoneRow.Columns.scope == DatabaseScope.public && ZoneRow.Columns.name == defaultZoneName)
+    }
+}

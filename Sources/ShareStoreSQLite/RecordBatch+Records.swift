@@ -1,0 +1,255 @@
+import Foundation
+import GRDB
+import ShareKit
+
+// MARK: - Records
+
+extension RecordBatch {
+    /// Saves or deletes one record.
+    /// - Throws: `ShareError` for an operation the rules refuse, before anything is written.
+    mutating func applyRecord(_ kind: OperationKind, _ record: Record) throws -> RecordOutcome {
+        let name = record.recordName
+        let subject = subject(name)
+        guard !name.isEmpty else { throw ShareError(.badRequest, "a record needs a record name") }
+        if name == zoneShareRecordName || context.sharesByName[name] != nil || record.recordType == shareRecordType {
+            throw ShareError(
+                .badRequest, "\(name) is a share: save it as a share operation, not as a record", subject: subject)
+        }
+        let existing = try row(name)
+        if let existing, !context.canRead(shareRoot: existing.shareRoot), kind != .create {
+            throw AccessRules.read(
+                caller: caller, zoneOwner: owner, share: context.coveringShare(shareRoot: existing.shareRoot),
+                subject: subject) ?? ShareError(.accessDenied, "not allowed", subject: subject)
+        }
+        switch kind {
+        case .create:
+            if existing != nil {
+                throw ShareError(.exists, "a record named \(name) already exists in this zone", subject: subject)
+            }
+            return try create(record)
+        case .update, .replace, .forceUpdate, .forceReplace:
+            guard let existing else {
+                if kind == .forceUpdate || kind == .forceReplace { return try create(record) }
+                throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
+            }
+            if kind.checksChangeTag { try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject) }
+            return try update(existing, with: record, replacing: kind == .replace || kind == .forceReplace)
+        case .delete, .forceDelete:
+            guard let existing else {
+                throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
+            }
+            if kind.checksChangeTag { try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject) }
+            return try delete(existing)
+        }
+    }
+
+    /// Refuses fields whose `VALIDATE` references point to records that do not exist.
+    private mutating func validateReferences(_ fields: [String: FieldValue], selfName: String, subject: String)
+        throws
+    {
+        for target in FieldCoding.validatedTargets(fields, zoneName: context.zone.name) where target != selfName {
+            if try row(target) == nil {
+                throw ShareError(
+                    .validatingReferenceError, "the VALIDATE reference points to \(target), which does not exist",
+                    subject: subject)
+            }
+        }
+    }
+
+    /// The row of a record's new parent.
+    /// - Throws: `VALIDATING_REFERENCE_ERROR` when the parent does not exist.
+    private mutating func parentRow(_ parent: String, subject: String) throws -> RecordRow {
+        guard let found = try row(parent) else {
+            throw ShareError(
+                .validatingReferenceError, "the parent \(parent) does not exist in this zone", subject: subject)
+        }
+        return found
+    }
+
+    private mutating func create(_ record: Record) throws -> RecordOutcome {
+        let name = record.recordName
+        let subject = subject(name)
+        guard !record.recordType.isEmpty else {
+            throw ShareError(.badRequest, "a new record needs a record type", subject: subject)
+        }
+        var parentRow: RecordRow?
+        if let parent = record.parent {
+            if parent == name { throw ShareError(.badRequest, "a record cannot be its own parent", subject: subject) }
+            parentRow = try self.parentRow(parent, subject: subject)
+        }
+        if context.scope == .shared {
+            let share = context.zoneShare ?? parentRow?.shareRoot.flatMap { context.sharesByRoot[$0] }
+            if let refusal = AccessRules.create(caller: caller, zoneOwner: owner, share: share, subject: subject) {
+                throw refusal
+            }
+        }
+        try validateReferences(record.fields, selfName: name, subject: subject)
+        if let refusal = CloudKitLimits.checkRecord(record.fields, subject: subject) { throw refusal }
+        let row = RecordRow(
+            zoneId: zoneId, name: name, type: record.recordType, fields: FieldCoding.encode(record.fields),
+            parent: record.parent, shareRoot: parentRow?.shareRoot, seq: nextSeq(), createdAt: now, createdBy: caller,
+            modifiedAt: now, modifiedBy: caller)
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO record (\(RecordRow.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+        try statement.execute(arguments: [
+            row.zoneId, row.name, row.type, row.fields, row.parent, row.shareRoot, row.seq, row.createdAt,
+            row.createdBy, row.modifiedAt, row.modifiedBy, nil,
+        ])
+        try writeReferences(name, fields: record.fields, replacing: false)
+        remember(row, as: name)
+        return .saved(
+            Record(
+                recordName: name, recordType: record.recordType, zoneID: context.visibleZoneID, fields: record.fields,
+                parent: record.parent, changeTag: row.changeTag,
+                created: Stamp(timestamp: now, userRecordName: caller),
+                modified: Stamp(timestamp: now, userRecordName: caller)))
+    }
+
+    /// Keeps the `reference` table (what a deletion cascades to) in step with a record's fields.
+    private func writeReferences(_ name: String, fields: [String: FieldValue], replacing: Bool) throws {
+        if replacing {
+            try db.cachedStatement(sql: "DELETE FROM reference WHERE zoneId = ? AND source = ?")
+                .execute(arguments: [zoneId, name])
+        }
+        for target in Set(FieldCoding.deleteSelfTargets(fields, zoneName: context.zone.name)) {
+            try ReferenceRow(zoneId: zoneId, source: name, target: target).insert(db, onConflict: .ignore)
+        }
+    }
+
+    private mutating func update(_ existing: RecordRow, with record: Record, replacing: Bool) throws -> RecordOutcome
+    {
+        let name = existing.name
+        let subject = subject(name)
+        let share = context.coveringShare(shareRoot: existing.shareRoot)
+        switch context.scope {
+        case .private: break
+        case .public:
+            if let refusal = AccessRules.writePublicRecord(
+                caller: caller, creator: existing.createdBy, verb: "changes", subject: subject)
+            {
+                throw refusal
+            }
+        case .shared:
+            if let refusal = AccessRules.update(caller: caller, zoneOwner: owner, share: share, subject: subject) {
+                throw refusal
+            }
+        }
+        if !record.recordType.isEmpty, record.recordType != existing.type {
+            throw ShareError(
+                .badRequest, "a record's type cannot change (it is \(existing.type), not \(record.recordType))",
+                subject: subject)
+        }
+        let oldFields = try FieldCoding.decode(existing.fields)
+        var fields = record.fields
+        if !replacing { fields = oldFields.merging(record.fields) { _, new in new } }
+        try validateReferences(fields, selfName: name, subject: subject)
+        if let refusal = CloudKitLimits.checkRecord(fields, subject: subject) { throw refusal }
+
+        // An update that names no parent keeps the record where it is; a replace sets it.
+        let newParent = replacing ? record.parent : (record.parent ?? existing.parent)
+        var newShareRoot = existing.shareRoot
+        var movedSubtree: [String] = []
+        if newParent != existing.parent {
+            var parentRow: RecordRow?
+            if let newParent {
+                parentRow = try self.parentRow(newParent, subject: subject)
+                if try ancestors(of: newParent).contains(name) {
+                    throw ShareError(
+                        .badRequest, "making \(newParent) the parent of \(name) would make a parent cycle",
+                        subject: subject)
+                }
+            }
+            let isRoot = context.sharesByRoot[name] != nil
+            newShareRoot = isRoot ? name : parentRow?.shareRoot
+            if newShareRoot != existing.shareRoot {
+                if context.scope == .shared {
+                    let destination = newShareRoot.flatMap { context.sharesByRoot[$0] }
+                    if let refusal = AccessRules.create(
+                        caller: caller, zoneOwner: owner, share: destination, subject: subject)
+                    {
+                        throw refusal
+                    }
+                }
+                movedSubtree = try descendants(of: name)
+                if newShareRoot != nil {
+                    for descendant in movedSubtree where try row(descendant)?.shareRoot != existing.shareRoot {
+                        throw ShareError(
+                            .badRequest,
+                            "\(descendant), under \(name), is shared on its own; a record takes part in one share only",
+                            subject: subject)
+                    }
+                }
+            }
+        }
+        var row = existing
+        row.fields = FieldCoding.encode(fields)
+        row.parent = newParent
+        row.shareRoot = newShareRoot
+        row.seq = nextSeq()
+        row.modifiedAt = now
+        row.modifiedBy = caller
+        row.tagSeq = nil
+        try db.cachedStatement(
+            sql: """
+                UPDATE record SET fields = ?, parent = ?, shareRoot = ?, seq = ?, modifiedAt = ?, modifiedBy = ?,
+                  tagSeq = NULL
+                WHERE zoneId = ? AND name = ?
+                """
+        ).execute(arguments: [
+            row.fields, row.parent, row.shareRoot, row.seq, row.modifiedAt, row.modifiedBy, zoneId, name,
+        ])
+        let hadReferences = !FieldCoding.deleteSelfTargets(oldFields, zoneName: context.zone.name).isEmpty
+        if hadReferences || !FieldCoding.deleteSelfTargets(fields, zoneName: context.zone.name).isEmpty {
+            try writeReferences(name, fields: fields, replacing: true)
+        }
+        remember(row, as: name)
+        for descendant in movedSubtree { try setShareRoot(descendant, to: newShareRoot) }
+        return .saved(try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
+    }
+
+    private mutating func delete(_ existing: RecordRow) throws -> RecordOutcome {
+        let name = existing.name
+        let subject = subject(name)
+        switch context.scope {
+        case .private: break
+        case .public:
+            if let refusal = AccessRules.writePublicRecord(
+                caller: caller, creator: existing.createdBy, verb: "deletes", subject: subject)
+            {
+                throw refusal
+            }
+        case .shared:
+            if let refusal = AccessRules.delete(
+                caller: caller, zoneOwner: owner, share: context.coveringShare(shareRoot: existing.shareRoot),
+                isRoot: context.sharesByRoot[name] != nil, subject: subject)
+            {
+                throw refusal
+            }
+        }
+        // DELETE_SELF references cascade, breadth first.
+        var queue = [name]
+        var deleted = Set<String>()
+        while let next = queue.first {
+            queue.removeFirst()
+            guard !deleted.contains(next), let row = try row(next) else { continue }
+            deleted.insert(next)
+            try removeRow(row)
+            queue += try String.fetchAll(
+                db, sql: "SELECT source FROM reference WHERE zoneId = ? AND target = ?", arguments: [zoneId, next])
+        }
+        return .deleted(recordName: name)
+    }
+
+    private mutating func removeRow(_ row: RecordRow) throws {
+        try db.cachedStatement(sql: "DELETE FROM record WHERE zoneId = ? AND name = ?")
+            .execute(arguments: [zoneId, row.name])
+        try db.cachedStatement(sql: "DELETE FROM reference WHERE zoneId = ? AND source = ?")
+            .execute(arguments: [zoneId, row.name])
+        try writeTombstone(row.name, shareRoot: row.shareRoot)
+        remember(nil, as: row.name)
+        if let share = context.sharesByRoot[row.name] {
+            // Deleting the root of a hierarchy ends its share.
+            try removeShare(share)
+        }
+    }
+}
