@@ -639,7 +639,7 @@ struct Reply: Sendable {
     func decoded<T: Decodable>() throws -> T {
         if !(200..<300).contains(status) {
             if let wireError { throw wireError.shareError(subject: nil) }
-            let code = ServerErrorCode.allCases.first { $0.httpStatus == status } ?? .internalError
+            let code = WireSpelling.code(httpStatus: status)
             let text = String(decoding: data.prefix(300), as: UTF8.self)
             throw ShareError(code, "\(service) answered HTTP \(status) to \(path): \(text)")
         }

@@ -55,7 +55,7 @@ extension WireParticipant: Codable {
         }
         self.role = role
         let permission = try container.decodeIfPresent(String.self, forKey: .permission) ?? "READ_ONLY"
-        guard let parsed = Permission(name: permission) else {
+        guard let parsed = WireSpelling.permission(permission) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .permission, in: container,
                 debugDescription: "unknown permission \"\(permission)\"; expected NONE, READ_ONLY or READ_WRITE")
@@ -75,7 +75,7 @@ extension WireParticipant: Codable {
         try container.encodeIfPresent(participantId, forKey: .participantId)
         try container.encode(userIdentity, forKey: .userIdentity)
         try container.encode(WireSpelling.participantType(role), forKey: .type)
-        try container.encode(permission.rawValue, forKey: .permission)
+        try container.encode(WireSpelling.permission(permission), forKey: .permission)
         try container.encode(WireSpelling.acceptanceStatus(acceptance), forKey: .acceptanceStatus)
     }
 }

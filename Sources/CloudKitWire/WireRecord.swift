@@ -64,7 +64,7 @@ public struct WireRecord: Codable, Sendable, Hashable {
         fields = share.title.map { [WireSpelling.shareTitleField: WireField(.string($0))] } ?? [:]
         zoneID = includeZoneID ? WireZoneID(share.zoneID) : nil
         forRecord = share.rootRecordName.map { WireRecordPointer(recordName: $0) }
-        publicPermission = share.publicPermission.rawValue
+        publicPermission = WireSpelling.permission(share.publicPermission)
         participants = share.participants.map(WireParticipant.init)
         owner = WireParticipant(owner: share.ownerRecordName)
         currentUserParticipant = currentUser.flatMap { share.participant($0) }.map(WireParticipant.init)
@@ -117,8 +117,8 @@ public struct WireRecord: Codable, Sendable, Hashable {
 
     /// This entry as a share of `zoneID`.
     public func shareValue(in zoneID: ZoneID) throws -> Share {
-        let permissionWord = publicPermission ?? Permission.none.rawValue
-        guard let permission = Permission(name: permissionWord) else {
+        let permissionWord = publicPermission ?? WireSpelling.permission(.none)
+        guard let permission = WireSpelling.permission(permissionWord) else {
             throw ShareError(
                 .badRequest, "unknown publicPermission \"\(permissionWord)\"; expected NONE, READ_ONLY or READ_WRITE",
                 subject: recordName)

@@ -23,15 +23,82 @@ public enum WireSpelling {
     /// The emulator's sign-in path (not part of Apple's service, which signs in through a browser).
     public static let signInPath = "/auth/signin"
 
-    /// The participant type written for a role.
-    public static func participantType(_ role: ParticipantRole) -> String { role.rawValue }
+    // MARK: - Sharing words
 
-    /// Reads a participant type in either spelling.
-    public static func participantRole(_ word: String) -> ParticipantRole? { ParticipantRole(name: word) }
+    /// The participant type written for a role. Web Services and CKTool JS write `USER`, CloudKit JS
+    /// `PRIVATE_USER`: sharelane writes the first and reads both.
+    public static func participantType(_ role: ParticipantRole) -> String {
+        switch role {
+        case .owner: "OWNER"
+        case .administrator: "ADMINISTRATOR"
+        case .privateUser: "USER"
+        case .publicUser: "PUBLIC_USER"
+        }
+    }
 
-    /// The acceptance status written for a status.
-    public static func acceptanceStatus(_ status: AcceptanceStatus) -> String { status.rawValue }
+    /// Reads a participant type in either spelling; nil for any other word (a recipe's words included).
+    public static func participantRole(_ word: String) -> ParticipantRole? {
+        if word == "PRIVATE_USER" { return .privateUser }
+        return ParticipantRole.allCases.first { participantType($0) == word }
+    }
 
-    /// Reads an acceptance status in either spelling.
-    public static func acceptance(_ word: String) -> AcceptanceStatus? { AcceptanceStatus(name: word) }
+    /// The acceptance status written for a status. Web Services writes `INVITED`, CloudKit JS `PENDING`:
+    /// sharelane writes the first and reads both.
+    public static func acceptanceStatus(_ status: AcceptanceStatus) -> String {
+        switch status {
+        case .pending: "INVITED"
+        case .accepted: "ACCEPTED"
+        case .removed: "REMOVED"
+        }
+    }
+
+    /// Reads an acceptance status in either spelling; nil for any other word.
+    public static func acceptance(_ word: String) -> AcceptanceStatus? {
+        if word == "PENDING" { return .pending }
+        return AcceptanceStatus.allCases.first { acceptanceStatus($0) == word }
+    }
+
+    /// The permission word written for a permission.
+    public static func permission(_ permission: Permission) -> String {
+        switch permission {
+        case .none: "NONE"
+        case .readOnly: "READ_ONLY"
+        case .readWrite: "READ_WRITE"
+        }
+    }
+
+    /// Reads a permission word; nil for any other word.
+    public static func permission(_ word: String) -> Permission? {
+        Permission.allCases.first { permission($0) == word }
+    }
+
+    // MARK: - HTTP statuses
+
+    /// The HTTP status Web Services answers with for an error code.
+    public static func httpStatus(_ code: ServerErrorCode) -> Int {
+        switch code {
+        case .accessDenied: 403
+        case .atomicError, .badRequest: 400
+        case .authenticationFailed: 401
+        case .authenticationRequired: 421
+        case .conflict, .exists: 409
+        case .internalError: 500
+        case .notFound, .zoneNotFound: 404
+        case .quotaExceeded: 413
+        case .throttled: 429
+        case .tryAgainLater: 503
+        case .validatingReferenceError: 412
+        }
+    }
+
+    /// The error code of an answer that carries none but its HTTP status (a proxy's, or a bare 5xx): the
+    /// general code where several share a status (400 is `BAD_REQUEST`, 404 `NOT_FOUND`, 409 `CONFLICT`).
+    public static func code(httpStatus: Int) -> ServerErrorCode {
+        switch httpStatus {
+        case 400: .badRequest
+        case 404: .notFound
+        case 409: .conflict
+        default: ServerErrorCode.allCases.first { self.httpStatus($0) == httpStatus } ?? .internalError
+        }
+    }
 }

@@ -398,7 +398,7 @@ struct EmulatorService: Sendable {
             redirectURL = "http://\(host)\(WireSpelling.signInPath)"
         }
         let body = (try? encode(WireError(shareError, redirectURL: redirectURL))) ?? Data()
-        return raw(status: shareError.code.httpStatus, body: body, token: token)
+        return raw(status: WireSpelling.httpStatus(shareError.code), body: body, token: token)
     }
 
     private func log(_ request: Request, _ response: Response, user: String, started: ContinuousClock.Instant) {

@@ -109,7 +109,7 @@ final class RecipeDecoder {
     func permission(_ node: RecipeNode, _ what: String, allowNone: Bool) -> Permission? {
         guard let word = string(node, what) else { return nil }
         let words = allowNone ? ["none", "read-only", "read-write"] : ["read-only", "read-write"]
-        if let p = Permission(name: word), allowNone || p != .none { return p }
+        if let p = Permission(recipeName: word), allowNone || p != .none { return p }
         var message = "unknown permission `\(word)` for \(what)"
         if let hint = Suggestion.closest(to: word, in: words) {
             message += "; did you mean `\(hint)`?"

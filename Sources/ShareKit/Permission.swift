@@ -13,15 +13,10 @@ public enum Permission: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// Parses a recipe word (`read-only`) or a Web Services word (`READ_ONLY`).
-    public init?(name: String) {
-        if let p = Permission(rawValue: name) {
-            self = p
-        } else if let p = Permission.allCases.first(where: { $0.recipeName == name }) {
-            self = p
-        } else {
-            return nil
-        }
+    /// Parses a recipe word (`read-only`); the wire's words are `WireSpelling`'s.
+    public init?(recipeName: String) {
+        guard let p = Permission.allCases.first(where: { $0.recipeName == recipeName }) else { return nil }
+        self = p
     }
 }
 
@@ -29,7 +24,6 @@ public enum Permission: String, Sendable, Hashable, Codable, CaseIterable {
 public enum ParticipantRole: String, Sendable, Hashable, Codable, CaseIterable {
     case owner = "OWNER"
     case administrator = "ADMINISTRATOR"
-    /// Web Services writes `USER`; CloudKit JS writes `PRIVATE_USER`.
     case privateUser = "USER"
     case publicUser = "PUBLIC_USER"
 
@@ -43,23 +37,15 @@ public enum ParticipantRole: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// Parses a recipe word or either wire spelling (`USER`, `PRIVATE_USER`).
-    public init?(name: String) {
-        if name == "PRIVATE_USER" {
-            self = .privateUser
-        } else if let r = ParticipantRole(rawValue: name) {
-            self = r
-        } else if let r = ParticipantRole.allCases.first(where: { $0.recipeName == name }) {
-            self = r
-        } else {
-            return nil
-        }
+    /// Parses a recipe word (`administrator`); the wire's words are `WireSpelling`'s.
+    public init?(recipeName: String) {
+        guard let r = ParticipantRole.allCases.first(where: { $0.recipeName == recipeName }) else { return nil }
+        self = r
     }
 }
 
 /// Whether a participant has accepted a share.
 public enum AcceptanceStatus: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Web Services writes `INVITED`; CloudKit JS writes `PENDING`.
     case pending = "INVITED"
     case accepted = "ACCEPTED"
     case removed = "REMOVED"
@@ -73,16 +59,9 @@ public enum AcceptanceStatus: String, Sendable, Hashable, Codable, CaseIterable 
         }
     }
 
-    /// Parses a recipe word or either wire spelling (`INVITED`, `PENDING`).
-    public init?(name: String) {
-        if name == "PENDING" {
-            self = .pending
-        } else if let s = AcceptanceStatus(rawValue: name) {
-            self = s
-        } else if let s = AcceptanceStatus.allCases.first(where: { $0.recipeName == name }) {
-            self = s
-        } else {
-            return nil
-        }
+    /// Parses a recipe word (`pending`); the wire's words are `WireSpelling`'s.
+    public init?(recipeName: String) {
+        guard let s = AcceptanceStatus.allCases.first(where: { $0.recipeName == recipeName }) else { return nil }
+        self = s
     }
 }

@@ -14,23 +14,6 @@ public enum ServerErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case tryAgainLater = "TRY_AGAIN_LATER"
     case validatingReferenceError = "VALIDATING_REFERENCE_ERROR"
     case zoneNotFound = "ZONE_NOT_FOUND"
-
-    /// The HTTP status Web Services answers with for this code.
-    public var httpStatus: Int {
-        switch self {
-        case .accessDenied: 403
-        case .atomicError, .badRequest: 400
-        case .authenticationFailed: 401
-        case .authenticationRequired: 421
-        case .conflict, .exists: 409
-        case .internalError: 500
-        case .notFound, .zoneNotFound: 404
-        case .quotaExceeded: 413
-        case .throttled: 429
-        case .tryAgainLater: 503
-        case .validatingReferenceError: 412
-        }
-    }
 }
 
 /// A refusal or failure from a store, with CloudKit's error code and a reason a person can act on.

@@ -18,23 +18,18 @@ import Testing
 }
 
 @Suite struct WordTests {
-    @Test func permissionsParseRecipeAndWireWords() {
-        #expect(Permission(name: "read-only") == .readOnly)
-        #expect(Permission(name: "READ_WRITE") == .readWrite)
-        #expect(Permission(name: "write") == nil)
-    }
-
-    @Test func rolesAndStatusesAcceptBothWireSpellings() {
-        #expect(ParticipantRole(name: "PRIVATE_USER") == .privateUser)
-        #expect(ParticipantRole(name: "USER") == .privateUser)
-        #expect(AcceptanceStatus(name: "PENDING") == .pending)
-        #expect(AcceptanceStatus(name: "INVITED") == .pending)
+    @Test func recipeWordsParseAndWireWordsDoNot() {
+        #expect(Permission(recipeName: "read-only") == .readOnly)
+        #expect(Permission(recipeName: "READ_WRITE") == nil)
+        #expect(Permission(recipeName: "write") == nil)
+        #expect(ParticipantRole(recipeName: "administrator") == .administrator)
+        #expect(ParticipantRole(recipeName: "USER") == nil)
+        #expect(AcceptanceStatus(recipeName: "pending") == .pending)
+        #expect(AcceptanceStatus(recipeName: "INVITED") == nil)
         #expect(AcceptanceStatus.pending.recipeName == "pending")
     }
 
-    @Test func errorCodesMapToCloudKitStatuses() {
-        #expect(ServerErrorCode.accessDenied.httpStatus == 403)
-        #expect(ServerErrorCode.authenticationRequired.httpStatus == 421)
+    @Test func errorsPrintTheirCodeSubjectAndReason() {
         #expect(ShareError(.conflict, "stale tag", subject: "Z/r").description == "CONFLICT: Z/r: stale tag")
     }
 
