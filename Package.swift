@@ -49,9 +49,8 @@ let package = Package(
         .target(
             name: "Planner",
             dependencies: [
-                "ShareKit", "Recipe", "Yams",
+                "ShareKit", "Recipe",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Rainbow", package: "Rainbow"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Logging
+import Recipe
 import ShareKit
 
 /// Writes the live state as a recipe: the owner's zones, records (children nested under their parents),
@@ -79,38 +80,33 @@ public struct Exporter: Sendable {
             }
         }
 
-        var writer = RecipeWriter()
-        writer.comment("Exported by `sharelane export` from \(store.displayName).")
-        writer.line(0, "sharelane: 1")
-        writer.line(0, "name: \(RecipeWriter.string(name))")
-        if let container { writer.line(0, "container: \(RecipeWriter.string(container))") }
-        if let environment { writer.line(0, "environment: \(RecipeWriter.string(environment))") }
-        writer.blank()
-        writer.line(0, "users:")
-        for user in users.entries {
-            var parts = ["email: \(RecipeWriter.string(user.email))"]
-            if let name = user.name { parts.append("name: \(RecipeWriter.string(name))") }
-            writer.line(1, "\(RecipeWriter.key(user.handle)): {\(parts.joined(separator: ", "))}")
+        let location = SourceLocation(file: name, line: 1, column: 1)
+        var missingCount = 0
+        func declared(_ zone: LiveZone, zoneName: String) -> [DeclaredRecord] {
+            let records = Self.declaredRecords(
+                zone, zoneName: zoneName, users: users, shareURLs: shareURLs, location: location)
+            missingCount += records.filter(\.absent).count
+            return records
         }
-        writer.line(0, "owner: \(RecipeWriter.key(ownerHandle))")
-        if !liveZones.isEmpty {
-            writer.blank()
-            writer.line(0, "zones:")
-            for zone in liveZones {
-                let zoneName = zone.zoneID.zoneName
-                writer.line(1, "\(RecipeWriter.key(zoneName)):")
-                if let share = zone.zoneShare {
-                    writeShare(share, indent: 2, users: users, into: &writer)
-                }
-                writeRecords(zone, zoneName: zoneName, indent: 2, users: users, shareURLs: shareURLs, into: &writer)
-            }
+        let zones = liveZones.map { zone in
+            DeclaredZone(
+                name: zone.zoneID.zoneName,
+                share: zone.zoneShare.map { .share(Self.declaredShare($0, users: users, location: location)) },
+                records: declared(zone, zoneName: zone.zoneID.zoneName), location: location)
         }
-        if let publicZone, !publicZone.records.isEmpty {
-            writer.blank()
-            writer.line(0, "public:")
-            writeRecords(publicZone, zoneName: defaultZoneName, indent: 1, users: users, shareURLs: shareURLs, into: &writer)
+        let recipe = Recipe(
+            name: name, container: container ?? Recipe.defaultContainer,
+            environment: environment.flatMap(CloudKitEnvironment.init(rawValue:)) ?? .development, file: name,
+            users: users.entries.map {
+                DeclaredUser(handle: $0.handle, email: $0.email, name: $0.name, location: location)
+            }, owner: ownerHandle, zones: zones,
+            publicRecords: publicZone.map { declared($0, zoneName: defaultZoneName) } ?? [])
+        var header = ["Exported by `sharelane export` from \(store.displayName)."]
+        if missingCount > 0 {
+            header.append(
+                "Records of type Missing are named by a parent or a reference but no longer exist: declared absent.")
         }
-        return writer.text
+        return RecipeWriter(header: header, writesContainer: container != nil || environment != nil).yaml(recipe)
     }
 
     private func email(of user: UserRecordName, known: String?, name: String?) async throws -> String {
@@ -123,34 +119,29 @@ public struct Exporter: Sendable {
             ShareError(.notFound, "the store has no email address for this user, and a recipe names users by email"))
     }
 
-    private func writeShare(_ share: Share, indent: Int, users: ExportedUsers, into writer: inout RecipeWriter) {
-        writer.line(indent, "share:")
-        if let title = share.title { writer.line(indent + 1, "title: \(RecipeWriter.string(title))") }
-        writer.line(indent + 1, "public_permission: \(share.publicPermission.recipeName)")
+    private static func declaredShare(_ share: Share, users: ExportedUsers, location: SourceLocation) -> DeclaredShare
+    {
         // Public users joined through the share's URL; a recipe cannot name them, and planning keeps them.
         let participants = share.participants.filter {
             $0.acceptance != .removed && $0.role != .owner && $0.role != .publicUser
         }
-        guard !participants.isEmpty else { return }
-        writer.line(indent + 1, "participants:")
-        for participant in participants {
-            let handle = RecipeWriter.key(users.handle(of: participant.userRecordName))
-            var parts = ["permission: \(participant.permission.recipeName)"]
-            if participant.role != .privateUser { parts.append("role: \(participant.role.recipeName)") }
-            parts.append("accepted: \(participant.acceptance == .accepted)")
-            writer.line(indent + 2, "\(handle): {\(parts.joined(separator: ", "))}")
-        }
+        return DeclaredShare(
+            title: share.title, publicPermission: share.publicPermission,
+            participants: participants.map {
+                DeclaredParticipant(
+                    handle: users.handle(of: $0.userRecordName), permission: $0.permission, role: $0.role,
+                    accepted: $0.acceptance == .accepted, location: location)
+            }, location: location)
     }
 
-    private func writeRecords(
-        _ zone: LiveZone, zoneName: String, indent: Int, users: ExportedUsers, shareURLs: [String: String],
-        into writer: inout RecipeWriter
-    ) {
-        guard !zone.records.isEmpty else { return }
-        var children: [String: [String]] = [:]
-        var roots: [String] = []
-        // Records that a parent or a reference names but that no longer exist (deleted behind the recipe's
-        // back): declared `absent: true`, so that the recipe names them as it must, and plans to nothing.
+    /// A zone's records in name order, then the records that a parent or a reference names but that no
+    /// longer exist (deleted behind the recipe's back), declared absent with the type `Missing`, so that the
+    /// recipe names them as it must and plans to nothing.
+    private static func declaredRecords(
+        _ zone: LiveZone, zoneName: String, users: ExportedUsers, shareURLs: [String: String],
+        location: SourceLocation
+    ) -> [DeclaredRecord] {
+        var result: [DeclaredRecord] = []
         var missing = Set<String>()
         for name in zone.records.keys.sorted() {
             guard let record = zone.records[name] else { continue }
@@ -162,42 +153,25 @@ public struct Exporter: Sendable {
                     }
                 }
             }
-            if let parent = record.parent, zone.records[parent] != nil, parent != name {
-                children[parent, default: []].append(name)
-            } else {
-                if let parent = record.parent, parent != name { missing.insert(parent) }
-                roots.append(name)
-            }
+            if let parent = record.parent, parent != name, zone.records[parent] == nil { missing.insert(parent) }
+            result.append(
+                DeclaredRecord(
+                    name: name, type: record.recordType,
+                    fields: record.fields.mapValues { value in
+                        if case .string(let s) = value, let path = shareURLs[s] {
+                            let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
+                            return .shareURL(zone: parts[0], record: parts.count > 1 ? parts[1] : nil)
+                        }
+                        return .value(value)
+                    },
+                    parent: record.parent == name ? nil : record.parent,
+                    share: zone.share(rootedAt: name).map { .share(declaredShare($0, users: users, location: location)) },
+                    location: location))
         }
-        writer.line(indent, "records:")
-        var visited: Set<String> = []
-        func write(_ name: String, _ indent: Int, _ writer: inout RecipeWriter) {
-            guard let record = zone.records[name], visited.insert(name).inserted else { return }
-            writer.line(indent, "\(RecipeWriter.key(name)):")
-            writer.line(indent + 1, "type: \(RecipeWriter.string(record.recordType))")
-            if let parent = record.parent, missing.contains(parent) {
-                writer.line(indent + 1, "parent: \(RecipeWriter.key(parent))")
-            }
-            if !record.fields.isEmpty {
-                writer.line(indent + 1, "fields:")
-                for field in record.fields.keys.sorted() {
-                    guard let value = record.fields[field] else { continue }
-                    let yaml = RecipeWriter.value(value, zone: zoneName, shareURLs: shareURLs)
-                    writer.line(indent + 2, "\(RecipeWriter.key(field)): \(yaml)")
-                }
-            }
-            if let share = zone.share(rootedAt: name) {
-                writeShare(share, indent: indent + 1, users: users, into: &writer)
-            }
-            if let kids = children[name], !kids.isEmpty {
-                writer.line(indent + 1, "children:")
-                for kid in kids { write(kid, indent + 2, &writer) }
-            }
-        }
-        for root in roots { write(root, indent + 1, &writer) }
         for name in missing.sorted() {
-            writer.line(indent + 1, "\(RecipeWriter.key(name)): {type: Missing, absent: true}  # named by a record, no longer there")
+            result.append(DeclaredRecord(name: name, type: "Missing", absent: true, location: location))
         }
+        return result
     }
 }
 

@@ -8,18 +8,18 @@ public enum PlanFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Machine-readable: `format_version`, `summary`, `changes[]`.
     case json
 
-    /// Renders `plan` in this format; `colors` applies to `text` only.
-    public func render(_ plan: Plan, colors: Bool = false) -> String {
+    /// Renders `plan` in this format; `style` applies to `text` only.
+    public func render(_ plan: Plan, style: TextStyle = .plain) -> String {
         var text = ""
-        write(plan, colors: colors, to: &text)
+        write(plan, style: style, to: &text)
         return text
     }
 
     /// Writes `plan` in this format to `output` piece by piece: text and JSON never hold the whole rendering
     /// in memory, which for a plan of 100,000 records is tens of megabytes.
-    public func write<Output: TextOutputStream>(_ plan: Plan, colors: Bool = false, to output: inout Output) {
+    public func write<Output: TextOutputStream>(_ plan: Plan, style: TextStyle = .plain, to output: inout Output) {
         switch self {
-        case .text: TextPlanRenderer(colors: colors).write(plan, to: &output)
+        case .text: TextPlanRenderer(style: style).write(plan, to: &output)
         case .markdown: output.write(MarkdownPlanRenderer().render(plan))
         case .json: JSONPlanRenderer().write(plan, to: &output)
         }

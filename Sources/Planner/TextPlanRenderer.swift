@@ -1,16 +1,15 @@
-import Rainbow
 import ShareKit
 
 /// Renders a plan as text: one `+ ~ -` line per change with its address, then each attribute (`name:
 /// value` for additions, `name: before → after` for updates), the notes, and the summary line.
 ///
-/// With `colors`, additions are green, updates yellow and deletions red, through Rainbow; the caller decides
-/// (a terminal, `NO_COLOR` unset) and enables Rainbow's output.
+/// The `style` marks changes, waiting lines and the summary; the caller chooses it (the command line
+/// colours on a terminal where `NO_COLOR` is unset).
 public struct TextPlanRenderer: Sendable {
-    public var colors: Bool
+    public var style: TextStyle
 
-    public init(colors: Bool = false) {
-        self.colors = colors
+    public init(style: TextStyle = .plain) {
+        self.style = style
     }
 
     public func render(_ plan: Plan) -> String {
@@ -34,7 +33,7 @@ public struct TextPlanRenderer: Sendable {
             for change in plan.changes {
                 line(
                     "  "
-                        + paint(
+                        + style.change(
                             "\(change.symbol) \(change.kind.rawValue) \(DisplayText.escaped(change.addressTarget))",
                             change.action))
                 Self.writeAttributeLines(change, indent: "      ", to: &output)
@@ -43,19 +42,10 @@ public struct TextPlanRenderer: Sendable {
         if !plan.notes.isEmpty || !plan.waiting.isEmpty {
             line("")
             for note in plan.notes { line(DisplayText.escaped(note)) }
-            for waiting in plan.waiting.map({ DisplayText.escaped($0) }) { line(colors ? waiting.cyan : waiting) }
+            for waiting in plan.waiting { line(style.waiting(DisplayText.escaped(waiting))) }
         }
         line("")
-        line(colors ? plan.summary.line.bold : plan.summary.line)
-    }
-
-    private func paint(_ text: String, _ action: PlannedChange.Action) -> String {
-        guard colors else { return text }
-        switch action {
-        case .create: return text.green
-        case .update: return text.yellow
-        case .delete: return text.red
-        }
+        line(style.summary(plan.summary.line))
     }
 
     /// The attribute lines of a change, names aligned: `title: "Groceries"`, `qty: 2 → 3`.

@@ -148,7 +148,7 @@ final class RecipeDecoder {
             error("missing `name:`; it names the recipe in plans and logs", start)
         }
         let description = root["description"].flatMap { string($0, "`description`") }
-        var container = "iCloud.local.sharelane"
+        var container = Recipe.defaultContainer
         if let node = root["container"], let c = string(node, "`container`") { container = c }
         var environment = CloudKitEnvironment.development
         if let node = root["environment"], let word = string(node, "`environment`") {

@@ -30,7 +30,7 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var formatVersion: Int
     public var name: String
     public var description: String?
-    /// `iCloud.local.sharelane` unless the recipe names one.
+    /// `defaultContainer` unless the recipe names one.
     public var container: String
     public var environment: CloudKitEnvironment
     public var seed: UInt64
@@ -55,7 +55,7 @@ public struct Recipe: Sendable, Hashable, Codable {
 
     public init(
         formatVersion: Int = 1, name: String, description: String? = nil,
-        container: String = "iCloud.local.sharelane", environment: CloudKitEnvironment = .development,
+        container: String = Recipe.defaultContainer, environment: CloudKitEnvironment = .development,
         seed: UInt64 = 0, file: String, variables: [String: String] = [:], users: [DeclaredUser], owner: String,
         zones: [DeclaredZone] = [], publicRecords: [DeclaredRecord] = [], lanes: [Lane] = [],
         beforeAll: [Step] = [], afterAll: [Step] = [], onError: [Step] = []
@@ -77,6 +77,9 @@ public struct Recipe: Sendable, Hashable, Codable {
         self.afterAll = afterAll
         self.onError = onError
     }
+
+    /// The container of a recipe that names none: a local one, never Apple's.
+    public static let defaultContainer = "iCloud.local.sharelane"
 
     /// The user with this handle.
     public func user(_ handle: String) -> DeclaredUser? { users.first { $0.handle == handle } }

@@ -66,15 +66,15 @@ struct ApplyCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure("\(error)")
         }
-        let colors = await Terminal.configureColor()
+        let style = await Terminal.planStyle()
         // With --yes and the output going to a file or a pipe (CI, scripts), nobody reads the plan before the
         // apply starts: it is written out while the first batches are written. On a terminal it comes first.
         let renderAlongside = yes && !plan.isEmpty && !Terminal.stdoutIsTerminal
         let rendering = Task.detached {
             guard renderAlongside else { return }
-            Self.writePlan(plan, colors: colors, blankLineAfter: true)
+            Self.writePlan(plan, style: style, blankLineAfter: true)
         }
-        if !renderAlongside { Self.writePlan(plan, colors: colors, blankLineAfter: false) }
+        if !renderAlongside { Self.writePlan(plan, style: style, blankLineAfter: false) }
         if plan.isEmpty { return }
 
         if !yes {
@@ -118,9 +118,9 @@ struct ApplyCommand: AsyncParsableCommand {
         Terminal.write(plan.summary.line + "\n")
     }
 
-    private static func writePlan(_ plan: Plan, colors: Bool, blankLineAfter: Bool) {
+    private static func writePlan(_ plan: Plan, style: TextStyle, blankLineAfter: Bool) {
         var output = StandardOutput()
-        PlanFormat.text.write(plan, colors: colors, to: &output)
+        PlanFormat.text.write(plan, style: style, to: &output)
         if blankLineAfter { output.write("\n") }
         output.flush()
     }

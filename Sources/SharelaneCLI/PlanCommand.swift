@@ -54,9 +54,9 @@ struct PlanCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure("cannot plan \(path) against \(store.displayName): \(error)")
         }
-        let colors = format == .text ? await Terminal.configureColor() : false
+        let style = format == .text ? await Terminal.planStyle() : .plain
         var output = StandardOutput()
-        format.write(plan, colors: colors, to: &output)
+        format.write(plan, style: style, to: &output)
         output.flush()
         if let out {
             // A saved plan is a file anyone may read: it never holds a credential's value.

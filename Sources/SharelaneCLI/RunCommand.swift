@@ -92,8 +92,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Standard output, with ✔ in green and ✘ and error lines in red on a terminal (unless `NO_COLOR` is set).
     private static func terminalOutput() -> LaneOutput {
-        let colors = isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
-        guard colors else { return LaneOutput { Terminal.write($0 + "\n") } }
+        guard Terminal.wantsColor else { return LaneOutput { Terminal.write($0 + "\n") } }
         return LaneOutput { line in
             var text = line
             if let range = text.range(of: "✔") {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudKitWire
 import Foundation
 import Logging
+import Recipe
 import ShareKit
 import ShareStoreSQLite
 
@@ -73,7 +74,7 @@ public enum StoreLocator {
     }
 
     /// The container a recipe uses when it names none.
-    public static let defaultContainer = "iCloud.local.sharelane"
+    public static let defaultContainer = Recipe.defaultContainer
 
     /// The environment variable that holds the API token for `http:` and `cloudkit:`.
     public static let apiTokenVariable = "CLOUDKIT_API_TOKEN"

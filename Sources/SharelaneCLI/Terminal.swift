@@ -1,4 +1,5 @@
 import Foundation
+import Planner
 import ShareKit
 @preconcurrency import Rainbow
 
@@ -21,6 +22,21 @@ enum Terminal {
         Rainbow.enabled = colors
         Rainbow.outputTarget = colors ? .console : .unknown
         return colors
+    }
+
+    /// The plan's text style: additions green, updates yellow, deletions red, waiting lines cyan and the
+    /// summary bold where `wantsColor`; plain otherwise.
+    @MainActor
+    static func planStyle() -> TextStyle {
+        guard configureColor() else { return .plain }
+        return TextStyle(
+            change: { text, action in
+                switch action {
+                case .create: text.green
+                case .update: text.yellow
+                case .delete: text.red
+                }
+            }, waiting: { $0.cyan }, summary: { $0.bold })
     }
 
     /// Writes a line to standard error, secrets masked and control characters escaped (an error quotes

@@ -442,7 +442,7 @@ final class CaseRun {
                 throw Violation(
                     invariant: "apply-then-plan",
                     detail: "after apply, plan on \(side.label) still shows:\n"
-                        + TextPlanRenderer(colors: false).render(again), step: step)
+                        + TextPlanRenderer().render(again), step: step)
             }
         }
         try await compareViews(step: step)
@@ -510,7 +510,7 @@ final class CaseRun {
                 throw Violation(
                     invariant: "export-then-plan",
                     detail: "planning the export on \(side.label) shows:\n"
-                        + TextPlanRenderer(colors: false).render(plan) + "\nexport:\n" + text,
+                        + TextPlanRenderer().render(plan) + "\nexport:\n" + text,
                     step: step)
             }
         }

@@ -140,7 +140,7 @@ struct GoldenTests {
 
     @Test("colour only when asked: ANSI escapes with colors, none without")
     func colours() {
-        #expect(!PlanFormat.text.render(Self.everyKind, colors: false).contains("\u{1B}["))
+        #expect(!PlanFormat.text.render(Self.everyKind, style: .plain).contains("\u{1B}["))
     }
 
     @Test("a plan survives the saved-plan file unchanged")
