@@ -12,42 +12,55 @@ import ShareKit
 /// accepted: they all reach the one store.
 public struct CloudKitEmulator: Sendable {
     let service: EmulatorService
+    let logger: Logger
 
     /// - Parameters:
     ///   - store: the data and the access rules; the emulator adds none of its own.
     ///   - logger: one `info` line per request (method, path, status, user, time), never a token.
     public init(store: any Store, configuration: EmulatorConfiguration, logger: Logger) {
         service = EmulatorService(
-            store: store, configuration: configuration, tokens: TokenIssuer(lifetime: configuration.tokenLifetime),
-            logger: logger)
+            store: store, configuration: configuration,
+            tokens: TokenIssuer(lifetime: configuration.tokenLifetime, clock: configuration.clock))
+        self.logger = logger
+    }
+
+    /// The routes: sign-in, every operation of `WireOperation.all` under Apple's path, and an answer naming
+    /// them for any other path under `/database/`.
+    func router() -> Router<EmulatorRequestContext> {
+        let router = Router(context: EmulatorRequestContext.self)
+        let service = self.service
+        router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.group(RouterPath(WireSpelling.signInPath))
+            .add(
+                middleware: AuthenticationMiddleware(
+                    apiToken: service.configuration.apiToken, tokens: service.tokens, requiresWebAuthToken: false)
+            )
+            .post { request, context in try await service.signIn(request, context: context) }
+        let database = router.group(RouterPath("\(WireSpelling.databasePathPrefix)/:container/:environment/:database"))
+            .add(
+                middleware: AuthenticationMiddleware(
+                    apiToken: service.configuration.apiToken, tokens: service.tokens, requiresWebAuthToken: true))
+        for operation in WireOperation.all {
+            for method in operation.methods {
+                database.on(RouterPath(operation.path), method: method == .get ? .get : .post) { request, context in
+                    try await service.perform(operation, request, context: context)
+                }
+            }
+        }
+        router.post("/database/**") { request, _ in try service.unknownOperation(request) }
+        router.get("/database/**") { request, _ in try service.unknownOperation(request) }
+        return router
     }
 
     /// The server as a Hummingbird application; `onRunning` gets the bound port (useful with port 0).
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router(context: BasicRequestContext.self)
-        let service = self.service
-        router.post(RouterPath(WireSpelling.signInPath)) { request, _ in await service.signIn(request) }
-        let prefix = "\(WireSpelling.databasePathPrefix)/:container/:environment/:database"
-        for operation in EmulatorService.operations {
-            let path = RouterPath("\(prefix)/\(operation)")
-            router.post(path) { request, context in
-                await service.handle(request, context: context, operation: operation)
-            }
-            if operation == "zones/list" || operation == "users/current" {
-                router.get(path) { request, context in
-                    await service.handle(request, context: context, operation: operation)
-                }
-            }
-        }
-        router.post("/database/**") { request, _ in service.unknownOperation(request) }
-        router.get("/database/**") { request, _ in service.unknownOperation(request) }
         let configuration = service.configuration
         return Application(
-            router: router,
+            router: router(),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "sharelane-serve"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? configuration.port) },
-            logger: service.logger)
+            logger: logger)
     }
 
     /// Runs until SIGINT or SIGTERM, then finishes the requests in flight and returns.

@@ -12,16 +12,19 @@ public struct EmulatorConfiguration: Sendable {
     public var tokenLifetime: Duration
     /// Larger request bodies are refused with `BAD_REQUEST`.
     public var maxBodyBytes: Int
+    /// The time tokens expire by.
+    public var clock: EmulatorClock
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),
-        tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20
+        tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20, clock: EmulatorClock = .system
     ) {
         self.host = host
         self.port = port
         self.apiToken = apiToken
         self.tokenLifetime = tokenLifetime
         self.maxBodyBytes = maxBodyBytes
+        self.clock = clock
     }
 
     /// A fresh random API token (hex, 64 characters).

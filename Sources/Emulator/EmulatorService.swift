@@ -5,123 +5,93 @@ import Hummingbird
 import Logging
 import ShareKit
 
-/// Answers CloudKit Web Services requests over a `Store`.
-///
-/// It authenticates (API token, single-use web auth tokens), decodes the JSON, calls the store as the
-/// token's user and encodes the answer. It holds no access rules of its own: the store enforces them.
+/// Answers CloudKit Web Services operations over a `Store`: decodes the JSON, calls the store as the
+/// request's user (`AuthenticationMiddleware` put it on the context) and encodes the answer. It holds no
+/// access rules of its own (the store enforces them) and no HTTP concerns (authentication and logging are
+/// middleware; a thrown `ShareError` answers as CloudKit does).
 struct EmulatorService: Sendable {
     let store: any Store
     let configuration: EmulatorConfiguration
     let tokens: TokenIssuer
-    let logger: Logger
-
-    /// The operations served under `/database/1/{container}/{environment}/{database}/`.
-    static let operations = [
-        "records/modify", "records/lookup", "records/query", "zones/list", "zones/lookup", "zones/modify",
-        "changes/database", "changes/zone", "users/current", "users/lookup/email", "records/resolve",
-        "records/accept",
-    ]
-
 
     // MARK: Sign-in
 
-    func signIn(_ request: Request) async -> Response {
+    func signIn(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
         var request = request
-        let started = ContinuousClock.now
-        var who = "-"
-        let response: Response
-        do {
-            try checkAPIToken(request)
-            let body = try await readBody(&request)
-            let signIn = try decode(SignInRequest.self, from: body)
-            let email = signIn.emailAddress.trimmingCharacters(in: .whitespaces)
-            guard email.contains("@"), !email.contains(" ") else {
-                throw ShareError(.badRequest, "emailAddress \"\(email)\" is not an email address")
-            }
-            let user: User
-            if signIn.createUser == false {
-                guard let existing = try await store.signInExisting(email: email) else {
-                    throw ShareError(
-                        .notFound, "no user has the email address \(email); sign in without createUser: false to create one",
-                        subject: email)
-                }
-                user = existing
-            } else {
-                user = try await store.signIn(email: email, name: signIn.name)
-            }
-            who = user.recordName
-            let token = await tokens.issue(for: user.recordName)
-            response = try json(SignInResponse(ckWebAuthToken: token, user: user), token: token)
-        } catch {
-            response = errorResponse(error, token: nil, request: request)
+        let body = try await readBody(&request)
+        let signIn = try decode(SignInRequest.self, from: body)
+        let email = signIn.emailAddress.trimmingCharacters(in: .whitespaces)
+        guard email.contains("@"), !email.contains(" ") else {
+            throw ShareError(.badRequest, "emailAddress \"\(email)\" is not an email address")
         }
-        log(request, response, user: who, started: started)
+        let user: User
+        if signIn.createUser == false {
+            guard let existing = try await store.signInExisting(email: email) else {
+                throw ShareError(
+                    .notFound, "no user has the email address \(email); sign in without createUser: false to create one",
+                    subject: email)
+            }
+            user = existing
+        } else {
+            user = try await store.signIn(email: email, name: signIn.name)
+        }
+        context.caller.user = user.recordName
+        let token = await tokens.issue(for: user.recordName)
+        var response = WireResponse.json(try encode(SignInResponse(ckWebAuthToken: token, user: user)))
+        if let name = HTTPField.Name(WireSpelling.webAuthTokenHeader) { response.headers[name] = token }
         return response
     }
 
     // MARK: Database operations
 
-    func handle(_ request: Request, context: BasicRequestContext, operation: String) async -> Response {
+    func perform(_ operation: WireOperation, _ request: Request, context: EmulatorRequestContext) async throws
+        -> Response
+    {
         var request = request
-        let started = ContinuousClock.now
-        var who = "-"
-        var nextToken: String?
-        let response: Response
-        do {
-            try checkAPIToken(request)
-            let user = try await tokens.redeem(
-                request.uri.queryParameters[WireSpelling.webAuthTokenParameter[...]].map(String.init))
-            who = user
-            nextToken = await tokens.issue(for: user)
-            let databaseName = context.parameters.get("database") ?? ""
-            guard let database = DatabaseScope(rawValue: databaseName) else {
-                throw ShareError(
-                    .badRequest, "unknown database \"\(databaseName)\" in the path; expected public, private or shared")
-            }
-            let body = try await readBody(&request)
-            let answer = try await dispatch(operation, database: database, body: body, as: user)
-            response = raw(status: 200, body: answer, token: nextToken)
-        } catch {
-            response = errorResponse(error, token: nextToken, request: request)
+        let databaseName = context.parameters.get("database") ?? ""
+        guard let database = DatabaseScope(rawValue: databaseName) else {
+            throw ShareError(
+                .badRequest, "unknown database \"\(databaseName)\" in the path; expected public, private or shared")
         }
-        log(request, response, user: who, started: started)
-        return response
+        guard operation.databases.contains(database) else {
+            throw ShareError(
+                .badRequest,
+                "\(operation) is served in the "
+                    + operation.databases.map(\.rawValue).joined(separator: " and ") + " database, not \(database.rawValue)")
+        }
+        let body = try await readBody(&request)
+        return WireResponse.json(try await dispatch(operation, database: database, body: body, as: try context.user()))
     }
 
     /// An unknown path under `/database/`.
-    func unknownOperation(_ request: Request) -> Response {
-        let response = errorResponse(
-            ShareError(
-                .badRequest,
-                "unknown operation \(request.uri.path); the emulator serves "
-                    + Self.operations.joined(separator: ", ")),
-            token: nil, request: request)
-        log(request, response, user: "-", started: .now)
-        return response
+    func unknownOperation(_ request: Request) throws -> Response {
+        throw ShareError(
+            .badRequest,
+            "unknown operation \(request.uri.path); the emulator serves "
+                + WireOperation.all.map(\.path).joined(separator: ", "))
     }
 
-    private func dispatch(_ operation: String, database: DatabaseScope, body: Data, as user: UserRecordName)
+    private func dispatch(_ operation: WireOperation, database: DatabaseScope, body: Data, as user: UserRecordName)
         async throws -> Data
     {
         switch operation {
-        case "records/modify":
+        case .recordsModify:
             let request = try decode(ModifyRecordsRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
-            var operations = try request.operations.map { try recordOperation($0, in: zoneID) }
-            operations = try await completingShareDeletions(operations, in: zoneID, database: database, as: user)
+            let operations = try request.operations.map { try recordOperation($0, in: zoneID) }
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
             let outcomes = try await modify(operations, in: zoneID, database: database, atomic: atomic, as: user)
             return try encode(
                 RecordsResponse(records: outcomes.map { wire($0, as: user).keepingFields(request.desiredKeys) }))
-        case "records/lookup":
+        case .recordsLookup:
             let request = try decode(LookupRecordsRequest.self, from: body)
             try checkLimit(request.records.count, "records")
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
             let outcomes = try await store.lookupRecords(
                 request.records.map(\.recordName), in: zoneID, database: database, as: user)
             return try encode(RecordsResponse(records: outcomes.map { wire($0, as: user) }))
-        case "records/query":
+        case .recordsQuery:
             let request = try decode(QueryRecordsRequest.self, from: body)
             var query = try request.recordQuery()
             query.resultsLimit = min(query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
@@ -130,16 +100,16 @@ struct EmulatorService: Sendable {
             return try encode(
                 RecordsResponse(
                     records: page.records.map { WireRecord($0) }, continuationMarker: page.continuationMarker))
-        case "zones/list":
+        case .zonesList:
             let zones = try await store.listZones(in: database, as: user)
             return try encode(ZonesResponse(zones: zones.map(WireZone.init)))
-        case "zones/lookup":
+        case .zonesLookup:
             let request = try decode(LookupZonesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
             let zoneIDs = request.zones.map(\.zoneID)
             let results = try await store.lookupZones(zoneIDs, in: database, as: user)
             return try encode(ZonesResponse(zones: zip(zoneIDs, results).map(wire)))
-        case "zones/modify":
+        case .zonesModify:
             let request = try decode(ModifyZonesRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
             let operations = try request.operations.map { operation in
@@ -152,14 +122,14 @@ struct EmulatorService: Sendable {
             }
             let results = try await store.modifyZones(operations, in: database, as: user)
             return try encode(ZonesResponse(zones: zip(operations.map(\.zoneID), results).map(wire)))
-        case "changes/database":
+        case .changesDatabase:
             let request =
                 body.isEmpty
                 ? DatabaseChangesRequest(syncToken: nil) : try decode(DatabaseChangesRequest.self, from: body)
             let changes = try await store.databaseChanges(
                 in: database, since: request.syncToken.map(ChangeToken.init(rawValue:)), as: user)
             return try encode(DatabaseChangesResponse(changes))
-        case "changes/zone":
+        case .changesZone:
             let request = try decode(ZoneChangesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
             var results: [ZoneChangesResponse.ZoneResult] = []
@@ -175,9 +145,9 @@ struct EmulatorService: Sendable {
                 }
             }
             return try encode(ZoneChangesResponse(zones: results))
-        case "users/current":
+        case .usersCurrent:
             return try encode(WireUser(try await store.currentUser(as: user)))
-        case "users/lookup/email":
+        case .usersLookupEmail:
             let request = try decode(LookupUsersRequest.self, from: body)
             try checkLimit(request.users.count, "users")
             let emails = try request.users.map { info in
@@ -191,11 +161,11 @@ struct EmulatorService: Sendable {
                 UsersResponse(
                     users: zip(emails, found).map { email, user in user.map(WireUser.init) ?? WireUser(notFound: email)
                     }))
-        case "records/resolve", "records/accept":
+        case .recordsResolve, .recordsAccept:
             let request = try decode(ShortGUIDsRequest.self, from: body)
             try checkLimit(request.shortGUIDs.count, "shortGUIDs")
             var results: [WireShareMetadata] = []
-            if operation == "records/accept" {
+            if operation == .recordsAccept {
                 // All of the request's shares in one call: the SQLite store accepts them in one transaction.
                 let accepted = try await store.acceptShares(urls: request.shortGUIDs.map(\.value), as: user)
                 for (guid, result) in zip(request.shortGUIDs, accepted) {
@@ -255,31 +225,6 @@ struct EmulatorService: Sendable {
         return outcomes
     }
 
-    /// A share deletion on the wire names only the share (as CloudKit needs); the store tells a hierarchy
-    /// share from a zone-wide one by its root, so the emulator reads the share to fill that in.
-    private func completingShareDeletions(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
-    ) async throws -> [RecordOperation] {
-        let names = operations.compactMap { operation -> String? in
-            guard operation.kind.isDelete, case .share(let share) = operation.item, share.rootRecordName == nil,
-                share.recordName != zoneShareRecordName
-            else { return nil }
-            return share.recordName
-        }
-        guard !names.isEmpty else { return operations }
-        var found: [String: Share] = [:]
-        for outcome in try await store.lookupRecords(names, in: zoneID, database: database, as: user) {
-            if case .savedShare(let share) = outcome { found[share.recordName] = share }
-        }
-        return operations.map { operation in
-            guard operation.kind.isDelete, case .share(let requested) = operation.item,
-                var share = found[requested.recordName]
-            else { return operation }
-            share.changeTag = requested.changeTag
-            return RecordOperation(operation.kind, share: share)
-        }
-    }
-
     // MARK: Conversions
 
     private func recordOperation(_ operation: ModifyRecordsRequest.Operation, in zoneID: ZoneID) throws
@@ -328,18 +273,6 @@ struct EmulatorService: Sendable {
 
     // MARK: HTTP
 
-    private func checkAPIToken(_ request: Request) throws {
-        let given = request.uri.queryParameters[WireSpelling.apiTokenParameter[...]].map(String.init)
-        guard let given, !given.isEmpty else {
-            throw ShareError(.authenticationFailed, "this request needs the emulator's API token as ckAPIToken")
-        }
-        guard Self.constantTimeEqual(given, configuration.apiToken) else {
-            throw ShareError(
-                .authenticationFailed,
-                "the ckAPIToken is not this emulator's API token (printed when `sharelane serve` starts)")
-        }
-    }
-
     private func checkLimit(_ count: Int, _ what: String) throws {
         guard count <= CloudKitLimits.operationsPerRequest else {
             throw ShareError(
@@ -373,50 +306,6 @@ struct EmulatorService: Sendable {
 
     private func encode<T: Encodable>(_ value: T) throws -> Data {
         try WireCoding.bodyEncoder().encode(value)
-    }
-
-    private func json<T: Encodable>(_ value: T, token: String?) throws -> Response {
-        raw(status: 200, body: try encode(value), token: token)
-    }
-
-    private func raw(status: Int, body: Data, token: String?) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=UTF-8"
-        if let token, let name = HTTPField.Name(WireSpelling.webAuthTokenHeader) {
-            headers[name] = token
-        }
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
-    }
-
-    private func errorResponse(_ error: any Error, token: String?, request: Request) -> Response {
-        let shareError = (error as? ShareError) ?? ShareError(.internalError, "the emulator failed: \(error)")
-        var redirectURL: String?
-        if shareError.code == .authenticationRequired {
-            let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-            redirectURL = "http://\(host)\(WireSpelling.signInPath)"
-        }
-        let body = (try? encode(WireError(shareError, redirectURL: redirectURL))) ?? Data()
-        return raw(status: WireSpelling.httpStatus(shareError.code), body: body, token: token)
-    }
-
-    private func log(_ request: Request, _ response: Response, user: String, started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
-        let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        // The path only: the query string holds the tokens.
-        logger.info(
-            "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
-            metadata: ["user": "\(user)", "ms": "\(String(format: "%.1f", millis))"])
-    }
-
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 import ShareKit
 
@@ -9,13 +10,15 @@ actor TokenIssuer {
     }
 
     private let lifetime: Duration
+    private let clock: EmulatorClock
     private var live: [String: Grant] = [:]
     private var retired: Set<String> = []
     private var retiredOrder: [String] = []
     private let retiredLimit = 100_000
 
-    init(lifetime: Duration) {
+    init(lifetime: Duration, clock: EmulatorClock) {
         self.lifetime = lifetime
+        self.clock = clock
     }
 
     /// A new single-use token for `user`: 32 random bytes in base64, so `+`, `/` and `=` occur as in
@@ -24,7 +27,7 @@ actor TokenIssuer {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let token = Data(bytes).base64EncodedString()
-        live[token] = Grant(user: user, expires: .now + lifetime)
+        live[token] = Grant(user: user, expires: clock.now() + lifetime)
         return token
     }
 
@@ -39,7 +42,7 @@ actor TokenIssuer {
         }
         if let grant = live.removeValue(forKey: token) {
             retire(token)
-            guard grant.expires > .now else {
+            guard grant.expires > clock.now() else {
                 throw ShareError(.authenticationRequired, "the ckWebAuthToken has expired: sign in again")
             }
             return grant.user
@@ -48,7 +51,7 @@ actor TokenIssuer {
             throw ShareError(
                 .authenticationRequired,
                 "the ckWebAuthToken was already used or has expired: a token is good for one request; use the one "
-                    + "in the previous response's \("X-Apple-CloudKit-Web-Auth-Token") header, or sign in again")
+                    + "in the previous response's \(WireSpelling.webAuthTokenHeader) header, or sign in again")
         }
         throw ShareError(
             .authenticationRequired,

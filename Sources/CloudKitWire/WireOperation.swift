@@ -1,0 +1,62 @@
+import ShareKit
+
+/// One CloudKit Web Services operation as sharelane speaks it: its path under
+/// `/database/1/{container}/{environment}/{database}/`, its HTTP methods, the databases it is served in, and
+/// how it authenticates. The one catalogue: the client sends these, the emulator routes exactly these, and
+/// `Docs/CloudKit.md` lists them (a test keeps the list in step).
+public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
+    /// The path after the database: `records/modify`.
+    public let path: String
+    /// `POST`, and `GET` where a request has no body.
+    public let methods: [Method]
+    /// The databases the operation is served in.
+    public let databases: [DatabaseScope]
+    /// Whether it is about the signed-in user (who they are, the shares they accept): it goes with the
+    /// user's web auth token even where a server-to-server key could sign it.
+    public let isAboutTheUser: Bool
+
+    public enum Method: String, Sendable, Hashable {
+        case get = "GET"
+        case post = "POST"
+    }
+
+    public var description: String { path }
+
+    /// The full path of the operation in one container, environment and database.
+    public func fullPath(container: String, environment: String, database: DatabaseScope) -> String {
+        "\(WireSpelling.databasePathPrefix)/\(container)/\(environment)/\(database.rawValue)/\(path)"
+    }
+
+    private static let everyDatabase: [DatabaseScope] = [.public, .private, .shared]
+
+    public static let recordsModify = WireOperation(
+        path: "records/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let recordsLookup = WireOperation(
+        path: "records/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let recordsQuery = WireOperation(
+        path: "records/query", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let recordsResolve = WireOperation(
+        path: "records/resolve", methods: [.post], databases: [.public], isAboutTheUser: true)
+    public static let recordsAccept = WireOperation(
+        path: "records/accept", methods: [.post], databases: [.public], isAboutTheUser: true)
+    public static let zonesList = WireOperation(
+        path: "zones/list", methods: [.get, .post], databases: everyDatabase, isAboutTheUser: false)
+    public static let zonesLookup = WireOperation(
+        path: "zones/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let zonesModify = WireOperation(
+        path: "zones/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let changesDatabase = WireOperation(
+        path: "changes/database", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let changesZone = WireOperation(
+        path: "changes/zone", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let usersCurrent = WireOperation(
+        path: "users/current", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+    public static let usersLookupEmail = WireOperation(
+        path: "users/lookup/email", methods: [.post], databases: [.public], isAboutTheUser: true)
+
+    /// Every operation, in the order the docs list them.
+    public static let all: [WireOperation] = [
+        recordsModify, recordsLookup, recordsQuery, recordsResolve, recordsAccept, zonesList, zonesLookup,
+        zonesModify, changesDatabase, changesZone, usersCurrent, usersLookupEmail,
+    ]
+}

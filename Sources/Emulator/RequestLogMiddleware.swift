@@ -1,0 +1,31 @@
+import Foundation
+import Hummingbird
+import Logging
+import ShareKit
+
+/// Writes one `info` line per request: method, path (never the query, which holds the tokens), status, user
+/// and time. Outermost, it also answers every error that reaches it as CloudKit would (`ShareError`'s JSON;
+/// anything else as `INTERNAL_ERROR`), so that each answer is logged as it was sent.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = EmulatorRequestContext
+
+    let logger: Logger
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = try ShareError.answering(error).response(from: request, context: context)
+        }
+        let elapsed = ContinuousClock.now - started
+        let millis = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        logger.info(
+            "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
+            metadata: ["user": "\(context.caller.user ?? "-")", "ms": "\(String(format: "%.1f", millis))"])
+        return response
+    }
+}

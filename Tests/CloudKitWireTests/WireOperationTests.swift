@@ -1,0 +1,31 @@
+import CloudKitWire
+import Foundation
+import ShareKit
+import Testing
+
+@Suite struct WireOperationTests {
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Docs/CloudKit.md")
+
+    @Test func theDocsListEveryOperationAsTheCatalogueHasIt() throws {
+        let text = try String(contentsOf: Self.docs, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let header = try #require(lines.firstIndex(of: "| operation | methods | databases |"))
+        let rows = lines[(header + 2)...].prefix { $0.hasPrefix("|") }
+        #expect(rows.count == WireOperation.all.count, "one table row per operation")
+        for operation in WireOperation.all {
+            let expected =
+                "| `\(operation.path)` | \(operation.methods.map(\.rawValue).joined(separator: ", ")) | "
+                + operation.databases.map(\.rawValue).joined(separator: ", ") + " |"
+            #expect(rows.contains(expected), "Docs/CloudKit.md lacks the row \(expected)")
+        }
+    }
+
+    @Test func pathsAreAppleShapedAndUnique() {
+        #expect(Set(WireOperation.all.map(\.path)).count == WireOperation.all.count)
+        #expect(
+            WireOperation.recordsModify.fullPath(container: "iCloud.a", environment: "development", database: .shared)
+                == "/database/1/iCloud.a/development/shared/records/modify")
+    }
+}
