@@ -88,33 +88,24 @@ struct LiveStateReader: Sendable {
         }
         var calls = 1
         let live = Dictionary(listed.map { ($0.zoneID.zoneName, $0.zoneID) }, uniquingKeysWith: { a, _ in a })
-        var nextToStart = 0
         var nextToHand = 0
         var ready: [Int: LiveZone?] = [:]
-        try await withThrowingTaskGroup(of: (Int, LiveZone, Int).self) { group in
-            var inFlight = 0
-            while nextToHand < zoneNames.count {
-                while inFlight < Self.zonesInFlight, nextToStart < zoneNames.count {
-                    let index = nextToStart
-                    nextToStart += 1
-                    guard let zoneID = live[zoneNames[index]] else {
-                        ready[index] = .some(nil)
-                        continue
-                    }
-                    group.addTask {
-                        let (zone, zoneCalls) = try await readZone(zoneID, database: .private)
-                        return (index, zone, zoneCalls)
-                    }
-                    inFlight += 1
-                }
-                while let zone = ready.removeValue(forKey: nextToHand) {
-                    try body(nextToHand, zone)
-                    nextToHand += 1
-                }
-                guard nextToHand < zoneNames.count, let (index, zone, zoneCalls) = try await group.next() else { break }
-                inFlight -= 1
-                calls += zoneCalls
-                ready[index] = zone
+        // Zones are read a few at a time and handed to `body` in the order asked, each as soon as it and
+        // every zone before it are read.
+        try await BoundedTasks.run(Array(zoneNames.indices), limit: Self.zonesInFlight) { index in
+            guard let zoneID = live[zoneNames[index]] else { return Result<(LiveZone, Int)?, any Error>.success(nil) }
+            return await BoundedTasks.result { try await readZone(zoneID, database: .private) }.map { $0 }
+        } receive: { (index, read) throws(any Error) in
+            switch read {
+            case .success(let zone?):
+                calls += zone.1
+                ready[index] = .some(zone.0)
+            case .success(nil): ready[index] = .some(nil)
+            case .failure(let error): throw error
+            }
+            while let zone = ready.removeValue(forKey: nextToHand) {
+                try body(nextToHand, zone)
+                nextToHand += 1
             }
         }
         return calls

@@ -393,11 +393,12 @@ struct PlanBuilder {
                     attributes.append(AttributeChange(name: "accepted", isField: false, before: .text("false"), after: .text("true")))
                 }
                 if !attributes.isEmpty {
+                    let onlyAccepts = accept && attributes.count == 1
                     participantChanges.append(
                         PlannedChange(
                             action: .update, kind: .participant, address: participantAddress, zoneName: zone,
                             recordName: root, attributes: attributes, participant: plannedParticipant,
-                            baseChangeTag: live?.changeTag))
+                            baseChangeTag: live?.changeTag, onlyAccepts: onlyAccepts ? true : nil))
                 }
             } else {
                 participantChanges.append(

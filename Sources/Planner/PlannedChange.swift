@@ -36,12 +36,15 @@ public struct PlannedChange: Sendable, Hashable, Codable {
     public var baseChangeTag: String?
     /// For a zone deletion, the number of live records it deletes with the zone.
     public var deletedRecordCount: Int?
+    /// true for a participant change that only accepts the share as the participant: the share itself is
+    /// not saved for it. nil otherwise (absent from saved plans).
+    public var onlyAccepts: Bool?
 
     public init(
         action: Action, kind: Kind, address: String, database: DatabaseScope = .private, zoneName: String,
         recordName: String? = nil, attributes: [AttributeChange] = [], record: PlannedRecord? = nil,
         share: PlannedShare? = nil, participant: PlannedParticipant? = nil, baseChangeTag: String? = nil,
-        deletedRecordCount: Int? = nil
+        deletedRecordCount: Int? = nil, onlyAccepts: Bool? = nil
     ) {
         self.action = action
         self.kind = kind
@@ -55,6 +58,7 @@ public struct PlannedChange: Sendable, Hashable, Codable {
         self.participant = participant
         self.baseChangeTag = baseChangeTag
         self.deletedRecordCount = deletedRecordCount
+        self.onlyAccepts = onlyAccepts
     }
 
     /// The symbol the text renderer prints: `+`, `~` or `-`.

@@ -33,9 +33,6 @@ public struct PlannedShare: Sendable, Hashable, Codable {
         self.url = url
         self.baseChangeTag = baseChangeTag
     }
-
-    /// `FamilyLists` for a zone-wide share, `Trips/italy` for a hierarchy share.
-    public var path: String { rootRecordName.map { "\(zoneName)/\($0)" } ?? zoneName }
 }
 
 /// A participant of a planned share.

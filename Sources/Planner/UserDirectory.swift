@@ -55,21 +55,13 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         if store.capabilities.actsAsAnyUser {
             // A few sign-ins at a time: over `http:` each is a request of its own.
             var recordNames = [UserRecordName?](repeating: nil, count: recipe.users.count)
-            var pending = recipe.users.indices[...]
-            try await withThrowingTaskGroup(of: (Int, UserRecordName?).self) { group in
-                var inFlight = 0
-                while true {
-                    while inFlight < 3, let index = pending.popFirst() {
-                        let user = recipe.users[index]
-                        group.addTask {
-                            (index, create ? try await signIn(user, store: store) : try await existing(user, store: store))
-                        }
-                        inFlight += 1
-                    }
-                    guard let (index, recordName) = try await group.next() else { break }
-                    inFlight -= 1
-                    recordNames[index] = recordName
+            let users = recipe.users
+            try await BoundedTasks.run(Array(users.indices), limit: 3) { index in
+                await BoundedTasks.result {
+                    create ? try await signIn(users[index], store: store) : try await existing(users[index], store: store)
                 }
+            } receive: { (index, result) throws(any Error) in
+                recordNames[index] = try result.get()
             }
             for (user, recordName) in zip(recipe.users, recordNames) {
                 entries.append(Entry(handle: user.handle, email: user.email, name: user.name, recordName: recordName))

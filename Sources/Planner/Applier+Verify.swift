@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import ShareKit
+
+// MARK: - Verifying a saved plan
+
+extension Applier {
+    /// Signs in, creating nothing, the users a plan read from another process found (over `http:` a new
+    /// process holds no tokens for them yet).
+    /// - Throws: `PlannerError.stalePlan` when the store's users changed since the plan.
+    func signInKnownUsers(_ plan: Plan) async throws {
+        var changed: [String] = []
+        // A store that acts only as its signed-in user (cloudkit:) signs in nobody else: only the owner counts.
+        let users = store.capabilities.actsAsAnyUser ? plan.users + [plan.owner] : [plan.owner]
+        for user in users {
+            guard let email = user.email, !email.isEmpty else { continue }
+            let found: User?
+            do {
+                found = try await store.signInExisting(email: email)
+            } catch let error as ShareError {
+                throw PlannerError.storeFailed(operation: "signing in as \(user.handle)", subject: email, error)
+            }
+            if (found?.recordName ?? "") != user.recordName {
+                changed.append(
+                    user.isNew
+                        ? "user \(user.handle) (\(email)) was created" : "user \(user.handle) (\(email)) is no longer the same")
+            }
+        }
+        if !changed.isEmpty { throw PlannerError.stalePlan(changes: Array(Set(changed)).sorted()) }
+    }
+
+    /// Checks that the store still holds the state `plan` was computed from: its users, zones, records and
+    /// shares.
+    /// - Throws: `PlannerError.stalePlan` naming every user, zone, record and share that changed.
+    public func verify(_ plan: Plan) async throws {
+        guard plan.storeName == store.displayName else {
+            throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
+        }
+        try await signInKnownUsers(plan)
+        let reader = LiveStateReader(store: store, owner: plan.owner.recordName, logger: logger)
+        let live = try await reader.read(
+            zoneNames: plan.basis.zones.map(\.zoneName), publicRecordNames: plan.basis.publicRecordNames)
+        var differences: [String] = []
+        for zone in plan.basis.zones {
+            let liveZone = live.zones[zone.zoneName]
+            if zone.exists != (liveZone != nil) {
+                differences.append("zone \(zone.zoneName) was \(zone.exists ? "deleted" : "created")")
+                continue
+            }
+            let now = liveZone?.tags ?? [:]
+            for name in Set(zone.tags.keys).union(now.keys).sorted() {
+                let what = Self.describe(name: name, zone: zone.zoneName, live: liveZone)
+                switch (zone.tags[name], now[name]) {
+                case (nil, _?): differences.append("\(what) was created")
+                case (_?, nil): differences.append("\(what) was deleted")
+                case (let before?, let after?) where before != after:
+                    differences.append("\(what) changed (change tag \(before) → \(after))")
+                default: break
+                }
+            }
+        }
+        for name in plan.basis.publicRecordNames {
+            let what = "record (public)/\(name)"
+            switch (plan.basis.publicTags[name], live.publicRecords[name]?.changeTag ?? live.publicRecords[name].map { _ in "" }) {
+            case (nil, _?): differences.append("\(what) was created")
+            case (_?, nil): differences.append("\(what) was deleted")
+            case (let before?, let after?) where before != after:
+                differences.append("\(what) changed (change tag \(before) → \(after))")
+            default: break
+            }
+        }
+        if !differences.isEmpty { throw PlannerError.stalePlan(changes: differences) }
+    }
+
+    private static func describe(name: String, zone: String, live: LiveZone?) -> String {
+        if name == zoneShareRecordName { return "share \(zone)" }
+        if let share = live?.shares[name] {
+            return share.rootRecordName.map { "share \(zone)/\($0)" } ?? "share \(zone)"
+        }
+        return "record \(zone)/\(name)"
+    }
+}
+

@@ -1,0 +1,217 @@
+import Foundation
+import Logging
+import ShareKit
+
+/// One run of an apply: the plan, what has been done, and what failed.
+struct ApplyRun {
+    /// The plan; apply fills in the record names of the users it creates.
+    var plan: Plan
+    let store: any Store
+    let logger: Logger
+    let progress: (@Sendable (ApplyProgress) -> Void)?
+    var owner: UserRecordName { plan.owner.recordName }
+
+    /// What became of a change.
+    enum Outcome: Sendable, Hashable {
+        case applied
+        case failed(reason: String)
+    }
+
+    /// Outcome per change, by its index in the plan: nil while pending.
+    private(set) var outcomes: [Outcome?]
+    /// How many changes have an outcome.
+    private(set) var completed = 0
+    /// Share URLs by share, from the plan and from saved shares.
+    var shareURLs: [SharePath: String] = [:]
+    /// Change tags of records saved in this run, by `zone/record`.
+    var savedTags: [String: String] = [:]
+    /// Zones whose creation failed.
+    var failedZones: Set<String> = []
+    /// Record changes whose `!share-url` fields wait for a share saved in this run.
+    var deferred: [(index: Int, fields: [String: PlannedValue])] = []
+    /// Set when a store call could not be sent or answered: nothing more is sent, and what was not sent is
+    /// reported as not attempted.
+    var stopped: String?
+
+    init(plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?) {
+        self.plan = plan
+        self.store = store
+        self.logger = logger
+        self.progress = progress
+        self.outcomes = Array(repeating: nil, count: plan.changes.count)
+        for change in plan.changes {
+            if let share = change.share, let url = share.url { shareURLs[share.path] = url }
+        }
+    }
+
+    var report: ApplyReport {
+        var report = ApplyReport(stopped: stopped)
+        for (index, change) in plan.changes.enumerated() {
+            switch outcomes[index] {
+            case nil:
+                report.failures.append(
+                    .init(
+                        action: change.action, kind: change.kind, address: change.address,
+                        reason: ApplyReport.notAttemptedReason))
+            case .failed(let reason):
+                report.failures.append(
+                    .init(action: change.action, kind: change.kind, address: change.address, reason: reason))
+            case .applied:
+                report.applied.append(.init(action: change.action, kind: change.kind, address: change.address))
+            }
+        }
+        return report
+    }
+
+    // MARK: - Bookkeeping
+
+    private mutating func set(_ index: Int, _ outcome: Outcome?) {
+        if outcomes[index] == nil, outcome != nil { completed += 1 }
+        if outcomes[index] != nil, outcome == nil { completed -= 1 }
+        outcomes[index] = outcome
+    }
+
+    /// Marks changes applied, unless they already have an outcome.
+    mutating func succeed(_ indices: [Int]) {
+        for index in indices where outcomes[index] == nil { set(index, .applied) }
+    }
+
+    /// Marks changes failed, unless they already failed (the first reason stands).
+    mutating func fail(_ indices: [Int], _ reason: String) {
+        for index in indices {
+            if case .failed = outcomes[index] { continue }
+            set(index, .failed(reason: reason))
+            // The report carries the failure; the command line prints it once.
+            logger.debug("\(plan.changes[index].address): \(reason)")
+        }
+    }
+
+    /// Leaves a change without an outcome again: a later write decides it.
+    mutating func reopen(_ index: Int) { set(index, nil) }
+
+    /// Whether a change already failed.
+    func hasFailed(_ index: Int) -> Bool {
+        if case .failed = outcomes[index] { return true }
+        return false
+    }
+
+    func report(_ message: String) {
+        progress?(ApplyProgress(completed: completed, total: plan.changes.count, message: message))
+    }
+
+    /// The indices of the changes of `kind` whose action is `action` (or, with `not`, any other action),
+    /// in `database` when given. Reads the changes in place: a predicate taking each change would copy all
+    /// 100,000 of them, several times an apply.
+    func indices(
+        _ kind: PlannedChange.Kind, _ action: PlannedChange.Action, not: Bool = false, in database: DatabaseScope? = nil
+    ) -> [Int] {
+        var found: [Int] = []
+        for index in plan.changes.indices where plan.changes[index].kind == kind {
+            guard (plan.changes[index].action == action) != not else { continue }
+            if let database, plan.changes[index].database != database { continue }
+            found.append(index)
+        }
+        return found
+    }
+
+    // MARK: - The run
+
+    mutating func execute() async {
+        if let failure = await signInNewUsers() {
+            fail(Array(plan.changes.indices), failure)
+            return
+        }
+        await modifyZones(.create)
+        if stopped != nil { return }
+        // One pass groups the private changes by zone: scanning every change for every zone would cost
+        // zones × changes (10 million steps for 100,000 records in 100 zones).
+        var zoneOrder: [String] = []
+        var changesByZone: [String: [Int]] = [:]
+        for index in plan.changes.indices where plan.changes[index].database == .private && plan.changes[index].kind != .zone {
+            let zoneName = plan.changes[index].zoneName
+            if changesByZone[zoneName] == nil { zoneOrder.append(zoneName) }
+            changesByZone[zoneName, default: []].append(index)
+        }
+        await applyZones(zoneOrder, changesByZone)
+        // After a call that could not be sent, nothing more is: the rest is reported as not attempted.
+        if stopped == nil { await acceptShares() }
+        if stopped == nil { await resolveDeferredShareURLs() }
+        if stopped == nil { await applyPublicRecords() }
+        if stopped == nil { await modifyZones(.delete) }
+    }
+
+    /// Signs in the users the store does not have yet, creating them, a few at a time, and writes their
+    /// record names into the plan: planning creates no users, so apply does, before anything that names
+    /// them. Nil when every user is signed in, otherwise why not.
+    mutating func signInNewUsers() async -> String? {
+        // Only a store that acts as any user creates users; on cloudkit: the others are waited for (the plan
+        // lists them), and the owner is the signed-in user.
+        guard store.capabilities.actsAsAnyUser else { return nil }
+        let newUsers = plan.users.filter(\.isNew) + (plan.owner.isNew && !plan.users.contains { $0.handle == plan.owner.handle } ? [plan.owner] : [])
+        guard !newUsers.isEmpty else { return nil }
+        let store = self.store
+        var recordNames: [String: UserRecordName] = [:]
+        var failure: String?
+        await BoundedTasks.run(newUsers, limit: Applier.zonesInFlight) { user in
+            await BoundedTasks.result { try await store.signIn(email: user.email ?? "", name: user.name) }
+        } receive: { user, result in
+            switch result {
+            case .success(let signedIn): recordNames[user.handle] = signedIn.recordName
+            case .failure(let error):
+                failure = failure ?? "signing in \(user.handle) (\(user.email ?? "")) failed: \(error)"
+            }
+        }
+        if let failure { return failure }
+        if plan.owner.isNew { plan.owner.recordName = recordNames[plan.owner.handle] ?? "" }
+        for index in plan.users.indices where plan.users[index].isNew {
+            plan.users[index].recordName = recordNames[plan.users[index].handle] ?? ""
+        }
+        var byEmail: [String: UserRecordName] = [:]
+        for user in newUsers {
+            if let email = user.email, let recordName = recordNames[user.handle] {
+                byEmail[StableName.normalizedEmail(email)] = recordName
+            }
+        }
+        func fill(_ participant: inout PlannedParticipant) {
+            guard participant.userRecordName.isEmpty, let email = participant.email,
+                let recordName = byEmail[StableName.normalizedEmail(email)]
+            else { return }
+            participant.userRecordName = recordName
+        }
+        for index in plan.changes.indices where plan.changes[index].kind != .record {
+            if plan.changes[index].participant != nil { fill(&plan.changes[index].participant!) }
+            if let count = plan.changes[index].share?.participants.count {
+                for position in 0..<count { fill(&plan.changes[index].share!.participants[position]) }
+            }
+        }
+        return nil
+    }
+
+    /// Creates (or deletes) the plan's zones in one `zones/modify`. A zone whose creation failed is
+    /// remembered, so that its record and share changes are reported as not made rather than attempted.
+    mutating func modifyZones(_ kind: ZoneOperation.Kind) async {
+        let changes = indices(.zone, kind == .create ? .create : .delete)
+        guard !changes.isEmpty else { return }
+        let operations = changes.map { ZoneOperation(kind, ZoneID(zoneName: plan.changes[$0].zoneName)) }
+        var failed: [Int] = []
+        do {
+            let results = try await store.modifyZones(operations, in: .private, as: owner)
+            for (index, result) in zip(changes, results) {
+                switch result {
+                case .success: succeed([index])
+                case .failure(let error):
+                    failed.append(index)
+                    fail([index], error.description)
+                }
+            }
+        } catch {
+            failed = changes
+            fail(changes, "\(error)")
+            stopped = "\(error)"
+        }
+        if kind == .create {
+            for index in failed { failedZones.insert(plan.changes[index].zoneName) }
+        }
+        report("\(kind == .create ? "created" : "deleted") \(changes.count) zone(s)")
+    }
+}
