@@ -16,11 +16,6 @@ public struct LaneOutput: Sendable {
         write(DisplayText.escaped(text, keepingNewlines: true))
     }
 
-    /// Lines go to standard output, flushed one by one so that progress shows while a lane runs.
-    public static let standardOutput = LaneOutput { text in
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
     /// Lines are dropped.
     public static let discard = LaneOutput { _ in }
 

@@ -27,7 +27,7 @@ public struct LaneRunner: Sendable {
     ///   - overrides: the variables the recipe was loaded with (command-line parameters), which
     ///     parameters of called lanes are merged over.
     public init(
-        store: any Store, output: LaneOutput = .standardOutput, logger: Logger, reload: RecipeReloader? = nil,
+        store: any Store, output: LaneOutput, logger: Logger, reload: RecipeReloader? = nil,
         overrides: [String: String] = [:]
     ) {
         self.store = store

@@ -46,6 +46,7 @@ public struct Exporter: Sendable {
             liveZones.append(live)
         }
         var publicZone: LiveZone? = nil
+        var omitted: [String] = []
         if zones.isEmpty {
             do {
                 // The public database is everyone's: the owner's recipe declares the records the owner made.
@@ -56,7 +57,8 @@ public struct Exporter: Sendable {
                 zone.recordOrder.removeAll { zone.records[$0] == nil }
                 publicZone = zone
             } catch {
-                logger.warning("public records not exported: the store cannot list them (\(error))")
+                // The recipe says what it lacks, in its own header.
+                omitted.append("Public records are not exported: the store cannot list them (\(error)).")
             }
         }
 
@@ -101,7 +103,7 @@ public struct Exporter: Sendable {
                 DeclaredUser(handle: $0.handle, email: $0.email, name: $0.name, location: location)
             }, owner: ownerHandle, zones: zones,
             publicRecords: publicZone.map { declared($0, zoneName: defaultZoneName) } ?? [])
-        var header = ["Exported by `sharelane export` from \(store.displayName)."]
+        var header = ["Exported by `sharelane export` from \(store.displayName)."] + omitted
         if missingCount > 0 {
             header.append(
                 "Records of type Missing are named by a parent or a reference but no longer exist: declared absent.")

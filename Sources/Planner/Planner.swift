@@ -35,8 +35,9 @@ public struct Planner: Sendable {
         let ownerRecordName = users.owner.recordName
         let zones = options.onlyZones.isEmpty
             ? recipe.zones : recipe.zones.filter { options.onlyZones.contains($0.name) }
-        for name in options.onlyZones where recipe.zone(name) == nil {
-            logger.warning("only: zone '\(name)' is not declared in recipe \(recipe.name); nothing to plan for it")
+        // The plan says what it leaves out; the command line prints it once, with the plan.
+        let undeclared = options.onlyZones.filter { recipe.zone($0) == nil }.map {
+            "only: zone \($0) is not declared in recipe \(recipe.name); nothing to plan for it."
         }
         let publicRecords = options.onlyZones.isEmpty ? recipe.publicRecords : []
         let reader = LiveStateReader(store: store, owner: ownerRecordName ?? "", logger: logger)
@@ -80,7 +81,7 @@ public struct Planner: Sendable {
             users: users.entries.map {
                 PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
             },
-            changes: builder.takeOrderedChanges(), notes: builder.notes, waiting: builder.waiting, basis: basis)
+            changes: builder.takeOrderedChanges(), notes: undeclared + builder.notes, waiting: builder.waiting, basis: basis)
         logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
         return plan
     }

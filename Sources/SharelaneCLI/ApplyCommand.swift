@@ -6,7 +6,7 @@ import Recipe
 import ShareKit
 
 /// `sharelane apply`: plans a recipe (or reads a saved plan), shows it, asks, and applies it.
-struct ApplyCommand: AsyncParsableCommand {
+struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
         abstract: "Apply a recipe, or a plan saved by `sharelane plan --out`, to the live store.",
@@ -28,28 +28,19 @@ struct ApplyCommand: AsyncParsableCommand {
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
     @OptionGroup var lockOptions: LockOptions
 
     func run() async throws {
-        let logger = SecretMask.logger("sharelane.apply")
+        let logger = Logger(label: "sharelane.apply")
         let path = try RecipeSelection.resolve(target)
         let isSaved = SavedPlan.isSavedPlan(at: path)
         let loaded: Recipe? = isSaved ? nil : try recipeSelection.load(path)
         // A local store is locked from the plan to the last write: another apply waits, or is told who holds it.
         let lock = try await lockOptions.lock(storeOptions.url, operation: "apply")
         defer { withExtendedLifetime(lock) {} }
-        let store: any Store
-        do {
-            // http: and cloudkit: address the recipe's container; a saved plan uses the default one.
-            if let loaded {
-                store = try storeOptions.open(
-                    logger: logger, container: loaded.container, environment: loaded.environment.rawValue)
-            } else {
-                store = try storeOptions.open(logger: logger)
-            }
-        } catch {
-            throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
-        }
+        // http: and cloudkit: address the recipe's container; a saved plan uses the default one.
+        let store = try storeOptions.open(for: loaded, logger: logger)
         let applier = Applier(store: store, logger: logger)
         let plan: Plan
         do {

@@ -6,7 +6,7 @@ import Recipe
 import ShareKit
 
 /// `sharelane export`: the live state as a recipe that plans to no changes.
-struct ExportCommand: AsyncParsableCommand {
+struct ExportCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the live state as a recipe; planning it against the same store shows no changes.",
@@ -33,20 +33,16 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let logger = SecretMask.logger("sharelane.export")
+        let logger = Logger(label: "sharelane.export")
         let (email, loaded) = try ownerEmail()
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.
-        let container = loaded?.container ?? StoreLocator.defaultContainer
-        let environment = loaded?.environment.rawValue ?? "development"
-        let store: any Store
-        do {
-            store = try storeOptions.open(logger: logger, container: container, environment: environment)
-        } catch {
-            throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
-        }
+        let container = loaded?.container ?? Recipe.defaultContainer
+        let environment = loaded?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
+        let store = try storeOptions.open(for: loaded, logger: logger)
         let yaml: String
         do {
             // An export reads: it signs in only a user the store has.

@@ -27,7 +27,7 @@ struct LanesCommand: AsyncParsableCommand {
     func run() async throws {
         let path: String
         do {
-            path = try RecipeArguments.resolve(recipe)
+            path = try RecipeSelection.resolve(recipe)
         } catch {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure

@@ -8,7 +8,7 @@ import ShareKit
 extension PlanFormat: ExpressibleByArgument {}
 
 /// `sharelane plan`: shows what `apply` would change, without changing anything.
-struct PlanCommand: AsyncParsableCommand {
+struct PlanCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Show the difference between a recipe and the live store, without changing anything.",
@@ -36,18 +36,13 @@ struct PlanCommand: AsyncParsableCommand {
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let logger = SecretMask.logger("sharelane.plan")
+        let logger = Logger(label: "sharelane.plan")
         let path = try RecipeSelection.resolve(recipe)
         let loaded = try recipeSelection.load(path)
-        let store: any Store
-        do {
-            store = try storeOptions.open(
-                logger: logger, container: loaded.container, environment: loaded.environment.rawValue)
-        } catch {
-            throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
-        }
+        let store = try storeOptions.open(for: loaded, logger: logger)
         let plan: Plan
         do {
             plan = try await Planner(store: store, logger: logger).plan(loaded, options: PlanOptions(prune: prune))

@@ -16,23 +16,49 @@ struct RecipeSelection: ParsableArguments {
     static let defaultPaths = ["Recipes/sharelane.yaml", "sharelane.yaml"]
 
     /// `path`, or the first default recipe that exists.
-    /// - Throws: `CLIFailure` when none is given and no default exists.
+    /// - Throws: `CLIFailure` naming where it looked when none is given and no default exists.
     static func resolve(_ path: String?) throws -> String {
         if let path { return path }
         if let found = defaultPaths.first(where: { FileManager.default.fileExists(atPath: $0) }) { return found }
         throw CLIFailure(
-            "no recipe given, and neither \(defaultPaths.joined(separator: " nor ")) exists here: pass the recipe file")
+            "no recipe named and none found at \(defaultPaths.joined(separator: " or ")); pass the recipe file")
+    }
+
+    /// A `KEY=VALUE` assignment (`--var`, and `run`'s trailing parameters).
+    /// - Throws: `CLIFailure` for text without `=` or with nothing before it.
+    static func assignment(_ text: String) throws -> (key: String, value: String) {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw CLIFailure("`\(text)` is not KEY=VALUE; write variables as KEY=VALUE")
+        }
+        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
+
+    /// `run`'s arguments after the lane: an optional recipe path and `KEY=VALUE` parameters.
+    /// - Throws: `CLIFailure` for two recipe paths or an assignment without a key.
+    static func splitRunArguments(_ arguments: [String]) throws -> (path: String?, parameters: [String: String]) {
+        var path: String?
+        var parameters: [String: String] = [:]
+        for argument in arguments {
+            if argument.contains("="), !argument.hasSuffix(".yaml"), !argument.hasSuffix(".yml") {
+                let (key, value) = try assignment(argument)
+                parameters[key] = value
+            } else if let first = path {
+                throw CLIFailure(
+                    "two recipes given ('\(first)' and '\(argument)'); name one recipe, then KEY=VALUE parameters")
+            } else {
+                path = argument
+            }
+        }
+        return (path, parameters)
     }
 
     /// Loads and validates the recipe at `path`, printing every problem on standard error.
     /// - Throws: `ExitCode.failure` when the recipe has problems.
     func load(_ path: String) throws -> Recipe {
         var overrides: [String: String] = [:]
-        for assignment in variables {
-            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw ValidationError("--var takes KEY=VALUE, not `\(assignment)`")
-            }
-            overrides[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
+        for text in variables {
+            let (key, value) = try Self.assignment(text)
+            overrides[key] = value
         }
         do {
             return try RecipeLoader(overrides: overrides, envName: envName).load(path: path)

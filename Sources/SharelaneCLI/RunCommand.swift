@@ -7,7 +7,7 @@ import Recipe
 import ShareKit
 
 /// `sharelane run LANE [RECIPE] [KEY=VALUE…]`: runs a lane of a recipe.
-struct RunCommand: AsyncParsableCommand {
+struct RunCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a lane of a recipe: its steps, acting as the recipe's users, with the recipe's hooks.",
@@ -25,6 +25,10 @@ struct RunCommand: AsyncParsableCommand {
     var arguments: [String] = []
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
+
+    /// A lane's steps print their own lines; its logs say only what went wrong.
+    static let defaultLogLevel: Logger.Level = .warning
     @OptionGroup var lockOptions: LockOptions
 
     @Option(name: .long, help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
@@ -34,9 +38,9 @@ struct RunCommand: AsyncParsableCommand {
         let parameters: [String: String]
         let recipePath: String
         do {
-            let split = try RecipeArguments.split(arguments)
+            let split = try RecipeSelection.splitRunArguments(arguments)
             parameters = split.parameters
-            recipePath = try RecipeArguments.resolve(split.path)
+            recipePath = try RecipeSelection.resolve(split.path)
         } catch {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
@@ -57,9 +61,8 @@ struct RunCommand: AsyncParsableCommand {
         let lock =
             Self.writes(lane, in: recipe) ? try await lockOptions.lock(storeOptions.url, operation: "run \(lane)") : nil
         defer { withExtendedLifetime(lock) {} }
-        let logger = SecretMask.logger("sharelane.lanes", level: .warning)
-        let store = try storeOptions.open(
-            logger: logger, container: recipe.container, environment: recipe.environment.rawValue)
+        let logger = Logger(label: "sharelane.lanes")
+        let store = try storeOptions.open(for: recipe, logger: logger)
         let runner = LaneRunner(
             store: store, output: Self.terminalOutput(), logger: logger, reload: load, overrides: parameters)
         do {

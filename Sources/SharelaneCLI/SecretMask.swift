@@ -27,12 +27,6 @@ enum SecretMask {
         return secrets.isEmpty ? text : Credentials.masking(secrets, in: text)
     }
 
-    /// A logger writing to standard error with every known secret masked: the CLI's loggers are made here.
-    static func logger(_ label: String, level: Logger.Level = .info) -> Logger {
-        var logger = Logger(label: label) { MaskingLogHandler(base: StreamLogHandler.standardError(label: $0)) }
-        logger.logLevel = level
-        return logger
-    }
 }
 
 /// A log handler that masks secrets in messages and metadata before its base handler writes them.

@@ -6,7 +6,7 @@ import ShareKit
 import ShareStoreSQLite
 
 /// `sharelane serve`: a local CloudKit Web Services emulator over a SQLite store.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run a local CloudKit Web Services emulator over a store.",
@@ -44,8 +44,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() async throws {
-        let logger = SecretMask.logger("sharelane.serve")
+        let logger = Logger(label: "sharelane.serve")
         let url = StoreLocator.effectiveURL(option: store)
         let served: any Store
         do {

@@ -23,6 +23,9 @@ public struct SharelaneCommand: AsyncParsableCommand {
     public static func runFromCommandLine() async {
         do {
             var command = try parseAsRoot()
+            if let logs = command as? any LoggingCommand {
+                bootstrapLogging(logs.logging.level ?? type(of: logs).defaultLogLevel)
+            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

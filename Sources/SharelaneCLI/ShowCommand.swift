@@ -6,7 +6,7 @@ import Recipe
 import ShareStoreSQLite
 
 /// `sharelane show`: the live store as a tree, as one user sees it.
-struct ShowCommand: AsyncParsableCommand {
+struct ShowCommand: AsyncParsableCommand, LoggingCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print the live store as a tree: zones, records, shares and participants.",
@@ -21,6 +21,7 @@ struct ShowCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
 
     @Option(
         name: .customLong("as"),
@@ -39,16 +40,9 @@ struct ShowCommand: AsyncParsableCommand {
     @OptionGroup var recipeSelection: RecipeSelection
 
     func run() async throws {
-        let logger = SecretMask.logger("sharelane.show")
+        let logger = Logger(label: "sharelane.show")
         let loaded = try loadRecipe()
-        let store: any Store
-        do {
-            store = try storeOptions.open(
-                logger: logger, container: loaded?.container ?? StoreLocator.defaultContainer,
-                environment: loaded?.environment.rawValue ?? "development")
-        } catch {
-            throw CLIFailure("cannot open the store \(storeOptions.url): \(error)")
-        }
+        let store = try storeOptions.open(for: loaded, logger: logger)
         let renderer = StoreTreeRenderer(store: store, zoneFilter: zone)
         var lines: [String] = []
         if let user {

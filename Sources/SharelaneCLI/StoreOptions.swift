@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import Recipe
 import ShareKit
 
 /// `--store URL`, shared by every command that reads or writes a store.
@@ -32,18 +33,18 @@ public struct StoreOptions: ParsableArguments {
     /// The store URL in effect.
     public var url: String { StoreLocator.effectiveURL(option: store) }
 
-    /// Opens the store.
-    /// - Throws: a `ValidationError`-style message for a store URL sharelane cannot use.
-    public func open(logger: Logger) throws -> any Store {
+    /// Opens the store for a recipe's container and environment (`http:` and `cloudkit:` address them), or,
+    /// without a recipe, for the default container's development environment: how every command opens it.
+    /// - Throws: `CLIFailure` naming the store and why it cannot be opened.
+    func open(for recipe: Recipe?, logger: Logger) throws -> any Store {
         SecretMask.register(apiToken)
-        return try StoreLocator.open(url, logger: logger, apiToken: apiToken, reachTimeout: timeout?.seconds)
-    }
-
-    /// Opens the store for a recipe's container and environment (used by `http:` and `cloudkit:`).
-    public func open(logger: Logger, container: String, environment: String) throws -> any Store {
-        SecretMask.register(apiToken)
-        return try StoreLocator.open(
-            url, logger: logger, container: container, environment: environment, apiToken: apiToken,
-            reachTimeout: timeout?.seconds)
+        do {
+            return try StoreLocator.open(
+                url, logger: logger, container: recipe?.container ?? Recipe.defaultContainer,
+                environment: recipe?.environment.rawValue ?? CloudKitEnvironment.development.rawValue,
+                apiToken: apiToken, reachTimeout: timeout?.seconds)
+        } catch {
+            throw CLIFailure("cannot open the store \(url): \(error)")
+        }
     }
 }
