@@ -1,23 +1,23 @@
 import ShareKit
 
 /// `changes/database`: `{syncToken?, resultsLimit?}`.
-public struct DatabaseChangesRequest: Codable, Sendable, Hashable {
-    public var syncToken: String?
-    public var resultsLimit: Int?
+package struct DatabaseChangesRequest: Codable, Sendable, Hashable {
+    package var syncToken: String?
+    package var resultsLimit: Int?
 
-    public init(syncToken: String?, resultsLimit: Int? = nil) {
+    package init(syncToken: String?, resultsLimit: Int? = nil) {
         self.syncToken = syncToken
         self.resultsLimit = resultsLimit
     }
 }
 
 /// The answer to `changes/database`: `{zones: [{zoneID, deleted?}], syncToken, moreComing}`.
-public struct DatabaseChangesResponse: Codable, Sendable, Hashable {
-    public var zones: [WireZone]
-    public var syncToken: String
-    public var moreComing: Bool
+package struct DatabaseChangesResponse: Codable, Sendable, Hashable {
+    package var zones: [WireZone]
+    package var syncToken: String
+    package var moreComing: Bool
 
-    public init(_ changes: DatabaseChanges) {
+    package init(_ changes: DatabaseChanges) {
         zones =
             changes.changedZones.map { WireZone(zoneID: $0) }
             + changes.deletedZones.map { WireZone(zoneID: $0, deleted: true) }
@@ -25,7 +25,7 @@ public struct DatabaseChangesResponse: Codable, Sendable, Hashable {
         moreComing = changes.moreComing
     }
 
-    public var changes: DatabaseChanges {
+    package var changes: DatabaseChanges {
         DatabaseChanges(
             changedZones: zones.filter { $0.deleted != true }.compactMap { $0.zoneID?.zoneID },
             deletedZones: zones.filter { $0.deleted == true }.compactMap { $0.zoneID?.zoneID },
@@ -34,17 +34,17 @@ public struct DatabaseChangesResponse: Codable, Sendable, Hashable {
 }
 
 /// `changes/zone`: `{zones: [{zoneID, syncToken?, desiredKeys?, resultsLimit?}]}`.
-public struct ZoneChangesRequest: Codable, Sendable, Hashable {
-    public struct ZoneRequest: Codable, Sendable, Hashable {
-        public var zoneID: WireZoneID
-        public var syncToken: String?
-        public var desiredKeys: [String]?
-        public var resultsLimit: Int?
+package struct ZoneChangesRequest: Codable, Sendable, Hashable {
+    package struct ZoneRequest: Codable, Sendable, Hashable {
+        package var zoneID: WireZoneID
+        package var syncToken: String?
+        package var desiredKeys: [String]?
+        package var resultsLimit: Int?
     }
 
-    public var zones: [ZoneRequest]
+    package var zones: [ZoneRequest]
 
-    public init(zoneID: ZoneID, syncToken: String?, resultsLimit: Int?) {
+    package init(zoneID: ZoneID, syncToken: String?, resultsLimit: Int?) {
         zones = [ZoneRequest(zoneID: WireZoneID(zoneID), syncToken: syncToken, resultsLimit: resultsLimit)]
     }
 }
@@ -53,16 +53,16 @@ public struct ZoneChangesRequest: Codable, Sendable, Hashable {
 ///
 /// Changed records and shares are written as records (shares as `cloudkit.share`), deletions as
 /// `{recordName, deleted: true}`.
-public struct ZoneChangesResponse: Codable, Sendable, Hashable {
-    public struct ZoneResult: Codable, Sendable, Hashable {
-        public var zoneID: WireZoneID?
-        public var records: [WireRecord]?
-        public var syncToken: String?
-        public var moreComing: Bool?
-        public var serverErrorCode: String?
-        public var reason: String?
+package struct ZoneChangesResponse: Codable, Sendable, Hashable {
+    package struct ZoneResult: Codable, Sendable, Hashable {
+        package var zoneID: WireZoneID?
+        package var records: [WireRecord]?
+        package var syncToken: String?
+        package var moreComing: Bool?
+        package var serverErrorCode: String?
+        package var reason: String?
 
-        public init(_ changes: ZoneChanges, currentUser: UserRecordName?) {
+        package init(_ changes: ZoneChanges, currentUser: UserRecordName?) {
             zoneID = WireZoneID(changes.zoneID)
             records =
                 changes.changedRecords.map { WireRecord($0) }
@@ -72,14 +72,14 @@ public struct ZoneChangesResponse: Codable, Sendable, Hashable {
             moreComing = changes.moreComing
         }
 
-        public init(zoneID: ZoneID, error: ShareError) {
+        package init(zoneID: ZoneID, error: ShareError) {
             self.zoneID = WireZoneID(zoneID)
             serverErrorCode = error.code.rawValue
             reason = error.reason
         }
 
         /// The changes, or the error this entry carries.
-        public func changes(in requested: ZoneID) throws -> ZoneChanges {
+        package func changes(in requested: ZoneID) throws -> ZoneChanges {
             if let serverErrorCode {
                 throw WireError.shareError(
                     code: serverErrorCode, reason: reason, subject: "zone \(requested.zoneName)", retryAfter: nil)
@@ -103,9 +103,9 @@ public struct ZoneChangesResponse: Codable, Sendable, Hashable {
         }
     }
 
-    public var zones: [ZoneResult]
+    package var zones: [ZoneResult]
 
-    public init(zones: [ZoneResult]) {
+    package init(zones: [ZoneResult]) {
         self.zones = zones
     }
 }

@@ -1,31 +1,31 @@
 import ShareKit
 
 /// `records/modify`: `{operations: [{operationType, record}], zoneID?, atomic?, desiredKeys?, numbersAsStrings?}`.
-public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
-    public struct Operation: Codable, Sendable, Hashable {
-        public var operationType: String
-        public var record: WireRecord
+package struct ModifyRecordsRequest: Codable, Sendable, Hashable {
+    package struct Operation: Codable, Sendable, Hashable {
+        package var operationType: String
+        package var record: WireRecord
 
-        public init(operationType: String, record: WireRecord) {
+        package init(operationType: String, record: WireRecord) {
             self.operationType = operationType
             self.record = record
         }
     }
 
-    public var operations: [Operation]
-    public var zoneID: WireZoneID?
-    public var atomic: Bool?
-    public var desiredKeys: [String]?
-    public var numbersAsStrings: Bool?
+    package var operations: [Operation]
+    package var zoneID: WireZoneID?
+    package var atomic: Bool?
+    package var desiredKeys: [String]?
+    package var numbersAsStrings: Bool?
 
-    public init(operations: [Operation], zoneID: WireZoneID?, atomic: Bool?) {
+    package init(operations: [Operation], zoneID: WireZoneID?, atomic: Bool?) {
         self.operations = operations
         self.zoneID = zoneID
         self.atomic = atomic
     }
 
     /// The request for ShareKit operations in one zone. Deletes carry only the record name and change tag.
-    public init(_ operations: [RecordOperation], in zoneID: ZoneID, atomic: Bool) {
+    package init(_ operations: [RecordOperation], in zoneID: ZoneID, atomic: Bool) {
         self.operations = operations.map { operation in
             var record: WireRecord
             switch operation.item {
@@ -55,43 +55,43 @@ public struct ModifyRecordsRequest: Codable, Sendable, Hashable {
 }
 
 /// `records/lookup`: `{records: [{recordName}], zoneID?, desiredKeys?}`.
-public struct LookupRecordsRequest: Codable, Sendable, Hashable {
-    public var records: [WireRecordPointer]
-    public var zoneID: WireZoneID?
-    public var desiredKeys: [String]?
+package struct LookupRecordsRequest: Codable, Sendable, Hashable {
+    package var records: [WireRecordPointer]
+    package var zoneID: WireZoneID?
+    package var desiredKeys: [String]?
 
-    public init(recordNames: [String], zoneID: ZoneID) {
+    package init(recordNames: [String], zoneID: ZoneID) {
         records = recordNames.map { WireRecordPointer(recordName: $0) }
         self.zoneID = WireZoneID(zoneID)
     }
 }
 
 /// `records/query`: `{zoneID?, query: {recordType, filterBy, sortBy}, resultsLimit?, continuationMarker?}`.
-public struct QueryRecordsRequest: Codable, Sendable, Hashable {
-    public struct Query: Codable, Sendable, Hashable {
-        public var recordType: String
-        public var filterBy: [Filter]?
-        public var sortBy: [Sort]?
+package struct QueryRecordsRequest: Codable, Sendable, Hashable {
+    package struct Query: Codable, Sendable, Hashable {
+        package var recordType: String
+        package var filterBy: [Filter]?
+        package var sortBy: [Sort]?
     }
 
-    public struct Filter: Codable, Sendable, Hashable {
-        public var comparator: String
-        public var fieldName: String
-        public var fieldValue: WireField
+    package struct Filter: Codable, Sendable, Hashable {
+        package var comparator: String
+        package var fieldName: String
+        package var fieldValue: WireField
     }
 
-    public struct Sort: Codable, Sendable, Hashable {
-        public var fieldName: String
-        public var ascending: Bool?
+    package struct Sort: Codable, Sendable, Hashable {
+        package var fieldName: String
+        package var ascending: Bool?
     }
 
-    public var zoneID: WireZoneID?
-    public var query: Query
-    public var resultsLimit: Int?
-    public var continuationMarker: String?
-    public var desiredKeys: [String]?
+    package var zoneID: WireZoneID?
+    package var query: Query
+    package var resultsLimit: Int?
+    package var continuationMarker: String?
+    package var desiredKeys: [String]?
 
-    public init(_ query: RecordQuery, in zoneID: ZoneID) {
+    package init(_ query: RecordQuery, in zoneID: ZoneID) {
         self.zoneID = WireZoneID(zoneID)
         self.query = Query(
             recordType: query.recordType,
@@ -108,7 +108,7 @@ public struct QueryRecordsRequest: Codable, Sendable, Hashable {
 
     /// The ShareKit query this request asks.
     /// - Throws: `ShareError` (`BAD_REQUEST`) for an unknown comparator.
-    public func recordQuery() throws -> RecordQuery {
+    package func recordQuery() throws -> RecordQuery {
         let filters = try (query.filterBy ?? []).map { filter in
             guard let comparator = QueryFilter.Comparator(rawValue: filter.comparator) else {
                 throw ShareError(
@@ -126,11 +126,11 @@ public struct QueryRecordsRequest: Codable, Sendable, Hashable {
 }
 
 /// The answer to `records/modify`, `records/lookup` and `records/query`: `{records, continuationMarker?}`.
-public struct RecordsResponse: Codable, Sendable, Hashable {
-    public var records: [WireRecord]
-    public var continuationMarker: String?
+package struct RecordsResponse: Codable, Sendable, Hashable {
+    package var records: [WireRecord]
+    package var continuationMarker: String?
 
-    public init(records: [WireRecord], continuationMarker: String? = nil) {
+    package init(records: [WireRecord], continuationMarker: String? = nil) {
         self.records = records
         self.continuationMarker = continuationMarker
     }

@@ -1,21 +1,21 @@
 import ShareKit
 
 /// `records/resolve` and `records/accept`: `{shortGUIDs: [{value}]}`.
-public struct ShortGUIDsRequest: Codable, Sendable, Hashable {
-    public struct ShortGUID: Codable, Sendable, Hashable {
-        public var value: String
-        public var shouldFetchRootRecord: Bool?
+package struct ShortGUIDsRequest: Codable, Sendable, Hashable {
+    package struct ShortGUID: Codable, Sendable, Hashable {
+        package var value: String
+        package var shouldFetchRootRecord: Bool?
     }
 
-    public var shortGUIDs: [ShortGUID]
+    package var shortGUIDs: [ShortGUID]
 
-    public init(_ values: [String]) {
+    package init(_ values: [String]) {
         shortGUIDs = values.map { ShortGUID(value: $0) }
     }
 
     /// The short GUID in a share URL (`https://www.icloud.com/share/0abc…#Title` → `0abc…`); a bare
     /// short GUID stays as it is.
-    public static func shortGUID(fromURL url: String) -> String {
+    package static func shortGUID(fromURL url: String) -> String {
         var text = url
         if let cut = text.firstIndex(where: { $0 == "#" || $0 == "?" }) { text = String(text[..<cut]) }
         guard text.contains("://") else { return text }
@@ -27,19 +27,19 @@ public struct ShortGUIDsRequest: Codable, Sendable, Hashable {
 ///
 /// `{shortGUID, zoneID, rootRecordName?, share, participantType?, participantPermission?,
 /// participantStatus?}`; the caller's own participant entry is the share's `currentUserParticipant`.
-public struct WireShareMetadata: Codable, Sendable, Hashable {
-    public var shortGUID: String?
-    public var zoneID: WireZoneID?
-    public var rootRecordName: String?
-    public var share: WireRecord?
-    public var ownerIdentity: WireUserIdentity?
-    public var participantType: String?
-    public var participantPermission: String?
-    public var participantStatus: String?
-    public var serverErrorCode: String?
-    public var reason: String?
+package struct WireShareMetadata: Codable, Sendable, Hashable {
+    package var shortGUID: String?
+    package var zoneID: WireZoneID?
+    package var rootRecordName: String?
+    package var share: WireRecord?
+    package var ownerIdentity: WireUserIdentity?
+    package var participantType: String?
+    package var participantPermission: String?
+    package var participantStatus: String?
+    package var serverErrorCode: String?
+    package var reason: String?
 
-    public init(_ metadata: ShareMetadata, shortGUID: String?) {
+    package init(_ metadata: ShareMetadata, shortGUID: String?) {
         self.shortGUID = shortGUID
         zoneID = WireZoneID(metadata.zoneID)
         rootRecordName = metadata.rootRecordName
@@ -52,14 +52,14 @@ public struct WireShareMetadata: Codable, Sendable, Hashable {
         participantStatus = metadata.participant.map { WireSpelling.acceptanceStatus($0.acceptance) }
     }
 
-    public init(shortGUID: String, error: ShareError) {
+    package init(shortGUID: String, error: ShareError) {
         self.shortGUID = shortGUID
         serverErrorCode = error.code.rawValue
         reason = error.reason
     }
 
     /// The metadata, or the error this result carries.
-    public func metadata() throws -> ShareMetadata {
+    package func metadata() throws -> ShareMetadata {
         if let serverErrorCode {
             throw WireError.shareError(
                 code: serverErrorCode, reason: reason, subject: shortGUID.map { "share \($0)" }, retryAfter: nil)
@@ -75,10 +75,10 @@ public struct WireShareMetadata: Codable, Sendable, Hashable {
 }
 
 /// The answer to `records/resolve` and `records/accept`: `{results}`.
-public struct ShareResultsResponse: Codable, Sendable, Hashable {
-    public var results: [WireShareMetadata]
+package struct ShareResultsResponse: Codable, Sendable, Hashable {
+    package var results: [WireShareMetadata]
 
-    public init(results: [WireShareMetadata]) {
+    package init(results: [WireShareMetadata]) {
         self.results = results
     }
 }

@@ -4,17 +4,17 @@ import ShareKit
 ///
 /// `emailAddress` on `users/current` and `name` are extensions of sharelane's emulator; Apple's service
 /// answers `firstName` / `lastName` and `nameComponents`.
-public struct WireUser: Codable, Sendable, Hashable {
-    public var userRecordName: String?
-    public var firstName: String?
-    public var lastName: String?
-    public var emailAddress: String?
-    public var nameComponents: WireNameComponents?
-    public var lookupInfo: WireLookupInfo?
-    public var serverErrorCode: String?
-    public var reason: String?
+package struct WireUser: Codable, Sendable, Hashable {
+    package var userRecordName: String?
+    package var firstName: String?
+    package var lastName: String?
+    package var emailAddress: String?
+    package var nameComponents: WireNameComponents?
+    package var lookupInfo: WireLookupInfo?
+    package var serverErrorCode: String?
+    package var reason: String?
 
-    public init(_ user: User) {
+    package init(_ user: User) {
         userRecordName = user.recordName
         emailAddress = user.email
         if let name = user.name {
@@ -25,7 +25,7 @@ public struct WireUser: Codable, Sendable, Hashable {
         }
     }
 
-    public init(notFound email: String) {
+    package init(notFound email: String) {
         emailAddress = email
         lookupInfo = WireLookupInfo(emailAddress: email)
         serverErrorCode = ServerErrorCode.notFound.rawValue
@@ -33,7 +33,7 @@ public struct WireUser: Codable, Sendable, Hashable {
     }
 
     /// The user; nil for an error entry or an entry without a record name.
-    public var user: User? {
+    package var user: User? {
         guard serverErrorCode == nil, let userRecordName else { return nil }
         let name =
             nameComponents?.displayName
@@ -44,32 +44,32 @@ public struct WireUser: Codable, Sendable, Hashable {
 }
 
 /// `users/lookup/email`: `{users: [{emailAddress}]}`.
-public struct LookupUsersRequest: Codable, Sendable, Hashable {
-    public var users: [WireLookupInfo]
+package struct LookupUsersRequest: Codable, Sendable, Hashable {
+    package var users: [WireLookupInfo]
 
-    public init(emails: [String]) {
+    package init(emails: [String]) {
         users = emails.map { WireLookupInfo(emailAddress: $0) }
     }
 }
 
 /// The answer to `users/lookup/email`: `{users}`.
-public struct UsersResponse: Codable, Sendable, Hashable {
-    public var users: [WireUser]
+package struct UsersResponse: Codable, Sendable, Hashable {
+    package var users: [WireUser]
 
-    public init(users: [WireUser]) {
+    package init(users: [WireUser]) {
         self.users = users
     }
 }
 
 /// The emulator's sign-in: `POST /auth/signin` with `{"emailAddress": …}` (and optionally `name`, and
 /// `createUser: false` to sign in only a user the emulator has, answering `NOT_FOUND` otherwise).
-public struct SignInRequest: Codable, Sendable, Hashable {
-    public var emailAddress: String
-    public var name: String?
+package struct SignInRequest: Codable, Sendable, Hashable {
+    package var emailAddress: String
+    package var name: String?
     /// nil or true: an unknown address becomes a new user; false: it is `NOT_FOUND`.
-    public var createUser: Bool?
+    package var createUser: Bool?
 
-    public init(emailAddress: String, name: String?, createUser: Bool? = nil) {
+    package init(emailAddress: String, name: String?, createUser: Bool? = nil) {
         self.emailAddress = emailAddress
         self.name = name
         self.createUser = createUser
@@ -77,13 +77,13 @@ public struct SignInRequest: Codable, Sendable, Hashable {
 }
 
 /// The answer to sign-in: `{ckWebAuthToken, userRecordName}` (plus the user's address and name).
-public struct SignInResponse: Codable, Sendable, Hashable {
-    public var ckWebAuthToken: String
-    public var userRecordName: String
-    public var emailAddress: String?
-    public var name: String?
+package struct SignInResponse: Codable, Sendable, Hashable {
+    package var ckWebAuthToken: String
+    package var userRecordName: String
+    package var emailAddress: String?
+    package var name: String?
 
-    public init(ckWebAuthToken: String, user: User) {
+    package init(ckWebAuthToken: String, user: User) {
         self.ckWebAuthToken = ckWebAuthToken
         userRecordName = user.recordName
         emailAddress = user.email

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The JSON settings every request and response body is written with.
-public enum WireCoding {
+package enum WireCoding {
     /// Sorted keys (stable bodies, so signatures and golden files are reproducible), unescaped slashes.
-    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+    package static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting =
             pretty
@@ -15,7 +15,7 @@ public enum WireCoding {
     /// made encoding a 200-record `records/modify` answer 40 % slower (2.8 ms against 2.0 ms), and neither
     /// CloudKit nor a request signature needs an order (a signature covers the bytes as sent). Golden files
     /// and anything a person compares use `encoder()`.
-    public static func bodyEncoder() -> JSONEncoder {
+    package static func bodyEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return encoder

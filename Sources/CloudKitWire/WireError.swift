@@ -2,14 +2,14 @@ import Foundation
 import ShareKit
 
 /// A request-level error body: `{uuid, serverErrorCode, reason, redirectURL?, retryAfter?}`.
-public struct WireError: Codable, Sendable, Hashable {
-    public var uuid: String?
-    public var serverErrorCode: String
-    public var reason: String?
-    public var redirectURL: String?
-    public var retryAfter: Double?
+package struct WireError: Codable, Sendable, Hashable {
+    package var uuid: String?
+    package var serverErrorCode: String
+    package var reason: String?
+    package var redirectURL: String?
+    package var retryAfter: Double?
 
-    public init(_ error: ShareError, redirectURL: String? = nil) {
+    package init(_ error: ShareError, redirectURL: String? = nil) {
         uuid = Self.newUUID()
         serverErrorCode = error.code.rawValue
         reason = error.reason
@@ -18,7 +18,7 @@ public struct WireError: Codable, Sendable, Hashable {
     }
 
     /// This error as a `ShareError`, keeping the code and the reason.
-    public func shareError(subject: String?) -> ShareError {
+    package func shareError(subject: String?) -> ShareError {
         Self.shareError(code: serverErrorCode, reason: reason, subject: subject, retryAfter: retryAfter)
     }
 

@@ -7,10 +7,10 @@ import ShareKit
 /// then inferred from the JSON value (string → `STRING`, integer → `INT64`, other number → `DOUBLE`,
 /// boolean → `INT64` 0/1, an object with `recordName` → `REFERENCE`, with `latitude` → `LOCATION`, an array
 /// → the list type of its elements).
-public struct WireField: Sendable, Hashable {
-    public var value: FieldValue
+package struct WireField: Sendable, Hashable {
+    package var value: FieldValue
 
-    public init(_ value: FieldValue) {
+    package init(_ value: FieldValue) {
         self.value = value
     }
 }
@@ -22,7 +22,7 @@ extension WireField: Codable {
         case value, type
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if let typeName = try container.decodeIfPresent(String.self, forKey: .type) {
             guard let type = FieldType(rawValue: typeName) else {
@@ -56,7 +56,7 @@ extension WireField: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch value {
         case .string(let text): try container.encode(text, forKey: .value)
@@ -201,19 +201,19 @@ extension WireField: Codable {
 }
 
 /// A `REFERENCE` value on the wire: `{recordName, zoneID?, action}`.
-public struct WireReference: Codable, Sendable, Hashable {
-    public var recordName: String
-    public var zoneID: WireZoneID?
-    public var action: String?
+package struct WireReference: Codable, Sendable, Hashable {
+    package var recordName: String
+    package var zoneID: WireZoneID?
+    package var action: String?
 
-    public init(_ reference: Reference) {
+    package init(_ reference: Reference) {
         recordName = reference.recordName
         zoneID = reference.zoneID.map(WireZoneID.init)
         action = reference.action.rawValue
     }
 
     /// The reference; an unknown or missing action reads as `NONE`.
-    public var reference: Reference {
+    package var reference: Reference {
         Reference(
             recordName: recordName, zoneID: zoneID?.zoneID,
             action: action.flatMap(ReferenceAction.init(rawValue:)) ?? .none)

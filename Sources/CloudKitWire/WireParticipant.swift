@@ -5,14 +5,14 @@ import ShareKit
 /// `{participantId, userIdentity: {userRecordName, nameComponents, lookupInfo}, type, permission,
 /// acceptanceStatus}`. `type` and `acceptanceStatus` are written in the Web Services spelling and read in
 /// either (`WireSpelling`).
-public struct WireParticipant: Sendable, Hashable {
-    public var participantId: String?
-    public var userIdentity: WireUserIdentity
-    public var role: ParticipantRole
-    public var permission: Permission
-    public var acceptance: AcceptanceStatus
+package struct WireParticipant: Sendable, Hashable {
+    package var participantId: String?
+    package var userIdentity: WireUserIdentity
+    package var role: ParticipantRole
+    package var permission: Permission
+    package var acceptance: AcceptanceStatus
 
-    public init(_ participant: Participant) {
+    package init(_ participant: Participant) {
         participantId = participant.participantID
         userIdentity = WireUserIdentity(
             userRecordName: participant.userRecordName, email: participant.email, name: participant.name)
@@ -22,11 +22,11 @@ public struct WireParticipant: Sendable, Hashable {
     }
 
     /// The owner of a share, as the `owner` member writes it.
-    public init(owner: UserRecordName) {
+    package init(owner: UserRecordName) {
         self.init(Participant(userRecordName: owner, role: .owner, permission: .readWrite, acceptance: .accepted))
     }
 
-    public var participant: Participant {
+    package var participant: Participant {
         Participant(
             participantID: participantId,
             userRecordName: userIdentity.userRecordName ?? userIdentity.lookupInfo?.userRecordName ?? "",
@@ -42,7 +42,7 @@ extension WireParticipant: Codable {
         case participantId, userIdentity, type, permission, acceptanceStatus
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         participantId = try container.decodeIfPresent(String.self, forKey: .participantId)
         userIdentity = try container.decode(WireUserIdentity.self, forKey: .userIdentity)
@@ -70,7 +70,7 @@ extension WireParticipant: Codable {
         self.acceptance = acceptance
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(participantId, forKey: .participantId)
         try container.encode(userIdentity, forKey: .userIdentity)
@@ -81,12 +81,12 @@ extension WireParticipant: Codable {
 }
 
 /// A user identity on the wire: `{userRecordName, nameComponents, lookupInfo}`.
-public struct WireUserIdentity: Codable, Sendable, Hashable {
-    public var userRecordName: String?
-    public var nameComponents: WireNameComponents?
-    public var lookupInfo: WireLookupInfo?
+package struct WireUserIdentity: Codable, Sendable, Hashable {
+    package var userRecordName: String?
+    package var nameComponents: WireNameComponents?
+    package var lookupInfo: WireLookupInfo?
 
-    public init(userRecordName: String?, email: String?, name: String?) {
+    package init(userRecordName: String?, email: String?, name: String?) {
         self.userRecordName = userRecordName
         nameComponents = name.map(WireNameComponents.init(displayName:))
         lookupInfo = email.map { WireLookupInfo(emailAddress: $0) }
@@ -94,11 +94,11 @@ public struct WireUserIdentity: Codable, Sendable, Hashable {
 }
 
 /// `{givenName, familyName}`; sharelane keeps a display name and splits it at its first space.
-public struct WireNameComponents: Codable, Sendable, Hashable {
-    public var givenName: String?
-    public var familyName: String?
+package struct WireNameComponents: Codable, Sendable, Hashable {
+    package var givenName: String?
+    package var familyName: String?
 
-    public init(displayName: String) {
+    package init(displayName: String) {
         if let space = displayName.firstIndex(of: " ") {
             givenName = String(displayName[..<space])
             familyName = String(displayName[displayName.index(after: space)...])
@@ -108,19 +108,19 @@ public struct WireNameComponents: Codable, Sendable, Hashable {
         }
     }
 
-    public var displayName: String? {
+    package var displayName: String? {
         let parts = [givenName, familyName].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 }
 
 /// How a user is looked up: `{emailAddress | phoneNumber | userRecordName}`.
-public struct WireLookupInfo: Codable, Sendable, Hashable {
-    public var emailAddress: String?
-    public var phoneNumber: String?
-    public var userRecordName: String?
+package struct WireLookupInfo: Codable, Sendable, Hashable {
+    package var emailAddress: String?
+    package var phoneNumber: String?
+    package var userRecordName: String?
 
-    public init(emailAddress: String? = nil, phoneNumber: String? = nil, userRecordName: String? = nil) {
+    package init(emailAddress: String? = nil, phoneNumber: String? = nil, userRecordName: String? = nil) {
         self.emailAddress = emailAddress
         self.phoneNumber = phoneNumber
         self.userRecordName = userRecordName

@@ -5,44 +5,44 @@ import ShareKit
 ///
 /// Web Services uses one dictionary shape for all four, so this is one struct with optional members; the
 /// conversions below pick the meaning.
-public struct WireRecord: Codable, Sendable, Hashable {
-    public var recordName: String?
+package struct WireRecord: Codable, Sendable, Hashable {
+    package var recordName: String?
     /// Optional when reading (Apple's examples of deletes and errors leave it out); always written for
     /// records and shares.
-    public var recordType: String?
-    public var recordChangeTag: String?
-    public var fields: [String: WireField]?
-    public var parent: WireRecordPointer?
-    public var share: WireShareReference?
-    public var zoneID: WireZoneID?
-    public var created: Stamp?
-    public var modified: Stamp?
-    public var deleted: Bool?
-    public var createShortGUID: Bool?
+    package var recordType: String?
+    package var recordChangeTag: String?
+    package var fields: [String: WireField]?
+    package var parent: WireRecordPointer?
+    package var share: WireShareReference?
+    package var zoneID: WireZoneID?
+    package var created: Stamp?
+    package var modified: Stamp?
+    package var deleted: Bool?
+    package var createShortGUID: Bool?
 
     // Share members.
-    public var forRecord: WireRecordPointer?
-    public var publicPermission: String?
-    public var participants: [WireParticipant]?
-    public var owner: WireParticipant?
-    public var currentUserParticipant: WireParticipant?
-    public var shortGUID: String?
+    package var forRecord: WireRecordPointer?
+    package var publicPermission: String?
+    package var participants: [WireParticipant]?
+    package var owner: WireParticipant?
+    package var currentUserParticipant: WireParticipant?
+    package var shortGUID: String?
     /// The share's URL. An extension of sharelane's emulator; Apple derives it from `shortGUID`.
-    public var url: String?
+    package var url: String?
 
     // Error members.
-    public var serverErrorCode: String?
-    public var reason: String?
-    public var retryAfter: Double?
-    public var uuid: String?
+    package var serverErrorCode: String?
+    package var reason: String?
+    package var retryAfter: Double?
+    package var uuid: String?
 
-    public init(recordName: String? = nil, recordType: String? = nil) {
+    package init(recordName: String? = nil, recordType: String? = nil) {
         self.recordName = recordName
         self.recordType = recordType
     }
 
     /// A record as it is written in a request or a response.
-    public init(_ record: Record, includeZoneID: Bool = true) {
+    package init(_ record: Record, includeZoneID: Bool = true) {
         recordName = record.recordName
         recordType = record.recordType
         recordChangeTag = record.changeTag
@@ -57,7 +57,7 @@ public struct WireRecord: Codable, Sendable, Hashable {
     /// A share as a `cloudkit.share` record.
     ///
     /// - Parameter currentUser: the caller, whose own participant entry goes in `currentUserParticipant`.
-    public init(_ share: Share, includeZoneID: Bool = true, currentUser: UserRecordName? = nil) {
+    package init(_ share: Share, includeZoneID: Bool = true, currentUser: UserRecordName? = nil) {
         recordName = share.recordName
         recordType = shareRecordType
         recordChangeTag = share.changeTag
@@ -73,13 +73,13 @@ public struct WireRecord: Codable, Sendable, Hashable {
     }
 
     /// A deletion, as a response reports it.
-    public init(deletedRecordName: String) {
+    package init(deletedRecordName: String) {
         recordName = deletedRecordName
         deleted = true
     }
 
     /// A per-record error.
-    public init(recordName: String?, error: ShareError) {
+    package init(recordName: String?, error: ShareError) {
         self.recordName = recordName
         serverErrorCode = error.code.rawValue
         reason = error.reason
@@ -88,11 +88,11 @@ public struct WireRecord: Codable, Sendable, Hashable {
     }
 
     /// True for an entry of type `cloudkit.share`.
-    public var isShare: Bool { recordType == shareRecordType }
+    package var isShare: Bool { recordType == shareRecordType }
 
     /// The record with only the fields named in `desiredKeys` (all of them when nil), as CloudKit answers a
     /// request that sets `desiredKeys`.
-    public func keepingFields(_ desiredKeys: [String]?) -> WireRecord {
+    package func keepingFields(_ desiredKeys: [String]?) -> WireRecord {
         guard let desiredKeys, let fields else { return self }
         var record = self
         record.fields = fields.filter { desiredKeys.contains($0.key) }
@@ -100,14 +100,14 @@ public struct WireRecord: Codable, Sendable, Hashable {
     }
 
     /// The error this entry carries, if it is an error entry.
-    public func error(in zoneID: ZoneID?) -> ShareError? {
+    package func error(in zoneID: ZoneID?) -> ShareError? {
         guard let serverErrorCode else { return nil }
         let subject = recordName.map { name in zoneID.map { "\($0.zoneName)/\(name)" } ?? name }
         return WireError.shareError(code: serverErrorCode, reason: reason, subject: subject, retryAfter: retryAfter)
     }
 
     /// This entry as a record of `zoneID` (the entry's own zone ID wins when it has one).
-    public func record(in zoneID: ZoneID) -> Record {
+    package func record(in zoneID: ZoneID) -> Record {
         Record(
             recordName: recordName ?? "", recordType: recordType ?? "",
             zoneID: self.zoneID?.zoneID ?? zoneID, fields: (fields ?? [:]).mapValues(\.value),
@@ -116,7 +116,7 @@ public struct WireRecord: Codable, Sendable, Hashable {
     }
 
     /// This entry as a share of `zoneID`.
-    public func shareValue(in zoneID: ZoneID) throws -> Share {
+    package func shareValue(in zoneID: ZoneID) throws -> Share {
         let permissionWord = publicPermission ?? WireSpelling.permission(.none)
         guard let permission = WireSpelling.permission(permissionWord) else {
             throw ShareError(
@@ -135,7 +135,7 @@ public struct WireRecord: Codable, Sendable, Hashable {
     }
 
     /// This entry as the outcome of one operation: a saved record or share, a deletion, or a failure.
-    public func outcome(in zoneID: ZoneID) -> RecordOutcome {
+    package func outcome(in zoneID: ZoneID) -> RecordOutcome {
         if let error = error(in: zoneID) {
             return .failed(recordName: recordName ?? "", error)
         }

@@ -1,25 +1,25 @@
 import ShareKit
 
 /// A zone on the wire: `{zoneID, share?, deleted?}`, or a per-zone error.
-public struct WireZone: Codable, Sendable, Hashable {
-    public var zoneID: WireZoneID?
-    public var share: WireShareReference?
-    public var deleted: Bool?
-    public var serverErrorCode: String?
-    public var reason: String?
-    public var uuid: String?
+package struct WireZone: Codable, Sendable, Hashable {
+    package var zoneID: WireZoneID?
+    package var share: WireShareReference?
+    package var deleted: Bool?
+    package var serverErrorCode: String?
+    package var reason: String?
+    package var uuid: String?
 
-    public init(_ zone: Zone) {
+    package init(_ zone: Zone) {
         zoneID = WireZoneID(zone.zoneID)
         share = zone.shareRecordName.map { WireShareReference(recordName: $0, zoneID: zone.zoneID) }
     }
 
-    public init(zoneID: ZoneID, deleted: Bool? = nil) {
+    package init(zoneID: ZoneID, deleted: Bool? = nil) {
         self.zoneID = WireZoneID(zoneID)
         self.deleted = deleted
     }
 
-    public init(zoneID: ZoneID?, error: ShareError) {
+    package init(zoneID: ZoneID?, error: ShareError) {
         self.zoneID = zoneID.map(WireZoneID.init)
         serverErrorCode = error.code.rawValue
         reason = error.reason
@@ -27,7 +27,7 @@ public struct WireZone: Codable, Sendable, Hashable {
     }
 
     /// The zone, or the error this entry carries.
-    public var result: Result<Zone, ShareError> {
+    package var result: Result<Zone, ShareError> {
         if let serverErrorCode {
             return .failure(
                 WireError.shareError(
@@ -42,28 +42,28 @@ public struct WireZone: Codable, Sendable, Hashable {
 }
 
 /// `zones/lookup`: `{zones: [zoneID]}`.
-public struct LookupZonesRequest: Codable, Sendable, Hashable {
-    public var zones: [WireZoneID]
+package struct LookupZonesRequest: Codable, Sendable, Hashable {
+    package var zones: [WireZoneID]
 
-    public init(_ zoneIDs: [ZoneID]) {
+    package init(_ zoneIDs: [ZoneID]) {
         zones = zoneIDs.map(WireZoneID.init)
     }
 }
 
 /// `zones/modify`: `{operations: [{operationType: create|delete, zone: {zoneID}}]}`.
-public struct ModifyZonesRequest: Codable, Sendable, Hashable {
-    public struct Operation: Codable, Sendable, Hashable {
-        public var operationType: String
-        public var zone: ZoneBody
+package struct ModifyZonesRequest: Codable, Sendable, Hashable {
+    package struct Operation: Codable, Sendable, Hashable {
+        package var operationType: String
+        package var zone: ZoneBody
     }
 
-    public struct ZoneBody: Codable, Sendable, Hashable {
-        public var zoneID: WireZoneID
+    package struct ZoneBody: Codable, Sendable, Hashable {
+        package var zoneID: WireZoneID
     }
 
-    public var operations: [Operation]
+    package var operations: [Operation]
 
-    public init(_ operations: [ZoneOperation]) {
+    package init(_ operations: [ZoneOperation]) {
         self.operations = operations.map {
             Operation(operationType: $0.kind.rawValue, zone: ZoneBody(zoneID: WireZoneID($0.zoneID)))
         }
@@ -71,10 +71,10 @@ public struct ModifyZonesRequest: Codable, Sendable, Hashable {
 }
 
 /// The answer to the zone requests: `{zones}`.
-public struct ZonesResponse: Codable, Sendable, Hashable {
-    public var zones: [WireZone]
+package struct ZonesResponse: Codable, Sendable, Hashable {
+    package var zones: [WireZone]
 
-    public init(zones: [WireZone]) {
+    package init(zones: [WireZone]) {
         self.zones = zones
     }
 }
