@@ -78,7 +78,8 @@ struct TokenChains: Sendable {
     private func addSession(for user: UserRecordName, like session: SessionBook.Session) async -> SessionBook.Session? {
         guard let email = session.email,
             let body = try? WireCoding.bodyEncoder().encode(SignInRequest(emailAddress: email, name: session.name)),
-            let reply = try? await transport.attempt(path: WireSpelling.signInPath, body: body, auth: .apiTokenOnly, token: nil),
+            let reply = try? await transport.attempt(
+                path: WireSpelling.signInPath, body: body, auth: .apiTokenOnly, token: nil),
             let signedIn: SignInResponse = try? reply.decoded(), signedIn.userRecordName == user
         else {
             await sessions.growthFailed(for: user)

@@ -54,7 +54,7 @@ public struct WebServicesEndpoint: Sendable {
             kind: .emulator, baseURL: url, container: container, environment: environment, apiToken: apiToken)
     }
 
-    /// Apple's service, with credentials from the environment (SPEC §6).
+    /// Apple's service, with credentials from the environment (Docs/CloudKit.md).
     ///
     /// `CLOUDKIT_API_TOKEN` with `CLOUDKIT_WEB_AUTH_TOKEN` act as the signed-in user; `CLOUDKIT_KEY_ID` with
     /// `CLOUDKIT_PRIVATE_KEY_FILE` sign public-database requests; `CLOUDKIT_BASE_URL` replaces Apple's URL.

@@ -97,12 +97,14 @@ public final class WebServicesStore: Store {
             let response: SignInResponse
             do {
                 response = try await send(
-                    path: WireSpelling.signInPath, body: SignInRequest(emailAddress: email, name: nil, createUser: false),
+                    path: WireSpelling.signInPath,
+                    body: SignInRequest(emailAddress: email, name: nil, createUser: false),
                     auth: .apiTokenOnly)
             } catch let error as ShareError where error.code == .notFound {
                 return nil
             }
-            let user = User(recordName: response.userRecordName, email: response.emailAddress ?? email, name: response.name)
+            let user = User(
+                recordName: response.userRecordName, email: response.emailAddress ?? email, name: response.name)
             await sessions.signedIn(user, token: response.ckWebAuthToken)
             return user
         case .cloudKit:
@@ -273,7 +275,8 @@ public final class WebServicesStore: Store {
             for (index, guid) in guids.enumerated() {
                 guard index < response.results.count else {
                     results.append(
-                        .failure(ShareError(.internalError, "records/accept answered no result", subject: "share \(guid)")))
+                        .failure(
+                            ShareError(.internalError, "records/accept answered no result", subject: "share \(guid)")))
                     continue
                 }
                 do {
@@ -362,7 +365,8 @@ public final class WebServicesStore: Store {
     private func send<Body: Encodable & Sendable, Response: Decodable>(
         _ operation: WireOperation, database: DatabaseScope, body: Body?, as user: UserRecordName?
     ) async throws -> Response {
-        let path = operation.fullPath(container: endpoint.container, environment: endpoint.environment, database: database)
+        let path = operation.fullPath(
+            container: endpoint.container, environment: endpoint.environment, database: database)
         let auth: RequestAuth
         if endpoint.kind == .cloudKit, database == .public, endpoint.signer != nil,
             !(operation.isAboutTheUser && endpoint.webAuthToken != nil)

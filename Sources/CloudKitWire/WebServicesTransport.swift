@@ -49,7 +49,8 @@ struct WebServicesTransport: Sendable {
                         .tryAgainLater,
                         "cannot reach \(displayName) (\(path)): \(failure.reason); tried \(connectAttempts) "
                             + "time\(connectAttempts == 1 ? "" : "s") in \(String(format: "%.1f", elapsed)) s. Check that "
-                            + (endpoint.kind == .emulator ? "`sharelane serve` is running at that address" : "the service is reachable")
+                            + (endpoint.kind == .emulator
+                                ? "`sharelane serve` is running at that address" : "the service is reachable")
                             + ", or give it longer with --timeout")
                 }
                 // The final error tells the story; each retry is a debug line.

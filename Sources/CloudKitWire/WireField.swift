@@ -46,7 +46,8 @@ extension WireField: Codable {
 
     /// A `STRING`, `INT64`, `DOUBLE` or `TIMESTAMP` value written as its plain JSON type; nil for anything
     /// else, which `decodeValue` then reads in all the forms it accepts.
-    private static func plainValue(of type: FieldType, in container: KeyedDecodingContainer<CodingKeys>) -> FieldValue? {
+    private static func plainValue(of type: FieldType, in container: KeyedDecodingContainer<CodingKeys>) -> FieldValue?
+    {
         switch type {
         case .string: (try? container.decode(String.self, forKey: .value)).map(FieldValue.string)
         case .int64: (try? container.decode(Int64.self, forKey: .value)).map(FieldValue.int64)

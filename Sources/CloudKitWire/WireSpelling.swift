@@ -2,7 +2,7 @@ import ShareKit
 
 /// Every word that CloudKit Web Services spells in a way of its own, in one place.
 ///
-/// Apple's sources disagree on a few spellings (CLOUDKIT.md): Web Services and CKTool JS write participant
+/// Apple's sources disagree on a few spellings (Docs/CloudKit.md, "Spellings and request keys"): Web Services and CKTool JS write participant
 /// types `USER` and acceptance `INVITED`, CloudKit JS writes `PRIVATE_USER` and `PENDING`. sharelane writes
 /// the Web Services form and reads both.
 public enum WireSpelling {

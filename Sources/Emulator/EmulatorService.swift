@@ -28,7 +28,8 @@ struct EmulatorService: Sendable {
         if signIn.createUser == false {
             guard let existing = try await store.signInExisting(email: email) else {
                 throw ShareError(
-                    .notFound, "no user has the email address \(email); sign in without createUser: false to create one",
+                    .notFound,
+                    "no user has the email address \(email); sign in without createUser: false to create one",
                     subject: email)
             }
             user = existing
@@ -57,7 +58,8 @@ struct EmulatorService: Sendable {
             throw ShareError(
                 .badRequest,
                 "\(operation) is served in the "
-                    + operation.databases.map(\.rawValue).joined(separator: " and ") + " database, not \(database.rawValue)")
+                    + operation.databases.map(\.rawValue).joined(separator: " and ")
+                    + " database, not \(database.rawValue)")
         }
         let body = try await readBody(&request)
         return WireResponse.json(try await dispatch(operation, database: database, body: body, as: try context.user()))
@@ -94,7 +96,8 @@ struct EmulatorService: Sendable {
         case .recordsQuery:
             let request = try decode(QueryRecordsRequest.self, from: body)
             var query = try request.recordQuery()
-            query.resultsLimit = min(query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
+            query.resultsLimit = min(
+                query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
             let page = try await store.queryRecords(query, in: zoneID, database: database, as: user)
             return try encode(
@@ -137,7 +140,8 @@ struct EmulatorService: Sendable {
                 do {
                     let changes = try await store.zoneChanges(
                         zone.zoneID.zoneID, in: database, since: zone.syncToken.map(ChangeToken.init(rawValue:)),
-                        resultsLimit: min(zone.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse),
+                        resultsLimit: min(
+                            zone.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse),
                         as: user)
                     results.append(.init(changes, currentUser: user))
                 } catch let error as ShareError {

@@ -23,7 +23,8 @@ extension Applier {
             if (found?.recordName ?? "") != user.recordName {
                 changed.append(
                     user.isNew
-                        ? "user \(user.handle) (\(email)) was created" : "user \(user.handle) (\(email)) is no longer the same")
+                        ? "user \(user.handle) (\(email)) was created"
+                        : "user \(user.handle) (\(email)) is no longer the same")
             }
         }
         if !changed.isEmpty { throw PlannerError.stalePlan(changes: Array(Set(changed)).sorted()) }
@@ -61,7 +62,10 @@ extension Applier {
         }
         for name in plan.basis.publicRecordNames {
             let what = "record (public)/\(name)"
-            switch (plan.basis.publicTags[name], live.publicRecords[name]?.changeTag ?? live.publicRecords[name].map { _ in "" }) {
+            switch (
+                plan.basis.publicTags[name],
+                live.publicRecords[name]?.changeTag ?? live.publicRecords[name].map { _ in "" }
+            ) {
             case (nil, _?): differences.append("\(what) was created")
             case (_?, nil): differences.append("\(what) was deleted")
             case (let before?, let after?) where before != after:
@@ -80,4 +84,3 @@ extension Applier {
         return "record \(zone)/\(name)"
     }
 }
-

@@ -58,6 +58,7 @@ extension ApplyRun {
 
     private func acceptFailure(_ index: Int, _ reason: String) -> String {
         let change = plan.changes[index]
-        return "accepting share \(change.share.map { "\($0.path)" } ?? "?") as \(change.participant?.handle ?? "?") failed: \(reason)"
+        return
+            "accepting share \(change.share.map { "\($0.path)" } ?? "?") as \(change.participant?.handle ?? "?") failed: \(reason)"
     }
 }

@@ -127,7 +127,8 @@ struct ApplyRun {
         // zones × changes (10 million steps for 100,000 records in 100 zones).
         var zoneOrder: [String] = []
         var changesByZone: [String: [Int]] = [:]
-        for index in plan.changes.indices where plan.changes[index].database == .private && plan.changes[index].kind != .zone {
+        for index in plan.changes.indices
+        where plan.changes[index].database == .private && plan.changes[index].kind != .zone {
             let zoneName = plan.changes[index].zoneName
             if changesByZone[zoneName] == nil { zoneOrder.append(zoneName) }
             changesByZone[zoneName, default: []].append(index)
@@ -147,7 +148,9 @@ struct ApplyRun {
         // Only a store that acts as any user creates users; on cloudkit: the others are waited for (the plan
         // lists them), and the owner is the signed-in user.
         guard store.capabilities.actsAsAnyUser else { return nil }
-        let newUsers = plan.users.filter(\.isNew) + (plan.owner.isNew && !plan.users.contains { $0.handle == plan.owner.handle } ? [plan.owner] : [])
+        let newUsers =
+            plan.users.filter(\.isNew)
+            + (plan.owner.isNew && !plan.users.contains { $0.handle == plan.owner.handle } ? [plan.owner] : [])
         guard !newUsers.isEmpty else { return nil }
         let store = self.store
         var recordNames: [String: UserRecordName] = [:]
@@ -179,9 +182,13 @@ struct ApplyRun {
             participant.userRecordName = recordName
         }
         for index in plan.changes.indices where plan.changes[index].kind != .record {
-            if plan.changes[index].participant != nil { fill(&plan.changes[index].participant!) }
-            if let count = plan.changes[index].share?.participants.count {
-                for position in 0..<count { fill(&plan.changes[index].share!.participants[position]) }
+            if var participant = plan.changes[index].participant {
+                fill(&participant)
+                plan.changes[index].participant = participant
+            }
+            if var share = plan.changes[index].share {
+                for position in share.participants.indices { fill(&share.participants[position]) }
+                plan.changes[index].share = share
             }
         }
         return nil

@@ -75,8 +75,10 @@ public struct Exporter: Sendable {
                 shareURLs[url] = share.rootRecordName.map { "\(zone.zoneID.zoneName)/\($0)" } ?? zone.zoneID.zoneName
             }
             for share in shares {
-                for participant in share.participants where participant.acceptance != .removed && participant.role != .owner {
-                    let email = try await email(of: participant.userRecordName, known: participant.email, name: participant.name)
+                for participant in share.participants
+                where participant.acceptance != .removed && participant.role != .owner {
+                    let email = try await email(
+                        of: participant.userRecordName, known: participant.email, name: participant.name)
                     _ = users.handle(for: participant.userRecordName, email: email, name: participant.name)
                 }
             }
@@ -121,8 +123,7 @@ public struct Exporter: Sendable {
             ShareError(.notFound, "the store has no email address for this user, and a recipe names users by email"))
     }
 
-    private static func declaredShare(_ share: Share, users: ExportedUsers, location: SourceLocation) -> DeclaredShare
-    {
+    private static func declaredShare(_ share: Share, users: ExportedUsers, location: SourceLocation) -> DeclaredShare {
         // Public users joined through the share's URL; a recipe cannot name them, and planning keeps them.
         let participants = share.participants.filter {
             $0.acceptance != .removed && $0.role != .owner && $0.role != .publicUser
@@ -167,7 +168,9 @@ public struct Exporter: Sendable {
                         return .value(value)
                     },
                     parent: record.parent == name ? nil : record.parent,
-                    share: zone.share(rootedAt: name).map { .share(declaredShare($0, users: users, location: location)) },
+                    share: zone.share(rootedAt: name).map {
+                        .share(declaredShare($0, users: users, location: location))
+                    },
                     location: location))
         }
         for name in missing.sorted() {

@@ -117,13 +117,13 @@ enum JSONValue: Sendable {
             if members.isEmpty { output.write("\n") }
             var first = true
             // `.sortedKeys` orders keys as String's `<` does.
-            for key in members.keys.sorted() {
+            for (key, member) in members.sorted(by: { $0.key < $1.key }) {
                 if !first { output.write(",\n") }
                 first = false
                 output.write(inner)
                 Self.writeString(key, to: &output)
                 output.write(" : ")
-                members[key]!.write(to: &output, indent: indent + 2)
+                member.write(to: &output, indent: indent + 2)
             }
             if !members.isEmpty { output.write("\n") }
             output.write(String(repeating: " ", count: indent))
@@ -146,7 +146,6 @@ enum JSONValue: Sendable {
         output.write(String(repeating: " ", count: indent))
         output.write("]")
     }
-
 
     /// A double as `JSONEncoder` writes it: its shortest round-trip text, without a trailing `.0`.
     static func numberText(_ d: Double) -> String {

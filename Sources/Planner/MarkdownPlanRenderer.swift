@@ -35,8 +35,12 @@ public struct MarkdownPlanRenderer: Sendable {
                 case .update:
                     body.append("! \(change.address)")
                     for attribute in change.attributes {
-                        if let before = attribute.before { body.append("-     \(attribute.name): \(before.displayString)") }
-                        if let after = attribute.after { body.append("+     \(attribute.name): \(after.displayString)") }
+                        if let before = attribute.before {
+                            body.append("-     \(attribute.name): \(before.displayString)")
+                        }
+                        if let after = attribute.after {
+                            body.append("+     \(attribute.name): \(after.displayString)")
+                        }
                     }
                 }
             }

@@ -91,11 +91,16 @@ struct PlanBuilder {
             if record.absent {
                 if let liveRecord {
                     zoneRecordDeletes.append(
-                        (liveZone?.depth(of: record.name) ?? 0, deletion(of: liveRecord, zone: zone.name, database: .private)))
+                        (
+                            liveZone?.depth(of: record.name) ?? 0,
+                            deletion(of: liveRecord, zone: zone.name, database: .private)
+                        ))
                 }
                 continue
             }
-            if let change = try recordChange(record, live: liveRecord, zone: zone.name, database: .private, prune: pruneZone) {
+            if let change = try recordChange(
+                record, live: liveRecord, zone: zone.name, database: .private, prune: pruneZone)
+            {
                 recordSaves.append(change)
             }
             if let share = record.share {
@@ -110,7 +115,8 @@ struct PlanBuilder {
             if pruneZone {
                 for name in undeclared {
                     if let record = liveZone.records[name] {
-                        zoneRecordDeletes.append((liveZone.depth(of: name), deletion(of: record, zone: zone.name, database: .private)))
+                        zoneRecordDeletes.append(
+                            (liveZone.depth(of: name), deletion(of: record, zone: zone.name, database: .private)))
                     }
                 }
             } else if !undeclared.isEmpty {
@@ -175,11 +181,17 @@ struct PlanBuilder {
             let liveRecord = live.publicRecords[record.name]
             if record.absent {
                 if let liveRecord {
-                    deletes.append((depth(of: record, in: records), deletion(of: liveRecord, zone: defaultZoneName, database: .public)))
+                    deletes.append(
+                        (
+                            depth(of: record, in: records),
+                            deletion(of: liveRecord, zone: defaultZoneName, database: .public)
+                        ))
                 }
                 continue
             }
-            if let change = try recordChange(record, live: liveRecord, zone: defaultZoneName, database: .public, prune: false) {
+            if let change = try recordChange(
+                record, live: liveRecord, zone: defaultZoneName, database: .public, prune: false)
+            {
                 publicSaves.append(change)
             }
         }
@@ -237,9 +249,11 @@ struct PlanBuilder {
         let typeChanged = live.recordType != declared.type
         if typeChanged {
             notes.append(
-                "\(address) changes type from \(live.recordType) to \(declared.type), which CloudKit refuses: mark it absent: true and apply, then declare it again.")
+                "\(address) changes type from \(live.recordType) to \(declared.type), which CloudKit refuses: mark it absent: true and apply, then declare it again."
+            )
             attributes.append(
-                AttributeChange(name: "type", isField: false, before: .text(live.recordType), after: .text(declared.type)))
+                AttributeChange(
+                    name: "type", isField: false, before: .text(live.recordType), after: .text(declared.type)))
         }
         if live.parent != declared.parent {
             attributes.append(
@@ -252,12 +266,15 @@ struct PlanBuilder {
             let after = desired[name]
             let before = live.fields[name]
             if let before, case .value(let value)? = after, value == before { continue }
-            attributes.append(AttributeChange(name: name, isField: true, before: before.map(PlannedValue.value), after: after))
+            attributes.append(
+                AttributeChange(name: name, isField: true, before: before.map(PlannedValue.value), after: after))
             changedFields[name] = after
         }
         let removed = prune ? live.fields.keys.filter { declared.fields[$0] == nil }.sorted() : []
         for name in removed {
-            attributes.append(AttributeChange(name: name, isField: true, before: live.fields[name].map(PlannedValue.value), after: nil))
+            attributes.append(
+                AttributeChange(
+                    name: name, isField: true, before: live.fields[name].map(PlannedValue.value), after: nil))
         }
         if attributes.isEmpty { return nil }
         let replace = !removed.isEmpty || typeChanged || (live.parent != nil && declared.parent == nil)
@@ -301,7 +318,8 @@ struct PlanBuilder {
 
     private func isShareDeclared(zone: String, root: String?) -> Bool {
         guard let declaredZone = recipe.zone(zone) else { return false }
-        let declaration = root.map { name in declaredZone.records.first { $0.name == name }?.share } ?? declaredZone.share
+        let declaration =
+            root.map { name in declaredZone.records.first { $0.name == name }?.share } ?? declaredZone.share
         if case .share? = declaration { return true }
         return false
     }
@@ -336,8 +354,11 @@ struct PlanBuilder {
             // elsewhere the person needs an account first.
             let userRecordName =
                 actsAsAnyUser
-                ? (users.entry(handle: participant.handle)?.recordName ?? "") : try users.recordName(of: participant.handle)
-            if users.entry(handle: participant.handle) == nil { throw PlannerError.unknownUser(handle: participant.handle) }
+                ? (users.entry(handle: participant.handle)?.recordName ?? "")
+                : try users.recordName(of: participant.handle)
+            if users.entry(handle: participant.handle) == nil {
+                throw PlannerError.unknownUser(handle: participant.handle)
+            }
             let entry = users.entry(handle: participant.handle)
             let liveParticipant =
                 userRecordName.isEmpty ? nil : liveParticipants.first { $0.userRecordName == userRecordName }
@@ -346,7 +367,8 @@ struct PlanBuilder {
             let accept = wantsAccept && actsAsAnyUser
             if wantsAccept && !actsAsAnyUser {
                 waitingHere.append(
-                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))")
+                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))"
+                )
             }
             let plannedParticipant = PlannedParticipant(
                 handle: participant.handle, userRecordName: userRecordName, email: entry?.email, name: entry?.name,
@@ -354,7 +376,8 @@ struct PlanBuilder {
                 role: participant.role, acceptance: acceptance, accept: accept)
             planned.append(plannedParticipant)
             let participantAddress = "participant \(path)/\(participant.handle)"
-            let left = liveParticipant == nil && !userRecordName.isEmpty
+            let left =
+                liveParticipant == nil && !userRecordName.isEmpty
                 ? leftParticipants.first { $0.userRecordName == userRecordName } : nil
             if let left {
                 var attributes = [
@@ -369,7 +392,9 @@ struct PlanBuilder {
                             after: .text(participant.permission.recipeName)))
                 }
                 planned[planned.count - 1].participantID = left.participantID
-                notes.append("\(participantAddress): \(participant.handle) left the share; apply invites \(participant.handle) again.")
+                notes.append(
+                    "\(participantAddress): \(participant.handle) left the share; apply invites \(participant.handle) again."
+                )
                 participantChanges.append(
                     PlannedChange(
                         action: .update, kind: .participant, address: participantAddress, zoneName: zone,
@@ -390,7 +415,8 @@ struct PlanBuilder {
                             after: .text(participant.role.recipeName)))
                 }
                 if accept {
-                    attributes.append(AttributeChange(name: "accepted", isField: false, before: .text("false"), after: .text("true")))
+                    attributes.append(
+                        AttributeChange(name: "accepted", isField: false, before: .text("false"), after: .text("true")))
                 }
                 if !attributes.isEmpty {
                     let onlyAccepts = accept && attributes.count == 1
@@ -406,9 +432,14 @@ struct PlanBuilder {
                         action: .create, kind: .participant, address: participantAddress, zoneName: zone,
                         recordName: root,
                         attributes: [
-                            AttributeChange(name: "permission", isField: false, before: nil, after: .text(participant.permission.recipeName)),
-                            AttributeChange(name: "role", isField: false, before: nil, after: .text(participant.role.recipeName)),
-                            AttributeChange(name: "accepted", isField: false, before: nil, after: .text(String(participant.accepted))),
+                            AttributeChange(
+                                name: "permission", isField: false, before: nil,
+                                after: .text(participant.permission.recipeName)),
+                            AttributeChange(
+                                name: "role", isField: false, before: nil, after: .text(participant.role.recipeName)),
+                            AttributeChange(
+                                name: "accepted", isField: false, before: nil,
+                                after: .text(String(participant.accepted))),
                         ],
                         participant: plannedParticipant, baseChangeTag: live?.changeTag))
             }
@@ -428,14 +459,17 @@ struct PlanBuilder {
         let declaredUsers = Set(planned.map(\.userRecordName).filter { !$0.isEmpty })
         var removals: [PlannedChange] = []
         for liveParticipant in liveParticipants where !declaredUsers.contains(liveParticipant.userRecordName) {
-            let handle = users.handle(of: liveParticipant.userRecordName) ?? liveParticipant.email
+            let handle =
+                users.handle(of: liveParticipant.userRecordName) ?? liveParticipant.email
                 ?? liveParticipant.userRecordName
             removals.append(
                 PlannedChange(
                     action: .delete, kind: .participant, address: "participant \(path)/\(handle)", zoneName: zone,
                     recordName: root,
                     attributes: [
-                        AttributeChange(name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName), after: nil)
+                        AttributeChange(
+                            name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
+                            after: nil)
                     ],
                     participant: PlannedParticipant(
                         handle: handle, userRecordName: liveParticipant.userRecordName, email: liveParticipant.email,
@@ -450,13 +484,16 @@ struct PlanBuilder {
             participants: planned, url: live?.url, baseChangeTag: live?.changeTag,
             proposedShortGUID: live == nil && declared.stableURL
                 ? ShortGUID.derived(
-                    from: [recipe.container, users.owner.email, zone, root ?? "", String(recipe.seed)].joined(separator: "\u{0}"))
+                    from: [recipe.container, users.owner.email, zone, root ?? "", String(recipe.seed)].joined(
+                        separator: "\u{0}"))
                 : nil)
         var shareAttributes: [AttributeChange] = []
         if let live {
             if let title = declared.title, title != live.title {
                 shareAttributes.append(
-                    AttributeChange(name: "title", isField: false, before: live.title.map { .value(.string($0)) }, after: .value(.string(title))))
+                    AttributeChange(
+                        name: "title", isField: false, before: live.title.map { .value(.string($0)) },
+                        after: .value(.string(title))))
             }
             if live.publicPermission != declared.publicPermission {
                 shareAttributes.append(
@@ -472,10 +509,13 @@ struct PlanBuilder {
             }
         } else {
             if let title = declared.title {
-                shareAttributes.append(AttributeChange(name: "title", isField: false, before: nil, after: .value(.string(title))))
+                shareAttributes.append(
+                    AttributeChange(name: "title", isField: false, before: nil, after: .value(.string(title))))
             }
             shareAttributes.append(
-                AttributeChange(name: "public_permission", isField: false, before: nil, after: .text(declared.publicPermission.recipeName)))
+                AttributeChange(
+                    name: "public_permission", isField: false, before: nil,
+                    after: .text(declared.publicPermission.recipeName)))
             shareSaves.append(
                 PlannedChange(
                     action: .create, kind: .share, address: address, zoneName: zone, recordName: root,

@@ -6,8 +6,8 @@ import ShareKit
 ///
 /// The planner reads the owner's private zones that the recipe declares and the public records it declares,
 /// with a number of store calls that does not grow with the number of records beyond the store's paging
-/// (one zone listing, each zone's changes, public lookups in batches of 200). It then applies SPEC §3: the
-/// recipe owns what it declares; undeclared records and fields are kept and counted unless pruned.
+/// (one zone listing, each zone's changes, public lookups in batches of 200). It then applies the rules of
+/// Docs/Plans.md: the recipe owns what it declares; undeclared records and fields are kept and counted unless pruned.
 public struct Planner: Sendable {
     public let store: any Store
     public let logger: Logger
@@ -33,7 +33,8 @@ public struct Planner: Sendable {
     {
         // An owner the store does not have yet owns nothing: everything the recipe declares is to create.
         let ownerRecordName = users.owner.recordName
-        let zones = options.onlyZones.isEmpty
+        let zones =
+            options.onlyZones.isEmpty
             ? recipe.zones : recipe.zones.filter { options.onlyZones.contains($0.name) }
         // The plan says what it leaves out; the command line prints it once, with the plan.
         let undeclared = options.onlyZones.filter { recipe.zone($0) == nil }.map {
@@ -77,11 +78,13 @@ public struct Planner: Sendable {
         let owner = users.owner
         let plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,
-            owner: PlannedUser(handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? ""),
+            owner: PlannedUser(
+                handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? ""),
             users: users.entries.map {
                 PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
             },
-            changes: builder.takeOrderedChanges(), notes: undeclared + builder.notes, waiting: builder.waiting, basis: basis)
+            changes: builder.takeOrderedChanges(), notes: undeclared + builder.notes, waiting: builder.waiting,
+            basis: basis)
         logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
         return plan
     }

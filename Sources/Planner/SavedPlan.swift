@@ -36,10 +36,11 @@ public struct SavedPlan: Sendable, Hashable, Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let hash = SHA256.hash(data: try encoder.encode(plan))
-        return "sha256:" + hash.map { byte in
-            let digits = String(byte, radix: 16)
-            return digits.count == 1 ? "0" + digits : digits
-        }.joined()
+        return "sha256:"
+            + hash.map { byte in
+                let digits = String(byte, radix: 16)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined()
     }
 
     /// The file's bytes.
@@ -93,7 +94,9 @@ public struct SavedPlan: Sendable, Hashable, Codable {
         guard (try? digest(of: saved.plan)) == saved.digest else {
             throw PlannerError.unreadablePlan(
                 path: path,
-                reason: "its content does not match its digest: the file was changed after `sharelane plan --out` wrote it, so nothing was applied")
+                reason:
+                    "its content does not match its digest: the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
+            )
         }
         return saved.plan
     }

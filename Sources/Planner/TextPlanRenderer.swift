@@ -28,7 +28,8 @@ public struct TextPlanRenderer: Sendable {
             line("No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName)).")
         } else {
             line(
-                "sharelane will make these changes for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):")
+                "sharelane will make these changes for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):"
+            )
             line("")
             for change in plan.changes {
                 line(
@@ -72,7 +73,8 @@ public struct TextPlanRenderer: Sendable {
         return width
     }
 
-    private static func attributeLine(_ attribute: AttributeChange, width: Int, action: PlannedChange.Action) -> String {
+    private static func attributeLine(_ attribute: AttributeChange, width: Int, action: PlannedChange.Action) -> String
+    {
         // Plain Swift padding, not Foundation's NSString `padding(toLength:)`: a large plan has hundreds of
         // thousands of lines.
         DisplayText.escaped(attribute.name) + ":"

@@ -58,7 +58,8 @@ public struct UserDirectory: Sendable, Hashable, Codable {
             let users = recipe.users
             try await BoundedTasks.run(Array(users.indices), limit: 3) { index in
                 await BoundedTasks.result {
-                    create ? try await signIn(users[index], store: store) : try await existing(users[index], store: store)
+                    create
+                        ? try await signIn(users[index], store: store) : try await existing(users[index], store: store)
                 }
             } receive: { (index, result) throws(any Error) in
                 recordNames[index] = try result.get()
@@ -79,7 +80,8 @@ public struct UserDirectory: Sendable, Hashable, Codable {
             }
             for user in recipe.users {
                 if user.handle == owner.handle {
-                    entries.append(Entry(handle: user.handle, email: user.email, name: user.name, recordName: ownerRecord))
+                    entries.append(
+                        Entry(handle: user.handle, email: user.email, name: user.name, recordName: ownerRecord))
                 } else {
                     let index = others.firstIndex { $0.handle == user.handle }
                     let record = index.flatMap { $0 < found.count ? found[$0] : nil }

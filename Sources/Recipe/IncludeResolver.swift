@@ -8,12 +8,18 @@ struct IncludeResolver {
     private var filesRead = 0
 
     /// The merged tree of `path`, or nil when the file itself could not be read (the errors say why).
-    mutating func load(path: String, chain: [(display: String, identity: String)] = [], includedAt: SourceLocation? = nil) -> RecipeNode? {
+    mutating func load(
+        path: String, chain: [(display: String, identity: String)] = [], includedAt: SourceLocation? = nil
+    ) -> RecipeNode? {
         let identity = RecipePath.identity(path)
         if let start = chain.firstIndex(where: { $0.identity == identity }) {
             let cycle = chain[start...].map(\.display) + [path]
             let message = "include cycle: " + cycle.joined(separator: " → ")
-            if let includedAt { errors.append(RecipeError(message, at: includedAt)) } else { errors.append(RecipeError(message, file: path)) }
+            if let includedAt {
+                errors.append(RecipeError(message, at: includedAt))
+            } else {
+                errors.append(RecipeError(message, file: path))
+            }
             return nil
         }
         filesRead += 1
@@ -38,7 +44,9 @@ struct IncludeResolver {
     }
 
     /// Resolves the `include:` key of a tree already parsed (used for recipes given as text).
-    mutating func resolveIncludes(of root: RecipeNode, path: String, identity: String, chain: [(display: String, identity: String)]) -> RecipeNode? {
+    mutating func resolveIncludes(
+        of root: RecipeNode, path: String, identity: String, chain: [(display: String, identity: String)]
+    ) -> RecipeNode? {
         guard let pairs = root.pairs, let includeNode = root["include"] else { return root }
         var includes: [RecipeNode] = []
         switch includeNode.content {
@@ -52,11 +60,13 @@ struct IncludeResolver {
         let directory = RecipePath.directory(of: path)
         for item in includes {
             guard let name = item.scalar, !name.isEmpty else {
-                errors.append(RecipeError("`include` takes file names; this is \(item.kindDescription)", at: item.location))
+                errors.append(
+                    RecipeError("`include` takes file names; this is \(item.kindDescription)", at: item.location))
                 continue
             }
             let includedPath = RecipePath.join(directory, name)
-            guard let included = load(path: includedPath, chain: chain + [(path, identity)], includedAt: item.location) else { continue }
+            guard let included = load(path: includedPath, chain: chain + [(path, identity)], includedAt: item.location)
+            else { continue }
             merged = merged.map { Self.merge($0, included) } ?? included
         }
         let own = RecipeNode(.mapping(pairs.filter { $0.key != "include" }), tag: root.tag, location: root.location)

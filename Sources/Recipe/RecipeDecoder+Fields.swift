@@ -12,11 +12,13 @@ struct ValueContext {
 extension RecipeDecoder {
     static let knownTags = ["!ref", "!bytes", "!asset", "!share-url"]
     static let referenceKeys = ["ref", "zone", "action"]
-    static let locationKeys = ["latitude", "longitude", "altitude", "horizontal_accuracy", "vertical_accuracy", "speed", "course", "timestamp"]
+    static let locationKeys = [
+        "latitude", "longitude", "altitude", "horizontal_accuracy", "vertical_accuracy", "speed", "course", "timestamp",
+    ]
     /// CloudKit's limit for one asset.
     static let maxAssetSize = 50 * 1024 * 1024
 
-    /// A field value in any of the recipe forms (SPEC §2), or nil after reporting why it is not one.
+    /// A field value in any of the recipe forms (Docs/RecipeFormat.md, "Field values"), or nil after reporting why it is not one.
     func declaredValue(_ node: RecipeNode, _ context: ValueContext) -> DeclaredValue? {
         if node.tag == "!share-url" {
             guard context.allowShareURL else {
@@ -104,7 +106,8 @@ extension RecipeDecoder {
         switch tag {
         case "!ref":
             guard let name = string(node, "`!ref`") else { return nil }
-            references.append(PendingReference(fromZone: context.zone, zone: nil, recordName: name, location: node.location))
+            references.append(
+                PendingReference(fromZone: context.zone, zone: nil, recordName: name, location: node.location))
             return .reference(Reference(recordName: name))
         case "!bytes":
             guard let text = string(node, "`!bytes`") else { return nil }
@@ -117,7 +120,9 @@ extension RecipeDecoder {
             return nil
         default:
             let known = Self.knownTags.map { "`\($0)`" }.joined(separator: ", ")
-            let hint = Suggestion.closest(to: tag, in: Self.knownTags).map { "did you mean `\($0)`?" } ?? "field values take \(known)"
+            let hint =
+                Suggestion.closest(to: tag, in: Self.knownTags).map { "did you mean `\($0)`?" }
+                ?? "field values take \(known)"
             error("unknown tag `\(tag)`; \(hint)", node.location)
             return nil
         }
@@ -172,7 +177,9 @@ extension RecipeDecoder {
 
     private func listValue(_ items: [RecipeNode], node: RecipeNode, _ context: ValueContext) -> FieldValue? {
         guard !items.isEmpty else {
-            error("an empty list has no type; write `{type: STRING_LIST, value: []}` (or another *_LIST type)", node.location)
+            error(
+                "an empty list has no type; write `{type: STRING_LIST, value: []}` (or another *_LIST type)",
+                node.location)
             return nil
         }
         var values: [FieldValue] = []
@@ -232,7 +239,8 @@ extension RecipeDecoder {
                         + "; use `none`, `delete-self` or `validate`", actionNode.location)
             }
         }
-        references.append(PendingReference(fromZone: context.zone, zone: zone, recordName: name, location: nameNode.location))
+        references.append(
+            PendingReference(fromZone: context.zone, zone: zone, recordName: name, location: nameNode.location))
         return .reference(reference)
     }
 
@@ -268,8 +276,12 @@ extension RecipeDecoder {
             return nil
         }
         guard let latitude = number("latitude"), let longitude = number("longitude") else { return nil }
-        if !(-90...90).contains(latitude) { error("`latitude` must be between -90 and 90", node["latitude"]?.location ?? node.location) }
-        if !(-180...180).contains(longitude) { error("`longitude` must be between -180 and 180", node["longitude"]?.location ?? node.location) }
+        if !(-90...90).contains(latitude) {
+            error("`latitude` must be between -90 and 90", node["latitude"]?.location ?? node.location)
+        }
+        if !(-180...180).contains(longitude) {
+            error("`longitude` must be between -180 and 180", node["longitude"]?.location ?? node.location)
+        }
         var location = Location(latitude: latitude, longitude: longitude)
         location.altitude = number("altitude")
         location.horizontalAccuracy = number("horizontal_accuracy")
@@ -301,7 +313,8 @@ extension RecipeDecoder {
         guard let word = string(typeNode, "`type`") else { return nil }
         guard let type = FieldType(rawValue: word.uppercased()) else {
             error(
-                "unknown field type `\(word)`" + Suggestion.hint(for: word.uppercased(), in: FieldType.allCases.map(\.rawValue))
+                "unknown field type `\(word)`"
+                    + Suggestion.hint(for: word.uppercased(), in: FieldType.allCases.map(\.rawValue))
                     + "; use one of " + FieldType.allCases.map(\.rawValue).joined(separator: ", "), typeNode.location)
             return nil
         }
@@ -372,7 +385,8 @@ extension RecipeDecoder {
         case .bytes:
             return bytesValue(text, node)
         case .reference:
-            references.append(PendingReference(fromZone: context.zone, zone: nil, recordName: text, location: node.location))
+            references.append(
+                PendingReference(fromZone: context.zone, zone: nil, recordName: text, location: node.location))
             return .reference(Reference(recordName: text))
         case .assetID:
             // The stored form, as `export` writes it: the asset as the store holds it, no file read.

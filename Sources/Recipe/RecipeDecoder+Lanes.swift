@@ -2,7 +2,9 @@ import ShareKit
 
 extension RecipeDecoder {
     static let laneKeys = ["desc", "private", "steps"]
-    static let actionNames = ["plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane"]
+    static let actionNames = [
+        "plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane",
+    ]
     /// Actions that may be written bare (`- apply`).
     static let bareActions = ["plan", "apply", "export", "reset"]
     static let actionKeys: [String: [String]] = [
@@ -64,7 +66,9 @@ extension RecipeDecoder {
                 return nil
             }
             guard Self.bareActions.contains(word) else {
-                error("`\(word)` needs arguments, such as `- \(word): { \(Self.actionKeys[word]?.dropFirst().prefix(2).map { "\($0): …" }.joined(separator: ", ") ?? "") }`", node.location)
+                error(
+                    "`\(word)` needs arguments, such as `- \(word): { \(Self.actionKeys[word]?.dropFirst().prefix(2).map { "\($0): …" }.joined(separator: ", ") ?? "") }`",
+                    node.location)
                 return nil
             }
             return decodeAction(word, arguments: nil, at: node.location)
@@ -122,7 +126,9 @@ extension RecipeDecoder {
         case "accept", "leave":
             let zone = text("zone", required: true)
             let record = text("record", required: false)
-            action = zone.map { name == "accept" ? .accept(zone: $0, record: record) : .leave(zone: $0, record: record) }
+            action = zone.map {
+                name == "accept" ? .accept(zone: $0, record: record) : .leave(zone: $0, record: record)
+            }
         case "save":
             let zone = text("zone", required: true)
             let record = text("record", required: true)
@@ -132,16 +138,21 @@ extension RecipeDecoder {
             if let fieldsNode = value("fields"), let fieldPairs = pairs(fieldsNode, "`fields`") {
                 for field in fieldPairs {
                     guard Self.isIdentifier(field.key) else {
-                        error("`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter", field.keyLocation)
+                        error(
+                            "`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter",
+                            field.keyLocation)
                         continue
                     }
                     let context = ValueContext(
-                        zone: zone, path: "lanes/\(zone ?? "")/\(record ?? "")/\(field.key)", index: nil, allowShareURL: true)
+                        zone: zone, path: "lanes/\(zone ?? "")/\(record ?? "")/\(field.key)", index: nil,
+                        allowShareURL: true)
                     if let v = declaredValue(field.value, context) { fields[field.key] = v }
                 }
             }
             if let zone, let record, let type {
-                if !Self.isIdentifier(type) { error("`\(type)` is not a record type", value("type")?.location ?? location) }
+                if !Self.isIdentifier(type) {
+                    error("`\(type)` is not a record type", value("type")?.location ?? location)
+                }
                 action = .save(zone: zone, record: record, type: type, parent: parent, fields: fields)
             } else {
                 action = nil
@@ -176,7 +187,9 @@ extension RecipeDecoder {
         return Step(action: action, actor: actor, location: location)
     }
 
-    private func decodeExpectation(_ args: [RecipePair], arguments: RecipeNode?, location: SourceLocation) -> Expectation? {
+    private func decodeExpectation(_ args: [RecipePair], arguments: RecipeNode?, location: SourceLocation)
+        -> Expectation?
+    {
         func value(_ key: String) -> RecipeNode? { args.first { $0.key == key }?.value }
         let kinds = ["can", "records", "field"].filter { value($0) != nil }
         guard kinds.count == 1 else {
@@ -192,7 +205,8 @@ extension RecipeDecoder {
             guard let canNode = value("can"), let word = string(canNode, "`can`") else { return nil }
             guard let capability = Expectation.Capability(rawValue: word) else {
                 error(
-                    "unknown capability `\(word)`" + Suggestion.hint(for: word, in: Expectation.Capability.allCases.map(\.rawValue))
+                    "unknown capability `\(word)`"
+                        + Suggestion.hint(for: word, in: Expectation.Capability.allCases.map(\.rawValue))
                         + "; use `read`, `write`, `delete` or `share`", canNode.location)
                 return nil
             }
@@ -206,7 +220,9 @@ extension RecipeDecoder {
             return .access(can: capability, zone: zone, record: record, toBe: toBe)
         case "records":
             for key in ["record", "to_be"] where value(key) != nil {
-                error("`\(key)` does not go with `records:` in `expect`", args.first { $0.key == key }?.keyLocation ?? location)
+                error(
+                    "`\(key)` does not go with `records:` in `expect`",
+                    args.first { $0.key == key }?.keyLocation ?? location)
             }
             guard let countNode = value("records"), let count = integer(countNode, "`records`") else { return nil }
             guard count >= 0 else {
@@ -236,7 +252,9 @@ extension RecipeDecoder {
                 return nil
             }
             let zone = parts["zone"] ?? ""
-            let context = ValueContext(zone: zone, path: "expect/\(zone)/\(parts["record"] ?? "")/\(parts["name"] ?? "")", index: nil, allowShareURL: false)
+            let context = ValueContext(
+                zone: zone, path: "expect/\(zone)/\(parts["record"] ?? "")/\(parts["name"] ?? "")", index: nil,
+                allowShareURL: false)
             guard let equals = fieldValue(equalsNode, context) else { return nil }
             return .field(zone: zone, record: parts["record"] ?? "", name: parts["name"] ?? "", equals: equals)
         }

@@ -117,7 +117,8 @@ final class RecipeDecoder {
             message += "; use " + words.map { "`\($0)`" }.joined(separator: " or ")
         }
         if !allowNone && word == "none" {
-            message = "a participant's permission is `read-only` or `read-write`; remove the participant instead of `none`"
+            message =
+                "a participant's permission is `read-only` or `read-write`; remove the participant instead of `none`"
         }
         error(message, node.location)
         return nil
@@ -157,8 +158,11 @@ final class RecipeDecoder {
             } else {
                 error(
                     "unknown environment `\(word)`"
-                        + (Suggestion.closest(to: word, in: ["development", "production"]).map { "; did you mean `\($0)`?" }
-                            ?? "; use `development` or `production`"), node.location)
+                        + (Suggestion.closest(to: word, in: ["development", "production"]).map {
+                            "; did you mean `\($0)`?"
+                        }
+                            ?? "; use `development` or `production`"),
+                    node.location)
             }
         }
         if let node = root["seed"] {
@@ -177,7 +181,9 @@ final class RecipeDecoder {
         } else if users.count == 1 {
             owner = users[0].handle
         } else if users.isEmpty {
-            error("no `users:`; declare at least the owner, e.g. `users: { alice: { email: alice@example.com } }`", root["users"]?.location ?? start)
+            error(
+                "no `users:`; declare at least the owner, e.g. `users: { alice: { email: alice@example.com } }`",
+                root["users"]?.location ?? start)
         } else {
             error(
                 "`owner:` is missing and there are \(users.count) users; say whose private database holds the zones, e.g. `owner: \(users[0].handle)`",
@@ -240,7 +246,9 @@ final class RecipeDecoder {
                 }
                 displayName = pair.value["name"].flatMap { string($0, "`name`") }
             case .sequence:
-                error("user `\(pair.key)` must be a mapping such as `{ email: \(pair.key)@example.com }`", pair.value.location)
+                error(
+                    "user `\(pair.key)` must be a mapping such as `{ email: \(pair.key)@example.com }`",
+                    pair.value.location)
             }
             guard let email else { continue }
             if let tooLong = CloudKitLimits.checkEmail(email) {
@@ -259,7 +267,11 @@ final class RecipeDecoder {
     }
 
     static func isHandle(_ s: String) -> Bool {
-        !s.isEmpty && s.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }
+        !s.isEmpty
+            && s.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0))
+            }
     }
 
     // MARK: - Zones
@@ -275,7 +287,8 @@ final class RecipeDecoder {
         if let node = pair.value["prune"] { zone.prune = bool(node, "`prune`") ?? false }
         if let node = pair.value["absent"] { zone.absent = bool(node, "`absent`") ?? false }
         if let node = pair.value["share"] {
-            zone.share = decodeShare(node, owner: "zone `\(name)`", at: keyLocation(pair.value, "share") ?? node.location)
+            zone.share = decodeShare(
+                node, owner: "zone `\(name)`", at: keyLocation(pair.value, "share") ?? node.location)
             if name == defaultZoneName, case .share = zone.share {
                 error("`\(defaultZoneName)` cannot be shared; CloudKit shares live in custom zones", node.location)
             }
@@ -300,7 +313,9 @@ final class RecipeDecoder {
     func decodeShare(_ node: RecipeNode, owner: String, at keyLocation: SourceLocation) -> ShareDeclaration? {
         if case .scalar(let s, let plain) = node.content, !(plain && ScalarResolver.isNull(s)) {
             if s == "none" { return ShareDeclaration.none }
-            error("`share` is a mapping (`title`, `public_permission`, `participants`) or `none`, not `\(s)`", node.location)
+            error(
+                "`share` is a mapping (`title`, `public_permission`, `participants`) or `none`, not `\(s)`",
+                node.location)
             return nil
         }
         guard let sharePairs = pairs(node, "the share of \(owner)") else { return nil }
@@ -341,10 +356,14 @@ final class RecipeDecoder {
             case .mapping(let fields):
                 checkKeys(fields, allowed: Self.participantKeys, in: "participant `\(pair.key)`")
                 if let p = pair.value["permission"] {
-                    guard let permission = permission(p, "participant `\(pair.key)`", allowNone: false) else { continue }
+                    guard let permission = permission(p, "participant `\(pair.key)`", allowNone: false) else {
+                        continue
+                    }
                     participant.permission = permission
                 } else {
-                    error("participant `\(pair.key)` needs a `permission:` (`read-only` or `read-write`)", pair.value.location)
+                    error(
+                        "participant `\(pair.key)` needs a `permission:` (`read-only` or `read-write`)",
+                        pair.value.location)
                     continue
                 }
                 if let a = pair.value["accepted"] { participant.accepted = bool(a, "`accepted`") ?? true }
@@ -355,8 +374,11 @@ final class RecipeDecoder {
                     default:
                         error(
                             "unknown role `\(word)`"
-                                + (Suggestion.closest(to: word, in: ["administrator", "private-user"]).map { "; did you mean `\($0)`?" }
-                                    ?? "; a participant's role is `administrator` or `private-user`"), r.location)
+                                + (Suggestion.closest(to: word, in: ["administrator", "private-user"]).map {
+                                    "; did you mean `\($0)`?"
+                                }
+                                    ?? "; a participant's role is `administrator` or `private-user`"),
+                            r.location)
                     }
                 }
             case .sequence:
@@ -379,7 +401,9 @@ final class RecipeDecoder {
     /// - Parameters:
     ///   - zone: the zone name, nil for the public database.
     ///   - index: the `i` of the nearest enclosing `repeat:`.
-    func decodeRecords(_ node: RecipeNode, zone: String?, parent: String?, index: Int?, into out: inout [DeclaredRecord]) {
+    func decodeRecords(
+        _ node: RecipeNode, zone: String?, parent: String?, index: Int?, into out: inout [DeclaredRecord]
+    ) {
         guard let recordPairs = pairs(node, parent == nil ? "`records`" : "`children`") else { return }
         for pair in recordPairs {
             guard let spec = pairs(pair.value, "record `\(pair.key)`") else { continue }
@@ -390,7 +414,9 @@ final class RecipeDecoder {
                     continue
                 }
                 guard pair.key.contains("{{") else {
-                    error("a record with `repeat:` needs `{{i}}` in its name, such as `\"\(pair.key)-{{i}}\"`", pair.keyLocation)
+                    error(
+                        "a record with `repeat:` needs `{{i}}` in its name, such as `\"\(pair.key)-{{i}}\"`",
+                        pair.keyLocation)
                     continue
                 }
                 if count == 0 { continue }
@@ -399,7 +425,8 @@ final class RecipeDecoder {
                 // One broken template would otherwise be reported once per generated record.
                 if errors.count > before || recordCount > Self.maxRecords || count == 1 { continue }
                 if let templated = Self.templatedFields(ofSimpleRecord: spec), let first = out.last {
-                    repeatRecord(first, pair: pair, templated: templated, zone: zone, indices: 2...Int(count), into: &out)
+                    repeatRecord(
+                        first, pair: pair, templated: templated, zone: zone, indices: 2...Int(count), into: &out)
                     continue
                 }
                 for i in 2...Int(count) {
@@ -466,7 +493,8 @@ final class RecipeDecoder {
         var name = pair.key
         if Template.containsPlaceholder(pair.key) {
             do {
-                name = try expandTemplate(pair.key, index: index, path: "\(zonePath)/names/\(pair.key)/\(index ?? 0)").text
+                name = try expandTemplate(pair.key, index: index, path: "\(zonePath)/names/\(pair.key)/\(index ?? 0)")
+                    .text
             } catch {
                 self.error("record name `\(pair.key)`: \(error.message)", pair.keyLocation)
                 return nil
@@ -475,13 +503,16 @@ final class RecipeDecoder {
         if name.isEmpty || name.utf8.count > 255 {
             error("a record name is 1 to 255 characters", pair.keyLocation)
         } else if name == zoneShareRecordName || name.hasPrefix("_") {
-            error("`\(name)` is reserved by CloudKit; record names may not start with `_` or be `\(zoneShareRecordName)`", pair.keyLocation)
+            error(
+                "`\(name)` is reserved by CloudKit; record names may not start with `_` or be `\(zoneShareRecordName)`",
+                pair.keyLocation)
         }
         return name
     }
 
     private func decodeRecord(
-        _ pair: RecipePair, spec: [RecipePair], zone: String?, parent: String?, index: Int?, into out: inout [DeclaredRecord]
+        _ pair: RecipePair, spec: [RecipePair], zone: String?, parent: String?, index: Int?,
+        into out: inout [DeclaredRecord]
     ) {
         recordCount += 1
         if recordCount == Self.maxRecords + 1 {
@@ -499,7 +530,9 @@ final class RecipeDecoder {
                 if Self.isIdentifier(type) {
                     record.type = type
                 } else {
-                    error("`\(type)` is not a record type; use letters, digits and `_`, starting with a letter", typeNode.location)
+                    error(
+                        "`\(type)` is not a record type; use letters, digits and `_`, starting with a letter",
+                        typeNode.location)
                 }
             }
         } else if !record.absent {
@@ -507,7 +540,9 @@ final class RecipeDecoder {
         }
         if let parentNode = node["parent"], let explicit = string(parentNode, "`parent`") {
             if let parent {
-                error("record `\(name)` is nested under `\(parent)` and also names `parent: \(explicit)`; keep one", parentNode.location)
+                error(
+                    "record `\(name)` is nested under `\(parent)` and also names `parent: \(explicit)`; keep one",
+                    parentNode.location)
             } else {
                 record.parent = explicit
                 parentLocations[(zone ?? "") + "\u{0}" + name] = parentNode.location
@@ -516,10 +551,13 @@ final class RecipeDecoder {
         if let fieldsNode = node["fields"], let fieldPairs = pairs(fieldsNode, "`fields`") {
             for field in fieldPairs {
                 guard Self.isIdentifier(field.key), field.key.utf8.count <= 255 else {
-                    error("`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter", field.keyLocation)
+                    error(
+                        "`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter",
+                        field.keyLocation)
                     continue
                 }
-                let context = ValueContext(zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true)
+                let context = ValueContext(
+                    zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true)
                 if let value = declaredValue(field.value, context) { record.fields[field.key] = value }
             }
         }
@@ -527,9 +565,12 @@ final class RecipeDecoder {
             if zone == nil {
                 error("records of the public database cannot be shared", shareNode.location)
             } else {
-                record.share = decodeShare(shareNode, owner: "record `\(name)`", at: keyLocation(node, "share") ?? shareNode.location)
+                record.share = decodeShare(
+                    shareNode, owner: "record `\(name)`", at: keyLocation(node, "share") ?? shareNode.location)
                 if zone == defaultZoneName, case .share = record.share {
-                    error("records in `\(defaultZoneName)` cannot be shared; CloudKit shares live in custom zones", shareNode.location)
+                    error(
+                        "records in `\(defaultZoneName)` cannot be shared; CloudKit shares live in custom zones",
+                        shareNode.location)
                 }
             }
         }

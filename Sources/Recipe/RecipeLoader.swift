@@ -46,7 +46,8 @@ public struct RecipeLoader: Sendable {
         return try finish(tree, file: file, errors: includes.errors)
     }
 
-    private func finish(_ tree: RecipeNode?, file: String, errors initial: [RecipeError]) throws(RecipeErrors) -> Recipe {
+    private func finish(_ tree: RecipeNode?, file: String, errors initial: [RecipeError]) throws(RecipeErrors) -> Recipe
+    {
         var errors = initial
         let directory = RecipePath.directory(of: file)
         var envFiles: [[String: String]] = []
@@ -57,11 +58,16 @@ public struct RecipeLoader: Sendable {
                 envFiles.append(parsed.values)
                 errors += parsed.errors
             } else {
-                errors.append(RecipeError("`--env \(envName)` needs the file \(envPath) beside the recipe; it does not exist or cannot be read", file: file))
+                errors.append(
+                    RecipeError(
+                        "`--env \(envName)` needs the file \(envPath) beside the recipe; it does not exist or cannot be read",
+                        file: file))
             }
         }
         let dotEnvPath = RecipePath.join(directory, ".env")
-        if FileManager.default.fileExists(atPath: dotEnvPath), let text = try? String(contentsOfFile: dotEnvPath, encoding: .utf8) {
+        if FileManager.default.fileExists(atPath: dotEnvPath),
+            let text = try? String(contentsOfFile: dotEnvPath, encoding: .utf8)
+        {
             let parsed = DotEnv.parse(text, file: dotEnvPath)
             envFiles.append(parsed.values)
             errors += parsed.errors
@@ -74,11 +80,17 @@ public struct RecipeLoader: Sendable {
             if let pairs = varsNode.pairs {
                 for pair in pairs {
                     guard Variables.isValidName(pair.key) else {
-                        errors.append(RecipeError("`\(pair.key)` is not a variable name; use letters, digits and `_`", at: pair.keyLocation))
+                        errors.append(
+                            RecipeError(
+                                "`\(pair.key)` is not a variable name; use letters, digits and `_`",
+                                at: pair.keyLocation))
                         continue
                     }
                     guard let text = pair.value.scalar else {
-                        errors.append(RecipeError("variable `\(pair.key)` must be text, not \(pair.value.kindDescription)", at: pair.value.location))
+                        errors.append(
+                            RecipeError(
+                                "variable `\(pair.key)` must be text, not \(pair.value.kindDescription)",
+                                at: pair.value.location))
                         continue
                     }
                     do {
@@ -99,17 +111,23 @@ public struct RecipeLoader: Sendable {
         for (key, value) in overrides { merged[key] = value }
         let decoder = RecipeDecoder(rootDirectory: directory)
         let decoded = decoder.decode(expanded, file: file, variables: merged)
-        errors += decoder.errors.filter { !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0)) }
+        errors += decoder.errors.filter {
+            !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
+        }
         guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors)) }
         var validator = RecipeValidator()
         validator.validate(&recipe, decoder: decoder)
-        errors += validator.errors.filter { !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0)) }
+        errors += validator.errors.filter {
+            !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
+        }
         if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors)) }
         return recipe
     }
 
     /// Substitutes `${…}` in every key and scalar except the `vars:` block.
-    private func expand(_ node: RecipeNode, _ variables: Variables, errors: inout [RecipeError], isTop: Bool = false) -> RecipeNode {
+    private func expand(_ node: RecipeNode, _ variables: Variables, errors: inout [RecipeError], isTop: Bool = false)
+        -> RecipeNode
+    {
         var node = node
         switch node.content {
         case .scalar(let text, let plain):

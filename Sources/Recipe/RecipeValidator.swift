@@ -20,7 +20,9 @@ struct RecipeValidator {
         // Records saved by lane steps count as known to later steps and references.
         var savedRecords: [String: Set<String>] = [:]
         for step in allSteps(recipe) {
-            if case .save(let zone, let record, _, _, _) = step.action { savedRecords[zone, default: []].insert(record) }
+            if case .save(let zone, let record, _, _, _) = step.action {
+                savedRecords[zone, default: []].insert(record)
+            }
         }
 
         var zoneRecords: [String: Set<String>] = [:]
@@ -47,7 +49,9 @@ struct RecipeValidator {
             let place: String
             if let zone {
                 guard zoneNames.contains(zone) || savedRecords[zone] != nil else {
-                    error("reference to `\(reference.recordName)` names zone `\(zone)`, which the recipe does not declare" + Suggestion.hint(for: zone, in: Array(zoneNames)), reference.location)
+                    error(
+                        "reference to `\(reference.recordName)` names zone `\(zone)`, which the recipe does not declare"
+                            + Suggestion.hint(for: zone, in: Array(zoneNames)), reference.location)
                     continue
                 }
                 known = knownRecords[zone, default: []]
@@ -58,28 +62,37 @@ struct RecipeValidator {
             }
             if !known.contains(reference.recordName) {
                 error(
-                    "`\(reference.recordName)` names no record in \(place)" + Suggestion.hint(for: reference.recordName, in: Array(known)),
+                    "`\(reference.recordName)` names no record in \(place)"
+                        + Suggestion.hint(for: reference.recordName, in: Array(known)),
                     reference.location)
             }
         }
 
         for url in decoder.shareURLs {
             guard let zone = recipe.zone(url.zone) else {
-                error("`!share-url \(url.zone)` names no declared zone" + Suggestion.hint(for: url.zone, in: Array(zoneNames)), url.location)
+                error(
+                    "`!share-url \(url.zone)` names no declared zone"
+                        + Suggestion.hint(for: url.zone, in: Array(zoneNames)), url.location)
                 continue
             }
             if let recordName = url.record {
                 guard let record = zone.records.first(where: { $0.name == recordName }) else {
-                    error("`!share-url \(url.zone)/\(recordName)` names no record of zone `\(url.zone)`" + Suggestion.hint(for: recordName, in: zone.records.map(\.name)), url.location)
+                    error(
+                        "`!share-url \(url.zone)/\(recordName)` names no record of zone `\(url.zone)`"
+                            + Suggestion.hint(for: recordName, in: zone.records.map(\.name)), url.location)
                     continue
                 }
                 guard case .share = record.share else {
-                    error("`!share-url \(url.zone)/\(recordName)`: record `\(recordName)` declares no share", url.location)
+                    error(
+                        "`!share-url \(url.zone)/\(recordName)`: record `\(recordName)` declares no share", url.location
+                    )
                     continue
                 }
             } else {
                 guard case .share = zone.share else {
-                    error("`!share-url \(url.zone)`: zone `\(url.zone)` declares no zone-wide share (name a shared record as `ZONE/RECORD`)", url.location)
+                    error(
+                        "`!share-url \(url.zone)`: zone `\(url.zone)` declares no zone-wide share (name a shared record as `ZONE/RECORD`)",
+                        url.location)
                     continue
                 }
             }
@@ -90,7 +103,9 @@ struct RecipeValidator {
 
     private mutating func checkUser(_ handle: String, _ what: String, _ location: SourceLocation) {
         guard !handles.contains(handle) else { return }
-        error("\(what) `\(handle)` names no user" + Suggestion.hint(for: handle, in: handles) + "; users are declared under `users:`", location)
+        error(
+            "\(what) `\(handle)` names no user" + Suggestion.hint(for: handle, in: handles)
+                + "; users are declared under `users:`", location)
     }
 
     private func allSteps(_ recipe: Recipe) -> [Step] {
@@ -98,12 +113,16 @@ struct RecipeValidator {
     }
 
     /// Duplicate names, parents that name nothing, parent cycles; returns the records with parents first.
-    private mutating func checkRecords(_ records: [DeclaredRecord], zone: String?, decoder: RecipeDecoder) -> [DeclaredRecord] {
+    private mutating func checkRecords(_ records: [DeclaredRecord], zone: String?, decoder: RecipeDecoder)
+        -> [DeclaredRecord]
+    {
         let place = zone.map { "zone `\($0)`" } ?? "the public database"
         var byName: [String: Int] = [:]
         for (i, record) in records.enumerated() {
             if let first = byName[record.name] {
-                error("record `\(record.name)` is declared twice in \(place) (first at \(records[first].location))", record.location)
+                error(
+                    "record `\(record.name)` is declared twice in \(place) (first at \(records[first].location))",
+                    record.location)
             } else {
                 byName[record.name] = i
             }
@@ -124,7 +143,9 @@ struct RecipeValidator {
             guard let parent = record.parent else { continue }
             if byName[parent] == nil {
                 let location = decoder.parentLocations[(zone ?? "") + "\u{0}" + record.name] ?? record.location
-                error("parent `\(parent)` of record `\(record.name)` names no record in \(place)" + Suggestion.hint(for: parent, in: Array(byName.keys)), location)
+                error(
+                    "parent `\(parent)` of record `\(record.name)` names no record in \(place)"
+                        + Suggestion.hint(for: parent, in: Array(byName.keys)), location)
                 parentOK[i] = false
             }
         }
@@ -153,7 +174,9 @@ struct RecipeValidator {
         }
         var inParentCycle = false
         for (i, record) in records.enumerated() where !placed[i] {
-            error("record `\(record.name)` is in a parent cycle (its `parent:` chain leads back to itself)", decoder.parentLocations[(zone ?? "") + "\u{0}" + record.name] ?? record.location)
+            error(
+                "record `\(record.name)` is in a parent cycle (its `parent:` chain leads back to itself)",
+                decoder.parentLocations[(zone ?? "") + "\u{0}" + record.name] ?? record.location)
             ordered.append(record)
             inParentCycle = true
         }
@@ -262,7 +285,8 @@ struct RecipeValidator {
     }
 
     private mutating func checkLanes(
-        _ recipe: Recipe, zoneNames: Set<String>, knownRecords: [String: Set<String>], savedRecords: [String: Set<String>]
+        _ recipe: Recipe, zoneNames: Set<String>, knownRecords: [String: Set<String>],
+        savedRecords: [String: Set<String>]
     ) {
         let laneNames = recipe.lanes.map(\.name)
         var seen = Set<String>()
@@ -272,14 +296,17 @@ struct RecipeValidator {
         }
         func checkZone(_ zone: String, _ location: SourceLocation) -> Bool {
             if zoneNames.contains(zone) { return true }
-            error("zone `\(zone)` is not declared in the recipe" + Suggestion.hint(for: zone, in: Array(zoneNames)), location)
+            error(
+                "zone `\(zone)` is not declared in the recipe" + Suggestion.hint(for: zone, in: Array(zoneNames)),
+                location)
             return false
         }
         func checkRecord(_ zone: String, _ record: String, _ location: SourceLocation) {
             let known = knownRecords[zone, default: []]
             if !known.contains(record) {
                 error(
-                    "record `\(record)` is not declared in zone `\(zone)` nor saved by a step" + Suggestion.hint(for: record, in: Array(known)),
+                    "record `\(record)` is not declared in zone `\(zone)` nor saved by a step"
+                        + Suggestion.hint(for: record, in: Array(known)),
                     location)
             }
         }
@@ -302,8 +329,10 @@ struct RecipeValidator {
                 guard checkZone(zone, step.location) else { break }
                 if let record {
                     if let declared = recipe.zone(zone)?.records.first(where: { $0.name == record }) {
-                        if case .share = declared.share {} else {
-                            error("record `\(record)` of zone `\(zone)` roots no share to accept or leave", step.location)
+                        if case .share = declared.share {
+                        } else {
+                            error(
+                                "record `\(record)` of zone `\(zone)` roots no share to accept or leave", step.location)
                         }
                     } else {
                         checkRecord(zone, record, step.location)
@@ -333,7 +362,9 @@ struct RecipeValidator {
         // Lanes that call each other in a circle would never end.
         var calls: [String: [String]] = [:]
         for lane in recipe.lanes {
-            calls[lane.name] = lane.steps.compactMap { if case .lane(let n, _) = $0.action { return n } else { return nil } }
+            calls[lane.name] = lane.steps.compactMap {
+                if case .lane(let n, _) = $0.action { return n } else { return nil }
+            }
         }
         var state: [String: Int] = [:]  // 1 visiting, 2 done
         var reported = false
@@ -342,7 +373,9 @@ struct RecipeValidator {
             if state[name] == 1 {
                 if let lane = recipe.lane(path.first ?? name) {
                     let start = path.firstIndex(of: name) ?? 0
-                    error("lanes call each other in a cycle: " + (path[start...] + [name]).joined(separator: " → "), lane.location)
+                    error(
+                        "lanes call each other in a cycle: " + (path[start...] + [name]).joined(separator: " → "),
+                        lane.location)
                 }
                 reported = true
                 return

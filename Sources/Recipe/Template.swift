@@ -104,7 +104,8 @@ enum Template {
             if expression.hasPrefix("i:") {
                 let format = expression.dropFirst(2)
                 guard format.count >= 2, format.first == "0", let width = Int(format.dropFirst()), width <= 20 else {
-                    return .invalid(TemplateError(message: "`{{\(expression)}}`: write a zero-padded width such as `{{i:03}}`"))
+                    return .invalid(
+                        TemplateError(message: "`{{\(expression)}}`: write a zero-padded width such as `{{i:03}}`"))
                 }
                 return .paddedIndex(width: width, source: expression)
             }
@@ -116,8 +117,11 @@ enum Template {
                 let arguments = expression.dropFirst("fake.int(".count).dropLast()
                     .split(separator: ",", omittingEmptySubsequences: false)
                     .map { Template.trimmed($0) }
-                guard arguments.count == 2, let low = Int64(arguments[0]), let high = Int64(arguments[1]), low <= high else {
-                    return .invalid(TemplateError(message: "`{{\(expression)}}`: write `fake.int(LOW,HIGH)` with whole numbers, LOW ≤ HIGH"))
+                guard arguments.count == 2, let low = Int64(arguments[0]), let high = Int64(arguments[1]), low <= high
+                else {
+                    return .invalid(
+                        TemplateError(
+                            message: "`{{\(expression)}}`: write `fake.int(LOW,HIGH)` with whole numbers, LOW ≤ HIGH"))
                 }
                 return .fakeInt(low...high)
             }

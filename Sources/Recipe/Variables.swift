@@ -53,7 +53,8 @@ struct Variables {
                 fallback = body[range.upperBound...]
             }
             guard Self.isValidName(name) else {
-                throw TemplateError(message: "`${\(body)}` is not a variable reference; names are letters, digits and `_`")
+                throw TemplateError(
+                    message: "`${\(body)}` is not a variable reference; names are letters, digits and `_`")
             }
             let key = String(name)
             if Credentials.isCredential(variable: key) {
@@ -62,7 +63,9 @@ struct Variables {
                         "`${\(key)}` holds a credential, and a recipe value never does: it would be printed in plans and written into saved plans and the store; remove it (sharelane reads CloudKit's credentials from the environment itself)"
                 )
             }
-            let found = includeVars ? value(of: key) : (overrides[key] ?? environment[key] ?? envFiles.lazy.compactMap { $0[key] }.first)
+            let found =
+                includeVars
+                ? value(of: key) : (overrides[key] ?? environment[key] ?? envFiles.lazy.compactMap { $0[key] }.first)
             if let found {
                 output += found
             } else if let fallback {
@@ -80,7 +83,9 @@ struct Variables {
     }
 
     static func isValidName<S: StringProtocol>(_ name: S) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first) else { return false }
+        guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first) else {
+            return false
+        }
         return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) }
     }
 }
@@ -96,12 +101,15 @@ enum DotEnv {
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("export ") { line = String(line.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
             guard let equals = line.firstIndex(of: "=") else {
-                errors.append(RecipeError("expected `KEY=VALUE`", at: SourceLocation(file: file, line: index + 1, column: 1)))
+                errors.append(
+                    RecipeError("expected `KEY=VALUE`", at: SourceLocation(file: file, line: index + 1, column: 1)))
                 continue
             }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             guard Variables.isValidName(key) else {
-                errors.append(RecipeError("`\(key)` is not a variable name", at: SourceLocation(file: file, line: index + 1, column: 1)))
+                errors.append(
+                    RecipeError(
+                        "`\(key)` is not a variable name", at: SourceLocation(file: file, line: index + 1, column: 1)))
                 continue
             }
             var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)

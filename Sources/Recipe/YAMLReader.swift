@@ -48,7 +48,8 @@ struct YAMLReader {
         }
         if data.count > maxFileSize {
             throw RecipeErrors([
-                RecipeError("the file is larger than \(maxFileSize / 1_048_576) MB, the limit for recipes", file: displayPath)
+                RecipeError(
+                    "the file is larger than \(maxFileSize / 1_048_576) MB, the limit for recipes", file: displayPath)
             ])
         }
         return try reader.parse(data: data)
@@ -57,10 +58,14 @@ struct YAMLReader {
     func parse(data: Data) throws(RecipeErrors) -> RecipeNode {
         if let nul = data.firstIndex(of: 0) {
             let location = Self.location(ofOffset: nul - data.startIndex, in: data, file: displayPath)
-            throw RecipeErrors([RecipeError("the file contains binary data (a NUL byte); a recipe is YAML text", at: location)])
+            throw RecipeErrors([
+                RecipeError("the file contains binary data (a NUL byte); a recipe is YAML text", at: location)
+            ])
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw RecipeErrors([RecipeError("the file is not UTF-8 text; a recipe is YAML text in UTF-8", file: displayPath)])
+            throw RecipeErrors([
+                RecipeError("the file is not UTF-8 text; a recipe is YAML text in UTF-8", file: displayPath)
+            ])
         }
         return try parse(text: text)
     }
@@ -68,7 +73,9 @@ struct YAMLReader {
     func parse(text: String) throws(RecipeErrors) -> RecipeNode {
         if text.utf8.count > Self.maxFileSize {
             throw RecipeErrors([
-                RecipeError("the recipe is larger than \(Self.maxFileSize / 1_048_576) MB, the limit for recipes", file: displayPath)
+                RecipeError(
+                    "the recipe is larger than \(Self.maxFileSize / 1_048_576) MB, the limit for recipes",
+                    file: displayPath)
             ])
         }
         if let mark = Self.aliasUsedAsKey(in: text) {
@@ -90,7 +97,9 @@ struct YAMLReader {
             throw RecipeErrors([RecipeError("malformed YAML: \(error)", file: displayPath)])
         }
         guard let root else {
-            throw RecipeErrors([RecipeError("the recipe is empty; it needs at least `sharelane: 1` and `name:`", file: displayPath)])
+            throw RecipeErrors([
+                RecipeError("the recipe is empty; it needs at least `sharelane: 1` and `name:`", file: displayPath)
+            ])
         }
         // Size the document with aliases expanded, counting each anchored subtree once, before expanding it.
         var sizes: [ObjectIdentifier: Int] = [:]
@@ -198,7 +207,11 @@ struct YAMLReader {
             var merged: [RecipePair] = []
             for (keyNode, valueNode) in mapping {
                 guard case .scalar(let keyScalar) = keyNode else {
-                    throw RecipeErrors([RecipeError("mapping keys must be plain text, not \(keyNode.mapping != nil ? "a mapping" : "a list")", at: location(keyNode))])
+                    throw RecipeErrors([
+                        RecipeError(
+                            "mapping keys must be plain text, not \(keyNode.mapping != nil ? "a mapping" : "a list")",
+                            at: location(keyNode))
+                    ])
                 }
                 let value = try convert(valueNode, depth: depth + 1, budget: &budget)
                 if keyScalar.string == "<<" && keyScalar.style == .plain {
@@ -206,7 +219,10 @@ struct YAMLReader {
                     let sources = value.items ?? [value]
                     for source in sources {
                         guard let sourcePairs = source.pairs else {
-                            throw RecipeErrors([RecipeError("`<<` merges mappings; this is \(source.kindDescription)", at: source.location)])
+                            throw RecipeErrors([
+                                RecipeError(
+                                    "`<<` merges mappings; this is \(source.kindDescription)", at: source.location)
+                            ])
                         }
                         merged.append(contentsOf: sourcePairs)
                     }
@@ -238,7 +254,9 @@ struct YAMLReader {
             return RecipeError(message, at: SourceLocation(file: displayPath, line: mark.line, column: mark.column))
         case .reader(let problem, let offset, _, let yaml):
             if let offset, let lc = Self.lineColumn(ofCharacterOffset: offset, in: yaml) {
-                return RecipeError("malformed YAML: \(problem)", at: SourceLocation(file: displayPath, line: lc.line, column: lc.column))
+                return RecipeError(
+                    "malformed YAML: \(problem)",
+                    at: SourceLocation(file: displayPath, line: lc.line, column: lc.column))
             }
             return RecipeError("malformed YAML: \(problem)", file: displayPath)
         case .duplicatedKeysInMapping(let duplicates, let context):
@@ -322,7 +340,8 @@ struct YAMLReader {
             }
             if b == 0x2A {  // `*`
                 let previous = i > 0 ? bytes[i - 1] : 0x20
-                let startsToken = previous == 0x20 || previous == 0x09 || previous == 0x0A || previous == 0x5B
+                let startsToken =
+                    previous == 0x20 || previous == 0x09 || previous == 0x0A || previous == 0x5B
                     || previous == 0x7B || previous == 0x2C || previous == 0x3F || previous == 0x2D
                 var j = i + 1
                 while j < bytes.count && isNameByte(bytes[j]) { j += 1 }

@@ -210,7 +210,8 @@ public enum AccessRules {
         -> ShareError?
     {
         guard caller != creator else { return nil }
-        return ShareError(.accessDenied, "only the creator of a public record (\(creator)) \(verb) it", subject: subject)
+        return ShareError(
+            .accessDenied, "only the creator of a public record (\(creator)) \(verb) it", subject: subject)
     }
 
     /// Checks a share's participants: at most 100, and private and public participants not mixed.

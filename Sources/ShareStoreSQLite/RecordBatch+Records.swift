@@ -32,13 +32,17 @@ extension RecordBatch {
                 if kind == .forceUpdate || kind == .forceReplace { return try create(record) }
                 throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
             }
-            if kind.checksChangeTag { try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject) }
+            if kind.checksChangeTag {
+                try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject)
+            }
             return try update(existing, with: record, replacing: kind == .replace || kind == .forceReplace)
         case .delete, .forceDelete:
             guard let existing else {
                 throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
             }
-            if kind.checksChangeTag { try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject) }
+            if kind.checksChangeTag {
+                try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject)
+            }
             return try delete(existing)
         }
     }
@@ -116,8 +120,7 @@ extension RecordBatch {
         }
     }
 
-    private mutating func update(_ existing: RecordRow, with record: Record, replacing: Bool) throws -> RecordOutcome
-    {
+    private mutating func update(_ existing: RecordRow, with record: Record, replacing: Bool) throws -> RecordOutcome {
         let name = existing.name
         let subject = subject(name)
         let share = context.coveringShare(shareRoot: existing.shareRoot)
@@ -204,7 +207,8 @@ extension RecordBatch {
         }
         remember(row, as: name)
         for descendant in movedSubtree { try setShareRoot(descendant, to: newShareRoot) }
-        return .saved(try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
+        return .saved(
+            try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
     }
 
     private mutating func delete(_ existing: RecordRow) throws -> RecordOutcome {

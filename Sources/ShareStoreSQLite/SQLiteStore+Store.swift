@@ -388,7 +388,9 @@ extension SQLiteStore {
         let guid = StableName.shortGUID(fromURL: url)
         let (share, zoneId) = try SharedZones.share(shortGUID: guid, url: url, db: db)
         let subject = "\(share.zoneID.zoneName)/\(share.recordName)"
-        if let error = AccessRules.accept(caller: user, zoneOwner: share.ownerRecordName, share: share, subject: subject) {
+        if let error = AccessRules.accept(
+            caller: user, zoneOwner: share.ownerRecordName, share: share, subject: subject)
+        {
             throw error
         }
         guard user != share.ownerRecordName else {
@@ -403,7 +405,8 @@ extension SQLiteStore {
         }
         if entry == nil, share.participants.count >= CloudKitLimits.participantsPerShare {
             throw ShareError(
-                .badRequest, "the share already has \(CloudKitLimits.participantsPerShare) participants", subject: subject)
+                .badRequest, "the share already has \(CloudKitLimits.participantsPerShare) participants",
+                subject: subject)
         }
         let seq = try ChangeSequence.next(db)
         if entry == nil {
@@ -434,7 +437,8 @@ extension SQLiteStore {
             let owner = zoneID.ownerRecordName == defaultOwnerName ? user : zoneID.ownerRecordName
             let subject = "\(zoneID.zoneName)/\(recordName)"
             guard
-                let zone = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db), let zoneId = zone.id
+                let zone = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db),
+                let zoneId = zone.id
             else {
                 throw ShareError(.zoneNotFound, "no zone \(zoneID.zoneName) of \(owner)", subject: zoneID.zoneName)
             }
@@ -453,7 +457,8 @@ extension SQLiteStore {
                 sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
                 arguments: [AcceptanceStatus.removed, zoneId, recordName, user])
             try db.execute(
-                sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", arguments: [shareSeq, zoneId, recordName])
+                sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?",
+                arguments: [shareSeq, zoneId, recordName])
             try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [shareSeq, zoneId])
             try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: zone.name, seq: sequence.next())
                 .insert(db, onConflict: .replace)

@@ -118,7 +118,8 @@ struct ZoneContext {
                     subject: zoneID.zoneName)
             }
             guard
-                let row = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db), let id = row.id
+                let row = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db),
+                let id = row.id
             else {
                 throw ShareError(
                     .zoneNotFound, "no zone \(zoneID.zoneName) of \(owner) is shared with \(caller)",

@@ -17,7 +17,10 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
             and ends with a summary line; exits 1 if any change failed.
             """)
 
-    @Argument(help: "A recipe, or a plan saved with `sharelane plan --out` (default: Recipes/sharelane.yaml, then sharelane.yaml).")
+    @Argument(
+        help:
+            "A recipe, or a plan saved with `sharelane plan --out` (default: Recipes/sharelane.yaml, then sharelane.yaml)."
+    )
     var target: String?
 
     @Flag(help: "Apply without asking.")
@@ -71,9 +74,11 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
         if !yes {
             guard Terminal.stdinIsTerminal else {
                 throw CLIFailure(
-                    "apply needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane apply --yes`")
+                    "apply needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane apply --yes`"
+                )
             }
-            Terminal.write("\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
+            Terminal.write(
+                "\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
             guard readLine()?.trimmingCharacters(in: .whitespaces) == "yes" else {
                 Terminal.printError("Apply cancelled; nothing was applied.")
                 throw ExitCode.failure
@@ -105,7 +110,7 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
         }
         Terminal.write(report.line + "\n")
         if !report.succeeded { throw ExitCode.failure }
-        // SPEC §3: an apply ends with the plan's summary line, as `plan` does.
+        // Docs/Plans.md: an apply ends with the plan's summary line, as `plan` does.
         Terminal.write(plan.summary.line + "\n")
     }
 

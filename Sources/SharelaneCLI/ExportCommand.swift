@@ -16,7 +16,9 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
             (Recipes/sharelane.yaml, then sharelane.yaml, or --recipe); without --owner, the recipe's owner.
             """)
 
-    @Option(help: ArgumentHelp("Whose private database to export: an email address or a recipe handle.", valueName: "handle-or-email"))
+    @Option(
+        help: ArgumentHelp(
+            "Whose private database to export: an email address or a recipe handle.", valueName: "handle-or-email"))
     var owner: String?
 
     @Option(name: .customLong("zone"), help: ArgumentHelp("Export only this zone (repeatable).", valueName: "zone"))
@@ -25,7 +27,10 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
     @Option(help: ArgumentHelp("Write the recipe to this file instead of standard output.", valueName: "file"))
     var out: String?
 
-    @Option(help: ArgumentHelp("The recipe that names the handles (default: Recipes/sharelane.yaml, then sharelane.yaml).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The recipe that names the handles (default: Recipes/sharelane.yaml, then sharelane.yaml).",
+            valueName: "file"))
     var recipe: String?
 
     @Option(help: "The exported recipe's name.")
@@ -81,13 +86,17 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
             path = try RecipeSelection.resolve(recipe)
         } catch {
             throw CLIFailure(
-                owner.map { "--owner \($0) is a handle, but no recipe names it: pass an email address, or --recipe FILE" }
+                owner.map {
+                    "--owner \($0) is a handle, but no recipe names it: pass an email address, or --recipe FILE"
+                }
                     ?? "export needs --owner EMAIL (or a recipe whose owner it exports)")
         }
         let loaded = try recipeSelection.load(path)
         let handle = owner ?? loaded.owner
         guard let user = loaded.user(handle) else {
-            throw CLIFailure("\(path) names no user '\(handle)': pass --owner EMAIL, or one of \(loaded.users.map(\.handle).joined(separator: ", "))")
+            throw CLIFailure(
+                "\(path) names no user '\(handle)': pass --owner EMAIL, or one of \(loaded.users.map(\.handle).joined(separator: ", "))"
+            )
         }
         return (user.email, loaded)
     }

@@ -58,7 +58,8 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand {
             let text = String(decoding: (try? SavedPlan(plan: plan).encoded()) ?? Data(), as: UTF8.self)
             if SecretMask.apply(text) != text {
                 throw CLIFailure(
-                    "the plan holds the value of a credential (a token or key from the environment or --api-token), so it was not saved to \(out); take the credential out of the recipe's values and --var")
+                    "the plan holds the value of a credential (a token or key from the environment or --api-token), so it was not saved to \(out); take the credential out of the recipe's values and --var"
+                )
             }
             do {
                 try SavedPlan.write(plan, to: out)

@@ -64,7 +64,9 @@ struct RecipeSelection: ParsableArguments {
             return try RecipeLoader(overrides: overrides, envName: envName).load(path: path)
         } catch {
             for problem in error.errors { Terminal.printError(problem.description) }
-            Terminal.printError("\(path): \(error.errors.count) error\(error.errors.count == 1 ? "" : "s"); nothing was planned or applied")
+            Terminal.printError(
+                "\(path): \(error.errors.count) error\(error.errors.count == 1 ? "" : "s"); nothing was planned or applied"
+            )
             throw ExitCode.failure
         }
     }

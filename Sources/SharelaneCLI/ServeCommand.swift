@@ -74,7 +74,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand {
             try await emulator.run { boundPort in
                 var lines = ["sharelane serve: CloudKit Web Services on http://\(host):\(boundPort) over \(storeName)"]
                 if generated {
-                    // SPEC §5: the emulator prints the API token it made, once, so that clients can use it.
+                    // Docs/CloudKit.md: the emulator prints the API token it made, once, so that clients can use it.
                     lines.append("API token: \(token)")
                     lines.append("  export CLOUDKIT_API_TOKEN=\(token)")
                 } else {

@@ -57,13 +57,16 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand {
             if let local = store as? SQLiteStore {
                 users = try await local.allUsers()
                 if users.isEmpty, try await renderer.isPublicEmpty() {
-                    Terminal.write("The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it." + "\n")
+                    Terminal.write(
+                        "The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it."
+                            + "\n")
                     return
                 }
             } else {
                 guard let loaded else {
                     throw CLIFailure(
-                        "\(store.displayName) cannot list its users: name one with --as EMAIL, or pass --recipe FILE to show the recipe's users")
+                        "\(store.displayName) cannot list its users: name one with --as EMAIL, or pass --recipe FILE to show the recipe's users"
+                    )
                 }
                 var found: [User] = []
                 for declared in loaded.users {
@@ -122,7 +125,8 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand {
         } catch {
             let handles = recipe.map { " (the recipe's: \($0.users.map(\.handle).joined(separator: ", ")))" } ?? ""
             throw CLIFailure(
-                "no user '\(text)' in \(store.displayName): --as takes a handle\(handles), an email address, or a user record name (_…) on a local store")
+                "no user '\(text)' in \(store.displayName): --as takes a handle\(handles), an email address, or a user record name (_…) on a local store"
+            )
         }
     }
 }

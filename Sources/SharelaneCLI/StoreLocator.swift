@@ -33,7 +33,9 @@ public enum StoreLocator {
     }
 
     /// The store URL in effect: the option, else the environment variable, else the default path.
-    public static func effectiveURL(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func effectiveURL(
+        option: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    )
         -> String
     {
         if let option, !option.isEmpty { return option }
@@ -127,7 +129,8 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .unknownScheme(let url):
             "unknown store '\(url)': use sqlite:PATH (or a bare path), memory:, http://HOST:PORT or cloudkit:"
-        case .emptyPath(let url): "the store '\(url)' names no file: write sqlite:PATH, e.g. sqlite:.sharelane/store.sqlite"
+        case .emptyPath(let url):
+            "the store '\(url)' names no file: write sqlite:PATH, e.g. sqlite:.sharelane/store.sqlite"
         case .badURL(let url): "the store URL '\(url)' is not a valid http URL: write http://HOST:PORT"
         case .badCloudKit(let url):
             "the store '\(url)' is not cloudkit:, cloudkit:CONTAINER or cloudkit:CONTAINER/ENVIRONMENT "
