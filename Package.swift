@@ -68,22 +68,35 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "sharelane", dependencies: ["SharelaneCLI"]),
+        // What the test targets share: golden files, fixture folders, temporary directories, the built
+        // binary, `sharelane serve` as a process or in process. Not a product: only the tests use it.
+        .target(
+            name: "SharelaneTestSupport",
+            dependencies: [
+                "ShareKit", "ShareStoreSQLite", "Emulator",
+                .product(name: "CustomDump", package: "swift-custom-dump"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/SharelaneTestSupport"
+        ),
         .testTarget(name: "ShareKitTests", dependencies: ["ShareKit"]),
         .testTarget(
             name: "ShareStoreSQLiteTests",
             dependencies: [
+                "SharelaneTestSupport",
                 "ShareKit", "ShareStoreSQLite", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "RecipeTests",
-            dependencies: ["Recipe", "ShareKit"],
+            dependencies: ["SharelaneTestSupport", "Recipe", "ShareKit"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "PlannerTests",
             dependencies: [
+                "SharelaneTestSupport",
                 "Planner", "Recipe", "ShareKit", "ShareStoreSQLite",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ],
@@ -92,18 +105,22 @@ let package = Package(
         .testTarget(
             name: "LanesTests",
             dependencies: [
+                "SharelaneTestSupport",
                 "Lanes", "Planner", "Recipe", "ShareKit", "ShareStoreSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "CloudKitWireTests",
-            dependencies: ["CloudKitWire", "ShareKit", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "SharelaneTestSupport", "CloudKitWire", "ShareKit", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             resources: [.copy("Golden")]
         ),
         .testTarget(
             name: "EmulatorTests",
             dependencies: [
+                "SharelaneTestSupport",
                 "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "Planner", "Recipe", "Lanes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -111,10 +128,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["ShareKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SharelaneTestSupport", "ShareKit"]),
         .testTarget(
             name: "ModelCheckTests",
             dependencies: [
+                "SharelaneTestSupport",
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
                 .product(name: "Logging", package: "swift-log"),
             ]

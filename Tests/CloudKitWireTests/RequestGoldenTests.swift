@@ -47,34 +47,34 @@ import Testing
         let request = ModifyRecordsRequest(
             [.init(.create, create), .init(.update, update), .init(.delete, deletion), .init(.create, share: share)],
             in: Self.lists, atomic: true)
-        try GoldenFile.check(try GoldenFile.json(request), against: "records-modify.json")
+        try WireGolden.files.check(try WireGolden.json(request), against: "records-modify.json")
     }
 
     @Test func zoneShareModify() throws {
         let share = Share.zoneWide(Self.lists, title: "Family lists", publicPermission: .readOnly)
         let request = ModifyRecordsRequest([.init(.forceReplace, share: share)], in: Self.lists, atomic: false)
-        try GoldenFile.check(try GoldenFile.json(request), against: "records-modify-zoneshare.json")
+        try WireGolden.files.check(try WireGolden.json(request), against: "records-modify-zoneshare.json")
     }
 
     @Test func recordsLookup() throws {
         let request = LookupRecordsRequest(recordNames: ["groceries", "milk"], zoneID: Self.lists)
-        try GoldenFile.check(try GoldenFile.json(request), against: "records-lookup.json")
+        try WireGolden.files.check(try WireGolden.json(request), against: "records-lookup.json")
     }
 
     @Test func recordsQuery() throws {
         let query = RecordQuery(
             recordType: "Todo", filters: [QueryFilter("done", .equals, .int64(0))], sort: [QuerySort("title")],
             resultsLimit: 200, continuationMarker: "marker-1")
-        try GoldenFile.check(
-            try GoldenFile.json(QueryRecordsRequest(query, in: Self.lists)), against: "records-query.json")
+        try WireGolden.files.check(
+            try WireGolden.json(QueryRecordsRequest(query, in: Self.lists)), against: "records-query.json")
     }
 
     @Test func zonesLookupAndModify() throws {
-        try GoldenFile.check(
-            try GoldenFile.json(LookupZonesRequest([Self.lists, ZoneID(zoneName: "Trips", ownerRecordName: "_bob")])),
+        try WireGolden.files.check(
+            try WireGolden.json(LookupZonesRequest([Self.lists, ZoneID(zoneName: "Trips", ownerRecordName: "_bob")])),
             against: "zones-lookup.json")
-        try GoldenFile.check(
-            try GoldenFile.json(
+        try WireGolden.files.check(
+            try WireGolden.json(
                 ModifyZonesRequest([
                     ZoneOperation(.create, Self.lists), ZoneOperation(.delete, ZoneID(zoneName: "Old")),
                 ])),
@@ -82,23 +82,23 @@ import Testing
     }
 
     @Test func changes() throws {
-        try GoldenFile.check(
-            try GoldenFile.json(DatabaseChangesRequest(syncToken: "db-token-1")), against: "changes-database.json")
-        try GoldenFile.check(
-            try GoldenFile.json(ZoneChangesRequest(zoneID: Self.lists, syncToken: "zone-token-1", resultsLimit: 200)),
+        try WireGolden.files.check(
+            try WireGolden.json(DatabaseChangesRequest(syncToken: "db-token-1")), against: "changes-database.json")
+        try WireGolden.files.check(
+            try WireGolden.json(ZoneChangesRequest(zoneID: Self.lists, syncToken: "zone-token-1", resultsLimit: 200)),
             against: "changes-zone.json")
     }
 
     @Test func usersAndSharesAndSignIn() throws {
-        try GoldenFile.check(
-            try GoldenFile.json(LookupUsersRequest(emails: ["bob@example.com", "carol@example.com"])),
+        try WireGolden.files.check(
+            try WireGolden.json(LookupUsersRequest(emails: ["bob@example.com", "carol@example.com"])),
             against: "users-lookup-email.json")
-        try GoldenFile.check(
-            try GoldenFile.json(
+        try WireGolden.files.check(
+            try WireGolden.json(
                 ShortGUIDsRequest([ShortGUIDsRequest.shortGUID(fromURL: "https://www.icloud.com/share/0Ab3#Lists")])),
             against: "records-resolve.json")
-        try GoldenFile.check(
-            try GoldenFile.json(SignInRequest(emailAddress: "bob@example.com", name: "Bob Builder")),
+        try WireGolden.files.check(
+            try WireGolden.json(SignInRequest(emailAddress: "bob@example.com", name: "Bob Builder")),
             against: "auth-signin.json")
     }
 

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// Every key in the golden requests is one that CLOUDKIT.md documents for that request.
+/// Every key in the golden requests is one that Docs/CloudKit.md ("Spellings and request keys") lists for
+/// that request, as Apple's CloudKit Web Services Reference gives them.
 @Suite struct RequestShapeTests {
-    /// Keys allowed at each path, from CLOUDKIT.md ("records/modify: {operations: [{operationType, record}],
+    /// Keys allowed at each path, from Docs/CloudKit.md ("records/modify: {operations: [{operationType, record}],
     /// zoneID?, atomic?, …}" and so on). `*` stands for any key (field names).
     static let record: Set<String> = [
         "recordName", "recordType", "recordChangeTag", "fields", "parent", "share", "forRecord", "publicPermission",
@@ -55,7 +56,7 @@ import Testing
 
     @Test(arguments: allowed.keys.sorted())
     func goldenRequestsUseDocumentedKeys(_ file: String) throws {
-        let data = try Data(contentsOf: GoldenFile.directory.appendingPathComponent(file))
+        let data = try Data(contentsOf: WireGolden.files.url(file))
         let json = try JSONSerialization.jsonObject(with: data)
         let rules = Self.allowed[file] ?? [:]
         var unknown: [String] = []

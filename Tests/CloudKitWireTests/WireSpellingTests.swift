@@ -22,9 +22,11 @@ import Testing
     }
 
     @Test func aParticipantInRecipeWordsIsRefused() throws {
-        let body = #"{"userIdentity":{"userRecordName":"_bob"},"type":"USER","permission":"read-only","acceptanceStatus":"INVITED"}"#
+        let body =
+            #"{"userIdentity":{"userRecordName":"_bob"},"type":"USER","permission":"read-only","acceptanceStatus":"INVITED"}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(WireParticipant.self, from: Data(body.utf8)) }
-        let wire = #"{"userIdentity":{"userRecordName":"_bob"},"type":"USER","permission":"READ_ONLY","acceptanceStatus":"INVITED"}"#
+        let wire =
+            #"{"userIdentity":{"userRecordName":"_bob"},"type":"USER","permission":"READ_ONLY","acceptanceStatus":"INVITED"}"#
         #expect(try JSONDecoder().decode(WireParticipant.self, from: Data(wire.utf8)).permission == .readOnly)
     }
 

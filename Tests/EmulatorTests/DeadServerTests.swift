@@ -13,7 +13,8 @@ import Testing
     @Test("a refused connection is tried a few times within the reach timeout, then reported with what to do")
     func refusedConnectionsFailFast() async throws {
         let store = WebServicesStore(
-            endpoint: .emulator(url: "http://127.0.0.1:1", apiToken: "t", container: H.container, environment: H.environment),
+            endpoint: .emulator(
+                url: "http://127.0.0.1:1", apiToken: "t", container: H.container, environment: H.environment),
             reachTimeout: 1, logger: H.quiet)
         await #expect {
             _ = try await store.signIn(email: "alice@example.com", name: nil)
@@ -36,13 +37,14 @@ import Testing
             zones:
             """
         for zone in ["A", "B", "C", "D"] {
-            yaml += "\n  \(zone):\n    records:\n      \"r-{{i}}\": { repeat: 450, type: Note, fields: { n: \"{{i}}\" } }"
+            yaml +=
+                "\n  \(zone):\n    records:\n      \"r-{{i}}\": { repeat: 450, type: Note, fields: { n: \"{{i}}\" } }"
         }
         let recipe = try RecipeLoader(environment: [:]).load(yaml: yaml, file: "dead.yaml")
-        let path = try H.temporaryStorePath()
-        let (store, plan) = try await H.withEmulator(storePath: path) { base in
+        let (store, plan) = try await H.withEmulator { base in
             let store = WebServicesStore(
-                endpoint: .emulator(url: base, apiToken: H.apiToken, container: H.container, environment: H.environment),
+                endpoint: .emulator(
+                    url: base, apiToken: H.apiToken, container: H.container, environment: H.environment),
                 reachTimeout: 0.5, logger: H.quiet)
             // The zones exist; the plan writes their records, three batches a zone.
             _ = try await store.signIn(email: "alice@example.com", name: nil)
@@ -63,7 +65,9 @@ import Testing
         // no later batch and no fourth zone.
         #expect(sent <= 6, "\(sent) requests")
         #expect(report.notAttempted >= 1800 - 3 * 200, "\(report.notAttempted)")
-        #expect(report.line.hasPrefix("Apply stopped: the store could not be reached; 0 of 1800 changes were applied before it"))
+        #expect(
+            report.line.hasPrefix(
+                "Apply stopped: the store could not be reached; 0 of 1800 changes were applied before it"))
         #expect(report.failureLines().count <= 21)
     }
 }

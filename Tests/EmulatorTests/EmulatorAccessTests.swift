@@ -1,6 +1,7 @@
 import CloudKitWire
 import Foundation
 import ShareKit
+import SharelaneTestSupport
 import Testing
 
 /// Raw HTTP against the emulator: authentication, access and malformed requests get CloudKit's codes and
@@ -15,8 +16,7 @@ import Testing
     }
 
     @Test func refusedRequestsGetCloudKitCodesAndChangeNothing() async throws {
-        let path = try H.temporaryStorePath()
-        try await H.withEmulator(storePath: path) { base in
+        try await H.withEmulator { base in
             let store = H.store(base)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let dana = try await store.signIn(email: "dana@example.com", name: nil).recordName
@@ -117,11 +117,12 @@ import Testing
         }
     }
 
-    @Test func anExpiredTokenIsRefused() async throws {
-        let path = try H.temporaryStorePath()
-        try await H.withEmulator(storePath: path, tokenLifetime: .milliseconds(200)) { base in
+    @Test("a web auth token unused for longer than its lifetime is refused; the HTTP store signs in again")
+    func anExpiredTokenIsRefused() async throws {
+        let clock = MovableClock()
+        try await H.withEmulator(tokenLifetime: .seconds(60), clock: clock.emulatorClock) { base in
             let (token, _) = try await H.signIn(base, "alice@example.com")
-            try await Task.sleep(nanoseconds: 500_000_000)
+            clock.advance(by: .seconds(61))
             let answer = try await H.raw(
                 base, H.databasePath("private", "zones/list"),
                 query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": token],
@@ -131,14 +132,13 @@ import Testing
             // The HTTP store signs in again by itself.
             let store = H.store(base)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
-            try await Task.sleep(nanoseconds: 500_000_000)
+            clock.advance(by: .seconds(61))
             #expect(try await store.listZones(in: .private, as: alice).map(\.zoneID.zoneName).contains(defaultZoneName))
         }
     }
 
     @Test func anAppleDocumentationCreateIsAccepted() async throws {
-        let path = try H.temporaryStorePath()
-        try await H.withEmulator(storePath: path) { base in
+        try await H.withEmulator { base in
             let (token, alice) = try await H.signIn(base, "mei@example.com")
             let body =
                 #"{"operations":[{"operationType":"create","record":{"recordType":"Person","#
@@ -163,8 +163,7 @@ import Testing
     }
 
     @Test func malformedAndOversizedBodiesAreBadRequests() async throws {
-        let path = try H.temporaryStorePath()
-        try await H.withEmulator(storePath: path, maxBodyBytes: 8192) { base in
+        try await H.withEmulator(maxBodyBytes: 8192) { base in
             var (token, _) = try await H.signIn(base, "alice@example.com")
             let modify = H.databasePath("private", "records/modify")
             let tooMany =
@@ -206,8 +205,7 @@ import Testing
 
     @Test("a number no field can hold is a BAD_REQUEST naming the field, and the server keeps serving")
     func outOfRangeNumbersAreBadRequests() async throws {
-        let path = try H.temporaryStorePath()
-        try await H.withEmulator(storePath: path) { base in
+        try await H.withEmulator { base in
             var (token, _) = try await H.signIn(base, "alice@example.com")
             let modify = H.databasePath("private", "records/modify")
             let fields = [

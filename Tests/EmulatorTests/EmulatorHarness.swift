@@ -7,6 +7,7 @@ import NIOCore
 import Recipe
 import ShareKit
 import ShareStoreSQLite
+import SharelaneTestSupport
 
 /// Runs `sharelane serve`'s emulator in this process on a free loopback port, over a SQLite store file.
 enum EmulatorHarness {
@@ -15,46 +16,17 @@ enum EmulatorHarness {
     static let environment = "development"
     static let quiet = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() }
 
-    /// A fresh store file path in a fresh temporary directory.
-    static func temporaryStorePath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sharelane-emulator-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent("serve.sqlite").path
-    }
-
-    /// Starts the emulator over the SQLite file at `storePath`, runs `body` with its base URL, then stops it.
+    /// Starts the emulator over the SQLite file at `storePath` (a fresh one in a temporary directory, removed
+    /// afterwards, when nil), runs `body` with its base URL, then stops it.
     static func withEmulator<T: Sendable>(
-        storePath: String, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
-        _ body: @Sendable (String) async throws -> T
+        storePath: String? = nil, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
+        clock: EmulatorClock = .system, _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
-        let store = try SQLiteStore(path: storePath, logger: quiet)
-        let emulator = CloudKitEmulator(
-            store: store,
-            configuration: EmulatorConfiguration(
-                host: "127.0.0.1", port: 0, apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes
-            ),
-            logger: quiet)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let application = emulator.application { port in
-            continuation.yield(port)
-            continuation.finish()
-        }
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                group.cancelAll()
-                throw ShareError(.internalError, "the emulator did not start")
-            }
-            do {
-                let result = try await body("http://127.0.0.1:\(port)")
-                group.cancelAll()
-                return result
-            } catch {
-                group.cancelAll()
-                throw error
-            }
+        try await TemporaryDirectory.with("emulator") { scratch in
+            let store = try SQLiteStore(path: storePath ?? scratch.file("serve.sqlite"), logger: quiet)
+            return try await InProcessEmulator.with(
+                store: store, apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes,
+                clock: clock, logger: quiet, body)
         }
     }
 

@@ -1,6 +1,7 @@
 import CloudKitWire
 import Foundation
 import ShareKit
+import SharelaneTestSupport
 import ShareStoreSQLite
 import Testing
 
@@ -15,11 +16,14 @@ import Testing
         "counts": .list(elementType: .int64, []),
     ]
 
-    @Test("records/modify answers only the desiredKeys fields; the client asks for none when it creates records, and still returns them whole")
+    @Test(
+        "records/modify answers only the desiredKeys fields; the client asks for none when it creates records, and still returns them whole"
+    )
     func modifyAnswersDesiredKeys() async throws {
-        try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+        try await EmulatorHarness.withEmulator { base in
             let (token, _) = try await EmulatorHarness.signIn(base, "alice@example.com")
-            let body = #"{"operations":[{"operationType":"create","record":{"recordName":"a","recordType":"T","#
+            let body =
+                #"{"operations":[{"operationType":"create","record":{"recordName":"a","recordType":"T","#
                 + #""fields":{"x":{"value":"one","type":"STRING"},"y":{"value":2,"type":"INT64"}}}}],"desiredKeys":["y"]}"#
             let answer = try await EmulatorHarness.raw(
                 base, EmulatorHarness.databasePath("private", "records/modify"),
@@ -32,7 +36,10 @@ import Testing
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let fields: [String: FieldValue] = ["title": .string("Milk"), "qty": .int64(2)]
             let outcomes = try await store.modifyRecords(
-                [RecordOperation(.create, Record(recordName: "milk", recordType: "Todo", zoneID: .defaultZone, fields: fields))],
+                [
+                    RecordOperation(
+                        .create, Record(recordName: "milk", recordType: "Todo", zoneID: .defaultZone, fields: fields))
+                ],
                 in: .defaultZone, database: .private, atomic: false, as: alice)
             #expect(outcomes.first?.savedRecord?.fields == fields)
             #expect(outcomes.first?.savedRecord?.changeTag != nil)
@@ -43,7 +50,7 @@ import Testing
 
     @Test("requests as one user go one at a time per token chain; busy, the store signs in again, up to three chains")
     func concurrentRequestsAsOneUser() async throws {
-        try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+        try await EmulatorHarness.withEmulator { base in
             let store = EmulatorHarness.store(base)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let zones = (1...6).map { ZoneID(zoneName: "Z\($0)") }
@@ -53,7 +60,10 @@ import Testing
             var before = store.requestCount
             for zone in zones.prefix(3) {
                 let outcomes = try await store.modifyRecords(
-                    [RecordOperation(.create, Record(recordName: "a", recordType: "T", zoneID: zone, fields: ["n": .int64(1)]))],
+                    [
+                        RecordOperation(
+                            .create, Record(recordName: "a", recordType: "T", zoneID: zone, fields: ["n": .int64(1)]))
+                    ],
                     in: zone, database: .private, atomic: false, as: alice)
                 #expect(outcomes.first?.error == nil)
             }
@@ -65,7 +75,11 @@ import Testing
                 for zone in zones {
                     group.addTask {
                         try await store.modifyRecords(
-                            [RecordOperation(.create, Record(recordName: "b", recordType: "T", zoneID: zone, fields: ["n": .int64(2)]))],
+                            [
+                                RecordOperation(
+                                    .create,
+                                    Record(recordName: "b", recordType: "T", zoneID: zone, fields: ["n": .int64(2)]))
+                            ],
                             in: zone, database: .private, atomic: false, as: alice
                         ).first
                     }
@@ -83,7 +97,7 @@ import Testing
 
     @Test("acceptShares sends one records/accept request for all the shares, with one result per share")
     func acceptingSeveralSharesInOneRequest() async throws {
-        try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+        try await EmulatorHarness.withEmulator { base in
             let store = EmulatorHarness.store(base)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
@@ -104,16 +118,20 @@ import Testing
             #expect(store.requestCount - before == 1)
             #expect(results.count == 3)
             #expect((try? results[0].get())?.participant?.acceptance == .accepted)
-            if case .failure(let error) = results[1] { #expect(error.code == .accessDenied) } else {
+            if case .failure(let error) = results[1] {
+                #expect(error.code == .accessDenied)
+            } else {
                 Issue.record("Bob accepted a share he was not invited to")
             }
             #expect((try? results[2].get())?.zoneID.zoneName == "Three")
-            #expect(try await store.listZones(in: .shared, as: bob).map(\.zoneID.zoneName).sorted() == ["One", "Three"])
+            #expect(
+                try await store.listZones(in: .shared, as: bob).map(\.zoneID.zoneName).sorted() == ["One", "Three"])
         }
     }
 
     @Test func recordsZonesAndSharesRoundTrip() async throws {
-        let path = try EmulatorHarness.temporaryStorePath()
+        let scratch = try TemporaryDirectory("emulator")
+        let path = scratch.file("serve.sqlite")
         try await EmulatorHarness.withEmulator(storePath: path) { base in
             let store = EmulatorHarness.store(base)
             #expect(store.capabilities.actsAsAnyUser)
@@ -201,8 +219,7 @@ import Testing
     }
 
     @Test func largeWritesAreSplitAt200Operations() async throws {
-        let path = try EmulatorHarness.temporaryStorePath()
-        try await EmulatorHarness.withEmulator(storePath: path) { base in
+        try await EmulatorHarness.withEmulator { base in
             let store = EmulatorHarness.store(base)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let zone = ZoneID(zoneName: "Bulk")
@@ -230,7 +247,8 @@ import Testing
     }
 
     @Test func aRestartKeepsTheData() async throws {
-        let path = try EmulatorHarness.temporaryStorePath()
+        let scratch = try TemporaryDirectory("emulator")
+        let path = scratch.file("serve.sqlite")
         let zone = ZoneID(zoneName: "Keep")
         let tag = try await EmulatorHarness.withEmulator(storePath: path) { base in
             let store = EmulatorHarness.store(base)

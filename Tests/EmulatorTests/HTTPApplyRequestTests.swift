@@ -43,7 +43,7 @@ struct HTTPApplyRequestTests {
 
     static func measure(count: Int) async throws -> Counts {
         let recipe = try Self.recipe(count: count)
-        return try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+        return try await EmulatorHarness.withEmulator { base in
             let store = EmulatorHarness.store(base)
             let planner = Planner(store: store, logger: EmulatorHarness.quiet)
             let plan = try await planner.plan(recipe)
@@ -63,7 +63,9 @@ struct HTTPApplyRequestTests {
 
     static func batches(_ operations: Int) -> Int { (operations + 199) / 200 }
 
-    @Test("over http: an apply sends ⌈operations/200⌉ records/modify requests plus a constant; a no-op plan reads pages of 200")
+    @Test(
+        "over http: an apply sends ⌈operations/200⌉ records/modify requests plus a constant; a no-op plan reads pages of 200"
+    )
     func requestsGrowOnlyWithFullBatches() async throws {
         let small = try await Self.measure(count: 150)
         let large = try await Self.measure(count: 950)

@@ -3,6 +3,7 @@ import Foundation
 import Planner
 import Recipe
 import ShareKit
+import SharelaneTestSupport
 import ShareStoreSQLite
 import Testing
 
@@ -73,9 +74,10 @@ struct HTTPBenchmarkTests {
 
     @Test func tenThousandRecordsOverHTTPAndOnSQLite() async throws {
         let recipe = try RecipeLoader(environment: [:]).load(yaml: Self.recipeYAML, file: "bench.yaml")
-        let local = try SQLiteStore(path: try EmulatorHarness.temporaryStorePath(), logger: EmulatorHarness.quiet)
+        let scratch = try TemporaryDirectory("local")
+        let local = try SQLiteStore(path: scratch.file("local.sqlite"), logger: EmulatorHarness.quiet)
         let sqlite = try await Self.measure(recipe, on: local, requests: { 0 })
-        let http = try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) { base in
+        let http = try await EmulatorHarness.withEmulator { base in
             let store = EmulatorHarness.store(base)
             return try await Self.measure(recipe, on: store, requests: { store.requestCount })
         }

@@ -4,6 +4,7 @@ import Lanes
 import Planner
 import Recipe
 import ShareKit
+import SharelaneTestSupport
 import ShareStoreSQLite
 import Testing
 
@@ -16,10 +17,10 @@ import Testing
         var testDescription: String { "\(file) \(lane)" }
     }
 
-    static var cases: [RecipeLaneCase] {
-        RecipesOverHTTPTests.recipeFiles.flatMap { file -> [RecipeLaneCase] in
+    static func cases() throws -> [RecipeLaneCase] {
+        try RecipesOverHTTPTests.recipeFiles().flatMap { file -> [RecipeLaneCase] in
             let path = RecipesOverHTTPTests.recipesDirectory.appendingPathComponent(file).path
-            guard let recipe = try? RecipeLoader(environment: [:]).load(path: path) else { return [] }
+            let recipe = try RecipeLoader(environment: [:]).load(path: path)
             return recipe.lanes.filter { !$0.isPrivate }.map { RecipeLaneCase(file: file, lane: $0.name) }
         }
     }
@@ -48,17 +49,18 @@ import Testing
         return Outcome(succeeded: report.succeeded, lines: normalized, planAfter: RecipesOverHTTPTests.json(plan))
     }
 
-    @Test func thereAreLanes() {
-        #expect(Self.cases.count >= 5)
+    @Test func thereAreLanes() throws {
+        #expect(try Self.cases().count >= 5)
     }
 
-    @Test(arguments: cases)
+    @Test(arguments: try cases())
     func aLaneRunsTheSameOverHTTP(_ item: RecipeLaneCase) async throws {
-        let local = try SQLiteStore(path: try EmulatorHarness.temporaryStorePath(), logger: EmulatorHarness.quiet)
+        let scratch = try TemporaryDirectory("local")
+        let local = try SQLiteStore(path: scratch.file("local.sqlite"), logger: EmulatorHarness.quiet)
         let expected = try await Self.run(item, on: local)
         let path = RecipesOverHTTPTests.recipesDirectory.appendingPathComponent(item.file).path
         let recipe = try RecipeLoader(environment: [:]).load(path: path)
-        let actual = try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) {
+        let actual = try await EmulatorHarness.withEmulator {
             base in
             try await Self.run(item, on: EmulatorHarness.store(base, for: recipe))
         }

@@ -18,7 +18,8 @@ import Testing
         let zone = ZoneID(zoneName: "Lists")
         _ = try await store.modifyZones([ZoneOperation(.create, zone)], in: .private, as: alice)
         let small = Record(recordName: "n", recordType: "Note", zoneID: zone, fields: ["title": .string("small")])
-        _ = try await store.modifyRecords([.init(.create, small)], in: zone, database: .private, atomic: false, as: alice)
+        _ = try await store.modifyRecords(
+            [.init(.create, small)], in: zone, database: .private, atomic: false, as: alice)
         let before = try await store.zoneChanges(zone, in: .private, since: nil, resultsLimit: nil, as: alice)
 
         let big = Record(recordName: "big", recordType: "Note", zoneID: zone, fields: ["body": .string(tenMegabytes)])
@@ -45,9 +46,7 @@ import Testing
 
     @Test("sharelane serve refuses a record over 1 MB and a 100 kB email address with BAD_REQUEST, changing nothing")
     func emulatorRefusesOversized() async throws {
-        let path = try H.temporaryStorePath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        try await H.withEmulator(storePath: path, maxBodyBytes: 64 << 20) { base in
+        try await H.withEmulator(maxBodyBytes: 64 << 20) { base in
             try await Self.refuseOversized(H.store(base))
         }
     }

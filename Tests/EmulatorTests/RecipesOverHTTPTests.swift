@@ -3,6 +3,7 @@ import Foundation
 import Planner
 import Recipe
 import ShareKit
+import SharelaneTestSupport
 import ShareStoreSQLite
 import Testing
 
@@ -12,9 +13,9 @@ import Testing
     static let recipesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Recipes")
 
-    static var recipeFiles: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: recipesDirectory.path)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+    /// The recipes' file names; an empty or missing folder is an error, not zero cases.
+    static func recipeFiles() throws -> [String] {
+        try FixtureFolder(recipesDirectory).files().map(\.lastPathComponent)
     }
 
     /// The plan's JSON with the store's name taken out (it names the store, which differs by design).
@@ -48,19 +49,20 @@ import Testing
                 .filter { !$0.hasPrefix("# Exported by") }.joined(separator: "\n"))
     }
 
-    @Test func thereAreRecipes() {
-        #expect(Self.recipeFiles.count >= 3)
+    @Test func thereAreRecipes() throws {
+        #expect(try Self.recipeFiles().count >= 3)
     }
 
-    @Test(arguments: recipeFiles)
+    @Test(arguments: try recipeFiles())
     func aRecipePlansAndAppliesTheSameOverHTTP(_ file: String) async throws {
         let recipe = try RecipeLoader(environment: [:]).load(
             path: Self.recipesDirectory.appendingPathComponent(file).path)
-        let local = try SQLiteStore(path: try EmulatorHarness.temporaryStorePath(), logger: EmulatorHarness.quiet)
+        let scratch = try TemporaryDirectory("local")
+        let local = try SQLiteStore(path: scratch.file("local.sqlite"), logger: EmulatorHarness.quiet)
         let expected = try await Self.run(recipe, on: local)
         #expect(expected.failures == [])
         #expect(!expected.applyLine.contains(" 0 added"), "the recipe should create something: \(expected.applyLine)")
-        let actual = try await EmulatorHarness.withEmulator(storePath: try EmulatorHarness.temporaryStorePath()) {
+        let actual = try await EmulatorHarness.withEmulator {
             base in
             try await Self.run(recipe, on: EmulatorHarness.store(base, for: recipe))
         }
@@ -71,7 +73,9 @@ import Testing
         #expect(actual.export == expected.export)
     }
 
-    @Test("over http: a plan creates no users in sharelane serve; the first apply of a VALIDATE reference to a later record succeeds")
+    @Test(
+        "over http: a plan creates no users in sharelane serve; the first apply of a VALIDATE reference to a later record succeeds"
+    )
     func planWritesNothingOverHTTP() async throws {
         let recipe = try RecipeLoader(environment: [:]).load(
             yaml: """
@@ -86,7 +90,8 @@ import Testing
                       f1: { type: Fast, fields: { next: { ref: f2, action: validate } } }
                       f2: { type: Fast, fields: { n: 2 } }
                 """, file: "fasting.yaml")
-        let path = try EmulatorHarness.temporaryStorePath()
+        let scratch = try TemporaryDirectory("emulator")
+        let path = scratch.file("serve.sqlite")
         try await EmulatorHarness.withEmulator(storePath: path) { base in
             let store = EmulatorHarness.store(base, for: recipe)
             let planner = Planner(store: store, logger: EmulatorHarness.quiet)

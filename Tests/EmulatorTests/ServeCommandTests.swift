@@ -1,6 +1,7 @@
 import CloudKitWire
 import Foundation
 import ShareKit
+import SharelaneTestSupport
 import Testing
 
 /// The built `sharelane serve`: prints its address and API token, serves, logs each request without
@@ -8,21 +9,14 @@ import Testing
 @Suite(.serialized) struct ServeCommandTests {
     /// The `sharelane` binary built beside the test bundle.
     static var binary: URL? {
-        let candidates = [
-            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent(),
-        ]
-        for directory in candidates {
-            let url = directory.appendingPathComponent("sharelane")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return nil
+        FileManager.default.isExecutableFile(atPath: BuiltProducts.sharelane.path) ? BuiltProducts.sharelane : nil
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
     func serveStartsServesAndStopsCleanly(_ signal: Int32) async throws {
         let binary = try #require(Self.binary, "the sharelane binary is not built beside the tests")
-        let storePath = try EmulatorHarness.temporaryStorePath()
+        let scratch = try TemporaryDirectory("serve")
+        let storePath = scratch.file("serve.sqlite")
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--store", "sqlite:\(storePath)", "--port", "0"]

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ShareKit
+import SharelaneTestSupport
 import Testing
 
 /// The HTTP store against a scripted CloudKit stand-in on loopback: retries, token rotation, signing, and
@@ -106,7 +107,8 @@ import Testing
         try await withStandIn(script) { base in
             let endpoint = try WebServicesEndpoint.cloudKit(
                 environmentVariables: [
-                    "CLOUDKIT_API_TOKEN": "api-token", "CLOUDKIT_WEB_AUTH_TOKEN": "web-token", "CLOUDKIT_BASE_URL": base,
+                    "CLOUDKIT_API_TOKEN": "api-token", "CLOUDKIT_WEB_AUTH_TOKEN": "web-token",
+                    "CLOUDKIT_BASE_URL": base,
                 ], container: "iCloud.com.example", environment: "development")
             let store = WebServicesStore(
                 endpoint: endpoint, retryPolicy: RetryPolicy(maxAttempts: 1), logger: EmulatorHarness.quiet)
@@ -124,7 +126,11 @@ import Testing
         let api = "api-SECRET+/=1234"
         let web = "web-SECRET-5678"
         let script = Script([
-            (400, #"{"serverErrorCode":"BAD_REQUEST","reason":"bad request ?ckAPIToken=api-SECRET%2B%2F%3D1234&ckWebAuthToken=web-SECRET-5678"}"#, nil),
+            (
+                400,
+                #"{"serverErrorCode":"BAD_REQUEST","reason":"bad request ?ckAPIToken=api-SECRET%2B%2F%3D1234&ckWebAuthToken=web-SECRET-5678"}"#,
+                nil
+            ),
             (500, "<html>internal error for api-SECRET+\\/=1234 and web-SECRET-5678</html>", nil),
         ])
         try await withStandIn(script) { base in
@@ -150,10 +156,8 @@ import Testing
 
     @Test func cloudKitSendsTokensRotatesThemAndSignsThePublicDatabase() async throws {
         let key = P256.Signing.PrivateKey()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sharelane-key-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let keyFile = directory.appendingPathComponent("eckey.pem")
+        let scratch = try TemporaryDirectory("key")
+        let keyFile = scratch.url.appendingPathComponent("eckey.pem")
         try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
         let script = Script([
             (200, #"{"records":[]}"#, nil),

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,15 +13,16 @@ import Testing
 /// what a process says or writes.
 @Suite("Concurrent sharelane processes", .serialized)
 final class ConcurrentCommandTests {
-    let directory: URL
+    let scratch: TemporaryDirectory
+    var directory: URL { scratch.url }
     let storePath: String
     var store: String { "sqlite:" + storePath }
     let recipe: String
 
     init() throws {
-        directory = try LaneBinary.temporaryDirectory()
-        storePath = directory.appendingPathComponent("store.sqlite").path
-        recipe = directory.appendingPathComponent("lists.yaml").path
+        scratch = try TemporaryDirectory("e2e")
+        storePath = scratch.file("store.sqlite")
+        recipe = scratch.file("lists.yaml")
         try """
         sharelane: 1
         name: lists
@@ -40,8 +42,6 @@ final class ConcurrentCommandTests {
         """.write(toFile: recipe, atomically: true, encoding: .utf8)
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
-
     /// A started process with its output in pipes.
     final class Running {
         let process = Process()
@@ -49,7 +49,7 @@ final class ConcurrentCommandTests {
         let stderr = Pipe()
 
         init(_ arguments: [String], in directory: URL, stdin: FileHandle = .nullDevice) throws {
-            process.executableURL = LaneBinary.executable
+            process.executableURL = SharelaneBinary.executable
             process.arguments = arguments
             process.currentDirectoryURL = directory
             var environment = ProcessInfo.processInfo.environment
@@ -74,11 +74,11 @@ final class ConcurrentCommandTests {
         }
 
         /// Waits for the exit; the status and everything printed.
-        func finish(stderrSoFar: String = "") -> LaneBinary.Result {
+        func finish(stderrSoFar: String = "") -> SharelaneBinary.Result {
             let out = stdout.fileHandleForReading.readDataToEndOfFile()
             let err = stderr.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return LaneBinary.Result(
+            return SharelaneBinary.Result(
                 status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
                 stderr: stderrSoFar + String(decoding: err, as: UTF8.self))
         }
@@ -96,7 +96,7 @@ final class ConcurrentCommandTests {
             typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
             func function<T>(_ name: String, as type: T.Type) throws -> T {
                 guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
-                    throw LaneBinaryError(message: "no \(name) in the C library")
+                    throw FixtureError(message: "no \(name) in the C library")
                 }
                 return unsafeBitCast(symbol, to: type)
             }
@@ -106,10 +106,10 @@ final class ConcurrentCommandTests {
             let ptsname = try function("ptsname", as: Name.self)
             primary = openpt(O_RDWR | O_NOCTTY)
             guard primary >= 0, grantpt(primary) == 0, unlockpt(primary) == 0, let name = ptsname(primary) else {
-                throw LaneBinaryError(message: "cannot open a pseudo-terminal")
+                throw FixtureError(message: "cannot open a pseudo-terminal")
             }
             let descriptor = open(String(cString: name), O_RDWR | O_NOCTTY)
-            guard descriptor >= 0 else { throw LaneBinaryError(message: "cannot open the pseudo-terminal's end") }
+            guard descriptor >= 0 else { throw FixtureError(message: "cannot open the pseudo-terminal's end") }
             secondary = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         }
 
@@ -137,7 +137,7 @@ final class ConcurrentCommandTests {
             if holder != Int32(first.process.processIdentifier) { usleep(10_000) }
         }
         guard first.process.isRunning else {
-            throw LaneBinaryError(message: "the first apply exited: \(first.finish().output)")
+            throw FixtureError(message: "the first apply exited: \(first.finish().output)")
         }
         return (first, first.process.processIdentifier)
     }
@@ -148,7 +148,7 @@ final class ConcurrentCommandTests {
     func secondApplyIsToldWhoHoldsTheLock() throws {
         let terminal = try PseudoTerminal()
         let (first, pid) = try applyHoldingTheLock(terminal)
-        let second = try LaneBinary.run(
+        let second = try SharelaneBinary.run(
             ["apply", recipe, "--store", store, "--yes", "--lock-timeout", "0s"], in: directory,
             environment: ["NO_COLOR": "1"])
         terminal.type("no")
@@ -164,7 +164,7 @@ final class ConcurrentCommandTests {
         #expect(second.stderr.contains("--lock-timeout"))
         // It changed nothing: the store still has no records.
         #expect(!second.stdout.contains("Apply complete"))
-        let plan = try LaneBinary.run(
+        let plan = try SharelaneBinary.run(
             ["plan", recipe, "--store", store], in: directory, environment: ["NO_COLOR": "1"])
         #expect(plan.stdout.contains("Plan: 2 to add, 0 to change, 0 to destroy."), "\(plan.output)")
     }
@@ -190,9 +190,9 @@ final class ConcurrentCommandTests {
     func lanesThatWriteTakeTheLock() throws {
         let terminal = try PseudoTerminal()
         let (first, pid) = try applyHoldingTheLock(terminal)
-        let writing = try LaneBinary.run(
+        let writing = try SharelaneBinary.run(
             ["run", "add", recipe, "--store", store, "--lock-timeout", "0s"], in: directory)
-        let reading = try LaneBinary.run(
+        let reading = try SharelaneBinary.run(
             ["run", "check", recipe, "--store", store, "--lock-timeout", "0s"], in: directory)
         terminal.type("no")
         _ = first.finish()

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Testing
 
 /// `sharelane run` and `sharelane lanes` as a user meets them: exit codes, messages, parameters.
@@ -30,26 +31,27 @@ struct LaneCommandTests {
               - apply
         """
 
-    private func fixture() throws -> (directory: URL, recipe: String, store: String) {
-        let directory = try LaneBinary.temporaryDirectory()
-        let recipe = directory.appendingPathComponent("parameters.yaml")
-        try Self.recipe.write(to: recipe, atomically: true, encoding: .utf8)
-        return (directory, recipe.path, "sqlite:" + directory.appendingPathComponent("store.sqlite").path)
+    /// Each test's own directory (Swift Testing makes a suite value per test), removed with it.
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory("e2e") }
+
+    /// The recipe written into the test's directory, and a store file beside it.
+    private func fixture() throws -> (recipe: String, store: String) {
+        (try directory.write("parameters.yaml", Self.recipe), "sqlite:" + directory.file("store.sqlite"))
     }
 
     @Test func parameterOverridesVarsFromTheCommandLine() throws {
-        let (directory, recipe, store) = try fixture()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try LaneBinary.run(["run", "check", recipe, "title=From the command line", "--store", store])
+        let (recipe, store) = try fixture()
+        let result = try SharelaneBinary.run(["run", "check", recipe, "title=From the command line", "--store", store])
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("✔ expect ann sees Box/item.title = \"From the command line\""), "\(result.output)")
     }
 
     @Test func failingExpectExitsOneWithItsLocation() throws {
-        let (directory, recipe, store) = try fixture()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try LaneBinary.run(["run", "check", recipe, "--store", store])
+        let (recipe, store) = try fixture()
+        let result = try SharelaneBinary.run(["run", "check", recipe, "--store", store])
         #expect(result.status == 1, "\(result.output)")
         // The expect step is on line 17, its action at column 9.
         #expect(result.stdout.contains("\(recipe):17:9: error: expectation failed"), "\(result.output)")
@@ -58,42 +60,37 @@ struct LaneCommandTests {
     }
 
     @Test func privateLaneIsRefusedFromTheCommandLine() throws {
-        let (directory, recipe, store) = try fixture()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try LaneBinary.run(["run", "helper", recipe, "--store", store])
+        let (recipe, store) = try fixture()
+        let result = try SharelaneBinary.run(["run", "helper", recipe, "--store", store])
         #expect(result.status == 1)
         #expect(result.stderr.contains("lane 'helper' is private"), "\(result.output)")
         #expect(
-            !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path)
+            !FileManager.default.fileExists(atPath: directory.file("store.sqlite"))
                 || !result.stdout.contains("apply"))
     }
 
     @Test func unknownLaneListsTheLanes() throws {
-        let (directory, recipe, store) = try fixture()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try LaneBinary.run(["run", "chek", recipe, "--store", store])
+        let (recipe, store) = try fixture()
+        let result = try SharelaneBinary.run(["run", "chek", recipe, "--store", store])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no lane named 'chek'"), "\(result.output)")
         #expect(result.stderr.contains("check"), "\(result.output)")
     }
 
     @Test func lanesListsPublicLanesAndHidesPrivateOnes() throws {
-        let (directory, recipe, _) = try fixture()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try LaneBinary.run(["lanes", recipe])
+        let (recipe, _) = try fixture()
+        let result = try SharelaneBinary.run(["lanes", recipe])
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("check  The item's title is the one given on the command line."), "\(result.output)")
         #expect(!result.stdout.contains("helper  "), "\(result.output)")
         #expect(result.stdout.contains("1 private lane hidden"), "\(result.output)")
-        let all = try LaneBinary.run(["lanes", recipe, "--all"])
+        let all = try SharelaneBinary.run(["lanes", recipe, "--all"])
         #expect(all.stdout.contains("helper  (private) Only for other lanes."), "\(all.output)")
     }
 
     @Test func noRecipeFoundExitsOneAndSaysWhereItLooked() throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try LaneBinary.run(["run", "demo"], in: directory)
+        let result = try SharelaneBinary.run(["run", "demo"], in: directory.url)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.stderr.contains("none found at Recipes/sharelane.yaml or sharelane.yaml"), "\(result.output)")

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Testing
 
 /// Lanes through `sharelane serve`: the runner speaks only the `Store` protocol, so the same lanes work
@@ -10,9 +11,9 @@ struct LaneOverHTTPTests {
 
     @Test("plan and apply over http: address the recipe's container and environment")
     func planAndApplyUseTheRecipeContainer() throws {
-        let server = try LaneServer()
+        let server = try ServeProcess()
         defer { server.stop() }
-        let recipe = LaneBinary.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
+        let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
         let plan = try server.run(["plan", recipe])
         #expect(plan.status == 0, "\(plan.output)")
         let apply = try server.run(["apply", "--yes", recipe])
@@ -26,7 +27,7 @@ struct LaneOverHTTPTests {
 
     @Test("every lane of every recipe runs over http:", arguments: try RecipeLane.all())
     func laneRunsOverHTTP(_ item: RecipeLane) throws {
-        let server = try LaneServer()
+        let server = try ServeProcess()
         defer { server.stop() }
         let result = try server.run(["run", item.lane, item.recipe])
         if item.failsOnPurpose {
@@ -45,8 +46,8 @@ struct LaneOverHTTPTests {
     }
 
     @Test func resetIsRefusedOnARemoteStore() throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("e2e")
+        let directory = scratch.url
         let recipe = directory.appendingPathComponent("wipe.yaml")
         try """
         sharelane: 1
@@ -58,7 +59,7 @@ struct LaneOverHTTPTests {
             steps:
               - reset
         """.write(to: recipe, atomically: true, encoding: .utf8)
-        let server = try LaneServer()
+        let server = try ServeProcess()
         defer { server.stop() }
 
         let result = try server.run(["run", "wipe", recipe.path])

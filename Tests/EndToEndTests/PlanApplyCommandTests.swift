@@ -1,66 +1,39 @@
 import Foundation
+import SharelaneTestSupport
 import Testing
 
 /// Runs the built `sharelane` binary (`swift build` first) the way a user or CI does: real processes, a real
 /// SQLite store file in a temporary directory, standard input that is not a terminal.
 @Suite("sharelane plan, apply and export", .serialized)
 struct PlanApplyCommandTests {
-    static let packageRoot = URL(fileURLWithPath: "\(#filePath)").deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let binary = packageRoot.appendingPathComponent(".build/debug/sharelane")
+    static let packageRoot = BuiltProducts.packageRoot
+    static let binary = SharelaneBinary.executable
 
-    static var recipes: [String] {
-        let directory = packageRoot.appendingPathComponent("Recipes")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") }.sorted()
-    }
-
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    /// The recipes of `Recipes/` by file name; an empty or missing folder is an error, not zero cases.
+    static func recipes() throws -> [String] { try SharelaneBinary.recipes().map { String($0.dropFirst(8)) } }
 
     /// A temporary directory with its own store file, removed afterwards.
     final class Sandbox {
-        let directory: URL
-        init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        }
-        deinit { try? FileManager.default.removeItem(at: directory) }
-        var store: String { "sqlite:" + directory.appendingPathComponent("store.sqlite").path }
-        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        let scratch: TemporaryDirectory
+        var directory: URL { scratch.url }
+        init() throws { scratch = try TemporaryDirectory("e2e") }
+        var store: String { "sqlite:" + scratch.file("store.sqlite") }
+        func path(_ name: String) -> String { scratch.file(name) }
 
-        func run(_ arguments: [String]) throws -> Outcome {
-            let process = Process()
-            process.executableURL = PlanApplyCommandTests.binary
-            process.arguments = arguments
-            process.currentDirectoryURL = directory
-            var environment = ProcessInfo.processInfo.environment
-            environment["NO_COLOR"] = "1"
-            environment["SHARELANE_STORE"] = store
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Outcome(
-                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                stderr: String(decoding: stderr, as: UTF8.self))
+        /// Runs the binary in the sandbox, on its store, without colour.
+        func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
+            try SharelaneBinary.run(arguments, in: directory, environment: ["NO_COLOR": "1", "SHARELANE_STORE": store])
         }
     }
 
     static func recipe(_ name: String) -> String { packageRoot.appendingPathComponent("Recipes/\(name)").path }
 
-    @Test("every recipe in Recipes/: apply, plan again → no changes (exit 0); export, plan the export → no changes", arguments: recipes)
+    @Test(
+        "every recipe in Recipes/: apply, plan again → no changes (exit 0); export, plan the export → no changes",
+        arguments: try recipes())
     func applyPlanExport(recipe name: String) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
         let sandbox = try Sandbox()
         let recipe = Self.recipe(name)
         let apply = try sandbox.run(["apply", recipe, "--yes"])
@@ -82,9 +55,10 @@ struct PlanApplyCommandTests {
 
     @Test("plan --detailed-exitcode: 2 with changes, 0 without, 1 on error")
     func exitCodes() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
         let sandbox = try Sandbox()
-        let recipe = Self.recipe(try #require(Self.recipes.first))
+        let recipe = Self.recipe(try #require(Self.recipes().first))
         let changes = try sandbox.run(["plan", recipe, "--detailed-exitcode"])
         #expect(changes.status == 2, "\(changes.stderr)")
         #expect(changes.stdout.contains(" to add, 0 to change, 0 to destroy.\n"))
@@ -101,9 +75,10 @@ struct PlanApplyCommandTests {
 
     @Test("apply refuses without --yes when standard input is not a terminal, and changes nothing")
     func refusesWithoutYes() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
         let sandbox = try Sandbox()
-        let recipe = Self.recipe(try #require(Self.recipes.first))
+        let recipe = Self.recipe(try #require(Self.recipes().first))
         let refused = try sandbox.run(["apply", recipe])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("--yes"))
@@ -114,21 +89,22 @@ struct PlanApplyCommandTests {
 
     @Test("a saved plan: refused, naming what changed and changing nothing, when the store changed; applied when not")
     func savedPlans() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
         let sandbox = try Sandbox()
         let recipe = sandbox.path("lists.yaml")
         func write(a: Int, b: Int) throws {
             try """
-                sharelane: 1
-                name: lists
-                users: { alice: { email: alice@example.com } }
-                owner: alice
-                zones:
-                  Lists:
-                    records:
-                      a: { type: Thing, fields: { n: \(a) } }
-                      b: { type: Thing, fields: { n: \(b) } }
-                """.write(toFile: recipe, atomically: true, encoding: .utf8)
+            sharelane: 1
+            name: lists
+            users: { alice: { email: alice@example.com } }
+            owner: alice
+            zones:
+              Lists:
+                records:
+                  a: { type: Thing, fields: { n: \(a) } }
+                  b: { type: Thing, fields: { n: \(b) } }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
         }
         try write(a: 1, b: 1)
         #expect(try sandbox.run(["apply", recipe, "--yes"]).status == 0)
@@ -155,47 +131,53 @@ struct PlanApplyCommandTests {
         #expect(try sandbox.run(["plan", recipe, "--out", planFile]).status == 0)
         let applied = try sandbox.run(["apply", planFile, "--yes"])
         #expect(applied.status == 0, "\(applied.stderr)")
-        #expect(applied.stdout.hasSuffix(
-            "Apply complete! Resources: 0 added, 1 changed, 0 destroyed.\nPlan: 0 to add, 1 to change, 0 to destroy.\n"))
+        #expect(
+            applied.stdout.hasSuffix(
+                "Apply complete! Resources: 0 added, 1 changed, 0 destroyed.\nPlan: 0 to add, 1 to change, 0 to destroy.\n"
+            ))
         #expect(try sandbox.run(["plan", recipe, "--detailed-exitcode"]).status == 0)
     }
 
     @Test("apply --yes into a pipe prints the whole plan, a blank line, the result and the summary, in that order")
     func applyPrintsThePlanFirst() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
         let sandbox = try Sandbox()
         let recipe = sandbox.path("many.yaml")
         // Enough records that the plan is far longer than a pipe's buffer, written while the apply runs.
         try """
-            sharelane: 1
-            name: many
-            users:
-              alice: { email: alice@example.com }
-              bob: { email: bob@example.com }
-            owner: alice
-            zones:
-              Bulk:
-                share: { participants: { bob: read-only } }
-                records:
-                  "item-{{i:04}}":
-                    repeat: 3000
-                    type: Item
-                    fields: { title: "Item {{i}}", note: "{{fake.sentence}}" }
-            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        sharelane: 1
+        name: many
+        users:
+          alice: { email: alice@example.com }
+          bob: { email: bob@example.com }
+        owner: alice
+        zones:
+          Bulk:
+            share: { participants: { bob: read-only } }
+            records:
+              "item-{{i:04}}":
+                repeat: 3000
+                type: Item
+                fields: { title: "Item {{i}}", note: "{{fake.sentence}}" }
+        """.write(toFile: recipe, atomically: true, encoding: .utf8)
         let plan = try sandbox.run(["plan", recipe])
         #expect(plan.status == 0)
         let summary = try #require(plan.stdout.split(separator: "\n").last.map(String.init))
         #expect(summary == "Plan: 3003 to add, 0 to change, 0 to destroy.")
         let apply = try sandbox.run(["apply", recipe, "--yes"])
         #expect(apply.status == 0, "\(apply.stderr)")
-        #expect(apply.stdout == plan.stdout + "\nApply complete! Resources: 3003 added, 0 changed, 0 destroyed.\n" + summary + "\n")
+        #expect(
+            apply.stdout == plan.stdout + "\nApply complete! Resources: 3003 added, 0 changed, 0 destroyed.\n" + summary
+                + "\n")
     }
 
     @Test("plan --format json and markdown")
     func formats() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
         let sandbox = try Sandbox()
-        let recipe = Self.recipe(try #require(Self.recipes.first))
+        let recipe = Self.recipe(try #require(Self.recipes().first))
         let json = try sandbox.run(["plan", recipe, "--format", "json"])
         #expect(json.status == 0)
         let document = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
@@ -212,27 +194,27 @@ struct PlanApplyCommandTests {
 @Suite struct CredentialOutputTests {
     @Test("a credential's value in a --var is masked in the plan, and a plan holding it is not saved")
     func credentialValuesAreMaskedAndNotSaved() throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("e2e")
+        let directory = scratch.url
         let recipe = directory.appendingPathComponent("r.yaml").path
         try """
-            sharelane: 1
-            name: r
-            users: { alice: { email: alice@example.com } }
-            zones:
-              Notes:
-                records:
-                  n1: { type: Note, fields: { note: "${note}" } }
-            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        sharelane: 1
+        name: r
+        users: { alice: { email: alice@example.com } }
+        zones:
+          Notes:
+            records:
+              n1: { type: Note, fields: { note: "${note}" } }
+        """.write(toFile: recipe, atomically: true, encoding: .utf8)
         let token = "tok-SECRET-1234567"
         let environment = ["CLOUDKIT_API_TOKEN": token]
-        let plan = try LaneBinary.run(
+        let plan = try SharelaneBinary.run(
             ["plan", recipe, "--store", "memory:", "--var", "note=\(token)"], in: directory, environment: environment)
         #expect(plan.status == 0, "\(plan.output)")
         #expect(!plan.output.contains("SECRET"), "\(plan.output)")
         #expect(plan.stdout.contains("note: \"***\""), "\(plan.stdout)")
         let out = directory.appendingPathComponent("plan.json").path
-        let saved = try LaneBinary.run(
+        let saved = try SharelaneBinary.run(
             ["plan", recipe, "--store", "memory:", "--var", "note=\(token)", "--out", out], in: directory,
             environment: environment)
         #expect(saved.status == 1)
@@ -245,13 +227,13 @@ struct PlanApplyCommandTests {
 @Suite struct DeadServerCommandTests {
     @Test("plan against a store where nothing listens fails with what to do; --timeout takes a Terraform duration")
     func planAgainstADeadServer() throws {
-        let result = try LaneBinary.run(
+        let result = try SharelaneBinary.run(
             ["plan", "Recipes/sharelane.yaml", "--store", "http://127.0.0.1:1", "--timeout", "1s"],
             environment: ["CLOUDKIT_API_TOKEN": "token"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("cannot reach http://127.0.0.1:1"), "\(result.stderr)")
         #expect(result.stderr.contains("or give it longer with --timeout"))
-        let bad = try LaneBinary.run(
+        let bad = try SharelaneBinary.run(
             ["plan", "Recipes/sharelane.yaml", "--store", "http://127.0.0.1:1", "--timeout", "soon"])
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("--timeout"))

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Testing
 
 /// One lane of one recipe of `Recipes/`.
@@ -9,8 +10,8 @@ struct RecipeLane: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(recipe) \(lane)" }
 
     static func all() throws -> [RecipeLane] {
-        try LaneBinary.recipes().flatMap { recipe in
-            try LaneBinary.lanes(of: recipe).filter { !$0.private }.map {
+        try SharelaneBinary.recipes().flatMap { recipe in
+            try SharelaneBinary.lanes(of: recipe).filter { !$0.private }.map {
                 RecipeLane(recipe: recipe, lane: $0.name, failsOnPurpose: $0.failsOnPurpose)
             }
         }
@@ -21,10 +22,10 @@ struct RecipeLane: Sendable, CustomTestStringConvertible {
 struct RecipeLaneTests {
     @Test("every lane of every recipe runs on a fresh store", arguments: try RecipeLane.all())
     func laneRunsOnFreshStore(_ item: RecipeLane) throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("e2e")
+        let directory = scratch.url
         let store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
-        let result = try LaneBinary.run(["run", item.lane, item.recipe, "--store", store])
+        let result = try SharelaneBinary.run(["run", item.lane, item.recipe, "--store", store])
         if item.failsOnPurpose {
             #expect(result.status == 1, "\(item.lane) should fail on purpose:\n\(result.output)")
             #expect(result.stdout.contains("✘ lane \(item.lane) failed at \(item.recipe):"), "\(result.output)")
@@ -37,32 +38,32 @@ struct RecipeLaneTests {
 
     @Test("every recipe has a lane whose expect steps prove what it shows")
     func everyRecipeHasAnExpectingLane() throws {
-        let recipes = try LaneBinary.recipes()
+        let recipes = try SharelaneBinary.recipes()
         #expect(recipes.count >= 6, "Recipes/ should hold the six worked examples: \(recipes)")
         for recipe in recipes {
             let text = try String(
-                contentsOf: LaneBinary.packageRoot.appendingPathComponent(recipe), encoding: .utf8)
+                contentsOf: BuiltProducts.packageRoot.appendingPathComponent(recipe), encoding: .utf8)
             #expect(text.contains("- expect:"), "\(recipe) has no expect step")
         }
     }
 
     @Test("the demo runs twice in a row on the default store, as the README says")
     func demoRunsTwiceOnDefaultStore() throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("e2e")
+        let directory = scratch.url
         let recipes = directory.appendingPathComponent("Recipes")
         try FileManager.default.createDirectory(at: recipes, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-            at: LaneBinary.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"),
+            at: BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"),
             to: recipes.appendingPathComponent("sharelane.yaml"))
 
-        let first = try LaneBinary.run(["run", "demo"], in: directory)
+        let first = try SharelaneBinary.run(["run", "demo"], in: directory)
         #expect(first.status == 0, "first run:\n\(first.output)")
         #expect(first.stdout.contains("✔ lane demo succeeded"), "\(first.output)")
         #expect(
             FileManager.default.fileExists(atPath: directory.appendingPathComponent(".sharelane/store.sqlite").path))
 
-        let second = try LaneBinary.run(["run", "demo"], in: directory)
+        let second = try SharelaneBinary.run(["run", "demo"], in: directory)
         #expect(second.status == 0, "second run:\n\(second.output)")
         #expect(second.stdout.contains("✔ lane demo succeeded"), "\(second.output)")
         #expect(second.stdout.contains("already accepted"), "\(second.output)")
@@ -71,14 +72,14 @@ struct RecipeLaneTests {
     /// What `expect` cannot read (the public database), `show` can: the contacts example's public profile
     /// carries the live URL of Alice's private share, and a stranger who sees the profile gets nothing more.
     @Test func contactsProfileCarriesTheShareURL() throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("e2e")
+        let directory = scratch.url
         let store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
-        let run = try LaneBinary.run(["run", "friends-only", "Recipes/contacts.yaml", "--store", store])
+        let run = try SharelaneBinary.run(["run", "friends-only", "Recipes/contacts.yaml", "--store", store])
         #expect(run.status == 0, "\(run.output)")
 
-        let owner = try LaneBinary.run(["show", "--store", store, "--zone", "PrivateInfo"])
-        let stranger = try LaneBinary.run(["show", "--store", store, "--as", "mallory@example.com"])
+        let owner = try SharelaneBinary.run(["show", "--store", store, "--zone", "PrivateInfo"])
+        let stranger = try SharelaneBinary.run(["show", "--store", store, "--as", "mallory@example.com"])
         let pattern = #"https://[^" ]+/share/[0-9a-zA-Z]+"#
         let shareURL = try #require(
             owner.stdout.range(of: pattern, options: .regularExpression).map { owner.stdout[$0] })

@@ -1,38 +1,38 @@
 import Foundation
+import SharelaneTestSupport
 import Testing
 
 /// `sharelane show`, run as a user would, on a store the demo lane filled.
 @Suite final class ShowCommandTests {
-    let directory: URL
+    let scratch: TemporaryDirectory
+    var directory: URL { scratch.url }
     let store: String
 
     init() throws {
-        directory = try LaneBinary.temporaryDirectory()
-        store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
+        scratch = try TemporaryDirectory("e2e")
+        store = "sqlite:" + scratch.file("store.sqlite")
     }
 
-    deinit { try? FileManager.default.removeItem(at: directory) }
-
     @Test func anEmptyStoreSaysSo() throws {
-        let result = try LaneBinary.run(["show"], in: directory)
+        let result = try SharelaneBinary.run(["show"], in: directory)
         #expect(result.status == 0)
         #expect(result.stdout.contains("The store sqlite:.sharelane/store.sqlite is empty."))
     }
 
     @Test func unknownStoresAndUsersAreClearErrors() throws {
-        let scheme = try LaneBinary.run(["show", "--store", "ftp:somewhere"], in: directory)
+        let scheme = try SharelaneBinary.run(["show", "--store", "ftp:somewhere"], in: directory)
         #expect(scheme.status == 1)
         #expect(scheme.stderr.contains("unknown store 'ftp:somewhere'"))
-        let user = try LaneBinary.run(["show", "--store", store, "--as", "nobody@example.com"], in: directory)
+        let user = try SharelaneBinary.run(["show", "--store", store, "--as", "nobody@example.com"], in: directory)
         #expect(user.status == 1)
         #expect(user.stderr.contains("no user with the email address nobody@example.com"))
     }
 
     @Test func eachUserSeesTheirOwnView() throws {
-        let demo = try LaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
+        let demo = try SharelaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
         #expect(demo.status == 0, "\(demo.output)")
 
-        let bob = try LaneBinary.run(["show", "--store", store, "--as", "bob@example.com"], in: directory)
+        let bob = try SharelaneBinary.run(["show", "--store", store, "--as", "bob@example.com"], in: directory)
         #expect(bob.status == 0)
         let alice = "_50e0189ca0f60ad4c4efa63266de4996"
         #expect(bob.stdout.contains("shared database\n  zone FamilyLists (owner \(alice))"))
@@ -40,7 +40,7 @@ import Testing
         #expect(bob.stdout.contains("      record eggs (Todo)\n        done: 0\n        title: \"Eggs\""))
         #expect(!bob.stdout.contains("zone Trips"))
 
-        let carol = try LaneBinary.run(
+        let carol = try SharelaneBinary.run(
             ["show", "--store", store, "--as", "carol@example.com", "--database", "shared", "--zone", "Trips"],
             in: directory)
         #expect(carol.status == 0)
@@ -50,7 +50,7 @@ import Testing
         #expect(!carol.stdout.contains("FamilyLists"))
         #expect(!carol.stdout.contains("public database"))
 
-        let everyone = try LaneBinary.run(["show", "--store", store, "--database", "private"], in: directory)
+        let everyone = try SharelaneBinary.run(["show", "--store", store, "--database", "private"], in: directory)
         #expect(everyone.status == 0)
         #expect(
             everyone.stdout.contains(
@@ -58,9 +58,9 @@ import Testing
         #expect(everyone.stdout.contains("user dana@example.com"))
     }
 
-    @Test("show over http: shows the recipe's users, and --as takes a handle as SPEC §5 says")
+    @Test("show over http: shows the recipe's users, and --as takes a recipe handle")
     func showOverHTTP() throws {
-        let server = try LaneServer()
+        let server = try ServeProcess()
         defer { server.stop() }
         let demo = try server.run(["run", "demo", "Recipes/sharelane.yaml"])
         #expect(demo.status == 0, "\(demo.output)")
@@ -81,31 +81,31 @@ import Testing
 
     @Test("show --zone shows that zone and leaves the public database out instead of calling it empty")
     func zoneFilterLeavesThePublicDatabaseOut() throws {
-        let demo = try LaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
+        let demo = try SharelaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
         #expect(demo.status == 0, "\(demo.output)")
-        let zone = try LaneBinary.run(["show", "--store", store, "--zone", "FamilyLists"], in: directory)
+        let zone = try SharelaneBinary.run(["show", "--store", store, "--zone", "FamilyLists"], in: directory)
         #expect(zone.status == 0)
         #expect(zone.stdout.contains("zone FamilyLists"))
         #expect(!zone.stdout.contains("public database"), "\(zone.stdout)")
-        let publicZone = try LaneBinary.run(
+        let publicZone = try SharelaneBinary.run(
             ["show", "--store", store, "--zone", "_defaultZone", "--database", "public"], in: directory)
         #expect(publicZone.stdout.contains("record alice-card (MyUser)"), "\(publicZone.stdout)")
     }
 
     @Test("cloudkit:CONTAINER/ENVIRONMENT names the container and environment; a malformed one is a clear error")
     func cloudKitStoreNamesItsContainer() throws {
-        let server = try LaneServer()
+        let server = try ServeProcess()
         defer { server.stop() }
         let environment = [
             "CLOUDKIT_API_TOKEN": server.apiToken, "CLOUDKIT_WEB_AUTH_TOKEN": "web", "CLOUDKIT_BASE_URL": server.url,
         ]
-        let named = try LaneBinary.run(
+        let named = try SharelaneBinary.run(
             ["show", "--store", "cloudkit:iCloud.com.example.Other/production", "--as", "bob@example.com"],
             in: directory, environment: environment)
         #expect(named.status == 1)
         #expect(named.stderr.contains("cloudkit:iCloud.com.example.Other/production"), "\(named.output)")
         #expect(server.log.contains("/database/1/iCloud.com.example.Other/production/"), "\(server.log)")
-        let bad = try LaneBinary.run(["show", "--store", "cloudkit:x/staging"], in: directory)
+        let bad = try SharelaneBinary.run(["show", "--store", "cloudkit:x/staging"], in: directory)
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("is not cloudkit:, cloudkit:CONTAINER or cloudkit:CONTAINER/ENVIRONMENT"))
     }
@@ -115,8 +115,8 @@ import Testing
 @Suite struct ConcurrentOpenTests {
     @Test("six processes opening one new store file at once all succeed")
     func sixProcessesOpenANewStore() throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("e2e")
+        let directory = scratch.url
         for round in 0..<3 {
             let store = "sqlite:" + directory.appendingPathComponent("new-\(round).sqlite").path
             var processes: [(Process, URL)] = []
@@ -124,7 +124,7 @@ import Testing
                 let err = directory.appendingPathComponent("err-\(round)-\(index)")
                 _ = FileManager.default.createFile(atPath: err.path, contents: nil)
                 let process = Process()
-                process.executableURL = LaneBinary.executable
+                process.executableURL = SharelaneBinary.executable
                 process.arguments = ["show", "--store", store]
                 process.currentDirectoryURL = directory
                 process.standardOutput = FileHandle.nullDevice
@@ -147,36 +147,36 @@ import Testing
 @Suite struct EscapedOutputTests {
     @Test("plan, show and lane output escape ESC and CR in values and names; plan --format json keeps them")
     func controlCharactersAreEscaped() throws {
-        let directory = try LaneBinary.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("e2e")
+        let directory = scratch.url
         let recipe = directory.appendingPathComponent("r.yaml").path
         try #"""
-            sharelane: 1
-            name: escapes
-            users: { alice: { email: alice@example.com } }
-            zones:
-              Notes:
-                records:
-                  n1: { type: Note, fields: { title: "safe\e[2J\rforged line" } }
-            lanes:
-              check:
-                steps:
-                  - expect: { field: { zone: Notes, record: n1, name: title, equals: "other\e[31m" } }
-            """#.write(toFile: recipe, atomically: true, encoding: .utf8)
+        sharelane: 1
+        name: escapes
+        users: { alice: { email: alice@example.com } }
+        zones:
+          Notes:
+            records:
+              n1: { type: Note, fields: { title: "safe\e[2J\rforged line" } }
+        lanes:
+          check:
+            steps:
+              - expect: { field: { zone: Notes, record: n1, name: title, equals: "other\e[31m" } }
+        """#.write(toFile: recipe, atomically: true, encoding: .utf8)
         let store = "sqlite:" + directory.appendingPathComponent("s.sqlite").path
-        let plan = try LaneBinary.run(["plan", recipe, "--store", store], in: directory)
+        let plan = try SharelaneBinary.run(["plan", recipe, "--store", store], in: directory)
         #expect(plan.status == 0, "\(plan.output)")
         #expect(!plan.stdout.contains("\u{1B}"), "a raw ESC reached the terminal")
         #expect(!plan.stdout.contains("\r"))
         #expect(plan.stdout.contains(#"title: "safe\u{1B}[2J\rforged line""#), "\(plan.stdout)")
-        let json = try LaneBinary.run(["plan", recipe, "--store", store, "--format", "json"], in: directory)
+        let json = try SharelaneBinary.run(["plan", recipe, "--store", store, "--format", "json"], in: directory)
         #expect(json.stdout.contains(#"safe\u001b[2J\rforged line"#), "\(json.stdout)")
-        let apply = try LaneBinary.run(["apply", recipe, "--store", store, "--yes"], in: directory)
+        let apply = try SharelaneBinary.run(["apply", recipe, "--store", store, "--yes"], in: directory)
         #expect(apply.status == 0, "\(apply.output)")
-        let show = try LaneBinary.run(["show", "--store", store], in: directory)
+        let show = try SharelaneBinary.run(["show", "--store", store], in: directory)
         #expect(!show.stdout.contains("\u{1B}") && !show.stdout.contains("\r"), "\(show.stdout)")
         #expect(show.stdout.contains(#"title: "safe\u{1B}[2J\rforged line""#), "\(show.stdout)")
-        let lane = try LaneBinary.run(["run", "check", recipe, "--store", store], in: directory)
+        let lane = try SharelaneBinary.run(["run", "check", recipe, "--store", store], in: directory)
         #expect(lane.status == 1)
         #expect(!lane.output.contains("\u{1B}") && !lane.output.contains("\r"), "\(lane.output)")
         #expect(lane.output.contains(#"other\u{1B}[31m"#), "\(lane.output)")

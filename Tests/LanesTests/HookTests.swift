@@ -36,7 +36,6 @@ struct HookTests {
 
     @Test func beforeAllThenStepsThenAfterAll() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         try await harness.createZone("Log", ownerEmail: "ann@example.com")
 
         let report = try await harness.run("good")
@@ -58,7 +57,6 @@ struct HookTests {
 
     @Test func failureSkipsAfterAllAndRunsErrorHook() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         try await harness.createZone("Log", ownerEmail: "ann@example.com")
 
         let report = try await harness.run("bad")
@@ -81,7 +79,6 @@ struct HookTests {
 
     @Test func failingExpectSaysWhatAndWhere() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         try await harness.createZone("Log", ownerEmail: "ann@example.com")
 
         let report = try await harness.run("bad")

@@ -36,7 +36,6 @@ struct LaneCallTests {
 
     @Test func privateLaneIsRefusedFromTheCommandLine() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         try await harness.createZone("Box", ownerEmail: "ann@example.com")
 
         await #expect(throws: LaneError.self) { try await harness.run("write") }
@@ -52,7 +51,6 @@ struct LaneCallTests {
 
     @Test func privateLaneRunsFromAnotherLane() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         try await harness.createZone("Box", ownerEmail: "ann@example.com")
 
         let report = try await harness.run("plain")
@@ -65,7 +63,6 @@ struct LaneCallTests {
 
     @Test func parametersOverrideVarsInCalledLanes() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         try await harness.createZone("Box", ownerEmail: "ann@example.com")
 
         let report = try await harness.run("outer")
@@ -78,7 +75,6 @@ struct LaneCallTests {
 
     @Test func commandLineParametersOverrideVars() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         try await harness.createZone("Box", ownerEmail: "ann@example.com")
 
         let report = try await harness.run("plain", overrides: ["title": "From the command line"])
@@ -91,7 +87,6 @@ struct LaneCallTests {
     /// The recipe loader refuses lane cycles; the runner refuses them too, for recipes built in code.
     @Test func laneCycleIsRefused() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         let here = SourceLocation(file: "built.yaml", line: 1, column: 1)
         let recipe = Recipe(
             name: "cycle", file: "built.yaml",

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Lanes
 import Logging
 import Recipe
@@ -8,19 +9,18 @@ import ShareStoreSQLite
 /// A recipe file and a SQLite store file in a fresh temporary directory, and a runner over them that
 /// writes its lines into a string the test reads.
 struct LaneHarness {
-    let directory: URL
+    let scratch: TemporaryDirectory
+    var directory: URL { scratch.url }
     let recipePath: String
     let store: SQLiteStore
     let lines = StreamBox("")
 
     init(recipe text: String) throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sharelane-lanes-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        recipePath = directory.appendingPathComponent("recipe.yaml").path
+        scratch = try TemporaryDirectory("lanes")
+        recipePath = scratch.file("recipe.yaml")
         try text.write(toFile: recipePath, atomically: true, encoding: .utf8)
         store = try SQLiteStore(
-            path: directory.appendingPathComponent("store.sqlite").path, logger: Logger(label: "sharelane.tests.store"))
+            path: scratch.file("store.sqlite"), logger: Logger(label: "sharelane.tests.store"))
     }
 
     /// Everything the runner printed.
@@ -64,9 +64,5 @@ struct LaneHarness {
         let outcomes = try await store.lookupRecords([name], in: zone, database: database, as: reader.recordName)
         if case .saved(let record) = outcomes.first { return record }
         return nil
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Lanes
 import Recipe
 import ShareKit
@@ -32,14 +33,9 @@ struct PlannerStepTests {
     }
 
     @Test func applyThenPlanShowsNoChangesAndExportWritesTheRecipe() async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sharelane-lanes-export-\(UUID().uuidString)")
-        let out = directory.appendingPathComponent("exported.yaml").path
+        let directory = try TemporaryDirectory("lanes-export")
+        let out = directory.file("exported.yaml")
         let harness = try LaneHarness(recipe: Self.recipe(exportTo: out))
-        defer {
-            harness.remove()
-            try? FileManager.default.removeItem(at: directory)
-        }
 
         let report = try await harness.run("snapshot")
 

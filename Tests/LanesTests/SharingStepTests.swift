@@ -62,7 +62,6 @@ struct SharingStepTests {
 
     @Test func participantSavesThroughItsSharedDatabase() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         let (alice, bob, _) = try await shareFamily(harness)
 
         let report = try await harness.run("family")
@@ -82,7 +81,6 @@ struct SharingStepTests {
 
     @Test func laneRunsTwiceOnTheSameStore() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         _ = try await shareFamily(harness)
 
         let first = try await harness.run("family")
@@ -93,7 +91,6 @@ struct SharingStepTests {
 
     @Test func readOnlyParticipantsSaveIsRefused() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         _ = try await shareFamily(harness)
 
         let report = try await harness.run("dana-writes")
@@ -107,7 +104,6 @@ struct SharingStepTests {
 
     @Test func expectationsChangeNothing() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         _ = try await shareFamily(harness)
         _ = try await harness.run("family")
         let before = try await harness.record("milk", zone: ZoneID(zoneName: "Family"), asEmail: "alice@example.com")
@@ -120,7 +116,6 @@ struct SharingStepTests {
 
     @Test func resetWipesALocalStore() async throws {
         let harness = try LaneHarness(recipe: Self.recipe)
-        defer { harness.remove() }
         _ = try await shareFamily(harness)
 
         let report = try await harness.run("wipe")

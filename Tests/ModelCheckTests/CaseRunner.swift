@@ -132,7 +132,7 @@ final class CaseRun {
             }
             do {
                 recipe = try CaseRunner.load(spec.yaml())
-            } catch where "\(error)".contains(RecipeGenerator.writeOrderCycle) {
+            } catch  where "\(error)".contains(RecipeGenerator.writeOrderCycle) {
                 // The edit made records need each other first (a VALIDATE reference into its own hierarchy):
                 // the loader rightly refuses that recipe; the case goes on with the one before.
                 report.skipped += 1
@@ -233,12 +233,13 @@ final class CaseRun {
         caller == owner ? (.private, ZoneID(zoneName: zone)) : (.shared, ZoneID(zoneName: zone, ownerRecordName: owner))
     }
 
-    /// SPEC §1 says read-only participants cannot write, whatever their role: `AccessRules` grants a read-only
-    /// administrator write access (issue 12 item 5), so the checker states the promise on its own too.
+    /// Read-only participants cannot write, whatever their role (Docs/Sharing.md). `AccessRules` caps an
+    /// administrator at its permission; the checker states the promise on its own too, so that a change to the
+    /// rules that broke it is still caught.
     private func readOnlyRefusal(caller: UserRecordName, share: Share?) -> ShareError? {
         guard let entry = share?.participant(caller), entry.acceptance == .accepted, entry.permission == .readOnly
         else { return nil }
-        return ShareError(.accessDenied, "SPEC §1: a read-only participant cannot write")
+        return ShareError(.accessDenied, "a read-only participant cannot write")
     }
 
     private func save(
@@ -382,7 +383,7 @@ final class CaseRun {
         let recipe = try loadedRecipe()
         var plans: [Plan] = []
         if directories.isEmpty {
-            // Before any apply: planning must not create the recipe's users (SPEC §8: a plan changes nothing).
+            // Before any apply: planning must not create the recipe's users (a plan changes nothing: README, "Guarantees").
             for side in sides {
                 let before = try await side.backing.allUsers()
                 plans.append(try await Planner(store: side.store, logger: logger).plan(recipe))
@@ -524,7 +525,7 @@ final class CaseRun {
 
     /// The export's `users:` lines sorted: the SQLite store and `sharelane serve` list a share's participants
     /// in different orders, and the export names users in the order it meets them (reported with the
-    /// checker; not one of SPEC §8's promises, so not checked here).
+    /// checker; not one of the README's guarantees, so not checked here).
     static func sortingUsers(_ export: String) -> String {
         var lines = export.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard let start = lines.firstIndex(of: "users:") else { return export }

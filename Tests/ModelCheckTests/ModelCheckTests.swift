@@ -1,11 +1,12 @@
 import Foundation
+import SharelaneTestSupport
 import Recipe
 import ShareKit
 import ShareStoreSQLite
 import Testing
 
 /// The seeded, randomized, model-based checker of issue 12: random valid recipes and random actions against
-/// the SQLite store and a `sharelane serve` on loopback, checking SPEC §8's promises after every action.
+/// the SQLite store and a `sharelane serve` on loopback, checking the README's guarantees after every action.
 ///
 /// `SHARELANE_CHECK_CASES` (default 200) and `SHARELANE_CHECK_SEED` set the run; `SHARELANE_CHECK_CASE_SEED`
 /// reruns one case; `SHARELANE_CHECK_KNOWN_BUGS=1` opens the gates of `KnownBugs`. See Docs/ModelCheck.md.
@@ -20,10 +21,8 @@ import Testing
         let seed = environment["SHARELANE_CHECK_SEED"].flatMap(UInt64.init) ?? Self.defaultSeed
         let only = environment["SHARELANE_CHECK_CASE_SEED"].flatMap(UInt64.init)
         let bugs = KnownBugs.current
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sharelane-modelcheck-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("modelcheck")
+        let directory = scratch.url
         let sqlite = try SQLiteStore(
             path: directory.appendingPathComponent("direct.sqlite").path, logger: CaseRunner.logger)
         let backing = try SQLiteStore(

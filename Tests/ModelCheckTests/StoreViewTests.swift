@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Planner
 import ShareKit
 import ShareStoreSQLite
@@ -8,10 +9,8 @@ import Testing
 /// write behind one store's back shows up in the comparison, naming the record.
 @Suite struct StoreViewTests {
     @Test func aWriteToOneStoreAloneMakesTheViewsDiffer() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sharelane-modelcheck-view-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("modelcheck-view")
+        let directory = scratch.url
         let spec = CheckCase.generate(seed: 3, bugs: .gated).recipe
         let recipe = try CaseRunner.load(spec.yaml())
         var stores: [SQLiteStore] = []

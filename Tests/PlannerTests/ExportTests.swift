@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Planner
 import Recipe
 import ShareKit
@@ -16,7 +17,8 @@ struct ExportTests {
         do {
             return try RecipeLoader(environment: [:]).load(yaml: yaml, file: "exported.yaml")
         } catch {
-            Issue.record("the export does not load:\n\(error.errors.map(\.description).joined(separator: "\n"))\n\(yaml)")
+            Issue.record(
+                "the export does not load:\n\(error.errors.map(\.description).joined(separator: "\n"))\n\(yaml)")
             throw error
         }
     }
@@ -37,35 +39,36 @@ struct ExportTests {
         #expect(plan.notes == [])
     }
 
-    @Test("an export round-trips assets, full locations, references naming a zone, the container and environment; --owner exports only that owner's public records")
+    @Test(
+        "an export round-trips assets, full locations, references naming a zone, the container and environment; --owner exports only that owner's public records"
+    )
     func roundTripOfEveryValueForm() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try TemporaryDirectory("export")
+        let directory = scratch.url
         try Data("picture".utf8).write(to: directory.appendingPathComponent("pic.png"))
         let recipePath = directory.appendingPathComponent("fasting.yaml").path
         try """
-            sharelane: 1
-            name: fasting
-            container: iCloud.com.example.Fasting
-            environment: production
-            users: { alice: { email: alice@example.com }, bob: { email: bob@example.com } }
-            owner: alice
-            zones:
-              Fasting:
-                records:
-                  f1:
-                    type: Fast
-                    fields:
-                      pic: !asset pic.png
-                      where: { latitude: 48.85, longitude: 2.35, altitude: 35.5, horizontal_accuracy: 5, course: 90, timestamp: 2024-05-01T09:00:00Z }
-                      next: { ref: f2, zone: Fasting }
-                      checked: { ref: f2, zone: Fasting, action: validate }
-                  f2: { type: Fast, fields: { n: 2 } }
-            public:
-              records:
-                alice-card: { type: Card, fields: { name: Alice } }
-            """.write(toFile: recipePath, atomically: true, encoding: .utf8)
+        sharelane: 1
+        name: fasting
+        container: iCloud.com.example.Fasting
+        environment: production
+        users: { alice: { email: alice@example.com }, bob: { email: bob@example.com } }
+        owner: alice
+        zones:
+          Fasting:
+            records:
+              f1:
+                type: Fast
+                fields:
+                  pic: !asset pic.png
+                  where: { latitude: 48.85, longitude: 2.35, altitude: 35.5, horizontal_accuracy: 5, course: 90, timestamp: 2024-05-01T09:00:00Z }
+                  next: { ref: f2, zone: Fasting }
+                  checked: { ref: f2, zone: Fasting, action: validate }
+              f2: { type: Fast, fields: { n: 2 } }
+        public:
+          records:
+            alice-card: { type: Card, fields: { name: Alice } }
+        """.write(toFile: recipePath, atomically: true, encoding: .utf8)
         let recipe = try RecipeLoader(environment: [:]).load(path: recipePath)
         let store = try freshStore()
         let planner = Planner(store: store, logger: quietLogger)
@@ -98,7 +101,9 @@ struct ExportTests {
         #expect(try load(bobs).publicRecords.isEmpty)
     }
 
-    @Test("a public user who joined a public share is not exported (a recipe cannot name one); the export plans to no changes")
+    @Test(
+        "a public user who joined a public share is not exported (a recipe cannot name one); the export plans to no changes"
+    )
     func publicUsersAreNotExported() async throws {
         let store = try freshStore()
         let planner = Planner(store: store, logger: quietLogger)
@@ -106,9 +111,14 @@ struct ExportTests {
         let alice = try await store.signIn(email: "alice@example.com", name: nil)
         let carol = try await store.signIn(email: "carol@example.com", name: nil)
         let trips = ZoneID(zoneName: "Trips")
-        guard case .saved(let italy)? = try await store.lookupRecords(["italy"], in: trips, database: .private, as: alice.recordName).first,
+        guard
+            case .saved(let italy)? = try await store.lookupRecords(
+                ["italy"], in: trips, database: .private, as: alice.recordName
+            ).first,
             let shareName = italy.shareRecordName,
-            case .savedShare(let share)? = try await store.lookupRecords([shareName], in: trips, database: .private, as: alice.recordName).first,
+            case .savedShare(let share)? = try await store.lookupRecords(
+                [shareName], in: trips, database: .private, as: alice.recordName
+            ).first,
             let url = share.url
         else {
             Issue.record("the Trips/italy share is missing")
@@ -122,7 +132,8 @@ struct ExportTests {
         #expect(plan.changes == [], "\(PlanFormat.text.render(plan))")
     }
 
-    @Test("values YAML would misread come back as the same values: \"42\", \"yes\", 3.0, milliseconds, bytes, references")
+    @Test(
+        "values YAML would misread come back as the same values: \"42\", \"yes\", 3.0, milliseconds, bytes, references")
     func awkwardValues() async throws {
         let store = try freshStore()
         let alice = try await store.signIn(email: "alice@example.com", name: "Alice")

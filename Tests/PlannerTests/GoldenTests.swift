@@ -2,6 +2,7 @@ import CustomDump
 import Foundation
 import Planner
 import ShareKit
+import SharelaneTestSupport
 import Testing
 
 /// The three renderings of a plan that has every kind of change, compared as text with the files in
@@ -33,7 +34,8 @@ struct GoldenTests {
                     AttributeChange(name: "parent", isField: false, before: nil, after: text("italy")),
                     AttributeChange(name: "amount", isField: true, before: nil, after: value(.double(420.5))),
                     AttributeChange(
-                        name: "trip", isField: true, before: nil, after: value(.reference(Reference(recordName: "italy")))),
+                        name: "trip", isField: true, before: nil,
+                        after: value(.reference(Reference(recordName: "italy")))),
                 ]),
             PlannedChange(
                 action: .update, kind: .record, address: "record FamilyLists/milk", zoneName: "FamilyLists",
@@ -67,11 +69,14 @@ struct GoldenTests {
             PlannedChange(
                 action: .update, kind: .participant, address: "participant FamilyLists/bob", zoneName: "FamilyLists",
                 attributes: [
-                    AttributeChange(name: "permission", isField: false, before: text("read-only"), after: text("read-write"))
+                    AttributeChange(
+                        name: "permission", isField: false, before: text("read-only"), after: text("read-write"))
                 ], share: familyShare, baseChangeTag: "t7"),
             PlannedChange(
                 action: .update, kind: .participant, address: "participant FamilyLists/dana", zoneName: "FamilyLists",
-                attributes: [AttributeChange(name: "accepted", isField: false, before: text("false"), after: text("true"))],
+                attributes: [
+                    AttributeChange(name: "accepted", isField: false, before: text("false"), after: text("true"))
+                ],
                 share: familyShare, baseChangeTag: "t7"),
             PlannedChange(
                 action: .create, kind: .record, address: "record (public)/alice-card", database: .public,
@@ -80,11 +85,14 @@ struct GoldenTests {
                     AttributeChange(name: "type", isField: false, before: nil, after: text("MyUser")),
                     AttributeChange(name: "firstName", isField: true, before: nil, after: value(.string("Alice"))),
                     AttributeChange(
-                        name: "tripShareURL", isField: true, before: nil, after: .shareURL(zone: "Trips", record: "italy")),
+                        name: "tripShareURL", isField: true, before: nil,
+                        after: .shareURL(zone: "Trips", record: "italy")),
                 ]),
             PlannedChange(
                 action: .delete, kind: .participant, address: "participant FamilyLists/erin", zoneName: "FamilyLists",
-                attributes: [AttributeChange(name: "permission", isField: false, before: text("read-write"), after: nil)],
+                attributes: [
+                    AttributeChange(name: "permission", isField: false, before: text("read-write"), after: nil)
+                ],
                 share: familyShare, baseChangeTag: "t7"),
             PlannedChange(
                 action: .delete, kind: .share, address: "share Archive/2019", zoneName: "Archive", recordName: "2019",
@@ -131,7 +139,8 @@ struct GoldenTests {
     @Test("the summary line is exact, and JSON's summary agrees with it")
     func summaryLine() throws {
         #expect(Self.everyKind.summary.line == "Plan: 6 to add, 4 to change, 4 to destroy.")
-        let json = try JSONSerialization.jsonObject(with: Data(PlanFormat.json.render(Self.everyKind).utf8)) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(with: Data(PlanFormat.json.render(Self.everyKind).utf8)) as? [String: Any]
         let summary = json?["summary"] as? [String: Int]
         #expect(summary == ["add": 6, "change": 4, "destroy": 4])
         #expect(json?["format_version"] as? Int == 1)
@@ -145,28 +154,15 @@ struct GoldenTests {
 
     @Test("a plan survives the saved-plan file unchanged")
     func savedPlanRoundTrip() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
         try SavedPlan.write(Self.everyKind, to: path)
         #expect(SavedPlan.isSavedPlan(at: path))
         expectNoDifference(try SavedPlan.read(from: path), Self.everyKind)
     }
 }
 
-/// Compares `actual` with `Golden/NAME` as text; with `RECORD_GOLDEN=1`, writes it there instead.
-func assertGolden(
-    _ actual: String, _ name: String, fileID: StaticString = #fileID, filePath: StaticString = #filePath,
-    line: UInt = #line, column: UInt = #column
-) throws {
-    let source = URL(fileURLWithPath: "\(#filePath)").deletingLastPathComponent().appendingPathComponent("Golden")
-        .appendingPathComponent(name)
-    if ProcessInfo.processInfo.environment["RECORD_GOLDEN"] == "1" {
-        try actual.write(to: source, atomically: true, encoding: .utf8)
-        return
-    }
-    let url = try #require(
-        Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Golden"),
-        "Golden/\(name) is missing: record it with RECORD_GOLDEN=1")
-    let expected = try String(contentsOf: url, encoding: .utf8)
-    expectNoDifference(actual, expected, fileID: fileID, filePath: filePath, line: line, column: column)
+/// Compares `actual` with `Golden/NAME` as text, with a diff on failure; `RECORD_GOLDEN=1` re-records it.
+func assertGolden(_ actual: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    try GoldenFile(besides: #filePath).check(actual, against: name, sourceLocation: sourceLocation)
 }

@@ -20,7 +20,8 @@ struct JSONWriterTests {
             case .number(let d): try container.encode(d)
             case .string(let s): try container.encode(s)
             case .array(let items): try container.encode(items.map(ThroughFoundation.init))
-            case .lazyArray(let count, let element): try container.encode((0..<count).map { ThroughFoundation(value: element($0)) })
+            case .lazyArray(let count, let element):
+                try container.encode((0..<count).map { ThroughFoundation(value: element($0)) })
             case .object(let members): try container.encode(members.mapValues(ThroughFoundation.init))
             }
         }
@@ -52,15 +53,20 @@ struct JSONWriterTests {
         #expect(Self.written(document) == (try Self.foundation(document)))
     }
 
-    @Test("strings escape quotes, backslashes and control characters as JSONEncoder does, and keep slashes and non-ASCII")
+    @Test(
+        "strings escape quotes, backslashes and control characters as JSONEncoder does, and keep slashes and non-ASCII")
     func sameStringEscapes() throws {
         var controls = ""
         for value in 0..<0x20 { controls.unicodeScalars.append(Unicode.Scalar(UInt8(value))) }
         let strings = [
-            "plain", "say \"hi\"", "back\\slash", "a/b https://example.com/x", controls, "del \u{7F}", "line\u{2028}sep",
+            "plain", "say \"hi\"", "back\\slash", "a/b https://example.com/x", controls, "del \u{7F}",
+            "line\u{2028}sep",
             "emoji 🧪 and ñ", "",
         ]
-        let document: JSONValue = .array(strings.map(JSONValue.string) + [.object(Dictionary(uniqueKeysWithValues: strings.map { ($0, .integer(1)) }))])
+        let document: JSONValue = .array(
+            strings.map(JSONValue.string) + [
+                .object(Dictionary(uniqueKeysWithValues: strings.map { ($0, .integer(1)) }))
+            ])
         #expect(Self.written(document) == (try Self.foundation(document)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Planner
 import ShareKit
 import ShareStoreSQLite
@@ -10,10 +11,10 @@ import Testing
 struct MeasurementTests {
     @Test("10,000 records: apply, then a no-op plan, with store calls counted")
     func tenThousand() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("measure-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = CountingStore(try SQLiteStore(path: directory.appendingPathComponent("s.sqlite").path, logger: quietLogger))
+        let scratch = try TemporaryDirectory("measure")
+        let directory = scratch.url
+        let store = CountingStore(
+            try SQLiteStore(path: directory.appendingPathComponent("s.sqlite").path, logger: quietLogger))
         let recipe = SampleRecipes.generated(count: 10_000)
         let planner = Planner(store: store, logger: quietLogger)
         let clock = ContinuousClock()
@@ -22,7 +23,9 @@ struct MeasurementTests {
         let firstPlanCalls = store.totalCalls
         store.resetCounts()
         var report: ApplyReport? = nil
-        let apply = try await clock.measure { report = try await Applier(store: store, logger: quietLogger).apply(try #require(plan)) }
+        let apply = try await clock.measure {
+            report = try await Applier(store: store, logger: quietLogger).apply(try #require(plan))
+        }
         let applyCalls = store.calls
         store.resetCounts()
         var again: Plan? = nil

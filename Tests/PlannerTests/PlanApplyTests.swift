@@ -51,16 +51,21 @@ struct PlanApplyTests {
         let recipe = SampleRecipes.family()
         let plan = try await Planner(store: store, logger: quietLogger).plan(recipe)
         let card = try #require(plan.changes.first { $0.address == "record (public)/alice-card" })
-        #expect(card.attributes.first { $0.name == "privateShareURL" }?.after == .shareURL(zone: "FamilyLists", record: nil))
+        #expect(
+            card.attributes.first { $0.name == "privateShareURL" }?.after == .shareURL(zone: "FamilyLists", record: nil)
+        )
         _ = try await Applier(store: store, logger: quietLogger).apply(plan)
         let alice = try await store.signIn(email: "alice@example.com", name: nil)
-        let zone = try #require(try await store.listZones(in: .private, as: alice.recordName).first { $0.zoneID.zoneName == "FamilyLists" })
-        let shares = try await store.lookupRecords([zoneShareRecordName], in: zone.zoneID, database: .private, as: alice.recordName)
+        let zone = try #require(
+            try await store.listZones(in: .private, as: alice.recordName).first { $0.zoneID.zoneName == "FamilyLists" })
+        let shares = try await store.lookupRecords(
+            [zoneShareRecordName], in: zone.zoneID, database: .private, as: alice.recordName)
         guard case .savedShare(let share)? = shares.first else {
             Issue.record("no zone share: \(shares)")
             return
         }
-        let records = try await store.lookupRecords(["alice-card"], in: .defaultZone, database: .public, as: alice.recordName)
+        let records = try await store.lookupRecords(
+            ["alice-card"], in: .defaultZone, database: .public, as: alice.recordName)
         guard case .saved(let record)? = records.first else {
             Issue.record("no public record: \(records)")
             return
@@ -100,7 +105,8 @@ struct PlanApplyTests {
         _ = try await store.modifyRecords(
             [
                 RecordOperation(.create, Record(recordName: "extra", recordType: "TodoList", zoneID: zone)),
-                RecordOperation(.create, Record(recordName: "extra-child", recordType: "Todo", zoneID: zone, parent: "extra")),
+                RecordOperation(
+                    .create, Record(recordName: "extra-child", recordType: "Todo", zoneID: zone, parent: "extra")),
                 RecordOperation(.create, Record(recordName: "loose", recordType: "Todo", zoneID: zone)),
             ], in: zone, database: .private, atomic: true, as: alice.recordName)
         let kept = try await planner.plan(recipe)
@@ -108,7 +114,10 @@ struct PlanApplyTests {
         #expect(kept.notes == ["3 undeclared records kept in FamilyLists; --prune deletes them."])
 
         let pruned = try await planner.plan(recipe, options: PlanOptions(prune: true))
-        #expect(pruned.changes.map(\.address) == ["record FamilyLists/extra-child", "record FamilyLists/extra", "record FamilyLists/loose"])
+        #expect(
+            pruned.changes.map(\.address) == [
+                "record FamilyLists/extra-child", "record FamilyLists/extra", "record FamilyLists/loose",
+            ])
         #expect(pruned.summary.line == "Plan: 0 to add, 0 to change, 3 to destroy.")
         let report = try await Applier(store: store, logger: quietLogger).apply(pruned)
         #expect(report.failures == [])
@@ -130,7 +139,8 @@ struct PlanApplyTests {
             return
         }
         milk.fields["note"] = .string("semi-skimmed")
-        _ = try await store.modifyRecords([RecordOperation(.update, milk)], in: zone, database: .private, atomic: true, as: alice.recordName)
+        _ = try await store.modifyRecords(
+            [RecordOperation(.update, milk)], in: zone, database: .private, atomic: true, as: alice.recordName)
 
         recipe.zones[0].records[1].fields["qty"] = .value(.int64(3))
         let plan = try await planner.plan(recipe)
@@ -138,7 +148,10 @@ struct PlanApplyTests {
         let change = try #require(plan.changes.first)
         #expect(change.address == "record FamilyLists/milk")
         #expect(change.action == .update)
-        #expect(change.attributes == [AttributeChange(name: "qty", isField: true, before: .value(.int64(2)), after: .value(.int64(3)))])
+        #expect(
+            change.attributes == [
+                AttributeChange(name: "qty", isField: true, before: .value(.int64(2)), after: .value(.int64(3)))
+            ])
 
         let pruned = try await planner.plan(recipe, options: PlanOptions(prune: true))
         #expect(pruned.changes.first?.attributes.map(\.name) == ["qty", "note"])
@@ -165,7 +178,8 @@ struct PlanApplyTests {
         recipe.zones[1].records[0].share = ShareDeclaration.none  // italy: stop sharing
         guard case .share(var share)? = recipe.zones[0].share else { return }
         share.participants.removeAll { $0.handle == "dana" }
-        share.participants.append(DeclaredParticipant(handle: "carol", permission: .readOnly, location: SampleRecipes.at(8)))
+        share.participants.append(
+            DeclaredParticipant(handle: "carol", permission: .readOnly, location: SampleRecipes.at(8)))
         share.participants[0].permission = .readOnly  // bob
         recipe.zones[0].share = .share(share)
         let plan = try await planner.plan(recipe)
@@ -244,9 +258,10 @@ struct PlanApplyTests {
     func waitingForAcceptance() async throws {
         let store = OwnerOnlyStore(try freshStore())
         let plan = try await Planner(store: store, logger: quietLogger).plan(SampleRecipes.family())
-        #expect(plan.waiting == [
-            "participant FamilyLists/dana: waiting for dana to accept (the store cannot act as dana)"
-        ])
+        #expect(
+            plan.waiting == [
+                "participant FamilyLists/dana: waiting for dana to accept (the store cannot act as dana)"
+            ])
         let dana = try #require(plan.changes.first { $0.address == "participant FamilyLists/dana" })
         #expect(dana.participant?.accept == false)
     }
@@ -263,7 +278,10 @@ struct PlanApplyTests {
         #expect(report.failures == [])
         let batches = counting.modifyBatches
         #expect(batches.allSatisfy { $0.count <= 200 })
-        let shareBatch = try #require(batches.first { $0.contains { if case .share(let s) = $0.item { s.rootRecordName == "italy" } else { false } } })
+        let shareBatch = try #require(
+            batches.first {
+                $0.contains { if case .share(let s) = $0.item { s.rootRecordName == "italy" } else { false } }
+            })
         #expect(shareBatch.contains { $0.recordName == "italy" })
         #expect(try await Planner(store: counting, logger: quietLogger).plan(recipe).changes == [])
     }
@@ -294,7 +312,8 @@ struct PlanApplyTests {
         let again = try await planner.plan(recipe)
         #expect(again.changes == [])
         let owner = try await store.signIn(email: "alice@example.com", name: nil).recordName
-        let found = try await store.lookupRecords(["pointer"], in: ZoneID(zoneName: "First"), database: .private, as: owner)
+        let found = try await store.lookupRecords(
+            ["pointer"], in: ZoneID(zoneName: "First"), database: .private, as: owner)
         let shares = try await store.lookupRecords(
             [zoneShareRecordName], in: ZoneID(zoneName: "Second"), database: .private, as: owner)
         guard case .saved(let pointer)? = found.first, case .savedShare(let share)? = shares.first else {

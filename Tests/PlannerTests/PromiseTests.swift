@@ -17,7 +17,8 @@ struct PromiseTests {
     static func apply(_ recipe: Recipe, to store: any Store) async throws -> Plan {
         let plan = try await Planner(store: store, logger: quietLogger).plan(recipe)
         let report = try await Applier(store: store, logger: quietLogger).apply(plan)
-        #expect(report.failures == [], "the apply failed:\n\(report.failures.map(\.description).joined(separator: "\n"))")
+        #expect(
+            report.failures == [], "the apply failed:\n\(report.failures.map(\.description).joined(separator: "\n"))")
         return plan
     }
 
@@ -69,11 +70,14 @@ struct PromiseTests {
     @Test("a participant who left and is not declared accepted is invited again and left pending")
     func participantWhoLeftIsInvitedAgainPending() async throws {
         let store = try freshStore()
-        let recipe = try Self.load(Self.topics.replacingOccurrences(of: "carol: read-only", with: "carol: { permission: read-write, accepted: false }"))
+        let recipe = try Self.load(
+            Self.topics.replacingOccurrences(
+                of: "carol: read-only", with: "carol: { permission: read-write, accepted: false }"))
         try await Self.apply(recipe, to: store)
         let alice = try #require(try await store.signInExisting(email: "alice@example.com"))
         let carol = try #require(try await store.signInExisting(email: "carol@example.com"))
-        let share = try await store.lookupRecords([zoneShareRecordName], in: ZoneID(zoneName: "Topics"), database: .private, as: alice.recordName)
+        let share = try await store.lookupRecords(
+            [zoneShareRecordName], in: ZoneID(zoneName: "Topics"), database: .private, as: alice.recordName)
         guard case .savedShare(let live)? = share.first else { Issue.record("no share"); return }
         _ = try await store.acceptShare(url: try #require(live.url), as: carol.recordName)
         try await store.leaveShare(
@@ -83,7 +87,8 @@ struct PromiseTests {
         #expect(plan.changes.first?.attributes.first { $0.name == "status" }?.after == .text("invited again"))
         try await Self.apply(recipe, to: store)
         #expect(try await Self.plan(recipe, on: store).changes == [])
-        let after = try await store.lookupRecords([zoneShareRecordName], in: ZoneID(zoneName: "Topics"), database: .private, as: alice.recordName)
+        let after = try await store.lookupRecords(
+            [zoneShareRecordName], in: ZoneID(zoneName: "Topics"), database: .private, as: alice.recordName)
         guard case .savedShare(let invited)? = after.first else { Issue.record("no share"); return }
         #expect(invited.participant(carol.recordName)?.acceptance == .pending)
     }
@@ -134,7 +139,8 @@ struct PromiseTests {
                 shared.replacingOccurrences(of: "SHARE", with: "{ participants: { bob: read-only } }")
                     .replacingOccurrences(of: "ABSENT", with: "")), to: store)
         let stopped = try Self.load(
-            shared.replacingOccurrences(of: "SHARE", with: "none").replacingOccurrences(of: "ABSENT", with: "absent: true,"))
+            shared.replacingOccurrences(of: "SHARE", with: "none").replacingOccurrences(
+                of: "ABSENT", with: "absent: true,"))
         let plan = try await Self.apply(stopped, to: store)
         #expect(plan.summary.destroy == 2)
         #expect(try await Self.plan(stopped, on: store).changes == [])
@@ -156,10 +162,12 @@ struct PromiseTests {
                   leaf: { type: Note, parent: loose, fields: { n: N } }
             """
         try await Self.apply(
-            try Self.load(recipe.replacingOccurrences(of: "PARENT", with: "").replacingOccurrences(of: "N }", with: "1 }")),
+            try Self.load(
+                recipe.replacingOccurrences(of: "PARENT", with: "").replacingOccurrences(of: "N }", with: "1 }")),
             to: store)
         let moved = try Self.load(
-            recipe.replacingOccurrences(of: "PARENT", with: "parent: shared,").replacingOccurrences(of: "N }", with: "2 }"))
+            recipe.replacingOccurrences(of: "PARENT", with: "parent: shared,").replacingOccurrences(
+                of: "N }", with: "2 }"))
         try await Self.apply(moved, to: store)
         #expect(try await Self.plan(moved, on: store).changes == [])
     }
@@ -171,10 +179,13 @@ struct PromiseTests {
         let plan = try await Self.plan(recipe, on: store)
         #expect(plan.summary.add > 0)
         #expect(try await store.allUsers() == [], "planning signed users in")
-        #expect(try await store.listZones(in: .private, as: StableName.userRecordName(email: "alice@example.com")).map(\.zoneID.zoneName) == [defaultZoneName])
+        #expect(
+            try await store.listZones(in: .private, as: StableName.userRecordName(email: "alice@example.com")).map(
+                \.zoneID.zoneName) == [defaultZoneName])
         try await Self.apply(recipe, to: store)
         let users = try await store.allUsers()
-        #expect(users.map(\.email) == ["alice@example.com", "bob@example.com", "carol@example.com", "dana@example.com"])
+        #expect(
+            users.map(\.email) == ["alice@example.com", "bob@example.com", "carol@example.com", "dana@example.com"])
         #expect(users.first?.name == "Alice Appleseed")
         #expect(try await Self.plan(recipe, on: store).changes == [])
     }
@@ -209,7 +220,8 @@ struct PromiseTests {
         try await Self.apply(recipe, to: second)
         let url = try #require(try await Self.shareURL("Topics", in: first))
         #expect(url != (try await Self.shareURL("Topics", in: second)))
-        let changed = try Self.load(Self.topics.replacingOccurrences(of: "share:", with: "share:\n      title: Renamed"))
+        let changed = try Self.load(
+            Self.topics.replacingOccurrences(of: "share:", with: "share:\n      title: Renamed"))
         let plan = try await Self.apply(changed, to: first)
         #expect(plan.summary.change == 1)
         #expect(try await Self.shareURL("Topics", in: first) == url, "the URL changed with the share's title")
@@ -217,7 +229,8 @@ struct PromiseTests {
 
     @Test("stable_url: true gives the same share URL on every fresh store, for demo data")
     func stableShareURL() async throws {
-        let recipe = try Self.load(Self.topics.replacingOccurrences(of: "share:", with: "share:\n      stable_url: true"))
+        let recipe = try Self.load(
+            Self.topics.replacingOccurrences(of: "share:", with: "share:\n      stable_url: true"))
         let first = try freshStore()
         let second = try freshStore()
         try await Self.apply(recipe, to: first)
@@ -227,7 +240,9 @@ struct PromiseTests {
         #expect(try await Self.plan(recipe, on: first).changes == [])
     }
 
-    @Test("the owner deleting a shared hierarchy's root behind the recipe's back: apply makes both again, and the plan settles")
+    @Test(
+        "the owner deleting a shared hierarchy's root behind the recipe's back: apply makes both again, and the plan settles"
+    )
     func ownerDeletesTheRootOfAShare() async throws {
         let store = try freshStore()
         let recipe = try Self.load(
@@ -244,11 +259,17 @@ struct PromiseTests {
         try await Self.apply(recipe, to: store)
         let alice = try #require(try await store.signInExisting(email: "alice@example.com"))
         let deleted = try await store.modifyRecords(
-            [RecordOperation(.forceDelete, Record(recordName: "italy", recordType: "", zoneID: ZoneID(zoneName: "Trips")))],
+            [
+                RecordOperation(
+                    .forceDelete, Record(recordName: "italy", recordType: "", zoneID: ZoneID(zoneName: "Trips")))
+            ],
             in: ZoneID(zoneName: "Trips"), database: .private, atomic: true, as: alice.recordName)
         #expect(deleted.first?.error == nil)
         let plan = try await Self.apply(recipe, to: store)
-        #expect(plan.changes.map { "\($0.symbol) \($0.address)" }.prefix(2) == ["+ record Trips/italy", "+ share Trips/italy"])
+        #expect(
+            plan.changes.map { "\($0.symbol) \($0.address)" }.prefix(2) == [
+                "+ record Trips/italy", "+ share Trips/italy",
+            ])
         let again = try await Self.plan(recipe, on: store)
         #expect(again.changes == [], "\(TextPlanRenderer().render(again))")
     }

@@ -15,7 +15,7 @@ enum SampleRecipes {
         DeclaredUser(handle: "dana", email: "dana@example.com", location: at(4)),
     ]
 
-    /// SPEC §2's family-lists recipe: a zone-wide share with participants, a pruned zone with a hierarchy
+    /// the family-lists recipe of Recipes/sharelane.yaml: a zone-wide share with participants, a pruned zone with a hierarchy
     /// share, generated records, a public record holding a share URL.
     static func family(days: Int = 3) -> Recipe {
         let groceries = DeclaredRecord(

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Planner
 import Recipe
 import ShareKit
@@ -12,16 +13,19 @@ struct SavedPlanTests {
         let alice = try await store.signIn(email: "alice@example.com", name: nil)
         var tags: [String: String] = [:]
         for zone in try await store.listZones(in: .private, as: alice.recordName) {
-            let changes = try await store.zoneChanges(zone.zoneID, in: .private, since: nil, resultsLimit: nil, as: alice.recordName)
-            for record in changes.changedRecords { tags["\(zone.zoneID.zoneName)/\(record.recordName)"] = record.changeTag }
+            let changes = try await store.zoneChanges(
+                zone.zoneID, in: .private, since: nil, resultsLimit: nil, as: alice.recordName)
+            for record in changes.changedRecords {
+                tags["\(zone.zoneID.zoneName)/\(record.recordName)"] = record.changeTag
+            }
             for share in changes.changedShares { tags["\(zone.zoneID.zoneName)/\(share.recordName)"] = share.changeTag }
         }
         return tags
     }
 
     func savedAndRead(_ plan: Plan) throws -> Plan {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
         try SavedPlan.write(plan, to: path)
         return try SavedPlan.read(from: path)
     }
@@ -46,8 +50,8 @@ struct SavedPlanTests {
         var recipe = SampleRecipes.family()
         _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
         recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
         try SavedPlan.write(try await planner.plan(recipe), to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.contains("\"digest\" : \"sha256:"))
@@ -81,12 +85,17 @@ struct SavedPlanTests {
         // Someone changes a record the plan does not even touch.
         let alice = try await store.signIn(email: "alice@example.com", name: nil)
         let trips = ZoneID(zoneName: "Trips")
-        guard case .saved(var hotel)? = try await store.lookupRecords(["hotel"], in: trips, database: .private, as: alice.recordName).first else {
+        guard
+            case .saved(var hotel)? = try await store.lookupRecords(
+                ["hotel"], in: trips, database: .private, as: alice.recordName
+            ).first
+        else {
             Issue.record("no hotel")
             return
         }
         hotel.fields["amount"] = .double(99)
-        _ = try await store.modifyRecords([RecordOperation(.update, hotel)], in: trips, database: .private, atomic: true, as: alice.recordName)
+        _ = try await store.modifyRecords(
+            [RecordOperation(.update, hotel)], in: trips, database: .private, atomic: true, as: alice.recordName)
 
         let before = try await snapshot(store)
         await #expect {
@@ -99,7 +108,9 @@ struct SavedPlanTests {
         #expect(try await snapshot(store) == before)
     }
 
-    @Test("a record changed behind the plan's back fails alone; a new plan shows exactly what is left; the next apply converges")
+    @Test(
+        "a record changed behind the plan's back fails alone; a new plan shows exactly what is left; the next apply converges"
+    )
     func partialFailureThenConvergence() async throws {
         let store = try freshStore()
         let planner = Planner(store: store, logger: quietLogger)
@@ -114,12 +125,17 @@ struct SavedPlanTests {
         // Between plan and apply, milk changes: its change tag is stale.
         let alice = try await store.signIn(email: "alice@example.com", name: nil)
         let lists = ZoneID(zoneName: "FamilyLists")
-        guard case .saved(var milk)? = try await store.lookupRecords(["milk"], in: lists, database: .private, as: alice.recordName).first else {
+        guard
+            case .saved(var milk)? = try await store.lookupRecords(
+                ["milk"], in: lists, database: .private, as: alice.recordName
+            ).first
+        else {
             Issue.record("no milk")
             return
         }
         milk.fields["done"] = .int64(1)
-        _ = try await store.modifyRecords([RecordOperation(.update, milk)], in: lists, database: .private, atomic: true, as: alice.recordName)
+        _ = try await store.modifyRecords(
+            [RecordOperation(.update, milk)], in: lists, database: .private, atomic: true, as: alice.recordName)
 
         let report = try await Applier(store: store, logger: quietLogger).apply(plan)
         #expect(report.applied.map(\.address) == ["record FamilyLists/groceries", "record Trips/hotel"])
@@ -145,10 +161,18 @@ struct SavedPlanTests {
         // bob wrote a public record of the same name first: only its creator may change it.
         let bob = try await store.signIn(email: "bob@example.com", name: nil)
         _ = try await store.modifyRecords(
-            [RecordOperation(.create, Record(recordName: "bob-card", recordType: "MyUser", zoneID: .defaultZone, fields: ["firstName": .string("Robert")]))],
+            [
+                RecordOperation(
+                    .create,
+                    Record(
+                        recordName: "bob-card", recordType: "MyUser", zoneID: .defaultZone,
+                        fields: ["firstName": .string("Robert")]))
+            ],
             in: .defaultZone, database: .public, atomic: true, as: bob.recordName)
         recipe.publicRecords.append(
-            DeclaredRecord(name: "bob-card", type: "MyUser", fields: ["firstName": .value(.string("Bob"))], location: SampleRecipes.at(31)))
+            DeclaredRecord(
+                name: "bob-card", type: "MyUser", fields: ["firstName": .value(.string("Bob"))],
+                location: SampleRecipes.at(31)))
         recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
         let plan = try await planner.plan(recipe)
         let report = try await Applier(store: store, logger: quietLogger).apply(plan)
@@ -157,11 +181,16 @@ struct SavedPlanTests {
         #expect(report.failures.first?.reason.hasPrefix("ACCESS_DENIED") == true)
         #expect(try await planner.plan(recipe).changes.map(\.address) == ["record (public)/bob-card"])
         // The record's creator hands it over by deleting it; the next apply converges.
-        guard case .saved(let card)? = try await store.lookupRecords(["bob-card"], in: .defaultZone, database: .public, as: bob.recordName).first else {
+        guard
+            case .saved(let card)? = try await store.lookupRecords(
+                ["bob-card"], in: .defaultZone, database: .public, as: bob.recordName
+            ).first
+        else {
             Issue.record("no card")
             return
         }
-        _ = try await store.modifyRecords([RecordOperation(.delete, card)], in: .defaultZone, database: .public, atomic: true, as: bob.recordName)
+        _ = try await store.modifyRecords(
+            [RecordOperation(.delete, card)], in: .defaultZone, database: .public, atomic: true, as: bob.recordName)
         #expect(try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe)).succeeded)
         #expect(try await planner.plan(recipe).changes == [])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Recipe
+import SharelaneTestSupport
 import Testing
 
 /// Finds the fixtures copied into the test bundle.
@@ -9,15 +10,17 @@ enum Fixtures {
     }
 
     /// The `.yaml` files directly inside `subdirectory`, sorted by name.
+    ///
+    /// - Throws: when the folder is missing or holds no fixture, so a test never runs over zero cases.
     static func files(in subdirectory: String) throws -> [URL] {
-        let dir = try directory.appendingPathComponent(subdirectory)
-        return try FileManager.default.contentsOfDirectory(at: dir, includingPropertiesForKeys: nil)
-            .filter { $0.pathExtension == "yaml" }
-            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        try FixtureFolder(try directory.appendingPathComponent(subdirectory), extensions: ["yaml"]).files()
     }
 
-    static func names(in subdirectory: String) -> [String] {
-        ((try? files(in: subdirectory)) ?? []).map { $0.deletingPathExtension().lastPathComponent }
+    /// The fixtures' names in `subdirectory`, without `.yaml`.
+    ///
+    /// - Throws: when the folder is missing or holds no fixture.
+    static func names(in subdirectory: String) throws -> [String] {
+        try files(in: subdirectory).map { $0.deletingPathExtension().lastPathComponent }
     }
 
     static func url(_ subdirectory: String, _ name: String) throws -> URL {
@@ -32,26 +35,6 @@ enum Fixtures {
     }
 }
 
-/// A scratch directory for recipes written by a test, removed afterwards.
-struct ScratchDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-recipe-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    @discardableResult
-    func write(_ name: String, _ text: String) throws -> String {
-        let file = url.appendingPathComponent(name)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try text.write(to: file, atomically: true, encoding: .utf8)
-        return file.path
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// Loads a recipe expected to fail and returns its errors.
 func loadErrors(_ path: String, loader: RecipeLoader = RecipeLoader(environment: [:])) -> [RecipeError] {
     do {
@@ -63,7 +46,9 @@ func loadErrors(_ path: String, loader: RecipeLoader = RecipeLoader(environment:
 }
 
 /// Loads a recipe given as text, expected to fail, and returns its errors.
-func loadErrors(yaml: String, file: String = "test.yaml", loader: RecipeLoader = RecipeLoader(environment: [:])) -> [RecipeError] {
+func loadErrors(yaml: String, file: String = "test.yaml", loader: RecipeLoader = RecipeLoader(environment: [:]))
+    -> [RecipeError]
+{
     do {
         _ = try loader.load(yaml: yaml, file: file)
         return []

@@ -32,7 +32,8 @@ struct GeneratedDataTests {
     }
 
     static func load(seed: Int, extraRecord: Bool = false) throws -> DeclaredZone {
-        let recipe = try RecipeLoader(environment: [:]).load(yaml: recipe(seed: seed, extraRecord: extraRecord), file: "generated.yaml")
+        let recipe = try RecipeLoader(environment: [:]).load(
+            yaml: recipe(seed: seed, extraRecord: extraRecord), file: "generated.yaml")
         return try #require(recipe.zone("People"))
     }
 
@@ -52,17 +53,19 @@ struct GeneratedDataTests {
             return try #require(try RecipeLoader(environment: [:]).load(yaml: yaml, file: "same.yaml").zone("Z"))
         }
         // `{{i}}` exists only under repeat:, so the written-out records spell each index.
-        let generated = try zone("""
+        let generated = try zone(
+            """
                   "item-{{i}}":
                     repeat: 4
                     type: Item
                     fields: { note: "{{fake.sentence}}", word: "{{fake.word}}", qty: 3, price: 1.5, done: true, tag: "fixed" }
             """)
-        let written = try zone((1...4).map { i in
-            """
-                  item-\(i): { type: Item, fields: { note: "{{fake.sentence}}", word: "{{fake.word}}", qty: 3, price: 1.5, done: true, tag: "fixed" } }
-            """
-        }.joined(separator: "\n"))
+        let written = try zone(
+            (1...4).map { i in
+                """
+                      item-\(i): { type: Item, fields: { note: "{{fake.sentence}}", word: "{{fake.word}}", qty: 3, price: 1.5, done: true, tag: "fixed" } }
+                """
+            }.joined(separator: "\n"))
         #expect(generated.records.map(\.name) == ["item-1", "item-2", "item-3", "item-4"])
         #expect(generated.records.map(\.name) == written.records.map(\.name))
         #expect(generated.records.map(\.fields) == written.records.map(\.fields))

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Recipe
 import Testing
 
@@ -26,10 +27,12 @@ struct InvalidRecipeTests {
         return Expected(file: file, line: line, column: column, message: tail[2].trimmingCharacters(in: .whitespaces))
     }
 
-    @Test("reports the expected errors", arguments: Fixtures.names(in: "invalid"))
+    @Test("reports the expected errors", arguments: try Fixtures.names(in: "invalid"))
     func fixture(_ name: String) throws {
         let url = try Fixtures.url("invalid", name)
-        let expected = try Fixtures.header("error", in: url).map { try #require(Self.parse($0), "bad expectation \($0)") }
+        let expected = try Fixtures.header("error", in: url).map {
+            try #require(Self.parse($0), "bad expectation \($0)")
+        }
         #expect(!expected.isEmpty, "fixture \(name) states no `# error:`")
         let errors = loadErrors(url.path)
         #expect(
@@ -48,8 +51,13 @@ struct InvalidRecipeTests {
 
     @Test("errors print as FILE:LINE:COLUMN: error: MESSAGE, with the path as given")
     func printedForm() throws {
-        let errors = loadErrors(yaml: "sharelane: 1\nname: x\nusers: { alice: { email: a@example.com } }\nzone: {}\n", file: "Recipes/x.yaml")
-        #expect(errors.map(\.description) == ["Recipes/x.yaml:4:1: error: unknown key `zone` in the recipe; did you mean `zones`?"])
+        let errors = loadErrors(
+            yaml: "sharelane: 1\nname: x\nusers: { alice: { email: a@example.com } }\nzone: {}\n",
+            file: "Recipes/x.yaml")
+        #expect(
+            errors.map(\.description) == [
+                "Recipes/x.yaml:4:1: error: unknown key `zone` in the recipe; did you mean `zones`?"
+            ])
     }
 
     @Test("a missing file says so, naming the path as given")
@@ -60,8 +68,7 @@ struct InvalidRecipeTests {
 
     @Test("--env NAME without .env.NAME is an error")
     func missingEnvFile() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
+        let scratch = try TemporaryDirectory("recipe")
         let path = try scratch.write("r.yaml", "sharelane: 1\nname: r\nusers: { alice: { email: a@example.com } }\n")
         let errors = loadErrors(path, loader: RecipeLoader(environment: [:], envName: "staging"))
         #expect(errors.count == 1)
@@ -70,8 +77,13 @@ struct InvalidRecipeTests {
 
     @Test("an error in an included file that cannot be read points at the include")
     func unreadableInclude() {
-        let errors = loadErrors(yaml: "sharelane: 1\nname: x\ninclude: [missing.yaml]\nusers: { alice: { email: a@example.com } }\n", file: "x.yaml")
-        #expect(errors.map(\.description) == ["x.yaml:3:11: error: included file missing.yaml: no such file; check the path"])
+        let errors = loadErrors(
+            yaml: "sharelane: 1\nname: x\ninclude: [missing.yaml]\nusers: { alice: { email: a@example.com } }\n",
+            file: "x.yaml")
+        #expect(
+            errors.map(\.description) == [
+                "x.yaml:3:11: error: included file missing.yaml: no such file; check the path"
+            ])
     }
 }
 

@@ -1,24 +1,24 @@
 import Foundation
+import SharelaneTestSupport
 import Recipe
 import Testing
 
 /// Every recipe in `Recipes/` validates, with the loader and against `Recipes/recipe.schema.json`.
 @Suite("Recipes directory")
 struct RecipesDirectoryTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let recipesDirectory = packageRoot.appendingPathComponent("Recipes")
 
-    static func recipes() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: recipesDirectory.path)) ?? []
-        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
-    }
+    /// The recipes' file names; an empty or missing folder is an error, not zero cases.
+    static func recipes() throws -> [String] { try FixtureFolder(recipesDirectory).files().map(\.lastPathComponent) }
 
     @Test("there are recipes to check")
-    func notEmpty() {
-        #expect(Self.recipes().contains("sharelane.yaml"))
+    func notEmpty() throws {
+        #expect(try Self.recipes().contains("sharelane.yaml"))
     }
 
-    @Test("each recipe loads and validates", arguments: recipes())
+    @Test("each recipe loads and validates", arguments: try recipes())
     func validates(_ name: String) throws {
         let path = Self.recipesDirectory.appendingPathComponent(name).path
         do {
@@ -61,7 +61,9 @@ struct RecipesDirectoryTests {
     static func runSchemaCheck(_ files: [String]) throws -> (status: Int32, output: String)? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", validatorScript, recipesDirectory.appendingPathComponent("recipe.schema.json").path] + files
+        process.arguments =
+            ["python3", "-c", validatorScript, recipesDirectory.appendingPathComponent("recipe.schema.json").path]
+            + files
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -70,16 +72,20 @@ struct RecipesDirectoryTests {
         process.waitUntilExit()
         let output = String(decoding: data, as: UTF8.self)
         // 127: env found no python3; 3: python3 lacks the modules.
-        if process.terminationStatus == 127 || (process.terminationStatus == 3 && output.hasPrefix("MISSING")) { return nil }
+        if process.terminationStatus == 127 || (process.terminationStatus == 3 && output.hasPrefix("MISSING")) {
+            return nil
+        }
         return (process.terminationStatus, output)
     }
 
     @Test("each recipe, and each valid fixture, matches the JSON Schema")
     func schema() throws {
-        var files = Self.recipes().map { Self.recipesDirectory.appendingPathComponent($0).path }
+        var files = try Self.recipes().map { Self.recipesDirectory.appendingPathComponent($0).path }
         files += try Fixtures.files(in: "valid").map(\.path)
         guard let result = try Self.runSchemaCheck(files) else {
-            print("skipped: the JSON Schema check needs python3 with the jsonschema and yaml modules (pip install jsonschema pyyaml)")
+            print(
+                "skipped: the JSON Schema check needs python3 with the jsonschema and yaml modules (pip install jsonschema pyyaml)"
+            )
             return
         }
         #expect(result.status == 0, "\(result.output)")
@@ -87,9 +93,10 @@ struct RecipesDirectoryTests {
 
     @Test("the schema rejects what the loader rejects: an unknown key and a bad permission")
     func schemaRejects() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
-        let bad = try scratch.write("bad.yaml", """
+        let scratch = try TemporaryDirectory("recipe")
+        let bad = try scratch.write(
+            "bad.yaml",
+            """
             sharelane: 1
             name: bad
             users: { alice: { email: a@example.com } }

@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Recipe
 import Testing
 
@@ -7,12 +8,17 @@ import Testing
 struct RobustnessTests {
     static let header = "sharelane: 1\nname: robust\nusers: { alice: { email: a@example.com } }\n"
 
-    func expectError(_ yaml: String, containing text: String, within seconds: Double = 10, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    func expectError(
+        _ yaml: String, containing text: String, within seconds: Double = 10,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         let start = Date()
         let errors = loadErrors(yaml: yaml, file: "robust.yaml")
         let elapsed = Date().timeIntervalSince(start)
         #expect(!errors.isEmpty, sourceLocation: sourceLocation)
-        #expect(errors.contains { $0.description.contains(text) }, "got: \(errors.map(\.description))", sourceLocation: sourceLocation)
+        #expect(
+            errors.contains { $0.description.contains(text) }, "got: \(errors.map(\.description))",
+            sourceLocation: sourceLocation)
         #expect(elapsed < seconds, "took \(elapsed) s", sourceLocation: sourceLocation)
     }
 
@@ -25,8 +31,7 @@ struct RobustnessTests {
 
     @Test("binary junk is refused as not being text")
     func binaryJunk() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
+        let scratch = try TemporaryDirectory("recipe")
         var random = SystemRandomNumberGenerator()
         let bytes = (0..<65_536).map { _ in UInt8.random(in: 0...255, using: &random) }
         let path = scratch.url.appendingPathComponent("junk.yaml").path
@@ -43,8 +48,7 @@ struct RobustnessTests {
 
     @Test("a 50 MB file is refused by its size, quickly")
     func hugeFile() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
+        let scratch = try TemporaryDirectory("recipe")
         let path = scratch.url.appendingPathComponent("huge.yaml").path
         let line = Data("# padding padding padding padding padding padding padding padding padding\n".utf8)
         var data = Data(Self.header.utf8)
@@ -55,7 +59,10 @@ struct RobustnessTests {
         let errors = loadErrors(path)
         #expect(Date().timeIntervalSince(start) < 2)
         #expect(errors.count == 1)
-        #expect(errors.first?.description.hasSuffix("huge.yaml: error: the file is 50 MB; recipes are limited to 16 MB (generate large data sets with `repeat:`)") == true, "got \(errors)")
+        #expect(
+            errors.first?.description.hasSuffix(
+                "huge.yaml: error: the file is 50 MB; recipes are limited to 16 MB (generate large data sets with `repeat:`)"
+            ) == true, "got \(errors)")
     }
 
     @Test("an endless file (a device) is read only up to the limit")
@@ -70,15 +77,20 @@ struct RobustnessTests {
     @Test("10,000 levels of nesting are refused")
     func deepNesting() {
         let depth = 10_000
-        expectError(String(repeating: "[", count: depth) + String(repeating: "]", count: depth), containing: "nests deeper")
-        expectError(String(repeating: "{a: ", count: depth) + "1" + String(repeating: "}", count: depth), containing: "nests deeper")
+        expectError(
+            String(repeating: "[", count: depth) + String(repeating: "]", count: depth), containing: "nests deeper")
+        expectError(
+            String(repeating: "{a: ", count: depth) + "1" + String(repeating: "}", count: depth),
+            containing: "nests deeper")
         // Block nesting costs its depth in indentation on every line: 2,000 levels (past libyaml's 1,000).
         var block = ""
         for level in 0..<2_000 { block += String(repeating: " ", count: level) + "k\(level):\n" }
         expectError(block, containing: "nests deeper")
         expectError(String(repeating: "- ", count: depth) + "x\n", containing: "nests deeper")
         // Below libyaml's limit but above the loader's.
-        expectError(Self.header + "zones: " + String(repeating: "[", count: 500) + String(repeating: "]", count: 500), containing: "nests deeper than 200 levels")
+        expectError(
+            Self.header + "zones: " + String(repeating: "[", count: 500) + String(repeating: "]", count: 500),
+            containing: "nests deeper than 200 levels")
     }
 
     @Test("aliases that expand exponentially (billion laughs) stop at the node limit")
@@ -121,8 +133,13 @@ struct RobustnessTests {
 
     @Test("a huge repeat is bounded and one broken template is reported once")
     func repeatBounds() {
-        expectError(Self.header + "zones: { Z: { records: { \"r-{{i}}\": { repeat: 100000000, type: T } } } }\n", containing: "between 0 and 1000000")
-        let errors = loadErrors(yaml: Self.header + "zones: { Z: { records: { \"r-{{i}}\": { repeat: 1000, type: T, fields: { x: \"{{nope}}\" } } } } }\n", file: "r.yaml")
+        expectError(
+            Self.header + "zones: { Z: { records: { \"r-{{i}}\": { repeat: 100000000, type: T } } } }\n",
+            containing: "between 0 and 1000000")
+        let errors = loadErrors(
+            yaml: Self.header
+                + "zones: { Z: { records: { \"r-{{i}}\": { repeat: 1000, type: T, fields: { x: \"{{nope}}\" } } } } }\n",
+            file: "r.yaml")
         #expect(errors.count == 1)
     }
 
@@ -149,7 +166,13 @@ struct RobustnessTests {
                       big: { type: Note, fields: { body: "\(text)" } }
                 """, file: "limits.yaml")
         #expect(errors.count == 2, "\(errors)")
-        #expect(errors.contains { $0.location?.line == 3 && $0.message.contains("an email address is at most 254 characters") })
-        #expect(errors.contains { $0.location?.line == 8 && $0.message.contains("record `big` is 1.0 MB, over CloudKit's limit of 1 MB") })
+        #expect(
+            errors.contains {
+                $0.location?.line == 3 && $0.message.contains("an email address is at most 254 characters")
+            })
+        #expect(
+            errors.contains {
+                $0.location?.line == 8 && $0.message.contains("record `big` is 1.0 MB, over CloudKit's limit of 1 MB")
+            })
     }
 }

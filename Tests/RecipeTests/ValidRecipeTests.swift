@@ -1,11 +1,12 @@
 import Foundation
+import SharelaneTestSupport
 import Recipe
 import ShareKit
 import Testing
 
 @Suite("Valid recipes")
 struct ValidRecipeTests {
-    @Test("the SPEC §2 example loads into the declared state")
+    @Test("the family-lists example (Recipes/sharelane.yaml, with an include) loads into the declared state")
     func specExample() throws {
         let recipe = try RecipeLoader(environment: [:]).load(path: try Fixtures.url("valid", "spec-example").path)
         #expect(recipe.name == "family-lists")
@@ -40,11 +41,14 @@ struct ValidRecipeTests {
         #expect(trips.records.map(\.name).prefix(3) == ["italy", "hotel", "day-1"])
         #expect(trips.records.last?.name == "day-10")
         #expect(trips.records.allSatisfy { $0.name == "italy" || $0.parent == "italy" })
-        #expect(trips.records[0].fields["members"] == .value(.list(elementType: .string, [.string("alice"), .string("bob")])))
+        #expect(
+            trips.records[0].fields["members"]
+                == .value(.list(elementType: .string, [.string("alice"), .string("bob")])))
         #expect(trips.records[1].fields["amount"] == .value(.double(420.5)))
         #expect(trips.records[1].fields["trip"] == .value(.reference(Reference(recordName: "italy"))))
         #expect(trips.records[2].fields["title"] == .value(.string("Day 1")))
-        if case .value(.timestamp) = trips.records[2].fields["when"] {} else {
+        if case .value(.timestamp) = trips.records[2].fields["when"] {
+        } else {
             Issue.record("`{{fake.date}}` is a TIMESTAMP")
         }
         guard case .share(let italyShare) = trips.records[0].share else {
@@ -57,12 +61,15 @@ struct ValidRecipeTests {
 
         let demo = try #require(recipe.lane("demo"))
         #expect(demo.desc == "Provision the lists, then Bob accepts and adds an item.")
-        #expect(demo.steps.map(\.action) == [
-            .apply(prune: false, only: []),
-            .accept(zone: "FamilyLists", record: nil),
-            .save(zone: "FamilyLists", record: "eggs", type: "Todo", parent: "groceries", fields: ["title": .value(.string("Eggs"))]),
-            .expect(.access(can: .read, zone: "FamilyLists", record: nil, toBe: false)),
-        ])
+        #expect(
+            demo.steps.map(\.action) == [
+                .apply(prune: false, only: []),
+                .accept(zone: "FamilyLists", record: nil),
+                .save(
+                    zone: "FamilyLists", record: "eggs", type: "Todo", parent: "groceries",
+                    fields: ["title": .value(.string("Eggs"))]),
+                .expect(.access(can: .read, zone: "FamilyLists", record: nil, toBe: false)),
+            ])
         #expect(demo.steps.map(\.actor) == [nil, "bob", "bob", "carol"])
         #expect(demo.steps[1].location.line == 60)
     }
@@ -90,11 +97,12 @@ struct ValidRecipeTests {
 
     @Test(".env and .env.NAME beside the recipe feed ${NAME}; the process environment comes first")
     func dotEnv() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
+        let scratch = try TemporaryDirectory("recipe")
         try scratch.write(".env", "# defaults\nEMAIL=base@example.com\nNAME=Base\nexport TITLE=\"From env\"\n")
         try scratch.write(".env.staging", "EMAIL=staging@example.com\n")
-        let path = try scratch.write("r.yaml", """
+        let path = try scratch.write(
+            "r.yaml",
+            """
             sharelane: 1
             name: dotenv
             users: { alice: { email: "${EMAIL}", name: "${NAME}" } }
@@ -114,11 +122,15 @@ struct ValidRecipeTests {
 
     @Test("includes merge maps deeply and append lists, this file last, paths relative to the includer")
     func includes() throws {
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
-        try scratch.write("common/users.yaml", "users:\n  bob: { email: bob@example.com }\n  alice: { email: old@example.com }\n")
-        try scratch.write("common/zones.yaml", "include: users.yaml\nzones:\n  Z:\n    records:\n      a: { type: T, fields: { tags: [x] } }\n")
-        let path = try scratch.write("main.yaml", """
+        let scratch = try TemporaryDirectory("recipe")
+        try scratch.write(
+            "common/users.yaml", "users:\n  bob: { email: bob@example.com }\n  alice: { email: old@example.com }\n")
+        try scratch.write(
+            "common/zones.yaml",
+            "include: users.yaml\nzones:\n  Z:\n    records:\n      a: { type: T, fields: { tags: [x] } }\n")
+        let path = try scratch.write(
+            "main.yaml",
+            """
             sharelane: 1
             name: includes
             include: [common/zones.yaml]
@@ -136,7 +148,9 @@ struct ValidRecipeTests {
         #expect(recipe.user("alice")?.email == "alice@example.com")
         #expect(recipe.zones[0].records.map(\.name) == ["a", "b"])
         #expect(recipe.zones[0].records[0].type == "T")
-        #expect(recipe.zones[0].records[0].fields["tags"] == .value(.list(elementType: .string, [.string("x"), .string("y")])))
+        #expect(
+            recipe.zones[0].records[0].fields["tags"]
+                == .value(.list(elementType: .string, [.string("x"), .string("y")])))
     }
 
     @Test("explicit parent: is ordered after its parent; share: none and absent are kept")
@@ -211,19 +225,20 @@ struct ValidRecipeTests {
         #expect(recipe.onError.map(\.action) == [.plan(prune: false, only: [])])
         #expect(recipe.lane("setup")?.isPrivate == true)
         let demo = try #require(recipe.lane("demo"))
-        #expect(demo.steps.map(\.action) == [
-            .lane(name: "setup", parameters: ["who": "bob"]),
-            .apply(prune: true, only: ["Z"]),
-            .plan(prune: false, only: []),
-            .accept(zone: "Z", record: nil),
-            .save(zone: "Z", record: "s", type: "T", parent: "r", fields: ["n": .value(.int64(2))]),
-            .expect(.records(zone: "Z", count: 2)),
-            .expect(.field(zone: "Z", record: "s", name: "n", equals: .int64(2))),
-            .expect(.access(can: .delete, zone: "Z", record: "r", toBe: false)),
-            .delete(zone: "Z", record: "s"),
-            .leave(zone: "Z", record: nil),
-            .lane(name: "setup", parameters: [:]),
-        ])
+        #expect(
+            demo.steps.map(\.action) == [
+                .lane(name: "setup", parameters: ["who": "bob"]),
+                .apply(prune: true, only: ["Z"]),
+                .plan(prune: false, only: []),
+                .accept(zone: "Z", record: nil),
+                .save(zone: "Z", record: "s", type: "T", parent: "r", fields: ["n": .value(.int64(2))]),
+                .expect(.records(zone: "Z", count: 2)),
+                .expect(.field(zone: "Z", record: "s", name: "n", equals: .int64(2))),
+                .expect(.access(can: .delete, zone: "Z", record: "r", toBe: false)),
+                .delete(zone: "Z", record: "s"),
+                .leave(zone: "Z", record: nil),
+                .lane(name: "setup", parameters: [:]),
+            ])
         #expect(demo.steps[2].actor == "alice")
         #expect(demo.steps[3].actor == "bob")
         #expect(demo.steps[0].location.line == 19)

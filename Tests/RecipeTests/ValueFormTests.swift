@@ -1,4 +1,5 @@
 import Foundation
+import SharelaneTestSupport
 import Recipe
 import ShareKit
 import Testing
@@ -22,7 +23,7 @@ struct ValueFormTests {
         }
     }
 
-    @Test("becomes the declared CloudKit type and value", arguments: Fixtures.names(in: "values"))
+    @Test("becomes the declared CloudKit type and value", arguments: try Fixtures.names(in: "values"))
     func valueForm(_ name: String) throws {
         let url = try Fixtures.url("values", name)
         let type = try #require(try Fixtures.header("type", in: url).first)
@@ -62,7 +63,8 @@ extension ValueFormTests {
     func assetPath() throws {
         let url = try Fixtures.url("values", "asset")
         let recipe = try RecipeLoader(environment: [:]).load(path: url.path)
-        guard case .value(.assetID(let id)) = recipe.zone("Z")?.records.first(where: { $0.name == "r" })?.fields["v"] else {
+        guard case .value(.assetID(let id)) = recipe.zone("Z")?.records.first(where: { $0.name == "r" })?.fields["v"]
+        else {
             Issue.record("v is an ASSETID")
             return
         }

@@ -12,8 +12,9 @@ import Testing
     @Test func displayStringsAreReadable() {
         #expect(FieldValue.string("Milk").displayString == "\"Milk\"")
         #expect(FieldValue.timestamp(1_714_554_000_000).displayString == "2024-05-01T09:00:00.000Z")
-        #expect(FieldValue.reference(Reference(recordName: "italy", action: .deleteSelf)).displayString
-            == "ref(italy DELETE_SELF)")
+        #expect(
+            FieldValue.reference(Reference(recordName: "italy", action: .deleteSelf)).displayString
+                == "ref(italy DELETE_SELF)")
     }
 }
 
@@ -36,13 +37,15 @@ import Testing
     @Test func defaultOwnerResolvesToTheCaller() {
         let zone = ZoneID(zoneName: "Lists")
         #expect(zone.resolvingOwner(to: "_alice").ownerRecordName == "_alice")
-        #expect(ZoneID(zoneName: "Lists", ownerRecordName: "_bob").resolvingOwner(to: "_alice").ownerRecordName == "_bob")
+        #expect(
+            ZoneID(zoneName: "Lists", ownerRecordName: "_bob").resolvingOwner(to: "_alice").ownerRecordName == "_bob")
     }
 }
 
 @Suite struct PublicDatabaseRuleTests {
     @Test func onlyTheCreatorWritesAPublicRecord() {
-        #expect(AccessRules.writePublicRecord(caller: "_alice", creator: "_alice", verb: "changes", subject: "card") == nil)
+        #expect(
+            AccessRules.writePublicRecord(caller: "_alice", creator: "_alice", verb: "changes", subject: "card") == nil)
         let refused = AccessRules.writePublicRecord(caller: "_bob", creator: "_alice", verb: "deletes", subject: "card")
         #expect(refused?.code == .accessDenied)
         #expect(refused?.reason == "only the creator of a public record (_alice) deletes it")

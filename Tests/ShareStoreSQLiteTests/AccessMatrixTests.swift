@@ -63,7 +63,15 @@ import Testing
         var store: SQLiteStore { temp.store }
         var users: [Role: User] = [:]
         let dana: User
-        var owner: UserRecordName { users[.owner]!.recordName }  // set in init
+        var owner: UserRecordName { name(.owner) }
+
+        /// The record name of the user who plays `role` (every role is signed in by `init`).
+        func name(_ role: Role) -> UserRecordName {
+            guard let user = users[role] else {
+                preconditionFailure("the fixture signs in every role; \(role) is missing")
+            }
+            return user.recordName
+        }
         let lists = ZoneID(zoneName: "Lists")
         let trips = ZoneID(zoneName: "Trips")
         var tripsShareName = ""
@@ -82,17 +90,17 @@ import Testing
             ]
             for (role, email) in emails { users[role] = try await store.signIn(email: email, name: nil) }
             dana = try await store.signIn(email: "dana@example.com", name: "Dana")
-            let alice = users[.owner]!.recordName
+            let alice = name(.owner)
             _ = try await store.modifyZones([.init(.create, lists), .init(.create, trips)], in: .private, as: alice)
             var participants: [Participant] = []
             if !publicShares {
                 participants = [
                     Participant(
-                        userRecordName: users[.administrator]!.recordName, role: .administrator, permission: .readWrite),
-                    Participant(userRecordName: users[.readWrite]!.recordName, permission: .readWrite),
-                    Participant(userRecordName: users[.readOnly]!.recordName, permission: .readOnly),
-                    Participant(userRecordName: users[.pending]!.recordName, permission: .readWrite),
-                    Participant(userRecordName: users[.removed]!.recordName, permission: .readWrite),
+                        userRecordName: name(.administrator), role: .administrator, permission: .readWrite),
+                    Participant(userRecordName: name(.readWrite), permission: .readWrite),
+                    Participant(userRecordName: name(.readOnly), permission: .readOnly),
+                    Participant(userRecordName: name(.pending), permission: .readWrite),
+                    Participant(userRecordName: name(.removed), permission: .readWrite),
                 ]
             }
             let publicPermission: Permission = publicShares ? .readWrite : .none
@@ -122,11 +130,11 @@ import Testing
             tripsShareName = tripShare.recordName
             let accepting: [Role] = publicShares ? [.publicUser] : [.administrator, .readWrite, .readOnly, .removed]
             for role in accepting {
-                _ = try await store.acceptShare(url: listURL, as: users[role]!.recordName)
-                _ = try await store.acceptShare(url: tripURL, as: users[role]!.recordName)
+                _ = try await store.acceptShare(url: listURL, as: name(role))
+                _ = try await store.acceptShare(url: tripURL, as: name(role))
             }
             if !publicShares {
-                let remy = users[.removed]!.recordName
+                let remy = name(.removed)
                 try await store.leaveShare(
                     recordName: zoneShareRecordName, in: ZoneID(zoneName: "Lists", ownerRecordName: alice), as: remy)
                 try await store.leaveShare(
@@ -152,7 +160,7 @@ import Testing
     /// Runs one cell; answers `allowed`, `listed`/`not listed`, or the error code.
     static func run(_ op: Operation, as role: Role, in f: Fixture) async throws -> String {
         let store = f.store
-        let caller = f.users[role]!.recordName
+        let caller = f.name(role)
         let (lists, db) = f.place(f.lists, for: role)
         let (trips, _) = f.place(f.trips, for: role)
         func outcome(_ o: RecordOutcome) -> String { o.code?.rawValue ?? ok }
@@ -216,7 +224,7 @@ import Testing
             var share = try await ownersShare(zoneShareRecordName, in: f.lists)
             share.zoneID = lists
             guard !share.participants.isEmpty else { throw FixtureError("no participants") }
-            let index = share.participants.firstIndex { $0.userRecordName == f.users[.readOnly]!.recordName } ?? 0
+            let index = share.participants.firstIndex { $0.userRecordName == f.name(.readOnly) } ?? 0
             share.participants[index].permission =
                 share.participants[index].permission == .readOnly ? .readWrite : .readOnly
             return try await modify([RecordOperation(.update, share: share)], in: lists)

@@ -15,7 +15,8 @@ struct OneRuleTests {
         let store = try SQLiteStore.inMemory()
         let alice = try await store.signIn(email: "alice@example.com", name: nil)
         let bob = try await store.signIn(email: "bob@example.com", name: nil)
-        _ = try await store.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Z"))], in: .private, as: alice.recordName)
+        _ = try await store.modifyZones(
+            [ZoneOperation(.create, ZoneID(zoneName: "Z"))], in: .private, as: alice.recordName)
         let share = Share.zoneWide(ZoneID(zoneName: "Z"))
         var proposed = share
         proposed.participants = [
@@ -28,7 +29,9 @@ struct OneRuleTests {
         return (store, alice, bob, outcome)
     }
 
-    @Test("a participant with permission NONE who accepts sees the zone nowhere: list, lookup and both change feeds agree")
+    @Test(
+        "a participant with permission NONE who accepts sees the zone nowhere: list, lookup and both change feeds agree"
+    )
     func permissionNoneIsInvisibleEverywhere() async throws {
         let (store, alice, bob, _) = try await Self.sharedZone(bobPermission: .none)
         let zoneID = ZoneID(zoneName: "Z", ownerRecordName: alice.recordName)
@@ -50,7 +53,8 @@ struct OneRuleTests {
         let lookup = try await store.lookupZones([zoneID], in: .shared, as: bob.recordName)
         if case .failure(let error) = lookup[0] { Issue.record("zones/lookup refused: \(error)") }
         #expect(try await store.databaseChanges(in: .shared, since: nil, as: bob.recordName).changedZones == [zoneID])
-        let changes = try await store.zoneChanges(zoneID, in: .shared, since: nil, resultsLimit: nil, as: bob.recordName)
+        let changes = try await store.zoneChanges(
+            zoneID, in: .shared, since: nil, resultsLimit: nil, as: bob.recordName)
         #expect(changes.changedShares.count == 1)
     }
 
@@ -74,6 +78,8 @@ struct OneRuleTests {
                 Participant(userRecordName: "_bob", role: .administrator, permission: .readOnly, acceptance: .accepted)
             ])
         #expect(AccessRules.access(caller: "_bob", zoneOwner: "_alice", share: share) == .readOnly)
-        #expect(AccessRules.update(caller: "_bob", zoneOwner: "_alice", share: share, subject: "Z/t")?.code == .accessDenied)
+        #expect(
+            AccessRules.update(caller: "_bob", zoneOwner: "_alice", share: share, subject: "Z/t")?.code == .accessDenied
+        )
     }
 }

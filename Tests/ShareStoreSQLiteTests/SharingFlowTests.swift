@@ -78,9 +78,10 @@ import Testing
             let saved = try #require(
                 try await store.modifyRecords(
                     [.init(.create, share: share)], in: zoneID, database: .private, atomic: true, as: alice)[0].share)
-            urls[name] = try #require(saved.url)
+            urls[name] = saved.url
         }
-        let secretsBefore = try #require(try await store.share(zoneShareRecordName, in: ZoneID(zoneName: "Secrets"), as: alice))
+        let secretsBefore = try #require(
+            try await store.share(zoneShareRecordName, in: ZoneID(zoneName: "Secrets"), as: alice))
 
         let results = try await store.acceptShares(
             urls: [urls["Lists"]!, urls["Secrets"]!, "https://www.icloud.com/share/0nosuchshare", urls["Trips"]!],
@@ -95,7 +96,8 @@ import Testing
         // Bob sees the two zones he was invited to; the share he was not invited to is as it was.
         let shared = try await store.listZones(in: .shared, as: bob).map(\.zoneID.zoneName).sorted()
         #expect(shared == ["Lists", "Trips"])
-        let secretsAfter = try #require(try await store.share(zoneShareRecordName, in: ZoneID(zoneName: "Secrets"), as: alice))
+        let secretsAfter = try #require(
+            try await store.share(zoneShareRecordName, in: ZoneID(zoneName: "Secrets"), as: alice))
         #expect(secretsAfter == secretsBefore)
     }
 

@@ -1,28 +1,25 @@
 import Foundation
+import SharelaneTestSupport
 import Logging
 import ShareKit
 import ShareStoreSQLite
 
 /// A store in a fresh temporary directory, removed when the fixture is released.
 final class TemporaryStore {
-    let directory: URL
+    let scratch: TemporaryDirectory
+    var directory: URL { scratch.url }
     let path: String
     let store: SQLiteStore
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sharelane-store-tests-\(UUID().uuidString)", isDirectory: true)
-        path = directory.appendingPathComponent("nested/store.sqlite").path
+        scratch = try TemporaryDirectory("store")
+        path = scratch.url.appendingPathComponent("nested/store.sqlite").path
         store = try SQLiteStore(path: path, logger: Logger(label: "test"))
     }
 
     /// Opens the same file again, as a second process would.
     func reopen() throws -> SQLiteStore {
         try SQLiteStore(path: path, logger: Logger(label: "test"))
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
     }
 }
 

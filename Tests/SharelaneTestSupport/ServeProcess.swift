@@ -1,31 +1,33 @@
 import Foundation
 
-/// A `sharelane serve` started by a test on a free loopback port, over a fresh store file, stopped with
-/// `stop()`.
-final class LaneServer: @unchecked Sendable {
-    let url: String
-    let apiToken = "lanes-test-token"
+/// A `sharelane serve` process started by a test on a free loopback port, over a fresh store file; `stop()`
+/// ends it and removes its directory.
+public final class ServeProcess: @unchecked Sendable {
+    public let url: String
+    public let apiToken: String
     private let process: Process
-    private let directory: URL
+    private let directory: TemporaryDirectory
 
     /// What the server logged so far (one line per request).
-    var log: String {
-        (try? String(contentsOf: directory.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
+    public var log: String {
+        (try? String(contentsOf: directory.url.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
     }
 
     /// Starts the server and waits (up to ten seconds) until it prints the address it listens on.
-    init() throws {
-        directory = try LaneBinary.temporaryDirectory()
-        let log = directory.appendingPathComponent("serve.log")
+    ///
+    /// - Throws: when the server cannot start or says nothing in time.
+    public init(apiToken: String = "lanes-test-token") throws {
+        self.apiToken = apiToken
+        directory = try TemporaryDirectory("serve")
+        let log = directory.url.appendingPathComponent("serve.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process = Process()
-        process.executableURL = LaneBinary.executable
+        process.executableURL = SharelaneBinary.executable
         process.arguments = [
-            "serve", "--store", "sqlite:" + directory.appendingPathComponent("served.sqlite").path, "--port", "0",
-            "--api-token", apiToken,
+            "serve", "--store", "sqlite:" + directory.file("served.sqlite"), "--port", "0", "--api-token", apiToken,
         ]
-        process.currentDirectoryURL = directory
+        process.currentDirectoryURL = directory.url
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
@@ -43,21 +45,25 @@ final class LaneServer: @unchecked Sendable {
         guard let found else {
             process.terminate()
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            throw LaneBinaryError(message: "sharelane serve did not start within 10 s:\n\(text)")
+            throw FixtureError(message: "sharelane serve did not start within 10 s:\n\(text)")
         }
         url = found
     }
 
     /// Runs `sharelane ARGUMENTS --store URL` against this server, with its API token in the environment.
-    func run(_ arguments: [String]) throws -> LaneBinary.Result {
-        try LaneBinary.run(arguments + ["--store", url], environment: ["CLOUDKIT_API_TOKEN": apiToken])
+    ///
+    /// - Throws: when the binary cannot run.
+    public func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
+        try SharelaneBinary.run(arguments + ["--store", url], environment: ["CLOUDKIT_API_TOKEN": apiToken])
     }
 
-    func stop() {
+    /// Stops the server.
+    public func stop() {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(at: directory)
     }
+
+    deinit { stop() }
 }

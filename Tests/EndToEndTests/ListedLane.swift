@@ -1,0 +1,26 @@
+import Foundation
+import SharelaneTestSupport
+
+/// A lane as `sharelane lanes --json` lists it.
+struct ListedLane: Decodable, CustomStringConvertible {
+    var name: String
+    var desc: String?
+    var `private`: Bool
+    var description: String { name }
+
+    /// Lanes that fail on purpose, to show a refusal, say so at the start of their description.
+    var failsOnPurpose: Bool { desc?.hasPrefix("Fails on purpose") ?? false }
+}
+
+extension SharelaneBinary {
+    /// Every lane of a recipe, read through `sharelane lanes --json --all`.
+    ///
+    /// - Throws: when the command fails or prints something else.
+    static func lanes(of recipe: String) throws -> [ListedLane] {
+        let result = try run(["lanes", recipe, "--all", "--json"])
+        guard result.status == 0 else {
+            throw FixtureError(message: "sharelane lanes \(recipe) exited \(result.status): \(result.output)")
+        }
+        return try JSONDecoder().decode([ListedLane].self, from: Data(result.stdout.utf8))
+    }
+}

@@ -1,0 +1,42 @@
+import Emulator
+import Foundation
+import Logging
+import ShareKit
+import ShareStoreSQLite
+
+/// `sharelane serve`'s emulator run in this process on a free loopback port, over a SQLite store.
+public enum InProcessEmulator {
+    /// Starts the emulator over `store`, runs `body` with its base URL (`http://127.0.0.1:PORT`), then stops
+    /// it.
+    ///
+    /// - Throws: what `body` throws, or when the emulator cannot start.
+    public static func with<T: Sendable>(
+        store: SQLiteStore, apiToken: String, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
+        clock: EmulatorClock = .system,
+        logger: Logger = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() },
+        _ body: @Sendable (String) async throws -> T
+    ) async throws -> T {
+        let emulator = CloudKitEmulator(
+            store: store,
+            configuration: EmulatorConfiguration(
+                host: "127.0.0.1", port: 0, apiToken: apiToken, tokenLifetime: tokenLifetime,
+                maxBodyBytes: maxBodyBytes,
+                clock: clock),
+            logger: logger)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let application = emulator.application { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                group.cancelAll()
+                throw ShareError(.internalError, "the emulator did not start")
+            }
+            defer { group.cancelAll() }
+            return try await body("http://127.0.0.1:\(port)")
+        }
+    }
+}

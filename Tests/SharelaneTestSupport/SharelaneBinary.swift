@@ -1,0 +1,70 @@
+import Foundation
+
+/// Runs the built `sharelane` binary as a user would from a shell: a real process, standard input that is
+/// not a terminal, and what it printed on each stream.
+public enum SharelaneBinary {
+    /// What one run printed and how it exited.
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        public var output: String { stdout + stderr }
+
+        public init(status: Int32, stdout: String, stderr: String) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
+    }
+
+    /// The executable built beside the tests.
+    public static var executable: URL { BuiltProducts.sharelane }
+
+    /// Runs `sharelane ARGUMENTS` in `directory` (the package root by default). `SHARELANE_STORE` is unset
+    /// unless `environment` sets it, so only `--store` or the default chooses the store.
+    ///
+    /// - Throws: when the binary is not built or the process cannot start.
+    public static func run(
+        _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
+    ) throws -> Result {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw FixtureError(
+                message: "no sharelane executable at \(executable.path); build it with `swift build --build-tests`")
+        }
+        // Files, not pipes: a process that writes more than a pipe holds would block until it is read.
+        let scratch = try TemporaryDirectory("run")
+        let outURL = scratch.url.appendingPathComponent("stdout")
+        let errURL = scratch.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "SHARELANE_STORE")
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Result(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    }
+
+    /// The recipes of `Recipes/`, as paths relative to the package root.
+    ///
+    /// - Throws: `FixtureError` when the folder is missing or holds no recipe.
+    public static func recipes() throws -> [String] {
+        try FixtureFolder(BuiltProducts.packageRoot.appendingPathComponent("Recipes")).files()
+            .map { "Recipes/\($0.lastPathComponent)" }
+    }
+}
