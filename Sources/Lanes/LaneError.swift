@@ -52,7 +52,8 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .unknownLane(let name, let available, let file):
             let list = available.isEmpty ? "it has no lanes" : "its lanes are: " + available.joined(separator: ", ")
-            return "\(file): error: no lane named '\(name)'; \(list) (sharelane lanes \(file) lists them)"
+            let hint = Suggestion.closest(to: name, in: available).map { "did you mean '\($0)'? " } ?? ""
+            return "\(file): error: no lane named '\(name)'; \(hint)\(list) (sharelane lanes \(file) lists them)"
         case .privateLane(let name, let l):
             return "\(l): error: lane '\(name)' is private: it can only be called from another lane "
                 + "(a step `- lane: \(name)`), not from the command line"

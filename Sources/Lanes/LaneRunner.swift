@@ -185,7 +185,8 @@ public struct LaneRunner: Sendable {
         guard let lane = callee.recipe.lane(name) else {
             throw LaneError.stepFailed(
                 action: "lane \(name)",
-                reason: "the recipe has no lane named '\(name)'; its lanes are: "
+                reason: "the recipe has no lane named '\(name)'"
+                    + Suggestion.hint(for: name, in: callee.recipe.lanes.map(\.name)) + "; its lanes are: "
                     + callee.recipe.lanes.map(\.name).joined(separator: ", "),
                 location: step.location)
         }
@@ -209,8 +210,40 @@ public struct LaneRunner: Sendable {
             let (_, actor) = try await session.actor(of: step, in: recipe)
             return try await steps.export(recipe, zones: zones, owner: actor, to: out)
         default:
-            return StepOutcome(try await performAction(step, in: recipe, session))
+            guard let expected = step.expectedError else {
+                return StepOutcome(try await performAction(step, in: recipe, session))
+            }
+            return try await refused(step, expected, in: recipe, session)
         }
+    }
+
+    /// A step with `expect_error: CODE`: it succeeds when the store refuses it with that code (a refusal
+    /// changes nothing), and fails when the store allows it or refuses it otherwise.
+    private func refused(_ step: Step, _ expected: ServerErrorCode, in recipe: Recipe, _ session: LaneSession)
+        async throws -> StepOutcome
+    {
+        let action = StepSummary.text(of: step, owner: recipe.owner)
+        let detail: String?
+        do {
+            detail = try await performAction(step, in: recipe, session)
+        } catch let error as ShareError {
+            guard error.code == expected else {
+                throw LaneError.stepFailed(
+                    action: action,
+                    reason: "expected the store to refuse it with \(expected.rawValue), but it refused with \(error)",
+                    location: step.location)
+            }
+            // Said with the recipe's handles, as a failure is.
+            let said = session.handles.reduce("refused as expected: \(error)") {
+                $0.replacingOccurrences(of: $1.key, with: $1.value)
+            }
+            return StepOutcome(said)
+        }
+        throw LaneError.stepFailed(
+            action: action,
+            reason: "expected the store to refuse it with \(expected.rawValue), but it was allowed"
+                + (detail.map { " (\($0))" } ?? ""),
+            location: step.location)
     }
 
     private func performAction(_ step: Step, in recipe: Recipe, _ session: LaneSession) async throws -> String? {

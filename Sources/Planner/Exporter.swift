@@ -181,7 +181,7 @@ public struct Exporter: Sendable {
 }
 
 /// The users an export names: handles made from email addresses, unique.
-struct ExportedUsers {
+public struct ExportedUsers {
     struct Entry {
         var handle: String
         var recordName: UserRecordName
@@ -193,9 +193,7 @@ struct ExportedUsers {
 
     mutating func handle(for recordName: UserRecordName, email: String, name: String?) -> String {
         if let existing = entries.first(where: { $0.recordName == recordName }) { return existing.handle }
-        let local = email.split(separator: "@").first.map(String.init) ?? email
-        var base = String(local.lowercased().map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "-" })
-        if base.isEmpty { base = "user" }
+        let base = Self.baseHandle(email: email)
         var handle = base
         var suffix = 2
         while entries.contains(where: { $0.handle == handle }) {
@@ -204,6 +202,14 @@ struct ExportedUsers {
         }
         entries.append(Entry(handle: handle, recordName: recordName, email: email, name: name))
         return handle
+    }
+
+    /// The handle an export writes for an email address (`mia` for `mia@example.com`), before a suffix
+    /// that tells two users of the same name apart (`mia-2`).
+    public static func baseHandle(email: String) -> String {
+        let local = email.split(separator: "@").first.map(String.init) ?? email
+        let base = String(local.lowercased().map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "-" })
+        return base.isEmpty ? "user" : base
     }
 
     func handle(of recordName: UserRecordName) -> String {

@@ -11,6 +11,8 @@ struct PlanBuilder {
     var live: LiveState
     let actsAsAnyUser: Bool
     let prune: Bool
+    /// Plan the removal of every declared zone and public record (`sharelane destroy`).
+    var destroy = false
 
     var zoneCreates: [PlannedChange] = []
     var recordSaves: [PlannedChange] = []
@@ -62,10 +64,24 @@ struct PlanBuilder {
 
     // MARK: - Zones
 
-    mutating func add(_ zone: DeclaredZone) throws {
+    mutating func add(_ declared: DeclaredZone) throws {
+        var zone = declared
         let liveZone = live.zones[zone.name]
-        if zone.absent {
+        if destroy && zone.name == defaultZoneName {
+            // The default zone cannot be deleted: destroying it deletes the records the recipe declares in it.
+            for index in zone.records.indices { zone.records[index].absent = true }
+        } else if zone.absent || destroy {
             if let liveZone {
+                if destroy {
+                    // What the recipe does not declare goes with the zone too; the plan says how much.
+                    let declared = Set(zone.records.map(\.name))
+                    let undeclared = liveZone.recordOrder.filter { !declared.contains($0) }.count
+                    if undeclared > 0 {
+                        notes.append(
+                            "\(undeclared) undeclared record\(undeclared == 1 ? "" : "s") in \(zone.name) "
+                                + "go\(undeclared == 1 ? "es" : "") with the zone.")
+                    }
+                }
                 zoneDeletes.append(
                     PlannedChange(
                         action: .delete, kind: .zone, address: "zone \(zone.name)", zoneName: zone.name,
@@ -179,7 +195,7 @@ struct PlanBuilder {
         var deletes: [(depth: Int, change: PlannedChange)] = []
         for record in records {
             let liveRecord = live.publicRecords[record.name]
-            if record.absent {
+            if record.absent || destroy {
                 if let liveRecord {
                     deletes.append(
                         (

@@ -45,6 +45,7 @@ public struct Planner: Sendable {
         var builder = PlanBuilder(
             recipe: recipe, users: users, live: LiveState(zones: [:], publicRecords: [:], storeCalls: 0),
             actsAsAnyUser: store.capabilities.actsAsAnyUser, prune: options.prune)
+        builder.destroy = options.destroy
         // Each zone is planned as soon as it is read, while the next zones are read, and its records are let go
         // once planned: only their change tags stay, for the plan's basis. A `!share-url` naming another
         // zone's share needs that zone's live share, so such a recipe is read whole first.
@@ -75,6 +76,21 @@ public struct Planner: Sendable {
             publicRecordNames: publicRecords.map(\.name),
             publicTags: livePublic.compactMapValues { $0.changeTag ?? "" }
         )
+        var changes = builder.takeOrderedChanges()
+        var notes = undeclared + builder.notes
+        if !options.targets.isEmpty {
+            let targets = try options.targets.map { (text) throws(PlannerError) in try PlanTarget(parsing: text) }
+            let selection = TargetSelection.select(changes, targets: targets)
+            changes = selection.kept
+            notes += selection.unmatched.map { "--target '\($0)' names nothing this plan changes." }
+            // Terraform's warning: a targeted plan is partial.
+            notes.append(
+                "Resource targeting is in effect: this plan holds only "
+                    + targets.map { "'\($0)'" }.joined(separator: ", ")
+                    + " and what \(targets.count == 1 ? "it needs" : "they need"), so it may not show every change "
+                    + "the recipe makes. Use --target for "
+                    + "exceptional cases, and plan without it to see the rest.")
+        }
         let owner = users.owner
         let plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,
@@ -83,7 +99,7 @@ public struct Planner: Sendable {
             users: users.entries.map {
                 PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
             },
-            changes: builder.takeOrderedChanges(), notes: undeclared + builder.notes, waiting: builder.waiting,
+            changes: changes, notes: notes, waiting: builder.waiting,
             basis: basis)
         logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
         return plan

@@ -18,9 +18,14 @@ public enum PlannerError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownShare(path: String, field: String, record: String)
     /// Export was asked for a zone that does not exist.
     case zoneNotFound(zone: String)
+    /// A `--target` that is not an address as plans print it.
+    case invalidTarget(String)
 
     public var description: String {
         switch self {
+        case .invalidTarget(let text):
+            return
+                "--target '\(text)' is not an address: write it as plans print it, `KIND NAME` with KIND zone, record, share or participant (--target 'zone FamilyLists', --target 'record Trips/italy', or without quotes --target record.Trips/italy)"
         case .unknownUser(let handle):
             return "the recipe names user '\(handle)', who is not among its users: add '\(handle)' under users:"
         case .userNotFound(let handle, let email):

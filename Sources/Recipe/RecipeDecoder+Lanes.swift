@@ -10,10 +10,10 @@ extension RecipeDecoder {
     static let actionKeys: [String: [String]] = [
         "plan": ["as", "prune", "only"],
         "apply": ["as", "prune", "only"],
-        "accept": ["as", "zone", "record"],
-        "leave": ["as", "zone", "record"],
-        "save": ["as", "zone", "record", "type", "parent", "fields"],
-        "delete": ["as", "zone", "record"],
+        "accept": ["as", "zone", "record", "expect_error"],
+        "leave": ["as", "zone", "record", "expect_error"],
+        "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error"],
+        "delete": ["as", "zone", "record", "expect_error"],
         "expect": ["as", "can", "zone", "record", "to_be", "records", "field"],
         "export": ["as", "out", "zones"],
         "reset": ["as"],
@@ -117,6 +117,16 @@ extension RecipeDecoder {
         var actor: String? = nil
         if let asNode = value("as") { actor = string(asNode, "`as`") }
         let before = errors.count
+        var expectedError: ServerErrorCode? = nil
+        if let node = value("expect_error"), let word = string(node, "`expect_error`") {
+            expectedError = ServerErrorCode(rawValue: word)
+            if expectedError == nil {
+                let codes = ServerErrorCode.allCases.map(\.rawValue)
+                error(
+                    "`expect_error` takes a CloudKit error code such as ACCESS_DENIED, not `\(word)`"
+                        + Suggestion.hint(for: word, in: codes), node.location)
+            }
+        }
         let action: Action?
         switch name {
         case "plan", "apply":
@@ -184,7 +194,7 @@ extension RecipeDecoder {
             action = nil
         }
         guard let action, errors.count == before else { return nil }
-        return Step(action: action, actor: actor, location: location)
+        return Step(action: action, actor: actor, location: location, expectedError: expectedError)
     }
 
     private func decodeExpectation(_ args: [RecipePair], arguments: RecipeNode?, location: SourceLocation)

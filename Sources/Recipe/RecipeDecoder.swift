@@ -31,6 +31,8 @@ final class RecipeDecoder {
     var seed: UInt64 = 0
     /// Where `owner:` was written.
     var ownerLocation: SourceLocation?
+    /// Users whose own entry has an error (reported there): references to them are not reported again.
+    var faultyUserHandles: Set<String> = []
     /// The recipe's directory as the user named it; `!asset` values are stored relative to it.
     let rootDirectory: String
     private var recordCount = 0
@@ -95,7 +97,11 @@ final class RecipeDecoder {
 
     func bool(_ node: RecipeNode, _ what: String) -> Bool? {
         if case .scalar(let s, true) = node.content, case .bool(let b) = ScalarResolver.resolve(s) { return b }
-        error("\(what) must be `true` or `false`, not \(node.kindDescription)", node.location)
+        var hint = ""
+        if case .scalar(let s, false) = node.content, case .bool = ScalarResolver.resolve(s) {
+            hint = "; write \(s) without quotes"
+        }
+        error("\(what) must be `true` or `false`, not \(node.kindDescription)\(hint)", node.location)
         return nil
     }
 
@@ -228,6 +234,8 @@ final class RecipeDecoder {
         var users: [DeclaredUser] = []
         var emails: [String: SourceLocation] = [:]
         for pair in userPairs {
+            let errorsBefore = errors.count
+            defer { if errors.count > errorsBefore { faultyUserHandles.insert(pair.key) } }
             guard Self.isHandle(pair.key) else {
                 error("`\(pair.key)` is not a user handle; use letters, digits, `-`, `_` and `.`", pair.keyLocation)
                 continue

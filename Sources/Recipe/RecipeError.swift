@@ -1,13 +1,15 @@
 /// One problem in a recipe, at a place in a file.
 ///
 /// Prints as `FILE:LINE:COLUMN: error: MESSAGE`, the form compilers use, so editors and CI logs link to it.
-public struct RecipeError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RecipeError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// Where the problem is; nil for problems that have no place (a file that cannot be read).
     public var location: SourceLocation?
     /// What is wrong and, where it helps, what to do.
     public var message: String
     /// The file, when there is no line to point at.
     public var file: String?
+    /// A warning: said, but the recipe still loads.
+    public var isWarning = false
 
     public init(_ message: String, at location: SourceLocation) {
         self.location = location
@@ -22,9 +24,10 @@ public struct RecipeError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        if let location { return "\(location): error: \(message)" }
-        if let file { return "\(file): error: \(message)" }
-        return "error: \(message)"
+        let kind = isWarning ? "warning" : "error"
+        if let location { return "\(location): \(kind): \(message)" }
+        if let file { return "\(file): \(kind): \(message)" }
+        return "\(kind): \(message)"
     }
 }
 

@@ -121,6 +121,7 @@ public struct RecipeLoader: Sendable {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
         }
         if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors)) }
+        recipe.warnings = validator.warnings
         return recipe
     }
 

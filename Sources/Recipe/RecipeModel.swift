@@ -52,6 +52,9 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var afterAll: [Step]
     /// Steps run after a lane failed (`error`).
     public var onError: [Step]
+    /// What validation found worth saying that does not stop the recipe (a lane step acting on a zone the
+    /// recipe does not declare); commands print them as `FILE:LINE:COLUMN: warning: …`.
+    public var warnings: [RecipeError] = []
 
     public init(
         formatVersion: Int = 1, name: String, description: String? = nil,
@@ -241,11 +244,15 @@ public struct Step: Sendable, Hashable, Codable {
     /// `as: HANDLE`; nil means the recipe's owner.
     public var actor: String?
     public var location: SourceLocation
+    /// `expect_error: CODE` on `accept`, `leave`, `save` and `delete`: the store must refuse the step with
+    /// this CloudKit error code (and so change nothing); the step fails if it is allowed or refused otherwise.
+    public var expectedError: ServerErrorCode?
 
-    public init(action: Action, actor: String? = nil, location: SourceLocation) {
+    public init(action: Action, actor: String? = nil, location: SourceLocation, expectedError: ServerErrorCode? = nil) {
         self.action = action
         self.actor = actor
         self.location = location
+        self.expectedError = expectedError
     }
 }
 

@@ -1,3 +1,5 @@
+import ShareKit
+
 /// A YAML node as the loader works on it: Yams' tree with aliases expanded, keys as strings, and every node
 /// carrying the file, line and column it came from (includes merge nodes of several files).
 struct RecipeNode: Sendable {
@@ -40,12 +42,14 @@ struct RecipeNode: Sendable {
         pairs?.first { $0.key == key }?.value
     }
 
-    /// What the node is, for messages: `a string`, `a list`, `a mapping`.
+    /// What the node is, for messages, in the words the user wrote: `` `yes` ``, `the quoted text "false"`,
+    /// `null`, `a list`, `a mapping`.
     var kindDescription: String {
         switch content {
         case .scalar(let s, let plain):
             if plain, ScalarResolver.isNull(s) { return "null" }
-            return "a scalar (\(s.count > 40 ? String(s.prefix(40)) + "…" : s))"
+            let shown = DisplayText.escaped(s.count > 40 ? String(s.prefix(40)) + "…" : s)
+            return plain ? "`\(shown)`" : "the quoted text \"\(shown)\""
         case .sequence: return "a list"
         case .mapping: return "a mapping"
         }

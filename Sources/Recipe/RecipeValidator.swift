@@ -4,7 +4,10 @@ import ShareKit
 /// one share per record, and record order (parents before children).
 struct RecipeValidator {
     var errors: [RecipeError] = []
+    var warnings: [RecipeError] = []
     private var handles: [String] = []
+    /// Users declared with an error in their own entry: that error is reported once, not at every reference.
+    private var faultyHandles: Set<String> = []
 
     private mutating func error(_ message: String, _ location: SourceLocation) {
         errors.append(RecipeError(message, at: location))
@@ -13,6 +16,7 @@ struct RecipeValidator {
     /// Validates `recipe`, reordering each zone's records so parents come first.
     mutating func validate(_ recipe: inout Recipe, decoder: RecipeDecoder) {
         handles = recipe.users.map(\.handle)
+        faultyHandles = decoder.faultyUserHandles
         if !recipe.owner.isEmpty, let ownerLocation = decoder.ownerLocation {
             checkUser(recipe.owner, "`owner`", ownerLocation)
         }
@@ -102,7 +106,7 @@ struct RecipeValidator {
     }
 
     private mutating func checkUser(_ handle: String, _ what: String, _ location: SourceLocation) {
-        guard !handles.contains(handle) else { return }
+        guard !handles.contains(handle), !faultyHandles.contains(handle) else { return }
         error(
             "\(what) `\(handle)` names no user" + Suggestion.hint(for: handle, in: handles)
                 + "; users are declared under `users:`", location)
@@ -301,6 +305,21 @@ struct RecipeValidator {
                 location)
             return false
         }
+        // A step that acts as a user (accept, leave, save, delete, expect) may act on a zone another recipe
+        // or the app made: it is said once, and the step fails when it runs only if the zone is not there.
+        var warned = Set<String>()
+        func liveZone(_ zone: String, _ location: SourceLocation) -> Bool {
+            if zoneNames.contains(zone) { return true }
+            if warned.insert(zone).inserted {
+                var warning = RecipeError(
+                    "zone `\(zone)` is not declared in the recipe; the step acts on the zone as the store has it, "
+                        + "and fails when it runs if there is none" + Suggestion.hint(for: zone, in: Array(zoneNames)),
+                    at: location)
+                warning.isWarning = true
+                warnings.append(warning)
+            }
+            return false
+        }
         func checkRecord(_ zone: String, _ record: String, _ location: SourceLocation) {
             let known = knownRecords[zone, default: []]
             if !known.contains(record) {
@@ -326,7 +345,7 @@ struct RecipeValidator {
             case .export(_, let zones):
                 for zone in zones { _ = checkZone(zone, step.location) }
             case .accept(let zone, let record), .leave(let zone, let record):
-                guard checkZone(zone, step.location) else { break }
+                guard liveZone(zone, step.location) else { break }
                 if let record {
                     if let declared = recipe.zone(zone)?.records.first(where: { $0.name == record }) {
                         if case .share = declared.share {
@@ -339,17 +358,17 @@ struct RecipeValidator {
                     }
                 }
             case .save(let zone, _, _, let parent, _):
-                if checkZone(zone, step.location), let parent { checkRecord(zone, parent, step.location) }
+                if liveZone(zone, step.location), let parent { checkRecord(zone, parent, step.location) }
             case .delete(let zone, let record):
-                if checkZone(zone, step.location) { checkRecord(zone, record, step.location) }
+                if liveZone(zone, step.location) { checkRecord(zone, record, step.location) }
             case .expect(let expectation):
                 switch expectation {
                 case .access(_, let zone, let record, _):
-                    if checkZone(zone, step.location), let record { checkRecord(zone, record, step.location) }
+                    if liveZone(zone, step.location), let record { checkRecord(zone, record, step.location) }
                 case .records(let zone, _):
-                    _ = checkZone(zone, step.location)
+                    _ = liveZone(zone, step.location)
                 case .field(let zone, let record, _, _):
-                    if checkZone(zone, step.location) { checkRecord(zone, record, step.location) }
+                    if liveZone(zone, step.location) { checkRecord(zone, record, step.location) }
                 }
             case .lane(let name, _):
                 if !laneNames.contains(name) {

@@ -1,20 +1,25 @@
 /// "Did you mean" hints: the closest known word by edit distance.
-enum Suggestion {
+///
+/// Deterministic: candidates at the same distance are decided by name, so the same typo gets the same hint
+/// whatever order the candidates come in (a dictionary's keys, say).
+public enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a likely misspelling.
-    static func closest(to word: String, in candidates: [String]) -> String? {
+    public static func closest(to word: String, in candidates: [String]) -> String? {
         // Comparing with every name of a huge generated zone, once per error, would be quadratic.
         guard candidates.count <= 5_000 else { return nil }
         let limit = max(1, min(3, word.count / 3 + 1))
         var best: (String, Int)? = nil
         for candidate in candidates {
             let d = distance(word.lowercased(), candidate.lowercased())
-            if d <= limit, d < (best?.1 ?? Int.max) { best = (candidate, d) }
+            guard d <= limit else { continue }
+            if let (name, distance) = best, distance < d || (distance == d && name <= candidate) { continue }
+            best = (candidate, d)
         }
         return best?.0
     }
 
     /// Levenshtein distance, with adjacent swaps costing one (Damerau, optimal string alignment).
-    static func distance(_ a: String, _ b: String) -> Int {
+    public static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a.unicodeScalars)
         let b = Array(b.unicodeScalars)
         if a.isEmpty { return b.count }
@@ -38,7 +43,7 @@ enum Suggestion {
     }
 
     /// `; did you mean `x`?` or an empty string.
-    static func hint(for word: String, in candidates: [String]) -> String {
+    public static func hint(for word: String, in candidates: [String]) -> String {
         closest(to: word, in: candidates).map { "; did you mean `\($0)`?" } ?? ""
     }
 }

@@ -260,10 +260,16 @@ struct YAMLReader {
             }
             return RecipeError("malformed YAML: \(problem)", file: displayPath)
         case .duplicatedKeysInMapping(let duplicates, let context):
+            // Yams points at the first occurrence; the mistake is the later one, so point there.
             let keys = duplicates.map { "`\($0)`" }.joined(separator: ", ")
+            let first = context.mark
+            let again = duplicates.first.flatMap {
+                Self.repeatedKey($0, after: (first.line, first.column), in: context.text)
+            }
             return RecipeError(
-                "duplicate key \(keys) in a mapping; each key may appear once",
-                at: SourceLocation(file: displayPath, line: context.mark.line, column: context.mark.column))
+                "duplicate key \(keys) in a mapping (first at line \(first.line)); each key may appear once",
+                at: SourceLocation(
+                    file: displayPath, line: again?.line ?? first.line, column: again?.column ?? first.column))
         case .memory:
             return RecipeError("malformed YAML: the parser ran out of memory", file: displayPath)
         default:
@@ -272,6 +278,31 @@ struct YAMLReader {
     }
 
     // MARK: - Positions
+
+    /// Where a block mapping's key written at `first` (line, column) is written again: the next line at the
+    /// same indentation that starts with the key (plain or quoted) and a colon, before the mapping ends. Nil
+    /// when it is not found that way (a flow mapping `{a: 1, a: 2}`).
+    static func repeatedKey(_ key: String, after first: (line: Int, column: Int), in text: String) -> (
+        line: Int, column: Int
+    )? {
+        let indent = first.column - 1
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard first.line >= 1, first.line <= lines.count else { return nil }
+        for number in (first.line + 1)..<(lines.count + 1) {
+            let line = lines[number - 1]
+            let body = line.drop { $0 == " " }
+            if body.isEmpty || body.hasPrefix("#") { continue }
+            let spaces = line.count - body.count
+            if spaces < indent { return nil }
+            guard spaces == indent else { continue }
+            for written in [key, "\"\(key)\"", "'\(key)'"] where body.hasPrefix(written) {
+                if body.dropFirst(written.count).drop(while: { $0 == " " }).hasPrefix(":") {
+                    return (number, first.column)
+                }
+            }
+        }
+        return nil
+    }
 
     static func location(ofOffset offset: Int, in data: Data, file: String) -> SourceLocation {
         var line = 1

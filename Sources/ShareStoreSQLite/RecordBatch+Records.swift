@@ -101,6 +101,9 @@ extension RecordBatch {
         ])
         try writeReferences(name, fields: record.fields, replacing: false)
         remember(row, as: name)
+        // Records left under this name by an earlier deletion are its children again: they join its hierarchy.
+        // Only hierarchy shares give records a hierarchy, so a zone without one has nothing to place.
+        if !context.sharesByRoot.isEmpty { try placeChildren(of: name, under: row.shareRoot) }
         return .saved(
             Record(
                 recordName: name, recordType: record.recordType, zoneID: context.visibleZoneID, fields: record.fields,
@@ -233,14 +236,20 @@ extension RecordBatch {
         // DELETE_SELF references cascade, breadth first.
         var queue = [name]
         var deleted = Set<String>()
+        var removed: [RecordRow] = []
         while let next = queue.first {
             queue.removeFirst()
             guard !deleted.contains(next), let row = try row(next) else { continue }
             deleted.insert(next)
             try removeRow(row)
+            removed.append(row)
             queue += try String.fetchAll(
                 db, sql: "SELECT source FROM reference WHERE zoneId = ? AND target = ?", arguments: [zoneId, next])
         }
+        // The records under a deleted record stay, but their parent chain no longer leads to the hierarchy's
+        // root, so they leave its share, as a record moved out of the hierarchy does (found by the model
+        // checker, run seed 3: a participant could still change a record whose parent the owner had deleted).
+        for row in removed where row.shareRoot != nil { try placeChildren(of: row.name, under: nil) }
         return .deleted(recordName: name)
     }
 

@@ -146,6 +146,28 @@ struct RecordBatch {
         remember(row, as: name)
     }
 
+    /// Puts the records below `name` in the hierarchy `root` (nil: none), as their parent chain now says: each
+    /// takes its parent's hierarchy, except a record that roots a share of its own, which keeps it for itself
+    /// and the records below it. Called when `name` is deleted (its children leave) or created again (the
+    /// children an earlier deletion left behind come back).
+    mutating func placeChildren(of name: String, under root: String?) throws {
+        var queue = try children(of: name).map { ($0, root) }
+        var placed: Set<String> = [name]
+        while let (child, inherited) = queue.popLast() {
+            guard placed.insert(child).inserted else { continue }
+            let own = context.sharesByRoot[child] != nil ? child : inherited
+            if let row = try row(child), row.shareRoot != own { try setShareRoot(child, to: own) }
+            queue += try children(of: child).map { ($0, own) }
+        }
+    }
+
+    /// The records whose parent is `name`.
+    func children(of name: String) throws -> [String] {
+        try String.fetchAll(
+            db, sql: "SELECT name FROM record WHERE zoneId = ? AND parent = ? ORDER BY name",
+            arguments: [zoneId, name])
+    }
+
     /// Notes a deleted record or share, for zone changes.
     mutating func writeTombstone(_ name: String, shareRoot: String?) throws {
         try TombstoneRow(zoneId: zoneId, name: name, seq: nextSeq(), shareRoot: shareRoot)

@@ -15,6 +15,11 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
             standard input is not a terminal. A saved plan is applied exactly, and refused, changing nothing, \
             if anything it was computed from has changed since. Writes in batches of at most 200 operations \
             and ends with a summary line; exits 1 if any change failed.
+
+            Examples:
+              sharelane apply
+              sharelane apply Recipes/sharelane.yaml --yes --store memory:
+              sharelane plan --out plan.json && sharelane apply plan.json --yes
             """)
 
     @Argument(
@@ -28,6 +33,8 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
 
     @Flag(help: "Delete undeclared records and fields in every declared zone (recipes only).")
     var prune = false
+
+    @OptionGroup var targetOptions: TargetOptions
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
@@ -48,10 +55,14 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
         let plan: Plan
         do {
             if isSaved {
+                guard targetOptions.targets.isEmpty else {
+                    throw CLIFailure("a saved plan is applied whole; --target goes with `sharelane plan --out`")
+                }
                 plan = try SavedPlan.read(from: path)
                 try await applier.verify(plan)
             } else if let loaded {
-                plan = try await Planner(store: store, logger: logger).plan(loaded, options: PlanOptions(prune: prune))
+                plan = try await Planner(store: store, logger: logger).plan(
+                    loaded, options: PlanOptions(prune: prune, targets: targetOptions.targets))
             } else {
                 throw CLIFailure("cannot read \(path)")
             }
@@ -60,6 +71,20 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
         } catch {
             throw CLIFailure("\(error)")
         }
+        try await ApplyFlow(store: store, applier: applier, yes: yes).run(plan)
+    }
+}
+
+/// Shows a plan, asks, applies it and reports: `apply` and `destroy` alike.
+struct ApplyFlow {
+    let store: any Store
+    let applier: Applier
+    let yes: Bool
+    /// `destroy`'s words for the question and the last line.
+    var destroying = false
+    var command: String { destroying ? "destroy" : "apply" }
+
+    func run(_ plan: Plan) async throws {
         let style = await Terminal.planStyle()
         // With --yes and the output going to a file or a pipe (CI, scripts), nobody reads the plan before the
         // apply starts: it is written out while the first batches are written. On a terminal it comes first.
@@ -74,13 +99,16 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
         if !yes {
             guard Terminal.stdinIsTerminal else {
                 throw CLIFailure(
-                    "apply needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane apply --yes`"
+                    "\(command) needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane \(command) --yes`"
                 )
             }
             Terminal.write(
-                "\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
+                destroying
+                    ? "\nDo you really want to destroy everything this recipe declares in \(store.displayName)?\n"
+                        + "There is no undo. Only 'yes' will be accepted: "
+                    : "\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
             guard readLine()?.trimmingCharacters(in: .whitespaces) == "yes" else {
-                Terminal.printError("Apply cancelled; nothing was applied.")
+                Terminal.printError("\(destroying ? "Destroy" : "Apply") cancelled; nothing was applied.")
                 throw ExitCode.failure
             }
         }
@@ -108,10 +136,14 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
         if !report.succeeded {
             Terminal.printError("Run `sharelane plan` to see what is left; apply again once the cause is fixed.")
         }
-        Terminal.write(report.line + "\n")
+        // The last line says what was done, once (Terraform's `Apply complete! Resources: …`); the plan's own
+        // summary line, which counts the same changes as pending, is above it with the plan.
+        if destroying && report.succeeded {
+            Terminal.write("Destroy complete! Resources: \(report.applied.count) destroyed.\n")
+        } else {
+            Terminal.write(report.line + "\n")
+        }
         if !report.succeeded { throw ExitCode.failure }
-        // Docs/Plans.md: an apply ends with the plan's summary line, as `plan` does.
-        Terminal.write(plan.summary.line + "\n")
     }
 
     private static func writePlan(_ plan: Plan, style: TextStyle, blankLineAfter: Bool) {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Planner
 import Recipe
+import ShareStoreSQLite
 import ShareKit
 
 /// `sharelane export`: the live state as a recipe that plans to no changes.
@@ -14,11 +15,16 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
             Exports the owner's zones (or those named with --zone), their records, shares and participants, and \
             the public database's records. --owner takes an email address, or a handle of the recipe \
             (Recipes/sharelane.yaml, then sharelane.yaml, or --recipe); without --owner, the recipe's owner.
+
+            Examples:
+              sharelane export --out exported.yaml
+              sharelane export --owner bob --zone FamilyLists --store http://127.0.0.1:8420
             """)
 
     @Option(
         help: ArgumentHelp(
-            "Whose private database to export: an email address or a recipe handle.", valueName: "handle-or-email"))
+            "Whose private database to export: an email address, a recipe handle, or the handle an export wrote.",
+            valueName: "handle-or-email"))
     var owner: String?
 
     @Option(name: .customLong("zone"), help: ArgumentHelp("Export only this zone (repeatable).", valueName: "zone"))
@@ -42,7 +48,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
 
     func run() async throws {
         let logger = Logger(label: "sharelane.export")
-        let (email, loaded) = try ownerEmail()
+        let (owner, loaded) = try ownerEmail()
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.
         let container = loaded?.container ?? Recipe.defaultContainer
@@ -50,6 +56,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
         let store = try storeOptions.open(for: loaded, logger: logger)
         let yaml: String
         do {
+            let email = try await owner.email(in: store)
             // An export reads: it signs in only a user the store has.
             guard let user = try await store.signInExisting(email: email) else {
                 throw CLIFailure(
@@ -74,30 +81,59 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
         }
     }
 
-    /// The owner's email address, and the recipe that named it, if one did.
-    private func ownerEmail() throws -> (String, Recipe?) {
+    /// Whose private database to export: an email address, or a handle that neither `--owner`'s form nor a
+    /// recipe turns into one, read as the handle `export` writes (`mia` for `mia@example.com`).
+    enum Owner {
+        case email(String)
+        case exportedHandle(String)
+
+        /// The email address, looking an exported handle up among the store's users (local stores only).
+        /// - Throws: `CLIFailure` when no user, or more than one, has that handle.
+        func email(in store: any Store) async throws -> String {
+            switch self {
+            case .email(let email):
+                return email
+            case .exportedHandle(let handle):
+                guard let local = store as? SQLiteStore else {
+                    throw CLIFailure(
+                        "--owner \(handle) is a handle, but no recipe names it and \(store.displayName) cannot list its users: pass an email address, or --recipe FILE"
+                    )
+                }
+                let emails = try await local.allUsers().compactMap(\.email).filter {
+                    ExportedUsers.baseHandle(email: $0) == handle
+                }
+                guard emails.count == 1, let email = emails.first else {
+                    throw CLIFailure(
+                        emails.isEmpty
+                            ? "--owner \(handle): no recipe names it and \(store.displayName) has no user exported as \(handle); pass an email address"
+                            : "--owner \(handle) could be \(emails.joined(separator: " or ")); pass the email address"
+                    )
+                }
+                return email
+            }
+        }
+    }
+
+    /// The owner, and the recipe that names the handles, if there is one.
+    private func ownerEmail() throws -> (Owner, Recipe?) {
         if let owner, owner.contains("@") {
             // A recipe, when there is one, still gives the container and environment.
             let path = try? RecipeSelection.resolve(recipe)
-            return (owner, path.flatMap { try? recipeSelection.load($0) })
+            return (.email(owner), path.flatMap { try? recipeSelection.load($0) })
         }
         let path: String
         do {
             path = try RecipeSelection.resolve(recipe)
         } catch {
-            throw CLIFailure(
-                owner.map {
-                    "--owner \($0) is a handle, but no recipe names it: pass an email address, or --recipe FILE"
-                }
-                    ?? "export needs --owner EMAIL (or a recipe whose owner it exports)")
+            guard let owner else { throw CLIFailure("export needs --owner EMAIL (or a recipe whose owner it exports)") }
+            return (.exportedHandle(owner), nil)
         }
         let loaded = try recipeSelection.load(path)
         let handle = owner ?? loaded.owner
         guard let user = loaded.user(handle) else {
-            throw CLIFailure(
-                "\(path) names no user '\(handle)': pass --owner EMAIL, or one of \(loaded.users.map(\.handle).joined(separator: ", "))"
-            )
+            // Not the recipe's: the handle an earlier export wrote.
+            return (.exportedHandle(handle), loaded)
         }
-        return (user.email, loaded)
+        return (.email(user.email), loaded)
     }
 }

@@ -8,8 +8,13 @@ struct LanesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lanes",
         abstract: "List the lanes of a recipe with their descriptions.",
-        discussion:
-            "RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. Private lanes are hidden unless --all."
+        discussion: """
+            RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. Private lanes are hidden unless --all.
+
+            Examples:
+              sharelane lanes
+              sharelane lanes Recipes/topics-notes.yaml --all --json
+            """
     )
 
     @Argument(help: "The recipe file.")
@@ -21,8 +26,7 @@ struct LanesCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the lanes as JSON: [{name, desc, private}].")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
-    var env: String?
+    @OptionGroup var recipeSelection: RecipeSelection
 
     func run() async throws {
         let path: String
@@ -34,8 +38,7 @@ struct LanesCommand: AsyncParsableCommand {
         }
         let loaded: Recipe
         do {
-            loaded = try RecipeLoader(environment: ProcessInfo.processInfo.environment, overrides: [:], envName: env)
-                .load(path: path)
+            loaded = try recipeSelection.loader().load(path: path)
         } catch {
             Terminal.printError("\(error)")
             throw ExitCode.failure

@@ -17,6 +17,11 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand {
             `Plan: N to add, M to change, K to destroy.` --out saves the plan with the change tags it was \
             computed from; `sharelane apply FILE` applies exactly that plan, or refuses if the store changed. \
             With --detailed-exitcode: 0 no changes, 2 changes, 1 error.
+
+            Examples:
+              sharelane plan
+              sharelane plan Recipes/sharelane.yaml --format markdown > plan.md
+              sharelane plan --out plan.json --detailed-exitcode --var-file production.yaml
             """)
 
     @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
@@ -34,6 +39,7 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand {
     @Flag(help: "Delete undeclared records and fields in every declared zone.")
     var prune = false
 
+    @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
@@ -45,7 +51,8 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand {
         let store = try storeOptions.open(for: loaded, logger: logger)
         let plan: Plan
         do {
-            plan = try await Planner(store: store, logger: logger).plan(loaded, options: PlanOptions(prune: prune))
+            plan = try await Planner(store: store, logger: logger).plan(
+                loaded, options: PlanOptions(prune: prune, targets: targetOptions.targets))
         } catch {
             throw CLIFailure("cannot plan \(path) against \(store.displayName): \(error)")
         }

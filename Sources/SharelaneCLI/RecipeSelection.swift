@@ -2,12 +2,20 @@ import ArgumentParser
 import Foundation
 import Recipe
 
-/// The recipe a command works on: `[RECIPE]`, `--var KEY=VALUE`, `--env NAME`.
+/// The recipe a command works on: `[RECIPE]`, `--var KEY=VALUE`, `--var-file FILE`, `--env NAME`.
 ///
-/// RECIPE defaults to `Recipes/sharelane.yaml`, then `sharelane.yaml`.
+/// RECIPE defaults to `Recipes/sharelane.yaml`, then `sharelane.yaml`. Variables, as Terraform takes them:
+/// the files of `--var-file` in order, then `--var`, each later one winning.
 struct RecipeSelection: ParsableArguments {
     @Option(name: .customLong("var"), help: ArgumentHelp("Set a variable, overriding `vars:`.", valueName: "KEY=VALUE"))
     var variables: [String] = []
+
+    @Option(
+        name: .customLong("var-file"),
+        help: ArgumentHelp(
+            "Set the variables of a YAML file of `name: value` lines (before --var).", valueName: "FILE"),
+        completion: .file(extensions: ["yaml", "yml"]))
+    var variableFiles: [String] = []
 
     @Option(name: .customLong("env"), help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
     var envName: String?
@@ -52,20 +60,50 @@ struct RecipeSelection: ParsableArguments {
         return (path, parameters)
     }
 
-    /// Loads and validates the recipe at `path`, printing every problem on standard error.
-    /// - Throws: `ExitCode.failure` when the recipe has problems.
-    func load(_ path: String) throws -> Recipe {
+    /// Prints the recipe's warnings on standard error, each as `FILE:LINE:COLUMN: warning: …`.
+    static func printWarnings(of recipe: Recipe) {
+        for warning in recipe.warnings { Terminal.printError(warning.description) }
+    }
+
+    /// The variables given on the command line: `--var-file`s in order, then `--var`s, later ones winning.
+    /// - Throws: `CLIFailure` for a `--var` that is not KEY=VALUE; `ExitCode.failure` after printing what is
+    ///   wrong with a variable file.
+    func overrides() throws -> [String: String] {
         var overrides: [String: String] = [:]
+        for file in variableFiles {
+            do {
+                for (key, value) in try VariableFile.load(path: file) { overrides[key] = value }
+            } catch {
+                for problem in error.errors { Terminal.printError(problem.description) }
+                throw ExitCode.failure
+            }
+        }
         for text in variables {
             let (key, value) = try Self.assignment(text)
             overrides[key] = value
         }
+        return overrides
+    }
+
+    /// A loader with these variables and `.env.NAME`, plus `extra` variables that win over them (`run`'s
+    /// trailing KEY=VALUE parameters).
+    /// - Throws: as `overrides()`.
+    func loader(extra: [String: String] = [:]) throws -> RecipeLoader {
+        RecipeLoader(overrides: try overrides().merging(extra) { _, new in new }, envName: envName)
+    }
+
+    /// Loads and validates the recipe at `path`, printing every problem on standard error.
+    /// - Throws: `ExitCode.failure` when the recipe has problems.
+    func load(_ path: String, nothingDone: String = "nothing was planned or applied") throws -> Recipe {
+        let loader = try loader()
         do {
-            return try RecipeLoader(overrides: overrides, envName: envName).load(path: path)
+            let recipe = try loader.load(path: path)
+            Self.printWarnings(of: recipe)
+            return recipe
         } catch {
             for problem in error.errors { Terminal.printError(problem.description) }
             Terminal.printError(
-                "\(path): \(error.errors.count) error\(error.errors.count == 1 ? "" : "s"); nothing was planned or applied"
+                "\(path): \(error.errors.count) error\(error.errors.count == 1 ? "" : "s")\(nothingDone.isEmpty ? "" : "; " + nothingDone)"
             )
             throw ExitCode.failure
         }

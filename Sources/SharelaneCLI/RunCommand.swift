@@ -13,12 +13,18 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand {
         abstract: "Run a lane of a recipe: its steps, acting as the recipe's users, with the recipe's hooks.",
         discussion: """
             RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. KEY=VALUE arguments set variables \
-            that override the recipe's `vars`. Each step prints a line with its outcome and time; the first \
-            failing step stops the lane with exit code 1 and its place in the recipe.
+            that override the recipe's `vars`, as --var and --var-file do (the trailing ones win). Each step \
+            prints a line with its outcome and time; the first failing step stops the lane with exit code 1 and \
+            its place in the recipe.
+
+            Examples:
+              sharelane run demo
+              sharelane run walkthrough Recipes/topics-notes.yaml --store memory:
+              sharelane run check recipe.yaml title="From the command line" --var-file staging.yaml
             """
     )
 
-    @Argument(help: "The lane to run.")
+    @Argument(help: "The lane to run.", completion: RecipeCompletion.lanes)
     var lane: String
 
     @Argument(help: ArgumentHelp("The recipe file, then any KEY=VALUE parameters.", valueName: "RECIPE|KEY=VALUE"))
@@ -31,28 +37,29 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand {
     static let defaultLogLevel: Logger.Level = .warning
     @OptionGroup var lockOptions: LockOptions
 
-    @Option(name: .long, help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
-    var env: String?
+    @OptionGroup var recipeSelection: RecipeSelection
 
     func run() async throws {
         let parameters: [String: String]
         let recipePath: String
         do {
             let split = try RecipeSelection.splitRunArguments(arguments)
-            parameters = split.parameters
+            // --var-file, then --var, then the trailing KEY=VALUE parameters: later ones win.
+            parameters = try recipeSelection.overrides().merging(split.parameters) { _, new in new }
             recipePath = try RecipeSelection.resolve(split.path)
-        } catch {
+        } catch let error as CLIFailure {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
         let environment = ProcessInfo.processInfo.environment
-        let envName = env
+        let envName = recipeSelection.envName
         let load: LaneRunner.RecipeReloader = { overrides in
             try RecipeLoader(environment: environment, overrides: overrides, envName: envName).load(path: recipePath)
         }
         let recipe: Recipe
         do {
             recipe = try load(parameters)
+            RecipeSelection.printWarnings(of: recipe)
         } catch {
             Terminal.printError("\(error)")
             throw ExitCode.failure

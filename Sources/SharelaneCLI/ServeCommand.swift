@@ -16,6 +16,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand {
             POST /auth/signin?ckAPIToken=… and {"emailAddress": …}. Point sharelane at it with \
             --store http://HOST:PORT and CLOUDKIT_API_TOKEN. Stops cleanly on Ctrl-C or SIGTERM. \
             See Docs/CloudKit.md.
+
+            Examples:
+              sharelane serve
+              sharelane serve --store sqlite:emulator.sqlite --port 8420 --api-token local-token
             """)
 
     @Option(

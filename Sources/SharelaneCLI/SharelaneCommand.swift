@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import Recipe
 
 /// The `sharelane` command and its subcommands.
 public struct SharelaneCommand: AsyncParsableCommand {
@@ -8,8 +9,9 @@ public struct SharelaneCommand: AsyncParsableCommand {
         abstract: "Plan and apply CloudKit sharing from YAML recipes, and run lanes of sharing steps.",
         version: "0.1.0",
         subcommands: [
-            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, RunCommand.self, LanesCommand.self,
-            ExportCommand.self, ShowCommand.self, ServeCommand.self,
+            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self, RunCommand.self,
+            LanesCommand.self,
+            ExportCommand.self, ShowCommand.self, ServeCommand.self, CompletionCommand.self,
         ]
     )
 
@@ -21,8 +23,13 @@ public struct SharelaneCommand: AsyncParsableCommand {
     ///
     /// Errors are printed here rather than by ArgumentParser so that every known secret is masked in them.
     public static func runFromCommandLine() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let message = unknownCommandMessage(arguments) {
+            Terminal.printError(message)
+            Foundation.exit(ExitCode.failure.rawValue)
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             if let logs = command as? any LoggingCommand {
                 bootstrapLogging(logs.logging.level ?? type(of: logs).defaultLogLevel)
             }
@@ -32,12 +39,32 @@ public struct SharelaneCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            let code = exitCode(for: error)
+            // A usage error (an unknown flag, a bad value) exits 1 like every other error, as the docs promise;
+            // ArgumentParser's own code for it is 64 (EX_USAGE).
+            var code = exitCode(for: error)
+            if code == .validationFailure { code = .failure }
             let message = fullMessage(for: error)
             if !message.isEmpty {
                 if code == .success { Terminal.write(message + "\n") } else { Terminal.printError(message) }
             }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// The names a first argument may take: the subcommands and `help`.
+    static var commandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    }
+
+    /// The error for a first argument that names no command (`sharelane plna`), with the closest command, or
+    /// nil when the first argument is a command, an option, or missing.
+    static func unknownCommandMessage(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else { return nil }
+        let hint = Suggestion.closest(to: first, in: commandNames).map { "; did you mean '\($0)'?" } ?? ""
+        return """
+            Error: unknown command '\(first)'\(hint)
+            Usage: sharelane <command>, one of: \(commandNames.dropLast().joined(separator: ", "))
+              See 'sharelane --help' for more information.
+            """
     }
 }

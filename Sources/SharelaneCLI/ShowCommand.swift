@@ -18,6 +18,11 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand {
             http: or cloudkit: store, which cannot list its users, shows the recipe's users. The recipe is \
             --recipe FILE, else Recipes/sharelane.yaml, else sharelane.yaml; its container and environment \
             are the ones an http: or cloudkit: store shows.
+
+            Examples:
+              sharelane show
+              sharelane show --as bob --database shared
+              sharelane show --zone FamilyLists --store http://127.0.0.1:8420
             """)
 
     @OptionGroup var storeOptions: StoreOptions

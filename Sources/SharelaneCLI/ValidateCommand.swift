@@ -7,29 +7,25 @@ struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a recipe without touching a store: every problem is reported as FILE:LINE:COLUMN.",
-        discussion: "Exits 0 when the recipe is valid, 1 with one line per problem on standard error."
+        discussion: """
+            Exits 0 when the recipe is valid, 1 with one line per problem on standard error.
+
+            Examples:
+              sharelane validate Recipes/sharelane.yaml
+              sharelane validate recipe.yaml --var owner_email=ann@example.com --var-file staging.yaml
+            """
     )
 
     @Argument(help: "The recipe file (.yaml or .yml).")
     var recipe: String
 
-    @Option(name: .customLong("var"), help: ArgumentHelp("Set a variable, overriding `vars:`.", valueName: "KEY=VALUE"))
-    var variables: [String] = []
-
-    @Option(name: .customLong("env"), help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
-    var envName: String?
+    @OptionGroup var recipeSelection: RecipeSelection
 
     func run() throws {
-        var overrides: [String: String] = [:]
-        for assignment in variables {
-            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
-                throw ValidationError("--var takes KEY=VALUE, not `\(assignment)`")
-            }
-            overrides[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
-        }
-        let loader = RecipeLoader(overrides: overrides, envName: envName)
+        let loader = try recipeSelection.loader()
         do {
             let loaded = try loader.load(path: recipe)
+            RecipeSelection.printWarnings(of: loaded)
             let records = loaded.zones.reduce(0) { $0 + $1.records.count } + loaded.publicRecords.count
             Terminal.write(
                 "\(recipe): OK: recipe `\(loaded.name)`, \(plural(loaded.users.count, "user")), \(plural(loaded.zones.count, "zone")), "

@@ -7,9 +7,6 @@ struct ListedLane: Decodable, CustomStringConvertible {
     var desc: String?
     var `private`: Bool
     var description: String { name }
-
-    /// Lanes that fail on purpose, to show a refusal, say so at the start of their description.
-    var failsOnPurpose: Bool { desc?.hasPrefix("Fails on purpose") ?? false }
 }
 
 extension SharelaneBinary {

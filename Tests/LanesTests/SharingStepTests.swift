@@ -50,6 +50,22 @@ struct SharingStepTests {
             steps:
               - apply
               - reset
+          dana-refused:
+            steps:
+              - apply
+              - accept: { as: dana, zone: Family }
+              - save: { as: dana, zone: Family, record: sneaky, type: Todo, fields: { title: S }, expect_error: ACCESS_DENIED }
+              - expect: { records: 1, zone: Family }
+          bob-expected-refused:
+            steps:
+              - apply
+              - accept: { as: bob, zone: Family }
+              - save: { as: bob, zone: Family, record: eggs, type: Todo, fields: { title: Eggs }, expect_error: ACCESS_DENIED }
+          wrong-code:
+            steps:
+              - apply
+              - accept: { as: dana, zone: Family }
+              - delete: { as: dana, zone: Family, record: milk, expect_error: CONFLICT }
         """
 
     /// The recipe's users, signed in.
@@ -122,5 +138,42 @@ struct SharingStepTests {
 
         #expect(report.succeeded, "\(harness.output)")
         #expect(try await harness.record("milk", zone: ZoneID(zoneName: "Family"), asEmail: "alice@example.com") == nil)
+    }
+
+    @Test("a step with expect_error succeeds when the store refuses it with that code, and nothing changes")
+    func expectedRefusalSucceeds() async throws {
+        let harness = try LaneHarness(recipe: Self.recipe)
+        let report = try await harness.run("dana-refused")
+        #expect(report.succeeded, "\(harness.output)")
+        #expect(harness.output.contains("— refused as expected: ACCESS_DENIED: Family/sneaky"), "\(harness.output)")
+        #expect(harness.output.contains("dana has read-only access"), "handles, not record names: \(harness.output)")
+    }
+
+    @Test("a step with expect_error fails when the store allows it, or refuses it with another code")
+    func unexpectedOutcomesFail() async throws {
+        let allowed = try LaneHarness(recipe: Self.recipe)
+        #expect(!(try await allowed.run("bob-expected-refused")).succeeded)
+        #expect(
+            allowed.output.contains("expected the store to refuse it with ACCESS_DENIED, but it was allowed"),
+            "\(allowed.output)")
+        let other = try LaneHarness(recipe: Self.recipe)
+        #expect(!(try await other.run("wrong-code")).succeeded)
+        #expect(
+            other.output.contains("expected the store to refuse it with CONFLICT, but it refused with ACCESS_DENIED"),
+            "\(other.output)")
+    }
+
+    @Test("expect_error takes a CloudKit error code, with a hint for a misspelt one")
+    func expectErrorTakesACode() throws {
+        let yaml = Self.recipe.replacingOccurrences(of: "expect_error: CONFLICT", with: "expect_error: CONFLIKT")
+        #expect(throws: RecipeErrors.self) { try RecipeLoader(environment: [:]).load(yaml: yaml, file: "family.yaml") }
+        do {
+            _ = try RecipeLoader(environment: [:]).load(yaml: yaml, file: "family.yaml")
+        } catch {
+            #expect(
+                error.errors.map(\.message) == [
+                    "`expect_error` takes a CloudKit error code such as ACCESS_DENIED, not `CONFLIKT`; did you mean `CONFLICT`?"
+                ])
+        }
     }
 }

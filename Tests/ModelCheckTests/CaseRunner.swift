@@ -126,6 +126,7 @@ final class CaseRun {
             try await plan(step: step)
             report.laneSteps.append(action.laneStep(owner: spec.owner))
         case .mutate(let mutation, let prune):
+            let unmutated = spec
             guard mutation.apply(to: &spec) else {
                 report.skipped += 1
                 return
@@ -134,7 +135,9 @@ final class CaseRun {
                 recipe = try CaseRunner.load(spec.yaml())
             } catch  where "\(error)".contains(RecipeGenerator.writeOrderCycle) {
                 // The edit made records need each other first (a VALIDATE reference into its own hierarchy):
-                // the loader rightly refuses that recipe; the case goes on with the one before.
+                // the loader rightly refuses that recipe; the case goes on with the one before (found by the
+                // checker, run seed 2: the edit stayed in the spec, and the next step's load threw).
+                spec = unmutated
                 report.skipped += 1
                 return
             } catch {
@@ -233,6 +236,22 @@ final class CaseRun {
         caller == owner ? (.private, ZoneID(zoneName: zone)) : (.shared, ZoneID(zoneName: zone, ownerRecordName: owner))
     }
 
+    /// The refusal any write to `record` meets, whoever writes it: a `VALIDATE` reference among its fields to a
+    /// record the zone no longer has. The store checks the record as it will be, so an edit of another field
+    /// is refused too (VALIDATING_REFERENCE_ERROR), after the access rules.
+    private func danglingReference(in record: Record?, zone: String) async throws -> ShareError? {
+        guard let record else { return nil }
+        let targets = Set(record.fields.values.flatMap { $0.referencedRecordNames(action: .validate, inZone: zone) })
+        for target in targets.sorted() where target != record.recordName {
+            if try await sides[0].ownerRecord(target, zone: zone, owner: owner) == nil {
+                return ShareError(
+                    .validatingReferenceError, "the VALIDATE reference points to \(target), which does not exist",
+                    subject: record.recordName)
+            }
+        }
+        return nil
+    }
+
     /// Read-only participants cannot write, whatever their role (Docs/Sharing.md). `AccessRules` caps an
     /// administrator at its permission; the checker states the promise on its own too, so that a change to the
     /// rules that broke it is still caught.
@@ -258,7 +277,7 @@ final class CaseRun {
         let declaredType = spec.records(in: zone).first { $0.record.name == record }?.record.type
         let type = existing?.recordType ?? declaredType ?? "Note"
         lastSaveType = type
-        let expected: ShareError?
+        var expected: ShareError?
         if caller == owner {
             expected = nil
         } else if existing != nil {
@@ -275,8 +294,13 @@ final class CaseRun {
                 AccessRules.create(caller: caller, zoneOwner: owner, share: share, subject: record)
                 ?? readOnlyRefusal(caller: caller, share: share)
         }
+        // A record whose VALIDATE reference points to a record deleted behind the recipe's back cannot be
+        // written by anyone: the store answers VALIDATING_REFERENCE_ERROR after the access rules allowed it
+        // (found by the checker, run seed 2). A lane's `can: write` judges access only, so it is not asked.
+        let dangling = expected == nil ? try await danglingReference(in: existing, zone: zone) : nil
+        expected = expected ?? dangling
         let lane =
-            caller == owner || existing == nil
+            caller == owner || existing == nil || dangling != nil
             ? nil : try await laneJudgement(can: "write", user: user, zone: zone, record: record)
         try await direct(action, step: step, expected: expected, lane: lane, type: type, parent: parentName) { side in
             let (database, zoneID) = self.place(zone, caller)
@@ -451,7 +475,9 @@ final class CaseRun {
 
     private func stalePlan(zone: String, record: String, step: Int) async throws {
         guard let declared = spec.zone(zone), !declared.absent,
-            try await sides[0].ownerRecord(record, zone: zone, owner: owner) != nil
+            let live = try await sides[0].ownerRecord(record, zone: zone, owner: owner),
+            // The owner's write that makes the plan stale must be one the store takes.
+            try await danglingReference(in: live, zone: zone) == nil
         else { return skip() }
         try await ensureSignedIn(step: step)
         let recipe = try loadedRecipe()

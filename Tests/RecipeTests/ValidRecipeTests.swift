@@ -243,4 +243,29 @@ struct ValidRecipeTests {
         #expect(demo.steps[3].actor == "bob")
         #expect(demo.steps[0].location.line == 19)
     }
+
+    @Test("a step acting on a zone the recipe does not declare is a warning at its place, with a hint, said once")
+    func laneStepOnAnUndeclaredZoneWarns() throws {
+        let recipe = try RecipeLoader(environment: [:]).load(
+            yaml: """
+                sharelane: 1
+                name: live-zone
+                users:
+                  alice: { email: alice@example.com }
+                  bob: { email: bob@example.com }
+                owner: alice
+                zones:
+                  FamilyLists: { share: {} }
+                lanes:
+                  demo:
+                    steps:
+                      - accept: { as: bob, zone: FamilyList }
+                      - save: { zone: FamilyList, record: r, type: T, parent: anything }
+                """, file: "live.yaml")
+        #expect(
+            recipe.warnings.map(\.description) == [
+                "live.yaml:12:9: warning: zone `FamilyList` is not declared in the recipe; the step acts on the zone as "
+                    + "the store has it, and fails when it runs if there is none; did you mean `FamilyLists`?"
+            ])
+    }
 }

@@ -210,4 +210,38 @@ import Testing
         #expect(saved[0].share?.participants.isEmpty == true)
         #expect(try await store.listZones(in: .shared, as: paula).isEmpty)
     }
+
+    @Test("a record whose parent is deleted leaves the hierarchy share: its participant can no longer see or change it")
+    func orphanedRecordsLeaveTheHierarchy() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let carol = try await store.signIn(email: "carol@example.com", name: nil).recordName
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        var share = Share(recordName: "", zoneID: zone, rootRecordName: "trip")
+        share.participants = [Participant(userRecordName: carol, permission: .readWrite)]
+        let out = try await store.modifyRecords(
+            [
+                .init(.create, todo("trip", in: zone, title: "Trip")),
+                .init(.create, todo("day", in: zone, title: "Day", parent: "trip")),
+                .init(.create, todo("stop", in: zone, title: "Stop", parent: "day")),
+                .init(.create, share: share),
+            ], in: zone, database: .private, atomic: true, as: alice)
+        let url = try #require(out[3].share?.url)
+        _ = try await store.acceptShare(url: url, as: carol)
+        let shared = ZoneID(zoneName: "Lists", ownerRecordName: alice)
+        #expect(try await store.record("stop", in: shared, .shared, as: carol) != nil)
+
+        // The owner deletes the middle record: `stop` stays, but its parent chain no longer reaches `trip`.
+        _ = try await store.modifyRecords(
+            [.init(.forceDelete, todo("day", in: zone, title: ""))], in: zone, database: .private, atomic: true,
+            as: alice)
+        #expect(try await store.record("stop", in: zone, as: alice) != nil)
+        #expect(try await store.record("stop", in: shared, .shared, as: carol) == nil)
+        let edit = try await store.modifyRecords(
+            [.init(.forceUpdate, todo("stop", in: shared, title: "Carol's"))], in: shared, database: .shared,
+            atomic: true, as: carol)
+        #expect(edit.first?.error?.code == .accessDenied, "\(edit)")
+        #expect(try await store.record("stop", in: zone, as: alice)?.fields["title"] == .string("Stop"))
+        // The root is still shared with her.
+        #expect(try await store.record("trip", in: shared, .shared, as: carol) != nil)
+    }
 }

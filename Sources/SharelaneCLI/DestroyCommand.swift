@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Planner
+import Recipe
+import ShareKit
+
+/// `sharelane destroy [RECIPE]`: plans the removal of everything the recipe declares and owns, shows it,
+/// asks, and applies it, as `terraform destroy` does.
+struct DestroyCommand: AsyncParsableCommand, LoggingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "destroy",
+        abstract:
+            "Remove everything a recipe declares and owns: its zones, with their records and shares, and its public records.",
+        discussion: """
+            Plans the removal, shows it and asks for `yes` on a terminal (--yes skips the question, and is \
+            required when standard input is not a terminal), then applies it. A declared zone goes with every \
+            record and share in it, declared or not (the plan counts the undeclared ones); the default zone, \
+            which cannot be deleted, loses the records the recipe declares in it. Users are left alone. A \
+            following `sharelane plan` of the same recipe shows everything to add.
+
+            Examples:
+              sharelane destroy
+              sharelane destroy Recipes/sharelane.yaml --yes --store memory:
+              sharelane destroy --target 'zone Trips'
+            """)
+
+    @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
+    var recipe: String?
+
+    @Flag(help: "Destroy without asking.")
+    var yes = false
+
+    @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var recipeSelection: RecipeSelection
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var lockOptions: LockOptions
+
+    func run() async throws {
+        let logger = Logger(label: "sharelane.destroy")
+        let path = try RecipeSelection.resolve(recipe)
+        let loaded = try recipeSelection.load(path, nothingDone: "nothing was destroyed")
+        let lock = try await lockOptions.lock(storeOptions.url, operation: "destroy")
+        defer { withExtendedLifetime(lock) {} }
+        let store = try storeOptions.open(for: loaded, logger: logger)
+        let plan: Plan
+        do {
+            plan = try await Planner(store: store, logger: logger).plan(
+                loaded, options: PlanOptions(destroy: true, targets: targetOptions.targets))
+        } catch {
+            throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
+        }
+        try await ApplyFlow(store: store, applier: Applier(store: store, logger: logger), yes: yes, destroying: true)
+            .run(plan)
+    }
+}
