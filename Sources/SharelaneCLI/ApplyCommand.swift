@@ -6,7 +6,7 @@ import Recipe
 import ShareKit
 
 /// `sharelane apply`: plans a recipe (or reads a saved plan), shows it, asks, and applies it.
-struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
+struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "apply",
         abstract: "Apply a recipe, or a plan saved by `sharelane plan --out`, to the live store.",
@@ -15,12 +15,14 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand {
             standard input is not a terminal. A saved plan is applied exactly, and refused, changing nothing, \
             if anything it was computed from has changed since. Writes in batches of at most 200 operations \
             and ends with a summary line; exits 1 if any change failed.
-
-            Examples:
-              sharelane apply
-              sharelane apply Recipes/sharelane.yaml --yes --store memory:
-              sharelane plan --out plan.json && sharelane apply plan.json --yes
             """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane apply",
+        "sharelane apply Recipes/sharelane.yaml --yes --store memory:",
+        "sharelane plan --out plan.json && sharelane apply plan.json --yes",
+    ]
 
     @Argument(
         help:

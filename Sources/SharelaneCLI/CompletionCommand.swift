@@ -3,19 +3,21 @@ import Foundation
 import Recipe
 
 /// `sharelane completion bash|zsh|fish`: prints a shell completion script (swift-argument-parser writes it).
-struct CompletionCommand: ParsableCommand {
+struct CompletionCommand: ParsableCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "completion",
         abstract: "Print a completion script for bash, zsh or fish.",
         discussion: """
             The script completes commands, flags, lane names from the recipe, and --target addresses from \
             the recipe's declared zones, records, shares and participants.
-
-            Examples:
-              source <(sharelane completion bash)
-              sharelane completion zsh > "${fpath[1]}/_sharelane"
-              sharelane completion fish > ~/.config/fish/completions/sharelane.fish
             """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "source <(sharelane completion bash)",
+        "sharelane completion zsh > \"${fpath[1]}/_sharelane\"",
+        "sharelane completion fish > ~/.config/fish/completions/sharelane.fish",
+    ]
 
     @Argument(help: "The shell: bash, zsh or fish.")
     var shell: Shell

@@ -7,7 +7,7 @@ import ShareKit
 
 /// `sharelane destroy [RECIPE]`: plans the removal of everything the recipe declares and owns, shows it,
 /// asks, and applies it, as `terraform destroy` does.
-struct DestroyCommand: AsyncParsableCommand, LoggingCommand {
+struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "destroy",
         abstract:
@@ -18,12 +18,14 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand {
             record and share in it, declared or not (the plan counts the undeclared ones); the default zone, \
             which cannot be deleted, loses the records the recipe declares in it. Users are left alone. A \
             following `sharelane plan` of the same recipe shows everything to add.
-
-            Examples:
-              sharelane destroy
-              sharelane destroy Recipes/sharelane.yaml --yes --store memory:
-              sharelane destroy --target 'zone Trips'
             """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane destroy",
+        "sharelane destroy Recipes/sharelane.yaml --yes --store memory:",
+        "sharelane destroy --target 'zone Trips'",
+    ]
 
     @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
     var recipe: String?

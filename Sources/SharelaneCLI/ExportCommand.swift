@@ -7,7 +7,7 @@ import ShareStoreSQLite
 import ShareKit
 
 /// `sharelane export`: the live state as a recipe that plans to no changes.
-struct ExportCommand: AsyncParsableCommand, LoggingCommand {
+struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write the live state as a recipe; planning it against the same store shows no changes.",
@@ -15,11 +15,13 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand {
             Exports the owner's zones (or those named with --zone), their records, shares and participants, and \
             the public database's records. --owner takes an email address, or a handle of the recipe \
             (Recipes/sharelane.yaml, then sharelane.yaml, or --recipe); without --owner, the recipe's owner.
-
-            Examples:
-              sharelane export --out exported.yaml
-              sharelane export --owner bob --zone FamilyLists --store http://127.0.0.1:8420
             """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane export --out exported.yaml",
+        "sharelane export --owner bob --zone FamilyLists --store http://127.0.0.1:8420",
+    ]
 
     @Option(
         help: ArgumentHelp(

@@ -4,18 +4,20 @@ import Lanes
 import Recipe
 
 /// `sharelane lanes [RECIPE]`: lists a recipe's lanes with their descriptions.
-struct LanesCommand: AsyncParsableCommand {
+struct LanesCommand: AsyncParsableCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "lanes",
         abstract: "List the lanes of a recipe with their descriptions.",
         discussion: """
             RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. Private lanes are hidden unless --all.
-
-            Examples:
-              sharelane lanes
-              sharelane lanes Recipes/topics-notes.yaml --all --json
             """
     )
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane lanes",
+        "sharelane lanes Recipes/topics-notes.yaml --all --json",
+    ]
 
     @Argument(help: "The recipe file.")
     var recipe: String?

@@ -8,7 +8,7 @@ import ShareKit
 extension PlanFormat: ExpressibleByArgument {}
 
 /// `sharelane plan`: shows what `apply` would change, without changing anything.
-struct PlanCommand: AsyncParsableCommand, LoggingCommand {
+struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Show the difference between a recipe and the live store, without changing anything.",
@@ -17,12 +17,14 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand {
             `Plan: N to add, M to change, K to destroy.` --out saves the plan with the change tags it was \
             computed from; `sharelane apply FILE` applies exactly that plan, or refuses if the store changed. \
             With --detailed-exitcode: 0 no changes, 2 changes, 1 error.
-
-            Examples:
-              sharelane plan
-              sharelane plan Recipes/sharelane.yaml --format markdown > plan.md
-              sharelane plan --out plan.json --detailed-exitcode --var-file production.yaml
             """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane plan",
+        "sharelane plan Recipes/sharelane.yaml --format markdown > plan.md",
+        "sharelane plan --out plan.json --detailed-exitcode --var-file production.yaml",
+    ]
 
     @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
     var recipe: String?

@@ -7,7 +7,7 @@ import Recipe
 import ShareKit
 
 /// `sharelane run LANE [RECIPE] [KEY=VALUE…]`: runs a lane of a recipe.
-struct RunCommand: AsyncParsableCommand, LoggingCommand {
+struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a lane of a recipe: its steps, acting as the recipe's users, with the recipe's hooks.",
@@ -16,13 +16,15 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand {
             that override the recipe's `vars`, as --var and --var-file do (the trailing ones win). Each step \
             prints a line with its outcome and time; the first failing step stops the lane with exit code 1 and \
             its place in the recipe.
-
-            Examples:
-              sharelane run demo
-              sharelane run walkthrough Recipes/topics-notes.yaml --store memory:
-              sharelane run check recipe.yaml title="From the command line" --var-file staging.yaml
             """
     )
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane run demo",
+        "sharelane run walkthrough Recipes/topics-notes.yaml --store memory:",
+        "sharelane run check recipe.yaml title=\"From the command line\" --var-file staging.yaml",
+    ]
 
     @Argument(help: "The lane to run.", completion: RecipeCompletion.lanes)
     var lane: String

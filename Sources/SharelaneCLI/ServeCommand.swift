@@ -6,7 +6,7 @@ import ShareKit
 import ShareStoreSQLite
 
 /// `sharelane serve`: a local CloudKit Web Services emulator over a SQLite store.
-struct ServeCommand: AsyncParsableCommand, LoggingCommand {
+struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run a local CloudKit Web Services emulator over a store.",
@@ -16,11 +16,13 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand {
             POST /auth/signin?ckAPIToken=… and {"emailAddress": …}. Point sharelane at it with \
             --store http://HOST:PORT and CLOUDKIT_API_TOKEN. Stops cleanly on Ctrl-C or SIGTERM. \
             See Docs/CloudKit.md.
-
-            Examples:
-              sharelane serve
-              sharelane serve --store sqlite:emulator.sqlite --port 8420 --api-token local-token
             """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane serve",
+        "sharelane serve --store sqlite:emulator.sqlite --port 8420 --api-token local-token",
+    ]
 
     @Option(
         help: ArgumentHelp(

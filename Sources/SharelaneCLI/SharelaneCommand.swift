@@ -43,7 +43,13 @@ public struct SharelaneCommand: AsyncParsableCommand {
             // ArgumentParser's own code for it is 64 (EX_USAGE).
             var code = exitCode(for: error)
             if code == .validationFailure { code = .failure }
-            let message = fullMessage(for: error)
+            var message = fullMessage(for: error)
+            if code == .success, message.hasPrefix("OVERVIEW:") || message.hasPrefix("USAGE:"),
+                let examples = examples(helpingWith: arguments)
+            {
+                while message.hasSuffix("\n") { message.removeLast() }
+                message += "\n\nEXAMPLES:\n" + examples.map { "  " + $0 }.joined(separator: "\n")
+            }
             if !message.isEmpty {
                 if code == .success { Terminal.write(message + "\n") } else { Terminal.printError(message) }
             }
@@ -67,4 +73,18 @@ public struct SharelaneCommand: AsyncParsableCommand {
               See 'sharelane --help' for more information.
             """
     }
+
+    /// The examples a command's help ends with, for `sharelane COMMAND --help` and `sharelane help COMMAND`.
+    static func examples(helpingWith arguments: [String]) -> [String]? {
+        let words = arguments.filter { !$0.hasPrefix("-") && $0 != "help" }
+        guard let name = words.first,
+            let command = configuration.subcommands.first(where: { $0.configuration.commandName == name })
+        else { return nil }
+        return (command as? any CommandExamples.Type)?.examples
+    }
+}
+
+/// A command whose `--help` ends with examples (ArgumentParser prints a discussion before the options).
+protocol CommandExamples {
+    static var examples: [String] { get }
 }

@@ -6,7 +6,7 @@ import Recipe
 import ShareStoreSQLite
 
 /// `sharelane show`: the live store as a tree, as one user sees it.
-struct ShowCommand: AsyncParsableCommand, LoggingCommand {
+struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print the live store as a tree: zones, records, shares and participants.",
@@ -18,12 +18,14 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand {
             http: or cloudkit: store, which cannot list its users, shows the recipe's users. The recipe is \
             --recipe FILE, else Recipes/sharelane.yaml, else sharelane.yaml; its container and environment \
             are the ones an http: or cloudkit: store shows.
-
-            Examples:
-              sharelane show
-              sharelane show --as bob --database shared
-              sharelane show --zone FamilyLists --store http://127.0.0.1:8420
             """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane show",
+        "sharelane show --as bob --database shared",
+        "sharelane show --zone FamilyLists --store http://127.0.0.1:8420",
+    ]
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions

@@ -3,18 +3,20 @@ import Foundation
 import Recipe
 
 /// `sharelane validate RECIPE`: checks a recipe without touching a store.
-struct ValidateCommand: ParsableCommand {
+struct ValidateCommand: ParsableCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a recipe without touching a store: every problem is reported as FILE:LINE:COLUMN.",
         discussion: """
             Exits 0 when the recipe is valid, 1 with one line per problem on standard error.
-
-            Examples:
-              sharelane validate Recipes/sharelane.yaml
-              sharelane validate recipe.yaml --var owner_email=ann@example.com --var-file staging.yaml
             """
     )
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane validate Recipes/sharelane.yaml",
+        "sharelane validate recipe.yaml --var owner_email=ann@example.com --var-file staging.yaml",
+    ]
 
     @Argument(help: "The recipe file (.yaml or .yml).")
     var recipe: String

@@ -181,9 +181,13 @@ struct CommandLineHabitsTests {
         ] {
             let help = try run([command, "--help"])
             #expect(help.status == 0)
-            #expect(
-                help.stdout.contains("Examples:\n  sharelane \(command)")
-                    || help.stdout.contains("Examples:\n  source"), "\(command)")
+            // The help ends with two or three examples, each a command line to copy.
+            let parts = help.stdout.components(separatedBy: "\n\nEXAMPLES:\n")
+            #expect(parts.count == 2, "\(command): \(help.stdout)")
+            let lines = (parts.last ?? "").split(separator: "\n")
+            #expect((2...3).contains(lines.count), "\(command): \(lines)")
+            #expect(lines.allSatisfy { $0.hasPrefix("  sharelane ") || $0.hasPrefix("  source ") }, "\(lines)")
+            #expect(lines.contains { $0.contains(command) }, "\(command): \(lines)")
         }
     }
 
