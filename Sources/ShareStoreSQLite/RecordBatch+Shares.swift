@@ -130,6 +130,7 @@ extension RecordBatch {
                 entry.acceptance = old.acceptance
                 if old.role == .publicUser {
                     entry.role = .publicUser
+                    entry.permission = proposed.publicPermission
                 } else if old.acceptance == .removed, participant.acceptance != .removed {
                     // Listed again, not as removed, after leaving or being removed: invited again, as a
                     // CloudKit owner adds back someone who left. They accept again to see the share.
@@ -147,7 +148,11 @@ extension RecordBatch {
             result.append(entry)
         }
         if proposed.publicPermission != .none, let existing {
-            for old in existing.participants where old.role == .publicUser && !seen.contains(old.userRecordName) {
+            // A public user has the share's public permission, whatever it was when they joined (found by the
+            // model checker, run seed 4: carol, who joined read-only, showed read-only after the owner opened
+            // the share to read-write, and could write).
+            for var old in existing.participants where old.role == .publicUser && !seen.contains(old.userRecordName) {
+                old.permission = proposed.publicPermission
                 result.append(old)
             }
         }

@@ -202,6 +202,19 @@ import Testing
         let write = try await store.create(
             todo("eggs", in: sharedZone, title: "Eggs"), in: sharedZone, .shared, as: paula)
         #expect(write.code == .accessDenied)
+        // Opening the share to read-write opens it to the public users who joined read-only: the share lists
+        // them with its public permission, and they may write.
+        var opened = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
+        opened.publicPermission = .readWrite
+        let reopened = try await store.modifyRecords(
+            [.init(.update, share: opened)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(reopened[0].share?.participant(paula)?.permission == .readWrite)
+        #expect(
+            try await store.share(zoneShareRecordName, in: sharedZone, .shared, as: paula)?.participant(paula)?
+                .permission == .readWrite)
+        let eggs = try await store.create(
+            todo("eggs", in: sharedZone, title: "Eggs"), in: sharedZone, .shared, as: paula)
+        #expect(eggs.record != nil)
         // Turning the share private drops its public users.
         var closed = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
         closed.publicPermission = .none
