@@ -100,7 +100,7 @@ struct PlanBuilder {
         }
         let pruneZone = prune || zone.prune
         let firstSave = recordSaves.count
-        defer { Self.orderDependencies(&recordSaves, from: firstSave, zone: zone.name) }
+        defer { Self.orderDependencies(&recordSaves, from: firstSave, zone: zone.name, live: liveZone?.records ?? [:]) }
         var zoneRecordDeletes: [(depth: Int, change: PlannedChange)] = []
         for record in zone.records {
             let liveRecord = liveZone?.records[record.name]
@@ -151,7 +151,9 @@ struct PlanBuilder {
     /// targets of its `VALIDATE` references, when those are written in the same plan. The recipe's order is
     /// kept otherwise (a depth-first walk emitting each save after its dependencies), so a reference to a
     /// record declared further down does not fail the first apply. A cycle keeps the recipe's order.
-    static func orderDependencies(_ saves: inout [PlannedChange], from start: Int, zone: String) {
+    static func orderDependencies(
+        _ saves: inout [PlannedChange], from start: Int, zone: String, live: [String: Record] = [:]
+    ) {
         guard saves.count - start > 1 else { return }
         var position: [String: Int] = [:]
         var hasForwardDependency = false
@@ -165,6 +167,14 @@ struct PlanBuilder {
             for name in record.fields.keys.sorted() {
                 if case .value(let v)? = record.fields[name] {
                     names += v.referencedRecordNames(action: .validate, inZone: zone)
+                }
+            }
+            // An update writes some fields, but the store checks the record as it will be: the VALIDATE
+            // references among the fields it keeps need their targets too (found by the model checker, run
+            // seed 6: a target deleted behind the recipe's back was created after the update that needed it).
+            if record.operation == .update, let name = saves[index].recordName, let kept = live[name]?.fields {
+                for field in kept.keys.sorted() where record.fields[field] == nil {
+                    names += kept[field]?.referencedRecordNames(action: .validate, inZone: zone) ?? []
                 }
             }
             return names.compactMap { position[$0] }.filter { $0 != index }

@@ -273,4 +273,33 @@ struct PromiseTests {
         let again = try await Self.plan(recipe, on: store)
         #expect(again.changes == [], "\(TextPlanRenderer().render(again))")
     }
+
+    @Test("an update is written after the record its kept VALIDATE reference needs, when the plan makes it again")
+    func updateWaitsForTheValidateTargetItKeeps() async throws {
+        let store = try freshStore()
+        let yaml = """
+            sharelane: 1
+            name: validate-kept
+            users: { alice: { email: alice@example.com } }
+            zones:
+              Z1:
+                records:
+                  r4: { type: Task, fields: { f2: { ref: r8, action: validate } } }
+                  r8: { type: Item }
+            """
+        try await Self.apply(try Self.load(yaml), to: store)
+        // r8 is deleted behind the recipe's back; the recipe then changes another field of r4.
+        let alice = try #require(try await store.signInExisting(email: "alice@example.com")).recordName
+        _ = try await store.modifyRecords(
+            [
+                RecordOperation(
+                    .forceDelete, Record(recordName: "r8", recordType: "Item", zoneID: ZoneID(zoneName: "Z1")))
+            ],
+            in: ZoneID(zoneName: "Z1"), database: .private, atomic: true, as: alice)
+        let edited = try Self.load(
+            yaml.replacingOccurrences(of: "action: validate } }", with: "action: validate }, f1: 1 }"))
+        let plan = try await Self.apply(edited, to: store)
+        #expect(plan.changes.map { "\($0.symbol) \($0.address)" } == ["+ record Z1/r8", "~ record Z1/r4"])
+        #expect(try await Self.plan(edited, on: store).changes.isEmpty)
+    }
 }
