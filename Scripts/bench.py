@@ -158,6 +158,9 @@ def bench_size(binary, size, work):
     row["serve_peak_rss_mb"] = usage.ru_maxrss / 1024.0
     row["serve_cpu"] = usage.ru_utime + usage.ru_stime
     requests, modify, failed = count_requests(open(log_path).read())
+    # The apply's plan looks its users up without creating them (`/auth/signin` with `createUser: false`):
+    # a user the emulator does not have yet is a 404 by design, and the apply then signs them in.
+    failed = [(path, status) for path, status in failed if not (path == "/auth/signin" and status == "404")]
     if requests == 0:
         sys.exit("bench: no request lines in the log of sharelane serve:\n" + open(log_path).read()[-2000:])
     if failed:
