@@ -79,20 +79,7 @@ public struct RecipeLoader: Sendable {
         if let varsNode = tree["vars"] {
             if let pairs = varsNode.pairs {
                 for pair in pairs {
-                    guard Variables.isValidName(pair.key) else {
-                        errors.append(
-                            RecipeError(
-                                "`\(pair.key)` is not a variable name; use letters, digits and `_`",
-                                at: pair.keyLocation))
-                        continue
-                    }
-                    guard let text = pair.value.scalar else {
-                        errors.append(
-                            RecipeError(
-                                "variable `\(pair.key)` must be text, not \(pair.value.kindDescription)",
-                                at: pair.value.location))
-                        continue
-                    }
+                    guard let text = Variables.value(of: pair, errors: &errors) else { continue }
                     do {
                         variables.vars[pair.key] = try variables.expand(text, includeVars: false)
                     } catch {

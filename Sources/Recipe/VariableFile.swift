@@ -23,13 +23,7 @@ public enum VariableFile {
         var variables: [(key: String, value: String)] = []
         var errors: [RecipeError] = []
         for pair in pairs {
-            guard let value = pair.value.scalar else {
-                errors.append(
-                    RecipeError(
-                        "variable `\(pair.key)` must be a single value (text, a number or a boolean), not \(pair.value.kindDescription)",
-                        at: pair.value.location))
-                continue
-            }
+            guard let value = Variables.value(of: pair, errors: &errors) else { continue }
             variables.append((pair.key, value))
         }
         if !errors.isEmpty { throw RecipeErrors(errors) }

@@ -82,6 +82,24 @@ struct Variables {
         return output
     }
 
+    /// The value of one `name: value` pair of `vars:` or a `--var-file`, or nil after reporting why it is not
+    /// one: the same rules for both (a variable name, a single value).
+    static func value(of pair: RecipePair, errors: inout [RecipeError]) -> String? {
+        guard isValidName(pair.key) else {
+            errors.append(
+                RecipeError("`\(pair.key)` is not a variable name; use letters, digits and `_`", at: pair.keyLocation))
+            return nil
+        }
+        guard let text = pair.value.scalar else {
+            errors.append(
+                RecipeError(
+                    "variable `\(pair.key)` must be a single value (text, a number or a boolean), not \(pair.value.kindDescription)",
+                    at: pair.value.location))
+            return nil
+        }
+        return text
+    }
+
     static func isValidName<S: StringProtocol>(_ name: S) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first) else {
             return false
