@@ -22,22 +22,26 @@ enum ReproRecipe {
     }
 
     /// The steps with those the first version of the recipe cannot validate made runnable: a step naming a
-    /// record that only a later version declares (and no step saves), as its record or as a save's parent,
-    /// becomes a comment, and an expectation about such a record is asked of its zone (a refused write of a new
-    /// record is refused in its zone too). A save under such a parent was found by the checker (run seeds 7, 8).
+    /// record that only a later version declares (and no step saves) in the step's zone, as its record or as a
+    /// save's parent, becomes a comment, and an expectation about such a record is asked of its zone (a refused
+    /// write of a new record is refused in its zone too). Records are known per zone, as the validator knows
+    /// them: a save in another zone does not make the name known (found by the checker, run seeds 7, 8 and 9).
     static func runnable(_ steps: [String], recipe: RecipeSpec) -> [String] {
         var known: Set<String> = []
         for zone in recipe.zones {
-            for (record, _) in recipe.records(in: zone.name) { known.insert(record.name) }
+            for (record, _) in recipe.records(in: zone.name) { known.insert("\(zone.name)/\(record.name)") }
         }
         for step in steps where step.hasPrefix("save:") {
-            if let name = recordName(in: step) { known.insert(name) }
+            if let zone = recordName(in: step, key: "zone: "), let name = recordName(in: step) {
+                known.insert("\(zone)/\(name)")
+            }
         }
         return steps.map { step in
-            if !step.hasPrefix("#"), let parent = recordName(in: step, key: "parent: "), !known.contains(parent) {
+            guard !step.hasPrefix("#"), let zone = recordName(in: step, key: "zone: ") else { return step }
+            if let parent = recordName(in: step, key: "parent: "), !known.contains("\(zone)/\(parent)") {
                 return "# (\(parent) is declared by a later version of the recipe) \(step)"
             }
-            guard !step.hasPrefix("#"), let name = recordName(in: step), !known.contains(name) else { return step }
+            guard let name = recordName(in: step), !known.contains("\(zone)/\(name)") else { return step }
             if step.hasPrefix("expect:") && step.contains("can: write") {
                 return step.replacingOccurrences(of: ", record: \(name)", with: "")
             }
