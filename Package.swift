@@ -40,16 +40,19 @@ let package = Package(
         .target(
             name: "Emulator",
             dependencies: [
-                "ShareKit", "CloudKitWire",
+                "ShareKit", "CloudKitWire", "SharingReport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "Recipe", dependencies: ["ShareKit", "Yams"]),
+        // Who can see what: the access matrix and the sharing graph, drawn from a store's shares; renderers
+        // take data. The planner, the emulator's console and the command line draw with it.
+        .target(name: "SharingReport", dependencies: ["ShareKit"]),
         .target(
             name: "Planner",
             dependencies: [
-                "ShareKit", "Recipe",
+                "ShareKit", "Recipe", "SharingReport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -62,6 +65,7 @@ let package = Package(
             name: "SharelaneCLI",
             dependencies: [
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
+                "SharingReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
@@ -80,6 +84,11 @@ let package = Package(
             path: "Tests/SharelaneTestSupport"
         ),
         .testTarget(name: "ShareKitTests", dependencies: ["ShareKit"]),
+        .testTarget(
+            name: "SharingReportTests",
+            dependencies: ["SharelaneTestSupport", "SharingReport", "ShareKit", "ShareStoreSQLite"],
+            resources: [.copy("Golden")]
+        ),
         .testTarget(
             name: "ShareStoreSQLiteTests",
             dependencies: [

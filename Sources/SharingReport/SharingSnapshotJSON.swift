@@ -1,0 +1,57 @@
+import Foundation
+import ShareKit
+
+/// A snapshot as JSON for scripts: the users, then each share with its owner, zone, root, title, public
+/// permission, URL and participants (each with the right `AccessRules` gives them now).
+public enum SharingSnapshotJSON {
+    struct Document: Encodable {
+        struct User: Encodable {
+            var recordName: String
+            var handle: String?
+            var email: String?
+            var name: String?
+        }
+        struct Participant: Encodable {
+            var user: String
+            var email: String?
+            var permission: String
+            var role: String
+            var status: String
+            var access: String
+        }
+        struct Share: Encodable {
+            var label: String
+            var owner: String
+            var zone: String
+            var root: String?
+            var title: String?
+            var publicPermission: String
+            var url: String?
+            var participants: [Participant]
+        }
+        var users: [User]
+        var shares: [Share]
+    }
+
+    public static func render(_ snapshot: SharingSnapshot) -> String {
+        let document = Document(
+            users: snapshot.users.map {
+                Document.User(recordName: $0.recordName, handle: $0.handle, email: $0.email, name: $0.name)
+            },
+            shares: snapshot.shares.map { share in
+                Document.Share(
+                    label: snapshot.label(of: share), owner: share.zoneID.ownerRecordName, zone: share.zoneID.zoneName,
+                    root: share.rootRecordName, title: share.title, publicPermission: share.publicPermission.recipeName,
+                    url: share.url,
+                    participants: share.participants.filter { $0.role != .owner }.map { p in
+                        Document.Participant(
+                            user: p.userRecordName, email: p.email, permission: p.permission.recipeName,
+                            role: p.role.recipeName, status: p.acceptance.recipeName,
+                            access: AccessCell(user: p.userRecordName, share: share).word)
+                    })
+            })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(document)) ?? Data(), as: UTF8.self) + "\n"
+    }
+}
