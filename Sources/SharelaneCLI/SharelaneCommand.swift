@@ -10,7 +10,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self, RunCommand.self,
-            LanesCommand.self, ExportCommand.self, ShowCommand.self, ServeCommand.self, CompletionCommand.self,
+            LanesCommand.self, ExportCommand.self, ShowCommand.self, AccessCommand.self, GraphCommand.self,
+            ServeCommand.self, CompletionCommand.self,
         ]
     )
 

@@ -4,6 +4,7 @@ import Logging
 import ShareKit
 import Recipe
 import ShareStoreSQLite
+import SharingReport
 
 /// `sharelane show`: the live store as a tree, as one user sees it.
 struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
@@ -41,6 +42,13 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: "Show only the zone with this name.")
     var zone: String?
 
+    @Option(
+        help: """
+            tree (default), json (the users and shares with their participants, for scripts), dot or mermaid \
+            (the sharing graph: owners → zones and hierarchy roots → participants).
+            """)
+    var format: ShowFormat = .tree
+
     @Option(help: ArgumentHelp("The recipe that names handles, container and environment.", valueName: "file"))
     var recipe: String?
 
@@ -50,6 +58,11 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let logger = Logger(label: "sharelane.show")
         let loaded = try loadRecipe()
         let store = try storeOptions.open(for: loaded, logger: logger)
+        if format != .tree {
+            let snapshot = try await Self.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
+            Terminal.write(format.render(snapshot, title: "Sharing in \(store.displayName)"))
+            return
+        }
         let renderer = StoreTreeRenderer(store: store, zoneFilter: zone)
         var lines: [String] = []
         if let user {
@@ -60,26 +73,13 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 lines += try await renderer.render(scope, as: resolved.recordName)
             }
         } else {
-            let users: [User]
-            if let local = store as? SQLiteStore {
-                users = try await local.allUsers()
-                if users.isEmpty, try await renderer.isPublicEmpty() {
-                    Terminal.write(
-                        "The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it."
-                            + "\n")
-                    return
-                }
-            } else {
-                guard let loaded else {
-                    throw CLIFailure(
-                        "\(store.displayName) cannot list its users: name one with --as EMAIL, or pass --recipe FILE to show the recipe's users"
-                    )
-                }
-                var found: [User] = []
-                for declared in loaded.users {
-                    if let user = try await store.signInExisting(email: declared.email) { found.append(user) }
-                }
-                users = found
+            let users = try await StoreUsers.list(in: store, recipe: loaded).map {
+                User(recordName: $0.recordName, email: $0.email, name: $0.name)
+            }
+            if store is SQLiteStore, users.isEmpty, try await renderer.isPublicEmpty() {
+                Terminal.write(
+                    "The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it." + "\n")
+                return
             }
             lines.append("Store \(store.displayName): \(users.count) user\(users.count == 1 ? "" : "s")")
             let scopes = database.map { [$0] } ?? [.private, .public]
@@ -101,6 +101,25 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         // Names and values come from the store: none may rewrite the terminal.
         Terminal.write(lines.map { DisplayText.escaped($0) }.joined(separator: "\n") + "\n")
+    }
+
+    /// The shares of the store, narrowed to those `user` owns or takes part in and to the zone `zone`.
+    /// - Throws: `CLIFailure` when `user` names no user of the store.
+    static func sharingSnapshot(of store: any Store, recipe: Recipe?, user: String?, zone: String?) async throws
+        -> SharingSnapshot
+    {
+        var snapshot = try await StoreUsers.snapshot(of: store, recipe: recipe).narrowed(toZone: zone)
+        if let user {
+            guard let found = snapshot.users.first(where: { $0.isNamed(user) }) else {
+                throw CLIFailure(
+                    "no user '\(user)' in \(store.displayName): --as takes a handle, an email address or a user record name"
+                )
+            }
+            snapshot.shares.removeAll {
+                $0.zoneID.ownerRecordName != found.recordName && $0.participant(found.recordName) == nil
+            }
+        }
+        return snapshot
     }
 
     /// The recipe named by --recipe, else the default recipe when there is one; nil when there is none.
@@ -139,6 +158,20 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 }
 
 extension DatabaseScope: ExpressibleByArgument {}
+
+/// How `show` prints: the tree, or the sharing data for scripts and diagrams.
+enum ShowFormat: String, CaseIterable, ExpressibleByArgument {
+    case tree, json, dot, mermaid
+
+    /// The snapshot in this format (not `tree`, which reads records too).
+    func render(_ snapshot: SharingSnapshot, title: String) -> String {
+        switch self {
+        case .json, .tree: SharingSnapshotJSON.render(snapshot)
+        case .dot: SharingGraphRenderer().dot(SharingGraph(snapshot), title: title)
+        case .mermaid: SharingGraphRenderer().mermaid(SharingGraph(snapshot))
+        }
+    }
+}
 
 /// A command failure with a message for the user (no stack trace), exit code 1.
 struct CLIFailure: Error, CustomStringConvertible {

@@ -1,6 +1,7 @@
 import Foundation
 import Planner
 import ShareKit
+import SharingReport
 @preconcurrency import Rainbow
 
 /// What the process is attached to: whether standard input and output are terminals, and whether to colour.
@@ -37,6 +38,25 @@ enum Terminal {
                 case .delete: text.red
                 }
             }, waiting: { $0.cyan }, summary: { $0.bold })
+    }
+
+    /// The access matrix's style: owners bold, administrators magenta, write green, read cyan, none dim,
+    /// pending yellow and removed red, where `wantsColor`; plain otherwise.
+    @MainActor
+    static func accessStyle() -> AccessStyle {
+        guard configureColor() else { return .plain }
+        return AccessStyle(
+            cell: { text, cell in
+                switch (cell.status, cell.access) {
+                case (.pending?, _): text.yellow
+                case (.removed?, _): text.red
+                case (_, .owner): text.bold
+                case (_, .administrator): text.magenta
+                case (_, .readWrite): text.green
+                case (_, .readOnly): text.cyan
+                case (_, .none): text.dim
+                }
+            }, heading: { $0.bold })
     }
 
     /// Writes a line to standard error, secrets masked and control characters escaped (an error quotes

@@ -15,6 +15,7 @@ public struct SharingGraphRenderer: Sendable {
             "digraph sharing {",
             "  label=\(Self.dotQuoted(title));",
             "  labelloc=t;",
+            "  fontname=\"Helvetica\";",
             "  rankdir=LR;",
             "  node [fontname=\"Helvetica\", fontsize=11];",
             "  edge [fontname=\"Helvetica\", fontsize=9];",

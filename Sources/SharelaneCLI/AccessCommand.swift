@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Recipe
+import ShareKit
+import SharingReport
+
+extension AccessFormat: ExpressibleByArgument {}
+
+/// `sharelane access`: who can see and change what, now, as a matrix of users × shares.
+struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
+    static let configuration = CommandConfiguration(
+        commandName: "access",
+        abstract: "Show who can see and change what: users × shared zones and hierarchies.",
+        discussion: """
+            Reads the live store and prints a matrix: a row per user, a column per share (a zone shared whole, \
+            or a hierarchy as ZONE/ROOT), each cell the right the access rules give that user now: owner, \
+            administrator, write, read or none, with pending and removed participants marked \
+            ("none (pending: read)") and rights from a public share marked "(public)". A local store shows \
+            every user; an http: or cloudkit: store, which cannot list its users, the recipe's users. The \
+            recipe (RECIPE, else Recipes/sharelane.yaml or sharelane.yaml when there is one) names the users \
+            by handle and gives the container and environment. Reading changes nothing.
+            """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane access",
+        "sharelane access --as bob --zone FamilyLists",
+        "sharelane access --format html --out access.html",
+        "sharelane access --format json | jq '.cells[] | select(.access != \"none\")'",
+    ]
+
+    @Argument(help: "The recipe that names the users (default: Recipes/sharelane.yaml, then sharelane.yaml).")
+    var recipe: String?
+
+    @Option(name: .customLong("as"), help: "Only this user's row: a handle, an email address or a user record name.")
+    var user: String?
+
+    @Option(help: "Only the shares of the zone with this name.")
+    var zone: String?
+
+    @Option(help: "text (default; colour on a terminal), markdown, json or html (a page that needs nothing else).")
+    var format: AccessFormat = .text
+
+    @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var out: String?
+
+    @OptionGroup var recipeSelection: RecipeSelection
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let logger = Logger(label: "sharelane.access")
+        let loaded = try loadRecipe()
+        let store = try storeOptions.open(for: loaded, logger: logger)
+        let snapshot = try await StoreUsers.snapshot(of: store, recipe: loaded)
+        var matrix = AccessMatrix(snapshot).narrowed(toUser: user, zone: zone)
+        if let user, matrix.rows.isEmpty {
+            let known = snapshot.users.map(\.label)
+            throw CLIFailure(
+                "no user '\(user)' in \(store.displayName)"
+                    + (known.isEmpty ? "" : " (its users: \(known.joined(separator: ", ")))")
+                    + ": --as takes a handle, an email address or a user record name")
+        }
+        if let zone, matrix.columns.isEmpty {
+            Terminal.printError("No share in a zone named \(zone) in \(store.displayName).")
+        }
+        if matrix.rows.isEmpty, matrix.columns.isEmpty {
+            matrix = AccessMatrix(SharingSnapshot(users: [], shares: []))
+        }
+        let title =
+            "Access in \(store.displayName): \(Self.count(matrix.rows.count, "user")) × \(Self.count(matrix.columns.count, "share"))"
+        let style = format == .text && out == nil ? await Terminal.accessStyle() : .plain
+        let text = AccessMatrixRenderer(style: style).render(matrix, format: format, title: title)
+        if let out {
+            do {
+                try text.write(toFile: out, atomically: true, encoding: .utf8)
+            } catch {
+                throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
+            }
+            Terminal.printError("Wrote the access matrix (\(format.rawValue)) to \(out).")
+        } else {
+            Terminal.write(text)
+        }
+    }
+
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// The recipe named, else the default recipe when there is one; nil when there is none.
+    private func loadRecipe() throws -> Recipe? {
+        if let recipe { return try recipeSelection.load(recipe) }
+        guard let path = try? RecipeSelection.resolve(nil) else { return nil }
+        return try recipeSelection.load(path)
+    }
+}

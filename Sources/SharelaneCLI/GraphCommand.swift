@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Recipe
+import ShareKit
+import SharingReport
+
+/// `sharelane graph`: the sharing graph drawn to an SVG or PNG file by Graphviz.
+struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
+    static let configuration = CommandConfiguration(
+        commandName: "graph",
+        abstract: "Draw the sharing graph to an SVG or PNG file (needs Graphviz's dot).",
+        discussion: """
+            Owners → the zones and hierarchy roots they share → participants, edges labelled with the \
+            permission and status, public permissions shown, as `sharelane show --format dot` writes it, drawn \
+            by Graphviz's `dot` (install it with `apt-get install graphviz` or `brew install graphviz`). The \
+            file's extension (.svg or .png) chooses the format. Reading changes nothing.
+            """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane graph --out sharing.svg",
+        "sharelane graph --as bob --out bob.png",
+        "sharelane show --format dot | dot -Tpdf -o sharing.pdf",
+    ]
+
+    @Argument(help: "The recipe that names the users (default: Recipes/sharelane.yaml, then sharelane.yaml).")
+    var recipe: String?
+
+    @Option(help: ArgumentHelp("The file to draw: FILE.svg or FILE.png.", valueName: "file"))
+    var out: String
+
+    @Option(name: .customLong("as"), help: "Only the shares this user owns or takes part in.")
+    var user: String?
+
+    @Option(help: "Only the shares of the zone with this name.")
+    var zone: String?
+
+    @OptionGroup var recipeSelection: RecipeSelection
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var logging: LoggingOptions
+
+    /// The formats `dot -T` is asked for, by file extension.
+    static let formats = ["svg": "svg", "png": "png"]
+
+    func validate() throws {
+        let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
+        guard Self.formats[ext] != nil else {
+            throw ValidationError(
+                "--out \(out): name an .svg or .png file (for other formats, `sharelane show --format dot | dot -T…`)")
+        }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "sharelane.graph")
+        guard let dot = Self.findDot() else {
+            throw CLIFailure(
+                "Graphviz's `dot` is not installed, so the graph cannot be drawn: install it (`apt-get install graphviz`, `brew install graphviz`), or write the graph as text with `sharelane show --format dot` or `--format mermaid`"
+            )
+        }
+        let loaded = try loadRecipe()
+        let store = try storeOptions.open(for: loaded, logger: logger)
+        let snapshot = try await ShowCommand.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
+        let source = SharingGraphRenderer().dot(SharingGraph(snapshot), title: "Sharing in \(store.displayName)")
+        let format = Self.formats[URL(fileURLWithPath: out).pathExtension.lowercased()] ?? "svg"
+        try Self.draw(source, with: dot, format: format, to: out)
+        Terminal.printError(
+            "Drew the sharing graph (\(snapshot.shares.count) share\(snapshot.shares.count == 1 ? "" : "s")) to \(out)."
+        )
+    }
+
+    /// `dot` on the PATH, if there is one.
+    static func findDot() -> URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("dot")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `dot -TFORMAT -o FILE` with `source` on its standard input.
+    /// - Throws: `CLIFailure` with what dot said when it fails.
+    static func draw(_ source: String, with dot: URL, format: String, to file: String) throws {
+        let process = Process()
+        process.executableURL = dot
+        process.arguments = ["-T\(format)", "-o", file]
+        let input = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw CLIFailure("cannot run \(dot.path): \(error.localizedDescription)")
+        }
+        input.fileHandleForWriting.write(Data(source.utf8))
+        try? input.fileHandleForWriting.close()
+        let said = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CLIFailure(
+                "dot could not draw \(file) (exit \(process.terminationStatus)): "
+                    + String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
+    /// The recipe named, else the default recipe when there is one; nil when there is none.
+    private func loadRecipe() throws -> Recipe? {
+        if let recipe { return try recipeSelection.load(recipe) }
+        guard let path = try? RecipeSelection.resolve(nil) else { return nil }
+        return try recipeSelection.load(path)
+    }
+}
