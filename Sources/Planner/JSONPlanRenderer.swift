@@ -1,8 +1,10 @@
 import Foundation
 import ShareKit
+import SharingReport
 
 /// Renders a plan as JSON for machines: `format_version`, `recipe`, `store`, `summary` {add, change,
-/// destroy}, `changes[]` (each with `action`, `kind`, `address`, `before`, `after`), `notes`, `waiting`.
+/// destroy}, `changes[]` (each with `action`, `kind`, `address`, `before`, `after`), `notes`, `waiting`, and
+/// `access_changes[]` (the access cells the plan changes; see `accessChanges`).
 ///
 /// `before` and `after` are objects of the attributes that differ (null for a create's `before` and a
 /// delete's `after`): properties by name (`type`, `parent`, `title`, `permission`, `accepted`), record fields
@@ -25,18 +27,19 @@ public struct JSONPlanRenderer: Sendable {
     public func write<Output: TextOutputStream>(_ plan: Plan, to output: inout Output) {
         let summary = plan.summary
         let changes = plan.changes
-        let document: JSONValue = .object([
-            "format_version": .integer(Int64(Self.formatVersion)),
-            "recipe": .string(plan.recipeName),
-            "store": .string(plan.storeName),
-            "summary": .object([
-                "add": .integer(Int64(summary.add)), "change": .integer(Int64(summary.change)),
-                "destroy": .integer(Int64(summary.destroy)),
-            ]),
-            "changes": .lazyArray(count: changes.count) { Self.change(changes[$0]) },
-            "notes": .array(plan.notes.map(JSONValue.string)),
-            "waiting": .array(plan.waiting.map(JSONValue.string)),
-        ])
+        let document: JSONValue = .object(
+            [
+                "format_version": .integer(Int64(Self.formatVersion)),
+                "recipe": .string(plan.recipeName),
+                "store": .string(plan.storeName),
+                "summary": .object([
+                    "add": .integer(Int64(summary.add)), "change": .integer(Int64(summary.change)),
+                    "destroy": .integer(Int64(summary.destroy)),
+                ]),
+                "changes": .lazyArray(count: changes.count) { Self.change(changes[$0]) },
+                "notes": .array(plan.notes.map(JSONValue.string)),
+                "waiting": .array(plan.waiting.map(JSONValue.string)),
+            ].merging(plan.access.map { ["access_changes": Self.accessChanges($0)] } ?? [:]) { a, _ in a })
         document.write(to: &output, indent: 0)
         output.write("\n")
     }
@@ -63,6 +66,24 @@ public struct JSONPlanRenderer: Sendable {
             "before": change.action == .create ? .null : side(\.before),
             "after": change.action == .delete ? .null : side(\.after),
         ])
+    }
+
+    /// The access cells the plan changes: `user` (handle), `email`, `share` (its label), `before` and `after`
+    /// (the right in one word, null where the share does not exist on that side) and `before_status` /
+    /// `after_status` (`pending`, `accepted`, `removed`, or null for the owner and non-participants).
+    static func accessChanges(_ access: PlanAccess) -> JSONValue {
+        .array(
+            access.changes.map { change in
+                .object([
+                    "user": .string(change.user.label),
+                    "email": change.user.email.map(JSONValue.string) ?? .null,
+                    "share": .string(change.column),
+                    "before": change.before.map { .string($0.word) } ?? .null,
+                    "after": change.after.map { .string($0.word) } ?? .null,
+                    "before_status": change.before?.status.map { .string($0.recipeName) } ?? .null,
+                    "after_status": change.after?.status.map { .string($0.recipeName) } ?? .null,
+                ])
+            })
     }
 
     static func json(_ value: PlannedValue) -> JSONValue {

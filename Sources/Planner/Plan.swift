@@ -31,11 +31,14 @@ public struct Plan: Sendable, Hashable, Codable {
     public var waiting: [String]
     /// The live state the plan was computed from, checked again before a saved plan is applied.
     public var basis: PlanBasis
+    /// Who can see what in the recipe's zones before and after the plan; nil in plans saved before it was
+    /// kept.
+    public var access: PlanAccess?
 
     public init(
         formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,
         users: [PlannedUser] = [], changes: [PlannedChange], notes: [String] = [], waiting: [String] = [],
-        basis: PlanBasis
+        basis: PlanBasis, access: PlanAccess? = nil
     ) {
         self.formatVersion = formatVersion
         self.recipeName = recipeName
@@ -46,6 +49,7 @@ public struct Plan: Sendable, Hashable, Codable {
         self.notes = notes
         self.waiting = waiting
         self.basis = basis
+        self.access = access
     }
 
     /// How many things the plan adds, changes and destroys.

@@ -241,11 +241,22 @@ struct PlanBuilder {
         database == .public ? "record (public)/\(record)" : "record \(zone)/\(record)"
     }
 
+    /// A record's deletion, with what it deletes as its attributes' `before` (type, parent, fields), as
+    /// Terraform shows a destroyed resource's attributes: a reviewer sees what is lost.
     private func deletion(of record: Record, zone: String, database: DatabaseScope) -> PlannedChange {
-        PlannedChange(
+        var attributes = [AttributeChange(name: "type", isField: false, before: .text(record.recordType), after: nil)]
+        if let parent = record.parent {
+            attributes.append(AttributeChange(name: "parent", isField: false, before: .text(parent), after: nil))
+        }
+        for name in record.fields.keys.sorted() {
+            attributes.append(
+                AttributeChange(
+                    name: name, isField: true, before: record.fields[name].map(PlannedValue.value), after: nil))
+        }
+        return PlannedChange(
             action: .delete, kind: .record,
             address: Self.address(record: record.recordName, zone: zone, database: database), database: database,
-            zoneName: zone, recordName: record.recordName, baseChangeTag: record.changeTag)
+            zoneName: zone, recordName: record.recordName, attributes: attributes, baseChangeTag: record.changeTag)
     }
 
     /// The change that makes `live` match `declared`, or nil when they already match.

@@ -51,8 +51,10 @@ public struct Planner: Sendable {
         // zone's share needs that zone's live share, so such a recipe is read whole first.
         var zoneBases: [ZoneBasis] = []
         let pipelined = !Self.namesSharesOfOtherZones(recipe)
+        var liveShares: [Share] = []
         var calls = try await reader.readZones(ownerRecordName == nil ? [] : zones.map(\.name)) { index, liveZone in
             let zone = zones[index]
+            if let liveZone { liveShares += liveZone.shares.values }
             builder.live.zones[zone.name] = liveZone
             zoneBases.append(ZoneBasis(zoneName: zone.name, exists: liveZone != nil, tags: liveZone?.tags ?? [:]))
             if pipelined {
@@ -92,15 +94,16 @@ public struct Planner: Sendable {
                     + "exceptional cases, and plan without it to see the rest.")
         }
         let owner = users.owner
+        let plannedOwner = PlannedUser(
+            handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? "")
+        let plannedUsers = users.entries.map {
+            PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
+        }
         let plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,
-            owner: PlannedUser(
-                handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? ""),
-            users: users.entries.map {
-                PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
-            },
-            changes: changes, notes: notes, waiting: builder.waiting,
-            basis: basis)
+            owner: plannedOwner, users: plannedUsers, changes: changes, notes: notes, waiting: builder.waiting,
+            basis: basis,
+            access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
         logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
         return plan
     }

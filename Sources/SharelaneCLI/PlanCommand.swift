@@ -4,6 +4,7 @@ import Logging
 import Planner
 import Recipe
 import ShareKit
+import SharingReport
 
 extension PlanFormat: ExpressibleByArgument {}
 
@@ -41,6 +42,22 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Flag(help: "Delete undeclared records and fields in every declared zone.")
     var prune = false
 
+    @Flag(
+        name: .customLong("show-access"),
+        help: """
+            After the text plan, the access matrix of the recipe's shares before → after the plan, the cells \
+            that change marked with *.
+            """)
+    var showAccess = false
+
+    func validate() throws {
+        if showAccess, format != .text {
+            throw ValidationError(
+                "--show-access adds the matrix to the text plan; the \(format.rawValue) plan already lists the access cells that change"
+            )
+        }
+    }
+
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
@@ -61,6 +78,13 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let style = format == .text ? await Terminal.planStyle() : .plain
         var output = StandardOutput()
         format.write(plan, style: style, to: &output)
+        if showAccess, let access = plan.access {
+            output.write("\n")
+            output.write(
+                AccessComparison(before: access.before, after: access.after).text(
+                    title: "Access to the recipe's shares, before → after this plan:",
+                    style: await Terminal.accessStyle()))
+        }
         output.flush()
         if let out {
             // A saved plan is a file anyone may read: it never holds a credential's value.

@@ -49,6 +49,37 @@ import Testing
         #expect(nobody.stderr.contains("alice, bob, carol, dana"), "\(nobody.output)")
     }
 
+    /// A pull request raises dana to read-write: `plan --show-access` shows the one cell that changes.
+    @Test func planShowsTheAccessItChanges() throws {
+        try demo()
+        let recipe = try String(
+            contentsOf: BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"), encoding: .utf8)
+        let changed = recipe.replacingOccurrences(of: "dana: read-only ", with: "dana: read-write")
+        #expect(changed != recipe)
+        let file = scratch.file("raised.yaml")
+        try changed.write(toFile: file, atomically: true, encoding: .utf8)
+        let plan = try SharelaneBinary.run(["plan", file, "--store", store, "--show-access"], in: directory)
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(
+            plan.stdout.hasSuffix(
+                """
+                Access to the recipe's shares, before → after this plan:
+
+                user     FamilyLists     Trips/italy
+                alice    owner           owner
+                bob      write           none
+                carol    none            read (public)
+                dana   * read → write    none
+
+                * 1 cell changes.
+
+                """), "\(plan.stdout)")
+        let markdown = try SharelaneBinary.run(
+            ["plan", file, "--store", store, "--show-access", "--format", "markdown"], in: directory)
+        #expect(markdown.status == 1)
+        #expect(markdown.stderr.contains("the markdown plan already lists the access cells that change"))
+    }
+
     @Test func accessAsJSONAndAsAPage() throws {
         try demo()
         let json = try SharelaneBinary.run(["access", "Recipes/sharelane.yaml", "--store", store, "--format", "json"])
