@@ -59,6 +59,6 @@ import Testing
         #expect(mermaid.contains("A#quot;]#124;x#lt;script#gt;#35;"))
         let dot = SharingGraphRenderer().dot(graph, title: "t")
         #expect(dot.contains(#"label="o\"\\n-->""#))
-        #expect(dot.split(separator: "\n").count == 10)
+        #expect(dot.split(separator: "\n").count == 11)
     }
 }
