@@ -78,15 +78,18 @@ struct LiveStateReader: Sendable {
     /// are read: the caller works on one zone while the next ones are read. The SQLite store reads on several
     /// connections at once; a remote store has several requests under way.
     /// - Returns: the number of store calls made.
-    func readZones(_ zoneNames: [String], _ body: (Int, LiveZone?) throws -> Void) async throws -> Int {
+    func readZones(
+        _ zoneNames: [String], listed known: [Zone]? = nil, _ body: (Int, LiveZone?) throws -> Void
+    ) async throws -> Int {
         guard !zoneNames.isEmpty else { return 0 }
+        var calls = 0
         let listed: [Zone]
-        do {
-            listed = try await store.listZones(in: .private, as: owner)
-        } catch let error as ShareError {
-            throw PlannerError.storeFailed(operation: "listing zones", subject: store.displayName, error)
+        if let known {
+            listed = known
+        } else {
+            listed = try await listZones()
+            calls += 1
         }
-        var calls = 1
         let live = Dictionary(listed.map { ($0.zoneID.zoneName, $0.zoneID) }, uniquingKeysWith: { a, _ in a })
         var nextToHand = 0
         var ready: [Int: LiveZone?] = [:]
@@ -109,6 +112,37 @@ struct LiveStateReader: Sendable {
             }
         }
         return calls
+    }
+
+    /// The owner's private zones.
+    func listZones() async throws -> [Zone] {
+        do {
+            return try await store.listZones(in: .private, as: owner)
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(operation: "listing zones", subject: store.displayName, error)
+        }
+    }
+
+    /// The owner's private database's changes since `token`, following the store's pages: the zones changed,
+    /// the zones deleted, and the token to read from next time.
+    func databaseChanges(since token: ChangeToken?) async throws -> (DatabaseChanges, calls: Int) {
+        var changed: [ZoneID] = []
+        var deleted: [ZoneID] = []
+        var next = token
+        var calls = 0
+        while true {
+            let page = try await store.databaseChanges(in: .private, since: next, as: owner)
+            calls += 1
+            changed += page.changedZones
+            deleted += page.deletedZones
+            if !page.moreComing || page.token == next {
+                return (
+                    DatabaseChanges(changedZones: changed, deletedZones: deleted, token: page.token, moreComing: false),
+                    calls
+                )
+            }
+            next = page.token
+        }
     }
 
     /// The public records named that exist, looked up 200 at a time, and the number of store calls made.

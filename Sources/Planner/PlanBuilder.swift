@@ -35,6 +35,13 @@ struct PlanBuilder {
         self.prune = prune
     }
 
+    /// How many changes the builder holds: a zone whose `add` leaves it unchanged plans to no changes.
+    var changeCount: Int {
+        zoneCreates.count + recordSaves.count + shareSaves.count + participantSaves.count + publicSaves.count
+            + publicDeletes.count + participantDeletes.count + shareDeletes.count + recordDeletes.count
+            + zoneDeletes.count
+    }
+
     /// Every change, in the plan's order, taken out of the builder's lists (which are left empty).
     ///
     /// The record saves, by far the longest list, are moved rather than copied: the zone creations go in

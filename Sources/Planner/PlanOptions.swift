@@ -9,8 +9,14 @@ public struct PlanOptions: Sendable, Hashable, Codable {
     public var destroy: Bool
     /// Plan only these addresses and what they need (`--target`); empty plans everything.
     public var targets: [String]
+    /// Where the last plan's memo is kept, for an incremental plan; nil reads every zone and keeps nothing.
+    public var cache: PlanCache?
 
-    public init(prune: Bool = false, onlyZones: [String] = [], destroy: Bool = false, targets: [String] = []) {
+    public init(
+        prune: Bool = false, onlyZones: [String] = [], destroy: Bool = false, targets: [String] = [],
+        cache: PlanCache? = nil
+    ) {
+        self.cache = cache
         self.prune = prune
         self.onlyZones = onlyZones
         self.destroy = destroy

@@ -52,20 +52,83 @@ public struct Planner: Sendable {
         var zoneBases: [ZoneBasis] = []
         let pipelined = !Self.namesSharesOfOtherZones(recipe)
         var liveShares: [Share] = []
-        var calls = try await reader.readZones(ownerRecordName == nil ? [] : zones.map(\.name)) { index, liveZone in
+        // Incremental plans: a zone that did not change since the last plan, and planned to no changes then
+        // with the same declaration, is planned from the cache file without being read. A zone whose records
+        // name another zone's share depends on that zone too: it is always read.
+        var incremental = try await IncrementalRead(
+            cache: options.cache, reader: reader, owner: ownerRecordName, zones: zones,
+            alwaysRead: Set(zones.filter { Self.namesSharesOfOtherZones($0) }.map(\.name)),
+            digest: {
+                PlanMemo.digest(
+                    of: $0, recipe: recipe, users: users, prune: options.prune, destroy: options.destroy,
+                    actsAsAnyUser: store.capabilities.actsAsAnyUser)
+            })
+        var calls = incremental.calls
+        /// Plans a zone from the cache file: its notes and waiting lines, kept for the next plan.
+        func planRemembered(_ index: Int) {
+            guard let remembered = incremental.remembered[index] else { return }
+            builder.notes += remembered.notes
+            builder.waiting += remembered.waiting
+            incremental.memo?.zones[zones[index].name] = remembered
+        }
+        /// Plans a zone from its live state, and keeps it for the next plan when it plans to no changes.
+        func planRead(_ index: Int, _ liveZone: LiveZone?) throws {
+            let zone = zones[index]
+            let (changesBefore, notesBefore, waitingBefore) =
+                (builder.changeCount, builder.notes.count, builder.waiting.count)
+            try builder.add(zone)
+            if builder.changeCount == changesBefore, let digest = incremental.digests[index] {
+                incremental.memo?.zones[zone.name] = PlanMemo.Zone(
+                    digest: digest, exists: liveZone != nil, tags: liveZone?.tags ?? [:],
+                    shares: Array(liveZone?.shares.values ?? [:].values),
+                    notes: Array(builder.notes[notesBefore...]), waiting: Array(builder.waiting[waitingBefore...]))
+            }
+        }
+        var nextZone = 0
+        /// Takes the remembered zones before `end` in the recipe's order: their bases and shares, and their
+        /// plans (pipelined) or their shares for other zones' `!share-url` (read whole first).
+        func takeRemembered(upTo end: Int) {
+            while nextZone < end {
+                if let remembered = incremental.remembered[nextZone] {
+                    let name = zones[nextZone].name
+                    liveShares += remembered.shares
+                    zoneBases.append(ZoneBasis(zoneName: name, exists: remembered.exists, tags: remembered.tags))
+                    if pipelined {
+                        planRemembered(nextZone)
+                    } else if remembered.exists {
+                        builder.live.zones[name] = LiveZone(
+                            zoneID: ZoneID(zoneName: name), records: [:], recordOrder: [],
+                            shares: Dictionary(
+                                remembered.shares.map { ($0.recordName, $0) }, uniquingKeysWith: { a, _ in a }))
+                    }
+                }
+                nextZone += 1
+            }
+        }
+        let toRead = ownerRecordName == nil ? [] : zones.indices.filter { incremental.remembered[$0] == nil }
+        calls += try await reader.readZones(toRead.map { zones[$0].name }, listed: incremental.listed) {
+            position, liveZone in
+            let index = toRead[position]
+            takeRemembered(upTo: index)
             let zone = zones[index]
             if let liveZone { liveShares += liveZone.shares.values }
             builder.live.zones[zone.name] = liveZone
             zoneBases.append(ZoneBasis(zoneName: zone.name, exists: liveZone != nil, tags: liveZone?.tags ?? [:]))
             if pipelined {
-                try builder.add(zone)
+                try planRead(index, liveZone)
                 builder.live.zones[zone.name] = nil
             }
+            nextZone = index + 1
         }
+        takeRemembered(upTo: ownerRecordName == nil ? 0 : zones.count)
         if !pipelined || ownerRecordName == nil {
-            for zone in zones {
+            for (index, zone) in zones.enumerated() {
                 if ownerRecordName == nil { zoneBases.append(ZoneBasis(zoneName: zone.name, exists: false)) }
-                try builder.add(zone)
+                if incremental.remembered[index] != nil {
+                    planRemembered(index)
+                } else {
+                    try planRead(index, builder.live.zones[zone.name])
+                }
             }
         }
         let (livePublic, publicCalls) = try await reader.readPublic(
@@ -104,8 +167,21 @@ public struct Planner: Sendable {
             owner: plannedOwner, users: plannedUsers, changes: changes, notes: notes, waiting: builder.waiting,
             basis: basis,
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
-        logger.debug("planned \(recipe.name): \(plan.summary.line) (\(calls) store calls)")
+        if let cache = options.cache, let memo = incremental.memo { memo.save(to: cache.file) }
+        logger.debug(
+            "planned \(recipe.name): \(plan.summary.line) (\(calls) store calls, \(incremental.remembered.count) zones from the cache)"
+        )
         return plan
+    }
+
+    /// Whether a record of `zone` has a `!share-url` naming another zone's share.
+    static func namesSharesOfOtherZones(_ zone: DeclaredZone) -> Bool {
+        zone.records.contains { record in
+            record.fields.values.contains { value in
+                if case .shareURL(let other, _) = value, other != zone.name { return true }
+                return false
+            }
+        }
     }
 
     /// Whether a record's `!share-url` names a share in another zone (or a public record's names any).

@@ -8,7 +8,8 @@ enum ChangeFeed {
     )
         throws -> DatabaseChanges
     {
-        let since = try ChangeSequence.seq(token)
+        let epoch = try CounterRow.epoch(db)
+        let since = try ChangeSequence.seq(token, epoch: epoch)
         let current = try CounterRow.current(db)
         var changed: [ZoneID] = []
         var deleted: [ZoneID] = []
@@ -42,7 +43,8 @@ enum ChangeFeed {
             ).map { ZoneID(zoneName: $0[1], ownerRecordName: $0[0]) }.filter { !visibleIDs.contains($0) }
         }
         return DatabaseChanges(
-            changedZones: changed, deletedZones: deleted, token: ChangeSequence.token(current), moreComing: false)
+            changedZones: changed, deletedZones: deleted, token: ChangeSequence.token(current, epoch: epoch),
+            moreComing: false)
     }
 
     private enum Change {
@@ -63,7 +65,8 @@ enum ChangeFeed {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, limit: Int?, user: UserRecordName,
         db: Database
     ) throws -> ZoneChanges {
-        let since = try ChangeSequence.seq(token)
+        let epoch = try CounterRow.epoch(db)
+        let since = try ChangeSequence.seq(token, epoch: epoch)
         let current = try CounterRow.current(db)
         let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
         if database == .shared, !context.isVisibleInSharedDatabase {
@@ -132,6 +135,6 @@ enum ChangeFeed {
         let tokenSeq = moreComing ? (changes.last?.seq ?? since) : current
         return ZoneChanges(
             zoneID: context.visibleZoneID, changedRecords: records, changedShares: shares,
-            deletedRecordNames: deletions, token: ChangeSequence.token(tokenSeq), moreComing: moreComing)
+            deletedRecordNames: deletions, token: ChangeSequence.token(tokenSeq, epoch: epoch), moreComing: moreComing)
     }
 }

@@ -43,21 +43,33 @@ struct ChangeSequence {
     /// The change tag of something last written at `seq`: base 36, short, and different on every write.
     static func tag(_ seq: Int64) -> String { String(seq, radix: 36) }
 
-    /// The change token of a feed read up to `seq`.
-    static func token(_ seq: Int64) -> ChangeToken { ChangeToken(rawValue: "s" + String(seq, radix: 36)) }
+    /// A new epoch: random, short, base 36.
+    static func newEpoch() -> String { String(UInt32.random(in: 1...UInt32.max), radix: 36) }
+
+    /// The change token of a feed read up to `seq` in the store's epoch `epoch`.
+    static func token(_ seq: Int64, epoch: String) -> ChangeToken {
+        ChangeToken(rawValue: "s" + String(seq, radix: 36) + (epoch.isEmpty ? "" : "." + epoch))
+    }
 
     /// The sequence number in a token; 0 (from the beginning) for no token.
-    /// - Throws: `ShareError` (`BAD_REQUEST`) for a token this store did not hand out.
-    static func seq(_ token: ChangeToken?) throws(ShareError) -> Int64 {
+    /// - Throws: `ShareError` (`BAD_REQUEST`) for a token this store did not hand out, or handed out before
+    ///   it was reset (another epoch): reading from it would miss what the reset removed.
+    static func seq(_ token: ChangeToken?, epoch: String) throws(ShareError) -> Int64 {
         guard let token else { return 0 }
-        guard token.rawValue.hasPrefix("s"), let seq = Int64(token.rawValue.dropFirst(), radix: 36), seq >= 0 else {
+        let parts = token.rawValue.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let first = parts.first, first.hasPrefix("s"), let seq = Int64(first.dropFirst(), radix: 36), seq >= 0
+        else {
             throw ShareError(
                 .badRequest,
                 "the change token '\(token.rawValue)' was not handed out by this store; fetch again without one")
         }
+        // A token without an epoch comes from a store before epochs were kept: taken as this epoch's.
+        if parts.count == 2, parts[1] != epoch {
+            throw ShareError(
+                .badRequest,
+                "the change token '\(token.rawValue)' was handed out before this store was reset or replaced; fetch again without one"
+            )
+        }
         return seq
     }
 }
-
-/// GRDB also has a `Record`: in this module the name means ShareKit's.
-typealias Record = ShareKit.Record

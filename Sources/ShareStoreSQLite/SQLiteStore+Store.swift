@@ -493,7 +493,8 @@ extension SQLiteStore {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
             try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'zone'")
-            try db.execute(sql: "UPDATE counter SET seq = 0")
+            // A new epoch: change tokens handed out before the reset are refused, not read as "nothing changed".
+            try db.execute(sql: "UPDATE counter SET seq = 0, epoch = ?", arguments: [ChangeSequence.newEpoch()])
             var publicZone = ZoneRow(id: nil, scope: .public, owner: ZoneRow.publicOwner, name: defaultZoneName, seq: 0)
             try publicZone.insert(db)
         }

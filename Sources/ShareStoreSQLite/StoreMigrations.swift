@@ -95,6 +95,12 @@ enum StoreMigrations {
             // based on the tag it had must still succeed. NULL means the tag is `seq`'s.
             try db.execute(sql: "ALTER TABLE record ADD COLUMN tagSeq INTEGER")
         }
+        migrator.registerMigration("v3: the store's epoch in its change tokens") { db in
+            // A change token names the store's life it was handed out in: after a reset (or for another store
+            // file) an old token is refused instead of silently reporting nothing changed.
+            try db.execute(sql: "ALTER TABLE counter ADD COLUMN epoch TEXT NOT NULL DEFAULT ''")
+            try db.execute(sql: "UPDATE counter SET epoch = ?", arguments: [ChangeSequence.newEpoch()])
+        }
         return migrator
     }
 }

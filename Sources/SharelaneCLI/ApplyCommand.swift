@@ -37,6 +37,7 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     var prune = false
 
     @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var refreshOptions: RefreshOptions
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
@@ -64,7 +65,10 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 try await applier.verify(plan)
             } else if let loaded {
                 plan = try await Planner(store: store, logger: logger).plan(
-                    loaded, options: PlanOptions(prune: prune, targets: targetOptions.targets))
+                    loaded,
+                    options: PlanOptions(
+                        prune: prune, targets: targetOptions.targets,
+                        cache: refreshOptions.cache(storeURL: storeOptions.url, recipe: loaded)))
             } else {
                 throw CLIFailure("cannot read \(path)")
             }

@@ -34,6 +34,7 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     var yes = false
 
     @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var refreshOptions: RefreshOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
@@ -49,7 +50,10 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let plan: Plan
         do {
             plan = try await Planner(store: store, logger: logger).plan(
-                loaded, options: PlanOptions(destroy: true, targets: targetOptions.targets))
+                loaded,
+                options: PlanOptions(
+                    destroy: true, targets: targetOptions.targets,
+                    cache: refreshOptions.cache(storeURL: storeOptions.url, recipe: loaded)))
         } catch {
             throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
         }

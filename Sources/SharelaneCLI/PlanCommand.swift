@@ -59,6 +59,7 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var refreshOptions: RefreshOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
@@ -71,7 +72,10 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let plan: Plan
         do {
             plan = try await Planner(store: store, logger: logger).plan(
-                loaded, options: PlanOptions(prune: prune, targets: targetOptions.targets))
+                loaded,
+                options: PlanOptions(
+                    prune: prune, targets: targetOptions.targets,
+                    cache: refreshOptions.cache(storeURL: storeOptions.url, recipe: loaded)))
         } catch {
             throw CLIFailure("cannot plan \(path) against \(store.displayName): \(error)")
         }

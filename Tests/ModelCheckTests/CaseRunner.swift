@@ -29,6 +29,8 @@ struct CaseRunner: Sendable {
     let serveURL: String
     let apiToken: String
     let bugs: KnownBugs
+    /// Where each side's incremental plans keep their cache files (removed before each case).
+    let cacheDirectory: URL
     static let logger = Logger(label: "sharelane.modelcheck") { _ in SwiftLogNoOpLogHandler() }
 
     func run(_ checkCase: CheckCase) async throws -> CaseReport {
@@ -38,11 +40,14 @@ struct CaseRunner: Sendable {
             endpoint: .emulator(
                 url: serveURL, apiToken: apiToken, container: "iCloud.local.sharelane", environment: "development"),
             retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: Self.logger)
+        let caches = ["sqlite", "serve"].map { cacheDirectory.appendingPathComponent("plan-cache-\($0).json") }
+        for file in caches { try? FileManager.default.removeItem(at: file) }
         let run = CaseRun(
             sides: [
                 StoreSide(label: "sqlite", store: sqlite, backing: sqlite),
                 StoreSide(label: "serve", store: http, backing: serveBacking),
             ], spec: checkCase.recipe, bugs: bugs)
+        run.caches = caches.map { PlanCache(file: $0) }
         do {
             run.recipe = try Self.load(checkCase.recipe.yaml())
         } catch {
@@ -53,6 +58,7 @@ struct CaseRunner: Sendable {
         for (index, action) in checkCase.actions.enumerated() {
             do {
                 try await run.perform(action, step: index)
+                try await run.compareIncrementalPlans(step: index)
             } catch let violation as Violation {
                 run.report.violation = violation
                 if case .mutate = action {
@@ -96,6 +102,8 @@ final class CaseRun {
     var views: [StoreView] = []
     /// The record type of the last save, for the replay step of a save that broke a promise.
     var lastSaveType = "Note"
+    /// Each side's incremental-plan cache, kept across the case's actions.
+    var caches: [PlanCache] = []
 
     init(sides: [StoreSide], spec: RecipeSpec, bugs: KnownBugs) {
         self.sides = sides
@@ -615,5 +623,34 @@ final class CaseRun {
         let removed = a.lines.filter { !right.contains($0) }.map { "- \($0)" }
         let added = b.lines.filter { !left.contains($0) }.map { "+ \($0)" }
         return (removed + added).joined(separator: "\n")
+    }
+}
+
+extension CaseRun {
+    /// The cache never changes a plan (issue 18): after every action, each side's incremental plan, from the
+    /// cache file its earlier plans left, is the plan a full read gives.
+    func compareIncrementalPlans(step: Int) async throws {
+        guard let recipe, !directories.isEmpty, caches.count == sides.count else { return }
+        for (index, side) in sides.enumerated() {
+            let planner = Planner(store: side.store, logger: logger)
+            let incremental = try await planner.plan(
+                recipe, users: directories[index], options: PlanOptions(cache: caches[index]))
+            let full = try await planner.plan(recipe, users: directories[index])
+            guard
+                incremental.changes != full.changes || incremental.notes != full.notes
+                    || incremental.waiting != full.waiting || incremental.basis != full.basis
+                    || incremental.access != full.access
+            else { continue }
+            throw Violation(
+                invariant: "incremental-plan-differs",
+                detail: "on \(side.label), the incremental plan differs from a full read's:\n"
+                    + Self.diff(
+                        StoreView(lines: TextPlanRenderer().render(full).split(separator: "\n").map(String.init)),
+                        StoreView(lines: TextPlanRenderer().render(incremental).split(separator: "\n").map(String.init))
+                    )
+                    + (incremental.basis != full.basis ? "\n(the bases differ)" : "")
+                    + (incremental.access != full.access ? "\n(the access before and after differ)" : ""),
+                step: step)
+        }
     }
 }

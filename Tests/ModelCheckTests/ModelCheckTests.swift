@@ -29,7 +29,8 @@ import Testing
             path: directory.appendingPathComponent("serve.sqlite").path, logger: CaseRunner.logger)
         let summary = try await CheckEmulator.with(store: backing) { url in
             let runner = CaseRunner(
-                sqlite: sqlite, serveBacking: backing, serveURL: url, apiToken: CheckEmulator.apiToken, bugs: bugs)
+                sqlite: sqlite, serveBacking: backing, serveURL: url, apiToken: CheckEmulator.apiToken, bugs: bugs,
+                cacheDirectory: directory)
             return try await Self.check(runner: runner, cases: cases, seed: seed, only: only, bugs: bugs)
         }
         print(summary.line)

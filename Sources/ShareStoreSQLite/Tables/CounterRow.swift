@@ -11,6 +11,11 @@ struct CounterRow: Codable, FetchableRecord, PersistableRecord {
     var id: Int = 1
     var seq: Int64
 
+    /// The store's epoch: a new one on every reset; change tokens carry it.
+    static func epoch(_ db: Database) throws -> String {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT epoch FROM counter WHERE id = 1")) ?? ""
+    }
+
     /// The last sequence number taken.
     static func current(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM counter WHERE id = 1")) ?? 0

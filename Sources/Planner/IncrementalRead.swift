@@ -1,0 +1,67 @@
+import Recipe
+import ShareKit
+
+/// What an incremental plan takes from its cache file before it reads the store: which zones it can plan
+/// without reading them, and the memo it writes for the next plan.
+///
+/// It asks the store's change feed what changed since the token the file holds (one call, or a few pages),
+/// and lists the owner's zones once (the read of the other zones uses that list). A zone is remembered when
+/// the file has it, its digest (declaration, users, options) is the same, the feed does not name it (changed
+/// or deleted), and it exists now exactly when it existed then. A token the store refuses (it was reset, or
+/// it is another store) means nothing is remembered.
+struct IncrementalRead {
+    /// The remembered zones, by index in the zones planned.
+    var remembered: [Int: PlanMemo.Zone] = [:]
+    /// Each zone's digest, by index (only when a cache is in use).
+    var digests: [Int: String] = [:]
+    /// The owner's zones, listed once for the whole plan; nil without a cache.
+    var listed: [Zone]?
+    /// The memo to write after the plan, its token taken before any zone was read; nil without a cache.
+    var memo: PlanMemo?
+    /// The store calls made.
+    var calls = 0
+
+    init(
+        cache: PlanCache?, reader: LiveStateReader, owner: UserRecordName?, zones: [DeclaredZone],
+        alwaysRead: Set<String>, digest: (DeclaredZone) -> String
+    ) async throws {
+        guard let cache, let owner, !zones.isEmpty else { return }
+        var previous =
+            cache.refresh == .incremental
+            ? PlanMemo.load(cache.file, storeName: reader.store.displayName, owner: owner) : nil
+        var feed: DatabaseChanges?
+        if let known = previous {
+            do {
+                let (changes, calls) = try await reader.databaseChanges(since: known.databaseToken)
+                feed = changes
+                self.calls += calls
+            } catch {
+                // An expired or unknown token: read everything, and start again from a new token.
+                self.calls += 1
+                previous = nil
+            }
+        }
+        if feed == nil {
+            let (changes, calls) = try await reader.databaseChanges(since: nil)
+            feed = changes
+            self.calls += calls
+        }
+        guard let feed else { return }
+        let listed = try await reader.listZones()
+        calls += 1
+        self.listed = listed
+        memo = PlanMemo(
+            version: PlanMemo.currentVersion, storeName: reader.store.displayName, owner: owner,
+            databaseToken: feed.token, zones: [:])
+        let touched = Set((feed.changedZones + feed.deletedZones).map(\.zoneName))
+        let existing = Set(listed.map(\.zoneID.zoneName))
+        for (index, zone) in zones.enumerated() where !alwaysRead.contains(zone.name) {
+            let zoneDigest = digest(zone)
+            digests[index] = zoneDigest
+            guard let previous, let known = previous.zones[zone.name], known.digest == zoneDigest,
+                !touched.contains(zone.name), known.exists == existing.contains(zone.name)
+            else { continue }
+            remembered[index] = known
+        }
+    }
+}

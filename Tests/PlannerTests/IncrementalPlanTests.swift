@@ -1,0 +1,143 @@
+import Foundation
+import Planner
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+import SharelaneTestSupport
+import Testing
+
+/// Incremental plans (issue 18): a plan reads only what changed since the last plan, finds what changed
+/// behind its back, and is always the plan a full read gives.
+@Suite("Incremental plans")
+struct IncrementalPlanTests {
+    let scratch: TemporaryDirectory
+    let cache: PlanCache
+
+    init() throws {
+        scratch = try TemporaryDirectory("plan-cache")
+        cache = PlanCache(file: scratch.url.appendingPathComponent("plan.json"))
+    }
+
+    static func plan(_ recipe: Recipe, _ store: any Store, cache: PlanCache?) async throws -> Plan {
+        try await Planner(store: store, logger: quietLogger).plan(recipe, options: PlanOptions(cache: cache))
+    }
+
+    /// The plan a full read gives, and the incremental one: the same in every part a user sees or apply uses.
+    static func expectSame(_ incremental: Plan, _ full: Plan, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    {
+        #expect(incremental.changes == full.changes, sourceLocation: sourceLocation)
+        #expect(incremental.notes == full.notes, sourceLocation: sourceLocation)
+        #expect(incremental.waiting == full.waiting, sourceLocation: sourceLocation)
+        #expect(incremental.basis == full.basis, sourceLocation: sourceLocation)
+        #expect(incremental.access == full.access, sourceLocation: sourceLocation)
+    }
+
+    @Test("an incremental no-op plan of 1,000 records reads only the change feed and the zone list")
+    func noOpPlanReadsOnlyTheFeed() async throws {
+        let base = try freshStore()
+        let recipe = SampleRecipes.generated(count: 1_000)
+        try await PromiseTests.apply(recipe, to: base)
+        let store = CountingStore(base)
+        let first = try await Self.plan(recipe, store, cache: cache)
+        #expect(first.isEmpty)
+        #expect((store.calls["zoneChanges"] ?? 0) > 0, "the first plan reads the zone: \(store.calls)")
+        store.resetCounts()
+        let second = try await Self.plan(recipe, store, cache: cache)
+        #expect(second.isEmpty)
+        #expect(store.calls["zoneChanges"] == nil, "\(store.calls)")
+        #expect(store.calls["databaseChanges"] == 1, "\(store.calls)")
+        #expect(store.calls["listZones"] == 1, "\(store.calls)")
+        Self.expectSame(second, try await Self.plan(recipe, base, cache: nil))
+    }
+
+    @Test("a change behind the plan's back is found, and only its zone is read")
+    func aChangeBehindItsBackIsFound() async throws {
+        let base = try freshStore()
+        let recipe = try PromiseTests.load(PlanAccessTests.first)
+        try await PromiseTests.apply(recipe, to: base)
+        _ = try await Self.plan(recipe, base, cache: cache)
+        // Someone else changes a record of Lists and Bob leaves its share.
+        let alice = try #require(try await base.signInExisting(email: "alice@example.com")).recordName
+        let bob = try #require(try await base.signInExisting(email: "bob@example.com")).recordName
+        _ = try await base.modifyRecords(
+            [
+                RecordOperation(
+                    .forceUpdate,
+                    Record(
+                        recordName: "groceries", recordType: "TodoList", zoneID: ZoneID(zoneName: "Lists"),
+                        fields: ["title": .string("Changed behind its back")]))
+            ], in: ZoneID(zoneName: "Lists"), database: .private, atomic: true, as: alice)
+        try await base.leaveShare(
+            recordName: zoneShareRecordName, in: ZoneID(zoneName: "Lists", ownerRecordName: alice), as: bob)
+        let store = CountingStore(base)
+        let incremental = try await Self.plan(recipe, store, cache: cache)
+        #expect(store.calls["zoneChanges"] == 1, "only Lists is read: \(store.calls)")
+        #expect(incremental.changes.map(\.address) == ["record Lists/groceries", "participant Lists/bob"])
+        Self.expectSame(incremental, try await Self.plan(recipe, base, cache: nil))
+    }
+
+    @Test("a share URL another zone or a public record names is taken from the cache, and a stopped share is found")
+    func shareURLsOfRememberedZones() async throws {
+        let store = try freshStore()
+        let recipe = SampleRecipes.family()
+        try await PromiseTests.apply(recipe, to: store)
+        let quiet = try await Self.plan(recipe, store, cache: cache)
+        #expect(quiet.isEmpty)
+        let again = try await Self.plan(recipe, store, cache: cache)
+        Self.expectSame(again, try await Self.plan(recipe, store, cache: nil))
+        // The owner stops sharing FamilyLists behind the recipe's back: the public card's URL goes stale.
+        let alice = try #require(try await store.signInExisting(email: "alice@example.com")).recordName
+        _ = try await store.modifyRecords(
+            [
+                RecordOperation(
+                    .forceDelete,
+                    share: Share(recordName: zoneShareRecordName, zoneID: ZoneID(zoneName: "FamilyLists")))
+            ], in: ZoneID(zoneName: "FamilyLists"), database: .private, atomic: true, as: alice)
+        let incremental = try await Self.plan(recipe, store, cache: cache)
+        #expect(incremental.changes.contains { $0.address == "share FamilyLists" && $0.action == .create })
+        Self.expectSame(incremental, try await Self.plan(recipe, store, cache: nil))
+    }
+
+    @Test("a recipe edit re-reads the zone it edits; --refresh=full reads every zone")
+    func editsAndFullRefresh() async throws {
+        let base = try freshStore()
+        let recipe = try PromiseTests.load(PlanAccessTests.first)
+        try await PromiseTests.apply(recipe, to: base)
+        _ = try await Self.plan(recipe, base, cache: cache)
+        let edited = try PromiseTests.load(
+            PlanAccessTests.first.replacingOccurrences(of: "name: Italy", with: "name: Roma"))
+        let store = CountingStore(base)
+        let plan = try await Self.plan(edited, store, cache: cache)
+        #expect(plan.changes.map(\.address) == ["record Trips/italy"])
+        #expect(store.calls["zoneChanges"] == 1, "only Trips is read: \(store.calls)")
+        store.resetCounts()
+        _ = try await Self.plan(edited, store, cache: PlanCache(file: cache.file, refresh: .full))
+        #expect(store.calls["zoneChanges"] == 2, "\(store.calls)")
+    }
+
+    @Test("after the store is reset, the old token is refused and everything is read again")
+    func aResetStoreIsReadWhole() async throws {
+        let store = try freshStore()
+        let recipe = try PromiseTests.load(PlanAccessTests.first)
+        try await PromiseTests.apply(recipe, to: store)
+        _ = try await Self.plan(recipe, store, cache: cache)
+        try await store.reset()
+        try await PromiseTests.apply(
+            try PromiseTests.load(PlanAccessTests.first.replacingOccurrences(of: "Old list", with: "Other")), to: store)
+        let incremental = try await Self.plan(recipe, store, cache: cache)
+        #expect(incremental.changes.map(\.address) == ["record Lists/old"])
+        Self.expectSame(incremental, try await Self.plan(recipe, store, cache: nil))
+    }
+
+    @Test("a memo of another store or owner is not used")
+    func anotherStoresMemoIsNotUsed() async throws {
+        let recipe = try PromiseTests.load(PlanAccessTests.first)
+        let one = try freshStore()
+        try await PromiseTests.apply(recipe, to: one)
+        _ = try await Self.plan(recipe, one, cache: cache)
+        let other = try SQLiteStore(path: scratch.file("other.sqlite"), logger: quietLogger)
+        let plan = try await Self.plan(recipe, other, cache: cache)
+        #expect(plan.summary.add > 0)
+        Self.expectSame(plan, try await Self.plan(recipe, other, cache: nil))
+    }
+}
