@@ -169,7 +169,7 @@ public struct Planner: Sendable {
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
         if let cache = options.cache, let memo = incremental.memo { memo.save(to: cache.file) }
         logger.debug(
-            "planned \(recipe.name): \(plan.summary.line) (\(calls) store calls, \(incremental.remembered.count) zones from the cache)"
+            "planned \(recipe.name): \(plan.summary.line) (\(calls) store calls, \(incremental.remembered.count) zone\(incremental.remembered.count == 1 ? "" : "s") from the cache)"
         )
         return plan
     }
