@@ -128,6 +128,31 @@ def bench_size(binary, size, work):
     if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
         sys.exit(f"bench: the no-op plan after apply is not empty:\n{out[-2000:]}")
     row["plan_noop"] = (secs, rss, cpu)
+    # Incremental plans (Docs/Plans.md): a second no-op plan reads only the change feed; then 100 records
+    # changed behind the plan's back, dense (in as few zones as hold them: one from 10,000 records) and spread
+    # (one in each of the 100 zones), each plan showing exactly those.
+    secs, rss, out, cpu = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], expect=(0, 2))
+    if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
+        sys.exit(f"bench: the second no-op plan is not empty:\n{out[-2000:]}")
+    row["plan_cached"] = (secs, rss, cpu)
+    records_per_zone = max(size // 100, 1)
+    # Generated records are numbered from 1 in each zone.
+    for label, places in [("plan_100_dense", [(1 + k // records_per_zone, 1 + k % records_per_zone) for k in range(100)]),
+                          ("plan_100_spread", [(z, 1) for z in range(1, 101)])]:
+        qty = 4 if label == "plan_100_dense" else 5
+        behind = os.path.join(work, f"behind-{size}-{label}.yaml")
+        with open(behind, "w") as f:
+            f.write("sharelane: 1\nname: behind\nusers:\n  owner: { email: owner@bench.example }\nowner: owner\n"
+                    "lanes:\n  change:\n    steps:\n")
+            for zone, item in places:
+                f.write(f"      - save: {{ zone: Z{zone:03}, record: item-{item:05}, type: Item, fields: {{ qty: {qty} }} }}\n")
+        run([binary, "run", "change", behind, "--store", store])
+        secs, rss, out, cpu = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], expect=(2,))
+        if "Plan: 0 to add, 100 to change, 0 to destroy." not in out:
+            sys.exit(f"bench: the plan after 100 changes behind its back does not show exactly them:\n{out[-2000:]}")
+        row[label] = (secs, rss, cpu)
+        run([binary, "apply", recipe, "--store", store, "--yes"])
+        run([binary, "plan", recipe, "--store", store])
 
     # Through the emulator: a fresh store served on a free loopback port.
     port = free_port()
@@ -176,7 +201,8 @@ def bench_size(binary, size, work):
 
 
 REFERENCE_REPEAT = int(os.environ.get("BENCH_REFERENCE_REPEAT", "3"))
-STEPS = ["validate", "plan_empty", "apply", "plan_noop", "apply_http", "reference"]
+STEPS = ["validate", "plan_empty", "apply", "plan_noop", "plan_cached", "plan_100_dense", "plan_100_spread", "apply_http",
+         "reference"]
 LIMIT_RSS_MB = 400
 
 
@@ -195,16 +221,16 @@ def main():
 
     # One line per step; for each size its wall time, its ratio to that size's sqlite3 reference, its CPU
     # time (user + system; steadier than wall time on a loaded machine) and its peak RSS.
-    head = f"{'step':<11}" + "".join(f" | {str(r['records']) + ' records':>36}" for r in rows)
+    head = f"{'step':<15}" + "".join(f" | {str(r['records']) + ' records':>36}" for r in rows)
     if len(rows) >= 2:
         growth = f"{rows[-1]['records']}/{rows[0]['records']}"
         head += f" | {growth:>11}"
     print(head)
-    print(f"{'':<11}" + "".join(f" | {'wall':>8} {'× ref':>7} {'CPU':>8} {'peak RSS':>9}" for _ in rows)
+    print(f"{'':<15}" + "".join(f" | {'wall':>8} {'× ref':>7} {'CPU':>8} {'peak RSS':>9}" for _ in rows)
           + (f" | {'wall (CPU)':>11}" if len(rows) >= 2 else ""))
     print("-" * len(head))
     for step in STEPS:
-        line = f"{step:<11}"
+        line = f"{step:<15}"
         for r in rows:
             secs, rss, cpu = r[step]
             line += f" | {secs:7.2f}s {secs / r['reference'][0]:6.2f}× {cpu:7.2f}s {rss:6.0f} MB"
@@ -245,6 +271,9 @@ def main():
             <= LIMIT_RSS_MB,
             "http_modify_requests_per_zone_bound": h["modify_requests"] == h["modify_per_zone_bound"],
             "http_apply_at_most_4x_apply": ratios["http_apply_to_apply"] <= 4,
+            # Issue 18's targets for incremental plans, on SQLite.
+            "cached_noop_plan_at_most_0.1s": big["plan_cached"][0] <= 0.1,
+            "plan_after_100_changes_at_most_0.2s": max(big["plan_100_dense"][0], big["plan_100_spread"][0]) <= 0.2,
         }
     if len(rows) >= 2:
         scaling = {s: round(rows[-1][s][0] / rows[0][s][0], 2) for s in STEPS}
