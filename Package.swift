@@ -72,6 +72,9 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "sharelane", dependencies: ["SharelaneCLI"]),
+        // Scripts/load.py's baseline: the server stack answering a stored response (not a product).
+        .executableTarget(
+            name: "sharelane-bench-baseline", dependencies: [.product(name: "Hummingbird", package: "hummingbird")]),
         // What the test targets share: golden files, fixture folders, temporary directories, the built
         // binary, `sharelane serve` as a process or in process. Not a product: only the tests use it.
         .target(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks sharelane on generated recipes of 10,000 and 100,000 records (100 zones, 1,000 participants):
 # validate, plan into an empty SQLite store, apply, a no-op plan, apply through `sharelane serve`, and the
-# reference: the sqlite3 command-line tool inserting the same rows in one transaction.
+# reference: the sqlite3 command-line tool inserting the same rows in one transaction; then the emulator
+# under load (Scripts/load.py: 20 concurrent clients, against a bare Hummingbird server as the baseline).
 #
 # Usage: Scripts/bench.sh [SIZE…]   (default: 10000 100000)
 # Writes the table to standard output and the same numbers to bench-results.json (or $BENCH_JSON).
@@ -14,4 +15,7 @@ if ! command -v sqlite3 >/dev/null 2>&1; then
 fi
 
 swift build -c release --product sharelane 2>&1 | grep -E "error|warning: |Compiling sharelane|Build complete" || true
-exec python3 Scripts/bench.py .build/release/sharelane "$@"
+swift build -c release --product sharelane-bench-baseline 2>&1 | grep -E "error|Build complete" || true
+python3 Scripts/bench.py .build/release/sharelane "$@"
+echo
+exec python3 Scripts/load.py .build/release/sharelane .build/release/sharelane-bench-baseline

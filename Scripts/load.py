@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""The emulator under load (issue 18): 20 concurrent clients on loopback against `sharelane serve`, each
+signing in and running a bounded mix of 200-record lookups and queries and one-record modifies in its own zone
+and lookups in a zone shared with it; then the same clients against a bare Hummingbird server answering a
+stored response of the same size (the server stack's own limit). Reports requests per second, p50 and p99
+latency and errors for each, and the ratio of the throughputs.
+
+Usage: load.py SHARELANE_BINARY BASELINE_BINARY [CLIENTS] [ROUNDS]
+Each client runs ROUNDS rounds of four requests (default 20 clients, 25 rounds). Clients are processes, so
+Python's lock does not serialise them.
+"""
+import http.client
+import json
+import multiprocessing
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+CONTAINER = "iCloud.local.sharelane"
+RECORDS = 200
+TOKEN_HEADER = "X-Apple-CloudKit-Web-Auth-Token"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port, proc, what):
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                sys.exit(f"load: {what} did not start")
+            time.sleep(0.1)
+
+
+def recipe(owner, neighbour):
+    """One user's recipe: a zone of 200 records shared read-write with the next user, who has accepted."""
+    lines = ["sharelane: 1", f"name: load-{owner}", "users:",
+             f"  {owner}: {{ email: {owner}@load.example }}",
+             f"  {neighbour}: {{ email: {neighbour}@load.example }}",
+             f"owner: {owner}", "zones:", "  Z:", "    share:", "      participants:",
+             f"        {neighbour}: read-write", "    records:",
+             '      "r-{{i:03}}":', f"        repeat: {RECORDS}", "        type: Item",
+             '        fields: { title: "Item {{i}}", note: "{{fake.sentence}}", qty: 3, price: 1.5 }']
+    return "\n".join(lines) + "\n"
+
+
+def post(conn, path, token, api_token, body):
+    query = f"ckAPIToken={urllib.parse.quote(api_token, safe='')}"
+    if token:
+        query += f"&ckWebAuthToken={urllib.parse.quote(token, safe='')}"
+    data = json.dumps(body).encode()
+    start = time.perf_counter()
+    conn.request("POST", f"{path}?{query}", body=data, headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    payload = response.read()
+    elapsed = time.perf_counter() - start
+    return response.status, response.getheader(TOKEN_HEADER), payload, elapsed
+
+
+def client(args):
+    """One client's rounds; returns [(kind, seconds, ok)]."""
+    port, api_token, me, token, neighbour_owner, rounds = args
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    base = f"/database/1/{CONTAINER}/development"
+    names = [{"recordName": f"r-{i:03}"} for i in range(1, RECORDS + 1)]
+    own = {"zoneName": "Z"}
+    shared = {"zoneName": "Z", "ownerRecordName": neighbour_owner}
+    requests = [
+        ("lookup", f"{base}/private/records/lookup", {"records": names, "zoneID": own}),
+        ("query", f"{base}/private/records/query", {"zoneID": own, "query": {"recordType": "Item"}, "resultsLimit": RECORDS}),
+        ("modify", f"{base}/private/records/modify",
+         {"zoneID": own, "operations": [{"operationType": "forceUpdate", "record": {
+             "recordName": "r-001", "recordType": "Item", "fields": {"qty": {"value": 4}}}}]}),
+        ("shared_lookup", f"{base}/shared/records/lookup", {"records": names, "zoneID": shared}),
+    ]
+    results = []
+    for _ in range(rounds):
+        for kind, path, body in requests:
+            status, next_token, payload, elapsed = post(conn, path, token, api_token, body)
+            ok = status == 200 and b'"serverErrorCode"' not in payload
+            results.append((kind, elapsed, ok))
+            if next_token:
+                token = next_token
+    return results
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else 0.0
+
+
+def run_clients(port, api_token, people, rounds):
+    jobs = [(port, api_token, p["me"], p["token"], p["neighbour_owner"], rounds) for p in people]
+    start = time.perf_counter()
+    with multiprocessing.Pool(len(jobs)) as pool:
+        results = [r for rs in pool.map(client, jobs) for r in rs]
+    wall = time.perf_counter() - start
+    latencies = [r[1] for r in results]
+    lookups = [r[1] for r in results if r[0] in ("lookup", "shared_lookup")]
+    return {
+        "requests": len(results), "seconds": round(wall, 3), "requests_per_second": round(len(results) / wall, 1),
+        "p50_ms": round(percentile(latencies, 50) * 1000, 2), "p99_ms": round(percentile(latencies, 99) * 1000, 2),
+        "lookup_200_p99_ms": round(percentile(lookups, 99) * 1000, 2),
+        "errors": sum(1 for r in results if not r[2]),
+    }
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    binary, baseline = sys.argv[1], sys.argv[2]
+    clients = int(sys.argv[3]) if len(sys.argv) > 3 else 20
+    rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 25
+    work = tempfile.mkdtemp(prefix="sharelane-load-")
+    api_token = secrets.token_hex(16)
+    port = free_port()
+    log = open(os.path.join(work, "serve.log"), "w")
+    serve = subprocess.Popen([binary, "serve", "--store", os.path.join(work, "served.sqlite"), "--port", str(port),
+                              "--api-token", api_token], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_for(port, serve, "sharelane serve")
+        env = dict(os.environ, CLOUDKIT_API_TOKEN=api_token, XDG_CACHE_HOME=os.path.join(work, "cache"))
+        users = [f"u{n:02}" for n in range(1, clients + 1)]
+        for index, me in enumerate(users):
+            neighbour = users[(index + 1) % len(users)]
+            path = os.path.join(work, f"{me}.yaml")
+            with open(path, "w") as f:
+                f.write(recipe(me, neighbour))
+            subprocess.run([binary, "apply", path, "--store", f"http://127.0.0.1:{port}", "--yes"], env=env,
+                           check=True, stdout=subprocess.DEVNULL)
+        # Each client signs in; the zone shared with it is its predecessor's.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        people = []
+        for me in users:
+            status, _, payload, _ = post(conn, "/auth/signin", None, api_token, {"emailAddress": f"{me}@load.example"})
+            answer = json.loads(payload)
+            people.append({"me": me, "token": answer["ckWebAuthToken"], "record": answer["userRecordName"]})
+        for index, person in enumerate(people):
+            person["neighbour_owner"] = people[index - 1]["record"]
+        # The stored response for the baseline: a real 200-record lookup answer.
+        first = people[0]
+        status, token, payload, _ = post(
+            conn, f"/database/1/{CONTAINER}/development/private/records/lookup", first["token"], api_token,
+            {"records": [{"recordName": f"r-{i:03}"} for i in range(1, RECORDS + 1)], "zoneID": {"zoneName": "Z"}})
+        if status != 200:
+            sys.exit(f"load: the sample lookup failed: {status} {payload[:300]}")
+        first["token"] = token
+        emulator = run_clients(port, api_token, people, rounds)
+    finally:
+        serve.terminate()
+        serve.wait()
+    response_file = os.path.join(work, "lookup-response.json")
+    with open(response_file, "wb") as f:
+        f.write(payload)
+    base_port = free_port()
+    bare = subprocess.Popen([baseline, str(base_port), response_file], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for(base_port, bare, "the baseline server")
+        bare_result = run_clients(base_port, api_token, people, rounds)
+    finally:
+        bare.terminate()
+        bare.wait()
+    ratio = emulator["requests_per_second"] / bare_result["requests_per_second"]
+    print(f"{clients} clients × {rounds} rounds × 4 requests (200-record lookups and queries, one-record modifies, "
+          f"shared lookups); response of {len(payload)} bytes")
+    print(f"{'server':<10} | {'req/s':>8} | {'p50':>8} | {'p99':>8} | {'lookup p99':>10} | {'errors':>6}")
+    for name, r in [("emulator", emulator), ("baseline", bare_result)]:
+        print(f"{name:<10} | {r['requests_per_second']:8.1f} | {r['p50_ms']:6.2f}ms | {r['p99_ms']:6.2f}ms | "
+              f"{r['lookup_200_p99_ms']:8.2f}ms | {r['errors']:6}")
+    print(f"throughput ratio emulator/baseline: {ratio:.2f}")
+    targets = {"no_errors": emulator["errors"] == 0, "lookup_200_p99_at_most_50ms": emulator["lookup_200_p99_ms"] <= 50,
+               "throughput_at_least_30_percent_of_baseline": ratio >= 0.3}
+    for name, met in targets.items():
+        print(f"{'met     ' if met else 'NOT MET '} {name}")
+    out = os.environ.get("LOAD_JSON", "load-results.json")
+    with open(out, "w") as f:
+        json.dump({"clients": clients, "rounds": rounds, "emulator": emulator, "baseline": bare_result,
+                   "ratio": round(ratio, 3), "targets": targets}, f, indent=2)
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
