@@ -51,7 +51,7 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let logger = Logger(label: "sharelane.access")
-        let loaded = try loadRecipe()
+        let loaded = try recipeSelection.loadIfAny(recipe)
         let store = try storeOptions.open(for: loaded, logger: logger)
         let snapshot = try await StoreUsers.snapshot(of: store, recipe: loaded)
         var matrix = AccessMatrix(snapshot).narrowed(toUser: user, zone: zone)
@@ -86,10 +86,4 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
-    /// The recipe named, else the default recipe when there is one; nil when there is none.
-    private func loadRecipe() throws -> Recipe? {
-        if let recipe { return try recipeSelection.load(recipe) }
-        guard let path = try? RecipeSelection.resolve(nil) else { return nil }
-        return try recipeSelection.load(path)
-    }
 }

@@ -58,7 +58,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 "Graphviz's `dot` is not installed, so the graph cannot be drawn: install it (`apt-get install graphviz`, `brew install graphviz`), or write the graph as text with `sharelane show --format dot` or `--format mermaid`"
             )
         }
-        let loaded = try loadRecipe()
+        let loaded = try recipeSelection.loadIfAny(recipe)
         let store = try storeOptions.open(for: loaded, logger: logger)
         let snapshot = try await ShowCommand.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
         let source = SharingGraphRenderer().dot(SharingGraph(snapshot), title: "Sharing in \(store.displayName)")
@@ -106,10 +106,4 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
     }
 
-    /// The recipe named, else the default recipe when there is one; nil when there is none.
-    private func loadRecipe() throws -> Recipe? {
-        if let recipe { return try recipeSelection.load(recipe) }
-        guard let path = try? RecipeSelection.resolve(nil) else { return nil }
-        return try recipeSelection.load(path)
-    }
 }

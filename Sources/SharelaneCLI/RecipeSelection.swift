@@ -94,6 +94,14 @@ struct RecipeSelection: ParsableArguments {
 
     /// Loads and validates the recipe at `path`, printing every problem on standard error.
     /// - Throws: `ExitCode.failure` when the recipe has problems.
+    /// The recipe `path` names, else the default recipe when there is one; nil when there is none (for the
+    /// commands that read a store and use a recipe only for its handles, container and environment).
+    func loadIfAny(_ path: String?) throws -> Recipe? {
+        if let path { return try load(path) }
+        guard let found = try? Self.resolve(nil) else { return nil }
+        return try load(found)
+    }
+
     func load(_ path: String, nothingDone: String = "nothing was planned or applied") throws -> Recipe {
         let loader = try loader()
         do {

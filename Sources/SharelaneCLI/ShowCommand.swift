@@ -56,7 +56,7 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let logger = Logger(label: "sharelane.show")
-        let loaded = try loadRecipe()
+        let loaded = try recipeSelection.loadIfAny(recipe)
         let store = try storeOptions.open(for: loaded, logger: logger)
         if format != .tree {
             let snapshot = try await Self.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
@@ -120,13 +120,6 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             }
         }
         return snapshot
-    }
-
-    /// The recipe named by --recipe, else the default recipe when there is one; nil when there is none.
-    private func loadRecipe() throws -> Recipe? {
-        if let recipe { return try recipeSelection.load(recipe) }
-        guard let path = try? RecipeSelection.resolve(nil) else { return nil }
-        return try recipeSelection.load(path)
     }
 
     /// The user `--as` names: a recipe handle, an email address, or a user record name.

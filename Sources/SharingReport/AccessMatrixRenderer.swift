@@ -110,12 +110,6 @@ public struct AccessMatrixRenderer: Sendable {
     // MARK: - JSON
 
     struct JSONMatrix: Encodable {
-        struct User: Encodable {
-            var recordName: String
-            var handle: String?
-            var email: String?
-            var name: String?
-        }
         struct Column: Encodable {
             var id: String
             var label: String
@@ -133,7 +127,7 @@ public struct AccessMatrixRenderer: Sendable {
             var permission: String?
             var role: String?
         }
-        var users: [User]
+        var users: [SharingUser]
         var columns: [Column]
         var cells: [Cell]
     }
@@ -142,9 +136,7 @@ public struct AccessMatrixRenderer: Sendable {
     /// name and column id, with the right in one word and the participation in recipe words.
     public func json(_ matrix: AccessMatrix) -> String {
         let value = JSONMatrix(
-            users: matrix.rows.map {
-                JSONMatrix.User(recordName: $0.recordName, handle: $0.handle, email: $0.email, name: $0.name)
-            },
+            users: matrix.rows,
             columns: matrix.columns.map {
                 JSONMatrix.Column(
                     id: $0.id, label: $0.label, owner: $0.share.zoneID.ownerRecordName, zone: $0.share.zoneID.zoneName,

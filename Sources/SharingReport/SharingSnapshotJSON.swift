@@ -5,12 +5,6 @@ import ShareKit
 /// permission, URL and participants (each with the right `AccessRules` gives them now).
 public enum SharingSnapshotJSON {
     struct Document: Encodable {
-        struct User: Encodable {
-            var recordName: String
-            var handle: String?
-            var email: String?
-            var name: String?
-        }
         struct Participant: Encodable {
             var user: String
             var email: String?
@@ -29,15 +23,13 @@ public enum SharingSnapshotJSON {
             var url: String?
             var participants: [Participant]
         }
-        var users: [User]
+        var users: [SharingUser]
         var shares: [Share]
     }
 
     public static func render(_ snapshot: SharingSnapshot) -> String {
         let document = Document(
-            users: snapshot.users.map {
-                Document.User(recordName: $0.recordName, handle: $0.handle, email: $0.email, name: $0.name)
-            },
+            users: snapshot.users,
             shares: snapshot.shares.map { share in
                 Document.Share(
                     label: snapshot.label(of: share), owner: share.zoneID.ownerRecordName, zone: share.zoneID.zoneName,
