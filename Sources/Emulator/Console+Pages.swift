@@ -135,7 +135,7 @@ extension Console {
                 message: "A shared zone is named with its owner: ?owner=RECORDNAME.", status: .notFound)
         }
         let zoneID = ZoneID(zoneName: zone, ownerRecordName: database == .shared ? owner ?? "" : defaultOwnerName)
-        guard case .success = try await store.lookupZones([zoneID], in: database, as: user.recordName).first else {
+        guard case .success? = try await store.lookupZones([zoneID], in: database, as: user.recordName).first else {
             throw ConsoleFailure(
                 message: "\(ConsoleReader.label(user)) has no zone \"\(zone)\" in the \(database.rawValue) database.",
                 status: .notFound)
@@ -238,9 +238,13 @@ extension Console {
         var body = """
             <p>Users (rows) × shares (columns). Each cell is the right the sharing rules give that user to what the \
             share covers now: owner, administrator, write, read or none; a pending invitation shows what it would \
-            give once accepted, a removed participant is struck through.\(zone.map { " Zone " + HTML.escaped($0) + " only; <a href=\"/access" + (viewer.map { "?as=" + HTML.escaped(ConsolePage.component($0.recordName)) } ?? "") + "\">all zones</a>." } ?? "")</p>
-
+            give once accepted, a removed participant is struck through.
             """
+        if let zone {
+            let all = "/access" + (viewer.map { "?as=" + ConsolePage.component($0.recordName) } ?? "")
+            body += " Zone \(HTML.escaped(zone)) only; <a href=\"\(HTML.escaped(all))\">all zones</a>."
+        }
+        body += "</p>\n"
         if viewer == nil, listed == nil {
             body += "<p class=\"empty\">\(HTML.escaped(Self.cannotListUsers))</p>\n"
         } else {
@@ -285,7 +289,8 @@ extension Console {
         if viewer == nil, listed == nil {
             body += "<p class=\"empty\">\(HTML.escaped(Self.cannotListUsers))</p>\n"
         } else {
-            let entries = try await reader.history(as: viewer, users: listed ?? [], limit: Self.historyLimit)
+            let entries = try await reader.history(
+                as: viewer?.recordName, users: listed ?? [], limit: Self.historyLimit)
             let names = try await self.names(as: viewer, listed: listed)
             if entries.isEmpty {
                 body += "<p class=\"empty\">No records.</p>\n"
@@ -295,16 +300,17 @@ extension Console {
                     + "<th>zone</th><th>database</th><th>created</th></tr></thead><tbody>\n"
                 for entry in entries {
                     let path = ConsolePage.zonePath(entry.reader, entry.database, entry.zoneID)
-                    let owner =
-                        entry.database == .private
-                        ? " <span class=\"muted\">(\(HTML.escaped(Self.name(entry.reader, names))))</span>" : ""
-                    body +=
-                        "<tr><td>\(Self.stamp(entry.record.modified, names))</td>"
-                        + "<td><a href=\"\(HTML.escaped(path))#record-\(HTML.escaped(entry.record.recordName))\">"
-                        + "\(HTML.escaped(entry.record.recordName))</a></td>"
-                        + "<td>\(HTML.escaped(entry.record.recordType))</td>"
-                        + "<td>\(HTML.escaped(entry.zoneID.zoneName))\(owner)</td>"
-                        + "<td>\(entry.database.rawValue)</td><td>\(Self.stamp(entry.record.created, names))</td></tr>\n"
+                    var owner = ""
+                    if entry.database == .private {
+                        owner = " <span class=\"muted\">(\(HTML.escaped(Self.name(entry.reader, names))))</span>"
+                    }
+                    let record = entry.record
+                    let link = HTML.escaped(path) + "#record-" + HTML.escaped(record.recordName)
+                    body += "<tr><td>\(Self.stamp(record.modified, names))</td>"
+                    body += "<td><a href=\"\(link)\">\(HTML.escaped(record.recordName))</a></td>"
+                    body += "<td>\(HTML.escaped(record.recordType))</td>"
+                    body += "<td>\(HTML.escaped(entry.zoneID.zoneName))\(owner)</td>"
+                    body += "<td>\(entry.database.rawValue)</td><td>\(Self.stamp(record.created, names))</td></tr>\n"
                 }
                 body += "</tbody></table>\n"
             }

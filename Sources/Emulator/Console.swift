@@ -33,7 +33,7 @@ struct Console: Sendable {
         let pages = router.group().add(
             middleware: ConsoleSessionMiddleware(configuration: configuration, sessions: sessions))
         pages.get("/") { request, _ in await console.answer { try await console.overview(request) } }
-        pages.get("/users/:user") { request, context in
+        pages.get("/users/:user") { _, context in
             await console.answer { try await console.userPage(Self.parameter(context, "user")) }
         }
         pages.get("/users/:user/:database/:zone") { request, context in
@@ -53,7 +53,11 @@ struct Console: Sendable {
     /// `POST /console/signin` with `token` (and `next`, the page to go on to) as a form.
     private func signIn(_ request: Request) async throws -> Response {
         var request = request
-        let body = (try? await request.collectBody(upTo: 16 << 10)).map { String(buffer: $0) } ?? ""
+        let body =
+            (try? await request.collectBody(upTo: 16 << 10)).map {
+                String(decoding: $0.readableBytesView, as: UTF8.self)
+            }
+            ?? ""
         let form = Self.formFields(body)
         let next = Self.safeNext(form["next"].map { $0[...] })
         guard let token = form["token"], configuration.acceptsAPIToken(token) else {
@@ -127,7 +131,7 @@ struct Console: Sendable {
             return errorPage(error.message, status: error.status)
         } catch let error as ShareError {
             return errorPage(
-                "The store answered \(error.code.rawValue): \(error.message)",
+                "The store answered \(error.code.rawValue): \(error.reason)",
                 status: HTTPResponse.Status(code: error.code == .zoneNotFound ? 404 : 500))
         } catch {
             return errorPage("The console failed: \(error)", status: .internalServerError)

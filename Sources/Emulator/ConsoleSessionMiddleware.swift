@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 
 /// Lets a console page through only with a live session; takes the API token once to start one.
 ///

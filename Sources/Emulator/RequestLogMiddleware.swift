@@ -20,7 +20,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         let response: Response
         do {
             response = try await next(request, context)
-        } catch let error as HTTPResponseError where !(error is ShareError) {
+        } catch let error as any HTTPResponseError where !(error is ShareError) {
             response = try error.response(from: request, context: context)
         } catch {
             response = try ShareError.answering(error).response(from: request, context: context)

@@ -103,21 +103,23 @@ public struct SharingGraphSVG: Sendable {
     /// A node: its box (shape and fill by kind), its label and, smaller, its detail; the whole text as the
     /// tooltip.
     private func node(_ node: SharingGraph.Node, x: Double, y: Double) -> String {
-        let (fill, stroke, radius): (String, String, Double)
-        switch node.kind {
-        case .owner: (fill, stroke, radius) = ("#ddf4ff", "#54aeff", 10)
-        case .zone: (fill, stroke, radius) = ("#f6f8fa", "#8c959f", 2)
-        case .root: (fill, stroke, radius) = ("#fff8c5", "#d4a72c", 2)
-        case .participant: (fill, stroke, radius) = ("#ffffff", "#8c959f", 22)
-        }
-        let whole = ([node.label] + (node.detail.map { [$0] } ?? [])).joined(separator: "\n")
+        let (fill, stroke, radius): (String, String, Double) =
+            switch node.kind {
+            case .owner: ("#ddf4ff", "#54aeff", 10)
+            case .zone: ("#f6f8fa", "#8c959f", 2)
+            case .root: ("#fff8c5", "#d4a72c", 2)
+            case .participant: ("#ffffff", "#8c959f", 22)
+            }
+        // A user known only by email address has it as label and detail: once is enough.
+        let detail = node.detail == node.label ? nil : node.detail
+        let whole = ([node.label] + (detail.map { [$0] } ?? [])).joined(separator: "\n")
         let centre = x + nodeWidth / 2
         var out =
             "<g class=\"node \(node.kind.rawValue)\"><title>\(HTML.escaped(whole))</title>"
             + "<rect x=\"\(Self.number(x))\" y=\"\(Self.number(y))\" width=\"\(Self.number(nodeWidth))\" "
             + "height=\"\(Self.number(nodeHeight))\" rx=\"\(Self.number(radius))\" fill=\"\(fill)\" "
             + "stroke=\"\(stroke)\"/>"
-        if let detail = node.detail {
+        if let detail {
             out +=
                 "<text x=\"\(Self.number(centre))\" y=\"\(Self.number(y + 18))\" text-anchor=\"middle\" "
                 + "font-size=\"13\" font-weight=\"600\" fill=\"#1f2328\">\(HTML.escaped(cut(node.label)))</text>"

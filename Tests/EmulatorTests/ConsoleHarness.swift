@@ -44,8 +44,8 @@ struct ConsoleHarness {
         let carol = try await store.signIn(email: "carol@example.com", name: "Carol")
         let secrets = ZoneID(zoneName: "Secrets")
         let open = ZoneID(zoneName: "Open")
-        _ = try await store.modifyZones(
-            [.init(.create, secrets), .init(.create, open)], in: .private, as: alice.recordName)
+        _ = try await store.modifyZones([.init(.create, secrets)], in: .private, as: alice.recordName)
+        _ = try await store.modifyZones([.init(.create, open)], in: .private, as: carol.recordName)
         var share = Share.zoneWide(secrets, title: "Alice's <secrets>")
         share.participants = [Participant(userRecordName: bob.recordName, permission: .readOnly)]
         let outcomes = try await store.modifyRecords(
@@ -66,9 +66,10 @@ struct ConsoleHarness {
             throw ShareError(.internalError, "the fixture's share was not saved: \(outcomes)")
         }
         _ = try await store.acceptShare(url: url, as: bob.recordName)
-        _ = try await store.modifyRecords(
+        let note = try await store.modifyRecords(
             [RecordOperation(.create, Record(recordName: "carol-note", recordType: "Note", zoneID: open))],
             in: open, database: .private, atomic: true, as: carol.recordName)
+        if let error = note.first?.error { throw error }
         return Fixture(store: store, alice: alice, bob: bob, carol: carol)
     }
 
