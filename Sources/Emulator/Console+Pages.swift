@@ -217,7 +217,8 @@ extension Console {
             fields += "</dl>"
             out +=
                 "<tr id=\"record-\(HTML.escaped(record.recordName))\"><td><span class=\"indent\" "
-                + "style=\"padding-left: \(depth * 18)px\">\(HTML.escaped(record.recordName))</span>\(marker)</td>"
+                + "style=\"padding-left: \(depth * 16)px\">\(depth > 0 ? "↳ " : "")\(HTML.escaped(record.recordName))</span>"
+                + "\(marker)</td>"
                 + "<td>\(HTML.escaped(record.recordType))</td><td>\(fields)</td>"
                 + "<td>\(HTML.escaped(record.parent ?? ""))</td>"
                 + "<td>\(Self.stamp(record.created, names))</td><td>\(Self.stamp(record.modified, names))</td></tr>\n"

@@ -192,6 +192,7 @@ struct ConsolePage {
         .viewing { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px; border-radius: 6px; }
         .error { background: #ffebe9; border: 1px solid #ff8182; padding: 8px 12px; border-radius: 6px; }
         .graph { overflow-x: auto; border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; }
+        .graph svg { max-width: 100%; height: auto; }
         details pre { background: #f6f8fa; padding: 8px; overflow-x: auto; font-size: 12px; }
         .indent { display: inline-block; }
         """

@@ -10,10 +10,10 @@ import Foundation
 /// Every name is escaped; a name too long for its box is cut with `…` and shown whole in the box's tooltip.
 public struct SharingGraphSVG: Sendable {
     /// The width of a node's box; columns are `nodeWidth + columnGap` apart.
-    public var nodeWidth: Double = 190
+    public var nodeWidth: Double = 180
     public var nodeHeight: Double = 44
     /// Room between columns for the edges and their labels.
-    public var columnGap: Double = 130
+    public var columnGap: Double = 140
     public var rowGap: Double = 22
 
     public init() {}
@@ -25,7 +25,7 @@ public struct SharingGraphSVG: Sendable {
     /// `.svg` file. An empty graph draws "No shares".
     public func svg(_ graph: SharingGraph, title: String) -> String {
         let margin = 20.0
-        let headerHeight = 28.0
+        let headerHeight = 36.0
         guard !graph.nodes.isEmpty else {
             return """
                 <svg xmlns="http://www.w3.org/2000/svg" class="sharing-graph" role="img" width="320" height="80" \
@@ -40,14 +40,17 @@ public struct SharingGraphSVG: Sendable {
         let tallest = columns.map(\.count).max() ?? 1
         let bodyHeight = Double(tallest) * nodeHeight + Double(tallest - 1) * rowGap
         let width = margin * 2 + Double(columns.count) * nodeWidth + Double(columns.count - 1) * columnGap
-        let height = margin * 2 + headerHeight + bodyHeight
-        var boxes: [String: (x: Double, y: Double)] = [:]
+        // Room below the last row for an edge routed under it.
+        let height = margin * 2 + headerHeight + bodyHeight + rowGap
+        var boxes: [String: (x: Double, y: Double, column: Int)] = [:]
+        var tops: [[Double]] = []
         for (index, column) in columns.enumerated() {
             let x = margin + Double(index) * (nodeWidth + columnGap)
             let columnHeight = Double(column.count) * nodeHeight + Double(column.count - 1) * rowGap
             let top = margin + headerHeight + (bodyHeight - columnHeight) / 2
+            tops.append(column.indices.map { top + Double($0) * (nodeHeight + rowGap) })
             for (row, node) in column.enumerated() {
-                boxes[node.id] = (x, top + Double(row) * (nodeHeight + rowGap))
+                boxes[node.id] = (x, top + Double(row) * (nodeHeight + rowGap), index)
             }
         }
         var out = """
@@ -65,23 +68,38 @@ public struct SharingGraphSVG: Sendable {
         }
         // Edges first, so that boxes are drawn over their ends; labels last, over everything.
         var labels = ""
+        var router = GapRouter(tops: tops, nodeHeight: nodeHeight, rowGap: rowGap)
         for edge in graph.edges {
             guard let from = boxes[edge.from], let to = boxes[edge.to] else { continue }
-            let (x1, y1) = (from.x + nodeWidth, from.y + nodeHeight / 2)
-            let (x2, y2) = (to.x, to.y + nodeHeight / 2)
-            let bend = (x2 - x1) / 2
+            let end = (x: to.x, y: to.y + nodeHeight / 2)
+            var point = (x: from.x + nodeWidth, y: from.y + nodeHeight / 2)
+            var d = "M \(Self.number(point.x)) \(Self.number(point.y))"
+            // An edge that skips a column (a zone's participant, past the shared records) passes through a gap
+            // between that column's boxes, never behind one: behind a box it would seem to leave from it.
+            if to.column > from.column + 1 {
+                for skipped in (from.column + 1)..<to.column {
+                    let left = margin + Double(skipped) * (nodeWidth + columnGap)
+                    let straight = point.y + (end.y - point.y) * (left + nodeWidth / 2 - point.x) / (end.x - point.x)
+                    let y = router.gap(in: skipped, near: straight)
+                    d +=
+                        " " + Self.curve(from: point, to: (left, y))
+                        + " L \(Self.number(left + nodeWidth)) \(Self.number(y))"
+                    point = (left + nodeWidth, y)
+                }
+            }
+            d += " " + Self.curve(from: point, to: end)
             let colour = Self.colour(edge.change)
             let dash = edge.change == .removed ? " stroke-dasharray=\"6 4\"" : ""
             let widthAttribute = edge.change == .unchanged ? "1.5" : "2.5"
             out +=
-                "<path class=\"edge \(edge.change.rawValue)\" d=\"M \(Self.number(x1)) \(Self.number(y1)) "
-                + "C \(Self.number(x1 + bend)) \(Self.number(y1)), \(Self.number(x2 - bend)) \(Self.number(y2)), "
-                + "\(Self.number(x2)) \(Self.number(y2))\" fill=\"none\" stroke=\"\(colour)\" "
+                "<path class=\"edge \(edge.change.rawValue)\" d=\"\(d)\" fill=\"none\" stroke=\"\(colour)\" "
                 + "stroke-width=\"\(widthAttribute)\"\(dash) marker-end=\"url(#arrow-\(edge.change.rawValue))\"/>\n"
+            // The label sits at the middle of the last curve, in the space between two columns.
             labels +=
-                "<text class=\"edge-label\" x=\"\(Self.number((x1 + x2) / 2))\" y=\"\(Self.number((y1 + y2) / 2 - 4))\" "
-                + "text-anchor=\"middle\" font-size=\"11\" fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"4\" "
-                + "paint-order=\"stroke\">\(HTML.escaped(SharingGraphRenderer.marked(edge)))</text>\n"
+                "<text class=\"edge-label\" x=\"\(Self.number((point.x + end.x) / 2))\" "
+                + "y=\"\(Self.number((point.y + end.y) / 2 - 4))\" text-anchor=\"middle\" font-size=\"11\" "
+                + "fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"4\" paint-order=\"stroke\">"
+                + "\(HTML.escaped(SharingGraphRenderer.marked(edge)))</text>\n"
         }
         out += "<defs>"
         for change in [SharingGraph.Change.unchanged, .added, .changed, .removed] {
@@ -133,6 +151,45 @@ public struct SharingGraphSVG: Sendable {
                 + "\(HTML.escaped(cut(node.label)))</text>"
         }
         return out + "</g>\n"
+    }
+
+    /// A curve leaving `start` and reaching `end` horizontally.
+    static func curve(from start: (x: Double, y: Double), to end: (x: Double, y: Double)) -> String {
+        let middle = Self.number((start.x + end.x) / 2)
+        return
+            "C \(middle) \(Self.number(start.y)), \(middle) \(Self.number(end.y)), \(Self.number(end.x)) "
+            + "\(Self.number(end.y))"
+    }
+
+    /// Chooses where an edge crosses a column it skips: the gap between two boxes (or above the first, below the
+    /// last) nearest to where a straight line would cross, spreading edges that share a gap a few pixels apart.
+    struct GapRouter {
+        let tops: [[Double]]
+        let nodeHeight: Double
+        let rowGap: Double
+        private var used: [String: Int] = [:]
+
+        init(tops: [[Double]], nodeHeight: Double, rowGap: Double) {
+            self.tops = tops
+            self.nodeHeight = nodeHeight
+            self.rowGap = rowGap
+        }
+
+        mutating func gap(in column: Int, near y: Double) -> Double {
+            let tops = self.tops[column]
+            guard let first = tops.first, let last = tops.last else { return y }
+            var centres = [first - rowGap / 2]
+            for index in tops.indices.dropFirst() { centres.append((tops[index - 1] + nodeHeight + tops[index]) / 2) }
+            centres.append(last + nodeHeight + rowGap / 2)
+            let best = centres.indices.min { abs(centres[$0] - y) < abs(centres[$1] - y) } ?? 0
+            let key = "\(column)/\(best)"
+            let count = used[key, default: 0]
+            used[key] = count + 1
+            let step = 5.0
+            if best == 0 { return centres[best] - Double(count) * step }
+            if best == centres.count - 1 { return centres[best] + Double(count) * step }
+            return centres[best] + [0, -step, step][count % 3]
+        }
     }
 
     /// `text` cut to fit a box, with `…` where it was cut.
