@@ -9,10 +9,12 @@ import ShareKit
 /// `POST /auth/signin`. Every request needs `ckAPIToken`; database requests also need a `ckWebAuthToken`
 /// that this emulator issued. A token is good for one request; every answer carries the next one in the
 /// `X-Apple-CloudKit-Web-Auth-Token` header, where CloudKit JS reads it. Any container and environment are
-/// accepted: they all reach the one store.
+/// accepted: they all reach the one store. Beside them, at `/`, a read-only web console (`Console`).
 public struct CloudKitEmulator: Sendable {
     let service: EmulatorService
     let logger: Logger
+    /// The console's sessions, one set for every router this emulator makes.
+    let consoleSessions: ConsoleSessions
 
     /// - Parameters:
     ///   - store: the data and the access rules; the emulator adds none of its own.
@@ -22,10 +24,11 @@ public struct CloudKitEmulator: Sendable {
             store: store, configuration: configuration,
             tokens: TokenIssuer(lifetime: configuration.tokenLifetime, clock: configuration.clock))
         self.logger = logger
+        consoleSessions = ConsoleSessions(lifetime: configuration.consoleSessionLifetime, clock: configuration.clock)
     }
 
-    /// The routes: sign-in, every operation of `WireOperation.all` under Apple's path, and an answer naming
-    /// them for any other path under `/database/`.
+    /// The routes: sign-in, every operation of `WireOperation.all` under Apple's path, an answer naming
+    /// them for any other path under `/database/`, and the console's pages.
     func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         let service = self.service
@@ -49,6 +52,10 @@ public struct CloudKitEmulator: Sendable {
         }
         router.post("/database/**") { request, _ in try service.unknownOperation(request) }
         router.get("/database/**") { request, _ in try service.unknownOperation(request) }
+        Console(
+            store: service.store, configuration: service.configuration, sessions: consoleSessions,
+            containers: service.containers
+        ).register(on: router)
         return router
     }
 

@@ -14,10 +14,13 @@ public struct EmulatorConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// The time tokens expire by.
     public var clock: EmulatorClock
+    /// How long a console session lasts after the API token was given (the cookie's Max-Age).
+    public var consoleSessionLifetime: Duration
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),
-        tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20, clock: EmulatorClock = .system
+        tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20, clock: EmulatorClock = .system,
+        consoleSessionLifetime: Duration = .seconds(8 * 3600)
     ) {
         self.host = host
         self.port = port
@@ -25,6 +28,18 @@ public struct EmulatorConfiguration: Sendable {
         self.tokenLifetime = tokenLifetime
         self.maxBodyBytes = maxBodyBytes
         self.clock = clock
+        self.consoleSessionLifetime = consoleSessionLifetime
+    }
+
+    /// Whether `given` is this emulator's API token, compared in constant time so that the answer's timing
+    /// does not tell how much of a guess was right.
+    public func acceptsAPIToken(_ given: String) -> Bool {
+        let x = Array(given.utf8)
+        let y = Array(apiToken.utf8)
+        guard !x.isEmpty, x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
     }
 
     /// A fresh random API token (hex, 64 characters).

@@ -13,6 +13,8 @@ struct EmulatorService: Sendable {
     let store: any Store
     let configuration: EmulatorConfiguration
     let tokens: TokenIssuer
+    /// The containers and environments requests named, for the console's overview.
+    let containers = ConsoleContainerLog()
 
     // MARK: Sign-in
 
@@ -61,6 +63,9 @@ struct EmulatorService: Sendable {
                     + operation.databases.map(\.rawValue).joined(separator: " and ")
                     + " database, not \(database.rawValue)")
         }
+        await containers.record(
+            container: context.parameters.get("container") ?? "",
+            environment: context.parameters.get("environment") ?? "")
         let body = try await readBody(&request)
         return WireResponse.json(try await dispatch(operation, database: database, body: body, as: try context.user()))
     }

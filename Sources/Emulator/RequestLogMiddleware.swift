@@ -5,7 +5,9 @@ import ShareKit
 
 /// Writes one `info` line per request: method, path (never the query, which holds the tokens), status, user
 /// and time. Outermost, it also answers every error that reaches it as CloudKit would (`ShareError`'s JSON;
-/// anything else as `INTERNAL_ERROR`), so that each answer is logged as it was sent.
+/// the router's own answers, such as 404 for a path nothing serves, as themselves; anything else as
+/// `INTERNAL_ERROR`), so that each answer is logged as it was sent. The console's pages and its sign-in are
+/// logged the same way: the path only, so a `?ckAPIToken=` given to the console is never written.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
@@ -18,6 +20,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         let response: Response
         do {
             response = try await next(request, context)
+        } catch let error as any HTTPResponseError where !(error is ShareError) {
+            response = try error.response(from: request, context: context)
         } catch {
             response = try ShareError.answering(error).response(from: request, context: context)
         }

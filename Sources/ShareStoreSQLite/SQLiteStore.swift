@@ -143,3 +143,7 @@ public final class SQLiteStore: Store {
         }
     }
 }
+
+// MARK: - UserListing
+
+extension SQLiteStore: UserListing {}

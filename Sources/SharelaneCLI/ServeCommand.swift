@@ -16,6 +16,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             POST /auth/signin?ckAPIToken=… and {"emailAddress": …}. Point sharelane at it with \
             --store http://HOST:PORT and CLOUDKIT_API_TOKEN. Stops cleanly on Ctrl-C or SIGTERM. \
             See Docs/CloudKit.md.
+
+            A read-only web console is served at / on the same address: the containers and environments \
+            clients used, the users, each user's databases, zones, records and shares, the access matrix, \
+            the sharing graph and the change history, each viewable as any user. Open the printed console \
+            URL and give the API token once in its sign-in form (or open /?ckAPIToken=…); the browser then \
+            keeps a session cookie. Nothing in the console changes data. See Docs/Console.md.
             """)
 
     /// What `--help` ends with.
@@ -87,6 +93,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     lines.append("API token: the one given with --api-token")
                 }
                 lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
+                // Docs/Console.md: the console's address, never with the token in it.
+                lines.append("Console: http://\(host):\(boundPort)/    (read-only; sign in with the API token)")
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
         } catch {

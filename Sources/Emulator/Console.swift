@@ -1,0 +1,159 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ShareKit
+import SharingReport
+
+/// The read-only web console of `sharelane serve`, beside the Web Services routes: the containers and
+/// environments clients used, the users, each user's databases, zones, records and shares, the access
+/// matrix, the sharing graph and the change history, each as any user sees it. See Docs/Console.md.
+///
+/// Every page is a GET that reads the store as a user (`ConsoleReader`); the only POST starts a session. The
+/// API token is asked once (the sign-in form, or `?ckAPIToken=`), then a session cookie stands for it.
+struct Console: Sendable {
+    let store: any Store
+    let configuration: EmulatorConfiguration
+    let sessions: ConsoleSessions
+    let containers: ConsoleContainerLog
+
+    var reader: ConsoleReader { ConsoleReader(store: store) }
+
+    /// At most this many records on the history page.
+    static let historyLimit = 500
+
+    /// Adds the console's routes: the sign-in form and sign-out open to all, the pages behind a session.
+    func register(on router: Router<EmulatorRequestContext>) {
+        let console = self
+        router.get("/console/signin") { request, _ in
+            ConsolePage.response(
+                ConsolePage.signIn(next: Self.safeNext(request.uri.queryParameters["next"]), message: nil))
+        }
+        router.post("/console/signin") { request, _ in try await console.signIn(request) }
+        router.get("/console/signout") { request, _ in await console.signOut(request) }
+        let pages = router.group().add(
+            middleware: ConsoleSessionMiddleware(configuration: configuration, sessions: sessions))
+        pages.get("/") { request, _ in await console.answer { try await console.overview(request) } }
+        pages.get("/users/:user") { _, context in
+            await console.answer { try await console.userPage(Self.parameter(context, "user")) }
+        }
+        pages.get("/users/:user/:database/:zone") { request, context in
+            await console.answer {
+                try await console.zonePage(
+                    user: Self.parameter(context, "user"), database: Self.parameter(context, "database"),
+                    zone: Self.parameter(context, "zone"), owner: request.uri.queryParameters["owner"].map(String.init))
+            }
+        }
+        pages.get("/access") { request, _ in await console.answer { try await console.accessPage(request) } }
+        pages.get("/graph") { request, _ in await console.answer { try await console.graphPage(request) } }
+        pages.get("/history") { request, _ in await console.answer { try await console.historyPage(request) } }
+    }
+
+    // MARK: - Sessions
+
+    /// `POST /console/signin` with `token` (and `next`, the page to go on to) as a form.
+    private func signIn(_ request: Request) async throws -> Response {
+        var request = request
+        let body =
+            (try? await request.collectBody(upTo: 16 << 10)).map {
+                String(decoding: $0.readableBytesView, as: UTF8.self)
+            }
+            ?? ""
+        let form = Self.formFields(body)
+        let next = Self.safeNext(form["next"].map { $0[...] })
+        guard let token = form["token"], configuration.acceptsAPIToken(token) else {
+            return ConsolePage.response(
+                ConsolePage.signIn(next: next, message: "That is not this emulator's API token."),
+                status: .unauthorized)
+        }
+        return await Self.startSession(sessions, goingTo: next)
+    }
+
+    /// Ends the session and forgets the cookie.
+    private func signOut(_ request: Request) async -> Response {
+        await sessions.end(request.cookies[ConsoleSessions.cookieName]?.value)
+        var response = Self.redirect(to: "/console/signin")
+        response.setCookie(Self.cookie("", maxAge: 0))
+        return response
+    }
+
+    /// A new session, and a redirect to `place` that sets its cookie.
+    static func startSession(_ sessions: ConsoleSessions, goingTo place: String) async -> Response {
+        var response = redirect(to: place)
+        let id = await sessions.start()
+        response.setCookie(cookie(id, maxAge: sessions.maxAgeSeconds))
+        return response
+    }
+
+    /// The session cookie: only for HTTP (no script reads it), only from this site's own pages, for a while.
+    static func cookie(_ value: String, maxAge: Int) -> Cookie {
+        Cookie(
+            name: ConsoleSessions.cookieName, value: value, maxAge: maxAge, path: "/", httpOnly: true,
+            sameSite: .strict)
+    }
+
+    static func redirect(to place: String) -> Response {
+        var headers = HTTPFields()
+        headers[.location] = place
+        headers[.cacheControl] = "no-store"
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    /// Where to go after signing in: a path on this server, never another site (`//host`, `/\host`).
+    static func safeNext(_ next: Substring?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"),
+            !next.contains(where: { $0.isNewline })
+        else { return "/" }
+        return String(next)
+    }
+
+    /// The fields of an `application/x-www-form-urlencoded` body.
+    static func formFields(_ body: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String {
+                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+            }
+            guard let name = parts.first else { continue }
+            fields[decoded(name)] = parts.count > 1 ? decoded(parts[1]) : ""
+        }
+        return fields
+    }
+
+    // MARK: - Answers
+
+    /// A page, or the error it met as a page of its own (the store's refusal with its status; a missing user
+    /// or zone as 404).
+    private func answer(_ build: () async throws -> Response) async -> Response {
+        do {
+            return try await build()
+        } catch let error as ConsoleFailure {
+            return errorPage(error.message, status: error.status)
+        } catch let error as ShareError {
+            return errorPage(
+                "The store answered \(error.code.rawValue): \(error.reason)",
+                status: HTTPResponse.Status(code: error.code == .zoneNotFound ? 404 : 500))
+        } catch {
+            return errorPage("The console failed: \(error)", status: .internalServerError)
+        }
+    }
+
+    private func errorPage(_ message: String, status: HTTPResponse.Status) -> Response {
+        ConsolePage(
+            title: status == .notFound ? "Not found" : "Something went wrong",
+            body: "<p class=\"error\">\(HTML.escaped(message))</p>\n<p><a href=\"/\">Back to the overview</a></p>"
+        ).response(status: status)
+    }
+
+    /// A path parameter, percent-decoded.
+    static func parameter(_ context: EmulatorRequestContext, _ name: String) -> String {
+        let raw = context.parameters.get(name) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+}
+
+/// A page that cannot be shown, and the status it answers with.
+struct ConsoleFailure: Error {
+    var message: String
+    var status: HTTPResponse.Status
+}

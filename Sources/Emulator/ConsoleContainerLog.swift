@@ -1,0 +1,27 @@
+/// The containers and environments that Web Services requests named, for the console's overview.
+///
+/// The emulator serves any container and environment from its one store, so this is only what clients
+/// asked for, not a partition of the data.
+actor ConsoleContainerLog {
+    /// A container and environment, and how many database requests named them.
+    struct Entry: Sendable, Hashable {
+        var container: String
+        var environment: String
+        var requests: Int
+    }
+
+    private var counts: [String: Entry] = [:]
+    /// Paths are chosen by clients; a few hundred distinct ones are plenty for a page.
+    private let limit = 500
+
+    func record(container: String, environment: String) {
+        let key = "\(container)\u{0}\(environment)"
+        if counts[key] == nil, counts.count >= limit { return }
+        counts[key, default: Entry(container: container, environment: environment, requests: 0)].requests += 1
+    }
+
+    /// Every pair seen, by container then environment.
+    func entries() -> [Entry] {
+        counts.values.sorted { ($0.container, $0.environment) < ($1.container, $1.environment) }
+    }
+}

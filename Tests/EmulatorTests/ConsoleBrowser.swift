@@ -1,0 +1,93 @@
+import Foundation
+import SharelaneTestSupport
+
+/// Headless Chromium driven from the command line, as a person's browser: one profile directory for the
+/// browser's life, so the console's session cookie is kept from one page to the next.
+final class ConsoleBrowser: @unchecked Sendable {
+    /// `chromium` or `chromium-browser` on the PATH; nil where neither is.
+    static let executable: URL? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for name in ["chromium", "chromium-browser"] {
+            for directory in path.split(separator: ":") {
+                let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            }
+        }
+        return nil
+    }()
+
+    /// CI sets `SHARELANE_REQUIRE_BROWSER=1`: there a missing Chromium fails the tests instead of skipping them.
+    static let required = ProcessInfo.processInfo.environment["SHARELANE_REQUIRE_BROWSER"] == "1"
+
+    /// Whether the browser tests run: with Chromium, or where it is required (and then fail without it).
+    static let shouldRun = executable != nil || required
+
+    /// Where screenshots are kept for people to look at (not compared with anything): beside the build.
+    static let screenshots = BuiltProducts.packageRoot.appendingPathComponent(".build/console-screenshots")
+
+    private let executable: URL
+    private let profile: TemporaryDirectory
+
+    /// - Throws: when Chromium is not installed (only reached where it is required).
+    init() throws {
+        guard let executable = Self.executable else {
+            throw FixtureError(
+                message: "SHARELANE_REQUIRE_BROWSER=1 but neither chromium nor chromium-browser is installed")
+        }
+        self.executable = executable
+        profile = try TemporaryDirectory("chromium")
+    }
+
+    /// The page's DOM once loaded, as the browser serialises it.
+    func dom(_ url: String) throws -> String {
+        try run(["--dump-dom", url]).stdout
+    }
+
+    /// A screenshot of the page at 1280×900, saved as `name` in `screenshots`; returns its path.
+    @discardableResult
+    func screenshot(_ url: String, name: String) throws -> URL {
+        try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
+        let file = Self.screenshots.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: file)
+        let result = try run(["--screenshot=\(file.path)", "--window-size=1280,900", url])
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw FixtureError(message: "chromium saved no screenshot of \(url):\n\(result.stderr)")
+        }
+        return file
+    }
+
+    private func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
+        let scratch = try TemporaryDirectory("chromium-run")
+        let outURL = scratch.url.appendingPathComponent("stdout")
+        let errURL = scratch.url.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--hide-scrollbars", "--user-data-dir=\(profile.path)",
+            ] + arguments
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // A page of this console loads in well under a second; a browser that hangs must not hang the suite.
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            throw FixtureError(message: "chromium did not finish \(arguments.last ?? "") within 60 s")
+        }
+        try out.close()
+        try err.close()
+        return SharelaneBinary.Result(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    }
+}
