@@ -9,7 +9,8 @@ import ShareKit
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
-    let apiToken: String
+    /// The emulator's configuration: its API token, checked by `acceptsAPIToken` (the console asks the same).
+    let configuration: EmulatorConfiguration
     let tokens: TokenIssuer
     /// false for the sign-in route, which needs only the API token.
     let requiresWebAuthToken: Bool
@@ -38,19 +39,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
         guard let given, !given.isEmpty else {
             throw ShareError(.authenticationFailed, "this request needs the emulator's API token as ckAPIToken")
         }
-        guard Self.constantTimeEqual(given, apiToken) else {
+        guard configuration.acceptsAPIToken(given) else {
             throw ShareError(
                 .authenticationFailed,
                 "the ckAPIToken is not this emulator's API token (printed when `sharelane serve` starts)")
         }
-    }
-
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
     }
 }

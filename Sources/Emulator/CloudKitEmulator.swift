@@ -36,13 +36,13 @@ public struct CloudKitEmulator: Sendable {
         router.group(RouterPath(WireSpelling.signInPath))
             .add(
                 middleware: AuthenticationMiddleware(
-                    apiToken: service.configuration.apiToken, tokens: service.tokens, requiresWebAuthToken: false)
+                    configuration: service.configuration, tokens: service.tokens, requiresWebAuthToken: false)
             )
             .post { request, context in try await service.signIn(request, context: context) }
         let database = router.group(RouterPath("\(WireSpelling.databasePathPrefix)/:container/:environment/:database"))
             .add(
                 middleware: AuthenticationMiddleware(
-                    apiToken: service.configuration.apiToken, tokens: service.tokens, requiresWebAuthToken: true))
+                    configuration: service.configuration, tokens: service.tokens, requiresWebAuthToken: true))
         for operation in WireOperation.all {
             for method in operation.methods {
                 database.on(RouterPath(operation.path), method: method == .get ? .get : .post) { request, context in
