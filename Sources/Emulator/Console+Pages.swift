@@ -48,9 +48,12 @@ extension Console {
             } else {
                 body +=
                     "<table class=\"data users\"><thead><tr><th>user</th><th>name</th><th>record name</th>"
-                    + "<th>private zones</th><th>shared with them</th></tr></thead><tbody>\n"
+                    + "<th>custom zones</th><th>shared with them</th></tr></thead><tbody>\n"
                 for user in listed {
-                    let own = try await reader.zones(.private, as: user.recordName).count
+                    // Every private database has its default zone; the count is of the zones the user made.
+                    let own = try await reader.zones(.private, as: user.recordName).filter {
+                        $0.zoneID.zoneName != defaultZoneName
+                    }.count
                     let shared = try await reader.zones(.shared, as: user.recordName).count
                     body +=
                         "<tr><td><a href=\"\(HTML.escaped(ConsolePage.userPath(user.recordName)))\">"
