@@ -9,7 +9,7 @@ struct PlanMemo: Sendable, Codable {
     static let currentVersion = 1
 
     /// One zone that planned to no changes.
-    struct Zone: Sendable, Codable {
+    struct Zone: Sendable {
         /// The digest of what the zone's plan depended on (`PlanMemo.digest`).
         var digest: String
         var exists: Bool
@@ -53,11 +53,13 @@ struct PlanMemo: Sendable, Codable {
     static func digest(
         of zone: DeclaredZone, recipe: Recipe, users: UserDirectory, prune: Bool, destroy: Bool, actsAsAnyUser: Bool
     ) -> String {
-        var hasher = SHA256()
+        // One buffer hashed once: a zone of 100,000 records is a few megabytes, and small updates cost more.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(zone.records.count * 64)
         func feed(_ parts: String...) {
             for part in parts {
-                hasher.update(data: Data(part.utf8))
-                hasher.update(data: Data([0]))
+                bytes.append(contentsOf: part.utf8)
+                bytes.append(0)
             }
         }
         feed(
@@ -81,6 +83,55 @@ struct PlanMemo: Sendable, Codable {
                 }
             }
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+// MARK: - Codable
+
+extension PlanMemo.Zone: Codable {
+    enum CodingKeys: String, CodingKey { case digest, exists, tags, shares, notes, waiting }
+
+    /// The change tags as one string (`name`, tab, `tag`, newline, …; record names and tags hold neither):
+    /// a zone of 100,000 records reads and writes in a fraction of the time a JSON object of them takes.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        digest = try container.decode(String.self, forKey: .digest)
+        exists = try container.decode(Bool.self, forKey: .exists)
+        shares = try container.decode([Share].self, forKey: .shares)
+        notes = try container.decode([String].self, forKey: .notes)
+        waiting = try container.decode([String].self, forKey: .waiting)
+        var tags: [String: String] = [:]
+        let packed = try container.decode(String.self, forKey: .tags)
+        for line in packed.split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t") else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .tags, in: container, debugDescription: "a tag line without a tab")
+            }
+            tags[String(line[..<tab])] = String(line[line.index(after: tab)...])
+        }
+        self.tags = tags
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(digest, forKey: .digest)
+        try container.encode(exists, forKey: .exists)
+        try container.encode(shares, forKey: .shares)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(waiting, forKey: .waiting)
+        var packed = ""
+        for (name, tag) in tags {
+            // A name with a tab or newline cannot be packed: no memo is written, and the next plan reads all.
+            if name.contains(where: { $0 == "\t" || $0 == "\n" }) || tag.contains(where: { $0 == "\t" || $0 == "\n" }) {
+                throw EncodingError.invalidValue(
+                    name, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "a tab or newline"))
+            }
+            packed += name
+            packed += "\t"
+            packed += tag
+            packed += "\n"
+        }
+        try container.encode(packed, forKey: .tags)
     }
 }
