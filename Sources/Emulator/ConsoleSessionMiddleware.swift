@@ -1,3 +1,4 @@
+import CloudKitWire
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -17,7 +18,7 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let place = Self.withoutToken(request.uri)
-        if let given = request.uri.queryParameters["ckAPIToken"] {
+        if let given = request.uri.queryParameters[WireSpelling.apiTokenParameter[...]] {
             guard configuration.acceptsAPIToken(String(given)) else {
                 return ConsolePage.response(
                     ConsolePage.signIn(next: place, message: "That is not this emulator's API token."),
@@ -34,7 +35,7 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
     /// The request's path and query with `ckAPIToken` taken out (the rest kept as it was written).
     static func withoutToken(_ uri: URI) -> String {
         let kept = (uri.query ?? "").split(separator: "&").filter { item in
-            item != "ckAPIToken" && !item.hasPrefix("ckAPIToken=")
+            item != WireSpelling.apiTokenParameter && !item.hasPrefix(WireSpelling.apiTokenParameter + "=")
         }
         return uri.path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
