@@ -33,10 +33,13 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Argument(help: "The recipe that names the users (default: Recipes/sharelane.yaml, then sharelane.yaml).")
     var recipe: String?
 
-    @Option(name: .customLong("as"), help: "Only this user's row: a handle, an email address or a user record name.")
+    @Option(
+        name: .customLong("as"),
+        help: ArgumentHelp(
+            "Only this user's row: a handle, an email address or a user record name.", valueName: "user"))
     var user: String?
 
-    @Option(help: "Only the shares of the zone with this name.")
+    @Option(help: ArgumentHelp("Only the shares of the zone with this name.", valueName: "name"))
     var zone: String?
 
     @Option(help: "text (default; colour on a terminal), markdown, json or html (a page that needs nothing else).")

@@ -30,10 +30,12 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: ArgumentHelp("The file to draw: FILE.svg or FILE.png.", valueName: "file"))
     var out: String
 
-    @Option(name: .customLong("as"), help: "Only the shares this user owns or takes part in.")
+    @Option(
+        name: .customLong("as"),
+        help: ArgumentHelp("Only the shares this user owns or takes part in.", valueName: "user"))
     var user: String?
 
-    @Option(help: "Only the shares of the zone with this name.")
+    @Option(help: ArgumentHelp("Only the shares of the zone with this name.", valueName: "name"))
     var zone: String?
 
     @OptionGroup var recipeSelection: RecipeSelection
