@@ -37,23 +37,10 @@ struct ConsoleReader: Sendable {
     func contents(of zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
         -> ZoneContents
     {
-        var records: [String: Record] = [:]
-        var shares: [String: Share] = [:]
-        var token: ChangeToken?
-        while true {
-            let changes = try await store.zoneChanges(zoneID, in: database, since: token, resultsLimit: nil, as: user)
-            for record in changes.changedRecords { records[record.recordName] = record }
-            for share in changes.changedShares { shares[share.recordName] = share }
-            for name in changes.deletedRecordNames {
-                records[name] = nil
-                shares[name] = nil
-            }
-            if !changes.moreComing || changes.token == token { break }
-            token = changes.token
-        }
+        let whole = try await store.wholeZone(zoneID, in: database, as: user)
         return ZoneContents(
-            records: records.values.sorted { $0.recordName < $1.recordName },
-            shares: shares.values.sorted { $0.recordName < $1.recordName })
+            records: whole.records.sorted { $0.recordName < $1.recordName },
+            shares: whole.shares.sorted { $0.recordName < $1.recordName })
     }
 
     /// The shares that `viewer` sees: those of its own zones and those in its shared database, with the owners

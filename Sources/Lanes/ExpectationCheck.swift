@@ -179,23 +179,13 @@ struct ExpectationCheck {
     private func recordCount(zone: String) async throws -> (Int, String) {
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
         let place = "\(actorHandle)'s \(database.rawValue) database"
-        var names: Set<String> = []
-        var token: ChangeToken?
+        let count: Int
         do {
-            while true {
-                let changes = try await store.zoneChanges(
-                    zoneID, in: database, since: token, resultsLimit: nil, as: actor.recordName)
-                for record in changes.changedRecords where record.recordType != shareRecordType {
-                    names.insert(record.recordName)
-                }
-                for name in changes.deletedRecordNames { names.remove(name) }
-                token = changes.token
-                if !changes.moreComing { break }
-            }
+            count = try await store.wholeZone(zoneID, in: database, as: actor.recordName).records.count
         } catch let error as ShareError where Self.meansRefused(error) {
             return (0, "zone not visible: \(error.code.rawValue) from \(place)")
         }
-        return (names.count, "counted in \(place)")
+        return (count, "counted in \(place)")
     }
 
     private static func meansRefused(_ error: ShareError) -> Bool {

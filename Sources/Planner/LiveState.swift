@@ -176,32 +176,17 @@ struct LiveStateReader: Sendable {
 
     /// Every record and share of one zone, following the store's pages.
     func readZone(_ zoneID: ZoneID, database: DatabaseScope) async throws -> (LiveZone, Int) {
-        var zone = LiveZone(zoneID: zoneID, records: [:], recordOrder: [], shares: [:])
-        var token: ChangeToken? = nil
-        var calls = 0
-        while true {
-            let changes: ZoneChanges
-            do {
-                changes = try await store.zoneChanges(zoneID, in: database, since: token, resultsLimit: nil, as: owner)
-            } catch let error as ShareError {
-                throw PlannerError.storeFailed(operation: "reading zone", subject: zoneID.zoneName, error)
-            }
-            calls += 1
-            for record in changes.changedRecords where record.recordType != shareRecordType {
-                if zone.records.updateValue(record, forKey: record.recordName) == nil {
-                    zone.recordOrder.append(record.recordName)
-                }
-            }
-            for share in changes.changedShares { zone.shares[share.recordName] = share }
-            for name in changes.deletedRecordNames {
-                zone.records[name] = nil
-                zone.shares[name] = nil
-            }
-            // A store that hands back the same token with more to come would loop forever.
-            if !changes.moreComing || changes.token == token { break }
-            token = changes.token
+        let whole: WholeZone
+        do {
+            whole = try await store.wholeZone(zoneID, in: database, as: owner)
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(operation: "reading zone", subject: zoneID.zoneName, error)
         }
-        zone.recordOrder.removeAll { zone.records[$0] == nil }
-        return (zone, calls)
+        let zone = LiveZone(
+            zoneID: zoneID,
+            records: Dictionary(whole.records.map { ($0.recordName, $0) }, uniquingKeysWith: { _, b in b }),
+            recordOrder: whole.records.map(\.recordName),
+            shares: Dictionary(whole.shares.map { ($0.recordName, $0) }, uniquingKeysWith: { _, b in b }))
+        return (zone, whole.calls)
     }
 }

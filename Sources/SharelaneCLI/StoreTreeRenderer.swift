@@ -37,16 +37,9 @@ struct StoreTreeRenderer {
     }
 
     private func render(_ zone: Zone, in scope: DatabaseScope, as user: UserRecordName) async throws -> [String] {
-        var records: [Record] = []
-        var shares: [Share] = []
-        var token: ChangeToken?
-        while true {
-            let page = try await store.zoneChanges(zone.zoneID, in: scope, since: token, resultsLimit: 500, as: user)
-            records += page.changedRecords
-            shares += page.changedShares
-            token = page.token
-            if !page.moreComing { break }
-        }
+        let whole = try await store.wholeZone(zone.zoneID, in: scope, as: user, pageSize: 500)
+        let records = whole.records
+        let shares = whole.shares
         var title = "zone \(zone.zoneID.zoneName)"
         if scope == .shared { title += " (owner \(zone.zoneID.ownerRecordName))" }
         if records.isEmpty && shares.isEmpty { title += " (empty)" }

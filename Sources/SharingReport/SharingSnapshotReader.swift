@@ -25,22 +25,12 @@ public struct SharingSnapshotReader: Sendable {
     public func shares(ownedBy owner: UserRecordName) async throws -> [Share] {
         var shares: [Share] = []
         for zone in try await store.listZones(in: .private, as: owner) {
-            var byName: [String: Share] = [:]
-            var token: ChangeToken? = nil
-            while true {
-                let changes = try await store.zoneChanges(
-                    zone.zoneID, in: .private, since: token, resultsLimit: nil, as: owner)
-                for var share in changes.changedShares {
-                    // The owner sees its own zones under the default owner name; the report names the owner.
-                    share.zoneID = share.zoneID.resolvingOwner(to: owner)
-                    if share.ownerRecordName == defaultOwnerName { share.ownerRecordName = owner }
-                    byName[share.recordName] = share
-                }
-                for name in changes.deletedRecordNames { byName[name] = nil }
-                if !changes.moreComing || changes.token == token { break }
-                token = changes.token
+            for var share in try await store.wholeZone(zone.zoneID, in: .private, as: owner).shares {
+                // The owner sees its own zones under the default owner name; the report names the owner.
+                share.zoneID = share.zoneID.resolvingOwner(to: owner)
+                if share.ownerRecordName == defaultOwnerName { share.ownerRecordName = owner }
+                shares.append(share)
             }
-            shares += byName.values
         }
         return shares
     }

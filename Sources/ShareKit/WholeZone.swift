@@ -1,0 +1,57 @@
+/// A zone's records and shares as a user sees them, read from the zone's change feed from its beginning with
+/// every page followed: what the planner, the reports, the console, lane expectations and `show` read.
+public struct WholeZone: Sendable, Hashable {
+    /// The records, share records left out, in the order the feed first gave them.
+    public var records: [Record]
+    /// The shares, in the order the feed first gave them.
+    public var shares: [Share]
+    /// The store calls the read made (one a page).
+    public var calls: Int
+
+    public init(records: [Record] = [], shares: [Share] = [], calls: Int = 0) {
+        self.records = records
+        self.shares = shares
+        self.calls = calls
+    }
+}
+
+extension Store {
+    /// Reads `zoneID` whole as `user`: every page of its change feed, later pages replacing what earlier
+    /// ones gave and deletions removing it.
+    /// - Parameter pageSize: the `resultsLimit` of each page; nil lets the store choose.
+    /// - Throws: the store's `ShareError`.
+    public func wholeZone(
+        _ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName, pageSize: Int? = nil
+    ) async throws -> WholeZone {
+        var records: [String: Record] = [:]
+        var recordOrder: [String] = []
+        var shares: [String: Share] = [:]
+        var shareOrder: [String] = []
+        var seenRecords = Set<String>()
+        var seenShares = Set<String>()
+        var token: ChangeToken?
+        var calls = 0
+        while true {
+            let page = try await zoneChanges(zoneID, in: database, since: token, resultsLimit: pageSize, as: user)
+            calls += 1
+            for record in page.changedRecords where record.recordType != shareRecordType {
+                records[record.recordName] = record
+                if seenRecords.insert(record.recordName).inserted { recordOrder.append(record.recordName) }
+            }
+            for share in page.changedShares {
+                shares[share.recordName] = share
+                if seenShares.insert(share.recordName).inserted { shareOrder.append(share.recordName) }
+            }
+            for name in page.deletedRecordNames {
+                records[name] = nil
+                shares[name] = nil
+            }
+            // A store that hands back the same token with more to come would loop forever.
+            if !page.moreComing || page.token == token { break }
+            token = page.token
+        }
+        return WholeZone(
+            records: recordOrder.compactMap { records[$0] }, shares: shareOrder.compactMap { shares[$0] },
+            calls: calls)
+    }
+}
