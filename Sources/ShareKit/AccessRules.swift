@@ -46,6 +46,12 @@ public enum AccessRules {
     public static func access(caller: UserRecordName, zoneOwner: UserRecordName, share: Share?) -> Access {
         if caller == zoneOwner { return .owner }
         guard let share, let entry = share.participant(caller), entry.acceptance == .accepted else { return .none }
+        return access(of: entry, in: share)
+    }
+
+    /// The access a participant of `share` has once accepted (what a pending invitation promises; nothing
+    /// for one who left, until invited again).
+    public static func access(of entry: Participant, in share: Share) -> Access {
         switch entry.role {
         case .owner: return .owner
         // An administrator is a read-write participant who also manages the share; the stores refuse a

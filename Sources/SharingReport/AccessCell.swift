@@ -7,16 +7,20 @@ public struct AccessCell: Sendable, Hashable {
     public var access: AccessRules.Access
     /// The user's participation: nil for the owner and for someone not in the share.
     public var status: AcceptanceStatus?
+    /// The access the participation gives once accepted (what a pending invitation promises); nil for the
+    /// owner and for someone not in the share.
+    public var promised: AccessRules.Access?
     /// The permission the share gives the participant (what a pending participant has once they accept).
     public var permission: Permission?
     public var role: ParticipantRole?
 
     public init(
         access: AccessRules.Access, status: AcceptanceStatus? = nil, permission: Permission? = nil,
-        role: ParticipantRole? = nil
+        role: ParticipantRole? = nil, promised: AccessRules.Access? = nil
     ) {
         self.access = access
         self.status = status
+        self.promised = promised
         self.permission = permission
         self.role = role
     }
@@ -27,7 +31,7 @@ public struct AccessCell: Sendable, Hashable {
         let participant = share.participant(user)
         self.init(
             access: access, status: participant?.acceptance, permission: participant?.permission,
-            role: participant?.role)
+            role: participant?.role, promised: participant.map { AccessRules.access(of: $0, in: share) })
     }
 
     /// The right as one word: `owner`, `administrator`, `write`, `read` or `none`.
@@ -44,21 +48,11 @@ public struct AccessCell: Sendable, Hashable {
         }
     }
 
-    /// The word a participant's permission would give once accepted.
-    private var promised: String {
-        if role == .administrator { return "administrator" }
-        switch permission {
-        case .readWrite?: return "write"
-        case .readOnly?: return "read"
-        case .none?, nil: return "none"
-        }
-    }
-
     /// What the cell says: the right, with a pending or removed participation marked (`none (pending: read)`,
     /// `none (removed)`), and a right that comes from a public share marked (`read (public)`).
     public var text: String {
         switch status {
-        case .pending?: return "\(word) (pending: \(promised))"
+        case .pending?: return "\(word) (pending: \(Self.word(promised ?? .none)))"
         case .removed?: return "\(word) (removed)"
         case .accepted? where role == .publicUser: return "\(word) (public)"
         default: return word

@@ -20,12 +20,7 @@ public struct AccessComparison: Sendable {
     /// The matrix as text: a row per user, a column per share of either side; an unchanged cell reads as the
     /// right, a changed one as `before → after` with a `*` before it. `title` heads it.
     public func text(title: String, style: AccessStyle = .plain) -> String {
-        var columns = after.columns
-        for column in before.columns where !columns.contains(where: { $0.id == column.id }) { columns.append(column) }
-        var users = after.rows
-        for user in before.rows where !users.contains(where: { $0.recordName == user.recordName }) {
-            users.append(user)
-        }
+        let (users, columns) = AccessMatrix.union(before, after)
         var lines = [DisplayText.escaped(title)]
         guard !columns.isEmpty else {
             lines.append("No shares before or after.")
@@ -33,35 +28,20 @@ public struct AccessComparison: Sendable {
         }
         // Cells start with two characters for the change mark (`* ` or blanks); the headings line up with them.
         let header = ["user"] + columns.map { "  " + DisplayText.escaped($0.label) }
-        var body: [[(String, AccessCell?)]] = []
+        var body: [[(text: String, cell: AccessCell?)]] = []
         for user in users {
-            var line: [(String, AccessCell?)] = [(DisplayText.escaped(user.label), nil)]
+            var line: [(text: String, cell: AccessCell?)] = [(DisplayText.escaped(user.label), nil)]
             for column in columns {
                 let old = before.cell(user: user.recordName, column: column.id)
                 let new = after.cell(user: user.recordName, column: column.id)
-                let unchanged = (old ?? AccessCell(access: .none)) == (new ?? AccessCell(access: .none))
                 line.append(
-                    unchanged
+                    !AccessMatrix.differ(old, new)
                         ? ("  " + Self.text(new ?? old), nil) : ("* \(Self.text(old)) → \(Self.text(new))", new ?? old))
             }
             body.append(line)
         }
-        var widths = header.map(\.count)
-        for line in body {
-            for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.0.count) }
-        }
-        func pad(_ text: String, _ index: Int) -> String {
-            text + String(repeating: " ", count: max(0, widths[index] - text.count))
-        }
         lines.append("")
-        lines.append(trim(header.indices.map { style.heading(pad(header[$0], $0)) }.joined(separator: "  ")))
-        for line in body {
-            let parts = line.indices.map { index in
-                let padded = pad(line[index].0, index)
-                return line[index].1.map { style.cell(padded, $0) } ?? padded
-            }
-            lines.append(trim(parts.joined(separator: "  ")))
-        }
+        lines += TextTable.lines(header: header, rows: body, style: style)
         lines.append("")
         let count = changes.count
         lines.append(
@@ -69,12 +49,6 @@ public struct AccessComparison: Sendable {
                 ? "The plan changes no one's access."
                 : "* \(count) cell\(count == 1 ? "" : "s") change\(count == 1 ? "s" : "").")
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func trim(_ line: String) -> String {
-        var line = line
-        while line.hasSuffix(" ") { line.removeLast() }
-        return line
     }
 
     /// The changed cells as a markdown table: user, share, before, after; at most `limit` rows, then how many

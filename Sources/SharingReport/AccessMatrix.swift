@@ -68,12 +68,7 @@ public struct AccessMatrix: Sendable, Hashable {
     /// (then the columns and rows only `before` has). A share that appears or disappears changes the cells of
     /// the users who have some right or place in it.
     public static func changes(from before: AccessMatrix, to after: AccessMatrix) -> [Change] {
-        var columns: [Column] = after.columns
-        for column in before.columns where !columns.contains(where: { $0.id == column.id }) { columns.append(column) }
-        var users: [SharingUser] = after.rows
-        for user in before.rows where !users.contains(where: { $0.recordName == user.recordName }) {
-            users.append(user)
-        }
+        let (users, columns) = union(before, after)
         var result: [Change] = []
         for user in users {
             for column in columns {
@@ -86,7 +81,16 @@ public struct AccessMatrix: Sendable, Hashable {
         return result
     }
 
-    private static func differ(_ a: AccessCell?, _ b: AccessCell?) -> Bool {
+    /// The rows and columns of either matrix: `after`'s in its order, then those only `before` has.
+    static func union(_ before: AccessMatrix, _ after: AccessMatrix) -> (rows: [SharingUser], columns: [Column]) {
+        var columns = after.columns
+        for column in before.columns where !columns.contains(where: { $0.id == column.id }) { columns.append(column) }
+        var rows = after.rows
+        for user in before.rows where !rows.contains(where: { $0.recordName == user.recordName }) { rows.append(user) }
+        return (rows, columns)
+    }
+
+    static func differ(_ a: AccessCell?, _ b: AccessCell?) -> Bool {
         let none = AccessCell(access: .none)
         return (a ?? none) != (b ?? none)
     }

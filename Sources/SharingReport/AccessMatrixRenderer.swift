@@ -30,37 +30,18 @@ public struct AccessMatrixRenderer: Sendable {
             return lines.joined(separator: "\n") + "\n"
         }
         let header = ["user"] + matrix.columns.map { DisplayText.escaped($0.label) }
-        let body = matrix.rows.indices.map { row in
-            [DisplayText.escaped(matrix.rows[row].label)] + matrix.cells[row].map(\.text)
-        }
-        var widths = header.map(\.count)
-        for line in body {
-            for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.count) }
-        }
-        func pad(_ text: String, _ index: Int) -> String {
-            text.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        let rows = matrix.rows.indices.map { row in
+            [(text: DisplayText.escaped(matrix.rows[row].label), cell: AccessCell?.none)]
+                + matrix.cells[row].map { (text: $0.text, cell: Optional($0)) }
         }
         lines.append("")
-        lines.append(trimmed(header.indices.map { style.heading(pad(header[$0], $0)) }.joined(separator: "  ")))
-        for (row, line) in body.enumerated() {
-            var parts = [pad(line[0], 0)]
-            for column in matrix.columns.indices {
-                parts.append(style.cell(pad(line[column + 1], column + 1), matrix.cells[row][column]))
-            }
-            lines.append(trimmed(parts.joined(separator: "  ")))
-        }
+        lines += TextTable.lines(header: header, rows: rows, style: style)
         let notes = publicNotes(matrix)
         if !notes.isEmpty {
             lines.append("")
             lines += notes.map { DisplayText.escaped($0) }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func trimmed(_ line: String) -> String {
-        var line = line
-        while line.hasSuffix(" ") { line.removeLast() }
-        return line
     }
 
     /// A line for each share with a public permission: anyone with its URL may join with that right.
