@@ -133,9 +133,7 @@ public struct AccessMatrixRenderer: Sendable {
                         role: cell.role?.recipeName)
                 }
             })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self) + "\n"
+        return SharingSnapshotJSON.text(value)
     }
 
     // MARK: - HTML

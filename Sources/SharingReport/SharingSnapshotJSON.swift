@@ -42,8 +42,13 @@ public enum SharingSnapshotJSON {
                             access: AccessCell(user: p.userRecordName, share: share).word)
                     })
             })
+        return SharingSnapshotJSON.text(document)
+    }
+
+    /// `value` as the reports write JSON: pretty, keys sorted, slashes as they are, a newline at the end.
+    static func text(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(document)) ?? Data(), as: UTF8.self) + "\n"
+        return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self) + "\n"
     }
 }

@@ -57,37 +57,12 @@ final class ConsoleBrowser: @unchecked Sendable {
     }
 
     private func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-        let scratch = try TemporaryDirectory("chromium-run")
-        let outURL = scratch.url.appendingPathComponent("stdout")
-        let errURL = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments =
+        // A page of this console loads in well under a second; a browser that hangs must not hang the suite.
+        try SharelaneBinary.runProcess(
+            executable,
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--hide-scrollbars", "--user-data-dir=\(profile.path)",
-            ] + arguments
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // A page of this console loads in well under a second; a browser that hangs must not hang the suite.
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            throw FixtureError(message: "chromium did not finish \(arguments.last ?? "") within 60 s")
-        }
-        try out.close()
-        try err.close()
-        return SharelaneBinary.Result(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+            ] + arguments, timeout: 60)
     }
 }

@@ -31,7 +31,21 @@ public enum SharelaneBinary {
             throw FixtureError(
                 message: "no sharelane executable at \(executable.path); build it with `swift build --build-tests`")
         }
-        // Files, not pipes: a process that writes more than a pipe holds would block until it is read.
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "SHARELANE_STORE")
+        environment.merge(extra) { _, new in new }
+        return try runProcess(executable, arguments, in: directory, environment: environment)
+    }
+
+    /// Runs any executable with standard input closed and its output caught in files (not pipes: a process
+    /// that writes more than a pipe holds would block until it is read).
+    ///
+    /// - Parameter timeout: stop the process and throw after this many seconds; nil waits as long as it takes.
+    /// - Throws: when the process cannot start, or outlives `timeout`.
+    public static func runProcess(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
+        timeout: TimeInterval? = nil
+    ) throws -> Result {
         let scratch = try TemporaryDirectory("run")
         let outURL = scratch.url.appendingPathComponent("stdout")
         let errURL = scratch.url.appendingPathComponent("stderr")
@@ -42,15 +56,22 @@ public enum SharelaneBinary {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.currentDirectoryURL = directory
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "SHARELANE_STORE")
-        environment.merge(extra) { _, new in new }
-        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        if let environment { process.environment = environment }
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        if let timeout {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+                throw FixtureError(
+                    message: "\(executable.lastPathComponent) did not finish within \(Int(timeout)) s: \(arguments)")
+            }
+        }
         process.waitUntilExit()
         try out.close()
         try err.close()
