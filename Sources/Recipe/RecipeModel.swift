@@ -18,12 +18,6 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     public var description: String { "\(file):\(line):\(column)" }
 }
 
-/// `development` or `production`.
-public enum CloudKitEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
-    case development
-    case production
-}
-
 /// A loaded, validated recipe.
 public struct Recipe: Sendable, Hashable, Codable {
     /// The `sharelane:` format version.
