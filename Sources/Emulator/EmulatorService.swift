@@ -66,7 +66,8 @@ struct EmulatorService: Sendable {
         let environmentName = context.parameters.get("environment") ?? ""
         guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
             throw ShareError(
-                .badRequest, "unknown environment \"\(environmentName)\" in the path; expected development or production")
+                .badRequest,
+                "unknown environment \"\(environmentName)\" in the path; expected development or production")
         }
         await containers.record(container: context.parameters.get("container") ?? "", environment: environmentName)
         let body = try await readBody(&request)

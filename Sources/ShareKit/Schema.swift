@@ -141,7 +141,8 @@ extension Schema: Codable {
                             guard let index = SchemaIndexes(word: word) else {
                                 throw DecodingError.dataCorruptedError(
                                     forKey: .recordTypes, in: container,
-                                    debugDescription: "unknown index \(word); expected QUERYABLE, SORTABLE or SEARCHABLE")
+                                    debugDescription:
+                                        "unknown index \(word); expected QUERYABLE, SORTABLE or SEARCHABLE")
                             }
                             return index
                         }

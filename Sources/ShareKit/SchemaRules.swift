@@ -240,7 +240,8 @@ public enum SchemaRules {
                     throw mismatch(after.type, field: before, recordType: change.recordType, subject: change.address)
                 }
             case .addType:
-                merged.recordTypes[change.recordType] = merged.recordTypes[change.recordType]
+                merged.recordTypes[change.recordType] =
+                    merged.recordTypes[change.recordType]
                     ?? RecordTypeSchema(change.recordType)
             case .addField, .changeIndexes:
                 if let field = change.after {
