@@ -367,7 +367,7 @@ public final class WebServicesStore: Store {
     public func deploySchema(as user: UserRecordName) async throws -> [SchemaChange] {
         try requireSchemaOperations()
         let response: SchemaChangesResponse = try await send(
-            .schemaDeploy, database: .public, body: nil as String?, as: user)
+            .schemaDeploy, database: .public, body: [String: String](), as: user)
         return response.changes
     }
 
