@@ -39,6 +39,8 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var zones: [DeclaredZone]
     /// Records of the public database (`public.records`), parents before children.
     public var publicRecords: [DeclaredRecord]
+    /// The record types, fields and indexes the recipe needs: `schema:` and what its records imply.
+    public var schema = RecipeSchema()
     public var lanes: [Lane]
     /// Steps run before every lane run from the command line (`before_all`).
     public var beforeAll: [Step]
