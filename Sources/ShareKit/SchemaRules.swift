@@ -119,7 +119,8 @@ public enum SchemaRules {
 
     /// Whether a query may run on `schema`: nil when it may, else Apple's refusal.
     public static func checkQuery(_ query: RecordQuery, schema: Schema) -> ShareError? {
-        let subject = query.recordType
+        // The whole request is refused: the answer names no record (over HTTP a request error has no subject).
+        let subject: String? = nil
         guard let type = schema.recordTypes[query.recordType] else {
             return ShareError(.badRequest, "Did not find record type: \(query.recordType)", subject: subject)
         }
@@ -148,7 +149,7 @@ public enum SchemaRules {
         return nil
     }
 
-    private static func notMarked(_ name: String, _ index: SchemaIndexes, subject: String) -> ShareError {
+    private static func notMarked(_ name: String, _ index: SchemaIndexes, subject: String?) -> ShareError {
         let word = index.words.first?.lowercased() ?? "queryable"
         let system = name == "recordName" ? "___recordID" : name
         return ShareError(
