@@ -323,9 +323,16 @@ public enum SchemaLanguage {
             return type
         }
 
+        /// Inside `GRANT READ, WRITE TO role`: the commas split the grant into several items.
+        var grantOpen = false
+
         mutating func addItem(_ item: [Token], to type: inout RecordTypeSchema) {
             guard let first = item.first else { return }
-            if first.kind == .word && first.text.uppercased() == "GRANT" { return }
+            let word = first.kind == .word ? first.text.uppercased() : ""
+            if word == "GRANT" || (grantOpen && ["READ", "CREATE", "WRITE"].contains(word)) {
+                grantOpen = !item.contains { $0.kind == .word && $0.text.uppercased() == "TO" }
+                return
+            }
             guard item.count >= 2 else {
                 report("field `\(first.text)` needs a type, e.g. `\(first.text) STRING`", first.location)
                 return
