@@ -148,7 +148,7 @@ extension PlanMemo.Zone: Codable {
 /// in `DeclaredRecordFile`s), the users as the store knew them, and each zone's digest.
 struct RememberedRecipe: Sendable, Codable {
     var inputs: RecipeInputs
-    /// The recipe, each zone's `records` left empty.
+    /// The recipe, each zone's `records` and the `variables` left empty.
     var header: Recipe
     var users: UserDirectory
     /// The plan's options that a zone's plan depends on (`PlanMemo.optionsKey`).
@@ -159,6 +159,8 @@ struct RememberedRecipe: Sendable, Codable {
     init(recipe: Recipe, inputs: RecipeInputs, users: UserDirectory, options: String, digests: [String: String]) {
         var header = recipe
         for index in header.zones.indices { header.zones[index].records = [] }
+        // A plan does not need the variables' values, and the file does not keep them.
+        header.variables = [:]
         self.header = header
         self.inputs = inputs
         self.users = users

@@ -20,7 +20,7 @@ struct RefreshOptions: ParsableArguments {
     /// The cache for planning the recipe at `recipePath` against the store at `storeURL`: beside an embedded
     /// store (`.sharelane/plan-cache/` for `.sharelane/store.sqlite`), in the user's cache directory for
     /// `http:` and `cloudkit:` stores, none for `memory:` (nothing outlives the process). One file per recipe
-    /// file, variables (`--var`, `--var-file`, `--env`) and store; the file itself says which owner and store
+    /// file, variables (`--var`, `--var-file`, `--env`), working directory and store; the file itself says which owner and store
     /// it is for, and what the recipe was made from.
     /// - Throws: as `RecipeSelection.overrides()`.
     func cache(storeURL: String, recipePath: String, selection: RecipeSelection) throws -> PlanCache? {
@@ -35,7 +35,11 @@ struct RefreshOptions: ParsableArguments {
         }
         let recipeFile = URL(fileURLWithPath: recipePath).standardizedFileURL
         let variables = try selection.overrides().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let key = ([storeURL, recipeFile.path, selection.envName ?? ""] + variables).joined(separator: "\u{0}")
+        // The working directory too: the recipe remembered keeps its path as given.
+        let key =
+            ([
+                storeURL, recipeFile.path, FileManager.default.currentDirectoryPath, selection.envName ?? "",
+            ] + variables).joined(separator: "\u{0}")
         let digest = SHA256.hash(data: Data(key.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         let safeName = String(
             recipeFile.deletingPathExtension().lastPathComponent.map {
