@@ -237,16 +237,16 @@ def main():
 
     # One line per step; for each size its wall time, its ratio to that size's sqlite3 reference, its CPU
     # time (user + system; steadier than wall time on a loaded machine) and its peak RSS.
-    head = f"{'step':<15}" + "".join(f" | {str(r['records']) + ' records':>36}" for r in rows)
+    head = f"{'step':<16}" + "".join(f" | {str(r['records']) + ' records':>36}" for r in rows)
     if len(rows) >= 2:
         growth = f"{rows[-1]['records']}/{rows[0]['records']}"
         head += f" | {growth:>11}"
     print(head)
-    print(f"{'':<15}" + "".join(f" | {'wall':>8} {'× ref':>7} {'CPU':>8} {'peak RSS':>9}" for _ in rows)
+    print(f"{'':<16}" + "".join(f" | {'wall':>8} {'× ref':>7} {'CPU':>8} {'peak RSS':>9}" for _ in rows)
           + (f" | {'wall (CPU)':>11}" if len(rows) >= 2 else ""))
     print("-" * len(head))
     for step in STEPS:
-        line = f"{step:<15}"
+        line = f"{step:<16}"
         for r in rows:
             secs, rss, cpu = r[step]
             line += f" | {secs:7.2f}s {secs / r['reference'][0]:6.2f}× {cpu:7.2f}s {rss:6.0f} MB"

@@ -181,6 +181,7 @@ public struct Planner: Sendable {
                 incremental.memo?.zones[zone.name] = kept
             }
         }
+        var recordWrites: [Task<Void, Never>] = []
         /// Plans a zone from its live state, and keeps it for the next plan when it plans to no changes.
         func planRead(_ index: Int, _ liveZone: LiveZone?, token: ChangeToken?) throws {
             let zone = zones[index]
@@ -194,6 +195,16 @@ public struct Planner: Sendable {
                     shares: Array(liveZone?.shares.values ?? [:].values),
                     notes: Array(builder.notes[notesBefore...]), waiting: Array(builder.waiting[waitingBefore...]),
                     token: token, undeclared: liveZone?.recordOrder.filter { !declared.contains($0) }.count ?? 0)
+                // Its declared records beside the file, under the zone's digest, written while the next zones
+                // are read and planned; a plan of the same files takes them from there.
+                if writesRecords, remember != nil, let cache = options.cache {
+                    let records = zone.records
+                    let directory = PlanMemo.recordsDirectory(of: cache.file)
+                    recordWrites.append(
+                        Task.detached(priority: .utility) {
+                            DeclaredRecordFile.write(records, directory: directory, digest: digest)
+                        })
+                }
             }
         }
         var nextZone = 0
@@ -297,16 +308,10 @@ public struct Planner: Sendable {
             && incremental.previous?.zones.count == incremental.memo?.zones.count
         if let cache = options.cache, var memo = incremental.memo, !unchanged {
             if var remember {
-                // Each zone's declared records beside the file, under the zone's digest; a plan of the same
-                // files takes them from there.
-                let directory = PlanMemo.recordsDirectory(of: cache.file)
-                for (index, digest) in incremental.digests {
-                    remember.digests[zones[index].name] = digest
-                    if writesRecords, memo.zones[zones[index].name] != nil {
-                        DeclaredRecordFile.write(zones[index].records, directory: directory, digest: digest)
-                    }
-                }
-                DeclaredRecordFile.removeAll(in: directory, except: Set(remember.digests.values))
+                for task in recordWrites { await task.value }
+                for (index, digest) in incremental.digests { remember.digests[zones[index].name] = digest }
+                DeclaredRecordFile.removeAll(
+                    in: PlanMemo.recordsDirectory(of: cache.file), except: Set(remember.digests.values))
                 memo.recipe = remember
             }
             memo.save(to: cache.file)
