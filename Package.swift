@@ -45,7 +45,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "Recipe", dependencies: ["ShareKit", "Yams"]),
+        .target(
+            name: "Recipe",
+            dependencies: ["ShareKit", "Yams", .product(name: "Crypto", package: "swift-crypto")]),
         // Who can see what: the access matrix and the sharing graph, drawn from a store's shares; renderers
         // take data. The planner, the emulator's console and the command line draw with it.
         .target(name: "SharingReport", dependencies: ["ShareKit"]),

@@ -339,6 +339,15 @@ struct EmulatorService: Sendable {
         try WireCoding.bodyEncoder().encode(value)
     }
 
+    /// Responses of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`).
+    private func encode(_ response: RecordsResponse) throws -> Data {
+        try WireRecordWriter.encode(response)
+    }
+
+    private func encode(_ response: ZoneChangesResponse) throws -> Data {
+        try WireRecordWriter.encode(response)
+    }
+
     private static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()

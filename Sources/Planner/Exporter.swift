@@ -62,7 +62,7 @@ public struct Exporter: Sendable {
         var liveZones: [LiveZone] = []
         for zone in listed.sorted(by: { $0.zoneID.zoneName < $1.zoneID.zoneName }) {
             if !zones.isEmpty && !zones.contains(zone.zoneID.zoneName) { continue }
-            let (live, _) = try await reader.readZone(zone.zoneID, database: .private)
+            let (live, _, _) = try await reader.readZone(zone.zoneID, database: .private)
             // An empty default zone is not worth declaring: every database has one.
             if zone.zoneID.zoneName == defaultZoneName && live.records.isEmpty { continue }
             liveZones.append(live)

@@ -20,15 +20,23 @@ struct IncrementalRead {
     var memo: PlanMemo?
     /// The store calls made.
     var calls = 0
+    /// The memo the last plan left, when the store took its token.
+    var previous: PlanMemo?
+    /// The zones the store's change feed names (changed or deleted since the memo's token).
+    var touched: Set<String> = []
+    /// The owner's zones that exist.
+    var existing: Set<String> = []
 
+    /// - Parameter known: the memo already read from the cache file, if the caller read it.
     init(
-        cache: PlanCache?, reader: LiveStateReader, owner: UserRecordName?, zones: [DeclaredZone],
-        alwaysRead: Set<String>, digest: (DeclaredZone) -> String
+        cache: PlanCache?, known: PlanMemo? = nil, reader: LiveStateReader, owner: UserRecordName?,
+        zones: [DeclaredZone], alwaysRead: Set<String>, digest: (DeclaredZone) -> String
     ) async throws {
         guard let cache, let owner, !zones.isEmpty else { return }
         var previous =
             cache.refresh == .incremental
-            ? PlanMemo.load(cache.file, storeName: reader.store.displayName, owner: owner) : nil
+            ? (known ?? PlanMemo.load(cache.file, storeName: reader.store.displayName, owner: owner)) : nil
+        if let memo = previous, memo.storeName != reader.store.displayName || memo.owner != owner { previous = nil }
         var feed: DatabaseChanges?
         if let known = previous {
             do {
@@ -53,8 +61,9 @@ struct IncrementalRead {
         memo = PlanMemo(
             version: PlanMemo.currentVersion, storeName: reader.store.displayName, owner: owner,
             databaseToken: feed.token, zones: [:])
-        let touched = Set((feed.changedZones + feed.deletedZones).map(\.zoneName))
-        let existing = Set(listed.map(\.zoneID.zoneName))
+        touched = Set((feed.changedZones + feed.deletedZones).map(\.zoneName))
+        existing = Set(listed.map(\.zoneID.zoneName))
+        self.previous = previous
         for (index, zone) in zones.enumerated() where !alwaysRead.contains(zone.name) {
             let zoneDigest = digest(zone)
             digests[index] = zoneDigest

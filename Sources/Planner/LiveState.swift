@@ -66,7 +66,7 @@ struct LiveStateReader: Sendable {
 
     func read(zoneNames: [String], publicRecordNames: [String]) async throws -> LiveState {
         var zones: [String: LiveZone] = [:]
-        var calls = try await readZones(zoneNames) { index, zone in zones[zoneNames[index]] = zone }
+        var calls = try await readZones(zoneNames) { index, read in zones[zoneNames[index]] = read?.zone }
         let (publicRecords, publicCalls) = try await readPublic(publicRecordNames)
         calls += publicCalls
         logger.debug("read the live state in \(calls) store calls")
@@ -79,7 +79,8 @@ struct LiveStateReader: Sendable {
     /// connections at once; a remote store has several requests under way.
     /// - Returns: the number of store calls made.
     func readZones(
-        _ zoneNames: [String], listed known: [Zone]? = nil, _ body: (Int, LiveZone?) throws -> Void
+        _ zoneNames: [String], listed known: [Zone]? = nil,
+        _ body: (Int, (zone: LiveZone, token: ChangeToken?)?) throws -> Void
     ) async throws -> Int {
         guard !zoneNames.isEmpty else { return 0 }
         var calls = 0
@@ -92,17 +93,19 @@ struct LiveStateReader: Sendable {
         }
         let live = Dictionary(listed.map { ($0.zoneID.zoneName, $0.zoneID) }, uniquingKeysWith: { a, _ in a })
         var nextToHand = 0
-        var ready: [Int: LiveZone?] = [:]
+        var ready: [Int: (zone: LiveZone, token: ChangeToken?)?] = [:]
         // Zones are read a few at a time and handed to `body` in the order asked, each as soon as it and
         // every zone before it are read.
         try await BoundedTasks.run(Array(zoneNames.indices), limit: Self.zonesInFlight) { index in
-            guard let zoneID = live[zoneNames[index]] else { return Result<(LiveZone, Int)?, any Error>.success(nil) }
+            guard let zoneID = live[zoneNames[index]] else {
+                return Result<(LiveZone, Int, ChangeToken?)?, any Error>.success(nil)
+            }
             return await BoundedTasks.result { try await readZone(zoneID, database: .private) }.map { $0 }
         } receive: { (index, read) throws(any Error) in
             switch read {
             case .success(let zone?):
                 calls += zone.1
-                ready[index] = .some(zone.0)
+                ready[index] = .some((zone.0, zone.2))
             case .success(nil): ready[index] = .some(nil)
             case .failure(let error): throw error
             }
@@ -175,7 +178,7 @@ struct LiveStateReader: Sendable {
     }
 
     /// Every record and share of one zone, following the store's pages.
-    func readZone(_ zoneID: ZoneID, database: DatabaseScope) async throws -> (LiveZone, Int) {
+    func readZone(_ zoneID: ZoneID, database: DatabaseScope) async throws -> (LiveZone, Int, ChangeToken?) {
         let whole: WholeZone
         do {
             whole = try await store.wholeZone(zoneID, in: database, as: owner)
@@ -187,6 +190,6 @@ struct LiveStateReader: Sendable {
             records: Dictionary(whole.records.map { ($0.recordName, $0) }, uniquingKeysWith: { _, b in b }),
             recordOrder: whole.records.map(\.recordName),
             shares: Dictionary(whole.shares.map { ($0.recordName, $0) }, uniquingKeysWith: { _, b in b }))
-        return (zone, whole.calls)
+        return (zone, whole.calls, whole.token)
     }
 }

@@ -19,15 +19,60 @@ public struct PlanBasis: Sendable, Hashable, Codable {
 }
 
 /// One zone of a plan's basis.
-public struct ZoneBasis: Sendable, Hashable, Codable {
+public struct ZoneBasis: Sendable {
     public var zoneName: String
     public var exists: Bool
-    /// Every record and share in the zone, by record name: its change tag.
-    public var tags: [String: String]
+    /// Every record and share in the zone, by record name: its change tag (unpacked when first read).
+    public var tags: [String: String] {
+        get { storedTags.dictionary }
+        set { storedTags = ChangeTags(newValue) }
+    }
+    private var storedTags: ChangeTags
 
     public init(zoneName: String, exists: Bool, tags: [String: String] = [:]) {
         self.zoneName = zoneName
         self.exists = exists
-        self.tags = tags
+        storedTags = ChangeTags(tags)
+    }
+
+    init(zoneName: String, exists: Bool, tags: ChangeTags) {
+        self.zoneName = zoneName
+        self.exists = exists
+        storedTags = tags
+    }
+}
+
+// MARK: - Hashable
+
+extension ZoneBasis: Hashable {
+    public static func == (a: ZoneBasis, b: ZoneBasis) -> Bool {
+        a.zoneName == b.zoneName && a.exists == b.exists && a.tags == b.tags
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(zoneName)
+        hasher.combine(exists)
+        hasher.combine(tags)
+    }
+}
+
+// MARK: - Codable
+
+extension ZoneBasis: Codable {
+    enum CodingKeys: String, CodingKey { case zoneName, exists, tags }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            zoneName: try container.decode(String.self, forKey: .zoneName),
+            exists: try container.decode(Bool.self, forKey: .exists),
+            tags: try container.decode([String: String].self, forKey: .tags))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(zoneName, forKey: .zoneName)
+        try container.encode(exists, forKey: .exists)
+        try container.encode(tags, forKey: .tags)
     }
 }

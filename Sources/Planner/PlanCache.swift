@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 
 /// Where a planner keeps what it learned from the last plan, so that the next plan re-reads only the zones
 /// that changed since (Docs/Plans.md, "Incremental plans").
@@ -26,4 +27,26 @@ public struct PlanCache: Sendable, Hashable, Codable {
         self.file = file
         self.refresh = refresh
     }
+
+    /// The recipe the file's last plan loaded, when the files and environment variables it was made from are
+    /// unchanged since (`RecipeInputs.isCurrent`): a plan of it can come from the file and the store's change
+    /// feeds without loading it (`Planner.plan(_:options:load:)`). nil with `--refresh full`, without a file,
+    /// or when anything it was made from changed.
+    public func unchangedRecipe(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> UnchangedRecipe?
+    {
+        guard refresh == .incremental, let memo = PlanMemo.load(file), let remembered = memo.recipe,
+            remembered.inputs.isCurrent(environment: environment)
+        else { return nil }
+        return UnchangedRecipe(memo: memo)
+    }
+}
+
+/// A recipe as a plan's cache file remembers it, its files unchanged since (`PlanCache.unchangedRecipe`).
+public struct UnchangedRecipe: Sendable {
+    let memo: PlanMemo
+
+    /// The recipe without its zones' records (which stay in the cache until a plan needs them): its name,
+    /// container, environment, users, zones, public records, lanes and warnings.
+    public var recipe: Recipe { memo.recipe?.header ?? Recipe(name: "", file: "", users: [], owner: "") }
 }

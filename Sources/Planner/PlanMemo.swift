@@ -6,7 +6,7 @@ import ShareKit
 /// What a `PlanCache` file holds: the store's change token from before the last plan read its zones, and
 /// for each zone that planned to no changes, what its plan depended on and what it took from the store.
 struct PlanMemo: Sendable, Codable {
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// One zone that planned to no changes.
     struct Zone: Sendable {
@@ -14,12 +14,17 @@ struct PlanMemo: Sendable, Codable {
         var digest: String
         var exists: Bool
         /// The change tags the plan's basis holds for the zone.
-        var tags: [String: String]
+        var tags: ChangeTags
         /// The zone's live shares (for the plan's access before and after).
         var shares: [Share]
         /// The notes and waiting lines the zone's plan gave.
         var notes: [String]
         var waiting: [String]
+        /// The zone's change token after the read (its changes since are what changed after it); nil when the
+        /// zone did not exist.
+        var token: ChangeToken?
+        /// How many live records of the zone the recipe does not declare.
+        var undeclared: Int
     }
 
     var version: Int
@@ -27,13 +32,22 @@ struct PlanMemo: Sendable, Codable {
     var owner: UserRecordName
     var databaseToken: ChangeToken
     var zones: [String: Zone]
+    /// The recipe planned, when it was loaded from files: a later plan of the same files plans from the memo
+    /// without loading them.
+    var recipe: RememberedRecipe?
+
+    /// The memo in `file` in this version, whatever its store and owner; nil otherwise.
+    static func load(_ file: URL) -> PlanMemo? {
+        guard let data = try? Data(contentsOf: file),
+            let memo = try? JSONDecoder().decode(PlanMemo.self, from: data),
+            memo.version == currentVersion
+        else { return nil }
+        return memo
+    }
 
     /// The memo in `file`, when there is one for this store and owner in this version; nil otherwise.
     static func load(_ file: URL, storeName: String, owner: UserRecordName) -> PlanMemo? {
-        guard let data = try? Data(contentsOf: file),
-            let memo = try? JSONDecoder().decode(PlanMemo.self, from: data),
-            memo.version == currentVersion, memo.storeName == storeName, memo.owner == owner
-        else { return nil }
+        guard let memo = load(file), memo.storeName == storeName, memo.owner == owner else { return nil }
         return memo
     }
 
@@ -90,10 +104,11 @@ struct PlanMemo: Sendable, Codable {
 // MARK: - Codable
 
 extension PlanMemo.Zone: Codable {
-    enum CodingKeys: String, CodingKey { case digest, exists, tags, shares, notes, waiting }
+    enum CodingKeys: String, CodingKey { case digest, exists, tags, shares, notes, waiting, token, undeclared }
 
-    /// The change tags as one string (`name`, tab, `tag`, newline, …; record names and tags hold neither):
-    /// a zone of 100,000 records reads and writes in a fraction of the time a JSON object of them takes.
+    /// The change tags as one string (`ChangeTags`): a zone of 100,000 records reads and writes in a
+    /// fraction of the time a JSON object of them takes, and a plan that takes the zone from the file does
+    /// not unpack them.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         digest = try container.decode(String.self, forKey: .digest)
@@ -101,14 +116,11 @@ extension PlanMemo.Zone: Codable {
         shares = try container.decode([Share].self, forKey: .shares)
         notes = try container.decode([String].self, forKey: .notes)
         waiting = try container.decode([String].self, forKey: .waiting)
-        var tags: [String: String] = [:]
-        let packed = try container.decode(String.self, forKey: .tags)
-        for line in packed.split(separator: "\n") {
-            guard let tab = line.firstIndex(of: "\t") else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .tags, in: container, debugDescription: "a tag line without a tab")
-            }
-            tags[String(line[..<tab])] = String(line[line.index(after: tab)...])
+        token = try container.decodeIfPresent(ChangeToken.self, forKey: .token)
+        undeclared = try container.decode(Int.self, forKey: .undeclared)
+        guard let tags = ChangeTags(packed: try container.decode(String.self, forKey: .tags)) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .tags, in: container, debugDescription: "change tags that are not lines")
         }
         self.tags = tags
     }
@@ -120,18 +132,51 @@ extension PlanMemo.Zone: Codable {
         try container.encode(shares, forKey: .shares)
         try container.encode(notes, forKey: .notes)
         try container.encode(waiting, forKey: .waiting)
-        var packed = ""
-        for (name, tag) in tags {
-            // A name with a tab or newline cannot be packed: no memo is written, and the next plan reads all.
-            if name.contains(where: { $0 == "\t" || $0 == "\n" }) || tag.contains(where: { $0 == "\t" || $0 == "\n" }) {
-                throw EncodingError.invalidValue(
-                    name, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "a tab or newline"))
-            }
-            packed += name
-            packed += "\t"
-            packed += tag
-            packed += "\n"
+        try container.encodeIfPresent(token, forKey: .token)
+        try container.encode(undeclared, forKey: .undeclared)
+        // A name with a tab or newline cannot be packed: no memo is written, and the next plan reads all.
+        guard let packed = tags.packedText else {
+            throw EncodingError.invalidValue(
+                digest, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "a tab or newline"))
         }
         try container.encode(packed, forKey: .tags)
+    }
+}
+
+/// What a plan remembers of a recipe loaded from files, so that the next plan of the same files can plan
+/// without loading them: what the files were, the recipe without its zones' records (those are kept per zone
+/// in `DeclaredRecordFile`s), the users as the store knew them, and each zone's digest.
+struct RememberedRecipe: Sendable, Codable {
+    var inputs: RecipeInputs
+    /// The recipe, each zone's `records` and the `variables` left empty.
+    var header: Recipe
+    var users: UserDirectory
+    /// The plan's options that a zone's plan depends on (`PlanMemo.optionsKey`).
+    var options: String
+    /// Each zone's digest, by zone name.
+    var digests: [String: String]
+
+    init(recipe: Recipe, inputs: RecipeInputs, users: UserDirectory, options: String, digests: [String: String]) {
+        var header = recipe
+        for index in header.zones.indices { header.zones[index].records = [] }
+        // A plan does not need the variables' values, and the file does not keep them.
+        header.variables = [:]
+        self.header = header
+        self.inputs = inputs
+        self.users = users
+        self.options = options
+        self.digests = digests
+    }
+}
+
+extension PlanMemo {
+    /// The options a zone's plan depends on, as one string.
+    static func optionsKey(prune: Bool, destroy: Bool, actsAsAnyUser: Bool) -> String {
+        "prune=\(prune) destroy=\(destroy) actsAsAnyUser=\(actsAsAnyUser)"
+    }
+
+    /// Where the declared records of the memo's zones are kept: beside the cache file.
+    static func recordsDirectory(of file: URL) -> URL {
+        file.deletingPathExtension().appendingPathExtension("records")
     }
 }

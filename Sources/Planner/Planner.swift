@@ -20,28 +20,130 @@ public struct Planner: Sendable {
 
     /// Looks up the recipe's users, creating none, and plans the recipe against the store: a plan changes
     /// nothing in any store.
+    /// - Parameter inputs: what the recipe was loaded from (`RecipeLoader.loadWithInputs`): with a cache, the
+    ///   next plan of the same inputs can plan without loading them (`plan(_:options:load:)`).
     /// - Throws: `PlannerError` when a user cannot be looked up or the store cannot be read.
-    public func plan(_ recipe: Recipe, options: PlanOptions = PlanOptions()) async throws -> Plan {
+    public func plan(_ recipe: Recipe, inputs: RecipeInputs? = nil, options: PlanOptions = PlanOptions())
+        async throws -> Plan
+    {
         let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger)
-        return try await plan(recipe, users: users, options: options)
+        return try await plan(recipe, users: users, options: options, inputs: inputs)
+    }
+
+    /// Plans a recipe whose files are unchanged since the cache's last plan (`PlanCache.unchangedRecipe`)
+    /// from the cache file and the store's change feeds, without loading it: the zones that did not change
+    /// are planned from the file, the records that changed in the others are read, and a zone is read whole
+    /// only when more than its records changed. When the file cannot answer (another store or owner, a token
+    /// the store refuses, a zone the file does not hold), `load` loads the recipe and the plan is the usual one.
+    /// - Throws: `PlannerError` when a user cannot be looked up or the store cannot be read; what `load` throws.
+    public func plan(
+        _ unchanged: UnchangedRecipe, options: PlanOptions = PlanOptions(),
+        load: () throws -> (recipe: Recipe, inputs: RecipeInputs)
+    ) async throws -> Plan {
+        if let plan = try await planFromCache(unchanged, options: options) { return plan }
+        logger.debug("the cache file cannot plan \(unchanged.recipe.name) alone: loading it")
+        let (recipe, inputs) = try load()
+        return try await plan(recipe, inputs: inputs, options: options)
     }
 
     /// Plans the recipe against the store, with users already signed in.
     /// - Throws: `PlannerError` when a user has no account or the store cannot be read.
-    public func plan(_ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions()) async throws
-        -> Plan
-    {
+    public func plan(
+        _ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions(), inputs: RecipeInputs? = nil
+    ) async throws -> Plan {
+        let zones = Self.zones(of: recipe, options: options)
+        let reader = LiveStateReader(store: store, owner: users.owner.recordName ?? "", logger: logger)
+        let optionsKey = PlanMemo.optionsKey(
+            prune: options.prune, destroy: options.destroy, actsAsAnyUser: store.capabilities.actsAsAnyUser)
+        // A zone whose records name another zone's share depends on that zone too: it is always read.
+        let incremental = try await IncrementalRead(
+            cache: options.cache, reader: reader, owner: users.owner.recordName, zones: zones,
+            alwaysRead: Set(zones.filter { Self.namesSharesOfOtherZones($0) }.map(\.name)),
+            digest: {
+                PlanMemo.digest(
+                    of: $0, recipe: recipe, users: users, prune: options.prune, destroy: options.destroy,
+                    actsAsAnyUser: store.capabilities.actsAsAnyUser)
+            })
+        // A recipe whose `!share-url` names another zone's share is read whole first: the cache does not
+        // remember it.
+        let remember = inputs.flatMap { inputs in
+            Self.namesSharesOfOtherZones(recipe)
+                ? nil
+                : RememberedRecipe(recipe: recipe, inputs: inputs, users: users, options: optionsKey, digests: [:])
+        }
+        return try await build(
+            recipe, zones: zones, users: users, options: options, reader: reader, incremental: incremental,
+            partial: [:], remember: remember, writesRecords: true)
+    }
+
+    /// The plan from the cache file and the change feeds, or nil when the file cannot answer alone.
+    private func planFromCache(_ unchanged: UnchangedRecipe, options: PlanOptions) async throws -> Plan? {
+        let memo = unchanged.memo
+        guard let cache = options.cache, cache.refresh == .incremental, let remembered = memo.recipe,
+            memo.storeName == store.displayName,
+            remembered.options
+                == PlanMemo.optionsKey(
+                    prune: options.prune, destroy: options.destroy, actsAsAnyUser: store.capabilities.actsAsAnyUser),
+            remembered.users.entries.allSatisfy({ $0.recordName != nil }),
+            let ownerEntry = remembered.users.entries.first(where: { $0.handle == remembered.users.ownerHandle })
+        else { return nil }
+        // The owner must still be the user the file knows (a store made again has other users); the other
+        // users are known from the file: a store never deletes a user, and a store made again refuses the
+        // file's token.
+        guard let owner = try? await store.signInExisting(email: ownerEntry.email), owner.recordName == memo.owner
+        else { return nil }
+        var recipe = remembered.header
+        var zones = Self.zones(of: recipe, options: options)
+        let reader = LiveStateReader(store: store, owner: memo.owner, logger: logger)
+        let incremental = try await IncrementalRead(
+            cache: cache, known: memo, reader: reader, owner: memo.owner, zones: zones, alwaysRead: [],
+            digest: { remembered.digests[$0.name] ?? "" })
+        guard incremental.previous != nil else { return nil }
+        let directory = PlanMemo.recordsDirectory(of: cache.file)
+        var partial: [Int: PartialZone] = [:]
+        for (index, zone) in zones.enumerated() where incremental.remembered[index] == nil {
+            guard let digest = remembered.digests[zone.name] else { return nil }
+            let file = DeclaredRecordFile(directory: directory, digest: digest)
+            if !options.destroy, !zone.absent, let known = memo.zones[zone.name], known.digest == digest,
+                known.exists, incremental.existing.contains(zone.name),
+                let changed = await PartialZone.read(zoneName: zone.name, known: known, file: file, reader: reader)
+            {
+                partial[index] = changed
+                continue
+            }
+            guard let records = file.records() else { return nil }
+            zones[index].records = records
+            if let position = recipe.zones.firstIndex(where: { $0.name == zone.name }) {
+                recipe.zones[position].records = records
+            }
+        }
+        return try await build(
+            recipe, zones: zones, users: remembered.users, options: options, reader: reader,
+            incremental: incremental, partial: partial, remember: remembered, writesRecords: false)
+    }
+
+    /// The zones a plan with these options is about.
+    private static func zones(of recipe: Recipe, options: PlanOptions) -> [DeclaredZone] {
+        options.onlyZones.isEmpty ? recipe.zones : recipe.zones.filter { options.onlyZones.contains($0.name) }
+    }
+
+    /// The plan, from the zones remembered (`incremental`), the zones read in part (`partial`) and the zones
+    /// read whole (the others); writes the cache file for the next plan.
+    /// - Parameter writesRecords: whether `zones` hold every record (a loaded recipe), so that the declared
+    ///   records of the zones that plan to no changes can be kept for the next plan.
+    private func build(
+        _ recipe: Recipe, zones: [DeclaredZone], users: UserDirectory, options: PlanOptions,
+        reader: LiveStateReader, incremental start: IncrementalRead, partial: [Int: PartialZone],
+        remember: RememberedRecipe?, writesRecords: Bool
+    ) async throws -> Plan {
+        var incremental = start
         // An owner the store does not have yet owns nothing: everything the recipe declares is to create.
         let ownerRecordName = users.owner.recordName
-        let zones =
-            options.onlyZones.isEmpty
-            ? recipe.zones : recipe.zones.filter { options.onlyZones.contains($0.name) }
         // The plan says what it leaves out; the command line prints it once, with the plan.
         let undeclared = options.onlyZones.filter { recipe.zone($0) == nil }.map {
             "only: zone \($0) is not declared in recipe \(recipe.name); nothing to plan for it."
         }
         let publicRecords = options.onlyZones.isEmpty ? recipe.publicRecords : []
-        let reader = LiveStateReader(store: store, owner: ownerRecordName ?? "", logger: logger)
         var builder = PlanBuilder(
             recipe: recipe, users: users, live: LiveState(zones: [:], publicRecords: [:], storeCalls: 0),
             actsAsAnyUser: store.capabilities.actsAsAnyUser, prune: options.prune)
@@ -52,18 +154,7 @@ public struct Planner: Sendable {
         var zoneBases: [ZoneBasis] = []
         let pipelined = !Self.namesSharesOfOtherZones(recipe)
         var liveShares: [Share] = []
-        // Incremental plans: a zone that did not change since the last plan, and planned to no changes then
-        // with the same declaration, is planned from the cache file without being read. A zone whose records
-        // name another zone's share depends on that zone too: it is always read.
-        var incremental = try await IncrementalRead(
-            cache: options.cache, reader: reader, owner: ownerRecordName, zones: zones,
-            alwaysRead: Set(zones.filter { Self.namesSharesOfOtherZones($0) }.map(\.name)),
-            digest: {
-                PlanMemo.digest(
-                    of: $0, recipe: recipe, users: users, prune: options.prune, destroy: options.destroy,
-                    actsAsAnyUser: store.capabilities.actsAsAnyUser)
-            })
-        var calls = incremental.calls
+        var calls = incremental.calls + partial.values.reduce(0) { $0 + $1.calls }
         /// Plans a zone from the cache file: its notes and waiting lines, kept for the next plan.
         func planRemembered(_ index: Int) {
             guard let remembered = incremental.remembered[index] else { return }
@@ -71,26 +162,63 @@ public struct Planner: Sendable {
             builder.waiting += remembered.waiting
             incremental.memo?.zones[zones[index].name] = remembered
         }
+        /// Plans the records of a zone that changed since the cache file's plan; the rest of the zone is as
+        /// that plan found it (its notes and waiting lines too).
+        func planPartial(_ index: Int, _ changed: PartialZone, tags: ChangeTags) throws {
+            var zone = zones[index]
+            zone.records = changed.declared
+            zone.share = nil
+            let changesBefore = builder.changeCount
+            builder.live.zones[zone.name] = changed.liveZone
+            try builder.add(zone)
+            builder.live.zones[zone.name] = nil
+            builder.notes += changed.known.notes
+            builder.waiting += changed.known.waiting
+            if builder.changeCount == changesBefore {
+                var kept = changed.known
+                kept.tags = tags
+                kept.token = changed.token
+                incremental.memo?.zones[zone.name] = kept
+            }
+        }
+        var recordWrites: [Task<Void, Never>] = []
         /// Plans a zone from its live state, and keeps it for the next plan when it plans to no changes.
-        func planRead(_ index: Int, _ liveZone: LiveZone?) throws {
+        func planRead(_ index: Int, _ liveZone: LiveZone?, token: ChangeToken?) throws {
             let zone = zones[index]
             let (changesBefore, notesBefore, waitingBefore) =
                 (builder.changeCount, builder.notes.count, builder.waiting.count)
             try builder.add(zone)
             if builder.changeCount == changesBefore, let digest = incremental.digests[index] {
+                let declared = Set(zone.records.map(\.name))
                 incremental.memo?.zones[zone.name] = PlanMemo.Zone(
-                    digest: digest, exists: liveZone != nil, tags: liveZone?.tags ?? [:],
+                    digest: digest, exists: liveZone != nil, tags: ChangeTags(liveZone?.tags ?? [:]),
                     shares: Array(liveZone?.shares.values ?? [:].values),
-                    notes: Array(builder.notes[notesBefore...]), waiting: Array(builder.waiting[waitingBefore...]))
+                    notes: Array(builder.notes[notesBefore...]), waiting: Array(builder.waiting[waitingBefore...]),
+                    token: token, undeclared: liveZone?.recordOrder.filter { !declared.contains($0) }.count ?? 0)
+                // Its declared records beside the file, under the zone's digest, written while the next zones
+                // are read and planned; a plan of the same files takes them from there.
+                if writesRecords, remember != nil, let cache = options.cache {
+                    let records = zone.records
+                    let directory = PlanMemo.recordsDirectory(of: cache.file)
+                    recordWrites.append(
+                        Task.detached(priority: .utility) {
+                            DeclaredRecordFile.write(records, directory: directory, digest: digest)
+                        })
+                }
             }
         }
         var nextZone = 0
-        /// Takes the remembered zones before `end` in the recipe's order: their bases and shares, and their
-        /// plans (pipelined) or their shares for other zones' `!share-url` (read whole first).
-        func takeRemembered(upTo end: Int) {
+        /// Takes the remembered and partly read zones before `end` in the recipe's order: their bases and
+        /// shares, and their plans (pipelined) or their shares for other zones' `!share-url` (read whole first).
+        func takeRemembered(upTo end: Int) throws {
             while nextZone < end {
-                if let remembered = incremental.remembered[nextZone] {
-                    let name = zones[nextZone].name
+                let name = zones[nextZone].name
+                if let changed = partial[nextZone] {
+                    let tags = changed.tags
+                    liveShares += changed.known.shares
+                    zoneBases.append(ZoneBasis(zoneName: name, exists: true, tags: tags))
+                    try planPartial(nextZone, changed, tags: tags)
+                } else if let remembered = incremental.remembered[nextZone] {
                     liveShares += remembered.shares
                     zoneBases.append(ZoneBasis(zoneName: name, exists: remembered.exists, tags: remembered.tags))
                     if pipelined {
@@ -105,29 +233,35 @@ public struct Planner: Sendable {
                 nextZone += 1
             }
         }
-        let toRead = ownerRecordName == nil ? [] : zones.indices.filter { incremental.remembered[$0] == nil }
+        var tokens: [Int: ChangeToken] = [:]
+        let toRead =
+            ownerRecordName == nil
+            ? [] : zones.indices.filter { incremental.remembered[$0] == nil && partial[$0] == nil }
         calls += try await reader.readZones(toRead.map { zones[$0].name }, listed: incremental.listed) {
-            position, liveZone in
+            position, read in
             let index = toRead[position]
-            takeRemembered(upTo: index)
+            try takeRemembered(upTo: index)
             let zone = zones[index]
+            let liveZone = read?.zone
             if let liveZone { liveShares += liveZone.shares.values }
             builder.live.zones[zone.name] = liveZone
             zoneBases.append(ZoneBasis(zoneName: zone.name, exists: liveZone != nil, tags: liveZone?.tags ?? [:]))
             if pipelined {
-                try planRead(index, liveZone)
+                try planRead(index, liveZone, token: read?.token)
                 builder.live.zones[zone.name] = nil
+            } else {
+                tokens[index] = read?.token
             }
             nextZone = index + 1
         }
-        takeRemembered(upTo: ownerRecordName == nil ? 0 : zones.count)
+        try takeRemembered(upTo: ownerRecordName == nil ? 0 : zones.count)
         if !pipelined || ownerRecordName == nil {
             for (index, zone) in zones.enumerated() {
                 if ownerRecordName == nil { zoneBases.append(ZoneBasis(zoneName: zone.name, exists: false)) }
                 if incremental.remembered[index] != nil {
                     planRemembered(index)
                 } else {
-                    try planRead(index, builder.live.zones[zone.name])
+                    try planRead(index, builder.live.zones[zone.name], token: tokens[index])
                 }
             }
         }
@@ -169,9 +303,24 @@ public struct Planner: Sendable {
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
         plan.schema = try await planSchema(
             recipe, reader: ownerRecordName ?? users.entries.lazy.compactMap(\.recordName).first)
-        if let cache = options.cache, let memo = incremental.memo { memo.save(to: cache.file) }
+        // A plan that took every zone from the file, the store's token unchanged, would write the same file.
+        let unchanged =
+            !writesRecords && toRead.isEmpty && partial.isEmpty && incremental.previous?.recipe != nil
+            && incremental.previous?.databaseToken == incremental.memo?.databaseToken
+            && incremental.previous?.zones.count == incremental.memo?.zones.count
+        if let cache = options.cache, var memo = incremental.memo, !unchanged {
+            if var remember {
+                for task in recordWrites { await task.value }
+                for (index, digest) in incremental.digests { remember.digests[zones[index].name] = digest }
+                DeclaredRecordFile.removeAll(
+                    in: PlanMemo.recordsDirectory(of: cache.file), except: Set(remember.digests.values))
+                memo.recipe = remember
+            }
+            memo.save(to: cache.file)
+        }
+        let fromCache = incremental.remembered.count + partial.count
         logger.debug(
-            "planned \(recipe.name): \(plan.summary.line) (\(calls) store calls, \(incremental.remembered.count) zone\(incremental.remembered.count == 1 ? "" : "s") from the cache)"
+            "planned \(recipe.name): \(plan.summary.line) (\(calls) store calls, \(fromCache) zone\(fromCache == 1 ? "" : "s") from the cache)"
         )
         return plan
     }

@@ -6,6 +6,12 @@ struct IncludeResolver {
 
     private(set) var errors: [RecipeError] = []
     private var filesRead = 0
+    /// Where every file read is noted.
+    let log: InputLog
+
+    init(log: InputLog) {
+        self.log = log
+    }
 
     /// The merged tree of `path`, or nil when the file itself could not be read (the errors say why).
     mutating func load(
@@ -29,6 +35,7 @@ struct IncludeResolver {
             return nil
         }
         let root: RecipeNode
+        log.read(file: path)
         do {
             root = try YAMLReader.read(path: path, displayPath: path)
         } catch {

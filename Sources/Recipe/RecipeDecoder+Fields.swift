@@ -143,6 +143,7 @@ extension RecipeDecoder {
     private func assetValue(_ path: String, _ node: RecipeNode) -> FieldValue? {
         let declaringDirectory = RecipePath.directory(of: node.location.file)
         let resolved = RecipePath.join(declaringDirectory, path)
+        log.read(file: resolved)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: resolved, isDirectory: &isDirectory), !isDirectory.boolValue else {
             error("asset file `\(path)` does not exist (looked for \(resolved))", node.location)

@@ -42,7 +42,11 @@ final class RecipeDecoder {
     /// Templates already read, by text: a `repeat:` expands the same few templates for every record.
     private var compiledTemplates: [String: Template.Compiled] = [:]
 
-    init(rootDirectory: String) {
+    /// Where every `!asset` file read is noted.
+    let log: InputLog
+
+    init(rootDirectory: String, log: InputLog = InputLog()) {
+        self.log = log
         self.rootDirectory = rootDirectory
     }
 

@@ -26,16 +26,25 @@ public struct RecipeLoader: Sendable {
     /// Loads and validates the recipe at `path`; messages show `path` as given.
     /// - Throws: `RecipeErrors` with every problem found, each located in the file it is in.
     public func load(path: String) throws(RecipeErrors) -> Recipe {
-        var includes = IncludeResolver()
+        try loadWithInputs(path: path).recipe
+    }
+
+    /// Loads and validates the recipe at `path`, and says what it was made from: loading again gives the same
+    /// recipe while those inputs are unchanged.
+    /// - Throws: `RecipeErrors` with every problem found, each located in the file it is in.
+    public func loadWithInputs(path: String) throws(RecipeErrors) -> (recipe: Recipe, inputs: RecipeInputs) {
+        let log = InputLog()
+        var includes = IncludeResolver(log: log)
         let tree = includes.load(path: path)
-        return try finish(tree, file: path, errors: includes.errors)
+        let recipe = try finish(tree, file: path, errors: includes.errors, log: log)
+        return (recipe, log.inputs(environment: environment))
     }
 
     /// Loads a recipe given as text; `file` names it in messages, and includes, `.env` files and assets are
     /// looked up beside it.
     /// - Throws: `RecipeErrors` with every problem found.
     public func load(yaml: String, file: String) throws(RecipeErrors) -> Recipe {
-        var includes = IncludeResolver()
+        var includes = IncludeResolver(log: InputLog())
         var tree: RecipeNode? = nil
         do {
             let root = try YAMLReader(displayPath: file).parse(text: yaml)
@@ -43,16 +52,18 @@ public struct RecipeLoader: Sendable {
         } catch {
             throw error
         }
-        return try finish(tree, file: file, errors: includes.errors)
+        return try finish(tree, file: file, errors: includes.errors, log: includes.log)
     }
 
-    private func finish(_ tree: RecipeNode?, file: String, errors initial: [RecipeError]) throws(RecipeErrors) -> Recipe
-    {
+    private func finish(
+        _ tree: RecipeNode?, file: String, errors initial: [RecipeError], log: InputLog
+    ) throws(RecipeErrors) -> Recipe {
         var errors = initial
         let directory = RecipePath.directory(of: file)
         var envFiles: [[String: String]] = []
         if let envName {
             let envPath = RecipePath.join(directory, ".env.\(envName)")
+            log.read(file: envPath)
             if let text = try? String(contentsOfFile: envPath, encoding: .utf8) {
                 let parsed = DotEnv.parse(text, file: envPath)
                 envFiles.append(parsed.values)
@@ -65,6 +76,7 @@ public struct RecipeLoader: Sendable {
             }
         }
         let dotEnvPath = RecipePath.join(directory, ".env")
+        log.read(file: dotEnvPath)
         if FileManager.default.fileExists(atPath: dotEnvPath),
             let text = try? String(contentsOfFile: dotEnvPath, encoding: .utf8)
         {
@@ -74,7 +86,8 @@ public struct RecipeLoader: Sendable {
         }
         guard let tree else { throw RecipeErrors(Self.sorted(errors)) }
 
-        var variables = Variables(overrides: overrides, vars: [:], environment: environment, envFiles: envFiles)
+        var variables = Variables(
+            overrides: overrides, vars: [:], environment: environment, envFiles: envFiles, log: log)
         // `vars:` values may use the environment and overrides, not each other.
         if let varsNode = tree["vars"] {
             if let pairs = varsNode.pairs {
@@ -96,7 +109,7 @@ public struct RecipeLoader: Sendable {
 
         var merged = variables.vars
         for (key, value) in overrides { merged[key] = value }
-        let decoder = RecipeDecoder(rootDirectory: directory)
+        let decoder = RecipeDecoder(rootDirectory: directory, log: log)
         let decoded = decoder.decode(expanded, file: file, variables: merged)
         errors += decoder.errors.filter {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))

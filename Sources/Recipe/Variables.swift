@@ -9,15 +9,24 @@ struct Variables {
     var environment: [String: String]
     /// `.env.NAME` entries, then `.env` entries, each with the place it was set.
     var envFiles: [[String: String]]
+    /// Where each environment variable consulted is noted.
+    var log: InputLog?
 
     func value(of name: String) -> String? {
         if let v = overrides[name] { return v }
         if let v = vars[name] { return v }
+        log?.consulted(variable: name)
         if let v = environment[name] { return v }
         for file in envFiles {
             if let v = file[name] { return v }
         }
         return nil
+    }
+
+    /// The process environment's value of `name`, noted in the log.
+    private func environmentValue(of name: String) -> String? {
+        log?.consulted(variable: name)
+        return environment[name]
     }
 
     /// The names a misspelt variable is compared with (the environment is left out: too many, too private).
@@ -65,7 +74,8 @@ struct Variables {
             }
             let found =
                 includeVars
-                ? value(of: key) : (overrides[key] ?? environment[key] ?? envFiles.lazy.compactMap { $0[key] }.first)
+                ? value(of: key)
+                : (overrides[key] ?? environmentValue(of: key) ?? envFiles.lazy.compactMap { $0[key] }.first)
             if let found {
                 output += found
             } else if let fallback {

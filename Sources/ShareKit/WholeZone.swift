@@ -7,11 +7,14 @@ public struct WholeZone: Sendable, Hashable {
     public var shares: [Share]
     /// The store calls the read made (one a page).
     public var calls: Int
+    /// The token of the last page: the zone's changes since it are what changed after this read.
+    public var token: ChangeToken?
 
-    public init(records: [Record] = [], shares: [Share] = [], calls: Int = 0) {
+    public init(records: [Record] = [], shares: [Share] = [], calls: Int = 0, token: ChangeToken? = nil) {
         self.records = records
         self.shares = shares
         self.calls = calls
+        self.token = token
     }
 }
 
@@ -47,11 +50,14 @@ extension Store {
                 shares[name] = nil
             }
             // A store that hands back the same token with more to come would loop forever.
-            if !page.moreComing || page.token == token { break }
+            if !page.moreComing || page.token == token {
+                token = page.token
+                break
+            }
             token = page.token
         }
         return WholeZone(
             records: recordOrder.compactMap { records[$0] }, shares: shareOrder.compactMap { shares[$0] },
-            calls: calls)
+            calls: calls, token: token)
     }
 }

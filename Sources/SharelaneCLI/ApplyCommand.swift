@@ -48,12 +48,18 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let logger = Logger(label: "sharelane.apply")
         let path = try RecipeSelection.resolve(target)
         let isSaved = SavedPlan.isSavedPlan(at: path)
-        let loaded: Recipe? = isSaved ? nil : try recipeSelection.load(path)
+        let source =
+            isSaved
+            ? nil
+            : try PlanSource(
+                path: path, selection: recipeSelection,
+                cache: refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
+                nothingDone: "nothing was planned or applied")
         // A local store is locked from the plan to the last write: another apply waits, or is told who holds it.
         let lock = try await lockOptions.lock(storeOptions.url, operation: "apply")
         defer { withExtendedLifetime(lock) {} }
         // http: and cloudkit: address the recipe's container; a saved plan uses the default one.
-        let store = try storeOptions.open(for: loaded, logger: logger)
+        let store = try storeOptions.open(for: source?.recipe, logger: logger)
         let applier = Applier(store: store, logger: logger)
         let plan: Plan
         do {
@@ -63,12 +69,10 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 }
                 plan = try SavedPlan.read(from: path)
                 try await applier.verify(plan)
-            } else if let loaded {
-                plan = try await Planner(store: store, logger: logger).plan(
-                    loaded,
-                    options: PlanOptions(
-                        prune: prune, targets: targetOptions.targets,
-                        cache: refreshOptions.cache(storeURL: storeOptions.url, recipe: loaded)))
+            } else if let source {
+                plan = try await source.plan(
+                    with: Planner(store: store, logger: logger),
+                    options: PlanOptions(prune: prune, targets: targetOptions.targets))
             } else {
                 throw CLIFailure("cannot read \(path)")
             }

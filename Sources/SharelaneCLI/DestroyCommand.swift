@@ -43,17 +43,18 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.destroy")
         let path = try RecipeSelection.resolve(recipe)
-        let loaded = try recipeSelection.load(path, nothingDone: "nothing was destroyed")
+        let source = try PlanSource(
+            path: path, selection: recipeSelection,
+            cache: refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
+            nothingDone: "nothing was destroyed")
         let lock = try await lockOptions.lock(storeOptions.url, operation: "destroy")
         defer { withExtendedLifetime(lock) {} }
-        let store = try storeOptions.open(for: loaded, logger: logger)
+        let store = try storeOptions.open(for: source.recipe, logger: logger)
         let plan: Plan
         do {
-            plan = try await Planner(store: store, logger: logger).plan(
-                loaded,
-                options: PlanOptions(
-                    destroy: true, targets: targetOptions.targets,
-                    cache: refreshOptions.cache(storeURL: storeOptions.url, recipe: loaded)))
+            plan = try await source.plan(
+                with: Planner(store: store, logger: logger),
+                options: PlanOptions(destroy: true, targets: targetOptions.targets))
         } catch {
             throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
         }

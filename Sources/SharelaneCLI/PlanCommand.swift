@@ -67,15 +67,16 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.plan")
         let path = try RecipeSelection.resolve(recipe)
-        let loaded = try recipeSelection.load(path)
-        let store = try storeOptions.open(for: loaded, logger: logger)
+        let source = try PlanSource(
+            path: path, selection: recipeSelection,
+            cache: refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
+            nothingDone: "nothing was planned or applied")
+        let store = try storeOptions.open(for: source.recipe, logger: logger)
         let plan: Plan
         do {
-            plan = try await Planner(store: store, logger: logger).plan(
-                loaded,
-                options: PlanOptions(
-                    prune: prune, targets: targetOptions.targets,
-                    cache: refreshOptions.cache(storeURL: storeOptions.url, recipe: loaded)))
+            plan = try await source.plan(
+                with: Planner(store: store, logger: logger),
+                options: PlanOptions(prune: prune, targets: targetOptions.targets))
         } catch {
             throw CLIFailure("cannot plan \(path) against \(store.displayName): \(error)")
         }

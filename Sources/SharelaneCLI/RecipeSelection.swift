@@ -103,11 +103,19 @@ struct RecipeSelection: ParsableArguments {
     }
 
     func load(_ path: String, nothingDone: String = "nothing was planned or applied") throws -> Recipe {
+        try loadWithInputs(path, nothingDone: nothingDone).recipe
+    }
+
+    /// Loads and validates the recipe at `path` as `load` does, with what it was made from.
+    /// - Throws: `ExitCode.failure` when the recipe has problems.
+    func loadWithInputs(_ path: String, nothingDone: String = "nothing was planned or applied") throws -> (
+        recipe: Recipe, inputs: RecipeInputs
+    ) {
         let loader = try loader()
         do {
-            let recipe = try loader.load(path: path)
-            Self.printWarnings(of: recipe)
-            return recipe
+            let loaded = try loader.loadWithInputs(path: path)
+            Self.printWarnings(of: loaded.recipe)
+            return loaded
         } catch {
             for problem in error.errors { Terminal.printError(problem.description) }
             Terminal.printError(

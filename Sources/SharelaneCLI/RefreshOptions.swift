@@ -17,11 +17,13 @@ struct RefreshOptions: ParsableArguments {
             valueName: "mode"))
     var refresh: PlanCache.Refresh = .incremental
 
-    /// The cache for planning `recipe` against the store at `storeURL`: beside an embedded store
-    /// (`.sharelane/plan-cache/` for `.sharelane/store.sqlite`), in the user's cache directory for `http:` and
-    /// `cloudkit:` stores, none for `memory:` (nothing outlives the process). One file per recipe, owner,
-    /// store, container and environment.
-    func cache(storeURL: String, recipe: Recipe) -> PlanCache? {
+    /// The cache for planning the recipe at `recipePath` against the store at `storeURL`: beside an embedded
+    /// store (`.sharelane/plan-cache/` for `.sharelane/store.sqlite`), in the user's cache directory for
+    /// `http:` and `cloudkit:` stores, none for `memory:` (nothing outlives the process). One file per recipe
+    /// file, variables (`--var`, `--var-file`, `--env`), working directory and store; the file itself says which owner and store
+    /// it is for, and what the recipe was made from.
+    /// - Throws: as `RecipeSelection.overrides()`.
+    func cache(storeURL: String, recipePath: String, selection: RecipeSelection) throws -> PlanCache? {
         let directory: URL
         switch try? StoreLocator.location(of: storeURL) {
         case .sqlite(let path)?:
@@ -31,10 +33,18 @@ struct RefreshOptions: ParsableArguments {
         case .memory?, nil:
             return nil
         }
-        let key = [storeURL, recipe.container, recipe.environment.rawValue, recipe.owner, recipe.name].joined(
-            separator: "\u{0}")
+        let recipeFile = URL(fileURLWithPath: recipePath).standardizedFileURL
+        let variables = try selection.overrides().sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        // The working directory too: the recipe remembered keeps its path as given.
+        let key =
+            ([
+                storeURL, recipeFile.path, FileManager.default.currentDirectoryPath, selection.envName ?? "",
+            ] + variables).joined(separator: "\u{0}")
         let digest = SHA256.hash(data: Data(key.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        let safeName = String(recipe.name.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }.prefix(40))
+        let safeName = String(
+            recipeFile.deletingPathExtension().lastPathComponent.map {
+                $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_"
+            }.prefix(40))
         return PlanCache(file: directory.appendingPathComponent("\(safeName)-\(digest).json"), refresh: refresh)
     }
 

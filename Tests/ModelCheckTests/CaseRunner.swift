@@ -630,11 +630,30 @@ extension CaseRun {
     /// The cache never changes a plan (issue 18): after every action, each side's incremental plan, from the
     /// cache file its earlier plans left, is the plan a full read gives.
     func compareIncrementalPlans(step: Int) async throws {
-        guard let recipe, !directories.isEmpty, caches.count == sides.count else { return }
+        guard let recipe, !directories.isEmpty, caches.count == sides.count, let firstCache = caches.first else {
+            return
+        }
+        // The recipe as a file, rewritten only when an edit changed it: a plan of an unchanged file comes from
+        // the cache file and the change feeds without loading it, as `sharelane plan` does.
+        let file = firstCache.file.deletingLastPathComponent().appendingPathComponent("check.yaml").path
+        let yaml = spec.yaml()
+        if (try? String(contentsOfFile: file, encoding: .utf8)) != yaml {
+            try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        let loader = RecipeLoader(environment: [:], overrides: [:])
         for (index, side) in sides.enumerated() {
             let planner = Planner(store: side.store, logger: logger)
-            let incremental = try await planner.plan(
-                recipe, users: directories[index], options: PlanOptions(cache: caches[index]))
+            let cache = caches[index]
+            let incremental: Plan
+            if let unchanged = cache.unchangedRecipe(environment: [:]) {
+                incremental = try await planner.plan(unchanged, options: PlanOptions(cache: cache)) {
+                    try loader.loadWithInputs(path: file)
+                }
+            } else {
+                let loaded = try loader.loadWithInputs(path: file)
+                incremental = try await planner.plan(
+                    loaded.recipe, users: directories[index], options: PlanOptions(cache: cache), inputs: loaded.inputs)
+            }
             let full = try await planner.plan(recipe, users: directories[index])
             guard
                 incremental.changes != full.changes || incremental.notes != full.notes

@@ -76,6 +76,121 @@ struct IncrementalPlanTests {
         Self.expectSame(incremental, try await Self.plan(recipe, base, cache: nil))
     }
 
+    /// A recipe file of 1,000 generated records in two zones, each shared with Bob.
+    static let generatedFile = """
+        sharelane: 1
+        name: generated
+        seed: 3
+        users:
+          alice: { email: alice@example.com }
+          bob: { email: bob@example.com }
+        owner: alice
+        zones:
+          Stock:
+            share: { participants: { bob: read-only } }
+            records:
+              "item-{{i:04}}": { repeat: 500, type: Item, fields: { title: "Item {{i}}", qty: 3 } }
+          Archive:
+            records:
+              "old-{{i:04}}": { repeat: 500, type: Item, fields: { title: "Old {{i}}", qty: 1 } }
+        """
+
+    /// Plans the recipe file as `sharelane plan` does: from the cache file when the file is unchanged since
+    /// the last plan (counting the loads `load` makes then), else loaded.
+    static func planFile(
+        _ path: String, _ store: any Store, cache: PlanCache, loads: LoadCounter
+    ) async throws -> Plan {
+        let loader = RecipeLoader(environment: [:])
+        let planner = Planner(store: store, logger: quietLogger)
+        if let unchanged = cache.unchangedRecipe(environment: [:]) {
+            return try await planner.plan(unchanged, options: PlanOptions(cache: cache)) {
+                loads.count += 1
+                return try loader.loadWithInputs(path: path)
+            }
+        }
+        let loaded = try loader.loadWithInputs(path: path)
+        return try await planner.plan(loaded.recipe, inputs: loaded.inputs, options: PlanOptions(cache: cache))
+    }
+
+    final class LoadCounter: @unchecked Sendable { var count = 0 }
+
+    @Test("an unchanged recipe file is not loaded again: its no-op plan reads the change feed, and no record")
+    func anUnchangedFileIsNotLoaded() async throws {
+        let path = scratch.file("generated.yaml")
+        try Self.generatedFile.write(toFile: path, atomically: true, encoding: .utf8)
+        let recipe = try RecipeLoader(environment: [:]).load(path: path)
+        let base = try freshStore()
+        try await PromiseTests.apply(recipe, to: base)
+        let loads = LoadCounter()
+        _ = try await Self.planFile(path, base, cache: cache, loads: loads)
+        #expect(cache.unchangedRecipe(environment: [:]) != nil, "the cache remembers the file")
+        let store = CountingStore(base)
+        let second = try await Self.planFile(path, store, cache: cache, loads: loads)
+        #expect(second.isEmpty)
+        #expect(loads.count == 0)
+        #expect(store.calls["zoneChanges"] == nil, "\(store.calls)")
+        #expect(store.calls["databaseChanges"] == 1 && store.calls["listZones"] == 1, "\(store.calls)")
+        Self.expectSame(second, try await Self.plan(recipe, base, cache: nil))
+    }
+
+    @Test("records changed behind an unchanged file's back are read alone and planned, and the next plan is quiet")
+    func recordsChangedBehindItsBackAreReadAlone() async throws {
+        let path = scratch.file("generated.yaml")
+        try Self.generatedFile.write(toFile: path, atomically: true, encoding: .utf8)
+        let recipe = try RecipeLoader(environment: [:]).load(path: path)
+        let base = try freshStore()
+        try await PromiseTests.apply(recipe, to: base)
+        let loads = LoadCounter()
+        _ = try await Self.planFile(path, base, cache: cache, loads: loads)
+        // Someone changes two records of Stock and deletes one of Archive.
+        let alice = try #require(try await base.signInExisting(email: "alice@example.com")).recordName
+        let stock = ZoneID(zoneName: "Stock")
+        _ = try await base.modifyRecords(
+            ["item-0007", "item-0300"].map {
+                RecordOperation(
+                    .forceUpdate,
+                    Record(recordName: $0, recordType: "Item", zoneID: stock, fields: ["qty": .int64(9)]))
+            }, in: stock, database: .private, atomic: true, as: alice)
+        let archive = ZoneID(zoneName: "Archive")
+        _ = try await base.modifyRecords(
+            [RecordOperation(.forceDelete, Record(recordName: "old-0042", recordType: "Item", zoneID: archive))],
+            in: archive, database: .private, atomic: true, as: alice)
+        let store = CountingStore(base)
+        let plan = try await Self.planFile(path, store, cache: cache, loads: loads)
+        #expect(loads.count == 0)
+        #expect(
+            plan.changes.map(\.address) == [
+                "record Stock/item-0007", "record Stock/item-0300", "record Archive/old-0042",
+            ])
+        #expect(store.calls["zoneChanges"] == 2, "each zone's changes, no zone whole: \(store.calls)")
+        Self.expectSame(plan, try await Self.plan(recipe, base, cache: nil))
+        try await PromiseTests.apply(recipe, to: base)
+        let after = try await Self.planFile(path, base, cache: cache, loads: loads)
+        #expect(after.isEmpty)
+        Self.expectSame(after, try await Self.plan(recipe, base, cache: nil))
+    }
+
+    @Test("an edited file, or a changed environment variable it uses, is loaded again")
+    func anEditedFileIsLoaded() async throws {
+        let path = scratch.file("generated.yaml")
+        try Self.generatedFile.replacingOccurrences(
+            of: "title: \"Old {{i}}\"", with: "title: \"Old ${ARCHIVE_QTY:-1} {{i}}\""
+        ).write(
+            toFile: path, atomically: true, encoding: .utf8)
+        let loader = RecipeLoader(environment: [:])
+        let loaded = try loader.loadWithInputs(path: path)
+        let store = try freshStore()
+        try await PromiseTests.apply(loaded.recipe, to: store)
+        _ = try await Planner(store: store, logger: quietLogger).plan(
+            loaded.recipe, inputs: loaded.inputs, options: PlanOptions(cache: cache))
+        #expect(cache.unchangedRecipe(environment: [:]) != nil)
+        #expect(cache.unchangedRecipe(environment: ["ARCHIVE_QTY": "2"]) == nil, "a variable it uses changed")
+        #expect(cache.unchangedRecipe(environment: ["UNUSED": "2"]) != nil, "a variable it does not use")
+        try (Self.generatedFile + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(cache.unchangedRecipe(environment: [:]) == nil, "the file changed")
+        #expect(PlanCache(file: cache.file, refresh: .full).unchangedRecipe(environment: [:]) == nil)
+    }
+
     @Test("a share URL another zone or a public record names is taken from the cache, and a stopped share is found")
     func shareURLsOfRememberedZones() async throws {
         let store = try freshStore()

@@ -1,0 +1,76 @@
+/// Change tags by record name, kept packed as one string (`name`, tab, `tag`, newline, …) until someone
+/// reads them: a plan of 100,000 unchanged records takes their tags from its cache file into its basis, and
+/// only a saved plan or the check of one reads them one by one.
+struct ChangeTags: Sendable {
+    // Exactly one of the two is set.
+    private var packed: String?
+    private var unpacked: [String: String]?
+
+    init(_ tags: [String: String]) {
+        unpacked = tags
+    }
+
+    /// Tags packed by `packed`; nil when the text is not such a packing.
+    init?(packed text: String) {
+        guard text.isEmpty || text.hasSuffix("\n") else { return nil }
+        packed = text
+    }
+
+    /// Sets the tags of `changed` and removes those of `deleted`, leaving the others packed.
+    mutating func update(changed: [String: String], deleted: Set<String>) {
+        guard var text = packed else {
+            var tags = unpacked ?? [:]
+            for name in deleted { tags[name] = nil }
+            for (name, tag) in changed { tags[name] = tag }
+            unpacked = tags
+            return
+        }
+        for name in deleted.union(changed.keys) {
+            // The line is at the start, or after a newline.
+            if text.hasPrefix(name + "\t"), let end = text.firstIndex(of: "\n") {
+                text.removeSubrange(...end)
+            } else if let start = text.range(of: "\n" + name + "\t"),
+                let end = text[start.upperBound...].firstIndex(of: "\n")
+            {
+                text.removeSubrange(text.index(after: start.lowerBound)...end)
+            }
+        }
+        guard let added = ChangeTags(changed).packedText else {
+            var tags = dictionary
+            for name in deleted { tags[name] = nil }
+            for (name, tag) in changed { tags[name] = tag }
+            self = ChangeTags(tags)
+            return
+        }
+        packed = text + added
+    }
+
+    /// The tags, unpacked.
+    var dictionary: [String: String] {
+        if let unpacked { return unpacked }
+        var tags: [String: String] = [:]
+        for line in (packed ?? "").split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t") else { continue }
+            tags[String(line[..<tab])] = String(line[line.index(after: tab)...])
+        }
+        return tags
+    }
+
+    /// The tags packed; nil when a name or tag holds a tab or newline (and cannot be packed).
+    var packedText: String? {
+        if let packed { return packed }
+        var text = ""
+        for (name, tag) in unpacked ?? [:] {
+            if name.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" })
+                || tag.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" })
+            {
+                return nil
+            }
+            text += name
+            text += "\t"
+            text += tag
+            text += "\n"
+        }
+        return text
+    }
+}

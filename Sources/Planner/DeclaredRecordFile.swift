@@ -1,0 +1,189 @@
+import Foundation
+import Recipe
+
+/// The declared records of one zone, kept beside a plan's cache file so that a plan of an unchanged recipe
+/// can take the records of the zones it reads without loading the recipe: one line a record, its name, a
+/// tab, then the record in a compact form of tab-separated parts (`C`) or, for the rare record the compact
+/// form cannot hold, as JSON (`J`). The file is named by the zone's digest (`PlanMemo.digest`), which covers every record,
+/// so a file never holds records of another declaration.
+///
+/// A plan that reads a few changed records of a zone decodes only those lines.
+struct DeclaredRecordFile {
+    let url: URL
+
+    init(directory: URL, digest: String) {
+        url = directory.appendingPathComponent("\(digest).jsonl")
+    }
+
+    var exists: Bool { FileManager.default.fileExists(atPath: url.path) }
+
+    /// Writes `records` (replacing the file whole); a file that cannot be written only costs a later plan a
+    /// load of the recipe. A record name with a tab or newline cannot be written: there is then no file.
+    static func write(_ records: [DeclaredRecord], directory: URL, digest: String) {
+        let file = DeclaredRecordFile(directory: directory, digest: digest)
+        guard !file.exists else { return }
+        let encoder = JSONEncoder()
+        var text = ""
+        text.reserveCapacity(records.count * 120)
+        for record in records {
+            guard !record.name.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" }) else {
+                return
+            }
+            text += record.name
+            if let compact = compactLine(record) {
+                text += "\tC\t"
+                text += compact
+            } else {
+                guard let json = try? encoder.encode(record) else { return }
+                text += "\tJ\t"
+                text += String(decoding: json, as: UTF8.self)
+            }
+            text += "\n"
+        }
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try? Data(text.utf8).write(to: file.url, options: .atomic)
+    }
+
+    /// The records named (every record when `names` is nil), in the recipe's order; nil when the file is
+    /// missing or damaged. Lines of other records are skipped by their name alone.
+    func records(named names: Set<String>? = nil) -> [DeclaredRecord]? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        let decoder = JSONDecoder()
+        var records: [DeclaredRecord] = []
+        var damaged = false
+        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var start = 0
+            while start < bytes.count, !damaged {
+                var end = start
+                while end < bytes.count && bytes[end] != 0x0A { end += 1 }
+                defer { start = end + 1 }
+                // name, tab, kind, tab, the rest
+                var tab = start
+                while tab < end && bytes[tab] != 0x09 { tab += 1 }
+                guard tab + 3 <= end, bytes[tab + 2] == 0x09 else {
+                    damaged = true
+                    return
+                }
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<tab]), as: UTF8.self)
+                guard names?.contains(name) ?? true else { continue }
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[(tab + 3)..<end])
+                let record: DeclaredRecord?
+                switch bytes[tab + 1] {
+                case UInt8(ascii: "C"):
+                    record = Self.record(named: name, compact: Substring(String(decoding: rest, as: UTF8.self)))
+                case UInt8(ascii: "J"): record = try? decoder.decode(DeclaredRecord.self, from: Data(rest))
+                default: record = nil
+                }
+                guard let record else {
+                    damaged = true
+                    return
+                }
+                records.append(record)
+            }
+        }
+        return damaged ? nil : records
+    }
+
+    // MARK: - The compact line
+
+    /// The common record (no share, every field a string, an integer or a double) as tab-separated parts:
+    /// type, parent, absent, the location's file, line and column, then each field's name, kind and value;
+    /// nil for any other record (written as JSON). Tabs, newlines and backslashes in text are escaped.
+    private static func compactLine(_ record: DeclaredRecord) -> String? {
+        guard record.share == nil else { return nil }
+        var parts = [
+            escape(record.type), record.parent.map { "+" + escape($0) } ?? "-", record.absent ? "1" : "0",
+            escape(record.location.file), String(record.location.line), String(record.location.column),
+        ]
+        for key in record.fields.keys.sorted() {
+            switch record.fields[key] {
+            case .value(.string(let text))?: parts += [escape(key), "s", escape(text)]
+            case .value(.int64(let number))?: parts += [escape(key), "i", String(number)]
+            case .value(.double(let number))? where number.isFinite:
+                parts += [escape(key), "d", String(number.bitPattern, radix: 16)]
+            default: return nil
+            }
+        }
+        return parts.joined(separator: "\t")
+    }
+
+    private static func record(named name: String, compact: Substring) -> DeclaredRecord? {
+        let parts = compact.split(separator: "\t", omittingEmptySubsequences: false)
+        guard parts.count >= 6, (parts.count - 6) % 3 == 0, let line = Int(parts[4]), let column = Int(parts[5])
+        else { return nil }
+        let parent: String?
+        switch parts[1].first {
+        case "+"?: parent = unescape(parts[1].dropFirst())
+        case "-"?: parent = nil
+        default: return nil
+        }
+        var fields: [String: DeclaredValue] = [:]
+        var index = 6
+        while index < parts.count {
+            let key = unescape(parts[index])
+            let text = parts[index + 2]
+            switch parts[index + 1] {
+            case "s": fields[key] = .value(.string(unescape(text)))
+            case "i":
+                guard let number = Int64(text) else { return nil }
+                fields[key] = .value(.int64(number))
+            case "d":
+                guard let bits = UInt64(text, radix: 16) else { return nil }
+                fields[key] = .value(.double(Double(bitPattern: bits)))
+            default: return nil
+            }
+            index += 3
+        }
+        return DeclaredRecord(
+            name: name, type: unescape(parts[0]), fields: fields, parent: parent, share: nil, absent: parts[2] == "1",
+            location: SourceLocation(file: unescape(parts[3]), line: line, column: column))
+    }
+
+    private static func escape(_ text: String) -> String {
+        // Scalar by scalar: "\r\n" is one Character.
+        guard text.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\\" || $0 == "\r" }) else {
+            return text
+        }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\t": escaped.append(contentsOf: "\\t".unicodeScalars)
+            case "\n": escaped.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": escaped.append(contentsOf: "\\r".unicodeScalars)
+            case "\\": escaped.append(contentsOf: "\\\\".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    private static func unescape<S: StringProtocol>(_ text: S) -> String {
+        guard text.contains("\\") else { return String(text) }
+        var plain = String.UnicodeScalarView()
+        var escaping = false
+        for scalar in text.unicodeScalars {
+            if escaping {
+                switch scalar {
+                case "t": plain.append("\t")
+                case "n": plain.append("\n")
+                case "r": plain.append("\r")
+                default: plain.append(scalar)
+                }
+                escaping = false
+            } else if scalar == "\\" {
+                escaping = true
+            } else {
+                plain.append(scalar)
+            }
+        }
+        return String(plain)
+    }
+
+    /// Removes the files in `directory` that no digest in `kept` names.
+    static func removeAll(in directory: URL, except kept: Set<String>) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasSuffix(".jsonl") && !kept.contains(String(name.dropLast(6))) {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import ShareKit
+import Testing
+
+@testable import CloudKitWire
+
+/// The emulator writes responses of records without `JSONEncoder`: what it writes decodes to exactly what
+/// `JSONEncoder`'s output decodes to, for every kind of record and value.
+@Suite("Record response writer")
+struct WireRecordWriterTests {
+    static let zone = ZoneID(zoneName: "Lists", ownerRecordName: "_owner")
+
+    static func record(_ name: String, _ fields: [String: FieldValue]) -> Record {
+        Record(
+            recordName: name, recordType: "Item", zoneID: zone, fields: fields, parent: nil, changeTag: "t1",
+            created: Stamp(timestamp: 1_700_000_000_000, userRecordName: "_owner"),
+            modified: Stamp(timestamp: 1_700_000_000_123, userRecordName: "_bob"))
+    }
+
+    static var response: RecordsResponse {
+        var child = WireRecord(
+            record(
+                "child \"quoted\" / slash",
+                [
+                    "text": .string("tab\tnewline\ncarriage\r\u{0}nul \u{1F} unit \\ back \u{7F} é 🐑"),
+                    "empty": .string(""), "min": .int64(.min), "max": .int64(.max),
+                    "small": .double(5e-324), "negativeZero": .double(-0.0), "big": .double(1.7976931348623157e308),
+                    "third": .double(1.0 / 3.0), "whole": .double(3), "when": .timestamp(-1), "asset": .assetID("a#b"),
+                ]))
+        child.parent = WireRecordPointer(recordName: "parent", recordChangeTag: "p7")
+        child.share = WireShareReference(recordName: "share-1", zoneID: zone)
+        var bare = WireRecord(recordName: "bare")
+        bare.recordType = nil
+        let share = Share(
+            recordName: "share-1", zoneID: zone, rootRecordName: "parent", title: "Lists",
+            publicPermission: .readOnly, ownerRecordName: "_owner",
+            participants: [
+                Participant(
+                    userRecordName: "_bob", email: "bob@example.com", role: .privateUser, permission: .readWrite,
+                    acceptance: .accepted)
+            ], changeTag: "s1", shortGUID: "0abc", url: "https://www.icloud.com/share/0abc")
+        return RecordsResponse(
+            records: [
+                WireRecord(record("plain", ["title": .string("Milk"), "qty": .int64(3), "price": .double(1.5)])),
+                child,
+                WireRecord(record("no fields", [:]), includeZoneID: false),
+                WireRecord(record("list", ["tags": .list(elementType: .string, [.string("a"), .string("b")])])),
+                WireRecord(
+                    record("reference", ["to": .reference(Reference(recordName: "parent", action: .validate))])),
+                WireRecord(record("infinite", ["x": .double(.infinity)])),
+                WireRecord(deletedRecordName: "gone"),
+                WireRecord(recordName: "refused", error: ShareError(.conflict, "changed since", subject: "refused")),
+                WireRecord(share, currentUser: "_bob"),
+                bare,
+            ], continuationMarker: "marker \"42\"")
+    }
+
+    @Test("every record decodes as JSONEncoder's output does")
+    func sameAsJSONEncoder() throws {
+        var response = Self.response
+        // JSON has no infinity: JSONEncoder refuses it, and so does the writer (it hands the record to it).
+        response.records.removeAll { $0.recordName == "infinite" }
+        let fast = try WireRecordWriter.encode(response)
+        let reference = try WireCoding.bodyEncoder().encode(response)
+        let decoder = JSONDecoder()
+        let fromFast = try decoder.decode(RecordsResponse.self, from: fast)
+        #expect(fromFast == (try decoder.decode(RecordsResponse.self, from: reference)))
+        #expect(fromFast == response)
+        // The same members, key for key, as JSON objects.
+        let fastObject = try JSONSerialization.jsonObject(with: fast) as? NSDictionary
+        let referenceObject = try JSONSerialization.jsonObject(with: reference) as? NSDictionary
+        #expect(fastObject == referenceObject)
+    }
+
+    @Test("zone changes decode as JSONEncoder's output does")
+    func zoneChanges() throws {
+        var records = Self.response.records
+        records.removeAll { $0.recordName == "infinite" }
+        var changed = ZoneChangesResponse.ZoneResult(
+            ZoneChanges(
+                zoneID: Self.zone, changedRecords: [], changedShares: [], deletedRecordNames: [],
+                token: ChangeToken(rawValue: "token \"1\""), moreComing: true),
+            currentUser: nil)
+        changed.records = records
+        let response = ZoneChangesResponse(
+            zones: [
+                changed, ZoneChangesResponse.ZoneResult(zoneID: Self.zone, error: ShareError(.zoneNotFound, "no zone")),
+            ])
+        let decoder = JSONDecoder()
+        let fast = try decoder.decode(ZoneChangesResponse.self, from: try WireRecordWriter.encode(response))
+        #expect(fast == response)
+        #expect(
+            fast == (try decoder.decode(ZoneChangesResponse.self, from: try WireCoding.bodyEncoder().encode(response))))
+    }
+
+    @Test("a record JSONEncoder refuses is refused, not written")
+    func infinityIsRefused() {
+        #expect(throws: (any Error).self) {
+            try WireRecordWriter.encode(RecordsResponse(records: [WireRecord(Self.record("x", ["x": .double(.nan)]))]))
+        }
+    }
+
+    @Test("plain records are written by the writer itself, the others handed to JSONEncoder")
+    func whatIsWrittenByHand() {
+        var bytes: [UInt8] = []
+        let written = Self.response.records.map { WireRecordWriter.write($0, into: &bytes) }
+        #expect(written == [true, true, true, false, false, false, true, false, false, true])
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Recipe
+import ShareKit
+import SharelaneTestSupport
+import Testing
+
+@testable import Planner
+
+/// The declared records a plan's cache keeps per zone come back exactly as the recipe declared them: a plan
+/// of an unchanged recipe plans from them.
+@Suite("Declared record files")
+struct DeclaredRecordFileTests {
+    let scratch: TemporaryDirectory
+
+    init() throws {
+        scratch = try TemporaryDirectory("declared-records")
+    }
+
+    static let location = SourceLocation(file: "dir\\with\ttab/recipe.yaml", line: 12, column: 7)
+
+    /// Records the compact form holds (text with tabs, newlines, "\r\n", backslashes and emoji; integers at
+    /// their limits; doubles with every bit kept) and records it does not (a share, a list, a `!share-url`).
+    static let records: [DeclaredRecord] = [
+        DeclaredRecord(
+            name: "plain", type: "Item",
+            fields: ["title": .value(.string("Milk")), "qty": .value(.int64(3)), "price": .value(.double(1.5))],
+            location: location),
+        DeclaredRecord(
+            name: "odd text", type: "Ty\tpe",
+            fields: [
+                "a\tb": .value(.string("line\none\r\nback\\slash\\t not a tab 🐑")), "": .value(.string("")),
+                "min": .value(.int64(.min)), "max": .value(.int64(.max)),
+                "tiny": .value(.double(-0.0)), "pi": .value(.double(.pi)), "big": .value(.double(1e308)),
+            ], parent: "root\\name", absent: true, location: location),
+        DeclaredRecord(
+            name: "shared", type: "List",
+            fields: ["tags": .value(.list(elementType: .string, [.string("a"), .string("b")]))],
+            share: .share(DeclaredShare(title: "T", location: location)), location: location),
+        DeclaredRecord(
+            name: "linked", type: "Card", fields: ["url": .shareURL(zone: "Lists", record: nil)],
+            location: location),
+    ]
+
+    @Test("every record comes back as declared, and a lookup by name reads only those")
+    func roundTrip() throws {
+        DeclaredRecordFile.write(Self.records, directory: scratch.url, digest: "abc")
+        let file = DeclaredRecordFile(directory: scratch.url, digest: "abc")
+        #expect(file.records() == Self.records)
+        #expect(file.records(named: ["linked", "odd text"]) == [Self.records[1], Self.records[3]])
+        #expect(file.records(named: ["nothing"]) == [])
+        let text = try String(contentsOf: file.url, encoding: .utf8)
+        #expect(text.split(separator: "\n").count == Self.records.count, "one line a record:\n\(text)")
+    }
+
+    @Test("a damaged file reads as none, and files of other digests are removed")
+    func damagedAndRemoved() throws {
+        DeclaredRecordFile.write(Self.records, directory: scratch.url, digest: "keep")
+        DeclaredRecordFile.write(Self.records, directory: scratch.url, digest: "old")
+        let damaged = DeclaredRecordFile(directory: scratch.url, digest: "damaged")
+        try "plain\tC\tItem\n".write(to: damaged.url, atomically: true, encoding: .utf8)
+        #expect(damaged.records() == nil)
+        DeclaredRecordFile.removeAll(in: scratch.url, except: ["keep"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["keep.jsonl"])
+    }
+}
