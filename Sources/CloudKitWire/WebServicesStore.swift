@@ -62,7 +62,19 @@ public final class WebServicesStore: Store {
     public var displayName: String { endpoint.description }
 
     public var capabilities: StoreCapabilities {
-        StoreCapabilities(actsAsAnyUser: endpoint.kind == .emulator, canReset: false)
+        StoreCapabilities(
+            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator)
+    }
+
+    /// The same service and signed-in users (one set of token chains), in another environment: only the
+    /// environment in the path changes.
+    private init(sharing store: WebServicesStore, environment: CloudKitEnvironment) {
+        var endpoint = store.endpoint
+        endpoint.environment = environment.rawValue
+        self.endpoint = endpoint
+        self.retryPolicy = store.retryPolicy
+        self.logger = store.logger
+        self.chains = store.chains
     }
 
     // MARK: Users
@@ -323,6 +335,51 @@ public final class WebServicesStore: Store {
             throw ShareError(.internalError, "changes/zone answered no zone", subject: "zone \(zoneID.zoneName)")
         }
         return try first.changes(in: zoneID)
+    }
+
+    // MARK: Schema
+
+    public var environment: CloudKitEnvironment { CloudKitEnvironment(rawValue: endpoint.environment) ?? .development }
+
+    public func inEnvironment(_ environment: CloudKitEnvironment) -> any Store {
+        environment == self.environment ? self : WebServicesStore(sharing: self, environment: environment)
+    }
+
+    public func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema {
+        try requireSchemaOperations()
+        guard environment == self.environment else {
+            return try await inEnvironment(environment).schema(in: environment, as: user)
+        }
+        let response: SchemaResponse = try await send(.schemaLookup, database: .public, body: nil as String?, as: user)
+        return response.schema
+    }
+
+    public func extendSchema(_ schema: Schema, as user: UserRecordName) async throws -> [SchemaChange] {
+        try requireSchemaOperations()
+        guard environment == .development else {
+            return try await inEnvironment(.development).extendSchema(schema, as: user)
+        }
+        let response: SchemaChangesResponse = try await send(
+            .schemaExtend, database: .public, body: SchemaResponse(schema: schema), as: user)
+        return response.changes
+    }
+
+    public func deploySchema(as user: UserRecordName) async throws -> [SchemaChange] {
+        try requireSchemaOperations()
+        let response: SchemaChangesResponse = try await send(
+            .schemaDeploy, database: .public, body: [String: String](), as: user)
+        return response.changes
+    }
+
+    /// Apple's schema lives outside Web Services: refuse with what to use instead.
+    private func requireSchemaOperations() throws {
+        guard endpoint.kind == .emulator else {
+            throw ShareError(
+                .badRequest,
+                "\(displayName) does not serve schemas over Web Services: export Apple's with "
+                    + "`xcrun cktool export-schema`, import a .ckdb from `sharelane schema export` with "
+                    + "`xcrun cktool import-schema`, and deploy in the CloudKit Console")
+        }
     }
 
     // MARK: Maintenance

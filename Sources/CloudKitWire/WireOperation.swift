@@ -54,9 +54,23 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     public static let usersLookupEmail = WireOperation(
         path: "users/lookup/email", methods: [.post], databases: [.public], isAboutTheUser: true)
 
+    // sharelane's own, served by `sharelane serve` only: Apple manages schemas outside Web Services
+    // (`cktool`, the CloudKit Console), so these stand in for `cktool export-schema`, `import-schema` and the
+    // Console's "Deploy Schema Changes". The environment is the path's.
+    public static let schemaLookup = WireOperation(
+        path: "schema/lookup", methods: [.get, .post], databases: [.public], isAboutTheUser: false)
+    public static let schemaExtend = WireOperation(
+        path: "schema/extend", methods: [.post], databases: [.public], isAboutTheUser: false)
+    public static let schemaDeploy = WireOperation(
+        path: "schema/deploy", methods: [.post], databases: [.public], isAboutTheUser: false)
+
     /// Every operation, in the order the docs list them.
     public static let all: [WireOperation] = [
         recordsModify, recordsLookup, recordsQuery, recordsResolve, recordsAccept, zonesList, zonesLookup,
-        zonesModify, changesDatabase, changesZone, usersCurrent, usersLookupEmail,
+        zonesModify, changesDatabase, changesZone, usersCurrent, usersLookupEmail, schemaLookup, schemaExtend,
+        schemaDeploy,
     ]
+
+    /// Whether Apple's service serves the operation (the schema operations are the emulator's own).
+    public var isServedByApple: Bool { !path.hasPrefix("schema/") }
 }

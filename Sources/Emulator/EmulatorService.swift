@@ -63,11 +63,18 @@ struct EmulatorService: Sendable {
                     + operation.databases.map(\.rawValue).joined(separator: " and ")
                     + " database, not \(database.rawValue)")
         }
-        await containers.record(
-            container: context.parameters.get("container") ?? "",
-            environment: context.parameters.get("environment") ?? "")
+        let environmentName = context.parameters.get("environment") ?? ""
+        guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
+            throw ShareError(
+                .badRequest,
+                "unknown environment \"\(environmentName)\" in the path; expected development or production")
+        }
+        await containers.record(container: context.parameters.get("container") ?? "", environment: environmentName)
         let body = try await readBody(&request)
-        return WireResponse.json(try await dispatch(operation, database: database, body: body, as: try context.user()))
+        return WireResponse.json(
+            try await dispatch(
+                operation, store: store.inEnvironment(environment), database: database, body: body,
+                as: try context.user()))
     }
 
     /// An unknown path under `/database/`.
@@ -78,9 +85,10 @@ struct EmulatorService: Sendable {
                 + WireOperation.all.map(\.path).joined(separator: ", "))
     }
 
-    private func dispatch(_ operation: WireOperation, database: DatabaseScope, body: Data, as user: UserRecordName)
-        async throws -> Data
-    {
+    /// Answers one operation with `store` acting in the request's environment.
+    private func dispatch(
+        _ operation: WireOperation, store: any Store, database: DatabaseScope, body: Data, as user: UserRecordName
+    ) async throws -> Data {
         switch operation {
         case .recordsModify:
             let request = try decode(ModifyRecordsRequest.self, from: body)
@@ -88,7 +96,8 @@ struct EmulatorService: Sendable {
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
             let operations = try request.operations.map { try recordOperation($0, in: zoneID) }
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
-            let outcomes = try await modify(operations, in: zoneID, database: database, atomic: atomic, as: user)
+            let outcomes = try await modify(
+                operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
             return try encode(
                 RecordsResponse(records: outcomes.map { wire($0, as: user).keepingFields(request.desiredKeys) }))
         case .recordsLookup:
@@ -194,6 +203,19 @@ struct EmulatorService: Sendable {
                 }
             }
             return try encode(ShareResultsResponse(results: results))
+        case .schemaLookup:
+            return try encode(SchemaResponse(schema: try await store.schema(in: store.environment, as: user)))
+        case .schemaExtend:
+            let request = try decode(SchemaResponse.self, from: body)
+            guard store.environment == .development else {
+                throw ShareError(
+                    .badRequest,
+                    "the production schema changes only by deploying development's (schema/deploy), as in the "
+                        + "CloudKit Console")
+            }
+            return try encode(SchemaChangesResponse(changes: try await store.extendSchema(request.schema, as: user)))
+        case .schemaDeploy:
+            return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }
@@ -203,7 +225,7 @@ struct EmulatorService: Sendable {
     /// in CloudKit; those deletes go to `leaveShare`, the rest to `modifyRecords`, and the outcomes keep the
     /// request's order.
     private func modify(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        _ operations: [RecordOperation], store: any Store, in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         func isLeave(_ operation: RecordOperation) -> Bool {

@@ -275,6 +275,39 @@ public struct LaneRunner: Sendable {
             return "store wiped"
         case .lane:
             return nil
+        case .query(let query):
+            return try await self.query(query, step: step, recipe: recipe, session)
+        case .deploySchema:
+            let (_, actor) = try await session.actor(of: step, in: recipe)
+            let changes = try await store.deploySchema(as: actor.recordName)
+            return changes.isEmpty
+                ? "production already holds development's schema"
+                : "\(changes.count) change\(changes.count == 1 ? "" : "s") deployed to production"
+        }
+    }
+
+    private func query(_ query: QueryStep, step: Step, recipe: Recipe, _ session: LaneSession) async throws
+        -> String?
+    {
+        let (_, actor) = try await session.actor(of: step, in: recipe)
+        let owner = try await session.owner(in: recipe, at: step.location)
+        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let records = try await QueryRun(store: store).records(
+            query, actor: actor.recordName, owner: owner.recordName)
+        let names = records.map(\.recordName)
+        let found =
+            "\(names.count) record\(names.count == 1 ? "" : "s")"
+            + (names.isEmpty ? "" : ": " + names.joined(separator: ", "))
+        switch query.expect {
+        case .count(let count) where count != names.count:
+            throw LaneError.expectationFailed(
+                expected: "\(count) record\(count == 1 ? "" : "s")", found: found, location: step.location)
+        case .names(let expected) where expected != names:
+            throw LaneError.expectationFailed(
+                expected: "records " + expected.joined(separator: ", ") + " in this order", found: found,
+                location: step.location)
+        default:
+            return found
         }
     }
 
@@ -340,6 +373,7 @@ public struct LaneRunner: Sendable {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
+        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
         var values: [String: FieldValue] = [:]
         for (key, declared) in fields {
             switch declared {
@@ -371,6 +405,7 @@ public struct LaneRunner: Sendable {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
+        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
         let record = Record(recordName: name, recordType: "", zoneID: zoneID)
         let outcomes = try await store.modifyRecords(
             [RecordOperation(.forceDelete, record)], in: zoneID, database: database, atomic: true, as: actor.recordName)

@@ -16,9 +16,9 @@ enum StepSummary {
         case .leave(let zone, let record):
             return "leave \(address(zone, record))" + who
         case .save(let zone, let record, let type, _, _):
-            return "save \(type) \(zone)/\(record)" + who
+            return "save \(type) \(zone)/\(record)" + who + environment(step)
         case .delete(let zone, let record):
-            return "delete \(zone)/\(record)" + who
+            return "delete \(zone)/\(record)" + who + environment(step)
         case .expect(let expectation):
             return "expect " + text(of: expectation, actor: step.actor ?? owner)
         case .export(let out, let zones):
@@ -28,7 +28,16 @@ enum StepSummary {
             return "reset" + who
         case .lane(let name, let parameters):
             return "lane \(name)" + self.parameters(parameters)
+        case .query(let query):
+            return "query \(QueryRun.summary(query))" + who + environment(step)
+        case .deploySchema:
+            return "deploy schema to production" + who
         }
+    }
+
+    /// ` in production` for a step that acts in another environment than the recipe's.
+    static func environment(_ step: Step) -> String {
+        step.environment.map { " in \($0.rawValue)" } ?? ""
     }
 
     static func text(of expectation: Expectation, actor: String) -> String {

@@ -121,6 +121,11 @@ struct ApplyRun {
             fail(Array(plan.changes.indices), failure)
             return
         }
+        if await extendSchema() != nil {
+            // Nothing was written: every change is left for the next apply, which plans the schema again.
+            fail(Array(plan.changes.indices), ApplyReport.notAttemptedReason)
+            return
+        }
         await modifyZones(.create)
         if stopped != nil { return }
         // One pass groups the private changes by zone: scanning every change for every zone would cost
@@ -192,6 +197,19 @@ struct ApplyRun {
             }
         }
         return nil
+    }
+
+    /// Adds the plan's schema changes to development's schema, before any record needs them. Nil when done
+    /// (or there are none), otherwise why not: then nothing else is attempted.
+    mutating func extendSchema() async -> String? {
+        guard let schema = plan.schema, !schema.changes.isEmpty else { return nil }
+        do {
+            _ = try await store.extendSchema(schema.additions, as: owner)
+            return nil
+        } catch {
+            stopped = "extending the schema failed: \(error)"
+            return "extending the schema failed: \(error)"
+        }
     }
 
     /// Creates (or deletes) the plan's zones in one `zones/modify`. A zone whose creation failed is

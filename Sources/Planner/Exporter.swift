@@ -19,6 +19,28 @@ public struct Exporter: Sendable {
         self.logger = logger
     }
 
+    /// The live schema of the record types the exported records use (and of shares, when it shares), so
+    /// that planning the export finds the indexes as they are, not as a save would make them. Nothing where
+    /// the store keeps no schema: the export's schema is then inferred from its records.
+    private func liveSchema(of recipe: Recipe, as owner: UserRecordName) async throws -> RecipeSchema {
+        guard store.capabilities.keepsSchema else { return RecipeSchema() }
+        let live: Schema
+        do {
+            live = try await store.schema(in: recipe.environment, as: owner)
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(
+                operation: "reading the \(recipe.environment.rawValue) schema", subject: store.displayName, error)
+        }
+        var used = Set((recipe.zones.flatMap(\.records) + recipe.publicRecords).map(\.type))
+        let shares = recipe.zones.contains { zone in
+            zone.share != nil || zone.records.contains { $0.share != nil }
+        }
+        if shares { used.insert(shareRecordType) }
+        let types = live.orderedTypes.filter { used.contains($0.name) }
+        guard !types.isEmpty else { return RecipeSchema() }
+        return RecipeSchema(schema: Schema(recordTypes: types), isDeclared: true)
+    }
+
     /// The live state of `owner`'s private zones (all of them, or those named in `zones`) and of the public
     /// records `owner` created, as recipe YAML named `name`, for `container` and `environment` when given
     /// (the store's: `http:` and `cloudkit:` stores address one).
@@ -98,13 +120,14 @@ public struct Exporter: Sendable {
                 share: zone.zoneShare.map { .share(Self.declaredShare($0, users: users, location: location)) },
                 records: declared(zone, zoneName: zone.zoneID.zoneName), location: location)
         }
-        let recipe = Recipe(
+        var recipe = Recipe(
             name: name, container: container ?? Recipe.defaultContainer,
             environment: environment.flatMap(CloudKitEnvironment.init(rawValue:)) ?? .development, file: name,
             users: users.entries.map {
                 DeclaredUser(handle: $0.handle, email: $0.email, name: $0.name, location: location)
             }, owner: ownerHandle, zones: zones,
             publicRecords: publicZone.map { declared($0, zoneName: defaultZoneName) } ?? [])
+        recipe.schema = try await liveSchema(of: recipe, as: owner.recordName)
         var header = ["Exported by `sharelane export` from \(store.displayName)."] + omitted
         if missingCount > 0 {
             header.append(

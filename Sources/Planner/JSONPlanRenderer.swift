@@ -39,9 +39,30 @@ public struct JSONPlanRenderer: Sendable {
                 "changes": .lazyArray(count: changes.count) { Self.change(changes[$0]) },
                 "notes": .array(plan.notes.map(JSONValue.string)),
                 "waiting": .array(plan.waiting.map(JSONValue.string)),
-            ].merging(plan.access.map { ["access_changes": Self.accessChanges($0)] } ?? [:]) { a, _ in a })
+            ].merging(plan.access.map { ["access_changes": Self.accessChanges($0)] } ?? [:]) { a, _ in a }
+                .merging(plan.schema.map { ["schema_changes": Self.schemaChanges($0)] } ?? [:]) { a, _ in a })
         document.write(to: &output, indent: 0)
         output.write("\n")
+    }
+
+    /// The schema changes: `environment` and `changes[]`, each with `action` (`add-type`, `add-field`,
+    /// `change-indexes`), `record_type`, and for a field `field`, `type` and `indexes`.
+    static func schemaChanges(_ schema: PlannedSchema) -> JSONValue {
+        .object([
+            "environment": .string(schema.environment.rawValue),
+            "changes": .array(
+                schema.changes.map { change in
+                    var entry: [String: JSONValue] = [
+                        "action": .string(change.kind.rawValue), "record_type": .string(change.recordType),
+                    ]
+                    if let field = change.after {
+                        entry["field"] = .string(field.name)
+                        entry["type"] = .string(field.typeName)
+                        entry["indexes"] = .array(field.indexes.words.map { .string($0) })
+                    }
+                    return .object(entry)
+                }),
+        ])
     }
 
     static func change(_ change: PlannedChange) -> JSONValue {

@@ -26,9 +26,20 @@ public struct MarkdownPlanRenderer: Sendable {
         // escaped (values were escaped when rendered).
         var head: [String] = ["#### sharelane plan: `\(plan.recipeName)`", "", "**\(plan.summary.line)**", ""]
         var tail: [String] = []
-        if plan.changes.isEmpty {
-            head.append("No changes: the store matches the recipe.")
+        let schemaChanges = plan.schemaChanges
+        if !schemaChanges.isEmpty {
+            head.append("**\(TextPlanRenderer.schemaLine(schemaChanges))**")
             head.append("")
+            head.append("```diff")
+            head += schemaChanges.map { $0.description.replacingOccurrences(of: "~ ", with: "! ") }
+            head.append("```")
+            head.append("")
+        }
+        if plan.changes.isEmpty {
+            if schemaChanges.isEmpty {
+                head.append("No changes: the store matches the recipe.")
+                head.append("")
+            }
         } else {
             let destroyed = plan.changes.filter { $0.action == .delete }
             if !destroyed.isEmpty {

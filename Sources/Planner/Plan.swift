@@ -34,6 +34,8 @@ public struct Plan: Sendable, Hashable, Codable {
     /// Who can see what in the recipe's zones before and after the plan; nil in plans saved before it was
     /// kept.
     public var access: PlanAccess?
+    /// The schema changes made before the records; nil where the store keeps no schema (`cloudkit:`).
+    public var schema: PlannedSchema?
 
     public init(
         formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,
@@ -67,7 +69,10 @@ public struct Plan: Sendable, Hashable, Codable {
     }
 
     /// Whether applying the plan changes nothing.
-    public var isEmpty: Bool { changes.isEmpty }
+    public var isEmpty: Bool { changes.isEmpty && schemaChanges.isEmpty }
+
+    /// The schema changes, first in the plan.
+    public var schemaChanges: [SchemaChange] { schema?.changes ?? [] }
 }
 
 /// A user as a plan names it.

@@ -296,11 +296,13 @@ public struct Planner: Sendable {
         let plannedUsers = users.entries.map {
             PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
         }
-        let plan = Plan(
+        var plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,
             owner: plannedOwner, users: plannedUsers, changes: changes, notes: notes, waiting: builder.waiting,
             basis: basis,
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
+        plan.schema = try await planSchema(
+            recipe, reader: ownerRecordName ?? users.entries.lazy.compactMap(\.recordName).first)
         // A plan that took every zone from the file, the store's token unchanged, would write the same file.
         let unchanged =
             !writesRecords && toRead.isEmpty && partial.isEmpty && incremental.previous?.recipe != nil
@@ -321,6 +323,24 @@ public struct Planner: Sendable {
             "planned \(recipe.name): \(plan.summary.line) (\(calls) store calls, \(fromCache) zone\(fromCache == 1 ? "" : "s") from the cache)"
         )
         return plan
+    }
+
+    /// The schema changes the recipe needs, against the live schema of the recipe's environment; nil where
+    /// the store keeps no schema. The schema is the container's, read as any user the store has (`reader`);
+    /// when it has none of the recipe's users, a local store still answers, and a remote one, which answers
+    /// signed-in users only, is taken to have no schema yet (its own checks still hold on apply).
+    private func planSchema(_ recipe: Recipe, reader: UserRecordName?) async throws -> PlannedSchema? {
+        guard store.capabilities.keepsSchema else { return nil }
+        var live = Schema()
+        do {
+            live = try await store.schema(in: recipe.environment, as: reader ?? "")
+        } catch let error as ShareError {
+            if reader != nil {
+                throw PlannerError.storeFailed(
+                    operation: "reading the \(recipe.environment.rawValue) schema", subject: store.displayName, error)
+            }
+        }
+        return try PlannedSchema.plan(recipe, live: live, storeName: store.displayName)
     }
 
     /// Whether a record of `zone` has a `!share-url` naming another zone's share.

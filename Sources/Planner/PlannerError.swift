@@ -20,9 +20,22 @@ public enum PlannerError: Error, Sendable, Hashable, CustomStringConvertible {
     case zoneNotFound(zone: String)
     /// A `--target` that is not an address as plans print it.
     case invalidTarget(String)
+    /// Fields the recipe gives another type than the live schema has, each with its place in the recipe.
+    case schemaConflicts([String])
+    /// A production schema lacks what the recipe needs; it changes only by deploying development's.
+    case undeployedSchema(storeName: String, changes: [String])
 
     public var description: String {
         switch self {
+        case .schemaConflicts(let lines):
+            return "the recipe contradicts the live schema, so nothing was planned:\n"
+                + lines.map { "  \($0)" }.joined(separator: "\n")
+        case .undeployedSchema(let storeName, let changes):
+            return "the production schema of \(storeName) lacks what the recipe needs:\n"
+                + changes.prefix(20).map { "  \($0)" }.joined(separator: "\n")
+                + (changes.count > 20 ? "\n  … and \(changes.count - 20) more" : "")
+                + "\nProduction changes only by deploying: apply the recipe in development, then run "
+                + "`sharelane schema deploy`."
         case .invalidTarget(let text):
             return
                 "--target '\(text)' is not an address: write it as plans print it, `KIND NAME` with KIND zone, record, share or participant (--target 'zone FamilyLists', --target 'record Trips/italy', or without quotes --target record.Trips/italy)"

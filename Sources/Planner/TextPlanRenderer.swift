@@ -24,8 +24,19 @@ public struct TextPlanRenderer: Sendable {
             output.write(s)
             output.write("\n")
         }
+        let schemaChanges = plan.schemaChanges
+        if !schemaChanges.isEmpty {
+            line("Schema changes (\(plan.schema?.environment.rawValue ?? "development")), made first:")
+            line("")
+            for change in schemaChanges {
+                line("  " + style.change(DisplayText.escaped(change.description), change.planAction))
+            }
+            line("")
+        }
         if plan.changes.isEmpty {
-            line("No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName)).")
+            if schemaChanges.isEmpty {
+                line("No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName)).")
+            }
         } else {
             line(
                 "sharelane will make these changes for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):"
@@ -46,7 +57,24 @@ public struct TextPlanRenderer: Sendable {
             for waiting in plan.waiting { line(style.waiting(DisplayText.escaped(waiting))) }
         }
         line("")
+        if !schemaChanges.isEmpty { line(style.summary(Self.schemaLine(schemaChanges))) }
         line(style.summary(plan.summary.line))
+    }
+
+    /// `Schema: 2 types, 5 fields to add, 1 field's indexes to change.`
+    static func schemaLine(_ changes: [SchemaChange]) -> String {
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        let types = changes.count { $0.kind == .addType }
+        let fields = changes.count { $0.kind == .addField }
+        let indexes = changes.count { $0.kind == .changeIndexes }
+        var parts: [String] = []
+        if types + fields > 0 {
+            parts.append(
+                [types > 0 ? count(types, "type", "types") : nil, fields > 0 ? count(fields, "field", "fields") : nil]
+                    .compactMap { $0 }.joined(separator: ", ") + " to add")
+        }
+        if indexes > 0 { parts.append(count(indexes, "field's indexes", "fields' indexes") + " to change") }
+        return "Schema: " + parts.joined(separator: ", ") + "."
     }
 
     /// The attribute lines of a change, names aligned: `title: "Groceries"`, `qty: 2 → 3`.

@@ -3,17 +3,22 @@ import ShareKit
 extension RecipeDecoder {
     static let laneKeys = ["desc", "private", "steps"]
     static let actionNames = [
-        "plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane",
+        "plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane", "query",
+        "deploy_schema",
     ]
     /// Actions that may be written bare (`- apply`).
-    static let bareActions = ["plan", "apply", "export", "reset"]
+    static let bareActions = ["plan", "apply", "export", "reset", "deploy_schema"]
     static let actionKeys: [String: [String]] = [
         "plan": ["as", "prune", "only"],
         "apply": ["as", "prune", "only"],
         "accept": ["as", "zone", "record", "expect_error"],
         "leave": ["as", "zone", "record", "expect_error"],
-        "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error"],
-        "delete": ["as", "zone", "record", "expect_error"],
+        "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error", "environment"],
+        "delete": ["as", "zone", "record", "expect_error", "environment"],
+        "query": [
+            "as", "database", "zone", "type", "filter", "sort", "limit", "expect", "expect_error", "environment",
+        ],
+        "deploy_schema": ["as"],
         "expect": ["as", "can", "zone", "record", "to_be", "records", "field"],
         "export": ["as", "out", "zones"],
         "reset": ["as"],
@@ -127,8 +132,19 @@ extension RecipeDecoder {
                         + Suggestion.hint(for: word, in: codes), node.location)
             }
         }
+        var environment: CloudKitEnvironment? = nil
+        if let node = value("environment"), let word = string(node, "`environment`") {
+            environment = CloudKitEnvironment(rawValue: word)
+            if environment == nil {
+                error("unknown environment `\(word)`; use `development` or `production`", node.location)
+            }
+        }
         let action: Action?
         switch name {
+        case "query":
+            action = decodeQuery(value, location: arguments?.location ?? location).map { .query($0) }
+        case "deploy_schema":
+            action = .deploySchema
         case "plan", "apply":
             let prune = value("prune").flatMap { bool($0, "`prune`") } ?? false
             let only = zoneList("only")
@@ -194,7 +210,86 @@ extension RecipeDecoder {
             action = nil
         }
         guard let action, errors.count == before else { return nil }
-        return Step(action: action, actor: actor, location: location, expectedError: expectedError)
+        var step = Step(action: action, actor: actor, location: location, expectedError: expectedError)
+        step.environment = environment
+        return step
+    }
+
+    /// `query: { zone, type, database, filter: [{field, comparator, value}], sort: [{field, ascending}], limit,
+    /// expect: {records: N} | {names: [...]} }`.
+    private func decodeQuery(_ value: (String) -> RecipeNode?, location: SourceLocation) -> QueryStep? {
+        let before = errors.count
+        guard let zone = value("zone").flatMap({ string($0, "`zone`") }) else {
+            if value("zone") == nil { error("`query` needs `zone:`", location) }
+            return nil
+        }
+        guard let type = value("type").flatMap({ string($0, "`type`") }) else {
+            if value("type") == nil { error("`query` needs `type:`", location) }
+            return nil
+        }
+        var database: DatabaseScope? = nil
+        if let node = value("database"), let word = string(node, "`database`") {
+            database = DatabaseScope(rawValue: word)
+            if database == nil { error("unknown database `\(word)`; use private, shared or public", node.location) }
+        }
+        var query = RecordQuery(recordType: type)
+        for item in value("filter").map({ $0.items ?? [$0] }) ?? [] {
+            guard let pairs = pairs(item, "a filter") else { continue }
+            checkKeys(pairs, allowed: ["field", "comparator", "value"], in: "a filter")
+            func part(_ key: String) -> RecipeNode? { pairs.first { $0.key == key }?.value }
+            guard let field = part("field").flatMap({ string($0, "`field`") }),
+                let comparatorNode = part("comparator"), let word = string(comparatorNode, "`comparator`"),
+                let valueNode = part("value")
+            else {
+                error("a filter is `{ field: F, comparator: C, value: V }`", item.location)
+                continue
+            }
+            let comparator: QueryFilter.Comparator
+            do {
+                comparator = try QueryText.comparator(word)
+            } catch let problem {
+                error(problem.message, comparatorNode.location)
+                continue
+            }
+            let context = ValueContext(zone: zone, path: "query/\(zone)/\(field)", index: nil, allowShareURL: false)
+            guard case .value(let v)? = declaredValue(valueNode, context) else { continue }
+            query.filters.append(QueryFilter(field, comparator, v))
+        }
+        for item in value("sort").map({ $0.items ?? [$0] }) ?? [] {
+            if case .scalar(let text, _) = item.content {
+                do {
+                    query.sort.append(try QueryText.sort(text))
+                } catch let problem {
+                    error(problem.message, item.location)
+                }
+                continue
+            }
+            guard let pairs = pairs(item, "a sort key") else { continue }
+            checkKeys(pairs, allowed: ["field", "ascending"], in: "a sort key")
+            guard let field = pairs.first(where: { $0.key == "field" }).flatMap({ string($0.value, "`field`") })
+            else {
+                error("a sort key is `{ field: F, ascending: true }`", item.location)
+                continue
+            }
+            let ascending = pairs.first { $0.key == "ascending" }.flatMap { bool($0.value, "`ascending`") } ?? true
+            query.sort.append(QuerySort(field, ascending: ascending))
+        }
+        if let node = value("limit"), let limit = integer(node, "`limit`") {
+            if limit < 1 { error("`limit` must be at least 1", node.location) } else { query.resultsLimit = Int(limit) }
+        }
+        var expected: QueryStep.Expected? = nil
+        if let node = value("expect"), let pairs = pairs(node, "`expect`") {
+            checkKeys(pairs, allowed: ["records", "names"], in: "the `expect` of `query`")
+            if let count = pairs.first(where: { $0.key == "records" }) {
+                if let n = integer(count.value, "`records`") { expected = .count(Int(n)) }
+            } else if let names = pairs.first(where: { $0.key == "names" }) {
+                expected = .names((names.value.items ?? []).compactMap { string($0, "a record name") })
+            } else {
+                error("`expect` of `query` takes `records: N` or `names: [...]`", node.location)
+            }
+        }
+        guard errors.count == before else { return nil }
+        return QueryStep(database: database, zone: zone, query: query, expect: expected)
     }
 
     private func decodeExpectation(_ args: [RecipePair], arguments: RecipeNode?, location: SourceLocation)

@@ -11,7 +11,7 @@ final class RecipeDecoder {
 
     static let topLevelKeys = [
         "sharelane", "name", "description", "container", "environment", "seed", "vars", "include", "users", "owner",
-        "zones", "public", "lanes", "before_all", "after_all", "error",
+        "zones", "public", "lanes", "before_all", "after_all", "error", "schema",
     ]
     static let userKeys = ["email", "name"]
     static let zoneKeys = ["share", "records", "prune", "absent"]
@@ -224,11 +224,13 @@ final class RecipeDecoder {
         let afterAll = root["after_all"].map { decodeSteps($0, "`after_all`") } ?? []
         let onError = root["error"].map { decodeSteps($0, "`error`") } ?? []
 
-        return Recipe(
+        var recipe = Recipe(
             formatVersion: formatVersion, name: name, description: description, container: container,
             environment: environment, seed: seed, file: file, variables: variables, users: users, owner: owner,
             zones: zones, publicRecords: publicRecords, lanes: lanes, beforeAll: beforeAll, afterAll: afterAll,
             onError: onError)
+        if let node = root["schema"] { recipe.schema = decodeSchema(node) }
+        return recipe
     }
 
     // MARK: - Users

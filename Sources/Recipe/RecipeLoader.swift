@@ -117,7 +117,9 @@ public struct RecipeLoader: Sendable {
         guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors)) }
         var validator = RecipeValidator()
         validator.validate(&recipe, decoder: decoder)
-        errors += validator.errors.filter {
+        var inference = SchemaInference()
+        inference.infer(&recipe)
+        errors += (validator.errors + inference.errors).filter {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
         }
         if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors)) }

@@ -18,12 +18,6 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     public var description: String { "\(file):\(line):\(column)" }
 }
 
-/// `development` or `production`.
-public enum CloudKitEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
-    case development
-    case production
-}
-
 /// A loaded, validated recipe.
 public struct Recipe: Sendable, Hashable, Codable {
     /// The `sharelane:` format version.
@@ -45,6 +39,8 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var zones: [DeclaredZone]
     /// Records of the public database (`public.records`), parents before children.
     public var publicRecords: [DeclaredRecord]
+    /// The record types, fields and indexes the recipe needs: `schema:` and what its records imply.
+    public var schema = RecipeSchema()
     public var lanes: [Lane]
     /// Steps run before every lane run from the command line (`before_all`).
     public var beforeAll: [Step]
@@ -247,6 +243,9 @@ public struct Step: Sendable, Hashable, Codable {
     /// `expect_error: CODE` on `accept`, `leave`, `save` and `delete`: the store must refuse the step with
     /// this CloudKit error code (and so change nothing); the step fails if it is allowed or refused otherwise.
     public var expectedError: ServerErrorCode?
+    /// `environment: production` on `save`, `delete` and `query`: the step acts in that environment instead
+    /// of the recipe's (a lane that deploys the schema, then shows what production refuses).
+    public var environment: CloudKitEnvironment?
 
     public init(action: Action, actor: String? = nil, location: SourceLocation, expectedError: ServerErrorCode? = nil) {
         self.action = action
@@ -272,6 +271,10 @@ public enum Action: Sendable, Hashable, Codable {
     case reset
     /// Calls another lane with parameters.
     case lane(name: String, parameters: [String: String])
+    /// Queries records as a user, and checks what comes back.
+    case query(QueryStep)
+    /// Promotes development's schema to production (`sharelane schema deploy`).
+    case deploySchema
 }
 
 /// What an `expect` step checks, without changing anything.

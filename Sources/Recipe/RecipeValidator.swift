@@ -374,7 +374,9 @@ struct RecipeValidator {
                 if !laneNames.contains(name) {
                     error("lane `\(name)` is not declared" + Suggestion.hint(for: name, in: laneNames), step.location)
                 }
-            case .reset:
+            case .query(let query):
+                if query.zone != defaultZoneName { _ = liveZone(query.zone, step.location) }
+            case .reset, .deploySchema:
                 break
             }
         }

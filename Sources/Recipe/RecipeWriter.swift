@@ -38,6 +38,19 @@ public struct RecipeWriter: Sendable {
             out.line(1, "\(Self.string(user.handle)): {\(parts.joined(separator: ", "))}")
         }
         out.line(0, "owner: \(Self.string(recipe.owner))")
+        if recipe.schema.isDeclared, !recipe.schema.schema.isEmpty {
+            out.blank()
+            out.line(0, "schema:")
+            for type in recipe.schema.schema.orderedTypes {
+                out.line(1, "\(Self.string(type.name)):" + (type.fields.isEmpty ? " {}" : ""))
+                for field in type.orderedFields {
+                    out.line(
+                        2,
+                        "\(Self.string(field.name)): \(([field.typeName] + field.indexes.words).joined(separator: " "))"
+                    )
+                }
+            }
+        }
         if !recipe.zones.isEmpty {
             out.blank()
             out.line(0, "zones:")

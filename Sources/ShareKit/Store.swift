@@ -191,10 +191,14 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
     public var actsAsAnyUser: Bool
     /// The store can be wiped (`reset`): local stores only.
     public var canReset: Bool
+    /// The store reads, extends and deploys its schema (local stores, the emulator); Apple's schema is
+    /// managed with `cktool` and the CloudKit Console, outside Web Services.
+    public var keepsSchema: Bool
 
-    public init(actsAsAnyUser: Bool, canReset: Bool) {
+    public init(actsAsAnyUser: Bool, canReset: Bool, keepsSchema: Bool = true) {
         self.actsAsAnyUser = actsAsAnyUser
         self.canReset = canReset
+        self.keepsSchema = keepsSchema
     }
 }
 
@@ -271,6 +275,26 @@ public protocol Store: Sendable {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
         as user: UserRecordName
     ) async throws -> ZoneChanges
+
+    // MARK: Schema
+
+    /// The environment whose schema the store's writes and queries follow (`SchemaRules`).
+    var environment: CloudKitEnvironment { get }
+    /// The same store acting in another environment. A local store is one container: both environments see
+    /// the same records, each with its own schema.
+    func inEnvironment(_ environment: CloudKitEnvironment) -> any Store
+    /// The live schema of an environment.
+    /// - Throws: `ShareError` (`BAD_REQUEST`) where the store keeps no schema (`capabilities.keepsSchema`).
+    func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema
+    /// Adds record types, fields and indexes to development's schema, as saving records in development or
+    /// `cktool import-schema` does; answers what changed.
+    /// - Throws: `BAD_REQUEST` for a field whose type differs from the live one; nothing changes.
+    func extendSchema(_ schema: Schema, as user: UserRecordName) async throws -> [SchemaChange]
+    /// Copies development's schema to production (the CloudKit Console's "Deploy Schema Changes");
+    /// answers what changed in production.
+    /// - Throws: `BAD_REQUEST` when production would lose a type or field or see a type change; nothing
+    ///   changes.
+    func deploySchema(as user: UserRecordName) async throws -> [SchemaChange]
 
     // MARK: Maintenance
 

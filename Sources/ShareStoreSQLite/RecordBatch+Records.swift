@@ -89,6 +89,7 @@ extension RecordBatch {
         }
         try validateReferences(record.fields, selfName: name, subject: subject)
         if let refusal = CloudKitLimits.checkRecord(record.fields, subject: subject) { throw refusal }
+        try admit(record.recordType, record.fields, subject: subject)
         let row = RecordRow(
             zoneId: zoneId, name: name, type: record.recordType, fields: FieldCoding.encode(record.fields),
             parent: record.parent, shareRoot: parentRow?.shareRoot, seq: nextSeq(), createdAt: now, createdBy: caller,
@@ -187,6 +188,7 @@ extension RecordBatch {
                 }
             }
         }
+        try admit(existing.type, record.fields, subject: subject)
         var row = existing
         row.fields = FieldCoding.encode(fields)
         row.parent = newParent

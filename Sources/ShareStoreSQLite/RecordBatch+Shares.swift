@@ -166,6 +166,7 @@ extension RecordBatch {
         let name = proposed.recordName
         let subject = subject(name)
         if let refusal = AccessRules.createShare(caller: caller, zoneOwner: owner, subject: subject) { throw refusal }
+        try admitShare(subject: subject)
         if context.zoneShare != nil {
             throw ShareError(
                 .badRequest,

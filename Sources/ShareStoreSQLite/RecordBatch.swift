@@ -17,12 +17,34 @@ struct RecordBatch {
     let now: Int64
     /// Rows by record name: `.some(nil)` is a row known not to exist.
     private var cache: [String: RecordRow?] = [:]
+    /// The environment whose schema the writes follow, and that schema as the batch has grown it.
+    let environment: CloudKitEnvironment
+    private(set) var schema: Schema
+    private var schemaGrew = false
 
-    init(context: ZoneContext, db: Database, now: Int64) throws {
+    init(context: ZoneContext, db: Database, now: Int64, environment: CloudKitEnvironment) throws {
         self.context = context
         self.db = db
         self.now = now
+        self.environment = environment
         self.sequence = try ChangeSequence.read(db)
+        self.schema = try SchemaRow.schema(db, environment)
+    }
+
+    /// Admits a record's type and fields into the schema (`SchemaRules.admit`); call just before writing, after
+    /// every other check, so a refused operation adds nothing.
+    mutating func admit(_ recordType: String, _ fields: [String: FieldValue], subject: String) throws {
+        let before = schema.recordTypes[recordType]
+        try SchemaRules.admit(
+            recordType: recordType, fields: fields, into: &schema, environment: environment, subject: subject)
+        if schema.recordTypes[recordType] != before { schemaGrew = true }
+    }
+
+    /// Admits the share record type (`SchemaRules.admitShare`).
+    mutating func admitShare(subject: String) throws {
+        guard schema.recordTypes[shareRecordType] == nil else { return }
+        try SchemaRules.admitShare(into: &schema, environment: environment, subject: subject)
+        schemaGrew = true
     }
 
     var zoneId: Int64 { context.zoneId }
@@ -46,6 +68,7 @@ struct RecordBatch {
             case .record(let record):
                 return try applyRecord(op.kind, record)
             case .share(let share):
+                let schemaBefore = (schema, schemaGrew)
                 do {
                     var outcome: RecordOutcome?
                     try db.inSavepoint {
@@ -58,6 +81,7 @@ struct RecordBatch {
                     // The savepoint undid what the operation wrote: forget what it read and loaded, too.
                     try context.loadShares(db)
                     cache.removeAll()
+                    (schema, schemaGrew) = schemaBefore
                     throw refusal
                 }
             }
@@ -68,6 +92,7 @@ struct RecordBatch {
 
     /// Stores the sequence number and marks the zone changed; call once at the end of the call.
     func finish() throws {
+        if schemaGrew { try SchemaRow.store(schema, environment, db) }
         guard sequence.advanced else { return }
         try sequence.store(db)
         try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [sequence.current, zoneId])

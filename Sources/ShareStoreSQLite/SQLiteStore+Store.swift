@@ -223,8 +223,12 @@ extension SQLiteStore {
     public func queryRecords(
         _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> QueryPage {
-        try await read("querying records") { db in
+        let environment = self.environment
+        return try await read("querying records") { db in
             let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
+            if let refusal = SchemaRules.checkQuery(query, schema: try SchemaRow.schema(db, environment)) {
+                throw refusal
+            }
             var sql = "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND type = ?"
             var arguments: StatementArguments = [context.zoneId, query.recordType]
             if let roots = context.readableRoots {
@@ -297,6 +301,7 @@ extension SQLiteStore {
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         let now = Self.now
+        let environment = self.environment
         return try await write("modifying records") { db in
             let context: ZoneContext
             do {
@@ -304,7 +309,7 @@ extension SQLiteStore {
             } catch let error as ShareError {
                 return operations.map { .failed(recordName: $0.recordName, error) }
             }
-            var batch = try RecordBatch(context: context, db: db, now: now)
+            var batch = try RecordBatch(context: context, db: db, now: now, environment: environment)
             try batch.prefetch(operations)
             var outcomes: [RecordOutcome] = []
             outcomes.reserveCapacity(operations.count)
@@ -489,7 +494,10 @@ extension SQLiteStore {
 
     public func reset() async throws {
         try await write("resetting the store") { db in
-            for table in ["participant", "share", "reference", "tombstone", "record", "zoneRemoval", "zone", "user"] {
+            for table in [
+                "participant", "share", "reference", "tombstone", "record", "zoneRemoval", "zone", "user",
+                "recordSchema",
+            ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
             try db.execute(sql: "DELETE FROM sqlite_sequence WHERE name = 'zone'")

@@ -14,12 +14,16 @@ public final class SQLiteStore: Store {
     public let displayName: String
     public var capabilities: StoreCapabilities { StoreCapabilities(actsAsAnyUser: true, canReset: true) }
 
+    /// The environment whose schema writes and queries follow; the same file holds both environments'
+    /// schemas and one set of records (a local store is one container).
+    public let environment: CloudKitEnvironment
+
     let writer: any DatabaseWriter
     let logger: Logger
 
     /// Opens (or creates) the store file at `path`, creating its parent directory, in WAL mode.
     /// - Throws: when the file cannot be created or opened, or holds a schema newer than this sharelane.
-    public convenience init(path: String, logger: Logger) throws {
+    public convenience init(path: String, environment: CloudKitEnvironment = .development, logger: Logger) throws {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         do {
@@ -45,7 +49,7 @@ public final class SQLiteStore: Store {
                 "cannot open the store file \(path): \(error); check it is a sharelane store and writable",
                 subject: "sqlite:\(path)")
         }
-        try self.init(writer: pool, displayName: "sqlite:\(path)", logger: logger)
+        try self.init(writer: pool, displayName: "sqlite:\(path)", environment: environment, logger: logger)
     }
 
     /// Opens the pool of a store file. Several processes opening one new file at once can find it being
@@ -65,8 +69,10 @@ public final class SQLiteStore: Store {
     }
 
     /// A store in memory (`memory:`): the same code as the file store, gone when released.
-    public static func inMemory(logger: Logger = Logger(label: "sharelane.store.memory")) throws -> SQLiteStore {
-        try SQLiteStore(writer: DatabaseQueue(), displayName: "memory:", logger: logger)
+    public static func inMemory(
+        environment: CloudKitEnvironment = .development, logger: Logger = Logger(label: "sharelane.store.memory")
+    ) throws -> SQLiteStore {
+        try SQLiteStore(writer: DatabaseQueue(), displayName: "memory:", environment: environment, logger: logger)
     }
 
     /// A store over any GRDB database (tests use an in-memory `DatabaseQueue()`).
@@ -78,9 +84,13 @@ public final class SQLiteStore: Store {
             logger: logger)
     }
 
-    init(writer: any DatabaseWriter, displayName: String, logger: Logger) throws {
+    init(
+        writer: any DatabaseWriter, displayName: String, environment: CloudKitEnvironment = .development,
+        logger: Logger
+    ) throws {
         self.writer = writer
         self.displayName = displayName
+        self.environment = environment
         self.logger = logger
         do {
             try Self.migrate(writer)
@@ -110,6 +120,19 @@ public final class SQLiteStore: Store {
                 Thread.sleep(forTimeInterval: 0.02 * Double(attempt))
             }
         }
+    }
+
+    /// The same database acting in another environment (no migration: this store ran them).
+    private init(sharing store: SQLiteStore, environment: CloudKitEnvironment) {
+        self.writer = store.writer
+        self.displayName = store.displayName
+        self.environment = environment
+        self.logger = store.logger
+    }
+
+    /// This store, acting in `environment`.
+    public func inEnvironment(_ environment: CloudKitEnvironment) -> any Store {
+        environment == self.environment ? self : SQLiteStore(sharing: self, environment: environment)
     }
 
     static var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

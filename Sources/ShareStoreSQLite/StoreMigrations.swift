@@ -101,6 +101,16 @@ enum StoreMigrations {
             try db.execute(sql: "ALTER TABLE counter ADD COLUMN epoch TEXT NOT NULL DEFAULT ''")
             try db.execute(sql: "UPDATE counter SET epoch = ?", arguments: [ChangeSequence.newEpoch()])
         }
+        migrator.registerMigration("v4: a schema per environment") { db in
+            // Record types, typed fields and indexes of development and production, one row each, as the
+            // JSON of `Schema` (read and written whole: a schema is small, and `SchemaRules` works on the value).
+            try db.execute(
+                sql: """
+                    CREATE TABLE recordSchema (
+                        environment TEXT PRIMARY KEY NOT NULL,
+                        definition BLOB NOT NULL)
+                    """)
+        }
         return migrator
     }
 }

@@ -89,8 +89,8 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         func writes(_ steps: [Step]) -> Bool {
             steps.contains { step in
                 switch step.action {
-                case .apply, .accept, .leave, .save, .delete, .reset: return true
-                case .plan, .expect, .export: return false
+                case .apply, .accept, .leave, .save, .delete, .reset, .deploySchema: return true
+                case .plan, .expect, .export, .query: return false
                 case .lane(let name, _):
                     guard seen.insert(name).inserted, let called = recipe.lane(name) else { return false }
                     return writes(called.steps)

@@ -11,7 +11,7 @@ public struct SharelaneCommand: AsyncParsableCommand {
         subcommands: [
             ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self, RunCommand.self,
             LanesCommand.self, ExportCommand.self, ShowCommand.self, AccessCommand.self, GraphCommand.self,
-            ServeCommand.self, CompletionCommand.self,
+            SchemaCommand.self, QueryCommand.self, ServeCommand.self, CompletionCommand.self,
         ]
     )
 

@@ -95,8 +95,12 @@ public enum StoreLocator {
     ) throws -> any Store {
         let reach = reachTimeout ?? WebServicesStore.defaultReachTimeout
         switch try location(of: url) {
-        case .sqlite(let path): return try SQLiteStore(path: path, logger: logger)
-        case .memory: return try SQLiteStore.inMemory(logger: logger)
+        case .sqlite(let path):
+            return try SQLiteStore(
+                path: path, environment: CloudKitEnvironment(rawValue: environment) ?? .development, logger: logger)
+        case .memory:
+            return try SQLiteStore.inMemory(
+                environment: CloudKitEnvironment(rawValue: environment) ?? .development, logger: logger)
         case .http:
             let token = apiToken ?? environmentVariables[apiTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
             guard let token else { throw StoreLocatorError.missingAPIToken(url) }

@@ -36,12 +36,12 @@ public struct StoreOptions: ParsableArguments {
     /// Opens the store for a recipe's container and environment (`http:` and `cloudkit:` address them), or,
     /// without a recipe, for the default container's development environment: how every command opens it.
     /// - Throws: `CLIFailure` naming the store and why it cannot be opened.
-    func open(for recipe: Recipe?, logger: Logger) throws -> any Store {
+    func open(for recipe: Recipe?, environment: CloudKitEnvironment? = nil, logger: Logger) throws -> any Store {
         SecretMask.register(apiToken)
         do {
             return try StoreLocator.open(
                 url, logger: logger, container: recipe?.container ?? Recipe.defaultContainer,
-                environment: recipe?.environment.rawValue ?? CloudKitEnvironment.development.rawValue,
+                environment: (environment ?? recipe?.environment ?? .development).rawValue,
                 apiToken: apiToken, reachTimeout: timeout?.seconds)
         } catch {
             throw CLIFailure("cannot open the store \(url): \(error)")

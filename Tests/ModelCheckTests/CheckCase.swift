@@ -83,7 +83,7 @@ struct CheckCase: Hashable, Sendable {
             }
             let parent = g.random.chance(0.7) ? g.random.maybePick(inZone) : nil
             return .save(
-                user: user, zone: zone, record: "p\(g.random.int(1...99))", parent: parent, field: "note",
+                user: user, zone: zone, record: "p\(g.random.int(1...99))", parent: parent, field: "count",
                 value: .int64(Int64(g.random.int(0...99))))
         case 54..<62:
             guard let user = g.random.maybePick(Array(participants)), let record = g.random.maybePick(deletable) else {
@@ -92,7 +92,7 @@ struct CheckCase: Hashable, Sendable {
             return .delete(user: user, zone: record.zone, record: record.name)
         case 62..<70:
             guard let record = g.random.maybePick(records) else { return nil }
-            let field = g.random.chance(0.5) ? "f1" : "edited"
+            let field = g.random.chance(0.5) ? FieldSpecValue.string("").fieldName : "edited"
             return .save(
                 user: spec.owner, zone: record.zone, record: record.name, parent: nil, field: field,
                 value: .string("edit-\(g.random.int(1...99))"))
@@ -122,9 +122,8 @@ struct CheckCase: Hashable, Sendable {
         switch g.random.int(0...11) {
         case 0, 1:
             guard let record = g.random.maybePick(records) else { return nil }
-            let field = FieldSpec(
-                name: "f\(g.random.int(1...3))",
-                value: g.value(earlier: [], others: others.filter { $0 != record.record.name }))
+            let value = g.value(earlier: [], others: others.filter { $0 != record.record.name })
+            let field = FieldSpec(name: value.fieldName, value: value)
             return .setField(zone: zone, record: record.record.name, field)
         case 2, 3:
             let parent = g.random.chance(0.5) ? g.random.maybePick(others) : nil

@@ -121,16 +121,28 @@ struct RecipeGenerator {
     /// What the loader says of records that need each other written first (a write-order cycle).
     static let writeOrderCycle = "each need the next one written first"
 
+    /// Up to three fields, each named after its value's kind (`FieldSpecValue.fieldName`), so that a field
+    /// keeps one type across records and mutations, as CloudKit's schema requires.
     mutating func fields(earlier: [String], others: [String]) -> [FieldSpec] {
         var result: [FieldSpec] = []
-        for f in 0..<random.int(0...3) {
-            result.append(FieldSpec(name: "f\(f + 1)", value: value(earlier: earlier, others: others)))
+        for _ in 0..<random.int(0...3) {
+            let value = value(earlier: earlier, others: others)
+            if !result.contains(where: { $0.name == value.fieldName }) {
+                result.append(FieldSpec(name: value.fieldName, value: value))
+            }
         }
         return result
     }
 
     mutating func scalarFields() -> [FieldSpec] {
-        (0..<random.int(1...2)).map { FieldSpec(name: "f\($0 + 1)", value: value(earlier: [], others: [])) }
+        var result: [FieldSpec] = []
+        for _ in 0..<random.int(1...2) {
+            let value = value(earlier: [], others: [])
+            if !result.contains(where: { $0.name == value.fieldName }) {
+                result.append(FieldSpec(name: value.fieldName, value: value))
+            }
+        }
+        return result
     }
 
     mutating func value(earlier: [String], others: [String]) -> FieldSpecValue {
@@ -154,7 +166,7 @@ struct RecipeGenerator {
             // A validate reference to a later record is written after its target (issue 12 item 3); one into
             // the holder's own hierarchy makes a write-order cycle, which the case generation draws again.
             let targets = bugs.validateReferenceToLaterRecord ? earlier : others
-            guard let target = random.maybePick(targets) else { return .int(random.int(0...9)) }
+            guard let target = random.maybePick(targets) else { return .ref(random.pick(others)) }
             return .refAction(target, .validate)
         }
     }

@@ -231,6 +231,25 @@ enum FieldSpecValue: Hashable, Sendable {
     /// A generated value: `"{{i}}"`, `"{{fake.sentence}}"`, …, only in generated records.
     case template(String)
 
+    /// The field name a generated value of this kind goes in: a field keeps one type in CloudKit, so each
+    /// name holds one type (a string is `s`, a whole number `n`, a boolean `flag`, which is INT64 too).
+    var fieldName: String {
+        switch self {
+        case .string: "s"
+        case .int: "n"
+        case .double: "d"
+        case .bool: "flag"
+        case .timestamp: "at"
+        case .strings: "tags"
+        case .ints: "counts"
+        case .doubles: "weights"
+        case .ref, .refAction: "link"
+        case .bytes: "blob"
+        case .location: "place"
+        case .template: "text"
+        }
+    }
+
     var yaml: String {
         switch self {
         case .string(let s): "\"\(s)\""

@@ -46,6 +46,20 @@ final class CountingStore: Store, @unchecked Sendable {
 
     var displayName: String { base.displayName }
     var capabilities: StoreCapabilities { base.capabilities }
+    var environment: CloudKitEnvironment { base.environment }
+    func inEnvironment(_ environment: CloudKitEnvironment) -> any Store { base.inEnvironment(environment) }
+    func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema {
+        count("schema")
+        return try await base.schema(in: environment, as: user)
+    }
+    func extendSchema(_ schema: Schema, as user: UserRecordName) async throws -> [SchemaChange] {
+        count("extendSchema")
+        return try await base.extendSchema(schema, as: user)
+    }
+    func deploySchema(as user: UserRecordName) async throws -> [SchemaChange] {
+        count("deploySchema")
+        return try await base.deploySchema(as: user)
+    }
 
     func signIn(email: String, name: String?) async throws -> User {
         count("signIn")

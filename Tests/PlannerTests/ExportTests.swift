@@ -71,6 +71,9 @@ struct ExportTests {
         """.write(toFile: recipePath, atomically: true, encoding: .utf8)
         let recipe = try RecipeLoader(environment: [:]).load(path: recipePath)
         let store = try freshStore()
+        // A production recipe needs its schema deployed first, as in CloudKit.
+        _ = try await store.extendSchema(recipe.schema.schema, as: "")
+        _ = try await store.deploySchema(as: "")
         let planner = Planner(store: store, logger: quietLogger)
         let report = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
         #expect(report.succeeded)
@@ -82,6 +85,8 @@ struct ExportTests {
         _ = try await store.modifyRecords(
             [RecordOperation(.forceUpdate, note)], in: ZoneID(zoneName: "Fasting"), database: .private, atomic: true,
             as: alice.recordName)
+        // The new field was saved in development: production has it once deployed.
+        _ = try await store.deploySchema(as: alice.recordName)
         let yaml = try await Exporter(store: store, logger: quietLogger).export(
             owner: alice, name: "fasting", container: recipe.container, environment: recipe.environment.rawValue)
         #expect(yaml.contains("container: iCloud.com.example.Fasting"))

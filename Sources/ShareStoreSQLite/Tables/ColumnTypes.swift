@@ -9,3 +9,4 @@ extension DatabaseScope: DatabaseValueConvertible {}
 extension ParticipantRole: DatabaseValueConvertible {}
 extension Permission: DatabaseValueConvertible {}
 extension AcceptanceStatus: DatabaseValueConvertible {}
+extension CloudKitEnvironment: DatabaseValueConvertible {}

@@ -1,0 +1,125 @@
+import Foundation
+import Recipe
+import ShareKit
+import Testing
+
+/// `schema:` in recipes, inference from records, and the `.ckdb` reader and writer.
+@Suite struct SchemaRecipeTests {
+    func load(_ yaml: String) throws -> Recipe { try RecipeLoader(environment: [:]).load(yaml: yaml, file: "s.yaml") }
+
+    func problems(_ yaml: String) -> [String] {
+        do {
+            _ = try load(yaml)
+            return []
+        } catch let error as RecipeErrors {
+            return error.errors.map(\.description)
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    @Test("two records of one type that disagree on a field's type are reported at the later record")
+    func recordsThatDisagree() {
+        let found = problems(
+            """
+            sharelane: 1
+            name: s
+            users: { alice: { email: alice@example.com } }
+            zones:
+              Trips:
+                records:
+                  hotel: { type: Cost, fields: { amount: 420.5 } }
+                  flight: { type: Cost, fields: { amount: 500 } }
+            """)
+        #expect(
+            found == [
+                "s.yaml:8:7: error: field `amount` of record `flight` is INT64, but an earlier record made Cost.amount "
+                    + "DOUBLE (s.yaml:7:7); a field keeps one type in CloudKit: write the value as DOUBLE (e.g. "
+                    + "`500.0`, or `{type: DOUBLE, value: 500}`)"
+            ])
+    }
+
+    @Test("a record that contradicts the declared schema, and a bad declaration, are reported where they are")
+    func contradictingTheDeclaredSchema() {
+        let found = problems(
+            """
+            sharelane: 1
+            name: s
+            users: { alice: { email: alice@example.com } }
+            schema:
+              Cost:
+                amount: DOUBLE QUERYABLE
+                note: ENCRYPTED STRING QUERYABLE
+                ___recordID: STRING
+            zones:
+              Trips:
+                records:
+                  hotel: { type: Cost, fields: { amount: cheap } }
+            """)
+        #expect(found.count == 3, "\(found)")
+        #expect(
+            found.contains {
+                $0.hasPrefix("s.yaml:7:11: error: field `note` of `Cost`: an ENCRYPTED field cannot be indexed")
+            })
+        #expect(
+            found.contains {
+                $0.hasPrefix(
+                    "s.yaml:8:18: error: field `___recordID` of `Cost`: the system field `___recordID` is REFERENCE")
+            })
+        #expect(
+            found.contains {
+                $0.hasPrefix(
+                    "s.yaml:12:7: error: field `amount` of record `hotel` is STRING, but the schema declares Cost.amount DOUBLE (s.yaml:6:13)"
+                )
+            })
+    }
+
+    @Test("the schema is the declared one plus what records imply, with development's default indexes")
+    func inference() throws {
+        let recipe = try load(
+            """
+            sharelane: 1
+            name: s
+            users: { alice: { email: alice@example.com } }
+            schema:
+              Todo:
+                qty: INT64 QUERYABLE
+            zones:
+              Lists:
+                share: { participants: {} }
+                records:
+                  milk: { type: Todo, fields: { title: Milk, qty: 2, tags: [a, b] } }
+            """)
+        let schema = recipe.schema.schema
+        #expect(schema.field("qty", of: "Todo")?.indexes == .queryable)
+        #expect(schema.field("title", of: "Todo")?.indexes == [.queryable, .sortable, .searchable])
+        #expect(schema.field("tags", of: "Todo")?.type == .stringList)
+        #expect(schema.recordTypes["cloudkit.share"] != nil)
+    }
+
+    @Test("the .ckdb writer's text reads back to the same schema; comments, roles and grants are passed over")
+    func ckdbRoundTrip() throws {
+        let schema = Schema(recordTypes: [
+            RecordTypeSchema(
+                "Fasting",
+                fields: [
+                    SchemaField("___recordID", .reference, indexes: .queryable),
+                    SchemaField("endDate", .timestamp, indexes: [.queryable, .sortable]),
+                    SchemaField("note", .string, isEncrypted: true), SchemaField("photo", .assetID),
+                    SchemaField("tags", .stringList, indexes: .queryable),
+                    SchemaField("grant", .string, indexes: .searchable),
+                ]),
+            RecordTypeSchema("cloudkit.share", fields: SchemaRules.shareTypeFields),
+        ])
+        let text = SchemaLanguage.text(schema)
+        #expect(text.contains("        \"grant\" STRING SEARCHABLE,"))
+        #expect(text.contains("        photo ASSET,"))
+        #expect(text.contains("        tags LIST<STRING> QUERYABLE,"))
+        #expect(try SchemaLanguage.schema(from: text, file: "f.ckdb") == schema)
+        let commented =
+            "-- exported\nDEFINE SCHEMA\n  CREATE ROLE editor;\n  /* a type */ RECORD TYPE T (n NUMBER PREFERRED AS DOUBLE, // x\n  GRANT READ, WRITE TO editor);\n"
+        #expect(
+            try SchemaLanguage.schema(from: commented, file: "g.ckdb")
+                == Schema(recordTypes: [RecordTypeSchema("T", fields: [SchemaField("n", .double)])]))
+    }
+}
