@@ -15,20 +15,11 @@ package enum WireRecordWriter {
     package static func encode(_ response: RecordsResponse) throws -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(response.records.count * 400 + 32)
-        bytes.append(contentsOf: #"{"records":["#.utf8)
         let encoder = WireCoding.bodyEncoder()
-        for (index, record) in response.records.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if !write(record, into: &bytes) {
-                bytes.append(contentsOf: try encoder.encode(record))
-            }
-        }
-        bytes.append(UInt8(ascii: "]"))
-        if let marker = response.continuationMarker {
-            bytes.append(contentsOf: #","continuationMarker":"#.utf8)
-            string(marker, into: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
+        var object = ObjectWriter()
+        try object.member("records", response.records, into: &bytes) { try records($0, encoder: encoder, into: &$1) }
+        object.member("continuationMarker", response.continuationMarker, into: &bytes, string)
+        object.end(into: &bytes)
         return Data(bytes)
     }
 
@@ -40,47 +31,27 @@ package enum WireRecordWriter {
         let encoder = WireCoding.bodyEncoder()
         for (index, zone) in response.zones.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            var first = true
-            func key(_ name: String) {
-                bytes.append(UInt8(ascii: first ? "{" : ","))
-                first = false
-                string(name, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-            }
-            if let zoneID = zone.zoneID {
-                key("zoneID")
-                self.zone(zoneID, into: &bytes)
-            }
-            if let records = zone.records {
-                key("records")
-                bytes.append(UInt8(ascii: "["))
-                for (position, record) in records.enumerated() {
-                    if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                    if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
-                }
-                bytes.append(UInt8(ascii: "]"))
-            }
-            if let token = zone.syncToken {
-                key("syncToken")
-                string(token, into: &bytes)
-            }
-            if let moreComing = zone.moreComing {
-                key("moreComing")
-                bytes.append(contentsOf: (moreComing ? "true" : "false").utf8)
-            }
-            if let code = zone.serverErrorCode {
-                key("serverErrorCode")
-                string(code, into: &bytes)
-            }
-            if let reason = zone.reason {
-                key("reason")
-                string(reason, into: &bytes)
-            }
-            if first { bytes.append(UInt8(ascii: "{")) }
-            bytes.append(UInt8(ascii: "}"))
+            var object = ObjectWriter()
+            object.member("zoneID", zone.zoneID, into: &bytes, self.zone)
+            try object.member("records", zone.records, into: &bytes) { try records($0, encoder: encoder, into: &$1) }
+            object.member("syncToken", zone.syncToken, into: &bytes, string)
+            object.member("moreComing", zone.moreComing, into: &bytes, boolean)
+            object.member("serverErrorCode", zone.serverErrorCode, into: &bytes, string)
+            object.member("reason", zone.reason, into: &bytes, string)
+            object.end(into: &bytes)
         }
         bytes.append(contentsOf: "]}".utf8)
         return Data(bytes)
+    }
+
+    /// A JSON array of records, each written by hand or by `encoder`.
+    private static func records(_ records: [WireRecord], encoder: JSONEncoder, into bytes: inout [UInt8]) throws {
+        bytes.append(UInt8(ascii: "["))
+        for (index, record) in records.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
+        }
+        bytes.append(UInt8(ascii: "]"))
     }
 
     /// Writes a plain record; false, with nothing written, for any other.
@@ -98,77 +69,43 @@ package enum WireRecordWriter {
     }
 
     private static func write(plain record: WireRecord, into bytes: inout [UInt8]) -> Bool {
-        var first = true
-        func key(_ name: String) {
-            bytes.append(UInt8(ascii: first ? "{" : ","))
-            first = false
-            string(name, into: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-        }
-        if let name = record.recordName {
-            key("recordName")
-            string(name, into: &bytes)
-        }
-        if let type = record.recordType {
-            key("recordType")
-            string(type, into: &bytes)
-        }
-        if let tag = record.recordChangeTag {
-            key("recordChangeTag")
-            string(tag, into: &bytes)
-        }
-        if let fields = record.fields {
-            key("fields")
-            bytes.append(UInt8(ascii: "{"))
-            for (index, (name, field)) in fields.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                string(name, into: &bytes)
-                bytes.append(contentsOf: #":{"value":"#.utf8)
-                switch field.value {
-                case .string(let text), .assetID(let text): string(text, into: &bytes)
-                case .int64(let number), .timestamp(let number): bytes.append(contentsOf: String(number).utf8)
-                case .double(let number): bytes.append(contentsOf: "\(number)".utf8)
-                default: return false
+        var object = ObjectWriter()
+        object.member("recordName", record.recordName, into: &bytes, string)
+        object.member("recordType", record.recordType, into: &bytes, string)
+        object.member("recordChangeTag", record.recordChangeTag, into: &bytes, string)
+        var plain = true
+        object.member("fields", record.fields, into: &bytes) { fields, bytes in
+            var fieldsObject = ObjectWriter()
+            for (name, field) in fields {
+                fieldsObject.member(name, field, into: &bytes) { field, bytes in
+                    var valueObject = ObjectWriter()
+                    switch field.value {
+                    case .string(let text), .assetID(let text): valueObject.member("value", text, into: &bytes, string)
+                    case .int64(let number), .timestamp(let number):
+                        valueObject.member("value", number, into: &bytes, integer)
+                    case .double(let number):
+                        valueObject.member("value", number, into: &bytes, double)
+                    default: plain = false
+                    }
+                    valueObject.member("type", field.value.type.rawValue, into: &bytes, string)
+                    valueObject.end(into: &bytes)
                 }
-                bytes.append(contentsOf: #","type":"#.utf8)
-                string(field.value.type.rawValue, into: &bytes)
-                bytes.append(UInt8(ascii: "}"))
             }
-            bytes.append(UInt8(ascii: "}"))
+            fieldsObject.end(into: &bytes)
         }
-        if let parent = record.parent {
-            key("parent")
-            pointer(parent, into: &bytes)
+        object.member("parent", record.parent, into: &bytes, pointer)
+        object.member("share", record.share, into: &bytes) { share, bytes in
+            var shareObject = ObjectWriter()
+            shareObject.member("recordName", share.recordName, into: &bytes, string)
+            shareObject.member("zoneID", share.zoneID, into: &bytes, zone)
+            shareObject.end(into: &bytes)
         }
-        if let share = record.share {
-            key("share")
-            bytes.append(contentsOf: #"{"recordName":"#.utf8)
-            string(share.recordName, into: &bytes)
-            if let zoneID = share.zoneID {
-                bytes.append(contentsOf: #","zoneID":"#.utf8)
-                zone(zoneID, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "}"))
-        }
-        if let zoneID = record.zoneID {
-            key("zoneID")
-            zone(zoneID, into: &bytes)
-        }
-        if let created = record.created {
-            key("created")
-            stamp(created, into: &bytes)
-        }
-        if let modified = record.modified {
-            key("modified")
-            stamp(modified, into: &bytes)
-        }
-        if let deleted = record.deleted {
-            key("deleted")
-            bytes.append(contentsOf: (deleted ? "true" : "false").utf8)
-        }
-        if first { bytes.append(UInt8(ascii: "{")) }
-        bytes.append(UInt8(ascii: "}"))
-        return true
+        object.member("zoneID", record.zoneID, into: &bytes, zone)
+        object.member("created", record.created, into: &bytes, stamp)
+        object.member("modified", record.modified, into: &bytes, stamp)
+        object.member("deleted", record.deleted, into: &bytes, boolean)
+        object.end(into: &bytes)
+        return plain
     }
 
     /// Whether the writer writes this field (a double must be finite: JSON has no infinity).
@@ -181,31 +118,60 @@ package enum WireRecordWriter {
     }
 
     private static func pointer(_ pointer: WireRecordPointer, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"recordName":"#.utf8)
-        string(pointer.recordName, into: &bytes)
-        if let tag = pointer.recordChangeTag {
-            bytes.append(contentsOf: #","recordChangeTag":"#.utf8)
-            string(tag, into: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
+        var object = ObjectWriter()
+        object.member("recordName", pointer.recordName, into: &bytes, string)
+        object.member("recordChangeTag", pointer.recordChangeTag, into: &bytes, string)
+        object.end(into: &bytes)
     }
 
     private static func zone(_ zoneID: WireZoneID, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"zoneName":"#.utf8)
-        string(zoneID.zoneName, into: &bytes)
-        if let owner = zoneID.ownerRecordName {
-            bytes.append(contentsOf: #","ownerRecordName":"#.utf8)
-            string(owner, into: &bytes)
-        }
-        bytes.append(UInt8(ascii: "}"))
+        var object = ObjectWriter()
+        object.member("zoneName", zoneID.zoneName, into: &bytes, string)
+        object.member("ownerRecordName", zoneID.ownerRecordName, into: &bytes, string)
+        object.end(into: &bytes)
     }
 
     private static func stamp(_ stamp: Stamp, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"timestamp":"#.utf8)
-        bytes.append(contentsOf: String(stamp.timestamp).utf8)
-        bytes.append(contentsOf: #","userRecordName":"#.utf8)
-        string(stamp.userRecordName, into: &bytes)
-        bytes.append(UInt8(ascii: "}"))
+        var object = ObjectWriter()
+        object.member("timestamp", stamp.timestamp, into: &bytes, integer)
+        object.member("userRecordName", stamp.userRecordName, into: &bytes, string)
+        object.end(into: &bytes)
+    }
+
+    private static func integer(_ value: Int64, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A finite double, as Swift spells it shortest (`1.5`, `3.0`, `5e-324`): JSON reads it back exactly.
+    private static func double(_ value: Double, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "\(value)".utf8)
+    }
+
+    private static func boolean(_ value: Bool, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    /// One JSON object being written: `{`, each present member as `"key":value`, `}`; an absent (nil)
+    /// member is left out, as `JSONEncoder` leaves out a nil optional.
+    private struct ObjectWriter {
+        private var first = true
+
+        mutating func member<Value>(
+            _ key: String, _ value: Value?, into bytes: inout [UInt8],
+            _ write: (Value, inout [UInt8]) throws -> Void
+        ) rethrows {
+            guard let value else { return }
+            bytes.append(UInt8(ascii: first ? "{" : ","))
+            first = false
+            WireRecordWriter.string(key, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            try write(value, &bytes)
+        }
+
+        func end(into bytes: inout [UInt8]) {
+            if first { bytes.append(UInt8(ascii: "{")) }
+            bytes.append(UInt8(ascii: "}"))
+        }
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, `/` and the rest as UTF-8.

@@ -114,15 +114,22 @@ struct IncrementalPlanTests {
 
     final class LoadCounter: @unchecked Sendable { var count = 0 }
 
-    @Test("an unchanged recipe file is not loaded again: its no-op plan reads the change feed, and no record")
-    func anUnchangedFileIsNotLoaded() async throws {
+    /// The generated recipe as a file, applied to a fresh store and planned once with the cache.
+    func appliedAndPlannedOnce() async throws -> (path: String, recipe: Recipe, store: SQLiteStore, loads: LoadCounter)
+    {
         let path = scratch.file("generated.yaml")
         try Self.generatedFile.write(toFile: path, atomically: true, encoding: .utf8)
         let recipe = try RecipeLoader(environment: [:]).load(path: path)
-        let base = try freshStore()
-        try await PromiseTests.apply(recipe, to: base)
+        let store = try freshStore()
+        try await PromiseTests.apply(recipe, to: store)
         let loads = LoadCounter()
-        _ = try await Self.planFile(path, base, cache: cache, loads: loads)
+        _ = try await Self.planFile(path, store, cache: cache, loads: loads)
+        return (path, recipe, store, loads)
+    }
+
+    @Test("an unchanged recipe file is not loaded again: its no-op plan reads the change feed, and no record")
+    func anUnchangedFileIsNotLoaded() async throws {
+        let (path, recipe, base, loads) = try await appliedAndPlannedOnce()
         #expect(cache.unchangedRecipe(environment: [:]) != nil, "the cache remembers the file")
         let store = CountingStore(base)
         let second = try await Self.planFile(path, store, cache: cache, loads: loads)
@@ -135,13 +142,7 @@ struct IncrementalPlanTests {
 
     @Test("records changed behind an unchanged file's back are read alone and planned, and the next plan is quiet")
     func recordsChangedBehindItsBackAreReadAlone() async throws {
-        let path = scratch.file("generated.yaml")
-        try Self.generatedFile.write(toFile: path, atomically: true, encoding: .utf8)
-        let recipe = try RecipeLoader(environment: [:]).load(path: path)
-        let base = try freshStore()
-        try await PromiseTests.apply(recipe, to: base)
-        let loads = LoadCounter()
-        _ = try await Self.planFile(path, base, cache: cache, loads: loads)
+        let (path, recipe, base, loads) = try await appliedAndPlannedOnce()
         // Someone changes two records of Stock and deletes one of Archive.
         let alice = try #require(try await base.signInExisting(email: "alice@example.com")).recordName
         let stock = ZoneID(zoneName: "Stock")
