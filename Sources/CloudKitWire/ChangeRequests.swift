@@ -33,19 +33,78 @@ package struct DatabaseChangesResponse: Codable, Sendable, Hashable {
     }
 }
 
-/// `changes/zone`: `{zones: [{zoneID, syncToken?, desiredKeys?, resultsLimit?}]}`.
+/// `changes/zone`: `{zones: [{zoneID, syncToken?, desiredKeys?, desiredRecordTypes?, resultsLimit?, reverse?,
+/// numbersAsStrings?}], desiredKeys?, desiredRecordTypes?, resultsLimit?, reverse?, numbersAsStrings?}`: a
+/// zone's own key overrides the request's, as Apple's reference says.
 package struct ZoneChangesRequest: Codable, Sendable, Hashable {
     package struct ZoneRequest: Codable, Sendable, Hashable {
         package var zoneID: WireZoneID
         package var syncToken: String?
         package var desiredKeys: [String]?
+        package var desiredRecordTypes: [String]?
         package var resultsLimit: Int?
+        package var reverse: Bool?
+        package var numbersAsStrings: Bool?
     }
 
     package var zones: [ZoneRequest]
+    package var desiredKeys: [String]?
+    package var desiredRecordTypes: [String]?
+    package var resultsLimit: Int?
+    package var reverse: Bool?
+    package var numbersAsStrings: Bool?
 
     package init(zoneID: ZoneID, syncToken: String?, resultsLimit: Int?) {
         zones = [ZoneRequest(zoneID: WireZoneID(zoneID), syncToken: syncToken, resultsLimit: resultsLimit)]
+    }
+}
+
+/// `records/changes` (private and shared databases, custom zones): `{zoneID, syncToken?, resultsLimit?,
+/// desiredKeys?, numbersAsStrings?}`, Apple's older form of `changes/zone` for one zone.
+package struct RecordChangesRequest: Codable, Sendable, Hashable {
+    package var zoneID: WireZoneID
+    package var syncToken: String?
+    package var resultsLimit: Int?
+    package var desiredKeys: [String]?
+    package var numbersAsStrings: Bool?
+}
+
+/// The answer to `records/changes`: `{zoneID, records, syncToken, moreComing}`, or a request error.
+package struct RecordChangesResponse: Codable, Sendable, Hashable {
+    package var zoneID: WireZoneID?
+    package var records: [WireRecord]
+    package var syncToken: String
+    package var moreComing: Bool
+
+    package init(zoneID: WireZoneID?, records: [WireRecord], syncToken: String, moreComing: Bool) {
+        self.zoneID = zoneID
+        self.records = records
+        self.syncToken = syncToken
+        self.moreComing = moreComing
+    }
+}
+
+/// `zones/changes` (deprecated by Apple in favour of `changes/database`): `{metaSyncToken?}`. The live service
+/// ignores a `syncToken` key here, and so does sharelane.
+package struct ZonesChangesRequest: Codable, Sendable, Hashable {
+    package var metaSyncToken: String?
+
+    package init(metaSyncToken: String?) {
+        self.metaSyncToken = metaSyncToken
+    }
+}
+
+/// The answer to `zones/changes`: `{zones: [{zoneID, deleted?}], metaSyncToken, moreComing}`.
+package struct ZonesChangesResponse: Codable, Sendable, Hashable {
+    package var zones: [WireZone]
+    package var metaSyncToken: String
+    package var moreComing: Bool
+
+    package init(_ changes: DatabaseChanges) {
+        let answer = DatabaseChangesResponse(changes)
+        zones = answer.zones
+        metaSyncToken = answer.syncToken
+        moreComing = answer.moreComing
     }
 }
 

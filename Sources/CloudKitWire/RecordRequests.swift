@@ -54,11 +54,12 @@ package struct ModifyRecordsRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// `records/lookup`: `{records: [{recordName}], zoneID?, desiredKeys?}`.
+/// `records/lookup`: `{records: [{recordName}], zoneID?, desiredKeys?, numbersAsStrings?}`.
 package struct LookupRecordsRequest: Codable, Sendable, Hashable {
     package var records: [WireRecordPointer]
     package var zoneID: WireZoneID?
     package var desiredKeys: [String]?
+    package var numbersAsStrings: Bool?
 
     package init(recordNames: [String], zoneID: ZoneID) {
         records = recordNames.map { WireRecordPointer(recordName: $0) }
@@ -66,7 +67,8 @@ package struct LookupRecordsRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// `records/query`: `{zoneID?, query: {recordType, filterBy, sortBy}, resultsLimit?, continuationMarker?}`.
+/// `records/query`: `{zoneID?, zoneWide?, query: {recordType, filterBy, sortBy}, resultsLimit?,
+/// continuationMarker?, desiredKeys?, numbersAsStrings?}`.
 package struct QueryRecordsRequest: Codable, Sendable, Hashable {
     package struct Query: Codable, Sendable, Hashable {
         package var recordType: String
@@ -78,18 +80,25 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
         package var comparator: String
         package var fieldName: String
         package var fieldValue: WireField
+        /// For `NEAR`: metres.
+        package var distance: Double?
     }
 
     package struct Sort: Codable, Sendable, Hashable {
         package var fieldName: String
         package var ascending: Bool?
+        /// For a `LOCATION` field: sort by distance from here.
+        package var relativeLocation: Location?
     }
 
     package var zoneID: WireZoneID?
+    /// Search every zone of the database (ignored when `zoneID` is given, as Apple ignores it).
+    package var zoneWide: Bool?
     package var query: Query
     package var resultsLimit: Int?
     package var continuationMarker: String?
     package var desiredKeys: [String]?
+    package var numbersAsStrings: Bool?
 
     package init(_ query: RecordQuery, in zoneID: ZoneID) {
         self.zoneID = WireZoneID(zoneID)
@@ -98,9 +107,15 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
             filterBy: query.filters.isEmpty
                 ? nil
                 : query.filters.map {
-                    Filter(comparator: $0.comparator.rawValue, fieldName: $0.fieldName, fieldValue: WireField($0.value))
+                    Filter(
+                        comparator: $0.comparator.rawValue, fieldName: $0.fieldName, fieldValue: WireField($0.value),
+                        distance: $0.distance)
                 },
-            sortBy: query.sort.isEmpty ? nil : query.sort.map { Sort(fieldName: $0.fieldName, ascending: $0.ascending) }
+            sortBy: query.sort.isEmpty
+                ? nil
+                : query.sort.map {
+                    Sort(fieldName: $0.fieldName, ascending: $0.ascending, relativeLocation: $0.relativeLocation)
+                }
         )
         resultsLimit = query.resultsLimit
         continuationMarker = query.continuationMarker
@@ -116,11 +131,13 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
                     "unknown comparator \"\(filter.comparator)\"; expected one of "
                         + QueryFilter.Comparator.allCases.map(\.rawValue).joined(separator: ", "))
             }
-            return QueryFilter(filter.fieldName, comparator, filter.fieldValue.value)
+            return QueryFilter(filter.fieldName, comparator, filter.fieldValue.value, distance: filter.distance)
         }
         return RecordQuery(
             recordType: query.recordType, filters: filters,
-            sort: (query.sortBy ?? []).map { QuerySort($0.fieldName, ascending: $0.ascending ?? true) },
+            sort: (query.sortBy ?? []).map {
+                QuerySort($0.fieldName, ascending: $0.ascending ?? true, relativeLocation: $0.relativeLocation)
+            },
             resultsLimit: resultsLimit, continuationMarker: continuationMarker)
     }
 }

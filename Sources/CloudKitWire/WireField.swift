@@ -9,6 +9,9 @@ import ShareKit
 /// → the list type of its elements).
 package struct WireField: Sendable, Hashable {
     package var value: FieldValue
+    /// Write `INT64` and `DOUBLE` values (and their lists) as JSON strings, as Apple does for a request with
+    /// `numbersAsStrings: true` (JavaScript numbers cannot hold every 64-bit integer). Reading accepts both.
+    package var numbersAsStrings = false
 
     package init(_ value: FieldValue) {
         self.value = value
@@ -59,6 +62,11 @@ extension WireField: Codable {
 
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        if numbersAsStrings {
+            try Self.encodeValue(value, to: container.superEncoder(forKey: .value), numbersAsStrings: true)
+            try container.encode(value.type.rawValue, forKey: .type)
+            return
+        }
         switch value {
         case .string(let text): try container.encode(text, forKey: .value)
         case .int64(let number): try container.encode(number, forKey: .value)
@@ -175,12 +183,12 @@ extension WireField: Codable {
                 debugDescription: "cannot tell this field's type from its value; give \"type\""))
     }
 
-    static func encodeValue(_ value: FieldValue, to encoder: any Encoder) throws {
+    static func encodeValue(_ value: FieldValue, to encoder: any Encoder, numbersAsStrings: Bool = false) throws {
         switch value {
         case .list(_, let values):
             var list = encoder.unkeyedContainer()
             for element in values {
-                try encodeValue(element, to: list.superEncoder())
+                try encodeValue(element, to: list.superEncoder(), numbersAsStrings: numbersAsStrings)
             }
         case .reference(let reference):
             try WireReference(reference).encode(to: encoder)
@@ -190,6 +198,8 @@ extension WireField: Codable {
             var single = encoder.singleValueContainer()
             switch value {
             case .string(let text): try single.encode(text)
+            case .int64(let number) where numbersAsStrings: try single.encode(String(number))
+            case .double(let number) where numbersAsStrings: try single.encode(String(number))
             case .int64(let number): try single.encode(number)
             case .double(let number): try single.encode(number)
             case .timestamp(let millis): try single.encode(millis)

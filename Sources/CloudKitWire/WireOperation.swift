@@ -39,12 +39,18 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         path: "records/resolve", methods: [.post], databases: [.public], isAboutTheUser: true)
     public static let recordsAccept = WireOperation(
         path: "records/accept", methods: [.post], databases: [.public], isAboutTheUser: true)
+    /// Apple's older, one-zone form of `changes/zone`; custom zones of the private and shared databases.
+    public static let recordsChanges = WireOperation(
+        path: "records/changes", methods: [.post], databases: [.private, .shared], isAboutTheUser: false)
     public static let zonesList = WireOperation(
         path: "zones/list", methods: [.get, .post], databases: everyDatabase, isAboutTheUser: false)
     public static let zonesLookup = WireOperation(
         path: "zones/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let zonesModify = WireOperation(
         path: "zones/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    /// Apple's older form of `changes/database` (deprecated by Apple), with `metaSyncToken`.
+    public static let zonesChanges = WireOperation(
+        path: "zones/changes", methods: [.post], databases: [.private, .shared], isAboutTheUser: false)
     public static let changesDatabase = WireOperation(
         path: "changes/database", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let changesZone = WireOperation(
@@ -66,8 +72,9 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
 
     /// Every operation, in the order the docs list them.
     public static let all: [WireOperation] = [
-        recordsModify, recordsLookup, recordsQuery, recordsResolve, recordsAccept, zonesList, zonesLookup,
-        zonesModify, changesDatabase, changesZone, usersCurrent, usersLookupEmail, schemaLookup, schemaExtend,
+        recordsModify, recordsLookup, recordsQuery, recordsChanges, recordsResolve, recordsAccept, zonesList,
+        zonesLookup, zonesModify, zonesChanges, changesDatabase, changesZone, usersCurrent, usersLookupEmail,
+        schemaLookup, schemaExtend,
         schemaDeploy,
     ]
 

@@ -99,6 +99,19 @@ package struct WireRecord: Codable, Sendable, Hashable {
         return record
     }
 
+    /// The record as an answer to a request's `desiredKeys` and `numbersAsStrings`.
+    package func answering(desiredKeys: [String]?, numbersAsStrings: Bool?) -> WireRecord {
+        var record = keepingFields(desiredKeys)
+        if numbersAsStrings == true, let fields = record.fields {
+            record.fields = fields.mapValues { field in
+                var field = field
+                field.numbersAsStrings = true
+                return field
+            }
+        }
+        return record
+    }
+
     /// The error this entry carries, if it is an error entry.
     package func error(in zoneID: ZoneID?) -> ShareError? {
         guard let serverErrorCode else { return nil }

@@ -110,7 +110,8 @@ package enum WireRecordWriter {
 
     /// Whether the writer writes this field (a double must be finite: JSON has no infinity).
     private static func isPlain(_ field: WireField) -> Bool {
-        switch field.value {
+        guard !field.numbersAsStrings else { return false }
+        return switch field.value {
         case .string, .int64, .timestamp, .assetID: true
         case .double(let number): number.isFinite
         default: false

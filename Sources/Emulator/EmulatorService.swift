@@ -106,17 +106,27 @@ struct EmulatorService: Sendable {
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
             let outcomes = try await store.lookupRecords(
                 request.records.map(\.recordName), in: zoneID, database: database, as: user)
-            return try encode(RecordsResponse(records: outcomes.map { wire($0, as: user) }))
-        case .recordsQuery:
-            let request = try decode(QueryRecordsRequest.self, from: body)
-            var query = try request.recordQuery()
-            query.resultsLimit = min(
-                query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
-            let zoneID = request.zoneID?.zoneID ?? .defaultZone
-            let page = try await store.queryRecords(query, in: zoneID, database: database, as: user)
             return try encode(
                 RecordsResponse(
-                    records: page.records.map { WireRecord($0) }, continuationMarker: page.continuationMarker))
+                    records: outcomes.map {
+                        wire($0, as: user).answering(
+                            desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings)
+                    }))
+        case .recordsQuery:
+            return try encode(
+                try await query(
+                    try decode(QueryRecordsRequest.self, from: body), store: store, database: database, as: user))
+        case .recordsChanges:
+            return try encode(
+                try await recordChanges(
+                    try decode(RecordChangesRequest.self, from: body), store: store, database: database, as: user))
+        case .zonesChanges:
+            let request =
+                body.isEmpty
+                ? ZonesChangesRequest(metaSyncToken: nil) : try decode(ZonesChangesRequest.self, from: body)
+            let changes = try await store.databaseChanges(
+                in: database, since: request.metaSyncToken.map(ChangeToken.init(rawValue:)), as: user)
+            return try encode(ZonesChangesResponse(changes))
         case .zonesList:
             let zones = try await store.listZones(in: database, as: user)
             return try encode(ZonesResponse(zones: zones.map(WireZone.init)))
@@ -149,20 +159,7 @@ struct EmulatorService: Sendable {
         case .changesZone:
             let request = try decode(ZoneChangesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
-            var results: [ZoneChangesResponse.ZoneResult] = []
-            for zone in request.zones {
-                do {
-                    let changes = try await store.zoneChanges(
-                        zone.zoneID.zoneID, in: database, since: zone.syncToken.map(ChangeToken.init(rawValue:)),
-                        resultsLimit: min(
-                            zone.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse),
-                        as: user)
-                    results.append(.init(changes, currentUser: user))
-                } catch let error as ShareError {
-                    results.append(.init(zoneID: zone.zoneID.zoneID, error: error))
-                }
-            }
-            return try encode(ZoneChangesResponse(zones: results))
+            return try encode(try await zoneChanges(request, store: store, database: database, as: user))
         case .usersCurrent:
             return try encode(WireUser(try await store.currentUser(as: user)))
         case .usersLookupEmail:
@@ -286,7 +283,7 @@ struct EmulatorService: Sendable {
         return RecordOperation(kind, record.record(in: zoneID))
     }
 
-    private func wire(_ outcome: RecordOutcome, as user: UserRecordName) -> WireRecord {
+    func wire(_ outcome: RecordOutcome, as user: UserRecordName) -> WireRecord {
         switch outcome {
         case .saved(let record): WireRecord(record)
         case .savedShare(let share): WireRecord(share, currentUser: user)
@@ -304,7 +301,7 @@ struct EmulatorService: Sendable {
 
     // MARK: HTTP
 
-    private func checkLimit(_ count: Int, _ what: String) throws {
+    func checkLimit(_ count: Int, _ what: String) throws {
         guard count <= CloudKitLimits.operationsPerRequest else {
             throw ShareError(
                 .badRequest,

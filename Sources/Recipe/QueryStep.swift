@@ -28,7 +28,8 @@ public struct QueryStep: Sendable, Hashable, Codable {
 /// Query filters and sort keys written as text, for `sharelane query --filter 'endDate GREATER_THAN 2024-05-01T00:00:00Z'`.
 public enum QueryText {
     /// `FIELD COMPARATOR VALUE`: the value typed as a recipe types a plain scalar (a timestamp, a number, a
-    /// string); `IN` and `NOT_IN` take a comma-separated list.
+    /// string); `IN`, `NOT_IN` and the `LIST_CONTAINS_ANY|ALL` family take a comma-separated list, `NEAR` a
+    /// location and a distance in metres (`place NEAR 37.33,-122.03 1000`).
     /// - Throws: `SchemaLanguageProblem` saying what is wrong.
     public static func filter(_ text: String) throws(SchemaLanguageProblem) -> QueryFilter {
         let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true).map(String.init)
@@ -42,7 +43,20 @@ public enum QueryText {
             raw = String(raw.dropFirst().dropLast())
             return QueryFilter(parts[0], comparator, .string(raw))
         }
-        if comparator == .in || comparator == .notIn {
+        if comparator == .near {
+            // `LATITUDE,LONGITUDE METRES`
+            let words = raw.split(separator: " ", omittingEmptySubsequences: true)
+            let degrees = words.first.map { $0.split(separator: ",").compactMap { Double($0) } } ?? []
+            guard words.count == 2, degrees.count == 2, let metres = Double(words[1]) else {
+                throw SchemaLanguageProblem(
+                    "'\(text)': NEAR takes LATITUDE,LONGITUDE and a distance in metres, e.g. 'place NEAR 37.33,-122.03 1000'"
+                )
+            }
+            return QueryFilter(
+                parts[0], comparator, .location(Location(latitude: degrees[0], longitude: degrees[1])), distance: metres
+            )
+        }
+        if comparator.takesList {
             let values = raw.split(separator: ",").map { value(String($0).trimmingCharacters(in: .whitespaces)) }
             return QueryFilter(parts[0], comparator, .list(elementType: values.first?.type ?? .string, values))
         }

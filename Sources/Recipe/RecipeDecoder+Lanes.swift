@@ -235,7 +235,7 @@ extension RecipeDecoder {
         var query = RecordQuery(recordType: type)
         for item in value("filter").map({ $0.items ?? [$0] }) ?? [] {
             guard let pairs = pairs(item, "a filter") else { continue }
-            checkKeys(pairs, allowed: ["field", "comparator", "value"], in: "a filter")
+            checkKeys(pairs, allowed: ["field", "comparator", "value", "distance"], in: "a filter")
             func part(_ key: String) -> RecipeNode? { pairs.first { $0.key == key }?.value }
             guard let field = part("field").flatMap({ string($0, "`field`") }),
                 let comparatorNode = part("comparator"), let word = string(comparatorNode, "`comparator`"),
@@ -253,7 +253,19 @@ extension RecipeDecoder {
             }
             let context = ValueContext(zone: zone, path: "query/\(zone)/\(field)", index: nil, allowShareURL: false)
             guard case .value(let v)? = declaredValue(valueNode, context) else { continue }
-            query.filters.append(QueryFilter(field, comparator, v))
+            var filter = QueryFilter(field, comparator, v)
+            if let node = part("distance") {
+                guard comparator == .near, let metres = number(node, "`distance`") else {
+                    if comparator != .near { error("`distance` goes with the NEAR comparator only", node.location) }
+                    continue
+                }
+                filter.distance = metres
+            }
+            if let problem = filter.problem {
+                error(problem, item.location)
+                continue
+            }
+            query.filters.append(filter)
         }
         for item in value("sort").map({ $0.items ?? [$0] }) ?? [] {
             if case .scalar(let text, _) = item.content {

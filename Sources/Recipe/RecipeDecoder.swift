@@ -115,6 +115,18 @@ final class RecipeDecoder {
         return nil
     }
 
+    func number(_ node: RecipeNode, _ what: String) -> Double? {
+        if case .scalar(let s, true) = node.content {
+            switch ScalarResolver.resolve(s) {
+            case .int(let i): return Double(i)
+            case .double(let d) where d.isFinite: return d
+            default: break
+            }
+        }
+        error("\(what) must be a number, not \(node.kindDescription)", node.location)
+        return nil
+    }
+
     /// A permission word: `none`, `read-only` or `read-write`.
     func permission(_ node: RecipeNode, _ what: String, allowNone: Bool) -> Permission? {
         guard let word = string(node, what) else { return nil }

@@ -128,11 +128,10 @@ public enum SchemaRules {
             type.fields[name == "recordName" ? "___recordID" : name]
         }
         for filter in query.filters {
-            let needed: SchemaIndexes
-            switch filter.comparator {
-            case .lessThan, .lessThanOrEquals, .greaterThan, .greaterThanOrEquals: needed = .sortable
-            default: needed = .queryable
+            if let problem = filter.problem {
+                return ShareError(.badRequest, problem, subject: subject)
             }
+            let needed = filter.comparator.neededIndex
             if let found = field(filter.fieldName), found.isEncrypted {
                 return ShareError(
                     .badRequest,

@@ -1,0 +1,122 @@
+import CloudKitWire
+import ShareKit
+
+/// Record queries and change feeds with the keys Apple's reference gives them: `desiredKeys`,
+/// `desiredRecordTypes`, `numbersAsStrings`, `reverse`, `zoneWide`.
+extension EmulatorService {
+    /// `records/query`: one zone, or with `zoneWide` and no `zoneID` every zone of the database the caller
+    /// sees, sorted together. A zone-wide page's marker is the number of records handed out so far (`w200`).
+    func query(_ request: QueryRecordsRequest, store: any Store, database: DatabaseScope, as user: UserRecordName)
+        async throws -> RecordsResponse
+    {
+        var query = try request.recordQuery()
+        let limit = min(query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
+        query.resultsLimit = limit
+        func answer(_ records: [Record], marker: String?) -> RecordsResponse {
+            RecordsResponse(
+                records: records.map {
+                    WireRecord($0).answering(
+                        desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings)
+                }, continuationMarker: marker)
+        }
+        guard request.zoneID == nil, request.zoneWide == true else {
+            let page = try await store.queryRecords(
+                query, in: request.zoneID?.zoneID ?? .defaultZone, database: database, as: user)
+            return answer(page.records, marker: page.continuationMarker)
+        }
+        var offset = 0
+        if let marker = query.continuationMarker {
+            guard marker.hasPrefix("w"), let start = Int(marker.dropFirst()), start >= 0 else {
+                throw ShareError(.badRequest, "the continuation marker '\(marker)' was not handed out by this server")
+            }
+            offset = start
+        }
+        var found: [Record] = []
+        for zone in try await store.listZones(in: database, as: user) {
+            var zoneQuery = query
+            zoneQuery.resultsLimit = CloudKitLimits.recordsPerResponse
+            zoneQuery.continuationMarker = nil
+            repeat {
+                let page: QueryPage
+                do {
+                    page = try await store.queryRecords(zoneQuery, in: zone.zoneID, database: database, as: user)
+                } catch let error as ShareError where error.code == .accessDenied || error.code == .zoneNotFound {
+                    break  // a zone the caller sees but may not query (nothing in it shared) adds nothing
+                }
+                found += page.records
+                zoneQuery.continuationMarker = page.continuationMarker
+            } while zoneQuery.continuationMarker != nil
+        }
+        found.sort { QueryEvaluation.ordered($0, $1, by: query.sort) }
+        let page = Array(found.dropFirst(offset).prefix(limit))
+        let next = offset + page.count
+        return answer(page, marker: next < found.count ? "w\(next)" : nil)
+    }
+
+    /// `changes/zone`: each zone's own keys override the request's.
+    func zoneChanges(_ request: ZoneChangesRequest, store: any Store, database: DatabaseScope, as user: UserRecordName)
+        async throws -> ZoneChangesResponse
+    {
+        var results: [ZoneChangesResponse.ZoneResult] = []
+        for zone in request.zones {
+            do {
+                let changes = try await store.zoneChanges(
+                    zone.zoneID.zoneID, in: database, since: zone.syncToken.map(ChangeToken.init(rawValue:)),
+                    resultsLimit: min(
+                        zone.resultsLimit ?? request.resultsLimit ?? CloudKitLimits.recordsPerResponse,
+                        CloudKitLimits.recordsPerResponse),
+                    as: user)
+                var result = ZoneChangesResponse.ZoneResult(changes, currentUser: user)
+                result.records = shaped(
+                    result.records ?? [], desiredKeys: zone.desiredKeys ?? request.desiredKeys,
+                    desiredRecordTypes: zone.desiredRecordTypes ?? request.desiredRecordTypes,
+                    reverse: zone.reverse ?? request.reverse,
+                    numbersAsStrings: zone.numbersAsStrings ?? request.numbersAsStrings)
+                results.append(result)
+            } catch let error as ShareError {
+                results.append(.init(zoneID: zone.zoneID.zoneID, error: error))
+            }
+        }
+        return ZoneChangesResponse(zones: results)
+    }
+
+    /// `records/changes`: one custom zone's changes, as `changes/zone` answers them.
+    func recordChanges(
+        _ request: RecordChangesRequest, store: any Store, database: DatabaseScope, as user: UserRecordName
+    ) async throws -> RecordChangesResponse {
+        let zoneID = request.zoneID.zoneID
+        guard zoneID.zoneName != defaultZoneName else {
+            throw ShareError(
+                .badRequest,
+                "records/changes is served for custom zones only; read the default zone with records/query",
+                subject: zoneID.zoneName)
+        }
+        let changes = try await store.zoneChanges(
+            zoneID, in: database, since: request.syncToken.map(ChangeToken.init(rawValue:)),
+            resultsLimit: min(
+                request.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse),
+            as: user)
+        let result = ZoneChangesResponse.ZoneResult(changes, currentUser: user)
+        return RecordChangesResponse(
+            zoneID: result.zoneID,
+            records: shaped(
+                result.records ?? [], desiredKeys: request.desiredKeys, desiredRecordTypes: nil, reverse: nil,
+                numbersAsStrings: request.numbersAsStrings),
+            syncToken: changes.token.rawValue, moreComing: changes.moreComing)
+    }
+
+    /// The records of a change feed page as the request asks for them. A deletion (`deleted: true`, no type)
+    /// is kept whatever `desiredRecordTypes` says: the feed cannot tell its type, and a client must hear of it.
+    private func shaped(
+        _ records: [WireRecord], desiredKeys: [String]?, desiredRecordTypes: [String]?, reverse: Bool?,
+        numbersAsStrings: Bool?
+    ) -> [WireRecord] {
+        var shaped = records.filter { record in
+            guard let types = desiredRecordTypes, record.deleted != true else { return true }
+            return record.recordType.map(types.contains) ?? true
+        }
+        .map { $0.answering(desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings) }
+        if reverse == true { shaped.reverse() }
+        return shaped
+    }
+}
