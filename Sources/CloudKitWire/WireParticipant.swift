@@ -31,7 +31,7 @@ package struct WireParticipant: Sendable, Hashable {
             participantID: participantId,
             userRecordName: userIdentity.userRecordName ?? userIdentity.lookupInfo?.userRecordName ?? "",
             email: userIdentity.lookupInfo?.emailAddress, name: userIdentity.nameComponents?.displayName,
-            role: role, permission: permission, acceptance: acceptance)
+            role: role, permission: permission, acceptance: acceptance, phone: userIdentity.lookupInfo?.phoneNumber)
     }
 }
 

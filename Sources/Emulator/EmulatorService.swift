@@ -13,6 +13,8 @@ struct EmulatorService: Sendable {
     let store: any Store
     let configuration: EmulatorConfiguration
     let tokens: TokenIssuer
+    /// The one-time tickets of sign-in `redirectURL`s (EmulatorService+SignInPage).
+    let tickets: SignInTickets
     /// The containers and environments requests named, for the console's overview.
     let containers = ConsoleContainerLog()
 
@@ -216,6 +218,8 @@ struct EmulatorService: Sendable {
             return try encode(SchemaChangesResponse(changes: try await store.extendSchema(request.schema, as: user)))
         case .schemaDeploy:
             return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
+        case .usersCaller, .usersDiscover, .usersLookupPhone, .usersLookupID, .usersSettings:
+            return try await users(operation, store: store, body: body, as: user)
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }
