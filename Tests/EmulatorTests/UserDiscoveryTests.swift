@@ -170,4 +170,38 @@ import Testing
             #expect(try await planner.plan(recipe).changes == [])
         }
     }
+
+    @Test("participants are invited by email address, phone number or user record name")
+    func participantsByEveryLookup() async throws {
+        try await H.withEmulator { base in
+            let store = H.store(base)
+            let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+            let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
+            let carol = try await store.signIn(email: "carol@example.com", name: nil).recordName
+            // Bob is not discoverable: an invitation by phone number still finds him, as CloudKit's does.
+            try await store.setDiscoverability(UserDiscoverability(phone: "+15550100002"), as: bob)
+            let lists = ZoneID(zoneName: "Lists")
+            _ = try await store.modifyZones([ZoneOperation(.create, lists)], in: .private, as: alice)
+            var share = Share.zoneWide(lists, title: "Lists")
+            share.participants = [
+                Participant(userRecordName: "", phone: "+1 555 010 0002"),
+                Participant(userRecordName: carol),
+                Participant(userRecordName: "", email: "dana@example.com"),
+            ]
+            let saved = try await store.modifyRecords(
+                [.init(.create, share: share)], in: lists, database: .private, atomic: true, as: alice)
+            let participants = try #require(saved[0].savedShare?.participants)
+            #expect(participants.map(\.userRecordName).contains(bob), "\(participants)")
+            #expect(participants.map(\.userRecordName).contains(carol))
+            #expect(participants.compactMap(\.email).contains("dana@example.com"))
+            // A phone number nobody has is NOT_FOUND, and nothing is saved.
+            var unknown = Share.zoneWide(ZoneID(zoneName: "Other"), title: "Other")
+            _ = try await store.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Other"))], in: .private, as: alice)
+            unknown.participants = [Participant(userRecordName: "", phone: "+15550109999")]
+            let refused = try await store.modifyRecords(
+                [.init(.create, share: unknown)], in: ZoneID(zoneName: "Other"), database: .private, atomic: true,
+                as: alice)
+            #expect(refused[0].error?.code == .notFound, "\(refused)")
+        }
+    }
 }
