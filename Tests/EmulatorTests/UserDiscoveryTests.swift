@@ -196,7 +196,8 @@ import Testing
             #expect(participants.compactMap(\.email).contains("dana@example.com"))
             // A phone number nobody has is NOT_FOUND, and nothing is saved.
             var unknown = Share.zoneWide(ZoneID(zoneName: "Other"), title: "Other")
-            _ = try await store.modifyZones([ZoneOperation(.create, ZoneID(zoneName: "Other"))], in: .private, as: alice)
+            _ = try await store.modifyZones(
+                [ZoneOperation(.create, ZoneID(zoneName: "Other"))], in: .private, as: alice)
             unknown.participants = [Participant(userRecordName: "", phone: "+15550109999")]
             let refused = try await store.modifyRecords(
                 [.init(.create, share: unknown)], in: ZoneID(zoneName: "Other"), database: .private, atomic: true,
