@@ -113,9 +113,9 @@ actor SessionBook {
             guard tokens[Self.cloudKitKey] != nil else {
                 throw ShareError(
                     .authenticationRequired,
-                    "\(displayName) needs CLOUDKIT_WEB_AUTH_TOKEN (with CLOUDKIT_API_TOKEN) for the private and "
-                        + "shared databases; a server-to-server key reaches the public database only. See "
-                        + "Docs/CloudKit.md for getting a web auth token")
+                    "\(displayName) needs a signed-in user for the private and shared databases: run `sharelane "
+                        + "login`, or set CLOUDKIT_WEB_AUTH_TOKEN (with CLOUDKIT_API_TOKEN); a server-to-server key "
+                        + "reaches the public database only. See Docs/CloudKit.md")
             }
             return sessions[Self.cloudKitKey] ?? Session(key: Self.cloudKitKey, gate: SerialGate())
         }

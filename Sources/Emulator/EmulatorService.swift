@@ -176,11 +176,9 @@ struct EmulatorService: Sendable {
                 }
                 return email
             }
-            let found = try await store.lookupUsers(emails: emails, as: user)
-            return try encode(
-                UsersResponse(
-                    users: zip(emails, found).map { email, user in user.map(WireUser.init) ?? WireUser(notFound: email)
-                    }))
+            // As Apple answers: discoverable users (and the caller); anyone else is NOT_FOUND (issue 14).
+            let found = try await store.discoverUsers(emails.map(UserLookup.email), as: user)
+            return try encode(UsersResponse(users: found.map(WireUser.init)))
         case .recordsResolve, .recordsAccept:
             let request = try decode(ShortGUIDsRequest.self, from: body)
             try checkLimit(request.shortGUIDs.count, "shortGUIDs")

@@ -40,7 +40,11 @@ enum LoginCallbackServer {
                 return nil
             }
             group.addTask {
-                for await token in tokens { return token }
+                for await token in tokens {
+                    // The browser's page is answered before the server stops with the group.
+                    try? await Task.sleep(for: .milliseconds(500))
+                    return token
+                }
                 return nil
             }
             group.addTask {
