@@ -227,6 +227,13 @@ public enum AccessRules {
     /// record name (real ones start with `_` and a hex digit).
     public static let unauthenticatedCaller: UserRecordName = "_unauthenticated"
 
+    /// Whether `caller` may find `user` by email address, phone number or record name (`users/discover`,
+    /// `users/lookup/…`): a user who chose to be discoverable, and oneself. Inviting someone to a share needs
+    /// no discovery.
+    public static func mayDiscover(caller: UserRecordName, user: UserRecordName, discoverable: Bool) -> Bool {
+        discoverable || caller == user
+    }
+
     /// The caller of a request signed with a server-to-server key: the key acts in the public database as a
     /// user of its own, who creates (and so may change) the public records it saves.
     public static func serverKeyCaller(keyID: String) -> UserRecordName {

@@ -222,7 +222,8 @@ public protocol Store: Sendable {
     func signInExisting(email: String) async throws -> User?
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
-    /// Users by email address (`users/lookup/email`); nil where no user has that address.
+    /// Users by email address (`users/lookup/email`); nil where no user has that address, or the user is
+    /// not discoverable to the caller (`AccessRules.mayDiscover`), as CloudKit answers.
     func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?]
 
     // MARK: Users: discovery and phone numbers (issue 14)

@@ -60,8 +60,9 @@ extension SQLiteStore {
                     try Bool.fetchOne(
                         db, sql: "SELECT discoverable FROM user WHERE recordName = ?", arguments: [found.recordName])
                     ?? false
-                // Users see themselves; others only when they chose to be discoverable.
-                guard discoverable || found.recordName == user else { return UserIdentity(lookup: lookup) }
+                guard AccessRules.mayDiscover(caller: user, user: found.recordName, discoverable: discoverable) else {
+                    return UserIdentity(lookup: lookup)
+                }
                 return UserIdentity(lookup: lookup, userRecordName: found.recordName, name: found.name)
             }
         }

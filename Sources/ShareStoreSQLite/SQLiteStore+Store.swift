@@ -46,7 +46,13 @@ extension SQLiteStore {
         try Self.admit(user, .aboutTheUser, .public)
         return try await read("looking up users") { db in
             try emails.map { email in
-                try UserRow.all().filter(email: email).fetchOne(db)?.user
+                guard let row = try UserRow.all().filter(email: email).fetchOne(db) else { return nil }
+                let discoverable =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT discoverable FROM user WHERE recordName = ?", arguments: [row.recordName])
+                    ?? false
+                return AccessRules.mayDiscover(caller: user, user: row.recordName, discoverable: discoverable)
+                    ? row.user : nil
             }
         }
     }
