@@ -21,6 +21,10 @@ actor TokenIssuer {
     private let strict: Bool
     /// Tokens issued since expired ones were last dropped (lenient tokens are never spent).
     private var issuedSincePrune = 0
+    /// Lenient tokens per user, oldest first: each user keeps the newest `keptPerUser`, so that a busy
+    /// client (every answer hands out a token) does not grow the server without bound.
+    private var issuedOrder: [UserRecordName: [String]] = [:]
+    static let keptPerUser = 1_000
 
     init(lifetime: Duration, clock: EmulatorClock, strict: Bool = true) {
         self.lifetime = lifetime
@@ -35,8 +39,15 @@ actor TokenIssuer {
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let token = Data(bytes).base64EncodedString()
         live[token] = Grant(user: user, expires: clock.now() + lifetime)
+        guard !strict else { return token }
+        issuedOrder[user, default: []].append(token)
+        if let order = issuedOrder[user], order.count > Self.keptPerUser, let oldest = order.first {
+            issuedOrder[user]?.removeFirst()
+            live.removeValue(forKey: oldest)
+            retire(oldest)
+        }
         issuedSincePrune += 1
-        if !strict, issuedSincePrune >= 10_000 { pruneExpired() }
+        if issuedSincePrune >= 10_000 { pruneExpired() }
         return token
     }
 
@@ -81,6 +92,10 @@ actor TokenIssuer {
         for (token, grant) in live where grant.expires <= now {
             live.removeValue(forKey: token)
             retire(token)
+        }
+        for (user, order) in issuedOrder {
+            let kept = order.filter { live[$0] != nil }
+            issuedOrder[user] = kept.isEmpty ? nil : kept
         }
     }
 

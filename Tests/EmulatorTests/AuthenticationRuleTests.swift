@@ -173,6 +173,23 @@ import Testing
         }
     }
 
+    @Test("each user keeps the newest 1,000 lenient tokens; an older one is refused")
+    func lenientTokensAreBounded() async throws {
+        try await H.withEmulator { base in
+            let (first, _) = try await H.signIn(base, "alice@example.com")
+            var newest = first
+            for _ in 0..<1_000 {
+                let (status, next) = try await Self.use(base, first)
+                #expect(status == 200)
+                if let next { newest = next }
+                if status != 200 { break }
+            }
+            // The sign-in's token was the oldest of 1,001.
+            #expect(try await Self.use(base, first).0 == 421)
+            #expect(try await Self.use(base, newest).0 == 200)
+        }
+    }
+
     @Test("with --strict-tokens a token serves one round trip, as Apple's reference says")
     func strictTokensServeOneRoundTrip() async throws {
         try await H.withEmulator(strictTokens: true) { base in
