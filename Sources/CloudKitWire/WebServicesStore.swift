@@ -182,6 +182,14 @@ public final class WebServicesStore: Store {
             .usersSettings, database: .public, body: UserSettingsRequest(settings), as: user)
     }
 
+    /// The emulator's `users/settings` (GET); Apple's service does not tell (none, not discoverable).
+    public func discoverability(as user: UserRecordName) async throws -> UserDiscoverability {
+        guard endpoint.kind == .emulator else { return UserDiscoverability() }
+        let response: UserSettingsRequest = try await send(
+            .usersSettings, database: .public, body: nil as String?, as: user)
+        return response.settings
+    }
+
     // MARK: Zones
 
     public func listZones(in database: DatabaseScope, as user: UserRecordName) async throws -> [Zone] {

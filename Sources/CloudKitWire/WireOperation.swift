@@ -75,7 +75,7 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         path: "schema/deploy", methods: [.post], databases: [.public], isAboutTheUser: false)
     /// The signed-in user's phone number and discoverability (on Apple's service a user sets them in an app).
     public static let usersSettings = WireOperation(
-        path: "users/settings", methods: [.post], databases: [.public], isAboutTheUser: true)
+        path: "users/settings", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
 
     /// Every operation, in the order the docs list them.
     public static let all: [WireOperation] = [

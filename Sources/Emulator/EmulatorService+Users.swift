@@ -42,6 +42,10 @@ extension EmulatorService {
             let identities = try await store.discoverUsers(lookups, as: user)
             return try Self.encodeUsers(UsersResponse(users: identities.map(WireUser.init)))
         case .usersSettings:
+            guard !body.isEmpty else {
+                // GET: the caller's settings as they are.
+                return try Self.encodeUsers(UserSettingsRequest(try await store.discoverability(as: user)))
+            }
             let request = try Self.decodeUsers(UserSettingsRequest.self, from: body)
             try await store.setDiscoverability(request.settings, as: user)
             return try Self.encodeUsers(UserSettingsRequest(try await store.discoverability(as: user)))

@@ -168,6 +168,16 @@ import Testing
             #expect(found[1].isFound)
             #expect(!found[2].isFound, "bob did not say discoverable: true")
             #expect(try await planner.plan(recipe).changes == [])
+            // The export says them again, and plans to no changes.
+            let owner = try await store.signIn(email: "alice@example.com", name: nil)
+            let yaml = try await Exporter(store: store, logger: H.quiet).export(
+                owner: owner, name: "discovery", container: recipe.container,
+                environment: recipe.environment.rawValue)
+            #expect(yaml.contains("+15550100001"), "\(yaml)")
+            #expect(yaml.contains("discoverable: true"), "\(yaml)")
+            let exported = try RecipeLoader(environment: [:]).load(yaml: yaml, file: "exported.yaml")
+            #expect(exported.user(exported.owner)?.phone == "+15550100001")
+            #expect(try await planner.plan(exported).changes == [])
         }
     }
 
