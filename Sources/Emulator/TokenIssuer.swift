@@ -32,7 +32,7 @@ actor TokenIssuer {
         self.strict = strict
     }
 
-    /// A new single-use token for `user`: 32 random bytes in base64, so `+`, `/` and `=` occur as in
+    /// A new token for `user` (single-use when strict): 32 random bytes in base64, so `+`, `/` and `=` occur as in
     /// Apple's tokens and clients must URL-encode them.
     func issue(for user: UserRecordName) -> String {
         var generator = SystemRandomNumberGenerator()
