@@ -1,6 +1,6 @@
 /// Lets one task at a time through, in arrival order.
 ///
-/// A web auth token is good for one round trip, so the requests made as one user must go one after the
+/// A web auth token is good for one round trip (Apple's reference; `serve --strict-tokens`), so the requests made as one user go one after the
 /// other: each waits for the token that the previous response handed out.
 actor SerialGate {
     private var busy = false

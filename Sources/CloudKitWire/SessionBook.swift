@@ -66,6 +66,14 @@ actor SessionBook {
 
     func token(of key: String) -> String? { tokens[key] }
 
+    /// The newest token of `user`'s first chain on the emulator, or of the `cloudkit:` signed-in user (nil).
+    func latestToken(for user: UserRecordName?, kind: WebServicesEndpoint.Kind) -> String? {
+        switch kind {
+        case .emulator: user.flatMap { tokens[$0] }
+        case .cloudKit: tokens[Self.cloudKitKey]
+        }
+    }
+
     /// Whether to sign `user` in once more for a new session: every session of theirs has a request under
     /// way and they have fewer than `emulatorSessionsPerUser`. Answering yes counts the sign-in as under way;
     /// the caller ends it with `addSession` or `growthFailed`.
@@ -105,9 +113,9 @@ actor SessionBook {
             guard tokens[Self.cloudKitKey] != nil else {
                 throw ShareError(
                     .authenticationRequired,
-                    "\(displayName) needs CLOUDKIT_WEB_AUTH_TOKEN (with CLOUDKIT_API_TOKEN) for the private and "
-                        + "shared databases; a server-to-server key reaches the public database only. See "
-                        + "Docs/CloudKit.md for getting a web auth token")
+                    "\(displayName) needs a signed-in user for the private and shared databases: run `sharelane "
+                        + "login`, or set CLOUDKIT_WEB_AUTH_TOKEN (with CLOUDKIT_API_TOKEN); a server-to-server key "
+                        + "reaches the public database only. See Docs/CloudKit.md")
             }
             return sessions[Self.cloudKitKey] ?? Session(key: Self.cloudKitKey, gate: SerialGate())
         }

@@ -65,8 +65,9 @@ struct TokenChains: Sendable {
                     let reason = reply.wireError?.reason ?? "sign-in needed"
                     throw ShareError(
                         .authenticationRequired,
-                        "CloudKit refused the web auth token (\(reason)): sign in again and set "
-                            + "CLOUDKIT_WEB_AUTH_TOKEN to the new token (Docs/CloudKit.md)")
+                        "CloudKit refused the web auth token (\(reason)): sign in again with `sharelane login "
+                            + "--store cloudkit:\(self.endpoint.container)`, or set CLOUDKIT_WEB_AUTH_TOKEN to a new "
+                            + "token (Docs/CloudKit.md)")
                 }
                 return reply
             }

@@ -96,8 +96,9 @@ public struct WebServicesEndpoint: Sendable {
         if signer == nil, apiToken == nil {
             throw ShareError(
                 .authenticationRequired,
-                "cloudkit: needs credentials: set CLOUDKIT_API_TOKEN and CLOUDKIT_WEB_AUTH_TOKEN (the signed-in "
-                    + "user), or CLOUDKIT_KEY_ID and CLOUDKIT_PRIVATE_KEY_FILE (public database only); see "
+                "cloudkit: needs credentials: sign in with `sharelane login --store cloudkit:CONTAINER` (with "
+                    + "CLOUDKIT_API_TOKEN set once), or set CLOUDKIT_API_TOKEN and CLOUDKIT_WEB_AUTH_TOKEN (the "
+                    + "signed-in user), or CLOUDKIT_KEY_ID and CLOUDKIT_PRIVATE_KEY_FILE (public database only); see "
                     + "Docs/CloudKit.md")
         }
         return WebServicesEndpoint(

@@ -103,6 +103,19 @@ public final class WebServicesStore: Store {
         }
     }
 
+    /// The newest web auth token the store holds: of `user` on the emulator, of the signed-in user on
+    /// `cloudkit:` (`user` is then ignored). A secret, for a token store only (`sharelane login`).
+    public func latestWebAuthToken(for user: UserRecordName?) async -> String? {
+        await sessions.latestToken(for: user, kind: endpoint.kind)
+    }
+
+    /// Hands the store an emulator user's web auth token from an earlier sign-in (`sharelane login`): requests
+    /// as that user go on from it, and a new sign-in replaces it only when the emulator refuses it.
+    public func adoptSession(_ user: User, token: String) async {
+        guard endpoint.kind == .emulator else { return }
+        await sessions.signedIn(user, token: token)
+    }
+
     public func signInExisting(email: String) async throws -> User? {
         switch endpoint.kind {
         case .emulator:
@@ -144,6 +157,37 @@ public final class WebServicesStore: Store {
             }
             return chunk.map { byEmail[$0.lowercased()] }
         }
+    }
+
+    // MARK: Users: discovery and phone numbers (issue 14)
+
+    /// `users/discover`, 200 lookups a request.
+    public func discoverUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [UserIdentity] {
+        try await inChunks(lookups) { chunk in
+            let response: UserIdentitiesResponse = try await send(
+                .usersDiscover, database: .public, body: DiscoverUsersRequest(chunk), as: user)
+            let users = try Self.inOrder(response.users, count: chunk.count, what: .usersDiscover)
+            return zip(chunk, users).map { lookup, identity in identity.identity(for: lookup) }
+        }
+    }
+
+    /// The emulator's `users/settings`; Apple's service lets each user choose in an app (`BAD_REQUEST`).
+    public func setDiscoverability(_ settings: UserDiscoverability, as user: UserRecordName) async throws {
+        guard endpoint.kind == .emulator else {
+            throw ShareError(
+                .badRequest,
+                "\(displayName) does not set users' discoverability: on Apple's service each user chooses it in an app")
+        }
+        let _: UserSettingsRequest = try await send(
+            .usersSettings, database: .public, body: UserSettingsRequest(settings), as: user)
+    }
+
+    /// The emulator's `users/settings` (GET); Apple's service does not tell (none, not discoverable).
+    public func discoverability(as user: UserRecordName) async throws -> UserDiscoverability {
+        guard endpoint.kind == .emulator else { return UserDiscoverability() }
+        let response: UserSettingsRequest = try await send(
+            .usersSettings, database: .public, body: nil as String?, as: user)
+        return response.settings
     }
 
     // MARK: Zones

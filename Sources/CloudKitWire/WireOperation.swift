@@ -60,6 +60,16 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     public static let usersLookupEmail = WireOperation(
         path: "users/lookup/email", methods: [.post], databases: [.public], isAboutTheUser: true)
 
+    public static let usersCaller = WireOperation(
+        path: "users/caller", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+    /// POST with `lookupInfos`; GET (the reference's "the caller's address book") answers 500 as live does.
+    public static let usersDiscover = WireOperation(
+        path: "users/discover", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+    public static let usersLookupPhone = WireOperation(
+        path: "users/lookup/phone", methods: [.post], databases: [.public], isAboutTheUser: true)
+    public static let usersLookupID = WireOperation(
+        path: "users/lookup/id", methods: [.post], databases: [.public], isAboutTheUser: true)
+
     // sharelane's own, served by `sharelane serve` only: Apple manages schemas outside Web Services
     // (`cktool`, the CloudKit Console), so these stand in for `cktool export-schema`, `import-schema` and the
     // Console's "Deploy Schema Changes". The environment is the path's.
@@ -69,6 +79,9 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         path: "schema/extend", methods: [.post], databases: [.public], isAboutTheUser: false)
     public static let schemaDeploy = WireOperation(
         path: "schema/deploy", methods: [.post], databases: [.public], isAboutTheUser: false)
+    /// The signed-in user's phone number and discoverability (on Apple's service a user sets them in an app).
+    public static let usersSettings = WireOperation(
+        path: "users/settings", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
 
     /// Every operation, in the order the docs list them.
     public static let all: [WireOperation] = [
@@ -76,8 +89,10 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         zonesLookup, zonesModify, zonesChanges, changesDatabase, changesZone, usersCurrent, usersLookupEmail,
         schemaLookup, schemaExtend,
         schemaDeploy,
+        // Users as Apple (issue 14).
+        usersCaller, usersDiscover, usersLookupPhone, usersLookupID, usersSettings,
     ]
 
     /// Whether Apple's service serves the operation (the schema operations are the emulator's own).
-    public var isServedByApple: Bool { !path.hasPrefix("schema/") }
+    public var isServedByApple: Bool { !path.hasPrefix("schema/") && self != .usersSettings }
 }

@@ -16,6 +16,10 @@ package struct WireParticipant: Sendable, Hashable {
         participantId = participant.participantID
         userIdentity = WireUserIdentity(
             userRecordName: participant.userRecordName, email: participant.email, name: participant.name)
+        if participant.email == nil, let phone = participant.phone {
+            // Invited by phone number: CloudKit finds the user who has it.
+            userIdentity.lookupInfo = WireLookupInfo(phoneNumber: phone)
+        }
         role = participant.role
         permission = participant.permission
         acceptance = participant.acceptance
@@ -31,7 +35,7 @@ package struct WireParticipant: Sendable, Hashable {
             participantID: participantId,
             userRecordName: userIdentity.userRecordName ?? userIdentity.lookupInfo?.userRecordName ?? "",
             email: userIdentity.lookupInfo?.emailAddress, name: userIdentity.nameComponents?.displayName,
-            role: role, permission: permission, acceptance: acceptance)
+            role: role, permission: permission, acceptance: acceptance, phone: userIdentity.lookupInfo?.phoneNumber)
     }
 }
 

@@ -6,9 +6,11 @@ import ShareKit
 /// `sharelane serve`: a local CloudKit Web Services over any `Store`.
 ///
 /// Routes live under Apple's paths, `/database/1/{container}/{environment}/{database}/{operation}`, plus
-/// `POST /auth/signin`. Every request needs `ckAPIToken`; database requests also need a `ckWebAuthToken`
-/// that this emulator issued. A token is good for one request; every answer carries the next one in the
-/// `X-Apple-CloudKit-Web-Auth-Token` header, where CloudKit JS reads it. Any container and environment are
+/// `POST /auth/signin` (and, where a `redirectURL` leads, the sign-in page `GET /auth/signin`). Every request
+/// needs `ckAPIToken` (or a server-to-server signature, public database only); the private and shared
+/// databases and writes also need a `ckWebAuthToken` that this emulator issued. Every answer carries the
+/// next token in the `X-Apple-CloudKit-Web-Auth-Token` header, where CloudKit JS reads it; older tokens stay
+/// good until they expire (`strictTokens`: one request each). Any container and environment are
 /// accepted: they all reach the one store. Beside them, at `/`, a read-only web console (`Console`).
 public struct CloudKitEmulator: Sendable {
     let service: EmulatorService
@@ -22,7 +24,9 @@ public struct CloudKitEmulator: Sendable {
     public init(store: any Store, configuration: EmulatorConfiguration, logger: Logger) {
         service = EmulatorService(
             store: store, configuration: configuration,
-            tokens: TokenIssuer(lifetime: configuration.tokenLifetime, clock: configuration.clock))
+            tokens: TokenIssuer(
+                lifetime: configuration.tokenLifetime, clock: configuration.clock, strict: configuration.strictTokens),
+            tickets: SignInTickets(clock: configuration.clock))
         self.logger = logger
         consoleSessions = ConsoleSessions(lifetime: configuration.consoleSessionLifetime, clock: configuration.clock)
     }
@@ -34,15 +38,15 @@ public struct CloudKitEmulator: Sendable {
         let service = self.service
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.group(RouterPath(WireSpelling.signInPath))
-            .add(
-                middleware: AuthenticationMiddleware(
-                    configuration: service.configuration, tokens: service.tokens, requiresWebAuthToken: false)
-            )
+            .add(middleware: AuthenticationMiddleware(service: service, requiresWebAuthToken: false))
             .post { request, context in try await service.signIn(request, context: context) }
+        // Where a redirectURL leads: the sign-in page, and its form (EmulatorService+SignInPage).
+        router.get(RouterPath(EmulatorService.signInPagePath)) { request, _ in await service.signInPage(request) }
+        router.post(RouterPath(EmulatorService.signInFormPath)) { request, context in
+            await service.signInForm(request, context: context)
+        }
         let database = router.group(RouterPath("\(WireSpelling.databasePathPrefix)/:container/:environment/:database"))
-            .add(
-                middleware: AuthenticationMiddleware(
-                    configuration: service.configuration, tokens: service.tokens, requiresWebAuthToken: true))
+            .add(middleware: AuthenticationMiddleware(service: service, requiresWebAuthToken: true))
         for operation in WireOperation.all {
             for method in operation.methods {
                 database.on(RouterPath(operation.path), method: method == .get ? .get : .post) { request, context in

@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 
 /// How `sharelane serve` listens and authenticates.
@@ -16,11 +17,17 @@ public struct EmulatorConfiguration: Sendable {
     public var clock: EmulatorClock
     /// How long a console session lasts after the API token was given (the cookie's Max-Age).
     public var consoleSessionLifetime: Duration
+    /// Web auth tokens serve one round trip, as Apple's reference says (`serve --strict-tokens`); by default
+    /// a token stays good until it expires, as on the live service, though every answer hands out a new one.
+    public var strictTokens: Bool
+    /// The server-to-server keys whose signed requests reach the public database (`serve --server-key`).
+    public var serverKeys: ServerKeyring
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),
         tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20, clock: EmulatorClock = .system,
-        consoleSessionLifetime: Duration = .seconds(8 * 3600)
+        consoleSessionLifetime: Duration = .seconds(8 * 3600), strictTokens: Bool = false,
+        serverKeys: ServerKeyring = ServerKeyring()
     ) {
         self.host = host
         self.port = port
@@ -29,6 +36,8 @@ public struct EmulatorConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.clock = clock
         self.consoleSessionLifetime = consoleSessionLifetime
+        self.strictTokens = strictTokens
+        self.serverKeys = serverKeys
     }
 
     /// Whether `given` is this emulator's API token, compared in constant time so that the answer's timing

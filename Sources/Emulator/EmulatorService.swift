@@ -13,6 +13,8 @@ struct EmulatorService: Sendable {
     let store: any Store
     let configuration: EmulatorConfiguration
     let tokens: TokenIssuer
+    /// The one-time tickets of sign-in `redirectURL`s (EmulatorService+SignInPage).
+    let tickets: SignInTickets
     /// The containers and environments requests named, for the console's overview.
     let containers = ConsoleContainerLog()
 
@@ -171,11 +173,9 @@ struct EmulatorService: Sendable {
                 }
                 return email
             }
-            let found = try await store.lookupUsers(emails: emails, as: user)
-            return try encode(
-                UsersResponse(
-                    users: zip(emails, found).map { email, user in user.map(WireUser.init) ?? WireUser(notFound: email)
-                    }))
+            // As Apple answers: discoverable users (and the caller); anyone else is NOT_FOUND (issue 14).
+            let found = try await store.discoverUsers(emails.map(UserLookup.email), as: user)
+            return try encode(UsersResponse(users: found.map(WireUser.init)))
         case .recordsResolve, .recordsAccept:
             let request = try decode(ShortGUIDsRequest.self, from: body)
             try checkLimit(request.shortGUIDs.count, "shortGUIDs")
@@ -213,6 +213,8 @@ struct EmulatorService: Sendable {
             return try encode(SchemaChangesResponse(changes: try await store.extendSchema(request.schema, as: user)))
         case .schemaDeploy:
             return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
+        case .usersCaller, .usersDiscover, .usersLookupPhone, .usersLookupID, .usersSettings:
+            return try await users(operation, store: store, body: body, as: user)
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }

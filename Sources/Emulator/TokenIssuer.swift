@@ -2,7 +2,10 @@ import CloudKitWire
 import Foundation
 import ShareKit
 
-/// Issues and redeems web auth tokens: each is good for one request, and each response hands out the next.
+/// Issues and redeems web auth tokens; each response hands out the next one.
+///
+/// Strict (`serve --strict-tokens`, Apple's reference): a token is good for one request. Otherwise (the live
+/// service's behaviour, the default) a token stays good, however often it is used, until it expires.
 actor TokenIssuer {
     private struct Grant {
         var user: UserRecordName
@@ -15,23 +18,40 @@ actor TokenIssuer {
     private var retired: Set<String> = []
     private var retiredOrder: [String] = []
     private let retiredLimit = 100_000
+    private let strict: Bool
+    /// Tokens issued since expired ones were last dropped (lenient tokens are never spent).
+    private var issuedSincePrune = 0
+    /// Lenient tokens per user, oldest first: each user keeps the newest `keptPerUser`, so that a busy
+    /// client (every answer hands out a token) does not grow the server without bound.
+    private var issuedOrder: [UserRecordName: [String]] = [:]
+    static let keptPerUser = 1_000
 
-    init(lifetime: Duration, clock: EmulatorClock) {
+    init(lifetime: Duration, clock: EmulatorClock, strict: Bool = true) {
         self.lifetime = lifetime
         self.clock = clock
+        self.strict = strict
     }
 
-    /// A new single-use token for `user`: 32 random bytes in base64, so `+`, `/` and `=` occur as in
+    /// A new token for `user` (single-use when strict): 32 random bytes in base64, so `+`, `/` and `=` occur as in
     /// Apple's tokens and clients must URL-encode them.
     func issue(for user: UserRecordName) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let token = Data(bytes).base64EncodedString()
         live[token] = Grant(user: user, expires: clock.now() + lifetime)
+        guard !strict else { return token }
+        issuedOrder[user, default: []].append(token)
+        if let order = issuedOrder[user], order.count > Self.keptPerUser, let oldest = order.first {
+            issuedOrder[user]?.removeFirst()
+            live.removeValue(forKey: oldest)
+            retire(oldest)
+        }
+        issuedSincePrune += 1
+        if issuedSincePrune >= 10_000 { pruneExpired() }
         return token
     }
 
-    /// Redeems a token: the user it was issued for; the token is then spent.
+    /// Redeems a token: the user it was issued for; a strict token is then spent.
     /// - Throws: `AUTHENTICATION_REQUIRED` (sign in again) for no token, a spent, expired or unknown one;
     ///   a bad API token is `AUTHENTICATION_FAILED`, checked before.
     func redeem(_ token: String?) throws -> UserRecordName {
@@ -39,6 +59,14 @@ actor TokenIssuer {
             throw ShareError(
                 .authenticationRequired,
                 "this request needs a ckWebAuthToken: sign in with POST /auth/signin and pass the token it returns")
+        }
+        if !strict, let grant = live[token] {
+            guard grant.expires > clock.now() else {
+                live.removeValue(forKey: token)
+                retire(token)
+                throw ShareError(.authenticationRequired, "the ckWebAuthToken has expired: sign in again")
+            }
+            return grant.user
         }
         if let grant = live.removeValue(forKey: token) {
             retire(token)
@@ -56,6 +84,19 @@ actor TokenIssuer {
         throw ShareError(
             .authenticationRequired,
             "the ckWebAuthToken was not issued by this server (it may have restarted since): sign in again")
+    }
+
+    private func pruneExpired() {
+        issuedSincePrune = 0
+        let now = clock.now()
+        for (token, grant) in live where grant.expires <= now {
+            live.removeValue(forKey: token)
+            retire(token)
+        }
+        for (user, order) in issuedOrder {
+            let kept = order.filter { live[$0] != nil }
+            issuedOrder[user] = kept.isEmpty ? nil : kept
+        }
     }
 
     private func retire(_ token: String) {

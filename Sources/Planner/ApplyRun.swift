@@ -121,6 +121,10 @@ struct ApplyRun {
             fail(Array(plan.changes.indices), failure)
             return
         }
+        if let failure = await setUserDiscoverability() {
+            fail(Array(plan.changes.indices), failure)
+            return
+        }
         if await extendSchema() != nil {
             // Nothing was written: every change is left for the next apply, which plans the schema again.
             fail(Array(plan.changes.indices), ApplyReport.notAttemptedReason)
@@ -144,6 +148,25 @@ struct ApplyRun {
         if stopped == nil { await resolveDeferredShareURLs() }
         if stopped == nil { await applyPublicRecords() }
         if stopped == nil { await modifyZones(.delete) }
+    }
+
+    /// Sets the phone number and discoverability of the users whose recipe entry says them (`phone:`,
+    /// `discoverable:`), where the store acts as any user (on `cloudkit:` each user chooses them in an app).
+    /// Nil when done, otherwise why not.
+    func setUserDiscoverability() async -> String? {
+        guard store.capabilities.actsAsAnyUser else { return nil }
+        var seen = Set<String>()
+        for user in [plan.owner] + plan.users
+        where (user.phone != nil || user.discoverable != nil) && !user.isNew && seen.insert(user.handle).inserted {
+            do {
+                try await store.setDiscoverability(
+                    UserDiscoverability(phone: user.phone, discoverable: user.discoverable ?? false),
+                    as: user.recordName)
+            } catch {
+                return "setting the phone number and discoverability of \(user.handle) failed: \(error)"
+            }
+        }
+        return nil
     }
 
     /// Signs in the users the store does not have yet, creating them, a few at a time, and writes their

@@ -120,11 +120,24 @@ public struct Exporter: Sendable {
                 share: zone.zoneShare.map { .share(Self.declaredShare($0, users: users, location: location)) },
                 records: declared(zone, zoneName: zone.zoneID.zoneName), location: location)
         }
+        // What others can find of the users (`phone:`, `discoverable:`): the owner's own settings, and for the
+        // others only whether they are discoverable, as anyone can tell (their phone numbers are theirs).
+        let ownerSettings = (try? await store.discoverability(as: owner.recordName)) ?? UserDiscoverability()
+        let others = users.entries.filter { $0.recordName != owner.recordName }
+        let discovered =
+            others.isEmpty
+            ? []
+            : ((try? await store.discoverUsers(others.map { .recordName($0.recordName) }, as: owner.recordName)) ?? [])
+        let discoverable = Set(discovered.compactMap(\.userRecordName))
         var recipe = Recipe(
             name: name, container: container ?? Recipe.defaultContainer,
             environment: environment.flatMap(CloudKitEnvironment.init(rawValue:)) ?? .development, file: name,
-            users: users.entries.map {
-                DeclaredUser(handle: $0.handle, email: $0.email, name: $0.name, location: location)
+            users: users.entries.map { entry in
+                let isOwner = entry.recordName == owner.recordName
+                let found = isOwner ? ownerSettings.discoverable : discoverable.contains(entry.recordName)
+                return DeclaredUser(
+                    handle: entry.handle, email: entry.email, name: entry.name, location: location,
+                    phone: isOwner ? ownerSettings.phone : nil, discoverable: found ? true : nil)
             }, owner: ownerHandle, zones: zones,
             publicRecords: publicZone.map { declared($0, zoneName: defaultZoneName) } ?? [])
         recipe.schema = try await liveSchema(of: recipe, as: owner.recordName)

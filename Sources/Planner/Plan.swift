@@ -83,12 +83,21 @@ public struct PlannedUser: Sendable, Hashable, Codable {
     public var name: String?
     /// Empty for a user the store does not have yet.
     public var recordName: UserRecordName
+    /// The recipe's `phone:` and `discoverable:`, which apply sets where the store acts as any user; nil
+    /// where the recipe does not say.
+    public var phone: String?
+    public var discoverable: Bool?
 
-    public init(handle: String, email: String?, name: String? = nil, recordName: UserRecordName) {
+    public init(
+        handle: String, email: String?, name: String? = nil, recordName: UserRecordName, phone: String? = nil,
+        discoverable: Bool? = nil
+    ) {
         self.handle = handle
         self.email = email
         self.name = name
         self.recordName = recordName
+        self.phone = phone
+        self.discoverable = discoverable
     }
 
     /// Whether apply must sign the user in, creating them, before it writes.

@@ -292,9 +292,12 @@ public struct Planner: Sendable {
         }
         let owner = users.owner
         let plannedOwner = PlannedUser(
-            handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? "")
+            handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? "",
+            phone: recipe.user(owner.handle)?.phone, discoverable: recipe.user(owner.handle)?.discoverable)
         let plannedUsers = users.entries.map {
-            PlannedUser(handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "")
+            PlannedUser(
+                handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "",
+                phone: recipe.user($0.handle)?.phone, discoverable: recipe.user($0.handle)?.discoverable)
         }
         var plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,

@@ -103,11 +103,25 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     }
 
     private static func signIn(_ user: DeclaredUser, store: any Store) async throws -> UserRecordName {
+        let recordName: UserRecordName
         do {
-            return try await store.signIn(email: user.email, name: user.name).recordName
+            recordName = try await store.signIn(email: user.email, name: user.name).recordName
         } catch let error as ShareError {
             throw PlannerError.storeFailed(operation: "signing in as \(user.handle)", subject: user.email, error)
         }
+        // `phone:` and `discoverable:` are the user's own settings: set on sign-in where the recipe says them
+        // and the store acts as any user (on Apple's service each user chooses them in an app).
+        if store.capabilities.actsAsAnyUser, user.phone != nil || user.discoverable != nil {
+            do {
+                try await store.setDiscoverability(
+                    UserDiscoverability(phone: user.phone, discoverable: user.discoverable ?? false), as: recordName)
+            } catch let error as ShareError {
+                throw PlannerError.storeFailed(
+                    operation: "setting the phone number and discoverability of \(user.handle)", subject: user.email,
+                    error)
+            }
+        }
+        return recordName
     }
 
     /// The owner's entry.

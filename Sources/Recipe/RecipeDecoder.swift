@@ -13,7 +13,7 @@ final class RecipeDecoder {
         "sharelane", "name", "description", "container", "environment", "seed", "vars", "include", "users", "owner",
         "zones", "public", "lanes", "before_all", "after_all", "error", "schema",
     ]
-    static let userKeys = ["email", "name"]
+    static let userKeys = ["email", "name", "phone", "discoverable"]
     static let zoneKeys = ["share", "records", "prune", "absent"]
     static let recordKeys = ["type", "fields", "children", "parent", "share", "absent", "repeat"]
     static let shareKeys = ["title", "public_permission", "participants", "stable_url"]
@@ -260,6 +260,8 @@ final class RecipeDecoder {
             }
             var email: String? = nil
             var displayName: String? = nil
+            var phone: String? = nil
+            var discoverable: Bool? = nil
             switch pair.value.content {
             case .scalar:
                 email = string(pair.value, "user `\(pair.key)`")
@@ -271,6 +273,16 @@ final class RecipeDecoder {
                     error("user `\(pair.key)` needs an `email:`", pair.value.location)
                 }
                 displayName = pair.value["name"].flatMap { string($0, "`name`") }
+                if let node = pair.value["phone"], let given = string(node, "`phone`") {
+                    if let normalized = PhoneNumber.normalized(given) {
+                        phone = normalized
+                    } else {
+                        error(
+                            "`\(given)` is not a phone number in international form; write a `+`, the country code "
+                                + "and the number, e.g. `phone: \"+15551234567\"`", node.location)
+                    }
+                }
+                discoverable = pair.value["discoverable"].flatMap { bool($0, "`discoverable`") }
             case .sequence:
                 error(
                     "user `\(pair.key)` must be a mapping such as `{ email: \(pair.key)@example.com }`",
@@ -287,7 +299,10 @@ final class RecipeDecoder {
                 error("email `\(email)` is already used by another user (at \(first))", pair.value.location)
             }
             emails[key] = pair.value.location
-            users.append(DeclaredUser(handle: pair.key, email: email, name: displayName, location: pair.keyLocation))
+            users.append(
+                DeclaredUser(
+                    handle: pair.key, email: email, name: displayName, location: pair.keyLocation, phone: phone,
+                    discoverable: discoverable))
         }
         return users
     }

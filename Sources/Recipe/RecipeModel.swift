@@ -94,12 +94,21 @@ public struct DeclaredUser: Sendable, Hashable, Codable {
     public var email: String
     public var name: String?
     public var location: SourceLocation
+    /// `phone:`, in E.164 form (`+15551234567`); nil when the recipe gives none.
+    public var phone: String?
+    /// `discoverable:`; nil when the recipe does not say (a new user is not discoverable).
+    public var discoverable: Bool?
 
-    public init(handle: String, email: String, name: String? = nil, location: SourceLocation) {
+    public init(
+        handle: String, email: String, name: String? = nil, location: SourceLocation, phone: String? = nil,
+        discoverable: Bool? = nil
+    ) {
         self.handle = handle
         self.email = email
         self.name = name
         self.location = location
+        self.phone = phone
+        self.discoverable = discoverable
     }
 }
 

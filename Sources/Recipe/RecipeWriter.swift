@@ -35,6 +35,8 @@ public struct RecipeWriter: Sendable {
         for user in recipe.users {
             var parts = ["email: \(Self.string(user.email))"]
             if let name = user.name { parts.append("name: \(Self.string(name))") }
+            if let phone = user.phone { parts.append("phone: \(Self.string(phone))") }
+            if let discoverable = user.discoverable { parts.append("discoverable: \(discoverable)") }
             out.line(1, "\(Self.string(user.handle)): {\(parts.joined(separator: ", "))}")
         }
         out.line(0, "owner: \(Self.string(recipe.owner))")

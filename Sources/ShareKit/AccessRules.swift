@@ -220,6 +220,64 @@ public enum AccessRules {
             .accessDenied, "only the creator of a public record (\(creator)) \(verb) it", subject: subject)
     }
 
+    // MARK: Callers without a signed-in user
+
+    /// The caller of a request that carries the API token but no web auth token: someone reading the public
+    /// database without signing in, as CloudKit JS does before `setUpAuth` finds a user. No user has this
+    /// record name (real ones start with `_` and a hex digit).
+    public static let unauthenticatedCaller: UserRecordName = "_unauthenticated"
+
+    /// Whether `caller` may find `user` by email address, phone number or record name (`users/discover`,
+    /// `users/lookup/…`): a user who chose to be discoverable, and oneself. Inviting someone to a share needs
+    /// no discovery.
+    public static func mayDiscover(caller: UserRecordName, user: UserRecordName, discoverable: Bool) -> Bool {
+        discoverable || caller == user
+    }
+
+    /// The caller of a request signed with a server-to-server key: the key acts in the public database as a
+    /// user of its own, who creates (and so may change) the public records it saves.
+    public static func serverKeyCaller(keyID: String) -> UserRecordName {
+        "_serverKey_" + keyID
+    }
+
+    /// What a caller asks of a database, for `unauthenticated(caller:intent:database:)`.
+    public enum Intent: Sendable, Hashable {
+        /// Reading records, zones and changes.
+        case read
+        /// Creating, changing or deleting records or zones.
+        case write
+        /// Asking about the signed-in user (`users/*`, accepting shares).
+        case aboutTheUser
+    }
+
+    /// Whether `caller` may do `intent` in `database` without signing in: nil when allowed, otherwise
+    /// `AUTHENTICATION_REQUIRED` (CloudKit then hands out a `redirectURL` to sign in).
+    ///
+    /// A signed-in user may do anything these rules allow elsewhere. An unauthenticated caller may only read
+    /// the public database, as CloudKit lets a web page read it with the API token alone; writing to it, any
+    /// request to the private or shared database, and asking who the user is need a signed-in user.
+    public static func unauthenticated(caller: UserRecordName, intent: Intent, database: DatabaseScope)
+        -> ShareError?
+    {
+        guard caller == unauthenticatedCaller else { return nil }
+        switch (intent, database) {
+        case (.read, .public):
+            return nil
+        case (.write, .public):
+            return ShareError(
+                .authenticationRequired,
+                "writing to the public database needs a signed-in user: sign in and send the ckWebAuthToken")
+        case (.aboutTheUser, _):
+            return ShareError(
+                .authenticationRequired, "this request is about the signed-in user: sign in and send the ckWebAuthToken"
+            )
+        case (_, .private), (_, .shared):
+            return ShareError(
+                .authenticationRequired,
+                "the \(database.rawValue) database needs a signed-in user: sign in and send the ckWebAuthToken")
+        }
+    }
+
     /// Checks a share's participants: at most 100, and private and public participants not mixed.
     public static func validateParticipants(of share: Share, subject: String) -> ShareError? {
         if share.participants.count > CloudKitLimits.participantsPerShare {

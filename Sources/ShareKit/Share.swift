@@ -7,11 +7,14 @@ public struct Participant: Sendable, Hashable, Codable {
     public var role: ParticipantRole
     public var permission: Permission
     public var acceptance: AcceptanceStatus
+    /// The phone number a participant was invited by (`lookupInfo.phoneNumber`), when neither a record name
+    /// nor an email address named them; the store resolves it to the user who has it.
+    public var phone: String?
 
     public init(
         participantID: String? = nil, userRecordName: UserRecordName, email: String? = nil, name: String? = nil,
         role: ParticipantRole = .privateUser, permission: Permission = .readOnly,
-        acceptance: AcceptanceStatus = .pending
+        acceptance: AcceptanceStatus = .pending, phone: String? = nil
     ) {
         self.participantID = participantID
         self.userRecordName = userRecordName
@@ -20,6 +23,7 @@ public struct Participant: Sendable, Hashable, Codable {
         self.role = role
         self.permission = permission
         self.acceptance = acceptance
+        self.phone = phone
     }
 }
 

@@ -285,8 +285,21 @@ public protocol Store: Sendable {
     func signInExisting(email: String) async throws -> User?
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
-    /// Users by email address (`users/lookup/email`); nil where no user has that address.
+    /// Users by email address (`users/lookup/email`); nil where no user has that address, or the user is
+    /// not discoverable to the caller (`AccessRules.mayDiscover`), as CloudKit answers.
     func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?]
+
+    // MARK: Users: discovery and phone numbers (issue 14)
+
+    /// Sets what others can find of the caller: a phone number, and whether they are discoverable.
+    /// - Throws: `BAD_REQUEST` for a phone number not in international form, `CONFLICT` for one another user
+    ///   has; where the store cannot set them (Apple's service: the user chooses in an app), `BAD_REQUEST`.
+    func setDiscoverability(_ settings: UserDiscoverability, as user: UserRecordName) async throws
+    /// The caller's own phone number and discoverability.
+    func discoverability(as user: UserRecordName) async throws -> UserDiscoverability
+    /// `users/discover`: one identity per lookup, in order. A user who is not discoverable (other than the
+    /// caller) answers like one who does not exist: the lookup only.
+    func discoverUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [UserIdentity]
 
     // MARK: Zones
 
@@ -367,6 +380,20 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    public func setDiscoverability(_ settings: UserDiscoverability, as user: UserRecordName) async throws {
+        throw ShareError(
+            .badRequest,
+            "\(displayName) does not set users' discoverability: on Apple's service each user chooses it in an app")
+    }
+
+    public func discoverability(as user: UserRecordName) async throws -> UserDiscoverability {
+        UserDiscoverability()
+    }
+
+    public func discoverUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [UserIdentity] {
+        throw ShareError(.badRequest, "\(displayName) does not discover users")
+    }
+
     /// For stores that act only as their signed-in user (they create no users): the same as `signIn`.
     public func signInExisting(email: String) async throws -> User? {
         try await signIn(email: email, name: nil)

@@ -91,10 +91,21 @@ extension RecordBatch {
     /// The user a proposed participant names, created from the email when the store does not know it yet.
     private func resolveUser(_ participant: Participant, subject: String) throws -> UserRow {
         var recordName = participant.userRecordName
+        if recordName.isEmpty, participant.email == nil, let phone = participant.phone {
+            // Invited by phone number: the user who has it (CloudKit looks it up; it creates nobody).
+            guard let normalized = PhoneNumber.normalized(phone),
+                let row = try SQLiteStore.userRow(.phone(normalized), db: db)
+            else {
+                throw ShareError(
+                    .notFound, "no user has the phone number \(phone); invite them by email address", subject: subject)
+            }
+            return row
+        }
         if recordName.isEmpty {
             guard let email = participant.email, email.contains("@") else {
                 throw ShareError(
-                    .badRequest, "a participant needs a user record name or an email address", subject: subject)
+                    .badRequest, "a participant needs a user record name, an email address or a phone number",
+                    subject: subject)
             }
             recordName = StableName.userRecordName(email: email)
         }
@@ -126,6 +137,7 @@ extension RecordBatch {
             entry.participantID = user.recordName
             entry.email = user.email
             entry.name = user.name
+            entry.phone = nil
             if let old = existing?.participant(user.recordName) {
                 entry.acceptance = old.acceptance
                 if old.role == .publicUser {

@@ -5,11 +5,15 @@ import ShareKit
 
 extension SQLiteStore {
     public func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema {
-        try await read("reading the \(environment.rawValue) schema") { db in try SchemaRow.schema(db, environment) }
+        try Self.admit(user, .read, .public)
+        return try await read("reading the \(environment.rawValue) schema") { db in
+            try SchemaRow.schema(db, environment)
+        }
     }
 
     public func extendSchema(_ schema: Schema, as user: UserRecordName) async throws -> [SchemaChange] {
-        try await write("extending the development schema") { db in
+        try Self.admit(user, .write, .public)
+        return try await write("extending the development schema") { db in
             let live = try SchemaRow.schema(db, .development)
             let merged = try SchemaRules.merging(schema, into: live)
             let changes = SchemaRules.changes(from: live, to: merged)
@@ -19,7 +23,8 @@ extension SQLiteStore {
     }
 
     public func deploySchema(as user: UserRecordName) async throws -> [SchemaChange] {
-        try await write("deploying the schema") { db in
+        try Self.admit(user, .write, .public)
+        return try await write("deploying the schema") { db in
             let deployment = try SchemaRules.deployment(
                 development: try SchemaRow.schema(db, .development),
                 production: try SchemaRow.schema(db, .production))

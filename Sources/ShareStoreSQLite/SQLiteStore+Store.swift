@@ -31,7 +31,8 @@ extension SQLiteStore {
     }
 
     public func currentUser(as user: UserRecordName) async throws -> User {
-        try await read("reading user \(user)") { db in
+        try Self.admit(user, .aboutTheUser, .public)
+        return try await read("reading user \(user)") { db in
             guard let row = try UserRow.fetchOne(db, key: user) else {
                 throw ShareError(
                     .authenticationFailed, "no user \(user) in this store; sign in with an email address first",
@@ -42,9 +43,16 @@ extension SQLiteStore {
     }
 
     public func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?] {
-        try await read("looking up users") { db in
+        try Self.admit(user, .aboutTheUser, .public)
+        return try await read("looking up users") { db in
             try emails.map { email in
-                try UserRow.all().filter(email: email).fetchOne(db)?.user
+                guard let row = try UserRow.all().filter(email: email).fetchOne(db) else { return nil }
+                let discoverable =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT discoverable FROM user WHERE recordName = ?", arguments: [row.recordName])
+                    ?? false
+                return AccessRules.mayDiscover(caller: user, user: row.recordName, discoverable: discoverable)
+                    ? row.user : nil
             }
         }
     }
@@ -52,7 +60,8 @@ extension SQLiteStore {
     // MARK: Zones
 
     public func listZones(in database: DatabaseScope, as user: UserRecordName) async throws -> [Zone] {
-        try await read("listing zones") { db in
+        try Self.admit(user, .read, database)
+        return try await read("listing zones") { db in
             switch database {
             case .public:
                 return [Zone(zoneID: ZoneID(zoneName: defaultZoneName))]
@@ -90,7 +99,8 @@ extension SQLiteStore {
     public func lookupZones(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
         -> [Result<Zone, ShareError>]
     {
-        try await read("looking up zones") { db in
+        try Self.admit(user, .read, database)
+        return try await read("looking up zones") { db in
             try zoneIDs.map { zoneID in
                 do {
                     let context = try ZoneContext.resolve(
@@ -112,7 +122,8 @@ extension SQLiteStore {
     public func modifyZones(_ operations: [ZoneOperation], in database: DatabaseScope, as user: UserRecordName)
         async throws -> [Result<Zone, ShareError>]
     {
-        try await write("modifying zones") { db in
+        try Self.admit(user, .write, database)
+        return try await write("modifying zones") { db in
             var results: [Result<Zone, ShareError>] = []
             for op in operations {
                 let name = op.zoneID.zoneName
@@ -182,7 +193,8 @@ extension SQLiteStore {
     public func lookupRecords(
         _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> [RecordOutcome] {
-        try await read("looking up records") { db in
+        try Self.admit(user, .read, database)
+        return try await read("looking up records") { db in
             let context: ZoneContext
             do {
                 context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
@@ -223,6 +235,7 @@ extension SQLiteStore {
     public func queryRecords(
         _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> QueryPage {
+        try Self.admit(user, .read, database)
         let environment = self.environment
         return try await read("querying records") { db in
             let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
@@ -300,6 +313,7 @@ extension SQLiteStore {
         _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
+        try Self.admit(user, .write, database)
         let now = Self.now
         let environment = self.environment
         return try await write("modifying records") { db in
@@ -352,6 +366,7 @@ extension SQLiteStore {
     // MARK: Sharing
 
     public func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
+        try Self.admit(user, .aboutTheUser, .public)
         let guid = StableName.shortGUID(fromURL: url)
         return try await read("resolving a share") { db in
             let (share, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
@@ -366,7 +381,8 @@ extension SQLiteStore {
     }
 
     public func acceptShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
-        try await write("accepting a share") { db in try Self.accept(url: url, as: user, db: db) }
+        try Self.admit(user, .aboutTheUser, .public)
+        return try await write("accepting a share") { db in try Self.accept(url: url, as: user, db: db) }
     }
 
     /// Accepts every share in one transaction; a share that cannot be accepted gets its error and changes
@@ -374,7 +390,8 @@ extension SQLiteStore {
     public func acceptShares(urls: [String], as user: UserRecordName) async throws
         -> [Result<ShareMetadata, ShareError>]
     {
-        try await write("accepting shares") { db in
+        try Self.admit(user, .aboutTheUser, .public)
+        return try await write("accepting shares") { db in
             var results: [Result<ShareMetadata, ShareError>] = []
             results.reserveCapacity(urls.count)
             for url in urls {
@@ -438,7 +455,8 @@ extension SQLiteStore {
     }
 
     public func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws {
-        try await write("leaving a share") { db in
+        try Self.admit(user, .write, .shared)
+        return try await write("leaving a share") { db in
             let owner = zoneID.ownerRecordName == defaultOwnerName ? user : zoneID.ownerRecordName
             let subject = "\(zoneID.zoneName)/\(recordName)"
             guard
@@ -476,7 +494,8 @@ extension SQLiteStore {
     public func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, as user: UserRecordName)
         async throws -> DatabaseChanges
     {
-        try await read("reading database changes") { db in
+        try Self.admit(user, .read, database)
+        return try await read("reading database changes") { db in
             try ChangeFeed.databaseChanges(in: database, since: token, user: user, db: db)
         }
     }
@@ -485,9 +504,17 @@ extension SQLiteStore {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
         as user: UserRecordName
     ) async throws -> ZoneChanges {
-        try await read("reading zone changes") { db in
+        try Self.admit(user, .read, database)
+        return try await read("reading zone changes") { db in
             try ChangeFeed.zoneChanges(zoneID, in: database, since: token, limit: resultsLimit, user: user, db: db)
         }
+    }
+
+    // MARK: Callers without a signed-in user
+
+    /// Refuses what a caller without a signed-in user may not do (`AccessRules.unauthenticated`).
+    static func admit(_ user: UserRecordName, _ intent: AccessRules.Intent, _ database: DatabaseScope) throws {
+        if let refusal = AccessRules.unauthenticated(caller: user, intent: intent, database: database) { throw refusal }
     }
 
     // MARK: Maintenance

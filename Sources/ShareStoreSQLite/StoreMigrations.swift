@@ -111,6 +111,13 @@ enum StoreMigrations {
                         definition BLOB NOT NULL)
                     """)
         }
+        migrator.registerMigration("v5: users' phone numbers and discoverability") { db in
+            // A user may be looked up by phone number (E.164, unique) and is discoverable only once they say
+            // so, as a new iCloud user is not (`Store.discoverUsers`).
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN phone TEXT")
+            try db.execute(sql: "ALTER TABLE user ADD COLUMN discoverable INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "CREATE UNIQUE INDEX user_phone ON user (phone) WHERE phone IS NOT NULL")
+        }
         return migrator
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudKitWire
 import Foundation
 import Logging
 import Planner
@@ -53,9 +54,12 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let (owner, loaded) = try ownerEmail()
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.
-        let container = loaded?.container ?? Recipe.defaultContainer
-        let environment = loaded?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
+        // A store URL that names its container (cloudkit:CONTAINER/ENVIRONMENT) wins over the recipe's.
         let store = try storeOptions.open(for: loaded, logger: logger)
+        let named = (store as? WebServicesStore)?.endpoint
+        let container = named?.container ?? loaded?.container ?? Recipe.defaultContainer
+        let environment =
+            named?.environment ?? loaded?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
         let yaml: String
         do {
             let email = try await owner.email(in: store)

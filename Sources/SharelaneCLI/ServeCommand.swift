@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudKitWire
 import Emulator
 import Foundation
 import Logging
@@ -28,6 +29,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let examples = [
         "sharelane serve",
         "sharelane serve --store sqlite:emulator.sqlite --port 8420 --api-token local-token",
+        "sharelane serve --strict-tokens --server-key 1a2b3c=eckey.pub.pem",
     ]
 
     @Option(
@@ -47,7 +49,53 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         help: "The API token clients must send as ckAPIToken (default: a new random one, printed on start).")
     var apiToken: String?
 
+    @Flag(
+        name: .customLong("strict-tokens"),
+        help: ArgumentHelp(
+            "Make each web auth token good for one request, as Apple's reference says.",
+            discussion:
+                "By default a token stays good until it expires, as on the live service, though every answer "
+                + "hands out a new one."))
+    var strictTokens = false
+
+    @Option(
+        name: .customLong("server-key"),
+        help: ArgumentHelp(
+            "Accept public-database requests signed with this server-to-server key (repeatable).",
+            discussion:
+                "KEY_ID=PATH: the key ID a client sends in X-Apple-CloudKit-Request-KeyID, and a PEM file with "
+                + "the P-256 public key (openssl ec -in eckey.pem -pubout) or the private key.",
+            valueName: "key-id=pem"))
+    var serverKey: [String] = []
+
+    /// The keyring of `--server-key`.
+    func serverKeyring() throws -> ServerKeyring {
+        var keyring = ServerKeyring()
+        for entry in serverKey {
+            let parts = entry.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError(
+                    "--server-key \"\(entry)\" is not KEY_ID=PATH: give the key ID, '=', and the PEM file's path")
+            }
+            let path = String(parts[1])
+            let pem: String
+            do {
+                pem = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw ValidationError(
+                    "--server-key \(parts[0]): cannot read \(path): check the path and its permissions")
+            }
+            do {
+                try keyring.add(keyID: String(parts[0]), pem: pem)
+            } catch let error as ShareError {
+                throw ValidationError("--server-key \(parts[0]) (\(path)): \(error.reason)")
+            }
+        }
+        return keyring
+    }
+
     func validate() throws {
+        _ = try serverKeyring()
         guard (0...65535).contains(port) else {
             throw ValidationError("--port \(port) is not a port: give 0…65535")
         }
@@ -77,10 +125,14 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         let token = apiToken ?? EmulatorConfiguration.makeAPIToken()
         let generated = apiToken == nil
+        let keyring = try serverKeyring()
         let emulator = CloudKitEmulator(
-            store: served, configuration: EmulatorConfiguration(host: host, port: port, apiToken: token), logger: logger
-        )
+            store: served,
+            configuration: EmulatorConfiguration(
+                host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring),
+            logger: logger)
         let host = self.host
+        let strictTokens = self.strictTokens
         let storeName = served.displayName
         do {
             try await emulator.run { boundPort in
@@ -92,6 +144,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 } else {
                     lines.append("API token: the one given with --api-token")
                 }
+                if !keyring.keyIDs.isEmpty {
+                    lines.append("Server-to-server keys: \(keyring.keyIDs.joined(separator: ", ")) (public database)")
+                }
+                if strictTokens { lines.append("Web auth tokens: one request each (--strict-tokens)") }
                 lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
                 // Docs/Console.md: the console's address, never with the token in it.
                 lines.append("Console: http://\(host):\(boundPort)/    (read-only; sign in with the API token)")

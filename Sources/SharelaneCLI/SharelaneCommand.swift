@@ -11,7 +11,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
         subcommands: [
             ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self, RunCommand.self,
             LanesCommand.self, ExportCommand.self, ShowCommand.self, AccessCommand.self, GraphCommand.self,
-            SchemaCommand.self, QueryCommand.self, ServeCommand.self, CompletionCommand.self,
+            SchemaCommand.self, QueryCommand.self, ServeCommand.self, CompletionCommand.self, LoginCommand.self,
+            LogoutCommand.self,
         ]
     )
 
@@ -38,7 +39,10 @@ public struct SharelaneCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            // The newest web auth tokens of stores opened with a saved sign-in (`sharelane login`).
+            await TokenKeeper.flush()
         } catch {
+            await TokenKeeper.flush()
             // A usage error (an unknown flag, a bad value) exits 1 like every other error, as the docs promise;
             // ArgumentParser's own code for it is 64 (EX_USAGE).
             var code = exitCode(for: error)

@@ -110,10 +110,14 @@ public enum StoreLocator {
                 endpoint: .emulator(url: base, apiToken: token, container: container, environment: environment),
                 reachTimeout: reach, logger: logger)
         case .cloudKit(let named, let namedEnvironment):
+            // Never a silent default: Apple's containers are the developer's own.
+            guard let chosen = named ?? (container == defaultContainer ? nil : container) else {
+                throw StoreLocatorError.noContainer(url)
+            }
             var variables = environmentVariables
             if let apiToken { variables[apiTokenVariable] = apiToken }
             let endpoint = try WebServicesEndpoint.cloudKit(
-                environmentVariables: variables, container: named ?? container,
+                environmentVariables: variables, container: chosen,
                 environment: namedEnvironment ?? environment)
             return WebServicesStore(endpoint: endpoint, reachTimeout: reach, logger: logger)
         }
@@ -128,6 +132,7 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
     case notYetSupported(String, String)
     case missingAPIToken(String)
     case badCloudKit(String)
+    case noContainer(String)
 
     public var description: String {
         switch self {
@@ -139,6 +144,9 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
         case .badCloudKit(let url):
             "the store '\(url)' is not cloudkit:, cloudkit:CONTAINER or cloudkit:CONTAINER/ENVIRONMENT "
                 + "(development or production), e.g. cloudkit:iCloud.com.example.App/development"
+        case .noContainer(let url):
+            "the store '\(url)' names no CloudKit container, and no recipe names one (container:): write "
+                + "cloudkit:CONTAINER, e.g. cloudkit:iCloud.com.example.App, or give a recipe with container:"
         case .missingAPIToken(let url):
             "the store \(url) needs the API token that `sharelane serve` printed when it started: set "
                 + "CLOUDKIT_API_TOKEN or pass --api-token"

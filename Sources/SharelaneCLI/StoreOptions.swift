@@ -1,4 +1,6 @@
 import ArgumentParser
+import CloudKitWire
+import Foundation
 import Logging
 import Recipe
 import ShareKit
@@ -35,16 +37,70 @@ public struct StoreOptions: ParsableArguments {
 
     /// Opens the store for a recipe's container and environment (`http:` and `cloudkit:` address them), or,
     /// without a recipe, for the default container's development environment: how every command opens it.
+    ///
+    /// An `http:` or `cloudkit:` store without a token in the environment (or `--api-token`) takes the one
+    /// `sharelane login` saved (`TokenStore`), and the newest token it is handed is saved back when the
+    /// command ends (`TokenKeeper`).
     /// - Throws: `CLIFailure` naming the store and why it cannot be opened.
     func open(for recipe: Recipe?, environment: CloudKitEnvironment? = nil, logger: Logger) throws -> any Store {
         SecretMask.register(apiToken)
+        let url = self.url
+        let container = recipe?.container ?? Recipe.defaultContainer
+        let environmentName = (environment ?? recipe?.environment ?? .development).rawValue
+        var variables = ProcessInfo.processInfo.environment
+        var apiToken = self.apiToken
+        var saved: (TokenStore.Entry, TokenStore)?
         do {
-            return try StoreLocator.open(
-                url, logger: logger, container: recipe?.container ?? Recipe.defaultContainer,
-                environment: (environment ?? recipe?.environment ?? .development).rawValue,
-                apiToken: apiToken, reachTimeout: timeout?.seconds)
+            if let key = try Self.tokenKey(
+                url: url, container: container, environment: environmentName, variables: variables)
+            {
+                let file = TokenStore.standard
+                if let entry = try file.find(store: key.store, environment: key.environment) {
+                    func unset(_ name: String) -> Bool { (variables[name] ?? "").isEmpty }
+                    if apiToken == nil, unset(StoreLocator.apiTokenVariable), let stored = entry.apiToken {
+                        apiToken = stored
+                        SecretMask.register(stored)
+                    }
+                    if key.isCloudKit, unset("CLOUDKIT_WEB_AUTH_TOKEN") {
+                        variables["CLOUDKIT_WEB_AUTH_TOKEN"] = entry.webAuthToken
+                    }
+                    SecretMask.register(entry.webAuthToken)
+                    saved = (entry, file)
+                }
+            }
+            let store = try StoreLocator.open(
+                url, logger: logger, container: container, environment: environmentName, apiToken: apiToken,
+                environmentVariables: variables, reachTimeout: timeout?.seconds)
+            if let saved, let web = store as? WebServicesStore {
+                TokenKeeper.track(web, entry: saved.0, file: saved.1)
+            }
+            return store
+        } catch let failure as CLIFailure {
+            throw failure
         } catch {
             throw CLIFailure("cannot open the store \(url): \(error)")
+        }
+    }
+
+    /// Where the token file keeps the tokens of an `http:` or `cloudkit:` store; nil for a local store.
+    /// - Throws: `StoreLocatorError` for a URL sharelane cannot use.
+    static func tokenKey(url: String, container: String, environment: String, variables: [String: String]) throws
+        -> (store: String, environment: String, isCloudKit: Bool)?
+    {
+        switch try StoreLocator.location(of: url) {
+        case .sqlite, .memory:
+            return nil
+        case .http:
+            let endpoint = WebServicesEndpoint.emulator(
+                url: url, apiToken: nil, container: container, environment: environment)
+            return (TokenKeeper.key(for: endpoint), environment, false)
+        case .cloudKit(let named, let namedEnvironment):
+            let base =
+                variables["CLOUDKIT_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? WebServicesEndpoint.appleBaseURL
+            let endpoint = WebServicesEndpoint(
+                kind: .cloudKit, baseURL: base, container: named ?? container,
+                environment: namedEnvironment ?? environment, apiToken: nil)
+            return (TokenKeeper.key(for: endpoint), endpoint.environment, true)
         }
     }
 }

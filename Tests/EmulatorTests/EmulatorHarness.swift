@@ -20,13 +20,17 @@ enum EmulatorHarness {
     /// afterwards, when nil), runs `body` with its base URL, then stops it.
     static func withEmulator<T: Sendable>(
         storePath: String? = nil, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
-        clock: EmulatorClock = .system, _ body: @Sendable (String) async throws -> T
+        clock: EmulatorClock = .system, strictTokens: Bool = false, serverKeys: ServerKeyring = ServerKeyring(),
+        _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
         try await TemporaryDirectory.with("emulator") { scratch in
             let store = try SQLiteStore(path: storePath ?? scratch.file("serve.sqlite"), logger: quiet)
             return try await InProcessEmulator.with(
-                store: store, apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes,
-                clock: clock, logger: quiet, body)
+                store: store,
+                configuration: EmulatorConfiguration(
+                    apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes, clock: clock,
+                    strictTokens: strictTokens, serverKeys: serverKeys),
+                logger: quiet, body)
         }
     }
 
@@ -52,11 +56,21 @@ enum EmulatorHarness {
         var json: [String: Any]
         var nextToken: String?
         var text: String
+        /// The `Location` of a redirect.
+        var location: String?
     }
+
+    /// A client that does not follow redirects, so that a test sees where the sign-in page sends the browser.
+    static let nonFollowingClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     /// Sends a raw request, as a client written from Apple's documentation would.
     static func raw(
-        _ baseURL: String, _ path: String, query: [String: String] = [:], body: String? = nil, method: String = "POST"
+        _ baseURL: String, _ path: String, query: [String: String] = [:], body: String? = nil, method: String = "POST",
+        headers: [(name: String, value: String)] = [], contentType: String = "application/json"
     ) async throws -> Answer {
         var components = URLComponents(string: baseURL + path)
         components?.percentEncodedQueryItems = query.sorted { $0.key < $1.key }.map {
@@ -66,17 +80,18 @@ enum EmulatorHarness {
         var request = HTTPClientRequest(url: url)
         request.method = method == "GET" ? .GET : .POST
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        for header in headers { request.headers.add(name: header.name, value: header.value) }
+        let response = try await nonFollowingClient.execute(request, timeout: .seconds(30))
         let buffer = try await response.body.collect(upTo: 64 << 20)
         let data = Data(buffer.readableBytesView)
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return Answer(
             status: Int(response.status.code), json: json,
             nextToken: response.headers.first(name: WireSpelling.webAuthTokenHeader),
-            text: String(decoding: data, as: UTF8.self))
+            text: String(decoding: data, as: UTF8.self), location: response.headers.first(name: "Location"))
     }
 
     /// Signs in over raw HTTP: the first web auth token and the user record name.

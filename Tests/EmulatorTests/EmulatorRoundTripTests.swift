@@ -140,7 +140,11 @@ import Testing
             // The emulator hands out the embedded store's user names.
             #expect(alice == StableName.userRecordName(email: "alice@example.com"))
             #expect(try await store.currentUser(as: bob).name == "Bob Builder")
-            let found = try await store.lookupUsers(emails: ["BOB@example.com", "nobody@example.com"], as: alice)
+            // As on Apple's service, users/lookup/email finds only discoverable users (issue 14).
+            var found = try await store.lookupUsers(emails: ["BOB@example.com", "nobody@example.com"], as: alice)
+            #expect(found.map { $0?.recordName } == [nil, nil])
+            try await store.setDiscoverability(UserDiscoverability(discoverable: true), as: bob)
+            found = try await store.lookupUsers(emails: ["BOB@example.com", "nobody@example.com"], as: alice)
             #expect(found.map { $0?.recordName } == [bob, nil])
 
             let lists = ZoneID(zoneName: "FamilyLists")

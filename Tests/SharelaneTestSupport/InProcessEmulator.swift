@@ -16,13 +16,26 @@ public enum InProcessEmulator {
         logger: Logger = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() },
         _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
-        let emulator = CloudKitEmulator(
+        try await with(
             store: store,
             configuration: EmulatorConfiguration(
                 host: "127.0.0.1", port: 0, apiToken: apiToken, tokenLifetime: tokenLifetime,
                 maxBodyBytes: maxBodyBytes,
                 clock: clock),
-            logger: logger)
+            logger: logger, body)
+    }
+
+    /// Starts the emulator over `store` with `configuration` (its port replaced by a free one), runs `body`
+    /// with its base URL, then stops it.
+    public static func with<T: Sendable>(
+        store: SQLiteStore, configuration: EmulatorConfiguration,
+        logger: Logger = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() },
+        _ body: @Sendable (String) async throws -> T
+    ) async throws -> T {
+        var configuration = configuration
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        let emulator = CloudKitEmulator(store: store, configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let application = emulator.application { port in
             continuation.yield(port)

@@ -15,8 +15,9 @@ public final class ServeProcess: @unchecked Sendable {
 
     /// Starts the server and waits (up to ten seconds) until it prints the address it listens on.
     ///
+    /// - Parameter extraArguments: more options for `serve` (`--strict-tokens`).
     /// - Throws: when the server cannot start or says nothing in time.
-    public init(apiToken: String = "lanes-test-token") throws {
+    public init(apiToken: String = "lanes-test-token", extraArguments: [String] = []) throws {
         self.apiToken = apiToken
         directory = try TemporaryDirectory("serve")
         let log = directory.url.appendingPathComponent("serve.log")
@@ -24,9 +25,10 @@ public final class ServeProcess: @unchecked Sendable {
         let handle = try FileHandle(forWritingTo: log)
         process = Process()
         process.executableURL = SharelaneBinary.executable
-        process.arguments = [
-            "serve", "--store", "sqlite:" + directory.file("served.sqlite"), "--port", "0", "--api-token", apiToken,
-        ]
+        process.arguments =
+            [
+                "serve", "--store", "sqlite:" + directory.file("served.sqlite"), "--port", "0", "--api-token", apiToken,
+            ] + extraArguments
         process.currentDirectoryURL = directory.url
         process.standardOutput = handle
         process.standardError = handle

@@ -1,0 +1,85 @@
+import CloudKitWire
+import Foundation
+import ShareKit
+
+// The `users/*` operations beyond `users/current` and `users/lookup/email` (issue 14): who the caller is,
+// discovering users by email address, phone number or user record name, and the emulator's own
+// `users/settings`, where a signed-in user sets their phone number and discoverability. Discoverability is
+// the store's (`Store.discoverUsers`): a user who is not discoverable answers like one who does not exist.
+extension EmulatorService {
+    /// Answers `users/caller`, `users/discover`, `users/lookup/phone`, `users/lookup/id` and `users/settings`.
+    func users(_ operation: WireOperation, store: any Store, body: Data, as user: UserRecordName) async throws -> Data {
+        switch operation {
+        case .usersCaller:
+            let me = try await store.currentUser(as: user)
+            return try Self.encodeUsers(WireUserIdentity(userRecordName: me.recordName, email: me.email, name: me.name))
+        case .usersDiscover:
+            guard !body.isEmpty else {
+                // Live: GET users/discover (the reference's "every discoverable user in the caller's address
+                // book") answers 500; the emulator has no address book and answers as the live service does.
+                throw ShareError(
+                    .internalError,
+                    "GET users/discover is not served (the live service answers 500): POST {lookupInfos: […]}")
+            }
+            let request = try Self.decodeUsers(DiscoverUsersRequest.self, from: body)
+            let lookups = try Self.lookups(request.lookupInfos, operation: operation)
+            let identities = try await store.discoverUsers(lookups, as: user)
+            return try Self.encodeUsers(UserIdentitiesResponse(users: identities.map(WireUserIdentity.init)))
+        case .usersLookupPhone, .usersLookupID:
+            let request = try Self.decodeUsers(LookupInfosRequest.self, from: body)
+            let lookups = try Self.lookups(request.users, operation: operation)
+            for lookup in lookups {
+                switch (operation, lookup) {
+                case (.usersLookupPhone, .phone), (.usersLookupID, .recordName): continue
+                default:
+                    throw ShareError(
+                        .badRequest,
+                        operation == .usersLookupPhone
+                            ? "users/lookup/phone needs a phoneNumber in every entry"
+                            : "users/lookup/id needs a userRecordName in every entry")
+                }
+            }
+            let identities = try await store.discoverUsers(lookups, as: user)
+            return try Self.encodeUsers(UsersResponse(users: identities.map(WireUser.init)))
+        case .usersSettings:
+            guard !body.isEmpty else {
+                // GET: the caller's settings as they are.
+                return try Self.encodeUsers(UserSettingsRequest(try await store.discoverability(as: user)))
+            }
+            let request = try Self.decodeUsers(UserSettingsRequest.self, from: body)
+            try await store.setDiscoverability(request.settings, as: user)
+            return try Self.encodeUsers(UserSettingsRequest(try await store.discoverability(as: user)))
+        default:
+            throw ShareError(.badRequest, "unknown operation \(operation)")
+        }
+    }
+
+    private static func lookups(_ infos: [WireLookupInfo], operation: WireOperation) throws -> [UserLookup] {
+        guard infos.count <= CloudKitLimits.operationsPerRequest else {
+            throw ShareError(
+                .badRequest,
+                "\(infos.count) users in one request; CloudKit allows at most \(CloudKitLimits.operationsPerRequest)")
+        }
+        return try infos.enumerated().map { index, info in
+            guard let lookup = info.lookup else {
+                throw ShareError(
+                    .badRequest,
+                    "\(operation) entry \(index) has no emailAddress, phoneNumber or userRecordName")
+            }
+            return lookup
+        }
+    }
+
+    private static func decodeUsers<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+        guard !body.isEmpty else { throw ShareError(.badRequest, "this request needs a JSON body") }
+        do {
+            return try JSONDecoder().decode(T.self, from: body)
+        } catch {
+            throw ShareError(.badRequest, "malformed request body: \(error)")
+        }
+    }
+
+    private static func encodeUsers<T: Encodable>(_ value: T) throws -> Data {
+        try WireCoding.bodyEncoder().encode(value)
+    }
+}

@@ -1,0 +1,64 @@
+/// How a user is looked up, as CloudKit's `lookupInfo` names them: by email address, phone number or user
+/// record name.
+public enum UserLookup: Sendable, Hashable, Codable, CustomStringConvertible {
+    case email(String)
+    /// In E.164 form (`+15551234567`; `PhoneNumber.normalized` makes it).
+    case phone(String)
+    case recordName(UserRecordName)
+
+    public var description: String {
+        switch self {
+        case .email(let email): email
+        case .phone(let phone): phone
+        case .recordName(let name): name
+        }
+    }
+}
+
+/// A user as `users/discover`, `users/caller` and the `users/lookup/…` operations answer: the lookup that
+/// found them, and — only for a user who chose to be discoverable, or for the caller themselves — their
+/// record name and name. A user who is not discoverable, and one who does not exist, come back alike, with
+/// the lookup only, so that nobody learns who uses the app.
+public struct UserIdentity: Sendable, Hashable, Codable {
+    public var lookup: UserLookup
+    public var userRecordName: UserRecordName?
+    /// The display name, such as `Alice Appleseed`.
+    public var name: String?
+
+    public init(lookup: UserLookup, userRecordName: UserRecordName? = nil, name: String? = nil) {
+        self.lookup = lookup
+        self.userRecordName = userRecordName
+        self.name = name
+    }
+
+    /// Whether the lookup found a discoverable user.
+    public var isFound: Bool { userRecordName != nil }
+}
+
+/// What a user lets others find of them: a phone number to be looked up by, and whether they are
+/// discoverable at all (a new iCloud user is not, until they say so in an app).
+public struct UserDiscoverability: Sendable, Hashable, Codable {
+    /// In E.164 form; nil for none.
+    public var phone: String?
+    public var discoverable: Bool
+
+    public init(phone: String? = nil, discoverable: Bool = false) {
+        self.phone = phone
+        self.discoverable = discoverable
+    }
+}
+
+/// Phone numbers as CloudKit looks users up by them.
+public enum PhoneNumber {
+    /// The number in E.164 form (`+` and 8 to 15 digits): spaces, dots, dashes and parentheses dropped;
+    /// nil when what is left is not that.
+    public static func normalized(_ text: String) -> String? {
+        let kept = text.filter { !" .-()\u{a0}".contains($0) }
+        guard kept.hasPrefix("+") else { return nil }
+        let digits = kept.dropFirst()
+        guard (8...15).contains(digits.count), digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+            digits.first != "0"
+        else { return nil }
+        return "+" + digits
+    }
+}

@@ -1,0 +1,50 @@
+import CloudKitWire
+import Foundation
+import ShareKit
+
+/// Keeps the token file (`TokenStore`) up to date: the stores a command opened with a token from it, and,
+/// when the command ends, the newest token each of them was handed, written back.
+enum TokenKeeper {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var tracked:
+        [(store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore)] =
+            []
+
+    /// Remembers that `store` started from `entry` of `file`.
+    static func track(_ store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore) {
+        lock.withLock { tracked.append((store, entry, file)) }
+    }
+
+    /// Writes back the newest token of every tracked store that was handed a new one. Failures are reported
+    /// on standard error and do not change the command's outcome.
+    static func flush() async {
+        let all = lock.withLock {
+            defer { tracked = [] }
+            return tracked
+        }
+        for (store, entry, file) in all {
+            guard let newest = await store.latestWebAuthToken(for: entry.userRecordName), newest != entry.webAuthToken
+            else { continue }
+            var updated = entry
+            updated.webAuthToken = newest
+            updated.saved = Date()
+            do {
+                try file.upsert(updated)
+            } catch {
+                Terminal.printError("warning: \(error)")
+            }
+        }
+    }
+
+    /// The token file's key of a store: `cloudkit:CONTAINER` (with `@BASE_URL` for a service other than
+    /// Apple's), or a `sharelane serve`'s base URL and container.
+    static func key(for endpoint: WebServicesEndpoint) -> String {
+        switch endpoint.kind {
+        case .cloudKit:
+            "cloudkit:\(endpoint.container)"
+                + (endpoint.baseURL == WebServicesEndpoint.appleBaseURL ? "" : "@\(endpoint.baseURL)")
+        case .emulator:
+            "\(endpoint.baseURL) \(endpoint.container)"
+        }
+    }
+}
