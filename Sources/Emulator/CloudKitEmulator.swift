@@ -43,13 +43,14 @@ public struct CloudKitEmulator: Sendable {
             .add(
                 middleware: AuthenticationMiddleware(
                     configuration: service.configuration, tokens: service.tokens, requiresWebAuthToken: true))
-        for operation in WireOperation.all {
+        for operation in WireOperation.all where !Self.isTokenOperation(operation) {
             for method in operation.methods {
                 database.on(RouterPath(operation.path), method: method == .get ? .get : .post) { request, context in
                     try await service.perform(operation, request, context: context)
                 }
             }
         }
+        registerNotificationRoutes(router, database: database)
         router.post("/database/**") { request, _ in try service.unknownOperation(request) }
         router.get("/database/**") { request, _ in try service.unknownOperation(request) }
         Console(

@@ -15,6 +15,8 @@ struct EmulatorService: Sendable {
     let tokens: TokenIssuer
     /// The containers and environments requests named, for the console's overview.
     let containers = ConsoleContainerLog()
+    /// The notification channels `tokens/create` opened, for the webcourier long-poll.
+    let channels = WebcourierChannels()
 
     // MARK: Sign-in
 
@@ -216,6 +218,8 @@ struct EmulatorService: Sendable {
             return try encode(SchemaChangesResponse(changes: try await store.extendSchema(request.schema, as: user)))
         case .schemaDeploy:
             return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
+        case .subscriptionsList, .subscriptionsLookup, .subscriptionsModify:
+            return try await subscriptions(operation, store: store, database: database, body: body, as: user)
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }
