@@ -60,14 +60,14 @@ extension EmulatorService {
         switch operation {
         case .tokensCreate:
             var channel = try await store.openNotificationChannel(apnsEnvironment: body.apnsEnvironment, as: user)
+            // The client's own name for this server (the Host header), when it is a plain host[:port].
+            let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+            let given = request.head.authority ?? ""
             let host =
-                request.head.authority ?? "\(configuration.host):\(configuration.port)"
-            var components = URLComponents()
-            components.scheme = "http"
-            components.percentEncodedHost = host
-            components.path = WireSpelling.webcourierPath
-            components.queryItems = [URLQueryItem(name: "tok", value: channel.apnsToken)]
-            channel.webcourierURL = components.string ?? "http://\(host)\(WireSpelling.webcourierPath)"
+                !given.isEmpty && given.allSatisfy(allowed.contains)
+                ? given : "\(configuration.host):\(configuration.port)"
+            // The token is hex: it goes in the query as it is.
+            channel.webcourierURL = "http://\(host)\(WireSpelling.webcourierPath)?tok=\(channel.apnsToken)"
             await channels.add(.init(channel: channel, user: user, container: container, environment: environment))
             return WireResponse.json(try WireCoding.bodyEncoder().encode(TokensResponse(channel)))
         default:
