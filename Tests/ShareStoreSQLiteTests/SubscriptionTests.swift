@@ -223,4 +223,47 @@ import Testing
             _ = try await store.openNotificationChannel(apnsEnvironment: "staging", as: alice)
         }
     }
+
+    @Test("a hierarchy's participant hears only of the records in the hierarchy shared with them")
+    func hierarchyParticipant() async throws {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        _ = try await store.modifyRecords(
+            [
+                .init(.create, todo("trip", in: zone, title: "Trip")),
+                .init(.create, todo("private", in: zone, title: "Mine")),
+                .init(
+                    .create,
+                    share: Share(
+                        recordName: "", zoneID: zone, rootRecordName: "trip",
+                        participants: [Participant(userRecordName: bob, permission: .readOnly)])),
+            ], in: zone, database: .private, atomic: true, as: alice)
+        let shareName = try #require(try await store.record("trip", in: zone, as: alice)?.shareRecordName)
+        let share = try #require(
+            try await store.lookupRecords([shareName], in: zone, database: .private, as: alice)[0].share)
+        _ = try await store.acceptShare(url: try #require(share.url), as: bob)
+        _ = try await save([.database("shared")], in: .shared, as: bob)
+        let channel = try await store.openNotificationChannel(apnsEnvironment: "development", as: bob)
+        _ = try await store.create(todo("leg", in: zone, title: "Leg", parent: "trip"), in: zone, as: alice)
+        #expect(try await drain(channel, as: bob).count == 1)
+        _ = try await store.create(todo("secret", in: zone, title: "S", parent: "private"), in: zone, as: alice)
+        #expect(try await drain(channel, as: bob).isEmpty)
+    }
+
+    @Test("public query subscriptions hear every user's public writes")
+    func publicDatabase() async throws {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        let publicZone = ZoneID(zoneName: defaultZoneName)
+        _ = try await save(
+            [.query("cards", recordType: "Card", firesOn: [.create, .update])], in: .public, as: alice)
+        let channel = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice)
+        let card = Record(recordName: "bob-card", recordType: "Card", zoneID: publicZone, fields: ["n": .string("B")])
+        _ = try await store.create(card, in: publicZone, .public, as: bob)
+        let got = try await drain(channel, as: alice)
+        #expect(got.map(\.recordName) == ["bob-card"])
+        #expect(got.first?.database == .public)
+        #expect(got.first?.changedBy == bob)
+    }
 }
