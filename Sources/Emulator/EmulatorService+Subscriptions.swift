@@ -92,7 +92,8 @@ extension EmulatorService {
         }
         var wait = Self.webcourierWait
         if let text = parameters["wait"], let seconds = Double(String(text)), seconds >= 0 {
-            wait = min(wait, .milliseconds(Int64(seconds * 1000)))
+            // Clamped before converting: `wait=1e300` or `inf` must not overflow.
+            wait = .milliseconds(Int64(min(seconds, 20) * 1000))
         }
         let store = self.store.inEnvironment(entry.environment)
         let deadline = ContinuousClock.now + wait

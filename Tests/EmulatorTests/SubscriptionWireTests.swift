@@ -150,8 +150,8 @@ import Testing
                 #"{"operations":[{"operationType":"create","record":{"recordName":"t1","recordType":"Todo","#
                     + #""fields":{"title":{"value":"Eggs"}}}},{"operationType":"create","record":{"recordName":"t2","#
                     + #""recordType":"Todo","fields":{"title":{"value":"Milk"}}}}]}"#)
-            // Each GET answers one notification, oldest first.
-            poll = try await Self.get(courier)
+            // Each GET answers one notification, oldest first (a `wait` too large to count is clamped).
+            poll = try await Self.get(courier + "&wait=1e300")
             let aps = try #require(poll.json["aps"] as? [String: Any])
             #expect(aps["alert"] as? String == "Todo!")
             let ck = try #require(poll.json["ck"] as? [String: Any])
