@@ -463,7 +463,7 @@ public final class WebServicesStore: Store {
     /// Sends a database request as `user`: signed server-to-server where the endpoint holds a key and the
     /// operation reaches the public database's records and zones (operations about the user go with the
     /// user's web auth token when there is one), on the user's token chain otherwise.
-    private func send<Body: Encodable & Sendable, Response: Decodable>(
+    func send<Body: Encodable & Sendable, Response: Decodable>(
         _ operation: WireOperation, database: DatabaseScope, body: Body?, as user: UserRecordName?
     ) async throws -> Response {
         let path = operation.fullPath(
@@ -479,7 +479,7 @@ public final class WebServicesStore: Store {
         return try await send(path: path, body: body, auth: auth)
     }
 
-    private func send<Body: Encodable & Sendable, Response: Decodable>(
+    func send<Body: Encodable & Sendable, Response: Decodable>(
         path: String, body: Body?, auth: RequestAuth
     ) async throws -> Response {
         let bodyData: Data?
@@ -493,7 +493,7 @@ public final class WebServicesStore: Store {
 
     /// Sends `items` in requests of at most `CloudKitLimits.operationsPerRequest`, one after another, and
     /// joins the answers in the items' order.
-    private func inChunks<Item, Answer>(_ items: [Item], _ send: ([Item]) async throws -> [Answer]) async throws
+    func inChunks<Item, Answer>(_ items: [Item], _ send: ([Item]) async throws -> [Answer]) async throws
         -> [Answer]
     {
         var answers: [Answer] = []
@@ -503,7 +503,7 @@ public final class WebServicesStore: Store {
     }
 
     /// Matches a response array to the request, which must have one entry per item.
-    private static func inOrder<T>(_ items: [T], count: Int, what: WireOperation) throws -> [T] {
+    static func inOrder<T>(_ items: [T], count: Int, what: WireOperation) throws -> [T] {
         guard items.count == count else {
             throw ShareError(
                 .internalError, "\(what) answered \(items.count) entries for \(count) items; the response is malformed")

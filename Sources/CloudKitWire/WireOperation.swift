@@ -69,6 +69,24 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         path: "users/lookup/phone", methods: [.post], databases: [.public], isAboutTheUser: true)
     public static let usersLookupID = WireOperation(
         path: "users/lookup/id", methods: [.post], databases: [.public], isAboutTheUser: true)
+    public static let subscriptionsList = WireOperation(
+        path: "subscriptions/list", methods: [.get, .post], databases: everyDatabase, isAboutTheUser: false)
+    public static let subscriptionsLookup = WireOperation(
+        path: "subscriptions/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    public static let subscriptionsModify = WireOperation(
+        path: "subscriptions/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+    /// The reference's path for tokens; the live service and CloudKit JS use `devicePath` instead (the
+    /// database path answers 405 there). `sharelane serve` answers both; the client sends `devicePath`.
+    public static let tokensCreate = WireOperation(
+        path: "tokens/create", methods: [.post], databases: everyDatabase, isAboutTheUser: true)
+    public static let tokensRegister = WireOperation(
+        path: "tokens/register", methods: [.post], databases: everyDatabase, isAboutTheUser: true)
+
+    /// The path of a token operation as the live service and CloudKit JS send it:
+    /// `/device/1/{container}/{environment}/tokens/create`.
+    public func devicePath(container: String, environment: String) -> String {
+        "\(WireSpelling.devicePathPrefix)/\(container)/\(environment)/\(path)"
+    }
 
     // sharelane's own, served by `sharelane serve` only: Apple manages schemas outside Web Services
     // (`cktool`, the CloudKit Console), so these stand in for `cktool export-schema`, `import-schema` and the
@@ -91,6 +109,8 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         schemaDeploy,
         // Users as Apple (issue 14).
         usersCaller, usersDiscover, usersLookupPhone, usersLookupID, usersSettings,
+        // Subscriptions and notifications (issue 14).
+        subscriptionsList, subscriptionsLookup, subscriptionsModify, tokensCreate, tokensRegister,
     ]
 
     /// Whether Apple's service serves the operation (the schema operations are the emulator's own).

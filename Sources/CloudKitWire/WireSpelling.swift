@@ -20,6 +20,11 @@ public enum WireSpelling {
     public static let shareTitleField = "cloudkit.title"
     /// The path every database request starts with, before the container.
     public static let databasePathPrefix = "/database/1"
+    /// The path the live service and CloudKit JS send `tokens/create|register` to, before the container.
+    public static let devicePathPrefix = "/device/1"
+    /// The path of `sharelane serve`'s webcourier long-poll (the `webcourierURL` of `tokens/create`); the
+    /// token goes in the query (`tok`), which request logs never write.
+    public static let webcourierPath = "/webcourier/aps"
     /// The emulator's sign-in path (not part of Apple's service, which signs in through a browser).
     public static let signInPath = "/auth/signin"
 

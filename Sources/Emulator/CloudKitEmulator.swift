@@ -47,13 +47,14 @@ public struct CloudKitEmulator: Sendable {
         }
         let database = router.group(RouterPath("\(WireSpelling.databasePathPrefix)/:container/:environment/:database"))
             .add(middleware: AuthenticationMiddleware(service: service, requiresWebAuthToken: true))
-        for operation in WireOperation.all {
+        for operation in WireOperation.all where !Self.isTokenOperation(operation) {
             for method in operation.methods {
                 database.on(RouterPath(operation.path), method: method == .get ? .get : .post) { request, context in
                     try await service.perform(operation, request, context: context)
                 }
             }
         }
+        registerNotificationRoutes(router, database: database)
         router.post("/database/**") { request, _ in try service.unknownOperation(request) }
         router.get("/database/**") { request, _ in try service.unknownOperation(request) }
         Console(

@@ -17,6 +17,8 @@ struct EmulatorService: Sendable {
     let tickets: SignInTickets
     /// The containers and environments requests named, for the console's overview.
     let containers = ConsoleContainerLog()
+    /// The notification channels `tokens/create` opened, for the webcourier long-poll.
+    let channels = WebcourierChannels()
 
     // MARK: Sign-in
 
@@ -215,6 +217,8 @@ struct EmulatorService: Sendable {
             return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
         case .usersCaller, .usersDiscover, .usersLookupPhone, .usersLookupID, .usersSettings:
             return try await users(operation, store: store, body: body, as: user)
+        case .subscriptionsList, .subscriptionsLookup, .subscriptionsModify:
+            return try await subscriptions(operation, store: store, database: database, body: body, as: user)
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }

@@ -17,10 +17,33 @@ struct ExpectationCheck {
     private var store: any Store { session.store }
     private var isOwner: Bool { actor.recordName == owner.recordName }
 
+    /// A notification in a few words: `create lunch`, `changes in Topics`, `changes in the private database`.
+    static func summary(_ notification: SubscriptionNotification) -> String {
+        switch notification.kind {
+        case .query: "\(notification.reason?.rawValue ?? "change") \(notification.recordName ?? "")"
+        case .zone: "changes in \(notification.zoneID.zoneName)"
+        case .database: "changes in the \(notification.database.rawValue) database"
+        }
+    }
+
     /// Returns what was found when the expectation holds.
     /// - Throws: `LaneError.expectationFailed` when it does not.
     func verify(_ expectation: Expectation) async throws -> String? {
         switch expectation {
+        case .notified(let subscription, let toBe):
+            let found = try await session.takeNotifications(of: subscription, for: actor, location: location)
+            let subject = "\(actorHandle) notified by \(subscription)"
+            guard found.isEmpty != toBe else {
+                throw LaneError.expectationFailed(
+                    expected: "\(subject): \(toBe ? "yes" : "no")",
+                    found: found.isEmpty
+                        ? "no notification since subscribing or the last check"
+                        : "\(found.count) notification\(found.count == 1 ? "" : "s")", location: location)
+            }
+            return found.isEmpty
+                ? "no notification"
+                : "\(found.count) notification\(found.count == 1 ? "" : "s")"
+                    + ": " + found.map(Self.summary).joined(separator: ", ")
         case .access(let capability, let zone, let record, let toBe):
             let (allowed, why) = try await access(capability, zone: zone, record: record)
             let subject =

@@ -277,6 +277,8 @@ public struct LaneRunner: Sendable {
             return nil
         case .query(let query):
             return try await self.query(query, step: step, recipe: recipe, session)
+        case .subscribe(let subscribe):
+            return try await self.subscribe(subscribe, step: step, recipe: recipe, session)
         case .deploySchema:
             let (_, actor) = try await session.actor(of: step, in: recipe)
             let changes = try await store.deploySchema(as: actor.recordName)

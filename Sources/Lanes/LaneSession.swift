@@ -11,6 +11,10 @@ final class LaneSession {
     let store: any Store
     let logger: Logger
     private var directories: [String: UserDirectory] = [:]
+    /// Each user's notification channel, opened by their first `subscribe` step.
+    var channels: [UserRecordName: NotificationChannel] = [:]
+    /// Notifications received and not yet checked, per user.
+    var received: [UserRecordName: [SubscriptionNotification]] = [:]
 
     init(store: any Store, logger: Logger) {
         self.store = store

@@ -32,6 +32,10 @@ enum StepSummary {
             return "query \(QueryRun.summary(query))" + who + environment(step)
         case .deploySchema:
             return "deploy schema to production" + who
+        case .subscribe(let subscribe):
+            return "subscribe \(subscribe.subscriptionID) (\(subscribe.kind.rawValue)"
+                + (subscribe.zone.map { " \($0)" } ?? "") + (subscribe.recordType.map { " \($0)" } ?? "")
+                + ") in \(subscribe.database.rawValue)" + who
         }
     }
 
@@ -48,6 +52,8 @@ enum StepSummary {
             return "\(actor) sees \(count) record\(count == 1 ? "" : "s") in \(zone)"
         case .field(let zone, let record, let name, let equals):
             return "\(actor) sees \(zone)/\(record).\(name) = \(equals.displayString)"
+        case .notified(let subscription, let toBe):
+            return "\(actor) \(toBe ? "was" : "was not") notified by \(subscription)"
         }
     }
 

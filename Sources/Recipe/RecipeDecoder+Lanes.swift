@@ -4,7 +4,7 @@ extension RecipeDecoder {
     static let laneKeys = ["desc", "private", "steps"]
     static let actionNames = [
         "plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane", "query",
-        "deploy_schema",
+        "deploy_schema", "subscribe",
     ]
     /// Actions that may be written bare (`- apply`).
     static let bareActions = ["plan", "apply", "export", "reset", "deploy_schema"]
@@ -19,7 +19,8 @@ extension RecipeDecoder {
             "as", "database", "zone", "type", "filter", "sort", "limit", "expect", "expect_error", "environment",
         ],
         "deploy_schema": ["as"],
-        "expect": ["as", "can", "zone", "record", "to_be", "records", "field"],
+        "subscribe": ["as", "id", "database", "type", "zone", "record_type", "fires_on"],
+        "expect": ["as", "can", "zone", "record", "to_be", "records", "field", "notified"],
         "export": ["as", "out", "zones"],
         "reset": ["as"],
         "lane": ["as", "name", "parameters"],
@@ -145,6 +146,8 @@ extension RecipeDecoder {
             action = decodeQuery(value, location: arguments?.location ?? location).map { .query($0) }
         case "deploy_schema":
             action = .deploySchema
+        case "subscribe":
+            action = decodeSubscribe(value, location: arguments?.location ?? location).map { .subscribe($0) }
         case "plan", "apply":
             let prune = value("prune").flatMap { bool($0, "`prune`") } ?? false
             let only = zoneList("only")
@@ -308,16 +311,26 @@ extension RecipeDecoder {
         -> Expectation?
     {
         func value(_ key: String) -> RecipeNode? { args.first { $0.key == key }?.value }
-        let kinds = ["can", "records", "field"].filter { value($0) != nil }
+        let kinds = ["can", "records", "field", "notified"].filter { value($0) != nil }
         guard kinds.count == 1 else {
             error(
                 kinds.isEmpty
-                    ? "`expect` needs one of `can:` (access), `records:` (a count) or `field:` (a value)"
+                    ? "`expect` needs one of `can:` (access), `records:` (a count), `field:` (a value) or "
+                        + "`notified:` (a subscription ID)"
                     : "`expect` checks one thing; it has " + kinds.map { "`\($0):`" }.joined(separator: " and "),
                 arguments?.location ?? location)
             return nil
         }
         switch kinds[0] {
+        case "notified":
+            for key in ["record", "zone"] where value(key) != nil {
+                error(
+                    "`\(key)` does not go with `notified:` in `expect`",
+                    args.first { $0.key == key }?.keyLocation ?? location)
+            }
+            guard let node = value("notified"), let id = string(node, "`notified`") else { return nil }
+            let toBe = value("to_be").flatMap { bool($0, "`to_be`") } ?? true
+            return .notified(subscription: id, toBe: toBe)
         case "can":
             guard let canNode = value("can"), let word = string(canNode, "`can`") else { return nil }
             guard let capability = Expectation.Capability(rawValue: word) else {

@@ -284,6 +284,8 @@ public enum Action: Sendable, Hashable, Codable {
     case query(QueryStep)
     /// Promotes development's schema to production (`sharelane schema deploy`).
     case deploySchema
+    /// Saves a subscription as a user and starts receiving its notifications.
+    case subscribe(SubscribeStep)
 }
 
 /// What an `expect` step checks, without changing anything.
@@ -298,4 +300,6 @@ public enum Expectation: Sendable, Hashable, Codable {
     case records(zone: String, count: Int)
     /// A field's value.
     case field(zone: String, record: String, name: String, equals: FieldValue)
+    /// The user received a notification of this subscription since subscribing or the last such check.
+    case notified(subscription: String, toBe: Bool)
 }

@@ -369,6 +369,8 @@ struct RecipeValidator {
                     _ = liveZone(zone, step.location)
                 case .field(let zone, let record, _, _):
                     if liveZone(zone, step.location) { checkRecord(zone, record, step.location) }
+                case .notified:
+                    break
                 }
             case .lane(let name, _):
                 if !laneNames.contains(name) {
@@ -378,6 +380,8 @@ struct RecipeValidator {
                 if query.zone != defaultZoneName { _ = liveZone(query.zone, step.location) }
             case .reset, .deploySchema:
                 break
+            case .subscribe(let subscribe):
+                if let zone = subscribe.zone { _ = liveZone(zone, step.location) }
             }
         }
         // Lanes that call each other in a circle would never end.

@@ -352,6 +352,29 @@ public protocol Store: Sendable {
         as user: UserRecordName
     ) async throws -> ZoneChanges
 
+    // MARK: Subscriptions and notifications
+
+    /// The user's subscriptions in a database (`subscriptions/list`), by subscription ID.
+    func listSubscriptions(in database: DatabaseScope, as user: UserRecordName) async throws -> [Subscription]
+    /// One outcome per ID: `saved` with the subscription, or `failed` with `NOT_FOUND`.
+    func lookupSubscriptions(_ subscriptionIDs: [String], in database: DatabaseScope, as user: UserRecordName)
+        async throws -> [SubscriptionOutcome]
+    /// Creates, updates and deletes the user's subscriptions (`subscriptions/modify`, at most 200
+    /// operations), one outcome per operation, in order: a failing operation does not stop the others.
+    /// A second query subscription of the same record type and the same `firesOn` fails with
+    /// `INTERNAL_ERROR`, as live CloudKit answers.
+    func modifySubscriptions(
+        _ operations: [SubscriptionOperation], in database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [SubscriptionOutcome]
+    /// Opens a channel on which the user's notifications from now on are delivered (`tokens/create`).
+    func openNotificationChannel(apnsEnvironment: String, as user: UserRecordName) async throws
+        -> NotificationChannel
+    /// Takes up to `limit` notifications waiting on the channel, oldest first; each is delivered once.
+    /// An empty answer means none is waiting.
+    /// - Throws: `NOT_FOUND` for a channel this store did not open for the user.
+    func receiveNotifications(on channel: NotificationChannel, limit: Int, as user: UserRecordName) async throws
+        -> [SubscriptionNotification]
+
     // MARK: Schema
 
     /// The environment whose schema the store's writes and queries follow (`SchemaRules`).

@@ -323,6 +323,7 @@ extension SQLiteStore {
             } catch let error as ShareError {
                 return operations.map { .failed(recordName: $0.recordName, error) }
             }
+            let before = try SubscriptionFiring.snapshot(operations, context: context, db: db)
             var batch = try RecordBatch(context: context, db: db, now: now, environment: environment)
             try batch.prefetch(operations)
             var outcomes: [RecordOutcome] = []
@@ -359,6 +360,9 @@ extension SQLiteStore {
                 for op in operations { outcomes.append(try batch.apply(op)) }
             }
             try batch.finish()
+            if let before {
+                try SubscriptionFiring.fire(outcomes, before: before, context: context, by: user, db: db)
+            }
             return outcomes
         }
     }
@@ -523,7 +527,7 @@ extension SQLiteStore {
         try await write("resetting the store") { db in
             for table in [
                 "participant", "share", "reference", "tombstone", "record", "zoneRemoval", "zone", "user",
-                "recordSchema",
+                "recordSchema", "subscription", "notification", "notificationChannel",
             ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }

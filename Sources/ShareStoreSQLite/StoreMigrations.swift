@@ -118,6 +118,33 @@ enum StoreMigrations {
             try db.execute(sql: "ALTER TABLE user ADD COLUMN discoverable INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "CREATE UNIQUE INDEX user_phone ON user (phone) WHERE phone IS NOT NULL")
         }
+        migrator.registerMigration("v6: subscriptions and notifications") { db in
+            // A subscription is one user's in one database, kept as the JSON of `Subscription`; notifications
+            // are kept for their recipient in the order they were made, and a channel (`tokens/create`)
+            // remembers how far it has delivered them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE subscription (
+                        user TEXT NOT NULL,
+                        scope TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        definition BLOB NOT NULL,
+                        PRIMARY KEY (user, scope, id)) WITHOUT ROWID;
+                    CREATE INDEX subscription_scope ON subscription (scope);
+
+                    CREATE TABLE notification (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        recipient TEXT NOT NULL,
+                        payload BLOB NOT NULL);
+                    CREATE INDEX notification_recipient ON notification (recipient, seq);
+
+                    CREATE TABLE notificationChannel (
+                        token TEXT PRIMARY KEY NOT NULL,
+                        user TEXT NOT NULL,
+                        apnsEnvironment TEXT NOT NULL,
+                        delivered INTEGER NOT NULL);
+                    """)
+        }
         return migrator
     }
 }

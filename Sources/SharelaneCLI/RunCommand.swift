@@ -89,7 +89,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         func writes(_ steps: [Step]) -> Bool {
             steps.contains { step in
                 switch step.action {
-                case .apply, .accept, .leave, .save, .delete, .reset, .deploySchema: return true
+                case .apply, .accept, .leave, .save, .delete, .reset, .deploySchema, .subscribe: return true
                 case .plan, .expect, .export, .query: return false
                 case .lane(let name, _):
                     guard seen.insert(name).inserted, let called = recipe.lane(name) else { return false }

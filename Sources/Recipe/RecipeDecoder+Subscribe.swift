@@ -1,0 +1,58 @@
+import ShareKit
+
+extension RecipeDecoder {
+    /// `subscribe: { as, id, database, type: database|zone|query, zone?, record_type?, fires_on? }`.
+    func decodeSubscribe(_ value: (String) -> RecipeNode?, location: SourceLocation) -> SubscribeStep? {
+        let before = errors.count
+        guard let idNode = value("id") else {
+            error("`subscribe` needs `id:` (the subscription ID)", location)
+            return nil
+        }
+        guard let id = string(idNode, "`id`") else { return nil }
+        var database = DatabaseScope.private
+        if let node = value("database"), let word = string(node, "`database`") {
+            if let scope = DatabaseScope(rawValue: word) {
+                database = scope
+            } else {
+                error("unknown database `\(word)`; use private, shared or public", node.location)
+            }
+        }
+        var kind = Subscription.Kind.database
+        if let node = value("type"), let word = string(node, "`type`") {
+            if let found = Subscription.Kind(rawValue: word) {
+                kind = found
+            } else {
+                error(
+                    "unknown subscription type `\(word)`"
+                        + Suggestion.hint(for: word, in: Subscription.Kind.allCases.map(\.rawValue))
+                        + "; use database, zone or query", node.location)
+            }
+        }
+        let zone = value("zone").flatMap { string($0, "`zone`") }
+        let recordType = value("record_type").flatMap { string($0, "`record_type`") }
+        var firesOn = Subscription.Trigger.allCases
+        if let node = value("fires_on") {
+            let words = node.items.map { $0.compactMap { string($0, "a `fires_on` word") } } ?? []
+            firesOn = []
+            for word in words {
+                if let trigger = Subscription.Trigger(rawValue: word) {
+                    firesOn.append(trigger)
+                } else {
+                    error("unknown `fires_on` word `\(word)`; use create, update or delete", node.location)
+                }
+            }
+            if node.items == nil { error("`fires_on` is a list, such as [create, update]", node.location) }
+        }
+        switch kind {
+        case .zone where zone == nil:
+            error("`subscribe` with `type: zone` needs `zone:`", location)
+        case .query where recordType == nil:
+            error("`subscribe` with `type: query` needs `record_type:`", location)
+        default:
+            break
+        }
+        guard errors.count == before else { return nil }
+        return SubscribeStep(
+            subscriptionID: id, database: database, kind: kind, zone: zone, recordType: recordType, firesOn: firesOn)
+    }
+}

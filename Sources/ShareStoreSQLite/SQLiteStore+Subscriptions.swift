@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+import ShareKit
+
+// MARK: - Subscriptions and notifications
+
+extension SQLiteStore {
+    public func listSubscriptions(in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [Subscription]
+    {
+        try Self.admit(user, .aboutTheUser, database)
+        return try await read("listing subscriptions") { db in try SubscriptionRow.all(of: user, in: database, db: db) }
+    }
+
+    public func lookupSubscriptions(_ subscriptionIDs: [String], in database: DatabaseScope, as user: UserRecordName)
+        async throws -> [SubscriptionOutcome]
+    {
+        try Self.admit(user, .aboutTheUser, database)
+        return try await read("looking up subscriptions") { db in
+            try subscriptionIDs.map { id in
+                if let found = try SubscriptionRow.find(id, of: user, in: database, db: db) { return .saved(found) }
+                return .failed(subscriptionID: id, Self.subscriptionNotFound(id, database))
+            }
+        }
+    }
+
+    public func modifySubscriptions(
+        _ operations: [SubscriptionOperation], in database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [SubscriptionOutcome] {
+        try Self.admit(user, .aboutTheUser, database)
+        guard operations.count <= CloudKitLimits.operationsPerRequest else {
+            throw ShareError(
+                .badRequest,
+                "\(operations.count) subscription operations in one call; CloudKit allows at most "
+                    + "\(CloudKitLimits.operationsPerRequest)")
+        }
+        return try await write("modifying subscriptions") { db in
+            try operations.map { operation in
+                do {
+                    return try Self.apply(operation, in: database, as: user, db: db)
+                } catch let error as ShareError {
+                    return .failed(subscriptionID: operation.subscription.subscriptionID, error)
+                }
+            }
+        }
+    }
+
+    private static func apply(
+        _ operation: SubscriptionOperation, in database: DatabaseScope, as user: UserRecordName, db: Database
+    ) throws -> SubscriptionOutcome {
+        var subscription = operation.subscription
+        let existing = try SubscriptionRow.find(subscription.subscriptionID, of: user, in: database, db: db)
+        switch operation.kind {
+        case .delete:
+            guard existing != nil else { throw subscriptionNotFound(subscription.subscriptionID, database) }
+            try SubscriptionRow.delete(subscription.subscriptionID, of: user, in: database, db: db)
+            return .deleted(subscriptionID: subscription.subscriptionID)
+        case .create, .update:
+            if operation.kind == .create, subscription.subscriptionID.isEmpty {
+                subscription.subscriptionID = UUID().uuidString.lowercased()
+            }
+            if let problem = subscription.problem() {
+                throw ShareError(.badRequest, problem, subject: subscription.subscriptionID)
+            }
+            if let refusal = refusal(of: subscription.kind, in: database) {
+                throw ShareError(.badRequest, refusal, subject: subscription.subscriptionID)
+            }
+            if operation.kind == .create, existing != nil {
+                throw ShareError(
+                    .exists,
+                    "the subscription \(subscription.subscriptionID) exists; update it, or create it with another ID",
+                    subject: subscription.subscriptionID)
+            }
+            if operation.kind == .update, existing == nil {
+                throw subscriptionNotFound(subscription.subscriptionID, database)
+            }
+            if subscription.kind == .query,
+                let twin = try SubscriptionRow.all(of: user, in: database, db: db).first(where: {
+                    $0.kind == .query && $0.subscriptionID != subscription.subscriptionID
+                        && $0.recordType == subscription.recordType && $0.firesOn == subscription.firesOn
+                })
+            {
+                // Live CloudKit keeps one query subscription per record type and `firesOn` set, and answers a
+                // second with INTERNAL_ERROR (the reference documents no such rule).
+                throw ShareError(
+                    .internalError,
+                    "the query subscription \(twin.subscriptionID) already watches \(subscription.recordType ?? "") "
+                        + "on \(subscription.firesOn.map(\.rawValue).joined(separator: ", ")); CloudKit keeps one "
+                        + "per record type and firesOn: update that one, or delete it first",
+                    subject: subscription.subscriptionID)
+            }
+            try SubscriptionRow(subscription, of: user, in: database).insert(db, onConflict: .replace)
+            return .saved(subscription)
+        }
+    }
+
+    /// Which kinds each database serves, as CloudKit: the public database query subscriptions only, the
+    /// shared database database subscriptions only, the private database all three.
+    static func refusal(of kind: Subscription.Kind, in database: DatabaseScope) -> String? {
+        switch (database, kind) {
+        case (.public, .query), (.private, _), (.shared, .database): return nil
+        case (.public, _):
+            return "the public database takes query subscriptions only, not \(kind.rawValue) subscriptions"
+        case (.shared, _):
+            return "the shared database takes database subscriptions only, not \(kind.rawValue) subscriptions"
+        }
+    }
+
+    static func subscriptionNotFound(_ id: String, _ database: DatabaseScope) -> ShareError {
+        ShareError(
+            .notFound, "no subscription \(id) in this user's \(database.rawValue) database; list them to see theirs",
+            subject: id)
+    }
+
+    public func openNotificationChannel(apnsEnvironment: String, as user: UserRecordName) async throws
+        -> NotificationChannel
+    {
+        // A channel is the signed-in user's: the API token alone opens none.
+        try Self.admit(user, .aboutTheUser, .private)
+        guard apnsEnvironment == "development" || apnsEnvironment == "production" else {
+            throw ShareError(
+                .badRequest, "apnsEnvironment \"\(apnsEnvironment)\" is neither development nor production")
+        }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+        let token = bytes.map { String(format: "%02x", $0) }.joined()
+        try await write("opening a notification channel") { db in
+            let last = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM notification") ?? 0
+            try db.execute(
+                sql: "INSERT INTO notificationChannel (token, user, apnsEnvironment, delivered) VALUES (?, ?, ?, ?)",
+                arguments: [token, user, apnsEnvironment, last])
+        }
+        return NotificationChannel(apnsEnvironment: apnsEnvironment, apnsToken: token)
+    }
+
+    public func receiveNotifications(on channel: NotificationChannel, limit: Int, as user: UserRecordName)
+        async throws -> [SubscriptionNotification]
+    {
+        let token = channel.apnsToken
+        return try await write("receiving notifications") { db in
+            guard
+                let delivered = try Int64.fetchOne(
+                    db, sql: "SELECT delivered FROM notificationChannel WHERE token = ? AND user = ?",
+                    arguments: [token, user])
+            else {
+                throw ShareError(
+                    .notFound, "no notification channel of \(user) has this token; create one with tokens/create")
+            }
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT seq, payload FROM notification WHERE recipient = ? AND seq > ? ORDER BY seq LIMIT ?",
+                arguments: [user, delivered, max(limit, 1)])
+            var notifications: [SubscriptionNotification] = []
+            for row in rows {
+                var notification = try JSONDecoder().decode(SubscriptionNotification.self, from: row["payload"] as Data)
+                notification.sequence = row["seq"]
+                notifications.append(notification)
+            }
+            if let last = notifications.last {
+                try db.execute(
+                    sql: "UPDATE notificationChannel SET delivered = ? WHERE token = ?",
+                    arguments: [last.sequence, token])
+            }
+            return notifications
+        }
+    }
+}
