@@ -20,14 +20,14 @@ extension EmulatorService {
             let found = try await store.listSubscriptions(in: database, as: user)
             return try encoder.encode(SubscriptionsResponse(subscriptions: found.map(WireSubscription.init)))
         case .subscriptionsLookup:
-            let request = try decodeBody(LookupSubscriptionsRequest.self, from: body)
-            try checkOperationLimit(request.subscriptions.count, "subscriptions")
+            let request = try decode(LookupSubscriptionsRequest.self, from: body)
+            try checkLimit(request.subscriptions.count, "subscriptions")
             let outcomes = try await store.lookupSubscriptions(
                 request.subscriptions.map(\.subscriptionID), in: database, as: user)
             return try encoder.encode(SubscriptionsResponse(subscriptions: outcomes.map(WireSubscription.init)))
         case .subscriptionsModify:
-            let request = try decodeBody(ModifySubscriptionsRequest.self, from: body)
-            try checkOperationLimit(request.operations.count, "operations")
+            let request = try decode(ModifySubscriptionsRequest.self, from: body)
+            try checkLimit(request.operations.count, "operations")
             let outcomes = try await store.modifySubscriptions(
                 try request.subscriptionOperations(), in: database, as: user)
             return try encoder.encode(SubscriptionsResponse(subscriptions: outcomes.map(WireSubscription.init)))
@@ -55,7 +55,7 @@ extension EmulatorService {
         } catch {
             throw ShareError(.badRequest, "the request body is larger than \(configuration.maxBodyBytes) bytes")
         }
-        let body = try decodeBody(TokensRequest.self, from: Data(bodyData.readableBytesView))
+        let body = try decode(TokensRequest.self, from: Data(bodyData.readableBytesView))
         let store = self.store.inEnvironment(environment)
         switch operation {
         case .tokensCreate:
@@ -109,20 +109,4 @@ extension EmulatorService {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody())
     }
 
-    private func checkOperationLimit(_ count: Int, _ what: String) throws {
-        guard count <= CloudKitLimits.operationsPerRequest else {
-            throw ShareError(
-                .badRequest,
-                "\(count) \(what) in one request; CloudKit allows at most \(CloudKitLimits.operationsPerRequest)")
-        }
-    }
-
-    private func decodeBody<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
-        guard !body.isEmpty else { throw ShareError(.badRequest, "this request needs a JSON body") }
-        do {
-            return try JSONDecoder().decode(T.self, from: body)
-        } catch {
-            throw ShareError(.badRequest, "malformed request body for \(T.self): \(error)")
-        }
-    }
 }

@@ -12,7 +12,7 @@ extension EmulatorService {
         switch operation {
         case .usersCaller:
             let me = try await store.currentUser(as: user)
-            return try Self.encodeUsers(WireUserIdentity(userRecordName: me.recordName, email: me.email, name: me.name))
+            return try encode(WireUserIdentity(userRecordName: me.recordName, email: me.email, name: me.name))
         case .usersDiscover:
             guard !body.isEmpty else {
                 // Live: GET users/discover (the reference's "every discoverable user in the caller's address
@@ -21,12 +21,12 @@ extension EmulatorService {
                     .internalError,
                     "GET users/discover is not served (the live service answers 500): POST {lookupInfos: […]}")
             }
-            let request = try Self.decodeUsers(DiscoverUsersRequest.self, from: body)
+            let request = try decode(DiscoverUsersRequest.self, from: body)
             let lookups = try Self.lookups(request.lookupInfos, operation: operation)
             let identities = try await store.discoverUsers(lookups, as: user)
-            return try Self.encodeUsers(UserIdentitiesResponse(users: identities.map(WireUserIdentity.init)))
+            return try encode(UserIdentitiesResponse(users: identities.map(WireUserIdentity.init)))
         case .usersLookupPhone, .usersLookupID:
-            let request = try Self.decodeUsers(LookupInfosRequest.self, from: body)
+            let request = try decode(LookupInfosRequest.self, from: body)
             let lookups = try Self.lookups(request.users, operation: operation)
             for lookup in lookups {
                 switch (operation, lookup) {
@@ -40,15 +40,15 @@ extension EmulatorService {
                 }
             }
             let identities = try await store.discoverUsers(lookups, as: user)
-            return try Self.encodeUsers(UsersResponse(users: identities.map(WireUser.init)))
+            return try encode(UsersResponse(users: identities.map(WireUser.init)))
         case .usersSettings:
             guard !body.isEmpty else {
                 // GET: the caller's settings as they are.
-                return try Self.encodeUsers(UserSettingsRequest(try await store.discoverability(as: user)))
+                return try encode(UserSettingsRequest(try await store.discoverability(as: user)))
             }
-            let request = try Self.decodeUsers(UserSettingsRequest.self, from: body)
+            let request = try decode(UserSettingsRequest.self, from: body)
             try await store.setDiscoverability(request.settings, as: user)
-            return try Self.encodeUsers(UserSettingsRequest(try await store.discoverability(as: user)))
+            return try encode(UserSettingsRequest(try await store.discoverability(as: user)))
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }
@@ -68,18 +68,5 @@ extension EmulatorService {
             }
             return lookup
         }
-    }
-
-    private static func decodeUsers<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
-        guard !body.isEmpty else { throw ShareError(.badRequest, "this request needs a JSON body") }
-        do {
-            return try JSONDecoder().decode(T.self, from: body)
-        } catch {
-            throw ShareError(.badRequest, "malformed request body: \(error)")
-        }
-    }
-
-    private static func encodeUsers<T: Encodable>(_ value: T) throws -> Data {
-        try WireCoding.bodyEncoder().encode(value)
     }
 }

@@ -325,7 +325,7 @@ struct EmulatorService: Sendable {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from body: Data) throws -> T {
         guard !body.isEmpty else {
             throw ShareError(.badRequest, "this request needs a JSON body")
         }
@@ -338,7 +338,7 @@ struct EmulatorService: Sendable {
         }
     }
 
-    private func encode<T: Encodable>(_ value: T) throws -> Data {
+    func encode<T: Encodable>(_ value: T) throws -> Data {
         try WireCoding.bodyEncoder().encode(value)
     }
 
