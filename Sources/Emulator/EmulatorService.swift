@@ -103,7 +103,11 @@ struct EmulatorService: Sendable {
             let outcomes = try await modify(
                 operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
             return try encode(
-                RecordsResponse(records: outcomes.map { wire($0, as: user).keepingFields(request.desiredKeys) }))
+                RecordsResponse(
+                    records: outcomes.map {
+                        wire($0, as: user).answering(
+                            desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings)
+                    }))
         case .recordsLookup:
             let request = try decode(LookupRecordsRequest.self, from: body)
             try checkLimit(request.records.count, "records")

@@ -17,12 +17,14 @@ public enum Credentials {
     public static let mask = "***"
 
     /// Whether the variable `name` holds a credential: one of CloudKit's, or any whose name says it holds a
-    /// token, a secret, a password or a key.
+    /// token, a secret, a password or a key. A variable naming a place (`…_FILE`, `…_PATH`, `…_DIR`, such as
+    /// `SHARELANE_TOKEN_FILE`) holds a path, not the secret, and is shown, except the server-to-server key's.
     public static func isCredential(variable name: String) -> Bool {
         let upper = name.uppercased()
         if [apiTokenVariable, webAuthTokenVariable, keyIDVariable, privateKeyFileVariable].contains(upper) {
             return true
         }
+        if ["_FILE", "_PATH", "_DIR"].contains(where: upper.hasSuffix) { return false }
         return ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "PRIVATE_KEY", "API_KEY"].contains { upper.contains($0) }
             || upper.hasSuffix("_KEY")
     }

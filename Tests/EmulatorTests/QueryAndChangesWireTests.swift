@@ -85,11 +85,19 @@ import Testing
             let looked = (lookup.json["records"] as? [[String: Any]])?.first?["fields"] as? [String: [String: Any]]
             #expect(looked?.keys.sorted() == ["title"])
             #expect(looked?["title"]?["value"] as? String == "Stop rome")
+            // records/modify takes the same keys for the records it answers.
+            let modify = try await alice.post(
+                "private", "records/modify",
+                #"{"zoneID":{"zoneName":"Trips"},"numbersAsStrings":true,"desiredKeys":["rank"],"operations":["#
+                    + #"{"operationType":"forceUpdate","record":{"recordName":"rome","recordType":"Stop","#
+                    + #""fields":{"rank":{"value":7,"type":"INT64"}}}}]}"#)
+            let saved = (modify.json["records"] as? [[String: Any]])?.first?["fields"] as? [String: [String: Any]]
+            #expect(saved?["rank"]?["value"] as? String == "7", "\(modify.text)")
             // Without numbersAsStrings, numbers stay numbers.
             let plain = try await alice.post(
                 "private", "records/lookup",
                 #"{"zoneID":{"zoneName":"Trips"},"records":[{"recordName":"rome"}],"desiredKeys":["rank"]}"#)
-            #expect(plain.text.contains(#""value":2"#), "\(plain.text)")
+            #expect(plain.text.contains(#""value":7"#), "\(plain.text)")
         }
     }
 
