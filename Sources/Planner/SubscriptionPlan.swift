@@ -47,10 +47,18 @@ struct SubscriptionPlan {
                 continue
             }
             var live: [Subscription] = []
-            if let recordName = entry?.recordName {
+            if let entry, let recordName = entry.recordName {
                 do {
-                    live = try await store.listSubscriptions(in: group.database, as: recordName)
-                    plan.calls += 1
+                    do {
+                        live = try await store.listSubscriptions(in: group.database, as: recordName)
+                        plan.calls += 1
+                    } catch let error as ShareError where error.code == .authenticationRequired {
+                        // A plan from the cache file signs in the owner alone; over http: and cloudkit: a
+                        // user needs a session of their own, so sign them in (they exist) and ask again.
+                        _ = try await store.signInExisting(email: entry.email)
+                        live = try await store.listSubscriptions(in: group.database, as: recordName)
+                        plan.calls += 3
+                    }
                 } catch let error as ShareError {
                     throw PlannerError.storeFailed(
                         operation: "listing the \(group.database.rawValue) database's subscriptions of \(group.handle)",
@@ -121,7 +129,7 @@ struct SubscriptionPlan {
             recordType: step.kind == .query ? step.recordType : nil,
             zoneID: step.zone.flatMap { step.kind == .query && $0 == defaultZoneName ? nil : ZoneID(zoneName: $0) },
             firesOn: step.kind == .query ? step.firesOn : [],
-            firesOnce: step.firesOnce, alertBody: step.alertBody)
+            firesOnce: step.kind == .query && step.firesOnce, alertBody: step.alertBody)
     }
 
     /// A live subscription with its zone's owner written as the default owner when it is the user
@@ -163,7 +171,7 @@ struct SubscriptionPlan {
         if subscription.kind == .query {
             words["fires_on"] = "[" + subscription.firesOn.map(\.rawValue).joined(separator: ", ") + "]"
         }
-        if subscription.firesOnce { words["fires_once"] = "true" }
+        if subscription.firesOnce && subscription.kind == .query { words["fires_once"] = "true" }
         if let alert = subscription.alertBody { words["alert"] = alert }
         return words
     }

@@ -59,6 +59,12 @@ extension RecipeDecoder {
             error("`fires_on` needs one or more of create, update, delete", node.location)
         }
         let firesOnce = value("fires_once").flatMap { bool($0, "`fires_once`") } ?? false
+        if firesOnce, kind != .query, let node = value("fires_once") {
+            // CloudKit's firesOnce is a query subscription's option; the wire carries it for those alone.
+            error(
+                "`fires_once` is for `type: query` subscriptions only; a \(kind.rawValue) subscription fires on "
+                    + "every change until it is deleted", node.location)
+        }
         let alertBody = value("alert").flatMap { string($0, "`alert`") }
         guard errors.count == before else { return nil }
         return SubscribeStep(

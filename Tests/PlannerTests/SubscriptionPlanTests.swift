@@ -29,9 +29,9 @@ struct SubscriptionPlanTests {
           - { as: alice, id: private-changes, database: private, type: database }
           - { as: alice, id: shared-changes, database: shared, type: database }
           - { as: alice, id: topics, type: zone, zone: Topics, alert: Topics changed }
-          - { as: alice, id: new-topics, type: query, zone: Topics, record_type: Topic, fires_on: [create] }
+          - { as: alice, id: new-topics, type: query, zone: Topics, record_type: Topic, fires_on: [create], fires_once: true }
           - { id: cards, database: public, type: query, record_type: Topic }
-          - { as: bob, id: shared-changes, database: shared, type: database, fires_once: true }
+          - { as: bob, id: shared-changes, database: shared, type: database }
         """
 
     static let addresses = [
