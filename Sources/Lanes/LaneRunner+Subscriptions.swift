@@ -12,7 +12,7 @@ extension LaneRunner {
         let zoneID = subscribe.zone.map { session.place(ofZone: $0, for: actor, owner: owner).zoneID }
         let subscription = Subscription(
             subscriptionID: subscribe.subscriptionID, kind: subscribe.kind, recordType: subscribe.recordType,
-            zoneID: zoneID, firesOn: subscribe.firesOn)
+            zoneID: zoneID, firesOn: subscribe.firesOn, firesOnce: subscribe.firesOnce, alertBody: subscribe.alertBody)
         _ = try await session.notificationChannel(for: actor)
         var outcome = try await store.modifySubscriptions(
             [.init(.create, subscription)], in: subscribe.database, as: actor.recordName)[0]

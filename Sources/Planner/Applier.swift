@@ -8,7 +8,7 @@ import ShareKit
 /// The order: zones are created first; then, zone by zone, record deletions (children first), records
 /// (parents and `VALIDATE` targets first) with each new share in the same batch as its root record,
 /// participant changes folded into their share, share deletions; then acceptances, as each participant; then fields holding the URL of
-/// a share created in this apply; then public records; zone deletions last. Nothing is retried: a failed
+/// a share created in this apply; then public records; then subscriptions, as each user; zone deletions last. Nothing is retried: a failed
 /// change is reported, and planning again shows what is left.
 public struct Applier: Sendable {
     public let store: any Store

@@ -137,7 +137,9 @@ struct ApplyRun {
         var zoneOrder: [String] = []
         var changesByZone: [String: [Int]] = [:]
         for index in plan.changes.indices
-        where plan.changes[index].database == .private && plan.changes[index].kind != .zone {
+        where plan.changes[index].database == .private && plan.changes[index].kind != .zone
+            && plan.changes[index].kind != .subscription
+        {
             let zoneName = plan.changes[index].zoneName
             if changesByZone[zoneName] == nil { zoneOrder.append(zoneName) }
             changesByZone[zoneName, default: []].append(index)
@@ -147,6 +149,7 @@ struct ApplyRun {
         if stopped == nil { await acceptShares() }
         if stopped == nil { await resolveDeferredShareURLs() }
         if stopped == nil { await applyPublicRecords() }
+        if stopped == nil { await applySubscriptions() }
         if stopped == nil { await modifyZones(.delete) }
     }
 

@@ -3,8 +3,8 @@ import Recipe
 import ShareKit
 
 /// Writes the live state as a recipe: the owner's zones, records (children nested under their parents),
-/// shares and participants, and the public database's records, so that planning the recipe against the same
-/// store shows no changes.
+/// shares and participants, the public database's records, and the subscriptions of the users it names,
+/// so that planning the recipe against the same store shows no changes.
 ///
 /// What a recipe cannot say is left out: removed participants and public users (who join through the URL)
 /// are not listed, and generated records come back one by one. A record that a parent or a reference names but
@@ -141,6 +141,10 @@ public struct Exporter: Sendable {
             }, owner: ownerHandle, zones: zones,
             publicRecords: publicZone.map { declared($0, zoneName: defaultZoneName) } ?? [])
         recipe.schema = try await liveSchema(of: recipe, as: owner.recordName)
+        let (subscriptions, subscriptionNotes) = await exportedSubscriptions(
+            users: users, owner: owner.recordName, zones: Set(zones.map(\.name)))
+        recipe.subscriptions = subscriptions
+        omitted += subscriptionNotes
         var header = ["Exported by `sharelane export` from \(store.displayName)."] + omitted
         if missingCount > 0 {
             header.append(

@@ -73,7 +73,7 @@ public struct PlanAccess: Sendable, Hashable, Codable {
                             permission: participant.permission,
                             acceptance: participant.accept ? .accepted : participant.acceptance)
                     }, url: planned.url)
-            case (.zone, _), (.record, _):
+            case (.zone, _), (.record, _), (.subscription, _):
                 continue
             }
         }

@@ -24,6 +24,8 @@ struct PlanBuilder {
     var shareDeletes: [PlannedChange] = []
     var recordDeletes: [PlannedChange] = []
     var zoneDeletes: [PlannedChange] = []
+    var subscriptionSaves: [PlannedChange] = []
+    var subscriptionDeletes: [PlannedChange] = []
     var notes: [String] = []
     var waiting: [String] = []
 
@@ -52,8 +54,8 @@ struct PlanBuilder {
         swap(&changes, &recordSaves)
         changes.insert(contentsOf: zoneCreates, at: 0)
         for list in [
-            shareSaves, participantSaves, publicSaves, publicDeletes, participantDeletes, recordDeletes, shareDeletes,
-            zoneDeletes,
+            shareSaves, participantSaves, publicSaves, subscriptionSaves, subscriptionDeletes, publicDeletes,
+            participantDeletes, recordDeletes, shareDeletes, zoneDeletes,
         ] {
             changes.append(contentsOf: list)
         }
@@ -66,6 +68,8 @@ struct PlanBuilder {
         shareDeletes = []
         recordDeletes = []
         zoneDeletes = []
+        subscriptionSaves = []
+        subscriptionDeletes = []
         return changes
     }
 

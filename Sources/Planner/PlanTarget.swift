@@ -1,7 +1,8 @@
 import ShareKit
 
 /// An address given to `--target`, as plans print it: `zone FamilyLists`, `record Trips/italy`,
-/// `record (public)/alice-card`, `share FamilyLists`, `share Trips/italy`, `participant FamilyLists/bob`; or
+/// `record (public)/alice-card`, `share FamilyLists`, `share Trips/italy`, `participant FamilyLists/bob`,
+/// `subscription alice/private/all-changes`; or
 /// with a dot instead of the space (`record.Trips/italy`), which needs no quotes in a shell and is what
 /// shell completion offers.
 public struct PlanTarget: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -37,7 +38,7 @@ public struct PlanTarget: Sendable, Hashable, Codable, CustomStringConvertible {
         case .record: change.address == description
         case .share:
             change.address == description || (change.kind == .participant && Self.sharePath(of: change) == path)
-        case .participant: change.address == description
+        case .participant, .subscription: change.address == description
         }
     }
 
@@ -96,6 +97,8 @@ enum TargetSelection {
                 need("share \(path)")
                 if let root = change.recordName { need("record \(place)/\(root)") }
                 queue += changes.indices.filter { PlanTarget.sharePath(of: changes[$0]) == path }
+            case .subscription:
+                break
             }
         }
         return (kept.sorted().map { changes[$0] }, unmatched)

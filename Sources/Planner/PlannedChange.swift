@@ -9,17 +9,17 @@ public struct PlannedChange: Sendable, Hashable, Codable {
 
     /// What the change is about.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
-        case zone, record, share, participant
+        case zone, record, share, participant, subscription
     }
 
     public var action: Action
     public var kind: Kind
     /// `zone FamilyLists`, `record FamilyLists/groceries`, `share FamilyLists`, `share Trips/italy`,
-    /// `participant FamilyLists/bob`, `record (public)/alice-card`.
+    /// `participant FamilyLists/bob`, `record (public)/alice-card`, `subscription alice/private/all-changes`.
     public var address: String
-    /// `private` for the owner's zones, `public` for the public database's records.
+    /// `private` for the owner's zones, `public` for the public database's records; a subscription's database.
     public var database: DatabaseScope
-    /// The zone; `_defaultZone` for public records.
+    /// The zone; `_defaultZone` for public records; the zone a subscription watches, or empty.
     public var zoneName: String
     /// The record's name (record changes), the share's root record (hierarchy shares and their
     /// participants), nil otherwise.
@@ -39,13 +39,17 @@ public struct PlannedChange: Sendable, Hashable, Codable {
     /// true for a participant change that only accepts the share as the participant: the share itself is
     /// not saved for it. nil otherwise (absent from saved plans).
     public var onlyAccepts: Bool?
+    /// The subscription this change is about (subscription changes): what it becomes, or what it was for a
+    /// deletion.
+    public var subscription: PlannedSubscription?
 
     public init(
         action: Action, kind: Kind, address: String, database: DatabaseScope = .private, zoneName: String,
         recordName: String? = nil, attributes: [AttributeChange] = [], record: PlannedRecord? = nil,
         share: PlannedShare? = nil, participant: PlannedParticipant? = nil, baseChangeTag: String? = nil,
-        deletedRecordCount: Int? = nil, onlyAccepts: Bool? = nil
+        deletedRecordCount: Int? = nil, onlyAccepts: Bool? = nil, subscription: PlannedSubscription? = nil
     ) {
+        self.subscription = subscription
         self.action = action
         self.kind = kind
         self.address = address

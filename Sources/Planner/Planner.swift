@@ -270,6 +270,17 @@ public struct Planner: Sendable {
         calls += publicCalls
         builder.live.publicRecords = livePublic
         try builder.addPublic(publicRecords)
+        // Subscriptions are read on every plan, from the cache file or not: no change feed tells of them.
+        if options.onlyZones.isEmpty && !recipe.subscriptions.isEmpty {
+            let subscriptions = try await SubscriptionPlan.make(
+                recipe.subscriptions, users: users, store: store, actsAsAnyUser: store.capabilities.actsAsAnyUser,
+                prune: options.prune, destroy: options.destroy)
+            calls += subscriptions.calls
+            builder.subscriptionSaves = subscriptions.saves
+            builder.subscriptionDeletes = subscriptions.deletes
+            builder.notes += subscriptions.notes
+            builder.waiting += subscriptions.waiting
+        }
         let basis = PlanBasis(
             zones: zoneBases,
             publicRecordNames: publicRecords.map(\.name),

@@ -46,7 +46,8 @@ public struct TextPlanRenderer: Sendable {
                 line(
                     "  "
                         + style.change(
-                            "\(change.symbol) \(change.kind.rawValue) \(DisplayText.escaped(change.addressTarget))",
+                            "\(change.symbol) \(change.kind.rawValue) \(DisplayText.escaped(change.addressTarget))"
+                                + (change.subscription.map { " (\($0.subscription.kind.rawValue))" } ?? ""),
                             change.action))
                 Self.writeAttributeLines(change, indent: "      ", to: &output)
             }

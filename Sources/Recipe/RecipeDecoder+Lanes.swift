@@ -19,7 +19,7 @@ extension RecipeDecoder {
             "as", "database", "zone", "type", "filter", "sort", "limit", "expect", "expect_error", "environment",
         ],
         "deploy_schema": ["as"],
-        "subscribe": ["as", "id", "database", "type", "zone", "record_type", "fires_on"],
+        "subscribe": ["as", "id", "database", "type", "zone", "record_type", "fires_on", "fires_once", "alert"],
         "expect": ["as", "can", "zone", "record", "to_be", "records", "field", "notified"],
         "export": ["as", "out", "zones"],
         "reset": ["as"],

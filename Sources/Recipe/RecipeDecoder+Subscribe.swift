@@ -1,14 +1,18 @@
 import ShareKit
 
 extension RecipeDecoder {
-    /// `subscribe: { as, id, database, type: database|zone|query, zone?, record_type?, fires_on? }`.
-    func decodeSubscribe(_ value: (String) -> RecipeNode?, location: SourceLocation) -> SubscribeStep? {
+    /// `subscribe: { as, id, database, type: database|zone|query, zone?, record_type?, fires_on?, fires_once?,
+    /// alert? }`, and each entry of the recipe's `subscriptions:` (`what` names which, for messages).
+    func decodeSubscribe(_ value: (String) -> RecipeNode?, location: SourceLocation, what: String = "`subscribe`")
+        -> SubscribeStep?
+    {
         let before = errors.count
         guard let idNode = value("id") else {
-            error("`subscribe` needs `id:` (the subscription ID)", location)
+            error("\(what) needs `id:` (the subscription ID)", location)
             return nil
         }
         guard let id = string(idNode, "`id`") else { return nil }
+        if id.isEmpty { error("\(what) needs a non-empty `id:`", idNode.location) }
         var database = DatabaseScope.private
         if let node = value("database"), let word = string(node, "`database`") {
             if let scope = DatabaseScope(rawValue: word) {
@@ -45,14 +49,26 @@ extension RecipeDecoder {
         }
         switch kind {
         case .zone where zone == nil:
-            error("`subscribe` with `type: zone` needs `zone:`", location)
+            error("\(what) with `type: zone` needs `zone:` (the zone it watches)", location)
         case .query where recordType == nil:
-            error("`subscribe` with `type: query` needs `record_type:`", location)
+            error("\(what) with `type: query` needs `record_type:` (the record type it watches)", location)
         default:
             break
         }
+        if kind == .query, let node = value("fires_on"), node.items?.isEmpty == true {
+            error("`fires_on` needs one or more of create, update, delete", node.location)
+        }
+        let firesOnce = value("fires_once").flatMap { bool($0, "`fires_once`") } ?? false
+        if firesOnce, kind != .query, let node = value("fires_once") {
+            // CloudKit's firesOnce is a query subscription's option; the wire carries it for those alone.
+            error(
+                "`fires_once` is for `type: query` subscriptions only; a \(kind.rawValue) subscription fires on "
+                    + "every change until it is deleted", node.location)
+        }
+        let alertBody = value("alert").flatMap { string($0, "`alert`") }
         guard errors.count == before else { return nil }
         return SubscribeStep(
-            subscriptionID: id, database: database, kind: kind, zone: zone, recordType: recordType, firesOn: firesOn)
+            subscriptionID: id, database: database, kind: kind, zone: zone, recordType: recordType, firesOn: firesOn,
+            firesOnce: firesOnce, alertBody: alertBody)
     }
 }

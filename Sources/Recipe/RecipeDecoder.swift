@@ -11,7 +11,7 @@ final class RecipeDecoder {
 
     static let topLevelKeys = [
         "sharelane", "name", "description", "container", "environment", "seed", "vars", "include", "users", "owner",
-        "zones", "public", "lanes", "before_all", "after_all", "error", "schema",
+        "zones", "public", "lanes", "before_all", "after_all", "error", "schema", "subscriptions",
     ]
     static let userKeys = ["email", "name", "phone", "discoverable"]
     static let zoneKeys = ["share", "records", "prune", "absent"]
@@ -242,6 +242,9 @@ final class RecipeDecoder {
             zones: zones, publicRecords: publicRecords, lanes: lanes, beforeAll: beforeAll, afterAll: afterAll,
             onError: onError)
         if let node = root["schema"] { recipe.schema = decodeSchema(node) }
+        if let node = root["subscriptions"] {
+            recipe.subscriptions = decodeSubscriptions(node, users: users, owner: owner, zones: zones)
+        }
         return recipe
     }
 

@@ -41,6 +41,8 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var publicRecords: [DeclaredRecord]
     /// The record types, fields and indexes the recipe needs: `schema:` and what its records imply.
     public var schema = RecipeSchema()
+    /// The subscriptions the recipe's users hold (`subscriptions:`), in the order the recipe declares them.
+    public var subscriptions: [DeclaredSubscription] = []
     public var lanes: [Lane]
     /// Steps run before every lane run from the command line (`before_all`).
     public var beforeAll: [Step]

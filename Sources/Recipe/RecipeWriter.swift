@@ -69,10 +69,32 @@ public struct RecipeWriter: Sendable {
             out.line(0, "public:")
             Self.write(recipe.publicRecords, zone: defaultZoneName, indent: 1, to: &out)
         }
+        if !recipe.subscriptions.isEmpty {
+            out.blank()
+            out.line(0, "subscriptions:")
+            for subscription in recipe.subscriptions { out.line(1, "- " + Self.flow(subscription)) }
+        }
         return out.text
     }
 
     // MARK: - Parts
+
+    /// An entry of `subscriptions:` as one flow mapping: `{as: alice, id: x, database: private, type: database}`.
+    static func flow(_ declared: DeclaredSubscription) -> String {
+        let step = declared.subscribe
+        var parts = [
+            "as: \(string(declared.handle))", "id: \(string(step.subscriptionID))",
+            "database: \(step.database.rawValue)", "type: \(step.kind.rawValue)",
+        ]
+        if let zone = step.zone { parts.append("zone: \(string(zone))") }
+        if step.kind == .query {
+            if let recordType = step.recordType { parts.append("record_type: \(string(recordType))") }
+            parts.append("fires_on: [" + step.firesOn.map(\.rawValue).joined(separator: ", ") + "]")
+        }
+        if step.firesOnce { parts.append("fires_once: true") }
+        if let alert = step.alertBody { parts.append("alert: \(string(alert))") }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
 
     private struct Lines {
         var lines: [String] = []

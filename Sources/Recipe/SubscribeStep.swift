@@ -11,11 +11,18 @@ public struct SubscribeStep: Sendable, Hashable, Codable {
     /// The record type of a query subscription.
     public var recordType: String?
     public var firesOn: [Subscription.Trigger]
+    /// `fires_once: true`: the store removes the subscription after it fires once.
+    public var firesOnce: Bool = false
+    /// `alert:`: the alert text of its notifications (`notificationInfo.alertBody`).
+    public var alertBody: String?
 
     public init(
         subscriptionID: String, database: DatabaseScope, kind: Subscription.Kind, zone: String? = nil,
-        recordType: String? = nil, firesOn: [Subscription.Trigger] = Subscription.Trigger.allCases
+        recordType: String? = nil, firesOn: [Subscription.Trigger] = Subscription.Trigger.allCases,
+        firesOnce: Bool = false, alertBody: String? = nil
     ) {
+        self.firesOnce = firesOnce
+        self.alertBody = alertBody
         self.subscriptionID = subscriptionID
         self.database = database
         self.kind = kind

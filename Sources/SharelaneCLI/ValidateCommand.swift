@@ -31,7 +31,9 @@ struct ValidateCommand: ParsableCommand, CommandExamples {
             let records = loaded.zones.reduce(0) { $0 + $1.records.count } + loaded.publicRecords.count
             Terminal.write(
                 "\(recipe): OK: recipe `\(loaded.name)`, \(plural(loaded.users.count, "user")), \(plural(loaded.zones.count, "zone")), "
-                    + "\(plural(records, "record")), \(plural(loaded.lanes.count, "lane"))\n")
+                    + "\(plural(records, "record")), \(plural(loaded.lanes.count, "lane"))"
+                    + (loaded.subscriptions.isEmpty ? "" : ", \(plural(loaded.subscriptions.count, "subscription"))")
+                    + "\n")
         } catch {
             var lines = error.errors.map(\.description)
             lines.append("\(recipe): \(plural(error.errors.count, "error")) found")

@@ -146,4 +146,20 @@ final class CountingStore: Store, @unchecked Sendable {
         count("reset")
         try await base.reset()
     }
+    func listSubscriptions(in database: DatabaseScope, as user: UserRecordName) async throws -> [Subscription] {
+        count("listSubscriptions")
+        return try await base.listSubscriptions(in: database, as: user)
+    }
+    func lookupSubscriptions(_ subscriptionIDs: [String], in database: DatabaseScope, as user: UserRecordName)
+        async throws -> [SubscriptionOutcome]
+    {
+        count("lookupSubscriptions")
+        return try await base.lookupSubscriptions(subscriptionIDs, in: database, as: user)
+    }
+    func modifySubscriptions(
+        _ operations: [SubscriptionOperation], in database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [SubscriptionOutcome] {
+        count("modifySubscriptions")
+        return try await base.modifySubscriptions(operations, in: database, as: user)
+    }
 }

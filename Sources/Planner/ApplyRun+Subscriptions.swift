@@ -1,0 +1,75 @@
+import ShareKit
+
+// MARK: - Subscriptions
+
+extension ApplyRun {
+    /// Creates, updates and deletes the plan's subscriptions, as each user, one `subscriptions/modify` per
+    /// user and database (in batches of CloudKit's limit); after the zones they watch exist and before any
+    /// zone is deleted. A subscription watching a zone whose creation failed is not attempted.
+    mutating func applySubscriptions() async {
+        var groups: [(handle: String, database: DatabaseScope, indices: [Int])] = []
+        for index in indices(.subscription, .delete, not: true) + indices(.subscription, .delete) {
+            guard let planned = plan.changes[index].subscription else {
+                fail([index], "the plan carries no subscription for this change")
+                continue
+            }
+            if let position = groups.firstIndex(where: {
+                $0.handle == planned.handle && $0.database == planned.database
+            }) {
+                groups[position].indices.append(index)
+            } else {
+                groups.append((planned.handle, planned.database, [index]))
+            }
+        }
+        for group in groups {
+            guard stopped == nil else { return }
+            guard let user = ([plan.owner] + plan.users).first(where: { $0.handle == group.handle }), !user.isNew
+            else {
+                fail(group.indices, "\(group.handle) has no account in \(store.displayName) yet")
+                continue
+            }
+            var ready: [Int] = []
+            for index in group.indices {
+                let zoneName = plan.changes[index].zoneName
+                if plan.changes[index].action != .delete, !zoneName.isEmpty, failedZones.contains(zoneName) {
+                    fail([index], "zone \(zoneName) was not created")
+                } else {
+                    ready.append(index)
+                }
+            }
+            var start = ready.startIndex
+            while start < ready.endIndex, stopped == nil {
+                let batch = Array(ready[start..<min(start + Applier.batchSize, ready.endIndex)])
+                start += batch.count
+                let operations = batch.map { index -> SubscriptionOperation in
+                    let subscription = plan.changes[index].subscription?.subscription ?? .database("")
+                    switch plan.changes[index].action {
+                    case .create: return SubscriptionOperation(.create, subscription)
+                    case .update: return SubscriptionOperation(.update, subscription)
+                    case .delete: return .delete(subscription.subscriptionID)
+                    }
+                }
+                do {
+                    let outcomes = try await store.modifySubscriptions(
+                        operations, in: group.database, as: user.recordName)
+                    for (index, outcome) in zip(batch, outcomes) {
+                        if let error = outcome.error {
+                            fail([index], error.description)
+                        } else {
+                            succeed([index])
+                        }
+                    }
+                    if outcomes.count < batch.count {
+                        fail(Array(batch[outcomes.count...]), "the store answered no outcome for it")
+                    }
+                } catch {
+                    fail(batch, "\(error)")
+                    stopped = "\(error)"
+                }
+                report(
+                    "saved \(batch.count) subscription(s) of \(group.handle) in the \(group.database.rawValue) database"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ShareKit
+
+extension RecipeDecoder {
+    /// The keys of an entry of `subscriptions:`: a lane `subscribe` step's.
+    static let subscriptionKeys = [
+        "as", "id", "database", "type", "zone", "record_type", "fires_on", "fires_once", "alert",
+    ]
+
+    /// `subscriptions: [{ as, id, database, type, zone?, record_type?, fires_on?, fires_once?, alert? }]`,
+    /// checked against the recipe's users and zones: a known user, a zone the recipe declares in the
+    /// owner's private database, one ID per user and database, a kind the database takes.
+    func decodeSubscriptions(_ node: RecipeNode, users: [DeclaredUser], owner: String, zones: [DeclaredZone])
+        -> [DeclaredSubscription]
+    {
+        if case .scalar(let s, true) = node.content, ScalarResolver.isNull(s) { return [] }
+        guard let items = node.items else {
+            error(
+                "`subscriptions` must be a list, such as `- { as: alice, id: private-changes, database: private, "
+                    + "type: database }`", node.location)
+            return []
+        }
+        var declared: [DeclaredSubscription] = []
+        var seen: [String: SourceLocation] = [:]
+        for item in items {
+            guard let fields = pairs(item, "a subscription") else { continue }
+            checkKeys(fields, allowed: Self.subscriptionKeys, in: "a subscription")
+            let before = errors.count
+            var handle = owner
+            if let node = item["as"], let given = string(node, "`as`") {
+                handle = given
+                if !users.contains(where: { $0.handle == given }) && !faultyUserHandles.contains(given) {
+                    error(
+                        "unknown user `\(given)` in a subscription"
+                            + Suggestion.hint(for: given, in: users.map(\.handle))
+                            + "; declare them under `users:`", node.location)
+                }
+            }
+            guard let step = decodeSubscribe({ item[$0] }, location: item.location, what: "a subscription"),
+                errors.count == before
+            else { continue }
+            let typeLocation = item["type"]?.location ?? item.location
+            if let refusal = step.kind.refusal(in: step.database) {
+                error(
+                    "subscription `\(step.subscriptionID)`: \(refusal); use `type: \(step.database == .public ? "query" : "database")` "
+                        + "or another database", typeLocation)
+            }
+            if let zone = step.zone, zone != defaultZoneName {
+                let zoneLocation = item["zone"]?.location ?? item.location
+                if !zones.contains(where: { $0.name == zone }) {
+                    error(
+                        "subscription `\(step.subscriptionID)` watches zone `\(zone)`, which the recipe does not "
+                            + "declare" + Suggestion.hint(for: zone, in: zones.map(\.name))
+                            + "; declare it under `zones:`", zoneLocation)
+                } else if handle != owner {
+                    error(
+                        "subscription `\(step.subscriptionID)` of \(handle) watches zone `\(zone)`, which is in "
+                            + "\(owner)'s private database, not \(handle)'s; \(handle) subscribes to the shared "
+                            + "database instead (`database: shared, type: database`)", zoneLocation)
+                }
+            }
+            let key = "\(handle)/\(step.database.rawValue)/\(step.subscriptionID)"
+            let idLocation = item["id"]?.location ?? item.location
+            if let first = seen[key] {
+                error(
+                    "\(handle) already has a subscription `\(step.subscriptionID)` in the \(step.database.rawValue) "
+                        + "database (at \(first)); give each one its own `id:`", idLocation)
+                continue
+            }
+            seen[key] = idLocation
+            guard errors.count == before else { continue }
+            declared.append(DeclaredSubscription(handle: handle, subscribe: step, location: item.location))
+        }
+        return declared
+    }
+}
