@@ -174,7 +174,8 @@ import Testing
                     + #""recordName":"milk","recordType":"Todo","fields":{"photo":{"value":\#(forged),"type":"ASSETID"}}}}]}"#
             )
             #expect(saved.status == 400, "\(saved.text)")
-            #expect((saved.json["reason"] as? String)?.contains("upload it through assets/upload") == true, "\(saved.text)")
+            #expect(
+                (saved.json["reason"] as? String)?.contains("upload it through assets/upload") == true, "\(saved.text)")
             let read = try await H.raw(
                 base, H.databasePath("private", "records/lookup"), query: Self.query(token),
                 body: #"{"zoneID":\#(Self.lists),"records":[{"recordName":"milk"}]}"#)
