@@ -76,6 +76,13 @@ public struct AssetValue: Sendable, Hashable {
     /// Whether `location` is a local file path (neither a URL nor empty).
     public var isFilePath: Bool { !location.isEmpty && !isDownloadURL }
 
+    /// How plans and `show` name the asset: a file as its text (`PATH#CHECKSUM`), an asset a service keeps
+    /// by its checksum and size (`fnv1a64:HEX, 3000 bytes`), without the download URL's noise.
+    public var displayText: String {
+        guard !isFilePath else { return text }
+        return size.map { "\(checksum), \($0) bytes" } ?? checksum
+    }
+
     /// Whether two `ASSETID` texts stand for the same asset: the same checksum when both have one, the same
     /// text otherwise. The one rule plans use to compare assets.
     public static func sameContent(_ a: String, _ b: String) -> Bool {

@@ -32,6 +32,14 @@ import Testing
         #expect(FieldValue.string("x").isSameValue(as: .string("x")))
     }
 
+    @Test("plans show a kept asset by checksum and size, a recipe's file by its path and checksum")
+    func display() {
+        let read = FieldValue.assetID("http://h/assets/download/x/${f}#fnv1a64:0011223344556677;size=3")
+        #expect(read.displayString == "asset(fnv1a64:0011223344556677, 3 bytes)")
+        #expect(FieldValue.assetID("pic.png#fnv1a64:00").displayString == "asset(pic.png#fnv1a64:00)")
+        #expect(FieldValue.assetID("asset-1").displayString == "asset(asset-1)")
+    }
+
     @Test("FNV-1a 64 checksums: the empty input is the offset basis; text gives fnv1a64:HEX")
     func checksum() {
         #expect(FNV1a64.checksum(of: [UInt8]()) == "fnv1a64:cbf29ce484222325")
