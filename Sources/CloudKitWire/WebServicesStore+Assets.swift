@@ -14,6 +14,8 @@ extension WebServicesStore {
         struct Pending {
             var operation: Int
             var field: String
+            /// The position in an `ASSETID_LIST`; nil for an `ASSETID` field.
+            var element: Int?
             var path: String
             var token: UploadAssetsRequest.Token
         }
@@ -21,20 +23,30 @@ extension WebServicesStore {
         for (index, operation) in operations.enumerated() {
             guard case .record(let record) = operation.item, !operation.kind.isDelete else { continue }
             for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
-                guard case .assetID(let text) = value, let asset = AssetValue(text: text), asset.isFilePath,
-                    asset.receipt == nil
-                else { continue }
-                guard let path = assetFiles.path(for: text) else {
-                    throw ShareError(
-                        .badRequest,
-                        "field \(field) of record \(record.recordName) names the file \(asset.location), which "
-                            + "\(displayName) must upload, but does not know where it is: apply it from its recipe",
-                        subject: record.recordName)
+                // An ASSETID field is one upload; an ASSETID_LIST one per element (one token each, the same field).
+                let elements: [(Int?, FieldValue)] =
+                    if case .list(.assetID, let values) = value {
+                        values.enumerated().map { ($0.offset, $0.element) }
+                    } else {
+                        [(nil, value)]
+                    }
+                for (element, item) in elements {
+                    guard case .assetID(let text) = item, let asset = AssetValue(text: text), asset.isFilePath,
+                        asset.receipt == nil
+                    else { continue }
+                    guard let path = assetFiles.path(for: text) else {
+                        throw ShareError(
+                            .badRequest,
+                            "field \(field) of record \(record.recordName) names the file \(asset.location), which "
+                                + "\(displayName) must upload, but does not know where it is: apply it from its recipe",
+                            subject: record.recordName)
+                    }
+                    pending.append(
+                        Pending(
+                            operation: index, field: field, element: element, path: path,
+                            token: .init(
+                                recordName: record.recordName, recordType: record.recordType, fieldName: field)))
                 }
-                pending.append(
-                    Pending(
-                        operation: index, field: field, path: path,
-                        token: .init(recordName: record.recordName, recordType: record.recordType, fieldName: field)))
             }
         }
         guard !pending.isEmpty else { return operations }
@@ -58,11 +70,17 @@ extension WebServicesStore {
                         .internalError, "the upload of \(item.path) answered without a fileChecksum or receipt")
                 }
                 guard case .record(var record) = result[item.operation].item else { continue }
-                record.fields[item.field] = .assetID(
+                let saved = FieldValue.assetID(
                     AssetValue(
                         checksum: checksum, size: uploaded.size ?? bytes.count, receipt: receipt,
                         wrappingKey: uploaded.wrappingKey, referenceChecksum: uploaded.referenceChecksum
                     ).text)
+                if let element = item.element, case .list(let type, var values)? = record.fields[item.field] {
+                    values[element] = saved
+                    record.fields[item.field] = .list(elementType: type, values)
+                } else {
+                    record.fields[item.field] = saved
+                }
                 result[item.operation].item = .record(record)
             }
         }

@@ -20,6 +20,7 @@ import Testing
     func assetsRoundTripOverHTTP() async throws {
         let scratch = try TemporaryDirectory("asset-recipe")
         try Data(Self.picture).write(to: scratch.url.appendingPathComponent("pic.png"))
+        try Data("a second page".utf8).write(to: scratch.url.appendingPathComponent("page.txt"))
         let recipePath = scratch.url.appendingPathComponent("album.yaml").path
         try """
         sharelane: 1
@@ -29,7 +30,7 @@ import Testing
         zones:
           Album:
             records:
-              p1: { type: Photo, fields: { title: Beach, image: !asset pic.png } }
+              p1: { type: Photo, fields: { title: Beach, image: !asset pic.png, pages: [!asset pic.png, !asset page.txt] } }
         """.write(toFile: recipePath, atomically: true, encoding: .utf8)
         let recipe = try RecipeLoader(environment: [:]).load(path: recipePath)
         try await H.withEmulator { base in
@@ -51,6 +52,14 @@ import Testing
             }
             #expect(asset.isDownloadURL, "\(text)")
             #expect(try await store.downloadAsset(asset) == Self.picture)
+            // An ASSETID_LIST uploads each element.
+            guard case .list(.assetID, let pages)? = record.fields["pages"], pages.count == 2,
+                case .assetID(let second) = pages[1], let page = AssetValue(text: second)
+            else {
+                Issue.record("no asset list saved: \(record.fields)")
+                return
+            }
+            #expect(try await store.downloadAsset(page) == Array("a second page".utf8))
 
             let again = try await planner.plan(recipe)
             #expect(again.changes == [], "\(PlanFormat.text.render(again))")
@@ -59,6 +68,7 @@ import Testing
             let changed = scratch.url.appendingPathComponent("changed")
             try FileManager.default.createDirectory(at: changed, withIntermediateDirectories: true)
             try Data(Self.picture.reversed()).write(to: changed.appendingPathComponent("pic.png"))
+            try Data("a second page".utf8).write(to: changed.appendingPathComponent("page.txt"))
             let changedPath = changed.appendingPathComponent("album.yaml").path
             try FileManager.default.copyItem(atPath: recipePath, toPath: changedPath)
             let changedPlan = try await planner.plan(try RecipeLoader(environment: [:]).load(path: changedPath))
