@@ -16,7 +16,9 @@ public final class WebServicesStore: Store {
     public let endpoint: WebServicesEndpoint
     public let retryPolicy: RetryPolicy
     private let logger: Logger
-    private let chains: TokenChains
+    let chains: TokenChains
+    /// Where the files of `!asset` values are (the recipe's directory), for uploading them before a save.
+    public let assetFiles: AssetFileResolver
     private var sessions: SessionBook { chains.sessions }
 
     /// How long a request keeps trying to reach a service that refuses or does not answer connections,
@@ -51,6 +53,7 @@ public final class WebServicesStore: Store {
         let transport = WebServicesTransport(
             endpoint: endpoint, retryPolicy: retryPolicy, httpClient: httpClient, timeout: .seconds(timeoutSeconds),
             reachTimeout: reachTimeout, counter: RequestCounter(), logger: logger)
+        self.assetFiles = AssetFileResolver()
         self.chains = TokenChains(
             transport: transport,
             sessions: SessionBook(cloudKitToken: endpoint.kind == .cloudKit ? endpoint.webAuthToken : nil))
@@ -75,6 +78,7 @@ public final class WebServicesStore: Store {
         self.retryPolicy = store.retryPolicy
         self.logger = store.logger
         self.chains = store.chains
+        self.assetFiles = store.assetFiles
     }
 
     // MARK: Users
@@ -265,7 +269,8 @@ public final class WebServicesStore: Store {
         var pending = Array(chunk.indices)
         var attempt = 1
         while true {
-            let batch = pending.map { chunk[$0] }
+            // Local files in asset fields go up through assets/upload first; the save carries their receipts.
+            let batch = try await uploadingAssets(pending.map { chunk[$0] }, in: zoneID, database: database, as: user)
             var request = ModifyRecordsRequest(batch, in: zoneID, atomic: atomic)
             // Records that are created or replaced whole are, once saved, the fields sent: the answer need not
             // carry them back (`desiredKeys: []`), which halves what both sides encode and decode.

@@ -72,7 +72,7 @@ extension WireField: Codable {
         case .int64(let number): try container.encode(number, forKey: .value)
         case .double(let number): try container.encode(number, forKey: .value)
         case .timestamp(let millis): try container.encode(millis, forKey: .value)
-        case .assetID(let name): try container.encode(name, forKey: .value)
+        case .assetID(let text) where WireAsset(assetIDText: text) == nil: try container.encode(text, forKey: .value)
         default: try Self.encodeValue(value, to: container.superEncoder(forKey: .value))
         }
         try container.encode(value.type.rawValue, forKey: .type)
@@ -139,12 +139,11 @@ extension WireField: Codable {
             return .reference(try WireReference(from: decoder).reference)
         case .assetID:
             if let text = try? single.decode(String.self) { return .assetID(text) }
-            let asset = try WireAsset(from: decoder)
-            guard let name = asset.downloadURL ?? asset.fileChecksum else {
+            guard let text = try WireAsset(from: decoder).assetIDText else {
                 throw DecodingError.dataCorruptedError(
                     in: single, debugDescription: "ASSETID value has neither downloadURL nor fileChecksum")
             }
-            return .assetID(name)
+            return .assetID(text)
         case .location:
             return .location(try single.decode(Location.self))
         default:
@@ -194,6 +193,8 @@ extension WireField: Codable {
             try WireReference(reference).encode(to: encoder)
         case .location(let location):
             try location.encode(to: encoder)
+        case .assetID(let text) where WireAsset(assetIDText: text) != nil:
+            if let asset = WireAsset(assetIDText: text) { try asset.encode(to: encoder) }
         default:
             var single = encoder.singleValueContainer()
             switch value {
@@ -229,10 +230,4 @@ package struct WireReference: Codable, Sendable, Hashable {
             recordName: recordName, zoneID: zoneID?.zoneID,
             action: action.flatMap(ReferenceAction.init(rawValue:)) ?? .none)
     }
-}
-
-/// An asset dictionary as Apple's service returns it; sharelane keeps only a name for the asset.
-struct WireAsset: Codable, Sendable, Hashable {
-    var downloadURL: String?
-    var fileChecksum: String?
 }

@@ -101,6 +101,11 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     public static let usersSettings = WireOperation(
         path: "users/settings", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
 
+    /// Upload URLs for asset fields (issue 14): `{zoneID?, tokens: [{recordName?, recordType, fieldName}]}` →
+    /// `{tokens: [{recordName, fieldName, url}]}`; the bytes then go to each `url`.
+    public static let assetsUpload = WireOperation(
+        path: "assets/upload", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+
     /// Every operation, in the order the docs list them.
     public static let all: [WireOperation] = [
         recordsModify, recordsLookup, recordsQuery, recordsChanges, recordsResolve, recordsAccept, zonesList,
@@ -111,6 +116,8 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         usersCaller, usersDiscover, usersLookupPhone, usersLookupID, usersSettings,
         // Subscriptions and notifications (issue 14).
         subscriptionsList, subscriptionsLookup, subscriptionsModify, tokensCreate, tokensRegister,
+        // Assets (issue 14).
+        assetsUpload,
     ]
 
     /// Whether Apple's service serves the operation (the schema operations are the emulator's own).

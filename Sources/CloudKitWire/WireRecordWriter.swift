@@ -112,7 +112,8 @@ package enum WireRecordWriter {
     private static func isPlain(_ field: WireField) -> Bool {
         guard !field.numbersAsStrings else { return false }
         return switch field.value {
-        case .string, .int64, .timestamp, .assetID: true
+        case .string, .int64, .timestamp: true
+        case .assetID(let text): WireAsset(assetIDText: text) == nil
         case .double(let number): number.isFinite
         default: false
         }

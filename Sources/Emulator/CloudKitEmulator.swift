@@ -55,6 +55,13 @@ public struct CloudKitEmulator: Sendable {
             }
         }
         registerNotificationRoutes(router, database: database)
+        // Asset bytes: the upload URLs assets/upload hands out, and the downloadURLs of kept assets.
+        router.post(RouterPath(WireAsset.uploadPath)) { request, context in
+            try await service.uploadAsset(request, context: context)
+        }
+        router.get(RouterPath("\(WireAsset.downloadPathPrefix)/:checksum/:file")) { request, context in
+            try await service.downloadAsset(request, context: context)
+        }
         router.post("/database/**") { request, _ in try service.unknownOperation(request) }
         router.get("/database/**") { request, _ in try service.unknownOperation(request) }
         Console(

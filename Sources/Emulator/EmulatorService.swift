@@ -19,6 +19,8 @@ struct EmulatorService: Sendable {
     let containers = ConsoleContainerLog()
     /// The notification channels `tokens/create` opened, for the webcourier long-poll.
     let channels = WebcourierChannels()
+    /// The one-time upload URLs `assets/upload` handed out (EmulatorService+Assets).
+    let uploads = AssetUploadTickets()
 
     // MARK: Sign-in
 
@@ -75,10 +77,13 @@ struct EmulatorService: Sendable {
         }
         await containers.record(container: context.parameters.get("container") ?? "", environment: environmentName)
         let body = try await readBody(&request)
-        return WireResponse.json(
+        // Kept assets are answered with a downloadURL on this server, as the client named it.
+        let answer = try await WireAsset.$downloadBase.withValue(baseURL(of: request)) {
             try await dispatch(
                 operation, store: store.inEnvironment(environment), database: database, body: body,
-                as: try context.user()))
+                as: try context.user())
+        }
+        return WireResponse.json(answer)
     }
 
     /// An unknown path under `/database/`.
@@ -98,7 +103,8 @@ struct EmulatorService: Sendable {
             let request = try decode(ModifyRecordsRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
-            let operations = try request.operations.map { try recordOperation($0, in: zoneID) }
+            let operations = try await keepingAssets(
+                try request.operations.map { try recordOperation($0, in: zoneID) }, store: store)
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
             let outcomes = try await modify(
                 operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
@@ -223,6 +229,8 @@ struct EmulatorService: Sendable {
             return try await users(operation, store: store, body: body, as: user)
         case .subscriptionsList, .subscriptionsLookup, .subscriptionsModify:
             return try await subscriptions(operation, store: store, database: database, body: body, as: user)
+        case .assetsUpload:
+            return try await assetsUpload(body: body)
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }

@@ -4,7 +4,7 @@ import ShareKit
 ///
 /// YAML gives `2` an `INT64` type and `2.0` a `DOUBLE` one; a number matches a number of either type with the
 /// same value. A reference matches by record name, because a participant sees the owner's zone under another
-/// owner name.
+/// owner name. An asset matches an asset with the same content.
 enum FieldValueMatch {
     static func matches(_ live: FieldValue, _ expected: FieldValue) -> Bool {
         switch (live, expected) {
@@ -15,7 +15,8 @@ enum FieldValueMatch {
         case (.list(_, let a), .list(_, let b)):
             return a.count == b.count && zip(a, b).allSatisfy { matches($0, $1) }
         default:
-            return live == expected
+            // Assets match by content (`AssetValue.sameContent`), wherever their bytes are.
+            return live.isSameValue(as: expected)
         }
     }
 }

@@ -48,7 +48,7 @@ public struct Exporter: Sendable {
     ///   store cannot be read.
     public func export(
         owner: User, zones: [String] = [], name: String = "exported", container: String? = nil,
-        environment: String? = nil
+        environment: String? = nil, assets: ExportAssets? = nil
     ) async throws -> String {
         let reader = LiveStateReader(store: store, owner: owner.recordName, logger: logger)
         let listed: [Zone]
@@ -106,6 +106,16 @@ public struct Exporter: Sendable {
             }
         }
 
+        // Assets downloaded beside the recipe, written `!asset PATH` (issue 14).
+        var assetFiles: [String: String] = [:]
+        if let assets {
+            for zone in liveZones + (publicZone.map { [$0] } ?? []) {
+                let records = zone.recordOrder.compactMap { zone.records[$0] }
+                assetFiles.merge(
+                    try await assets.write(records, zone: zone.zoneID.zoneName, store: store.displayName)
+                ) { first, _ in first }
+            }
+        }
         let location = SourceLocation(file: name, line: 1, column: 1)
         var missingCount = 0
         func declared(_ zone: LiveZone, zoneName: String) -> [DeclaredRecord] {
@@ -150,7 +160,9 @@ public struct Exporter: Sendable {
             header.append(
                 "Records of type Missing are named by a parent or a reference but no longer exist: declared absent.")
         }
-        return RecipeWriter(header: header, writesContainer: container != nil || environment != nil).yaml(recipe)
+        return RecipeWriter(
+            header: header, writesContainer: container != nil || environment != nil, assetFiles: assetFiles
+        ).yaml(recipe)
     }
 
     private func email(of user: UserRecordName, known: String?, name: String?) async throws -> String {

@@ -313,7 +313,7 @@ struct PlanBuilder {
         for name in desired.keys.sorted() {
             let after = desired[name]
             let before = live.fields[name]
-            if let before, case .value(let value)? = after, value == before { continue }
+            if let before, case .value(let value)? = after, value.isSameValue(as: before) { continue }
             attributes.append(
                 AttributeChange(name: name, isField: true, before: before.map(PlannedValue.value), after: after))
             changedFields[name] = after

@@ -13,10 +13,14 @@ public struct RecipeWriter: Sendable {
     public var header: [String]
     /// Whether `container:` and `environment:` are written (a recipe for a store that addresses one).
     public var writesContainer: Bool
+    /// Asset values written as `!asset PATH`, by their `ASSETID` text: files an export downloaded beside the
+    /// recipe. Any other asset is written as its stored text (`{type: ASSETID, value: …}`).
+    public var assetFiles: [String: String]
 
-    public init(header: [String] = [], writesContainer: Bool = true) {
+    public init(header: [String] = [], writesContainer: Bool = true, assetFiles: [String: String] = [:]) {
         self.header = header
         self.writesContainer = writesContainer
+        self.assetFiles = assetFiles
     }
 
     /// The recipe as YAML.
@@ -61,13 +65,13 @@ public struct RecipeWriter: Sendable {
                 if zone.absent { out.line(2, "absent: true") }
                 if zone.prune { out.line(2, "prune: true") }
                 if let share = zone.share { Self.write(share, indent: 2, to: &out) }
-                Self.write(zone.records, zone: zone.name, indent: 2, to: &out)
+                Self.write(zone.records, zone: zone.name, indent: 2, assetFiles: assetFiles, to: &out)
             }
         }
         if !recipe.publicRecords.isEmpty {
             out.blank()
             out.line(0, "public:")
-            Self.write(recipe.publicRecords, zone: defaultZoneName, indent: 1, to: &out)
+            Self.write(recipe.publicRecords, zone: defaultZoneName, indent: 1, assetFiles: assetFiles, to: &out)
         }
         if !recipe.subscriptions.isEmpty {
             out.blank()
@@ -126,7 +130,9 @@ public struct RecipeWriter: Sendable {
 
     /// Records in their order, each child nested under its parent when the parent is declared present;
     /// a record whose parent is absent or not declared names it with `parent:`.
-    private static func write(_ records: [DeclaredRecord], zone: String, indent: Int, to out: inout Lines) {
+    private static func write(
+        _ records: [DeclaredRecord], zone: String, indent: Int, assetFiles: [String: String], to out: inout Lines
+    ) {
         guard !records.isEmpty else { return }
         let present = Set(records.filter { !$0.absent }.map(\.name))
         func nests(_ record: DeclaredRecord) -> Bool {
@@ -156,7 +162,11 @@ public struct RecipeWriter: Sendable {
                 out.line(indent + 1, "fields:")
                 for field in record.fields.keys.sorted() {
                     guard let value = record.fields[field] else { continue }
-                    out.line(indent + 2, "\(string(field)): \(Self.value(value))")
+                    if case .value(.assetID(let text)) = value, let path = assetFiles[text] {
+                        out.line(indent + 2, "\(string(field)): !asset \(string(path))")
+                    } else {
+                        out.line(indent + 2, "\(string(field)): \(Self.value(value))")
+                    }
                 }
             }
             if let share = record.share { Self.write(share, indent: indent + 1, to: &out) }

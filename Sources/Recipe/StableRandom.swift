@@ -62,20 +62,3 @@ struct StableRandom {
         items[Int(next(below: UInt64(items.count)))]
     }
 }
-
-/// FNV-1a 64 of bytes, as lowercase hex (used to identify asset contents).
-struct FNV1a64 {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        for byte in bytes {
-            value ^= UInt64(byte)
-            value = value &* 0x0000_0100_0000_01b3
-        }
-    }
-
-    var hex: String {
-        let s = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
-    }
-}

@@ -134,7 +134,7 @@ public enum FieldValue: Sendable, Hashable, Codable {
             let zone = r.zoneID.map { "\($0.zoneName)/" } ?? ""
             let action = r.action == .none ? "" : " \(r.action.rawValue)"
             return "ref(\(DisplayText.escaped(zone + r.recordName))\(action))"
-        case .assetID(let a): return "asset(\(DisplayText.escaped(a)))"
+        case .assetID(let a): return "asset(\(DisplayText.escaped(AssetValue(text: a)?.displayText ?? a)))"
         case .location(let l): return "location(\(l.latitude), \(l.longitude))"
         case .list(_, let values): return "[" + values.map(\.displayString).joined(separator: ", ") + "]"
         }

@@ -527,7 +527,7 @@ extension SQLiteStore {
         try await write("resetting the store") { db in
             for table in [
                 "participant", "share", "reference", "tombstone", "record", "zoneRemoval", "zone", "user",
-                "recordSchema", "subscription", "notification", "notificationChannel",
+                "recordSchema", "subscription", "notification", "notificationChannel", "asset",
             ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }

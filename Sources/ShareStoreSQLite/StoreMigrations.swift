@@ -145,6 +145,17 @@ enum StoreMigrations {
                         delivered INTEGER NOT NULL);
                     """)
         }
+        migrator.registerMigration("v7: assets") { db in
+            // The bytes of assets uploaded through `sharelane serve`'s `assets/upload`, once per content,
+            // under their checksum (`fnv1a64:HEX`); records keep the checksum in their ASSETID fields.
+            try db.execute(
+                sql: """
+                    CREATE TABLE asset (
+                        checksum TEXT PRIMARY KEY NOT NULL,
+                        size INTEGER NOT NULL,
+                        bytes BLOB NOT NULL) WITHOUT ROWID
+                    """)
+        }
         return migrator
     }
 }

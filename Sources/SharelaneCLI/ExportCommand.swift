@@ -68,8 +68,17 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 throw CLIFailure(
                     "\(store.displayName) has no user \(email), so there is nothing of theirs to export; check --owner")
             }
+            // With --out, assets are downloaded beside the recipe and written `!asset PATH`.
+            let assets = out.map { out in
+                ExportAssets(directory: (out as NSString).deletingLastPathComponent) { asset in
+                    if let web = store as? WebServicesStore { return try await web.downloadAsset(asset) }
+                    guard asset.location.isEmpty else { return nil }
+                    return try await store.assetBytes(checksum: asset.checksum)
+                }
+            }
             yaml = try await Exporter(store: store, logger: logger).export(
-                owner: user, zones: zones, name: name, container: container, environment: environment)
+                owner: user, zones: zones, name: name, container: container, environment: environment,
+                assets: assets)
         } catch let failure as CLIFailure {
             throw failure
         } catch {

@@ -74,6 +74,10 @@ public struct StoreOptions: ParsableArguments {
             if let saved, let web = store as? WebServicesStore {
                 TokenKeeper.track(web, entry: saved.0, file: saved.1)
             }
+            if let recipe, let web = store as? WebServicesStore {
+                // `!asset` files are uploaded from beside the recipe (issue 14).
+                web.assetFiles.set { recipe.assetPath(for: $0) }
+            }
             return store
         } catch let failure as CLIFailure {
             throw failure

@@ -132,6 +132,10 @@ import Testing
         Example(
             "tokens/register", body: #"{"apnsEnvironment":"development","apnsToken":"{APNSTOKEN}"}"#,
             answerKeys: ["apnsEnvironment", "apnsToken"], decode: reads(TokensResponse.self)),
+        Example(
+            "assets/upload",
+            body: #"{"zoneID":\#(lists),"tokens":[{"recordName":"milk","recordType":"Todo","fieldName":"photo"}]}"#,
+            answerKeys: ["tokens"], decode: reads(UploadAssetsResponse.self)),
     ]
 
     @Test("every operation of the catalogue has an example here")

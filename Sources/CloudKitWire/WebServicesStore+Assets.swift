@@ -1,0 +1,143 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import ShareKit
+
+// Assets (issue 14): a record saved with a local file in an asset field (`!asset PATH`) has the file uploaded
+// first, as Apple's reference says: `assets/upload` hands out one URL per field, the bytes are POSTed there,
+// and the `{fileChecksum, receipt, size}` each answers is saved as the field's value.
+extension WebServicesStore {
+    /// The operations with every local file in an asset field uploaded and replaced by its receipt.
+    func uploadingAssets(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [RecordOperation] {
+        struct Pending {
+            var operation: Int
+            var field: String
+            /// The position in an `ASSETID_LIST`; nil for an `ASSETID` field.
+            var element: Int?
+            var path: String
+            var token: UploadAssetsRequest.Token
+        }
+        var pending: [Pending] = []
+        for (index, operation) in operations.enumerated() {
+            guard case .record(let record) = operation.item, !operation.kind.isDelete else { continue }
+            for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
+                // An ASSETID field is one upload; an ASSETID_LIST one per element (one token each, the same field).
+                let elements: [(Int?, FieldValue)] =
+                    if case .list(.assetID, let values) = value {
+                        values.enumerated().map { ($0.offset, $0.element) }
+                    } else {
+                        [(nil, value)]
+                    }
+                for (element, item) in elements {
+                    guard case .assetID(let text) = item, let asset = AssetValue(text: text), asset.isFilePath,
+                        asset.receipt == nil
+                    else { continue }
+                    guard let path = assetFiles.path(for: text) else {
+                        throw ShareError(
+                            .badRequest,
+                            "field \(field) of record \(record.recordName) names the file \(asset.location), which "
+                                + "\(displayName) must upload, but does not know where it is: apply it from its recipe",
+                            subject: record.recordName)
+                    }
+                    pending.append(
+                        Pending(
+                            operation: index, field: field, element: element, path: path,
+                            token: .init(
+                                recordName: record.recordName, recordType: record.recordType, fieldName: field)))
+                }
+            }
+        }
+        guard !pending.isEmpty else { return operations }
+        var result = operations
+        for chunk in pending.chunked(CloudKitLimits.operationsPerRequest) {
+            let answer: UploadAssetsResponse = try await send(
+                .assetsUpload, database: database,
+                body: UploadAssetsRequest(zoneID: zoneID, tokens: chunk.map(\.token)), as: user)
+            let tokens = try Self.inOrder(answer.tokens, count: chunk.count, what: .assetsUpload)
+            for (item, token) in zip(chunk, tokens) {
+                let bytes: Data
+                do {
+                    bytes = try Data(contentsOf: URL(fileURLWithPath: item.path))
+                } catch {
+                    throw ShareError(
+                        .badRequest, "cannot read the asset file \(item.path): \(error.localizedDescription)")
+                }
+                let uploaded = try await upload(bytes, to: token.url, what: item.path)
+                guard let checksum = uploaded.fileChecksum, let receipt = uploaded.receipt else {
+                    throw ShareError(
+                        .internalError, "the upload of \(item.path) answered without a fileChecksum or receipt")
+                }
+                guard case .record(var record) = result[item.operation].item else { continue }
+                let saved = FieldValue.assetID(
+                    AssetValue(
+                        checksum: checksum, size: uploaded.size ?? bytes.count, receipt: receipt,
+                        wrappingKey: uploaded.wrappingKey, referenceChecksum: uploaded.referenceChecksum
+                    ).text)
+                if let element = item.element, case .list(let type, var values)? = record.fields[item.field] {
+                    values[element] = saved
+                    record.fields[item.field] = .list(elementType: type, values)
+                } else {
+                    record.fields[item.field] = saved
+                }
+                result[item.operation].item = .record(record)
+            }
+        }
+        return result
+    }
+
+    /// The bytes of an asset read from this store (its `downloadURL`, with Apple's `${f}` file name
+    /// placeholder replaced by `asset`); nil for a value with no download URL.
+    /// - Throws: `ShareError` when the download fails, or its bytes do not have the checksum sharelane
+    ///   computed for them (`fnv1a64:`; Apple's own checksums are not checked, their algorithm is not known).
+    public func downloadAsset(_ asset: AssetValue) async throws -> [UInt8]? {
+        guard asset.isDownloadURL else { return nil }
+        let url = asset.location.replacingOccurrences(of: "${f}", with: "asset")
+        let response: HTTPClientResponse
+        let bytes: [UInt8]
+        do {
+            response = try await chains.transport.httpClient.execute(
+                HTTPClientRequest(url: url), timeout: .seconds(300))
+            bytes = [UInt8]((try await response.body.collect(upTo: CloudKitLimits.assetBytes + 1)).readableBytesView)
+        } catch {
+            throw ShareError(.internalError, "cannot download the asset \(asset.checksum): \(error)")
+        }
+        guard (200..<300).contains(Int(response.status.code)) else {
+            throw ShareError(
+                .notFound, "downloading the asset \(asset.checksum) answered HTTP \(response.status.code)",
+                subject: asset.checksum)
+        }
+        if asset.isComputedChecksum, FNV1a64.checksum(of: bytes) != asset.checksum {
+            throw ShareError(
+                .internalError, "the asset downloaded for \(asset.checksum) has other bytes (\(bytes.count) bytes)")
+        }
+        return bytes
+    }
+
+    /// POSTs the bytes to an upload URL (no tokens: the URL is the credential) and reads `singleFile`.
+    private func upload(_ bytes: Data, to url: String, what: String) async throws -> WireAsset {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        request.body = .bytes(ByteBuffer(bytes: bytes))
+        let response: HTTPClientResponse
+        let data: Data
+        do {
+            response = try await chains.transport.httpClient.execute(request, timeout: .seconds(300))
+            data = Data((try await response.body.collect(upTo: 1 << 20)).readableBytesView)
+        } catch {
+            throw ShareError(.internalError, "cannot upload the asset \(what): \(error)")
+        }
+        guard (200..<300).contains(Int(response.status.code)) else {
+            let reason =
+                (try? JSONDecoder().decode(WireError.self, from: data))?.reason ?? "HTTP \(response.status.code)"
+            throw ShareError(.badRequest, "the upload of the asset \(what) was refused: \(reason)")
+        }
+        do {
+            return try JSONDecoder().decode(UploadedAssetResponse.self, from: data).singleFile
+        } catch {
+            throw ShareError(.internalError, "the upload of the asset \(what) answered no singleFile dictionary")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ShareKit
+
+/// An asset dictionary, as Apple's reference spells it ("Asset Dictionary"): a read answers
+/// `{downloadURL, fileChecksum, size}`; an upload answers `{fileChecksum, receipt, size, wrappingKey?,
+/// referenceChecksum?}`, which a `records/modify` saves as the field's value.
+///
+/// sharelane keeps an asset as the text of an `AssetValue` (`LOCATION#CHECKSUM;size=N;receipt=R`); this is
+/// the one translation between that text and the dictionary.
+package struct WireAsset: Codable, Sendable, Hashable {
+    package var downloadURL: String?
+    package var fileChecksum: String?
+    package var size: Int?
+    package var receipt: String?
+    package var wrappingKey: String?
+    package var referenceChecksum: String?
+
+    package init(
+        downloadURL: String? = nil, fileChecksum: String? = nil, size: Int? = nil, receipt: String? = nil
+    ) {
+        self.downloadURL = downloadURL
+        self.fileChecksum = fileChecksum
+        self.size = size
+        self.receipt = receipt
+    }
+
+    /// Where `sharelane serve` serves the bytes of the asset it keeps under a checksum: set while the
+    /// emulator answers a request (`http://HOST:PORT`), so a kept asset is written with its `downloadURL`.
+    @TaskLocal package static var downloadBase: String?
+
+    /// The path of a kept asset's bytes on `sharelane serve`; `${f}` is the file name placeholder of
+    /// Apple's download URLs, which the client replaces with a file name of its choice.
+    package static func downloadPath(checksum: String) -> String {
+        "\(downloadPathPrefix)/\(checksum)/${f}"
+    }
+
+    /// `sharelane serve`'s download path, before the checksum.
+    package static let downloadPathPrefix = "/assets/download"
+    /// `sharelane serve`'s upload path; the one-time ticket goes in the query (`?ticket=…`).
+    package static let uploadPath = "/assets/upload"
+
+    /// The dictionary an `ASSETID` text is written as, or nil when it is written as plain text (a name with
+    /// no checksum, or a local file that was not uploaded).
+    package init?(assetIDText text: String) {
+        guard let asset = AssetValue(text: text) else { return nil }
+        if let receipt = asset.receipt {
+            self.init(fileChecksum: asset.checksum, size: asset.size, receipt: receipt)
+            wrappingKey = asset.wrappingKey
+            referenceChecksum = asset.referenceChecksum
+        } else if asset.isDownloadURL {
+            self.init(downloadURL: asset.location, fileChecksum: asset.checksum, size: asset.size)
+        } else if asset.location.isEmpty, let base = Self.downloadBase {
+            self.init(
+                downloadURL: base + Self.downloadPath(checksum: asset.checksum), fileChecksum: asset.checksum,
+                size: asset.size)
+        } else {
+            return nil
+        }
+    }
+
+    /// The `ASSETID` text of this dictionary: `DOWNLOADURL#CHECKSUM;size=N` for a read,
+    /// `#CHECKSUM;size=N;receipt=R` for an upload; nil without a checksum (a `downloadURL` alone is kept as
+    /// it is).
+    package var assetIDText: String? {
+        guard let fileChecksum else { return downloadURL }
+        return AssetValue(
+            location: downloadURL ?? "", checksum: fileChecksum, size: size, receipt: receipt,
+            wrappingKey: wrappingKey, referenceChecksum: referenceChecksum
+        ).text
+    }
+}

@@ -1,0 +1,147 @@
+import CloudKitWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ShareKit
+
+// Assets (issue 14), as Apple's reference describes them: `assets/upload` hands out one upload URL per
+// asset field; the client POSTs the bytes there and gets `{singleFile: {fileChecksum, receipt, size}}`,
+// which it saves as the field's value in `records/modify`; reads answer `{downloadURL, fileChecksum, size}`,
+// and the `downloadURL` (with Apple's `${f}` file name placeholder) answers the bytes. The bytes are the
+// store's (`Store.saveAssetBytes`: the SQLite file), kept once per content under `fnv1a64:HEX`, which is
+// also the `fileChecksum` serve hands out (Apple's algorithm is not documented).
+extension EmulatorService {
+    /// How long an upload URL is good for: 15 minutes, as Apple's.
+    static let uploadLifetime: Duration = .seconds(15 * 60)
+
+    /// Answers `assets/upload`: one upload URL per token, in order.
+    func assetsUpload(body: Data) async throws -> Data {
+        let request = try decode(UploadAssetsRequest.self, from: body)
+        try checkLimit(request.tokens.count, "tokens")
+        guard !request.tokens.isEmpty else {
+            throw ShareError(.badRequest, "assets/upload needs at least one entry in tokens")
+        }
+        let base = WireAsset.downloadBase ?? "http://\(configuration.host):\(configuration.port)"
+        var answers: [UploadAssetsResponse.Token] = []
+        for token in request.tokens {
+            guard !token.fieldName.isEmpty, !token.recordType.isEmpty else {
+                throw ShareError(.badRequest, "every assets/upload token needs a recordType and a fieldName")
+            }
+            let ticket = await uploads.issue(now: configuration.clock.now(), lifetime: Self.uploadLifetime)
+            answers.append(
+                UploadAssetsResponse.Token(
+                    recordName: token.recordName ?? UUID().uuidString.lowercased(), fieldName: token.fieldName,
+                    url: "\(base)\(WireAsset.uploadPath)?ticket=\(ticket)"))
+        }
+        return try encode(UploadAssetsResponse(tokens: answers))
+    }
+
+    /// `POST /assets/upload?ticket=…`: the bytes of one asset. The URL is the only credential, as Apple's
+    /// upload URLs are; each is good once, for 15 minutes. The ticket rides in the query, which request logs
+    /// never write.
+    func uploadAsset(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
+        var request = request
+        let ticket = request.uri.queryParameters["ticket"].map(String.init) ?? ""
+        do {
+            try await uploads.spend(ticket, now: configuration.clock.now())
+        } catch AssetUploadTickets.Refusal.expired {
+            throw ShareError(
+                .notFound, "this upload URL expired (they are good for 15 minutes); ask assets/upload for a new one")
+        } catch {
+            throw ShareError(
+                .notFound, "this upload URL is unknown or already used (each is good once); ask assets/upload again")
+        }
+        let limit = CloudKitLimits.assetBytes
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch {
+            throw ShareError(
+                .badRequest,
+                "the asset is larger than CloudKit's limit of 50 MB an asset (\(limit) bytes), or was cut short")
+        }
+        let bytes = [UInt8](buffer.readableBytesView)
+        let checksum = try await store.saveAssetBytes(bytes)
+        let answer = UploadedAssetResponse(
+            singleFile: WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum)))
+        return WireResponse.json(try encode(answer))
+    }
+
+    /// `GET /assets/download/{checksum}/{file name}`: the bytes kept under the checksum, whatever the file
+    /// name (`${f}` as handed out, or the name a client put in its place).
+    func downloadAsset(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
+        let checksum = context.parameters.get("checksum") ?? ""
+        guard let bytes = try await store.assetBytes(checksum: checksum) else {
+            throw ShareError(.notFound, "no asset \(checksum) is kept here", subject: checksum)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The receipt of an upload: it names the content, which `records/modify` finds in the store.
+    static func receipt(_ checksum: String) -> String { "serve-\(checksum)" }
+
+    /// The operations with their assets as the store keeps them: a value saved from an upload (its
+    /// `receipt`) or read back (a `downloadURL` with serve's checksum) becomes `#CHECKSUM;size=N`, once the
+    /// bytes are found in the store. A receipt that names no kept asset refuses the request.
+    func keepingAssets(_ operations: [RecordOperation], store: any Store) async throws -> [RecordOperation] {
+        var result = operations
+        for index in result.indices {
+            guard case .record(var record) = result[index].item else { continue }
+            var changed = false
+            for (name, value) in record.fields {
+                let kept = try await keptAsset(value, store: store, field: name, record: record.recordName)
+                if kept != value {
+                    record.fields[name] = kept
+                    changed = true
+                }
+            }
+            if changed { result[index].item = .record(record) }
+        }
+        return result
+    }
+
+    private func keptAsset(_ value: FieldValue, store: any Store, field: String, record: String) async throws
+        -> FieldValue
+    {
+        switch value {
+        case .assetID(let text):
+            guard var asset = AssetValue(text: text), asset.receipt != nil || asset.isDownloadURL else { return value }
+            if let receipt = asset.receipt, receipt != Self.receipt(asset.checksum) {
+                throw ShareError(
+                    .badRequest,
+                    "field \(field) of record \(record): the receipt does not match the fileChecksum; save the "
+                        + "singleFile dictionary the upload answered as it is",
+                    subject: record)
+            }
+            guard asset.isComputedChecksum, let bytes = try await store.assetBytes(checksum: asset.checksum) else {
+                throw ShareError(
+                    .badRequest,
+                    "field \(field) of record \(record): no asset \(asset.checksum) was uploaded here; upload it "
+                        + "through assets/upload first",
+                    subject: record)
+            }
+            asset = AssetValue(checksum: asset.checksum, size: bytes.count)
+            return .assetID(asset.text)
+        case .list(let type, let values) where type == .assetID:
+            var kept: [FieldValue] = []
+            for element in values {
+                kept.append(try await keptAsset(element, store: store, field: field, record: record))
+            }
+            return .list(elementType: type, kept)
+        default:
+            return value
+        }
+    }
+
+    /// `http://HOST:PORT` as the client named this server (its Host header, when plain), for the URLs it
+    /// hands out.
+    func baseURL(of request: Request) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+        let given = request.head.authority ?? ""
+        let host =
+            !given.isEmpty && given.allSatisfy(allowed.contains) ? given : "\(configuration.host):\(configuration.port)"
+        return "http://\(host)"
+    }
+}
