@@ -1,5 +1,5 @@
 /// Makes a failing case smaller while it still breaks the same invariant: fewer actions first, then a
-/// smaller recipe (fewer zones, records, fields, participants, users, public records).
+/// smaller recipe (fewer zones, records, fields, participants, users, public records, subscriptions).
 struct CaseShrinker {
     /// Runs a case and answers its violation, if any.
     let run: (CheckCase) async throws -> Violation?
@@ -69,9 +69,15 @@ struct CaseShrinker {
             s.publicRecords.remove(at: index)
             result.append(s)
         }
+        for index in spec.subscriptions.indices {
+            var s = spec
+            s.subscriptions.remove(at: index)
+            result.append(s)
+        }
         if spec.users.count > 2, let last = spec.users.last {
             var s = spec
             s.users.removeLast()
+            s.subscriptions.removeAll { $0.user == last }
             for z in s.zones.indices {
                 Self.editShares(in: &s.zones[z]) { $0.participants.removeAll { $0.handle == last } }
             }

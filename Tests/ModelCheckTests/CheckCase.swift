@@ -119,7 +119,7 @@ struct CheckCase: Hashable, Sendable {
         let records = spec.records(in: zone).filter { !$0.record.absent }
         let others = records.map(\.record.name)
         let shares = spec.declaredShares.filter { $0.zone == zone }
-        switch g.random.int(0...11) {
+        switch g.random.int(0...12) {
         case 0, 1:
             guard let record = g.random.maybePick(records) else { return nil }
             let value = g.value(earlier: [], others: others.filter { $0 != record.record.name })
@@ -170,8 +170,10 @@ struct CheckCase: Hashable, Sendable {
                 return .shareNoneAndAbsentChild(zone: zone, root: root, child: child)
             }
             return .shareNone(zone: zone, root: root)
-        default:
+        case 11:
             return g.random.chance(0.3) ? .markZoneAbsent(zone: zone) : nil
+        default:
+            return .toggleSubscription(user: g.random.pick(spec.users), database: g.random.pick(["private", "shared"]))
         }
     }
 }

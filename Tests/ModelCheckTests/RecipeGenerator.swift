@@ -2,7 +2,8 @@ import Foundation
 import ShareKit
 
 /// Draws a random valid recipe: 2–5 users, 1–3 zones, zone-wide and hierarchy shares, participants with
-/// every permission and role, every field type a recipe writes, nesting, a generated record, public records.
+/// every permission and role, every field type a recipe writes, nesting, a generated record, public records,
+/// users' database subscriptions.
 struct RecipeGenerator {
     var random: CheckRandom
     let bugs: KnownBugs
@@ -27,7 +28,11 @@ struct RecipeGenerator {
         for _ in 0..<random.int(0...2) {
             publicRecords.append(RecordSpec(name: newRecordName(prefix: "pub"), type: "Card", fields: scalarFields()))
         }
-        return RecipeSpec(users: users, zones: zones, publicRecords: publicRecords)
+        var subscriptions: [SubscriptionSpec] = []
+        for user in users where random.chance(0.2) {
+            subscriptions.append(SubscriptionSpec(user: user, database: random.pick(["private", "shared"])))
+        }
+        return RecipeSpec(users: users, zones: zones, publicRecords: publicRecords, subscriptions: subscriptions)
     }
 
     private mutating func zone(_ name: String, users: [String]) -> ZoneSpec {

@@ -15,6 +15,8 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
     /// `share: none` on a hierarchy root and `absent: true` on one of its children, in one edit.
     case shareNoneAndAbsentChild(zone: String, root: String, child: String)
     case markZoneAbsent(zone: String)
+    /// Declares the user's database subscription in that database, or stops declaring it.
+    case toggleSubscription(user: String, database: String)
 
     var description: String {
         switch self {
@@ -31,6 +33,7 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
         case .shareNone(let z, let root): "share: none on \(Self.address(z, root))"
         case .shareNoneAndAbsentChild(let z, let root, let c): "share: none on \(z)/\(root) and \(z)/\(c) absent"
         case .markZoneAbsent(let z): "mark zone \(z) absent"
+        case .toggleSubscription(let u, let d): "declare or stop declaring \(u)'s \(d) database subscription"
         }
     }
 
@@ -112,6 +115,15 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
         case .markZoneAbsent(let zone):
             guard let z = spec.zones.firstIndex(where: { $0.name == zone }), !spec.zones[z].absent else { return false }
             spec.zones[z] = ZoneSpec(name: zone, absent: true)
+            return true
+        case .toggleSubscription(let user, let database):
+            guard spec.users.contains(user) else { return false }
+            let subscription = SubscriptionSpec(user: user, database: database)
+            if let index = spec.subscriptions.firstIndex(of: subscription) {
+                spec.subscriptions.remove(at: index)
+            } else {
+                spec.subscriptions.append(subscription)
+            }
             return true
         }
     }

@@ -9,6 +9,8 @@ struct RecipeSpec: Hashable, Sendable {
     var users: [String]
     var zones: [ZoneSpec]
     var publicRecords: [RecordSpec]
+    /// Database subscriptions, at most one per user and database.
+    var subscriptions: [SubscriptionSpec] = []
 
     var owner: String { users[0] }
 
@@ -91,12 +93,27 @@ struct RecipeSpec: Hashable, Sendable {
             out += "public:\n  records:\n"
             for record in publicRecords { record.render(indent: 4, into: &out) }
         }
+        if !subscriptions.isEmpty {
+            out += "subscriptions:\n"
+            for subscription in subscriptions {
+                out +=
+                    "  - { as: \(subscription.user), id: \(subscription.id), database: \(subscription.database), "
+                    + "type: database }\n"
+            }
+        }
         if !lane.isEmpty {
             out += "lanes:\n  check:\n    steps:\n"
             for step in lane { out += "      - \(step)\n" }
         }
         return out
     }
+}
+
+/// A user's database subscription in one of their databases.
+struct SubscriptionSpec: Hashable, Sendable {
+    var user: String
+    var database: String
+    var id: String { "\(user)-\(database)" }
 }
 
 struct ZoneSpec: Hashable, Sendable {
