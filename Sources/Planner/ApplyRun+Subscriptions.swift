@@ -72,4 +72,49 @@ extension ApplyRun {
             }
         }
     }
+
+    /// Saves again the plan's `rearm` subscriptions that this apply's record writes fired and so removed
+    /// (`fires_once`): one `subscriptions/list` per user and database, then a create of each one gone. Only
+    /// when the apply wrote records; a failure here leaves the subscription for the next plan to show.
+    mutating func rearmSubscriptions() async {
+        guard let rearm = plan.rearm, !rearm.isEmpty else { return }
+        let wroteRecords = plan.changes.indices.contains { index in
+            plan.changes[index].kind == .record && outcomes[index] == .applied
+        }
+        guard wroteRecords else { return }
+        var groups: [(handle: String, database: DatabaseScope, subscriptions: [Subscription])] = []
+        for planned in rearm {
+            if let position = groups.firstIndex(where: {
+                $0.handle == planned.handle && $0.database == planned.database
+            }) {
+                groups[position].subscriptions.append(planned.subscription)
+            } else {
+                groups.append((planned.handle, planned.database, [planned.subscription]))
+            }
+        }
+        for group in groups {
+            guard let user = ([plan.owner] + plan.users).first(where: { $0.handle == group.handle }), !user.isNew
+            else { continue }
+            do {
+                let live = Set(
+                    try await store.listSubscriptions(in: group.database, as: user.recordName).map(\.subscriptionID))
+                let gone = group.subscriptions.filter { !live.contains($0.subscriptionID) }
+                guard !gone.isEmpty else { continue }
+                let outcomes = try await store.modifySubscriptions(
+                    gone.map { SubscriptionOperation(.create, $0) }, in: group.database, as: user.recordName)
+                for (subscription, outcome) in zip(gone, outcomes) {
+                    if let error = outcome.error {
+                        logger.warning(
+                            "could not save again \(group.handle)'s fires_once subscription \(subscription.subscriptionID): \(error)"
+                        )
+                    }
+                }
+                report(
+                    "saved again \(gone.count) fires_once subscription(s) of \(group.handle) in the "
+                        + "\(group.database.rawValue) database that this apply's writes fired")
+            } catch {
+                logger.warning("could not save again \(group.handle)'s fires_once subscriptions: \(error)")
+            }
+        }
+    }
 }

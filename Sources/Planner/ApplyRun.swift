@@ -150,6 +150,7 @@ struct ApplyRun {
         if stopped == nil { await resolveDeferredShareURLs() }
         if stopped == nil { await applyPublicRecords() }
         if stopped == nil { await applySubscriptions() }
+        if stopped == nil { await rearmSubscriptions() }
         if stopped == nil { await modifyZones(.delete) }
     }
 

@@ -36,6 +36,10 @@ public struct Plan: Sendable, Hashable, Codable {
     public var access: PlanAccess?
     /// The schema changes made before the records; nil where the store keeps no schema (`cloudkit:`).
     public var schema: PlannedSchema?
+    /// Declared `fires_once` subscriptions that exist as declared, so the plan leaves them alone; but the
+    /// apply's own record writes may fire them, which removes them (CloudKit's firesOnce). Apply saves again
+    /// those it finds gone after its writes, so that a second apply changes nothing. Nil when there are none.
+    public var rearm: [PlannedSubscription]?
 
     public init(
         formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,

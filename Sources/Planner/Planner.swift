@@ -270,6 +270,7 @@ public struct Planner: Sendable {
         calls += publicCalls
         builder.live.publicRecords = livePublic
         try builder.addPublic(publicRecords)
+        var rearm: [PlannedSubscription] = []
         // Subscriptions are read on every plan, from the cache file or not: no change feed tells of them.
         if options.onlyZones.isEmpty && !recipe.subscriptions.isEmpty {
             let subscriptions = try await SubscriptionPlan.make(
@@ -278,6 +279,7 @@ public struct Planner: Sendable {
             calls += subscriptions.calls
             builder.subscriptionSaves = subscriptions.saves
             builder.subscriptionDeletes = subscriptions.deletes
+            rearm = subscriptions.rearm
             builder.notes += subscriptions.notes
             builder.waiting += subscriptions.waiting
         }
@@ -315,6 +317,8 @@ public struct Planner: Sendable {
             owner: plannedOwner, users: plannedUsers, changes: changes, notes: notes, waiting: builder.waiting,
             basis: basis,
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
+        // A targeted plan writes only what it names; its writes are left to consume what they fire.
+        if options.targets.isEmpty && !rearm.isEmpty { plan.rearm = rearm }
         plan.schema = try await planSchema(
             recipe, reader: ownerRecordName ?? users.entries.lazy.compactMap(\.recordName).first)
         // A plan that took every zone from the file, the store's token unchanged, would write the same file.

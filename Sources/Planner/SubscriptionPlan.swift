@@ -12,6 +12,8 @@ struct SubscriptionPlan {
     var deletes: [PlannedChange] = []
     var notes: [String] = []
     var waiting: [String] = []
+    /// Declared `fires_once` subscriptions that exist as declared (`Plan.rearm`).
+    var rearm: [PlannedSubscription] = []
     /// Store calls made.
     var calls = 0
 
@@ -83,6 +85,10 @@ struct SubscriptionPlan {
                     continue
                 }
                 let differences = attributes(of: existing, against: wanted)
+                if differences.isEmpty, wanted.firesOnce {
+                    plan.rearm.append(
+                        PlannedSubscription(handle: group.handle, database: group.database, subscription: wanted))
+                }
                 if !differences.isEmpty {
                     var update = change(.update, address, group.handle, group.database, wanted)
                     update.attributes = differences

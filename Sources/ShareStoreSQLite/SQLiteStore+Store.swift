@@ -178,6 +178,8 @@ extension SQLiteStore {
                     try ZoneRemovalRow(scope: .private, user: user, owner: user, zoneName: name, seq: sequence.next())
                         .insert(db, onConflict: .replace)
                     try sequence.store(db)
+                    try SubscriptionFiring.fireZoneChange(
+                        zone: name, owner: user, participants: Set(losing), by: user, db: db)
                     // Records, shares, participants, references and tombstones go with the zone.
                     try db.execute(sql: "DELETE FROM participant WHERE zoneId = ?", arguments: [id])
                     try db.execute(sql: "DELETE FROM zone WHERE id = ?", arguments: [id])
@@ -452,6 +454,8 @@ extension SQLiteStore {
         try db.cachedStatement(sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?")
             .execute(arguments: [seq, zoneId, share.recordName])
         try db.cachedStatement(sql: "UPDATE zone SET seq = ? WHERE id = ?").execute(arguments: [seq, zoneId])
+        try SubscriptionFiring.fireZoneChange(
+            zone: share.zoneID.zoneName, owner: share.ownerRecordName, participants: [user], by: user, db: db)
         let (accepted, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
         return ShareMetadata(
             share: accepted, zoneID: accepted.zoneID, rootRecordName: accepted.rootRecordName,
@@ -490,6 +494,8 @@ extension SQLiteStore {
             try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: zone.name, seq: sequence.next())
                 .insert(db, onConflict: .replace)
             try sequence.store(db)
+            try SubscriptionFiring.fireZoneChange(
+                zone: zone.name, owner: owner, participants: [user], by: user, db: db)
         }
     }
 

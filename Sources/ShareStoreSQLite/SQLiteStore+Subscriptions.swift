@@ -125,10 +125,7 @@ extension SQLiteStore {
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
         let token = bytes.map { String(format: "%02x", $0) }.joined()
         try await write("opening a notification channel") { db in
-            let last = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM notification") ?? 0
-            try db.execute(
-                sql: "INSERT INTO notificationChannel (token, user, apnsEnvironment, delivered) VALUES (?, ?, ?, ?)",
-                arguments: [token, user, apnsEnvironment, last])
+            try NotificationQueue.openChannel(token: token, user: user, apnsEnvironment: apnsEnvironment, db: db)
         }
         return NotificationChannel(apnsEnvironment: apnsEnvironment, apnsToken: token)
     }
@@ -138,30 +135,7 @@ extension SQLiteStore {
     {
         let token = channel.apnsToken
         return try await write("receiving notifications") { db in
-            guard
-                let delivered = try Int64.fetchOne(
-                    db, sql: "SELECT delivered FROM notificationChannel WHERE token = ? AND user = ?",
-                    arguments: [token, user])
-            else {
-                throw ShareError(
-                    .notFound, "no notification channel of \(user) has this token; create one with tokens/create")
-            }
-            let rows = try Row.fetchAll(
-                db,
-                sql: "SELECT seq, payload FROM notification WHERE recipient = ? AND seq > ? ORDER BY seq LIMIT ?",
-                arguments: [user, delivered, max(limit, 1)])
-            var notifications: [SubscriptionNotification] = []
-            for row in rows {
-                var notification = try JSONDecoder().decode(SubscriptionNotification.self, from: row["payload"] as Data)
-                notification.sequence = row["seq"]
-                notifications.append(notification)
-            }
-            if let last = notifications.last {
-                try db.execute(
-                    sql: "UPDATE notificationChannel SET delivered = ? WHERE token = ?",
-                    arguments: [last.sequence, token])
-            }
-            return notifications
+            try NotificationQueue.receive(token: token, user: user, limit: limit, db: db)
         }
     }
 }

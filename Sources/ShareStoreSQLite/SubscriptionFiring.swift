@@ -12,13 +12,20 @@ import ShareKit
 /// record's type, `firesOn` and filters (as `records/query` evaluates them) and gives one notification per
 /// record; a zone or database subscription gives one notification per call. `firesOnce` removes the
 /// subscription once it has fired.
+///
+/// A change to a zone as a whole (`fireZoneChange`: the zone deleted, a share saved or deleted, accepted or
+/// left) is a change of the zone and of the databases that show it: the owner's database and zone
+/// subscriptions on it fire, and so do the shared-database subscriptions of the participants whose shared
+/// database it changes (those who had accepted, or accept now), once each.
+///
+/// Notifications are kept only for delivery (`NotificationQueue`).
 enum SubscriptionFiring {
     /// A record's state before the call, for deciding create or update and for matching deletes; nil when
     /// no user has a subscription (the common case costs one `EXISTS`).
     static func snapshot(_ operations: [RecordOperation], context: ZoneContext, db: Database) throws
         -> [String: RecordRow]?
     {
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM subscription)") == true else { return nil }
+        guard try anySubscription(db) else { return nil }
         let names = operations.compactMap { op -> String? in
             if case .record = op.item { return op.recordName }
             return nil
@@ -26,6 +33,11 @@ enum SubscriptionFiring {
         var rows: [String: RecordRow] = [:]
         for row in try RecordRow.fetchAll(db, zoneId: context.zoneId, names: names) { rows[row.name] = row }
         return rows
+    }
+
+    /// Whether any user holds a subscription.
+    static func anySubscription(_ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM subscription)") == true
     }
 
     private struct Change {
@@ -46,8 +58,23 @@ enum SubscriptionFiring {
         var after: [String: RecordRow] = [:]
         for row in try RecordRow.fetchAll(db, zoneId: context.zoneId, names: savedNames) { after[row.name] = row }
         var changes: [Change] = []
+        // The participants whose shared database a saved or deleted share changes: accepted before or after.
+        var shareChanged = false
+        var shareAudience = Set<UserRecordName>()
+        func sharedWith(_ share: Share?) {
+            for entry in share?.participants ?? [] where entry.acceptance == .accepted {
+                shareAudience.insert(entry.userRecordName)
+            }
+        }
         for outcome in outcomes {
             switch outcome {
+            case .savedShare(let share):
+                shareChanged = true
+                sharedWith(context.sharesByName[share.recordName])
+                sharedWith(share)
+            case .deleted(let name) where context.sharesByName[name] != nil:
+                shareChanged = true
+                sharedWith(context.sharesByName[name])
             case .saved(let record):
                 guard let row = after[record.recordName] else { continue }
                 changes.append(
@@ -60,13 +87,14 @@ enum SubscriptionFiring {
                     Change(
                         record: try row.record(in: context.visibleZoneID, shareRecordName: nil),
                         shareRoot: row.shareRoot, trigger: .delete))
-            case .savedShare, .failed:
+            case .failed:
                 continue
             }
         }
-        guard !changes.isEmpty else { return }
+        guard !changes.isEmpty || shareChanged else { return }
         let zoneName = context.zone.name
         let owner = context.owner
+        shareAudience.remove(owner)
         // (recipient, database, the zone as the recipient names it, the changes the recipient may read)
         var audiences: [(UserRecordName, DatabaseScope, ZoneID, [Change])] = []
         switch context.zone.scope {
@@ -83,19 +111,47 @@ enum SubscriptionFiring {
                     participants.insert(entry.userRecordName)
                 }
             }
+            participants.formUnion(shareAudience)
             for participant in participants.sorted() {
+                // A record a participant could read before the call or can read after it changed what they see.
                 let visible = changes.filter { change in
-                    AccessRules.access(
-                        caller: participant, zoneOwner: owner,
-                        share: context.coveringShare(shareRoot: change.shareRoot)
-                    ).canRead
+                    let roots = [change.shareRoot] + (before[change.record.recordName].map { [$0.shareRoot] } ?? [])
+                    return roots.contains { root in
+                        AccessRules.access(
+                            caller: participant, zoneOwner: owner, share: context.coveringShare(shareRoot: root)
+                        ).canRead
+                    }
                 }
-                if !visible.isEmpty {
+                if !visible.isEmpty || shareAudience.contains(participant) {
                     audiences.append(
                         (participant, .shared, ZoneID(zoneName: zoneName, ownerRecordName: owner), visible))
                 }
             }
         }
+        try notify(audiences, by: writer, db: db)
+    }
+
+    /// Fires what a change to the zone as a whole fires: the owner's database and zone subscriptions on it,
+    /// and the shared-database subscriptions of `participants`.
+    static func fireZoneChange(
+        zone zoneName: String, owner: UserRecordName, participants: Set<UserRecordName>,
+        by writer: UserRecordName, db: Database
+    ) throws {
+        guard try anySubscription(db) else { return }
+        var audiences: [(UserRecordName, DatabaseScope, ZoneID, [Change])] = [
+            (owner, .private, ZoneID(zoneName: zoneName), [])
+        ]
+        for participant in participants.subtracting([owner]).sorted() {
+            audiences.append((participant, .shared, ZoneID(zoneName: zoneName, ownerRecordName: owner), []))
+        }
+        try notify(audiences, by: writer, db: db)
+    }
+
+    /// Records each audience's notifications: database and zone subscriptions once, query subscriptions once
+    /// per matching change.
+    private static func notify(
+        _ audiences: [(UserRecordName, DatabaseScope, ZoneID, [Change])], by writer: UserRecordName, db: Database
+    ) throws {
         let batchID = UUID().uuidString.lowercased()
         var changeIDs: [String: String] = [:]
         for (recipient, database, zoneID, visible) in audiences {
@@ -160,8 +216,6 @@ enum SubscriptionFiring {
     }
 
     private static func insert(_ notification: SubscriptionNotification, db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO notification (recipient, payload) VALUES (?, ?)",
-            arguments: [notification.recipient, try JSONEncoder().encode(notification)])
+        try NotificationQueue.enqueue(notification, db: db)
     }
 }

@@ -61,7 +61,8 @@ struct CaseShrinker {
         var result: [RecipeSpec] = []
         for index in spec.zones.indices {
             var s = spec
-            s.zones.remove(at: index)
+            let removed = s.zones.remove(at: index)
+            s.subscriptions.removeAll { $0.zone == removed.name }
             result.append(s)
         }
         for index in spec.publicRecords.indices {

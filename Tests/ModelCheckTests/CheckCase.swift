@@ -173,7 +173,11 @@ struct CheckCase: Hashable, Sendable {
         case 11:
             return g.random.chance(0.3) ? .markZoneAbsent(zone: zone) : nil
         default:
-            return .toggleSubscription(user: g.random.pick(spec.users), database: g.random.pick(["private", "shared"]))
+            // Half the time one the recipe declares (stop declaring it), else a new one.
+            if let declared = g.random.maybePick(spec.subscriptions), g.random.chance(0.5) {
+                return .toggleSubscription(declared)
+            }
+            return .toggleSubscription(g.subscription(in: spec))
         }
     }
 }

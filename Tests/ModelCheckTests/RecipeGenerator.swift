@@ -3,7 +3,7 @@ import ShareKit
 
 /// Draws a random valid recipe: 2–5 users, 1–3 zones, zone-wide and hierarchy shares, participants with
 /// every permission and role, every field type a recipe writes, nesting, a generated record, public records,
-/// users' database subscriptions.
+/// users' subscriptions of every type.
 struct RecipeGenerator {
     var random: CheckRandom
     let bugs: KnownBugs
@@ -28,11 +28,44 @@ struct RecipeGenerator {
         for _ in 0..<random.int(0...2) {
             publicRecords.append(RecordSpec(name: newRecordName(prefix: "pub"), type: "Card", fields: scalarFields()))
         }
-        var subscriptions: [SubscriptionSpec] = []
-        for user in users where random.chance(0.2) {
-            subscriptions.append(SubscriptionSpec(user: user, database: random.pick(["private", "shared"])))
+        var spec = RecipeSpec(users: users, zones: zones, publicRecords: publicRecords)
+        for _ in 0..<random.int(0...3) {
+            let subscription = subscription(in: spec)
+            if !spec.subscriptions.contains(where: { $0.id == subscription.id }) {
+                spec.subscriptions.append(subscription)
+            }
         }
-        return RecipeSpec(users: users, zones: zones, publicRecords: publicRecords, subscriptions: subscriptions)
+        return spec
+    }
+
+    /// A subscription valid in `spec`: a database subscription of any user, a zone or private query
+    /// subscription of the owner on one of the zones the recipe keeps, or a public query subscription.
+    mutating func subscription(in spec: RecipeSpec) -> SubscriptionSpec {
+        let liveZones = spec.zones.filter { !$0.absent }.map(\.name)
+        switch random.int(0...5) {
+        case 0, 1:
+            return SubscriptionSpec(user: random.pick(spec.users), database: random.pick(["private", "shared"]))
+        case 2 where !liveZones.isEmpty:
+            return SubscriptionSpec(user: spec.owner, database: "private", kind: .zone, zone: random.pick(liveZones))
+        case 3, 4:
+            var query = SubscriptionSpec(user: spec.owner, database: "private", kind: .query)
+            if let zone = random.maybePick(liveZones), random.chance(0.8) {
+                query.zone = zone
+                query.recordType = random.pick(Self.types + ["Gen"])
+            } else {
+                query.user = random.pick(spec.users)
+                query.database = "public"
+                query.recordType = "Card"
+            }
+            if random.chance(0.5) {
+                let triggers = ["create", "update", "delete"].filter { _ in random.chance(0.6) }
+                query.firesOn = triggers.isEmpty ? ["update"] : triggers
+            }
+            query.firesOnce = random.chance(0.25)
+            return query
+        default:
+            return SubscriptionSpec(user: random.pick(spec.users), database: "shared")
+        }
     }
 
     private mutating func zone(_ name: String, users: [String]) -> ZoneSpec {

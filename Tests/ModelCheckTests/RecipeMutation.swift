@@ -15,8 +15,8 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
     /// `share: none` on a hierarchy root and `absent: true` on one of its children, in one edit.
     case shareNoneAndAbsentChild(zone: String, root: String, child: String)
     case markZoneAbsent(zone: String)
-    /// Declares the user's database subscription in that database, or stops declaring it.
-    case toggleSubscription(user: String, database: String)
+    /// Declares the subscription, or stops declaring it.
+    case toggleSubscription(SubscriptionSpec)
 
     var description: String {
         switch self {
@@ -33,7 +33,7 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
         case .shareNone(let z, let root): "share: none on \(Self.address(z, root))"
         case .shareNoneAndAbsentChild(let z, let root, let c): "share: none on \(z)/\(root) and \(z)/\(c) absent"
         case .markZoneAbsent(let z): "mark zone \(z) absent"
-        case .toggleSubscription(let u, let d): "declare or stop declaring \(u)'s \(d) database subscription"
+        case .toggleSubscription(let s): "declare or stop declaring the subscription \(s.yaml)"
         }
     }
 
@@ -115,11 +115,13 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
         case .markZoneAbsent(let zone):
             guard let z = spec.zones.firstIndex(where: { $0.name == zone }), !spec.zones[z].absent else { return false }
             spec.zones[z] = ZoneSpec(name: zone, absent: true)
+            // A person deleting a zone stops declaring what watches it, or the recipe names a zone it deletes.
+            spec.subscriptions.removeAll { $0.zone == zone }
             return true
-        case .toggleSubscription(let user, let database):
-            guard spec.users.contains(user) else { return false }
-            let subscription = SubscriptionSpec(user: user, database: database)
-            if let index = spec.subscriptions.firstIndex(of: subscription) {
+        case .toggleSubscription(let subscription):
+            guard spec.users.contains(subscription.user) else { return false }
+            if let zone = subscription.zone, spec.zone(zone)?.absent != false { return false }
+            if let index = spec.subscriptions.firstIndex(where: { $0.id == subscription.id }) {
                 spec.subscriptions.remove(at: index)
             } else {
                 spec.subscriptions.append(subscription)

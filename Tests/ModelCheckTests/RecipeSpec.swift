@@ -9,7 +9,7 @@ struct RecipeSpec: Hashable, Sendable {
     var users: [String]
     var zones: [ZoneSpec]
     var publicRecords: [RecordSpec]
-    /// Database subscriptions, at most one per user and database.
+    /// Users' subscriptions of every type, each with its own ID.
     var subscriptions: [SubscriptionSpec] = []
 
     var owner: String { users[0] }
@@ -95,11 +95,7 @@ struct RecipeSpec: Hashable, Sendable {
         }
         if !subscriptions.isEmpty {
             out += "subscriptions:\n"
-            for subscription in subscriptions {
-                out +=
-                    "  - { as: \(subscription.user), id: \(subscription.id), database: \(subscription.database), "
-                    + "type: database }\n"
-            }
+            for subscription in subscriptions { out += "  - \(subscription.yaml)\n" }
         }
         if !lane.isEmpty {
             out += "lanes:\n  check:\n    steps:\n"
@@ -109,11 +105,37 @@ struct RecipeSpec: Hashable, Sendable {
     }
 }
 
-/// A user's database subscription in one of their databases.
+/// A user's subscription in one of their databases: a `database` subscription (private or shared), a `zone`
+/// subscription on one of the owner's zones, or a `query` subscription (on an owner's zone in the private
+/// database, or on the public database's default zone).
 struct SubscriptionSpec: Hashable, Sendable {
+    enum Kind: String, Hashable, Sendable { case database, zone, query }
     var user: String
     var database: String
-    var id: String { "\(user)-\(database)" }
+    var kind: Kind = .database
+    /// The watched zone (`zone`, and a private `query`).
+    var zone: String?
+    var recordType: String?
+    /// `fires_on` (`query` only); nil for all three.
+    var firesOn: [String]?
+    var firesOnce = false
+
+    /// Unique per user and database by construction: what the subscription watches names it.
+    var id: String {
+        var id = "\(user)-\(database)-\(kind.rawValue)"
+        if let zone { id += "-\(zone)" }
+        if let recordType { id += "-\(recordType)" }
+        return id
+    }
+
+    var yaml: String {
+        var parts = ["as: \(user)", "id: \(id)", "database: \(database)", "type: \(kind.rawValue)"]
+        if let zone { parts.append("zone: \(zone)") }
+        if let recordType { parts.append("record_type: \(recordType)") }
+        if let firesOn { parts.append("fires_on: [\(firesOn.joined(separator: ", "))]") }
+        if firesOnce { parts.append("fires_once: true") }
+        return "{ " + parts.joined(separator: ", ") + " }"
+    }
 }
 
 struct ZoneSpec: Hashable, Sendable {

@@ -128,6 +128,29 @@ struct SubscriptionPlanTests {
         return (recipe, store)
     }
 
+    @Test(
+        "an apply whose writes fire a declared fires_once subscription saves it again: a second apply changes nothing")
+    func firesOnceIsSavedAgain() async throws {
+        let store = try freshStore()
+        _ = try await Self.roundTrip(store)
+        let alice = try #require(try await store.signInExisting(email: "alice@example.com")).recordName
+        let channel = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice)
+        // A new Topic fires `new-topics` (fires_once: create), which CloudKit then removes.
+        let edited = try Self.recipe(
+            Self.yaml.replacingOccurrences(
+                of: "welcome: { type: Topic, fields: { title: Welcome } }",
+                with: "welcome: { type: Topic, fields: { title: Welcome } }\n      rules: { type: Topic }"))
+        let plan = try await Self.plan(edited, store)
+        #expect(plan.changes.map(\.address) == ["record Topics/rules"])
+        #expect(plan.rearm?.map(\.path) == ["alice/private/new-topics"])
+        _ = try await Self.apply(plan, store)
+        let heard = try await store.receiveNotifications(on: channel, limit: 10, as: alice)
+        #expect(heard.filter { $0.subscriptionID == "new-topics" }.map(\.recordName) == ["rules"])
+        #expect(try await Self.ids(store, "alice@example.com", .private).contains("new-topics"))
+        let again = try await Self.plan(edited, store)
+        #expect(again.changes.map(\.address) == [])
+    }
+
     @Test("a subscription that differs is updated; an undeclared one is kept with a note, or deleted under --prune")
     func differsAndUndeclared() async throws {
         let (recipe, store) = try await Self.changedBehindItsBack()

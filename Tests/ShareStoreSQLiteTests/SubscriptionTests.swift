@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ShareKit
 import ShareStoreSQLite
 import Testing
@@ -265,5 +266,158 @@ import Testing
         #expect(got.map(\.recordName) == ["bob-card"])
         #expect(got.first?.database == .public)
         #expect(got.first?.changedBy == bob)
+    }
+
+    /// Alice's zone shared zone-wide with Bob (accepted) and Carol (invited): the share as saved.
+    private func sharedLists(_ alice: UserRecordName, _ bob: UserRecordName, _ carol: UserRecordName) async throws
+        -> Share
+    {
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        var share = Share.zoneWide(zone, title: "Lists")
+        share.participants = [
+            Participant(userRecordName: bob, permission: .readWrite),
+            Participant(userRecordName: carol, permission: .readOnly),
+        ]
+        let saved = try #require(
+            try await store.modifyRecords(
+                [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        _ = try await store.acceptShare(url: try #require(saved.url), as: bob)
+        return saved
+    }
+
+    @Test("accepting, leaving and changing a share and deleting a shared zone notify the owner and the participants")
+    func zoneLevelChanges() async throws {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        let carol = try await user("carol")
+        let share = try await sharedLists(alice, bob, carol)
+        _ = try await save([.database("mine"), .zone("lists", zone)], as: alice)
+        _ = try await save([.database("theirs")], in: .shared, as: bob)
+        _ = try await save([.database("theirs")], in: .shared, as: carol)
+        let alices = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice)
+        let bobs = try await store.openNotificationChannel(apnsEnvironment: "development", as: bob)
+        let carols = try await store.openNotificationChannel(apnsEnvironment: "development", as: carol)
+
+        // Carol accepts: a zone appears in her shared database, and Alice's share changed.
+        _ = try await store.acceptShare(url: try #require(share.url), as: carol)
+        #expect(try await drain(alices, as: alice).map(\.subscriptionID).sorted() == ["lists", "mine"])
+        #expect(try await drain(carols, as: carol).map(\.subscriptionID) == ["theirs"])
+        #expect(try await drain(bobs, as: bob).isEmpty)
+
+        // Alice removes Carol from the share: Carol's shared database loses the zone; Bob's stays as it was,
+        // but the share he is in changed.
+        var fewer = try #require(
+            try await store.lookupRecords([share.recordName], in: zone, database: .private, as: alice)[0].share)
+        fewer.participants.removeAll { $0.userRecordName == carol }
+        _ = try await store.modifyRecords(
+            [.init(.update, share: fewer)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(try await drain(alices, as: alice).map(\.subscriptionID).sorted() == ["lists", "mine"])
+        #expect(try await drain(carols, as: carol).map(\.subscriptionID) == ["theirs"])
+        #expect(try await drain(bobs, as: bob).map(\.subscriptionID) == ["theirs"])
+
+        // Bob leaves.
+        try await store.leaveShare(
+            recordName: share.recordName, in: ZoneID(zoneName: "Lists", ownerRecordName: alice), as: bob)
+        #expect(try await drain(alices, as: alice).map(\.subscriptionID).sorted() == ["lists", "mine"])
+        #expect(try await drain(bobs, as: bob).map(\.subscriptionID) == ["theirs"])
+        #expect(try await drain(carols, as: carol).isEmpty)
+
+    }
+
+    @Test("deleting a shared zone notifies the owner's subscriptions and the accepted participants'")
+    func deletingASharedZone() async throws {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        let carol = try await user("carol")
+        _ = try await sharedLists(alice, bob, carol)
+        _ = try await save([.database("mine"), .zone("lists", zone)], as: alice)
+        _ = try await save([.database("theirs")], in: .shared, as: bob)
+        _ = try await save([.database("theirs")], in: .shared, as: carol)
+        let alices = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice)
+        let bobs = try await store.openNotificationChannel(apnsEnvironment: "development", as: bob)
+        let carols = try await store.openNotificationChannel(apnsEnvironment: "development", as: carol)
+        _ = try await store.modifyZones([.init(.delete, zone)], in: .private, as: alice)
+        let toAlice = try await drain(alices, as: alice)
+        #expect(toAlice.map(\.subscriptionID).sorted() == ["lists", "mine"])
+        #expect(toAlice.allSatisfy { $0.zoneID == zone && $0.recordName == nil })
+        let toBob = try await drain(bobs, as: bob)
+        #expect(toBob.map(\.subscriptionID) == ["theirs"])
+        #expect(toBob.first?.zoneID == ZoneID(zoneName: "Lists", ownerRecordName: alice))
+        // Carol never accepted: the zone was never in her shared database.
+        #expect(try await drain(carols, as: carol).isEmpty)
+    }
+
+    @Test("a record moved out of a shared hierarchy notifies the participant who could see it")
+    func movedOutOfTheHierarchy() async throws {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        _ = try await store.modifyRecords(
+            [
+                .init(.create, todo("trip", in: zone, title: "Trip")),
+                .init(.create, todo("home", in: zone, title: "Home")),
+                .init(.create, todo("leg", in: zone, title: "Leg", parent: "trip")),
+                .init(
+                    .create,
+                    share: Share(
+                        recordName: "", zoneID: zone, rootRecordName: "trip",
+                        participants: [Participant(userRecordName: bob, permission: .readOnly)])),
+            ], in: zone, database: .private, atomic: true, as: alice)
+        let shareName = try #require(try await store.record("trip", in: zone, as: alice)?.shareRecordName)
+        let share = try #require(
+            try await store.lookupRecords([shareName], in: zone, database: .private, as: alice)[0].share)
+        _ = try await store.acceptShare(url: try #require(share.url), as: bob)
+        _ = try await save([.database("shared")], in: .shared, as: bob)
+        let channel = try await store.openNotificationChannel(apnsEnvironment: "development", as: bob)
+        var leg = try #require(try await store.record("leg", in: zone, as: alice))
+        leg.parent = "home"
+        _ = try await store.modifyRecords([.init(.update, leg)], in: zone, database: .private, atomic: true, as: alice)
+        #expect(try await drain(channel, as: bob).count == 1)
+    }
+
+    @Test("notifications are kept until every channel of their recipient delivered them; a user keeps 10 channels")
+    func notificationsAreNotKeptForever() async throws {
+        let alice = try await user("alice")
+        _ = try await save([.database("d")], as: alice)
+        let queue = try DatabaseQueue(path: temp.path)
+        func kept() throws -> Int {
+            try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification") ?? -1 }
+        }
+        // No channel: nothing could ever deliver it, so nothing is kept.
+        _ = try await store.create(todo("a", in: .defaultZone, title: "A"), in: .defaultZone, as: alice)
+        #expect(try kept() == 0)
+        let first = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice)
+        let second = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice)
+        _ = try await store.create(todo("b", in: .defaultZone, title: "B"), in: .defaultZone, as: alice)
+        #expect(try kept() == 1)
+        #expect(try await drain(first, as: alice).count == 1)
+        #expect(try kept() == 1)  // the second channel has not delivered it yet
+        #expect(try await drain(second, as: alice).count == 1)
+        #expect(try kept() == 0)
+        // Ten more channels close the two oldest: their tokens are not found any more.
+        for _ in 0..<10 { _ = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice) }
+        await #expect(throws: ShareError.self) { _ = try await drain(first, as: alice) }
+        await #expect(throws: ShareError.self) { _ = try await drain(second, as: alice) }
+    }
+
+    @Test("a recipient keeps at most 1,000 undelivered notifications, the newest")
+    func undeliveredAreCapped() async throws {
+        let alice = try await user("alice")
+        _ = try await save([.query("todos", recordType: "Todo", firesOn: [.create])], as: alice)
+        let channel = try await store.openNotificationChannel(apnsEnvironment: "development", as: alice)
+        for batch in 0..<6 {
+            _ = try await store.modifyRecords(
+                (0..<200).map { .init(.create, todo("t\(batch)-\($0)", in: .defaultZone, title: "T")) },
+                in: .defaultZone, database: .private, atomic: false, as: alice)
+        }
+        var received: [SubscriptionNotification] = []
+        while true {
+            let batch = try await store.receiveNotifications(on: channel, limit: 200, as: alice)
+            received += batch
+            if batch.isEmpty { break }
+        }
+        #expect(received.count == 1000)
+        #expect(received.first?.recordName == "t1-0")
+        #expect(received.last?.recordName == "t5-199")
     }
 }
