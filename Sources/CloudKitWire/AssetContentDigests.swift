@@ -12,6 +12,8 @@ import ShareKit
 /// and environment), what one command learned serves the next; without one, a process remembers for itself.
 public final class AssetContentDigests: @unchecked Sendable {
     private let lock = NSLock()
+    /// Held while the file is read, merged and written, so that two zones read at once both land in it.
+    private let fileLock = NSLock()
     private var digests: [String: String] = [:]
     private var file: URL?
 
@@ -50,8 +52,10 @@ public final class AssetContentDigests: @unchecked Sendable {
             return self.file
         }
         guard let file else { return true }
+        fileLock.lock()
+        defer { fileLock.unlock() }
         var merged = Self.read(file)
-        merged.merge(learned) { _, new in new }
+        merged.merge(lock.withLock { digests }) { _, mine in mine }
         do {
             try FileManager.default.createDirectory(
                 at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
