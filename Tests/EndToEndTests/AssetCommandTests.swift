@@ -162,7 +162,7 @@ struct AssetCommandTests {
         let writes = server.log.components(separatedBy: "/records/modify").count
         let stale = try server.run(["apply", "--yes", planFile], environment: cache)
         #expect(stale.status == 1, "\(stale.output)")
-        #expect(stale.stderr.contains("asset file"), "\(stale.output)")
+        #expect(stale.stderr.contains("stale: a file it uploads changed since it was planned"), "\(stale.output)")
         #expect(stale.stderr.contains("p1.txt changed"), "\(stale.output)")
         #expect(server.log.components(separatedBy: "/records/modify").count == writes, "\(server.log)")
         #expect(!server.log.contains("/assets/upload"), "nothing was uploaded:\n\(server.log)")
