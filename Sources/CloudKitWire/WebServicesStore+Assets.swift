@@ -17,6 +17,8 @@ extension WebServicesStore {
             /// The position in an `ASSETID_LIST`; nil for an `ASSETID` field.
             var element: Int?
             var path: String
+            /// The file's digest when it was planned (`PATH#fnv1a64:HEX`).
+            var planned: String?
             var token: UploadAssetsRequest.Token
         }
         var pending: [Pending] = []
@@ -38,12 +40,14 @@ extension WebServicesStore {
                         throw ShareError(
                             .badRequest,
                             "field \(field) of record \(record.recordName) names the file \(asset.location), which "
-                                + "\(displayName) must upload, but does not know where it is: apply it from its recipe",
+                                + "\(displayName) must upload, but does not know where it is: apply its recipe, or a plan saved by "
+                                + "`sharelane plan --out`",
                             subject: record.recordName)
                     }
                     pending.append(
                         Pending(
                             operation: index, field: field, element: element, path: path,
+                            planned: asset.isComputedChecksum ? asset.checksum : nil,
                             token: .init(
                                 recordName: record.recordName, recordType: record.recordType, fieldName: field)))
                 }
@@ -64,16 +68,32 @@ extension WebServicesStore {
                     throw ShareError(
                         .badRequest, "cannot read the asset file \(item.path): \(error.localizedDescription)")
                 }
+                // The bytes sent are the bytes planned: a file changed since its plan is not uploaded.
+                let digest = FNV1a64.checksum(of: bytes)
+                if let planned = item.planned, digest != planned {
+                    throw ShareError(
+                        .badRequest,
+                        "the asset file \(item.path) changed since it was planned (\(planned), now \(digest)); plan "
+                            + "again", subject: item.token.recordName)
+                }
                 let uploaded = try await upload(bytes, to: token.url, what: item.path)
                 guard let checksum = uploaded.fileChecksum, let receipt = uploaded.receipt else {
                     throw ShareError(
                         .internalError, "the upload of \(item.path) answered without a fileChecksum or receipt")
                 }
+                // A checksum sharelane cannot compute (Apple's) is remembered with the digest of what went up,
+                // so the next plan knows the live asset is this file.
+                let content: String? = checksum == digest ? nil : digest
+                if content != nil, !assetContents.remember([checksum: digest]) {
+                    logger.notice(
+                        "cannot write the file of known asset checksums; the next command downloads to compare")
+                }
                 guard case .record(var record) = result[item.operation].item else { continue }
                 let saved = FieldValue.assetID(
                     AssetValue(
                         checksum: checksum, size: uploaded.size ?? bytes.count, receipt: receipt,
-                        wrappingKey: uploaded.wrappingKey, referenceChecksum: uploaded.referenceChecksum
+                        wrappingKey: uploaded.wrappingKey, referenceChecksum: uploaded.referenceChecksum,
+                        content: content
                     ).text)
                 if let element = item.element, case .list(let type, var values)? = record.fields[item.field] {
                     values[element] = saved
@@ -89,8 +109,9 @@ extension WebServicesStore {
 
     /// The bytes of an asset read from this store (its `downloadURL`, with Apple's `${f}` file name
     /// placeholder replaced by `asset`); nil for a value with no download URL.
-    /// - Throws: `ShareError` when the download fails, or its bytes do not have the checksum sharelane
-    ///   computed for them (`fnv1a64:`; Apple's own checksums are not checked, their algorithm is not known).
+    /// - Throws: `ShareError` when the download fails, or its bytes do not have the digest sharelane knows
+    ///   for them (`AssetValue.contentDigest`; an unknown Apple checksum is not checked, its algorithm is not
+    ///   known).
     public func downloadAsset(_ asset: AssetValue) async throws -> [UInt8]? {
         guard asset.isDownloadURL else { return nil }
         let url = asset.location.replacingOccurrences(of: "${f}", with: "asset")
@@ -108,11 +129,93 @@ extension WebServicesStore {
                 .notFound, "downloading the asset \(asset.checksum) answered HTTP \(response.status.code)",
                 subject: asset.checksum)
         }
-        if asset.isComputedChecksum, FNV1a64.checksum(of: bytes) != asset.checksum {
+        if let expected = asset.contentDigest ?? assetContents.content(of: asset.checksum),
+            FNV1a64.checksum(of: bytes) != expected
+        {
             throw ShareError(
                 .internalError, "the asset downloaded for \(asset.checksum) has other bytes (\(bytes.count) bytes)")
         }
         return bytes
+    }
+
+    /// The records with each asset whose checksum sharelane cannot compute (Apple's `fileChecksum`) marked
+    /// with the digest of its bytes (`AssetValue.content`), so plans compare it with a recipe's file: from
+    /// what this client remembers (`assetContents`), else by downloading it once and remembering.
+    /// An asset that cannot be downloaded stays unmarked (a plan then shows it as changed), with a notice.
+    func knowingAssetContents(_ records: [Record]) async throws -> [Record] {
+        var result = records
+        var learned: [String: String] = [:]
+        for index in result.indices where result[index].fields.values.contains(where: Self.hasUnmarkedAsset) {
+            for (name, value) in result[index].fields {
+                let marked = try await markingContent(value, learned: &learned)
+                if marked != value { result[index].fields[name] = marked }
+            }
+        }
+        if !learned.isEmpty, !assetContents.remember(learned) {
+            logger.notice("cannot write the file of known asset checksums; the next command downloads to compare")
+        }
+        return result
+    }
+
+    func knowingAssetContents(_ outcomes: [RecordOutcome]) async throws -> [RecordOutcome] {
+        guard
+            outcomes.contains(where: {
+                if case .saved(let record) = $0 {
+                    record.fields.values.contains(where: Self.hasUnmarkedAsset)
+                } else {
+                    false
+                }
+            })
+        else { return outcomes }
+        var result = outcomes
+        for index in result.indices {
+            guard case .saved(let record) = result[index] else { continue }
+            result[index] = .saved(try await knowingAssetContents([record])[0])
+        }
+        return result
+    }
+
+    /// Whether the value holds an asset with a checksum sharelane cannot compute and no known content.
+    private static func hasUnmarkedAsset(_ value: FieldValue) -> Bool {
+        switch value {
+        case .assetID(let text):
+            guard let asset = AssetValue(text: text) else { return false }
+            return asset.contentDigest == nil && asset.isDownloadURL
+        case .list(.assetID, let values):
+            return values.contains(where: hasUnmarkedAsset)
+        default:
+            return false
+        }
+    }
+
+    private func markingContent(_ value: FieldValue, learned: inout [String: String]) async throws -> FieldValue {
+        switch value {
+        case .assetID(let text):
+            guard var asset = AssetValue(text: text), asset.contentDigest == nil, asset.isDownloadURL else {
+                return value
+            }
+            if let known = learned[asset.checksum] ?? assetContents.content(of: asset.checksum) {
+                asset.content = known
+            } else {
+                do {
+                    guard let bytes = try await downloadAsset(asset) else { return value }
+                    asset.content = FNV1a64.checksum(of: bytes)
+                    learned[asset.checksum] = asset.content
+                } catch let error as ShareError {
+                    logger.notice(
+                        "cannot download an asset to compare it by content; plans show it as changed",
+                        metadata: ["checksum": "\(asset.checksum)", "reason": "\(error.reason)"])
+                    return value
+                }
+            }
+            return .assetID(asset.text)
+        case .list(.assetID, let values):
+            var marked: [FieldValue] = []
+            for element in values { marked.append(try await markingContent(element, learned: &learned)) }
+            return .list(elementType: .assetID, marked)
+        default:
+            return value
+        }
     }
 
     /// POSTs the bytes to an upload URL (no tokens: the URL is the credential) and reads `singleFile`.

@@ -15,10 +15,13 @@ import ShareKit
 public final class WebServicesStore: Store {
     public let endpoint: WebServicesEndpoint
     public let retryPolicy: RetryPolicy
-    private let logger: Logger
+    let logger: Logger
     let chains: TokenChains
     /// Where the files of `!asset` values are (the recipe's directory), for uploading them before a save.
     public let assetFiles: AssetFileResolver
+    /// The content digests of the service's asset checksums, so plans compare assets by content
+    /// (`AssetContentDigests`).
+    public let assetContents: AssetContentDigests
     private var sessions: SessionBook { chains.sessions }
 
     /// How long a request keeps trying to reach a service that refuses or does not answer connections,
@@ -54,6 +57,7 @@ public final class WebServicesStore: Store {
             endpoint: endpoint, retryPolicy: retryPolicy, httpClient: httpClient, timeout: .seconds(timeoutSeconds),
             reachTimeout: reachTimeout, counter: RequestCounter(), logger: logger)
         self.assetFiles = AssetFileResolver()
+        self.assetContents = AssetContentDigests()
         self.chains = TokenChains(
             transport: transport,
             sessions: SessionBook(cloudKitToken: endpoint.kind == .cloudKit ? endpoint.webAuthToken : nil))
@@ -79,6 +83,7 @@ public final class WebServicesStore: Store {
         self.logger = store.logger
         self.chains = store.chains
         self.assetFiles = store.assetFiles
+        self.assetContents = store.assetContents
     }
 
     // MARK: Users
@@ -231,8 +236,9 @@ public final class WebServicesStore: Store {
             let response: RecordsResponse = try await send(
                 .recordsLookup, database: database,
                 body: LookupRecordsRequest(recordNames: chunk, zoneID: zoneID), as: user)
-            return try Self.inOrder(
-                response.records.map { $0.outcome(in: zoneID) }, count: chunk.count, what: .recordsLookup)
+            return try await knowingAssetContents(
+                try Self.inOrder(
+                    response.records.map { $0.outcome(in: zoneID) }, count: chunk.count, what: .recordsLookup))
         }
     }
 
@@ -245,7 +251,8 @@ public final class WebServicesStore: Store {
             if let error = entry.error(in: zoneID) { throw error }
             return entry.record(in: zoneID)
         }
-        return QueryPage(records: records, continuationMarker: response.continuationMarker)
+        return QueryPage(
+            records: try await knowingAssetContents(records), continuationMarker: response.continuationMarker)
     }
 
     /// Applies the operations, 200 a request; `atomic` holds within each request of 200.
@@ -303,9 +310,10 @@ public final class WebServicesStore: Store {
             pending = atomic ? pending : retryable.map { pending[$0] }
             attempt += 1
         }
-        return outcomes.enumerated().map { index, outcome in
-            outcome ?? .failed(recordName: chunk[index].recordName, ShareError(.internalError, "no answer"))
-        }
+        return try await knowingAssetContents(
+            outcomes.enumerated().map { index, outcome in
+                outcome ?? .failed(recordName: chunk[index].recordName, ShareError(.internalError, "no answer"))
+            })
     }
 
     /// Whether the operation writes a record's every field (a create or a replace, not a share).
@@ -383,7 +391,9 @@ public final class WebServicesStore: Store {
         guard let first = response.zones.first else {
             throw ShareError(.internalError, "changes/zone answered no zone", subject: "zone \(zoneID.zoneName)")
         }
-        return try first.changes(in: zoneID)
+        var changes = try first.changes(in: zoneID)
+        changes.changedRecords = try await knowingAssetContents(changes.changedRecords)
+        return changes
     }
 
     // MARK: Schema

@@ -27,6 +27,11 @@ package struct WireAsset: Codable, Sendable, Hashable {
     /// emulator answers a request (`http://HOST:PORT`), so a kept asset is written with its `downloadURL`.
     @TaskLocal package static var downloadBase: String?
 
+    /// How `sharelane serve` spells the checksum of an asset it keeps (`fnv1a64:HEX`) while it answers a
+    /// request: as the `fileChecksum`, and as it stands in the download URL's path. nil: as it is kept
+    /// (`serve --opaque-checksums` sets one that the client cannot compute, as Apple's).
+    @TaskLocal package static var servedChecksum: (@Sendable (String) -> (fileChecksum: String, path: String))?
+
     /// The path of a kept asset's bytes on `sharelane serve`; `${f}` is the file name placeholder of
     /// Apple's download URLs, which the client replaces with a file name of its choice.
     package static func downloadPath(checksum: String) -> String {
@@ -49,8 +54,9 @@ package struct WireAsset: Codable, Sendable, Hashable {
         } else if asset.isDownloadURL {
             self.init(downloadURL: asset.location, fileChecksum: asset.checksum, size: asset.size)
         } else if asset.location.isEmpty, let base = Self.downloadBase {
+            let served = Self.servedChecksum?(asset.checksum) ?? (fileChecksum: asset.checksum, path: asset.checksum)
             self.init(
-                downloadURL: base + Self.downloadPath(checksum: asset.checksum), fileChecksum: asset.checksum,
+                downloadURL: base + Self.downloadPath(checksum: served.path), fileChecksum: served.fileChecksum,
                 size: asset.size)
         } else {
             return nil

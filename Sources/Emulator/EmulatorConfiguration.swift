@@ -22,12 +22,15 @@ public struct EmulatorConfiguration: Sendable {
     public var strictTokens: Bool
     /// The server-to-server keys whose signed requests reach the public database (`serve --server-key`).
     public var serverKeys: ServerKeyring
+    /// Asset checksums are answered as Apple's look, a digest the client cannot compute
+    /// (`serve --opaque-checksums`, `OpaqueAssetChecksum`); by default serve's own `fnv1a64:HEX`.
+    public var opaqueChecksums: Bool
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),
         tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20, clock: EmulatorClock = .system,
         consoleSessionLifetime: Duration = .seconds(8 * 3600), strictTokens: Bool = false,
-        serverKeys: ServerKeyring = ServerKeyring()
+        serverKeys: ServerKeyring = ServerKeyring(), opaqueChecksums: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -38,6 +41,7 @@ public struct EmulatorConfiguration: Sendable {
         self.consoleSessionLifetime = consoleSessionLifetime
         self.strictTokens = strictTokens
         self.serverKeys = serverKeys
+        self.opaqueChecksums = opaqueChecksums
     }
 
     /// Whether `given` is this emulator's API token, compared in constant time so that the answer's timing

@@ -61,7 +61,8 @@ extension EmulatorService {
                 "the asset is larger than CloudKit's limit of 50 MB an asset (\(limit) bytes), or was cut short")
         }
         let bytes = [UInt8](buffer.readableBytesView)
-        let checksum = try await store.saveAssetBytes(bytes)
+        let kept = try await store.saveAssetBytes(bytes)
+        let checksum = servedChecksum?(kept).fileChecksum ?? kept
         let answer = UploadedAssetResponse(
             singleFile: WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum)))
         return WireResponse.json(try encode(answer))
@@ -70,13 +71,31 @@ extension EmulatorService {
     /// `GET /assets/download/{checksum}/{file name}`: the bytes kept under the checksum, whatever the file
     /// name (`${f}` as handed out, or the name a client put in its place).
     func downloadAsset(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
-        let checksum = context.parameters.get("checksum") ?? ""
+        let given = context.parameters.get("checksum") ?? ""
+        let checksum = keptChecksum(given) ?? given
         guard let bytes = try await store.assetBytes(checksum: checksum) else {
             throw ShareError(.notFound, "no asset \(checksum) is kept here", subject: checksum)
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// How this server spells a kept checksum in its answers: as Apple's look with `--opaque-checksums`
+    /// (`OpaqueAssetChecksum`), else as kept.
+    var servedChecksum: (@Sendable (String) -> (fileChecksum: String, path: String))? {
+        guard configuration.opaqueChecksums else { return nil }
+        return { kept in
+            guard let opaque = OpaqueAssetChecksum.spell(kept) else { return (kept, kept) }
+            return (opaque, OpaqueAssetChecksum.urlSafe(opaque))
+        }
+    }
+
+    /// The kept checksum (`fnv1a64:HEX`) a client's checksum stands for: itself, or with `--opaque-checksums`
+    /// the one an opaque checksum was spelled from; nil for one this server did not hand out.
+    func keptChecksum(_ given: String) -> String? {
+        if given.hasPrefix(AssetValue.checksumPrefix) { return given }
+        return configuration.opaqueChecksums ? OpaqueAssetChecksum.read(given) : nil
     }
 
     /// The receipt of an upload: it names the content, which `records/modify` finds in the store.
@@ -115,14 +134,15 @@ extension EmulatorService {
                         + "singleFile dictionary the upload answered as it is",
                     subject: record)
             }
-            guard asset.isComputedChecksum, let bytes = try await store.assetBytes(checksum: asset.checksum) else {
+            guard let kept = keptChecksum(asset.checksum), let bytes = try await store.assetBytes(checksum: kept)
+            else {
                 throw ShareError(
                     .badRequest,
                     "field \(field) of record \(record): no asset \(asset.checksum) was uploaded here; upload it "
                         + "through assets/upload first",
                     subject: record)
             }
-            asset = AssetValue(checksum: asset.checksum, size: bytes.count)
+            asset = AssetValue(checksum: kept, size: bytes.count)
             return .assetID(asset.text)
         case .list(let type, let values) where type == .assetID:
             var kept: [FieldValue] = []

@@ -79,9 +79,11 @@ struct EmulatorService: Sendable {
         let body = try await readBody(&request)
         // Kept assets are answered with a downloadURL on this server, as the client named it.
         let answer = try await WireAsset.$downloadBase.withValue(baseURL(of: request)) {
-            try await dispatch(
-                operation, store: store.inEnvironment(environment), database: database, body: body,
-                as: try context.user())
+            try await WireAsset.$servedChecksum.withValue(servedChecksum) {
+                try await dispatch(
+                    operation, store: store.inEnvironment(environment), database: database, body: body,
+                    as: try context.user())
+            }
         }
         return WireResponse.json(answer)
     }

@@ -39,8 +39,14 @@ extension Applier {
         }
         try await signInKnownUsers(plan)
         let reader = LiveStateReader(store: store, owner: plan.owner.recordName, logger: logger)
-        let live = try await reader.read(
-            zoneNames: plan.basis.zones.map(\.zoneName), publicRecordNames: plan.basis.publicRecordNames)
+        // An owner the store did not have when the plan was made, and still does not (`signInKnownUsers`),
+        // owns nothing, and there is no one to read as: the planner read nothing either. (Reading as nobody
+        // failed over http: with "no web auth token for user".)
+        let live =
+            plan.owner.isNew
+            ? LiveState(zones: [:], publicRecords: [:], storeCalls: 0)
+            : try await reader.read(
+                zoneNames: plan.basis.zones.map(\.zoneName), publicRecordNames: plan.basis.publicRecordNames)
         var differences: [String] = []
         for zone in plan.basis.zones {
             let liveZone = live.zones[zone.zoneName]
@@ -73,7 +79,24 @@ extension Applier {
             default: break
             }
         }
+        differences += Self.changedAssetFiles(plan)
         if !differences.isEmpty { throw PlannerError.stalePlan(changes: differences) }
+    }
+
+    /// The asset files a plan uploads whose bytes are no longer those planned (the digest in their
+    /// `ASSETID` text), or that are gone.
+    static func changedAssetFiles(_ plan: Plan) -> [String] {
+        var changed: [String] = []
+        for (text, path) in (plan.assetFiles ?? [:]).sorted(by: { $0.value < $1.value }) {
+            guard let planned = AssetValue(text: text)?.checksum else { continue }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                changed.append("asset file \(path) is gone")
+                continue
+            }
+            let now = FNV1a64.checksum(of: data)
+            if now != planned { changed.append("asset file \(path) changed (\(planned) → \(now))") }
+        }
+        return changed
     }
 
     private static func describe(name: String, zone: String, live: LiveZone?) -> String {

@@ -40,6 +40,14 @@ public struct Plan: Sendable, Hashable, Codable {
     /// apply's own record writes may fire them, which removes them (CloudKit's firesOnce). Apply saves again
     /// those it finds gone after its writes, so that a second apply changes nothing. Nil when there are none.
     public var rearm: [PlannedSubscription]?
+    /// The local files of the `!asset` values the changes save, by `ASSETID` text (`PATH#fnv1a64:HEX`, the
+    /// digest of the bytes planned), as absolute paths: an `http:` or `cloudkit:` apply of a saved plan
+    /// uploads them, and a file whose bytes changed since makes the plan stale. nil when there are none.
+    public var assetFiles: [String: String]?
+    /// The recipe's container and environment, which an `http:` or `cloudkit:` apply of a saved plan
+    /// addresses; nil in plans saved before they were kept.
+    public var container: String?
+    public var environment: CloudKitEnvironment?
 
     public init(
         formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,

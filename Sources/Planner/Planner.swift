@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Recipe
 import ShareKit
@@ -319,6 +320,9 @@ public struct Planner: Sendable {
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
         // A targeted plan writes only what it names; its writes are left to consume what they fire.
         if options.targets.isEmpty && !rearm.isEmpty { plan.rearm = rearm }
+        plan.assetFiles = Self.assetFiles(of: changes, recipe: recipe)
+        plan.container = recipe.container
+        plan.environment = recipe.environment
         plan.schema = try await planSchema(
             recipe, reader: ownerRecordName ?? users.entries.lazy.compactMap(\.recordName).first)
         // A plan that took every zone from the file, the store's token unchanged, would write the same file.
@@ -341,6 +345,27 @@ public struct Planner: Sendable {
             "planned \(recipe.name): \(plan.summary.line) (\(calls) store calls, \(fromCache) zone\(fromCache == 1 ? "" : "s") from the cache)"
         )
         return plan
+    }
+
+    /// The files of the `!asset` values the changes save, by `ASSETID` text (`PATH#fnv1a64:HEX`), as absolute
+    /// paths: what a saved plan's apply uploads (`Plan.assetFiles`); nil when the changes save none.
+    static func assetFiles(of changes: [PlannedChange], recipe: Recipe) -> [String: String]? {
+        var files: [String: String] = [:]
+        func add(_ value: FieldValue) {
+            switch value {
+            case .assetID(let text):
+                guard files[text] == nil, let path = recipe.assetPath(for: text) else { return }
+                files[text] = URL(fileURLWithPath: path).standardizedFileURL.path
+            case .list(.assetID, let values):
+                values.forEach(add)
+            default:
+                break
+            }
+        }
+        for change in changes {
+            for case .value(let value) in change.record?.fields.values.map({ $0 }) ?? [] { add(value) }
+        }
+        return files.isEmpty ? nil : files
     }
 
     /// The schema changes the recipe needs, against the live schema of the recipe's environment; nil where

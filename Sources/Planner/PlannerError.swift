@@ -50,7 +50,7 @@ public enum PlannerError: Error, Sendable, Hashable, CustomStringConvertible {
             let shown = changes.prefix(20).map { "  - \($0)" }.joined(separator: "\n")
             let more = changes.count > 20 ? "\n  … and \(changes.count - 20) more" : ""
             return """
-                the saved plan is stale: the store changed since it was planned, so nothing was applied.
+                the saved plan is stale: \(Self.staleWhat(changes)) changed since it was planned, so nothing was applied.
                 \(shown)\(more)
                 Run `sharelane plan --out FILE` again, review it, and apply the new plan.
                 """
@@ -65,5 +65,13 @@ public enum PlannerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .zoneNotFound(let zone):
             return "zone '\(zone)' does not exist in the owner's private database: check the name with `sharelane show`"
         }
+    }
+
+    /// What a stale plan's differences are about: the store, the plan's asset files, or both.
+    static func staleWhat(_ changes: [String]) -> String {
+        let files = changes.filter { $0.hasPrefix("asset file ") }.count
+        if files == 0 { return "the store" }
+        if files == changes.count { return files == 1 ? "a file it uploads" : "files it uploads" }
+        return "the store and files it uploads"
     }
 }

@@ -13,9 +13,15 @@ public struct RecipeWriter: Sendable {
     public var header: [String]
     /// Whether `container:` and `environment:` are written (a recipe for a store that addresses one).
     public var writesContainer: Bool
-    /// Asset values written as `!asset PATH`, by their `ASSETID` text: files an export downloaded beside the
-    /// recipe. Any other asset is written as its stored text (`{type: ASSETID, value: …}`).
+    /// Asset values written as `!asset PATH`, by where they are (`assetKey`): files an export downloaded
+    /// beside the recipe. Any other asset is written as its stored text (`{type: ASSETID, value: …}`).
     public var assetFiles: [String: String]
+
+    /// The key of `assetFiles` for the asset in field `field` of record `record` in zone `zone`
+    /// (`_defaultZone` for public records), or for element `element` (from 0) of an `ASSETID_LIST` there.
+    public static func assetKey(zone: String, record: String, field: String, element: Int? = nil) -> String {
+        [zone, record, field, element.map(String.init) ?? ""].joined(separator: "\u{0}")
+    }
 
     public init(header: [String] = [], writesContainer: Bool = true, assetFiles: [String: String] = [:]) {
         self.header = header
@@ -162,8 +168,17 @@ public struct RecipeWriter: Sendable {
                 out.line(indent + 1, "fields:")
                 for field in record.fields.keys.sorted() {
                     guard let value = record.fields[field] else { continue }
-                    if case .value(.assetID(let text)) = value, let path = assetFiles[text] {
+                    let key = { (element: Int?) in
+                        assetFiles[Self.assetKey(zone: zone, record: record.name, field: field, element: element)]
+                    }
+                    if case .value(.assetID) = value, let path = key(nil) {
                         out.line(indent + 2, "\(string(field)): !asset \(string(path))")
+                    } else if case .value(.list(.assetID, let elements)) = value, !elements.isEmpty,
+                        case let paths = elements.indices.compactMap(key), paths.count == elements.count
+                    {
+                        // A list of downloaded assets, each element `!asset PATH`.
+                        let list = paths.map { "!asset \(string($0))" }.joined(separator: ", ")
+                        out.line(indent + 2, "\(string(field)): [\(list)]")
                     } else {
                         out.line(indent + 2, "\(string(field)): \(Self.value(value))")
                     }

@@ -1,6 +1,6 @@
 /// What an `ASSETID` field's text holds: the one reading of `FieldValue.assetID` (issue 14).
 ///
-/// The text is `LOCATION#CHECKSUM[;size=N][;receipt=R][;wrappingKey=K][;referenceChecksum=C]`:
+/// The text is `LOCATION#CHECKSUM[;size=N][;receipt=R][;wrappingKey=K][;referenceChecksum=C][;content=D]`:
 /// - LOCATION says where the bytes are: a file path relative to the recipe's directory (`!asset PATH`), a
 ///   `downloadURL` (a record read over Web Services), or nothing (an asset `sharelane serve` keeps).
 /// - CHECKSUM identifies the content: `fnv1a64:HEX` (FNV-1a 64 of the bytes) wherever sharelane computes
@@ -9,9 +9,12 @@
 /// - `size` is the byte count, `receipt` the upload's receipt (a value about to be saved over Web
 ///   Services), `wrappingKey` and `referenceChecksum` what Apple's private database adds to an upload's
 ///   answer, passed back as they came.
+/// - `content` is the client's own digest (`fnv1a64:HEX`) of the bytes behind a service's checksum that it
+///   cannot compute (Apple's): learned when it uploaded them, or by downloading them once, and remembered
+///   (Docs/CloudKit.md, "Assets"). It is never sent: the service's checksum is what goes back.
 ///
-/// Two asset values are the same asset when their checksums are equal (`sameContent`): plans compare
-/// assets by content, wherever the bytes live.
+/// Two asset values are the same asset when their contents are (`sameContent`): plans compare assets by
+/// content, wherever the bytes live.
 public struct AssetValue: Sendable, Hashable {
     /// Where the bytes are: a file path, a download URL, or empty.
     public var location: String
@@ -21,13 +24,15 @@ public struct AssetValue: Sendable, Hashable {
     public var receipt: String?
     public var wrappingKey: String?
     public var referenceChecksum: String?
+    /// The client's `fnv1a64:HEX` of the bytes behind a checksum it cannot compute; nil when not known.
+    public var content: String?
 
     /// The prefix of checksums sharelane computes.
     public static let checksumPrefix = "fnv1a64:"
 
     public init(
         location: String = "", checksum: String, size: Int? = nil, receipt: String? = nil,
-        wrappingKey: String? = nil, referenceChecksum: String? = nil
+        wrappingKey: String? = nil, referenceChecksum: String? = nil, content: String? = nil
     ) {
         self.location = location
         self.checksum = checksum
@@ -35,6 +40,7 @@ public struct AssetValue: Sendable, Hashable {
         self.receipt = receipt
         self.wrappingKey = wrappingKey
         self.referenceChecksum = referenceChecksum
+        self.content = content
     }
 
     /// Reads an `ASSETID` text; nil when it has no `#CHECKSUM` (a name kept as plain text).
@@ -53,6 +59,8 @@ public struct AssetValue: Sendable, Hashable {
                 wrappingKey = String(part.dropFirst(12))
             } else if part.hasPrefix("referenceChecksum=") {
                 referenceChecksum = String(part.dropFirst(18))
+            } else if part.hasPrefix("content=") {
+                content = String(part.dropFirst(8))
             }
         }
     }
@@ -64,11 +72,18 @@ public struct AssetValue: Sendable, Hashable {
         if let receipt { text += ";receipt=\(receipt)" }
         if let wrappingKey { text += ";wrappingKey=\(wrappingKey)" }
         if let referenceChecksum { text += ";referenceChecksum=\(referenceChecksum)" }
+        if let content { text += ";content=\(content)" }
         return text
     }
 
     /// Whether the checksum is one sharelane computes from the bytes (`fnv1a64:HEX`).
     public var isComputedChecksum: Bool { checksum.hasPrefix(Self.checksumPrefix) }
+
+    /// The `fnv1a64:HEX` of the bytes: the checksum when sharelane computes it, else the remembered
+    /// `content`; nil when neither is known.
+    public var contentDigest: String? {
+        isComputedChecksum ? checksum : content.flatMap { $0.hasPrefix(Self.checksumPrefix) ? $0 : nil }
+    }
 
     /// Whether `location` is a download URL (`http://` or `https://`).
     public var isDownloadURL: Bool { location.hasPrefix("http://") || location.hasPrefix("https://") }
@@ -83,10 +98,12 @@ public struct AssetValue: Sendable, Hashable {
         return size.map { "\(checksum), \($0) bytes" } ?? checksum
     }
 
-    /// Whether two `ASSETID` texts stand for the same asset: the same checksum when both have one, the same
-    /// text otherwise. The one rule plans use to compare assets.
+    /// Whether two `ASSETID` texts stand for the same asset: the same content digest when both have one
+    /// (`contentDigest`: a recipe's file and a service's asset whose bytes the client knows), else the same
+    /// checksum, else the same text. The one rule plans use to compare assets.
     public static func sameContent(_ a: String, _ b: String) -> Bool {
         guard let left = AssetValue(text: a), let right = AssetValue(text: b) else { return a == b }
+        if let x = left.contentDigest, let y = right.contentDigest { return x == y }
         return left.checksum == right.checksum
     }
 }

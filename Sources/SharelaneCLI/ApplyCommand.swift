@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudKitWire
 import Foundation
 import Logging
 import Planner
@@ -58,17 +59,28 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // A local store is locked from the plan to the last write: another apply waits, or is told who holds it.
         let lock = try await lockOptions.lock(storeOptions.url, operation: "apply")
         defer { withExtendedLifetime(lock) {} }
-        // http: and cloudkit: address the recipe's container; a saved plan uses the default one.
-        let store = try storeOptions.open(for: source?.recipe, logger: logger)
+        if isSaved, !targetOptions.targets.isEmpty {
+            throw CLIFailure("a saved plan is applied whole; --target goes with `sharelane plan --out`")
+        }
+        let saved: Plan?
+        do {
+            saved = isSaved ? try SavedPlan.read(from: path) : nil
+        } catch {
+            throw CLIFailure("\(error)")
+        }
+        // http: and cloudkit: address the recipe's container and environment, which a saved plan names too.
+        let store = try storeOptions.open(
+            for: source?.recipe, container: saved?.container, environment: saved?.environment, logger: logger)
         let applier = Applier(store: store, logger: logger)
         let plan: Plan
         do {
-            if isSaved {
-                guard targetOptions.targets.isEmpty else {
-                    throw CLIFailure("a saved plan is applied whole; --target goes with `sharelane plan --out`")
-                }
-                plan = try SavedPlan.read(from: path)
+            if let saved {
+                plan = saved
                 try await applier.verify(plan)
+                if let files = plan.assetFiles, let web = store as? WebServicesStore {
+                    // The plan's `!asset` files, which `verify` found unchanged, are uploaded from where it says.
+                    web.assetFiles.set { files[$0] }
+                }
             } else if let source {
                 plan = try await source.plan(
                     with: Planner(store: store, logger: logger),

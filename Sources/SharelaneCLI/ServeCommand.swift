@@ -58,6 +58,16 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 + "hands out a new one."))
     var strictTokens = false
 
+    @Flag(
+        name: .customLong("opaque-checksums"),
+        help: ArgumentHelp(
+            "Answer assets' fileChecksum as Apple's look: a digest the client cannot compute.",
+            discussion:
+                "By default serve answers its own fnv1a64:HEX of the bytes. With this flag a client meets what it "
+                + "meets on Apple's service, and plans compare assets by the digests it remembers (Docs/CloudKit.md)."
+        ))
+    var opaqueChecksums = false
+
     @Option(
         name: .customLong("server-key"),
         help: ArgumentHelp(
@@ -129,10 +139,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let emulator = CloudKitEmulator(
             store: served,
             configuration: EmulatorConfiguration(
-                host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring),
+                host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
+                opaqueChecksums: opaqueChecksums),
             logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
+        let opaqueChecksums = self.opaqueChecksums
         let storeName = served.displayName
         do {
             try await emulator.run { boundPort in
@@ -148,6 +160,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     lines.append("Server-to-server keys: \(keyring.keyIDs.joined(separator: ", ")) (public database)")
                 }
                 if strictTokens { lines.append("Web auth tokens: one request each (--strict-tokens)") }
+                if opaqueChecksums { lines.append("Asset checksums: opaque, as Apple's (--opaque-checksums)") }
                 lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
                 // Docs/Console.md: the console's address, never with the token in it.
                 lines.append("Console: http://\(host):\(boundPort)/    (read-only; sign in with the API token)")

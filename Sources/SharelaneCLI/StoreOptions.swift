@@ -1,5 +1,6 @@
 import ArgumentParser
 import CloudKitWire
+import Crypto
 import Foundation
 import Logging
 import Recipe
@@ -42,10 +43,13 @@ public struct StoreOptions: ParsableArguments {
     /// `sharelane login` saved (`TokenStore`), and the newest token it is handed is saved back when the
     /// command ends (`TokenKeeper`).
     /// - Throws: `CLIFailure` naming the store and why it cannot be opened.
-    func open(for recipe: Recipe?, environment: CloudKitEnvironment? = nil, logger: Logger) throws -> any Store {
+    /// - Parameter container: the container when there is no recipe to say (a saved plan's).
+    func open(
+        for recipe: Recipe?, container named: String? = nil, environment: CloudKitEnvironment? = nil, logger: Logger
+    ) throws -> any Store {
         SecretMask.register(apiToken)
         let url = self.url
-        let container = recipe?.container ?? Recipe.defaultContainer
+        let container = recipe?.container ?? named ?? Recipe.defaultContainer
         let environmentName = (environment ?? recipe?.environment ?? .development).rawValue
         var variables = ProcessInfo.processInfo.environment
         var apiToken = self.apiToken
@@ -74,9 +78,14 @@ public struct StoreOptions: ParsableArguments {
             if let saved, let web = store as? WebServicesStore {
                 TokenKeeper.track(web, entry: saved.0, file: saved.1)
             }
-            if let recipe, let web = store as? WebServicesStore {
-                // `!asset` files are uploaded from beside the recipe (issue 14).
-                web.assetFiles.set { recipe.assetPath(for: $0) }
+            if let web = store as? WebServicesStore {
+                // Asset checksums the client cannot compute, with the digests of their bytes (Docs/CloudKit.md,
+                // "Assets"), kept beside the plan caches.
+                web.assetContents.use(file: Self.assetDigestFile(for: web.endpoint))
+                if let recipe {
+                    // `!asset` files are uploaded from beside the recipe (issue 14).
+                    web.assetFiles.set { recipe.assetPath(for: $0) }
+                }
             }
             return store
         } catch let failure as CLIFailure {
@@ -84,6 +93,16 @@ public struct StoreOptions: ParsableArguments {
         } catch {
             throw CLIFailure("cannot open the store \(url): \(error)")
         }
+    }
+
+    /// The file of an `http:` or `cloudkit:` store's asset checksums and the digests of their bytes
+    /// (`AssetContentDigests`): `asset-digests/` beside `plan-cache/` in the user's cache directory, one file
+    /// per service, container and environment.
+    static func assetDigestFile(for endpoint: WebServicesEndpoint) -> URL {
+        let key = [TokenKeeper.key(for: endpoint), endpoint.container, endpoint.environment].joined(separator: "\u{0}")
+        let digest = SHA256.hash(data: Data(key.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return RefreshOptions.userCacheDirectory().appendingPathComponent("asset-digests")
+            .appendingPathComponent("\(digest).json")
     }
 
     /// Where the token file keeps the tokens of an `http:` or `cloudkit:` store; nil for a local store.

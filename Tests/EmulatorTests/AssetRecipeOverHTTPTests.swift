@@ -83,6 +83,12 @@ import Testing
             #expect(yaml.contains("image: !asset assets/Album/p1.image"), "\(yaml)")
             let downloaded = try Data(contentsOf: out.appendingPathComponent("assets/Album/p1.image"))
             #expect([UInt8](downloaded) == Self.picture)
+            // An ASSETID_LIST downloads each element, written as a list of !asset.
+            #expect(yaml.contains("pages: [!asset assets/Album/p1.pages.1, !asset assets/Album/p1.pages.2]"), "\(yaml)")
+            #expect(try Data(contentsOf: out.appendingPathComponent("assets/Album/p1.pages.1")) == Data(Self.picture))
+            #expect(
+                try Data(contentsOf: out.appendingPathComponent("assets/Album/p1.pages.2"))
+                    == Data("a second page".utf8))
             let exportedPath = out.appendingPathComponent("album.yaml").path
             try yaml.write(toFile: exportedPath, atomically: true, encoding: .utf8)
             let exported = try RecipeLoader(environment: [:]).load(path: exportedPath)

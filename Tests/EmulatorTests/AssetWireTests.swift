@@ -57,6 +57,56 @@ import Testing
     static let picture: [UInt8] = Array("not really a PNG, but bytes all the same \u{0}\u{1}\u{2}".utf8)
 
     @Test(
+        "serve --opaque-checksums: fileChecksum is base64 of a versioned 21-byte digest, not the client's fnv1a64; the save takes it back, reads answer it with a downloadURL that answers the bytes, and a checksum serve did not hand out is refused"
+    )
+    func opaqueChecksums() async throws {
+        try await H.withEmulator(opaqueChecksums: true) { base in
+            let token = try await Self.seed(base)
+            let uploaded = try await Self.http(
+                try await Self.uploadURL(base, token: token), method: "POST", bytes: Self.picture)
+            let singleFile = try #require(uploaded.json["singleFile"] as? [String: Any])
+            let checksum = try #require(singleFile["fileChecksum"] as? String)
+            let digest = try #require(Data(base64Encoded: checksum), "\(checksum)")
+            #expect(digest.count == 21 && digest.first == 1, "\(checksum)")
+            #expect(!checksum.contains("fnv1a64") && checksum != FNV1a64.checksum(of: Self.picture))
+
+            func save(_ record: String, _ value: [String: Any]) async throws -> (status: Int, text: String) {
+                let text = String(
+                    decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
+                let answer = try await H.raw(
+                    base, H.databasePath("private", "records/modify"), query: Self.query(token),
+                    body: #"{"zoneID":\#(Self.lists),"operations":[{"operationType":"create","record":{"#
+                        + #""recordName":"\#(record)","recordType":"Todo","fields":{"photo":{"value":\#(text),"type":"ASSETID"}}}}]}"#
+                )
+                return (answer.status, answer.text)
+            }
+            // A checksum with one byte changed, and its matching receipt: not one serve handed out.
+            var forged = [UInt8](digest)
+            forged[3] ^= 0xff
+            let forgedChecksum = Data(forged).base64EncodedString()
+            let refused = try await save(
+                "eggs",
+                ["fileChecksum": forgedChecksum, "receipt": "serve-" + forgedChecksum, "size": Self.picture.count])
+            #expect(refused.status == 400 || refused.text.contains("BAD_REQUEST"), "\(refused.text)")
+            #expect(refused.text.contains("no asset"), "\(refused.text)")
+
+            let saved = try await save("milk", singleFile)
+            #expect(saved.status == 200 && !saved.text.contains("serverErrorCode"), "\(saved.text)")
+            let read = try await H.raw(
+                base, H.databasePath("private", "records/lookup"), query: Self.query(token),
+                body: #"{"zoneID":\#(Self.lists),"records":[{"recordName":"milk"}]}"#)
+            let records = try #require(read.json["records"] as? [[String: Any]])
+            let fields = try #require(records.first?["fields"] as? [String: Any])
+            let asset = try #require((fields["photo"] as? [String: Any])?["value"] as? [String: Any])
+            #expect(asset["fileChecksum"] as? String == checksum)
+            let downloadURL = try #require(asset["downloadURL"] as? String)
+            #expect(!downloadURL.contains("fnv1a64"), "\(downloadURL)")
+            let downloaded = try await Self.http(downloadURL.replacingOccurrences(of: "${f}", with: "a"), method: "GET")
+            #expect(downloaded.status == 200 && downloaded.bytes == Self.picture)
+        }
+    }
+
+    @Test(
         "assets/upload hands out a URL; the bytes POSTed there answer singleFile {fileChecksum, receipt, size}; records/modify saves it; a read answers {downloadURL, fileChecksum, size} and the downloadURL answers the bytes"
     )
     func uploadSaveReadDownload() async throws {

@@ -21,7 +21,7 @@ enum EmulatorHarness {
     static func withEmulator<T: Sendable>(
         storePath: String? = nil, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
         clock: EmulatorClock = .system, strictTokens: Bool = false, serverKeys: ServerKeyring = ServerKeyring(),
-        _ body: @Sendable (String) async throws -> T
+        opaqueChecksums: Bool = false, _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
         try await TemporaryDirectory.with("emulator") { scratch in
             let store = try SQLiteStore(path: storePath ?? scratch.file("serve.sqlite"), logger: quiet)
@@ -29,7 +29,7 @@ enum EmulatorHarness {
                 store: store,
                 configuration: EmulatorConfiguration(
                     apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes, clock: clock,
-                    strictTokens: strictTokens, serverKeys: serverKeys),
+                    strictTokens: strictTokens, serverKeys: serverKeys, opaqueChecksums: opaqueChecksums),
                 logger: quiet, body)
         }
     }

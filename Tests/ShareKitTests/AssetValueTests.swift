@@ -32,6 +32,25 @@ import Testing
         #expect(FieldValue.string("x").isSameValue(as: .string("x")))
     }
 
+    @Test(
+        "a service's checksum the client cannot compute compares by the remembered content digest, and is the same as a file with those bytes"
+    )
+    func opaqueChecksumsCompareByContent() {
+        let file = FieldValue.assetID("pic.png#fnv1a64:0011223344556677")
+        let known = FieldValue.assetID(
+            "https://cdn/x/${f}#AXVpZm9vYmFyYmF6cXV4cXV1eDEy;size=3;content=fnv1a64:0011223344556677")
+        let unknown = FieldValue.assetID("https://cdn/x/${f}#AXVpZm9vYmFyYmF6cXV4cXV1eDEy;size=3")
+        let edited = FieldValue.assetID("pic.png#fnv1a64:7766554433221100")
+        #expect(file.isSameValue(as: known))
+        #expect(known.isSameValue(as: file))
+        #expect(!edited.isSameValue(as: known))
+        #expect(!file.isSameValue(as: unknown), "without the digest, a file and an opaque checksum differ")
+        #expect(known.isSameValue(as: unknown), "two reads of one checksum are the same asset")
+        let parsed = AssetValue(text: "#AXVp;size=3;receipt=r;content=fnv1a64:00")
+        #expect(parsed?.content == "fnv1a64:00" && parsed?.contentDigest == "fnv1a64:00")
+        #expect(AssetValue(text: parsed?.text ?? "") == parsed)
+    }
+
     @Test("plans show a kept asset by checksum and size, a recipe's file by its path and checksum")
     func display() {
         let read = FieldValue.assetID("http://h/assets/download/x/${f}#fnv1a64:0011223344556677;size=3")

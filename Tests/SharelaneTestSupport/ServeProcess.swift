@@ -52,11 +52,13 @@ public final class ServeProcess: @unchecked Sendable {
         url = found
     }
 
-    /// Runs `sharelane ARGUMENTS --store URL` against this server, with its API token in the environment.
+    /// Runs `sharelane ARGUMENTS --store URL` against this server, with its API token and `environment` in
+    /// the environment.
     ///
     /// - Throws: when the binary cannot run.
-    public func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments + ["--store", url], environment: ["CLOUDKIT_API_TOKEN": apiToken])
+    public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SharelaneBinary.Result {
+        try SharelaneBinary.run(
+            arguments + ["--store", url], environment: environment.merging(["CLOUDKIT_API_TOKEN": apiToken]) { $1 })
     }
 
     /// Stops the server.
