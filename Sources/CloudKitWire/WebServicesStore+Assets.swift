@@ -11,75 +11,24 @@ extension WebServicesStore {
     func uploadingAssets(
         _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> [RecordOperation] {
-        struct Pending {
-            var operation: Int
-            var field: String
-            /// The position in an `ASSETID_LIST`; nil for an `ASSETID` field.
-            var element: Int?
-            var path: String
-            /// The file's digest when it was planned (`PATH#fnv1a64:HEX`).
-            var planned: String?
-            var token: UploadAssetsRequest.Token
-        }
-        var pending: [Pending] = []
-        for (index, operation) in operations.enumerated() {
-            guard case .record(let record) = operation.item, !operation.kind.isDelete else { continue }
-            for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
-                // An ASSETID field is one upload; an ASSETID_LIST one per element (one token each, the same field).
-                let elements: [(Int?, FieldValue)] =
-                    if case .list(.assetID, let values) = value {
-                        values.enumerated().map { ($0.offset, $0.element) }
-                    } else {
-                        [(nil, value)]
-                    }
-                for (element, item) in elements {
-                    guard case .assetID(let text) = item, let asset = AssetValue(text: text), asset.isFilePath,
-                        asset.receipt == nil
-                    else { continue }
-                    guard let path = assetFiles.path(for: text) else {
-                        throw ShareError(
-                            .badRequest,
-                            "field \(field) of record \(record.recordName) names the file \(asset.location), which "
-                                + "\(displayName) must upload, but does not know where it is: apply its recipe, or a plan saved by "
-                                + "`sharelane plan --out`",
-                            subject: record.recordName)
-                    }
-                    pending.append(
-                        Pending(
-                            operation: index, field: field, element: element, path: path,
-                            planned: asset.isComputedChecksum ? asset.checksum : nil,
-                            token: .init(
-                                recordName: record.recordName, recordType: record.recordType, fieldName: field)))
-                }
-            }
-        }
-        guard !pending.isEmpty else { return operations }
+        let files = try LocalAssetFile.find(in: operations, files: assetFiles, storeName: displayName)
+        guard !files.isEmpty else { return operations }
         var result = operations
-        for chunk in pending.chunked(CloudKitLimits.operationsPerRequest) {
+        for chunk in files.chunked(CloudKitLimits.operationsPerRequest) {
+            let request = UploadAssetsRequest(
+                zoneID: zoneID,
+                tokens: chunk.map { .init(recordName: $0.recordName, recordType: $0.recordType, fieldName: $0.field) })
             let answer: UploadAssetsResponse = try await send(
-                .assetsUpload, database: database,
-                body: UploadAssetsRequest(zoneID: zoneID, tokens: chunk.map(\.token)), as: user)
+                .assetsUpload, database: database, body: request, as: user)
             let tokens = try Self.inOrder(answer.tokens, count: chunk.count, what: .assetsUpload)
-            for (item, token) in zip(chunk, tokens) {
-                let bytes: Data
-                do {
-                    bytes = try Data(contentsOf: URL(fileURLWithPath: item.path))
-                } catch {
-                    throw ShareError(
-                        .badRequest, "cannot read the asset file \(item.path): \(error.localizedDescription)")
-                }
+            for (file, token) in zip(chunk, tokens) {
                 // The bytes sent are the bytes planned: a file changed since its plan is not uploaded.
+                let bytes = try file.read()
                 let digest = FNV1a64.checksum(of: bytes)
-                if let planned = item.planned, digest != planned {
-                    throw ShareError(
-                        .badRequest,
-                        "the asset file \(item.path) changed since it was planned (\(planned), now \(digest)); plan "
-                            + "again", subject: item.token.recordName)
-                }
-                let uploaded = try await upload(bytes, to: token.url, what: item.path)
+                let uploaded = try await upload(bytes, to: token.url, what: file.path)
                 guard let checksum = uploaded.fileChecksum, let receipt = uploaded.receipt else {
                     throw ShareError(
-                        .internalError, "the upload of \(item.path) answered without a fileChecksum or receipt")
+                        .internalError, "the upload of \(file.path) answered without a fileChecksum or receipt")
                 }
                 // A checksum sharelane cannot compute (Apple's) is remembered with the digest of what went up,
                 // so the next plan knows the live asset is this file.
@@ -88,20 +37,13 @@ extension WebServicesStore {
                     logger.notice(
                         "cannot write the file of known asset checksums; the next command downloads to compare")
                 }
-                guard case .record(var record) = result[item.operation].item else { continue }
-                let saved = FieldValue.assetID(
-                    AssetValue(
-                        checksum: checksum, size: uploaded.size ?? bytes.count, receipt: receipt,
-                        wrappingKey: uploaded.wrappingKey, referenceChecksum: uploaded.referenceChecksum,
-                        content: content
-                    ).text)
-                if let element = item.element, case .list(let type, var values)? = record.fields[item.field] {
-                    values[element] = saved
-                    record.fields[item.field] = .list(elementType: type, values)
-                } else {
-                    record.fields[item.field] = saved
-                }
-                result[item.operation].item = .record(record)
+                file.replace(
+                    with: .assetID(
+                        AssetValue(
+                            checksum: checksum, size: uploaded.size ?? bytes.count, receipt: receipt,
+                            wrappingKey: uploaded.wrappingKey, referenceChecksum: uploaded.referenceChecksum,
+                            content: content
+                        ).text), in: &result)
             }
         }
         return result

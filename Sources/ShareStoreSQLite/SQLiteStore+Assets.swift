@@ -13,12 +13,35 @@ extension SQLiteStore {
         }
         let checksum = FNV1a64.checksum(of: bytes)
         let data = Data(bytes)
-        try await write("keeping an asset") { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO asset (checksum, size, bytes) VALUES (?, ?, ?)",
-                arguments: [checksum, data.count, data])
-        }
+        try await write("keeping an asset") { db in try Self.keep([(checksum, data)], db: db) }
         return checksum
+    }
+
+    /// Keeps bytes under their checksums (once per content).
+    static func keep(_ assets: [(checksum: String, bytes: Data)], db: Database) throws {
+        for (checksum, bytes) in assets {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO asset (checksum, size, bytes) VALUES (?, ?, ?)")
+                .execute(arguments: [checksum, bytes.count, bytes])
+        }
+    }
+
+    /// The operations with every local file an asset field names (`LocalAssetFile`) read and replaced by the
+    /// asset the store keeps (`#fnv1a64:HEX;size=N`), and the bytes to keep; read before the write
+    /// transaction, kept in it.
+    func keepingLocalAssets(_ operations: [RecordOperation]) throws
+        -> ([RecordOperation], [(checksum: String, bytes: Data)])
+    {
+        let files = try LocalAssetFile.find(in: operations, files: assetFiles, storeName: displayName)
+        guard !files.isEmpty else { return (operations, []) }
+        var result = operations
+        var assets: [(checksum: String, bytes: Data)] = []
+        for file in files {
+            let bytes = try file.read()
+            let checksum = FNV1a64.checksum(of: bytes)
+            assets.append((checksum, bytes))
+            file.replace(with: .assetID(AssetValue(checksum: checksum, size: bytes.count).text), in: &result)
+        }
+        return (result, assets)
     }
 
     public func assetBytes(checksum: String) async throws -> [UInt8]? {

@@ -318,7 +318,9 @@ extension SQLiteStore {
         try Self.admit(user, .write, database)
         let now = Self.now
         let environment = self.environment
+        let (operations, assets) = try keepingLocalAssets(operations)
         return try await write("modifying records") { db in
+            try Self.keep(assets, db: db)
             let context: ZoneContext
             do {
                 context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: true)

@@ -21,6 +21,12 @@ public final class SQLiteStore: Store {
     let writer: any DatabaseWriter
     let logger: Logger
 
+    /// Where the local files of `ASSETID` values (a recipe's `!asset`) are: a record save naming one keeps
+    /// the file's bytes in the store (table `asset`) and saves the asset as `#fnv1a64:HEX;size=N`, as
+    /// CloudKit keeps an asset's bytes, not a path. The command line sets it from the recipe; unset, such a
+    /// save is refused.
+    public let assetFiles = AssetFileResolver()
+
     /// Opens (or creates) the store file at `path`, creating its parent directory, in WAL mode.
     /// - Throws: when the file cannot be created or opened, or holds a schema newer than this sharelane.
     public convenience init(path: String, environment: CloudKitEnvironment = .development, logger: Logger) throws {

@@ -77,9 +77,10 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             if let saved {
                 plan = saved
                 try await applier.verify(plan)
-                if let files = plan.assetFiles, let web = store as? WebServicesStore {
-                    // The plan's `!asset` files, which `verify` found unchanged, are uploaded from where it says.
-                    web.assetFiles.set { files[$0] }
+                if let files = plan.assetFiles {
+                    // The plan's `!asset` files, which `verify` found unchanged, are kept or uploaded from where
+                    // it says.
+                    StoreOptions.assetFiles(of: store)?.set { files[$0] }
                 }
             } else if let source {
                 plan = try await source.plan(

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Recipe
 import ShareKit
+import ShareStoreSQLite
 
 /// `--store URL`, shared by every command that reads or writes a store.
 public struct StoreOptions: ParsableArguments {
@@ -82,10 +83,10 @@ public struct StoreOptions: ParsableArguments {
                 // Asset checksums the client cannot compute, with the digests of their bytes (Docs/CloudKit.md,
                 // "Assets"), kept beside the plan caches.
                 web.assetContents.use(file: Self.assetDigestFile(for: web.endpoint))
-                if let recipe {
-                    // `!asset` files are uploaded from beside the recipe (issue 14).
-                    web.assetFiles.set { recipe.assetPath(for: $0) }
-                }
+            }
+            if let recipe {
+                // `!asset` files are kept (sqlite:, memory:) or uploaded (http:, cloudkit:) from beside the recipe.
+                Self.assetFiles(of: store)?.set { recipe.assetPath(for: $0) }
             }
             return store
         } catch let failure as CLIFailure {
@@ -125,5 +126,10 @@ public struct StoreOptions: ParsableArguments {
                 environment: namedEnvironment ?? environment, apiToken: nil)
             return (TokenKeeper.key(for: endpoint), endpoint.environment, true)
         }
+    }
+
+    /// Where a store looks for the local files of `!asset` values; nil for a store that takes none.
+    static func assetFiles(of store: any Store) -> AssetFileResolver? {
+        (store as? WebServicesStore)?.assetFiles ?? (store as? SQLiteStore)?.assetFiles
     }
 }

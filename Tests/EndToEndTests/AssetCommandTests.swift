@@ -50,6 +50,33 @@ struct AssetCommandTests {
         #expect(exportedPlan.status == 0, "the export plans to no changes:\n\(exportedPlan.output)")
     }
 
+    @Test(
+        "the embedded store keeps an asset's bytes: with the recipe's files gone, show names the asset by content and export --out writes the files back"
+    )
+    func sqliteKeepsTheBytes() throws {
+        let scratch = try TemporaryDirectory("e2e-assets-sqlite")
+        let recipe = try Self.album(in: scratch)
+        let store = "sqlite:" + scratch.file("store.sqlite")
+        let apply = try SharelaneBinary.run(["apply", "--yes", recipe, "--store", store])
+        #expect(apply.status == 0, "\(apply.output)")
+        for name in ["cover.jpg", "p1.txt", "p2.txt"] {
+            try FileManager.default.removeItem(at: scratch.url.appendingPathComponent(name))
+        }
+        let show = try SharelaneBinary.run(["show", "--store", store])
+        #expect(show.output.contains("cover: asset(fnv1a64:"), "\(show.output)")
+        #expect(!show.output.contains("cover.jpg"), "the store holds the bytes, not the recipe's path:\n\(show.output)")
+        let out = scratch.url.appendingPathComponent("exported/album.yaml").path
+        try FileManager.default.createDirectory(
+            at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
+        // The recipe no longer loads (its files are gone): the owner is named by email.
+        let export = try SharelaneBinary.run(["export", "--store", store, "--owner", "ann@example.com", "--out", out])
+        #expect(export.status == 0, "\(export.output)")
+        let cover = try Data(contentsOf: scratch.url.appendingPathComponent("exported/assets/Album/a1.cover"))
+        #expect(cover == Data((0..<5000).map { UInt8(($0 * 7) % 256) }))
+        let exportedPlan = try SharelaneBinary.run(["plan", "--detailed-exitcode", out, "--store", store])
+        #expect(exportedPlan.status == 0, "the export plans to no changes:\n\(exportedPlan.output)")
+    }
+
     /// A recipe with an asset field and an asset list, and its files, in a new directory.
     static func album(in scratch: TemporaryDirectory) throws -> String {
         try Data((0..<5000).map { UInt8(($0 * 7) % 256) }).write(to: scratch.url.appendingPathComponent("cover.jpg"))

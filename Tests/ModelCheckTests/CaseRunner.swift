@@ -40,6 +40,9 @@ struct CaseRunner: Sendable {
             endpoint: .emulator(
                 url: serveURL, apiToken: apiToken, container: "iCloud.local.sharelane", environment: "development"),
             retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: Self.logger)
+        http.assetFiles.set { CheckAssets.path(for: $0) }
+        sqlite.assetFiles.set { CheckAssets.path(for: $0) }
+        CheckAssets.write(into: cacheDirectory)
         let caches = ["sqlite", "serve"].map { cacheDirectory.appendingPathComponent("plan-cache-\($0).json") }
         for file in caches { try? FileManager.default.removeItem(at: file) }
         let run = CaseRun(
@@ -87,7 +90,7 @@ struct CaseRunner: Sendable {
     }
 
     static func load(_ yaml: String) throws -> Recipe {
-        try RecipeLoader(environment: [:], overrides: [:]).load(yaml: yaml, file: "check.yaml")
+        try RecipeLoader(environment: [:], overrides: [:]).load(yaml: yaml, file: CheckAssets.recipeFile)
     }
 }
 

@@ -184,7 +184,7 @@ struct RecipeGenerator {
     }
 
     mutating func value(earlier: [String], others: [String]) -> FieldSpecValue {
-        let kinds = others.isEmpty ? 10 : 13
+        let kinds = others.isEmpty ? 11 : 14
         switch random.int(0...(kinds - 1)) {
         case 0: return .string("\(random.pick(Self.words))-\(random.int(1...99))")
         case 1: return .int(random.int(-1000...1000))
@@ -197,8 +197,11 @@ struct RecipeGenerator {
         case 8:
             return .bytes(Data((0..<random.int(1...6)).map { _ in UInt8(random.int(0...255)) }).base64EncodedString())
         case 9: return .location(Double(random.int(-160...160)) / 2 + 0.25, Double(random.int(-340...340)) / 2 + 0.25)
-        case 10: return .ref(random.pick(others))
-        case 11:
+        case 10:
+            if random.chance(0.7) { return .asset(random.pick(CheckAssets.names)) }
+            return .assets((0..<random.int(1...3)).map { _ in random.pick(CheckAssets.names) })
+        case 11: return .ref(random.pick(others))
+        case 12:
             return .refAction(random.pick(others), random.chance(0.5) ? .none : .deleteSelf)
         default:
             // A validate reference to a later record is written after its target (issue 12 item 3); one into

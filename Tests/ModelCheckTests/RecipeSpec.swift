@@ -267,6 +267,10 @@ enum FieldSpecValue: Hashable, Sendable {
     /// `!bytes BASE64`
     case bytes(String)
     case location(Double, Double)
+    /// `!asset files/NAME`, one of `CheckAssets.names`
+    case asset(String)
+    /// `[!asset files/NAME, …]`
+    case assets([String])
     /// A generated value: `"{{i}}"`, `"{{fake.sentence}}"`, …, only in generated records.
     case template(String)
 
@@ -285,6 +289,8 @@ enum FieldSpecValue: Hashable, Sendable {
         case .ref, .refAction: "link"
         case .bytes: "blob"
         case .location: "place"
+        case .asset: "cover"
+        case .assets: "covers"
         case .template: "text"
         }
     }
@@ -303,6 +309,8 @@ enum FieldSpecValue: Hashable, Sendable {
         case .refAction(let name, let action): "{ ref: \(name), action: \(action.recipeWord) }"
         case .bytes(let b): "!bytes \(b)"
         case .location(let lat, let lon): "{ latitude: \(lat), longitude: \(lon) }"
+        case .asset(let name): "!asset \(CheckAssets.folder)/\(name)"
+        case .assets(let names): "[" + names.map { "!asset \(CheckAssets.folder)/\($0)" }.joined(separator: ", ") + "]"
         case .template(let t): "\"\(t)\""
         }
     }

@@ -8,6 +8,13 @@ enum ReproRecipe {
         for line in violation.detail.split(separator: "\n", omittingEmptySubsequences: false).prefix(40) {
             out += "#   \(line)\n"
         }
+        if checkCase.recipe.yaml().contains("!asset ")
+            || report.versions.contains(where: { $0.yaml.contains("!asset ") })
+        {
+            out +=
+                "# assets: the recipe's `!asset \(CheckAssets.folder)/NAME` files are CheckAssets.bytes(NAME) "
+                + "(Tests/ModelCheckTests/CheckAssets.swift), written beside the recipe\n"
+        }
         out += "# actions:\n"
         for (index, action) in checkCase.actions.enumerated() { out += "#   \(index + 1). \(action)\n" }
         let steps = runnable(report.laneSteps, recipe: checkCase.recipe)

@@ -51,13 +51,21 @@ struct StoreSide: Sendable {
         return (nil, false)
     }
 
-    /// Plans as JSON with what legitimately differs between stores replaced: the store's name, share URLs.
+    /// Plans as JSON with what legitimately differs between stores replaced: the store's name, share URLs,
+    /// assets' download URLs.
     func normalizedJSON(_ plan: Plan) -> String {
         Self.normalize(JSONPlanRenderer().render(plan), storeName: store.displayName)
     }
 
     static func normalize(_ text: String, storeName: String) -> String {
-        var result = text.replacingOccurrences(of: storeName, with: "<store>")
+        var result = text
+        // An asset read over Web Services carries its download URL before the checksum; the embedded store's
+        // has none: the asset is its checksum and size.
+        if let location = try? NSRegularExpression(pattern: #"https?://[^"\s#]+(?=#)"#) {
+            result = location.stringByReplacingMatches(
+                in: result, range: NSRange(result.startIndex..., in: result), withTemplate: "")
+        }
+        result = result.replacingOccurrences(of: storeName, with: "<store>")
         if let pattern = try? NSRegularExpression(pattern: #"https?://[^"\s]+"#) {
             result = pattern.stringByReplacingMatches(
                 in: result, range: NSRange(result.startIndex..., in: result), withTemplate: "<url>")
