@@ -21,6 +21,8 @@ extension RecipeDecoder {
         }
         var declared: [DeclaredSubscription] = []
         var seen: [String: SourceLocation] = [:]
+        // Query subscriptions by user, database, record type and fires_on set (`Subscription.queryTwinKey`).
+        var watching: [String: (String, SourceLocation)] = [:]
         for item in items {
             guard let fields = pairs(item, "a subscription") else { continue }
             checkKeys(fields, allowed: Self.subscriptionKeys, in: "a subscription")
@@ -67,6 +69,21 @@ extension RecipeDecoder {
                 continue
             }
             seen[key] = idLocation
+            if let twinKey = Subscription.queryTwinKey(
+                kind: step.kind, recordType: step.recordType, firesOn: step.firesOn)
+            {
+                let watch = "\(handle)/\(step.database.rawValue)/\(twinKey)"
+                if let (firstID, firstLocation) = watching[watch] {
+                    error(
+                        "subscription `\(step.subscriptionID)` of \(handle) watches \(step.recordType ?? "") on "
+                            + step.firesOn.map(\.rawValue).sorted().joined(separator: ", ")
+                            + " in the \(step.database.rawValue) database, as `\(firstID)` does (at \(firstLocation)); "
+                            + "CloudKit keeps one query subscription per record type and fires_on: declare one, or "
+                            + "give them different `fires_on`", item["record_type"]?.location ?? item.location)
+                    continue
+                }
+                watching[watch] = (step.subscriptionID, item.location)
+            }
             guard errors.count == before else { continue }
             declared.append(DeclaredSubscription(handle: handle, subscribe: step, location: item.location))
         }

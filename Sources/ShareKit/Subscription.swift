@@ -33,6 +33,18 @@ public struct Subscription: Sendable, Hashable, Codable {
         public static func < (lhs: Trigger, rhs: Trigger) -> Bool { lhs.payloadCode < rhs.payloadCode }
     }
 
+    /// What two query subscriptions of one user and database must not share: live CloudKit keeps one query
+    /// subscription per record type and `firesOn` set, and answers a second with `INTERNAL_ERROR` (the
+    /// reference documents no such rule). The store refuses the second; a recipe declaring both is refused
+    /// when it loads. Nil for zone and database subscriptions.
+    public static func queryTwinKey(kind: Kind, recordType: String?, firesOn: [Trigger]) -> String? {
+        guard kind == .query else { return nil }
+        return "\(recordType ?? "")|" + Set(firesOn).sorted().map(\.rawValue).joined(separator: ",")
+    }
+
+    /// This subscription's `queryTwinKey`.
+    public var queryTwinKey: String? { Self.queryTwinKey(kind: kind, recordType: recordType, firesOn: firesOn) }
+
     /// Unique per user and database; named by the store (a UUID) when created without one.
     public var subscriptionID: String
     public var kind: Kind

@@ -74,14 +74,11 @@ extension SQLiteStore {
             if operation.kind == .update, existing == nil {
                 throw subscriptionNotFound(subscription.subscriptionID, database)
             }
-            if subscription.kind == .query,
+            if let key = subscription.queryTwinKey,
                 let twin = try SubscriptionRow.all(of: user, in: database, db: db).first(where: {
-                    $0.kind == .query && $0.subscriptionID != subscription.subscriptionID
-                        && $0.recordType == subscription.recordType && $0.firesOn == subscription.firesOn
+                    $0.subscriptionID != subscription.subscriptionID && $0.queryTwinKey == key
                 })
             {
-                // Live CloudKit keeps one query subscription per record type and `firesOn` set, and answers a
-                // second with INTERNAL_ERROR (the reference documents no such rule).
                 throw ShareError(
                     .internalError,
                     "the query subscription \(twin.subscriptionID) already watches \(subscription.recordType ?? "") "

@@ -31,7 +31,7 @@ struct RecipeGenerator {
         var spec = RecipeSpec(users: users, zones: zones, publicRecords: publicRecords)
         for _ in 0..<random.int(0...3) {
             let subscription = subscription(in: spec)
-            if !spec.subscriptions.contains(where: { $0.id == subscription.id }) {
+            if !spec.subscriptions.contains(where: { $0.id == subscription.id || $0.isTwin(of: subscription) }) {
                 spec.subscriptions.append(subscription)
             }
         }

@@ -124,6 +124,8 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
             if let index = spec.subscriptions.firstIndex(where: { $0.id == subscription.id }) {
                 spec.subscriptions.remove(at: index)
             } else {
+                // CloudKit holds one query subscription per record type and fires_on: the loader refuses a twin.
+                if spec.subscriptions.contains(where: { $0.isTwin(of: subscription) }) { return false }
                 spec.subscriptions.append(subscription)
             }
             return true

@@ -128,6 +128,17 @@ struct SubscriptionSpec: Hashable, Sendable {
         return id
     }
 
+    /// Whether CloudKit would refuse holding both: query subscriptions of one user and database on the same
+    /// record type and `fires_on` set (`Subscription.queryTwinKey`).
+    func isTwin(of other: SubscriptionSpec) -> Bool {
+        kind == .query && other.kind == .query && user == other.user && database == other.database
+            && recordType == other.recordType
+            && Set(firesOn ?? Self.allTriggers) == Set(other.firesOn ?? Self.allTriggers)
+            && id != other.id
+    }
+
+    static let allTriggers = ["create", "update", "delete"]
+
     var yaml: String {
         var parts = ["as: \(user)", "id: \(id)", "database: \(database)", "type: \(kind.rawValue)"]
         if let zone { parts.append("zone: \(zone)") }
