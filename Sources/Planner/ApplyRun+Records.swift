@@ -114,6 +114,7 @@ extension ApplyRun {
             return nil
         }
         var fields: [String: FieldValue] = [:]
+        fields.reserveCapacity(planned.fields.count)
         var later: [String: PlannedValue] = [:]
         for (name, value) in planned.fields {
             switch value {
