@@ -12,7 +12,7 @@ extension ApplyRun {
         var byUser: [UserRecordName: [(index: Int, url: String)]] = [:]
         for index in plan.changes.indices where plan.changes[index].kind == .participant {
             let change = plan.changes[index]
-            guard change.action != .delete, let participant = change.participant,
+            guard change.action != .delete, let participant = change.participant.map(filled),
                 participant.accept, let share = change.share
             else { continue }
             if hasFailed(index) { continue }

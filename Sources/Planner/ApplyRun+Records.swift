@@ -114,6 +114,7 @@ extension ApplyRun {
             return nil
         }
         var fields: [String: FieldValue] = [:]
+        fields.reserveCapacity(planned.fields.count)
         var later: [String: PlannedValue] = [:]
         for (name, value) in planned.fields {
             switch value {
@@ -144,8 +145,9 @@ extension ApplyRun {
             recordName: planned.recordName ?? "", zoneID: zoneID,
             rootRecordName: planned.rootRecordName, title: planned.title, publicPermission: planned.publicPermission,
             ownerRecordName: owner,
-            participants: planned.participants.map { p in
-                Participant(
+            participants: planned.participants.map { planned in
+                let p = filled(planned)
+                return Participant(
                     participantID: p.participantID, userRecordName: p.userRecordName, email: p.email, name: p.name,
                     role: p.role, permission: p.permission, acceptance: p.acceptance)
             },

@@ -276,11 +276,13 @@ struct PlanBuilder {
     ) throws -> PlannedChange? {
         let address = Self.address(record: declared.name, zone: zone, database: database)
         var desired: [String: PlannedValue] = [:]
+        desired.reserveCapacity(declared.fields.count)
         for (name, value) in declared.fields {
             desired[name] = try plannedValue(value, field: name, record: address)
         }
         guard let live else {
             var attributes = [AttributeChange(name: "type", isField: false, before: nil, after: .text(declared.type))]
+            attributes.reserveCapacity(2 + desired.count)
             if let parent = declared.parent {
                 attributes.append(AttributeChange(name: "parent", isField: false, before: nil, after: .text(parent)))
             }

@@ -109,7 +109,7 @@ extension RecordBatch {
             }
             recordName = StableName.userRecordName(email: email)
         }
-        if let row = try UserRow.fetchOne(db, key: recordName) { return row }
+        if let row = try UserRow.fetchOne(db, recordName: recordName) { return row }
         if let email = participant.email, let refusal = CloudKitLimits.checkEmail(email) { throw refusal }
         guard let email = participant.email, email.contains("@") else {
             throw ShareError(
@@ -235,7 +235,10 @@ extension RecordBatch {
                 .badRequest, "the proposed short GUID '\(proposed)' is not 16 to 64 lowercase letters and digits",
                 subject: subject)
         }
-        if try ShareRow.filter(ShareRow.Columns.shortGUID == proposed).fetchCount(db) > 0 {
+        if try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM share WHERE shortGUID = ?)"), arguments: [proposed])
+            == true
+        {
             throw ShareError(
                 .exists, "another share already has the short GUID \(proposed); propose another or none",
                 subject: subject)
@@ -251,13 +254,18 @@ extension RecordBatch {
     }
 
     private func writeParticipants(_ participants: [Participant], shareName: String) throws {
-        try db.execute(
-            sql: "DELETE FROM participant WHERE zoneId = ? AND shareName = ?", arguments: [zoneId, shareName])
+        try db.cachedStatement(sql: "DELETE FROM participant WHERE zoneId = ? AND shareName = ?")
+            .execute(arguments: [zoneId, shareName])
+        // One cached statement for every row: GRDB's record insert prepares its statement anew each time.
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO participant (zoneId, shareName, user, role, permission, acceptance, position)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
         for (position, p) in participants.enumerated() {
-            try ParticipantRow(
-                zoneId: zoneId, shareName: shareName, user: p.userRecordName, role: p.role,
-                permission: p.permission, acceptance: p.acceptance, position: position
-            ).insert(db)
+            try insert.execute(arguments: [
+                zoneId, shareName, p.userRecordName, p.role, p.permission, p.acceptance, position,
+            ])
         }
     }
 

@@ -103,6 +103,8 @@ struct RecordBatch {
     /// Fetches the rows of these names (and the parents the operations name) in one query.
     mutating func prefetch(_ operations: [RecordOperation]) throws {
         var names = Set<String>()
+        names.reserveCapacity(operations.count)
+        cache.reserveCapacity(cache.count + operations.count)
         for op in operations {
             names.insert(op.recordName)
             if case .record(let r) = op.item, let parent = r.parent { names.insert(parent) }

@@ -35,10 +35,10 @@ enum SharedZones {
                 .notFound, "no share has the URL or short GUID '\(url)'; check the URL, or the share was deleted",
                 subject: url)
         }
-        let participants = try ParticipantLoader.load(zoneId: row.zoneId, db: db)
+        let participants = try ParticipantLoader.load(zoneId: row.zoneId, shareName: row.name, db: db)
         let zoneID = ZoneID(zoneName: zone.name, ownerRecordName: zone.owner)
         return (
-            ShareMapping.share(row, participants: participants[row.name] ?? [], owner: zone.owner, zoneID: zoneID),
+            ShareMapping.share(row, participants: participants, owner: zone.owner, zoneID: zoneID),
             row.zoneId
         )
     }

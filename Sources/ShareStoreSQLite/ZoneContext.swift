@@ -85,7 +85,7 @@ struct ZoneContext {
                     "zones of \(owner) are not in the private database of \(caller); reach a shared zone through the shared database",
                     subject: zoneID.zoneName)
             }
-            var row = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db)
+            var row = try ZoneRow.fetchOne(db, scope: .private, owner: owner, name: zoneID.zoneName)
             var exists = row != nil
             if row == nil {
                 guard zoneID.zoneName == defaultZoneName else {
@@ -118,7 +118,7 @@ struct ZoneContext {
                     subject: zoneID.zoneName)
             }
             guard
-                let row = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db),
+                let row = try ZoneRow.fetchOne(db, scope: .private, owner: owner, name: zoneID.zoneName),
                 let id = row.id
             else {
                 throw ShareError(
@@ -135,7 +135,7 @@ struct ZoneContext {
 
     /// The zone row, created if missing.
     static func ensureZone(scope: DatabaseScope, owner: String, name: String, db: Database) throws -> ZoneRow {
-        if let row = try ZoneRow.all().zone(scope: scope, owner: owner, name: name).fetchOne(db) {
+        if let row = try ZoneRow.fetchOne(db, scope: scope, owner: owner, name: name) {
             return row
         }
         var row = ZoneRow(id: nil, scope: scope, owner: owner, name: name, seq: try ChangeSequence.next(db))
@@ -149,7 +149,8 @@ struct ZoneContext {
         sharesByRoot = [:]
         sharesByName = [:]
         guard zoneId >= 0 else { return }
-        let shares = try ShareRow.filter(ShareRow.Columns.zoneId == zoneId).fetchAll(db)
+        let shares = try ShareRow.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM share WHERE zoneId = ?"), arguments: [zoneId])
         guard !shares.isEmpty else { return }
         let participants = try ParticipantLoader.load(zoneId: zoneId, db: db)
         for row in shares {
@@ -163,6 +164,7 @@ struct ZoneContext {
 
 /// Reads participants with the email and name of their users.
 enum ParticipantLoader {
+    /// The participants of every share of a zone, by share name.
     static func load(zoneId: Int64, db: Database) throws -> [String: [Participant]] {
         let rows = try Row.fetchAll(
             db.cachedStatement(
@@ -171,6 +173,23 @@ enum ParticipantLoader {
                     FROM participant p LEFT JOIN user u ON u.recordName = p.user
                     WHERE p.zoneId = ? ORDER BY p.shareName, p.position
                     """), arguments: [zoneId])
+        return try participants(rows)
+    }
+
+    /// The participants of one share: accepting a share reads only its own (a zone of 100 hierarchy shares
+    /// would otherwise be read whole for each acceptance).
+    static func load(zoneId: Int64, shareName: String, db: Database) throws -> [Participant] {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
+                    FROM participant p LEFT JOIN user u ON u.recordName = p.user
+                    WHERE p.zoneId = ? AND p.shareName = ? ORDER BY p.position
+                    """), arguments: [zoneId, shareName])
+        return try participants(rows)[shareName] ?? []
+    }
+
+    private static func participants(_ rows: [Row]) throws -> [String: [Participant]] {
         var result: [String: [Participant]] = [:]
         for row in rows {
             let shareName: String = row[0]

@@ -64,6 +64,32 @@ import Testing
         }
     }
 
+    @Test("The share an acceptance answers is the share as a read gives it afterwards")
+    func acceptanceAnswersTheStoredShare() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let bob = try await store.signIn(email: "bob@example.com", name: "Bob").recordName
+        _ = try await store.signIn(email: "carol@example.com", name: "Carol")
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        var share = Share.zoneWide(zone, title: "Lists")
+        share.participants = [
+            Participant(userRecordName: "", email: "carol@example.com", permission: .readOnly),
+            Participant(userRecordName: "", email: "bob@example.com", permission: .readWrite),
+        ]
+        let saved = try #require(
+            try await store.modifyRecords(
+                [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+
+        let url = try #require(saved.url)
+        let accepted = try #require(try await store.acceptShares(urls: [url], as: bob).first?.get())
+        // The store builds the accepted share without reading it again: it must be what a read gives.
+        let read = try await store.resolveShare(url: url, as: bob)
+        #expect(accepted == read)
+        #expect(accepted.participant?.acceptance == .accepted)
+        #expect(accepted.share.changeTag != saved.changeTag)
+        let carol = try #require(saved.participants.first?.userRecordName)
+        #expect(accepted.share.participant(carol)?.acceptance == .pending)
+    }
+
     @Test("acceptShares accepts each share it can and reports each one it cannot, changing nothing of those")
     func acceptingSeveralSharesAtOnce() async throws {
         let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
