@@ -25,6 +25,14 @@ public struct LocalAssetFile: Sendable {
         var found: [LocalAssetFile] = []
         for (index, operation) in operations.enumerated() {
             guard case .record(let record) = operation.item, !operation.kind.isDelete else { continue }
+            // Most records hold no asset: they cost one pass over their values, not a sort.
+            let holdsAssets = record.fields.values.contains { value in
+                switch value {
+                case .assetID, .list(.assetID, _): true
+                default: false
+                }
+            }
+            guard holdsAssets else { continue }
             for (field, value) in record.fields.sorted(by: { $0.key < $1.key }) {
                 let elements: [(Int?, FieldValue)] =
                     if case .list(.assetID, let values) = value {

@@ -37,7 +37,7 @@ enum SubscriptionFiring {
 
     /// Whether any user holds a subscription.
     static func anySubscription(_ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM subscription)") == true
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscription)")) == true
     }
 
     private struct Change {
