@@ -62,9 +62,12 @@ package enum WireRecordWriter {
             record.retryAfter == nil, record.uuid == nil,
             (record.fields ?? [:]).values.allSatisfy(isPlain)
         else { return false }
-        var written: [UInt8] = []
-        guard write(plain: record, into: &written) else { return false }
-        bytes.append(contentsOf: written)
+        // Written in place, not into a scratch array copied after; taken back if a field is not plain.
+        let start = bytes.count
+        guard write(plain: record, into: &bytes) else {
+            bytes.removeSubrange(start...)
+            return false
+        }
         return true
     }
 
