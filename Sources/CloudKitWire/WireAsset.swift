@@ -23,14 +23,36 @@ package struct WireAsset: Codable, Sendable, Hashable {
         self.receipt = receipt
     }
 
-    /// Where `sharelane serve` serves the bytes of the asset it keeps under a checksum: set while the
-    /// emulator answers a request (`http://HOST:PORT`), so a kept asset is written with its `downloadURL`.
-    @TaskLocal package static var downloadBase: String?
+    /// How `sharelane serve` answers the assets it keeps while it answers a request.
+    package struct Serving: Sendable {
+        /// Where it serves the bytes of an asset kept under a checksum (`http://HOST:PORT`), so a kept asset
+        /// is written with its `downloadURL`.
+        package var downloadBase: String
+        /// How it spells a kept checksum (`fnv1a64:HEX`): as the `fileChecksum`, and as it stands in the
+        /// download URL's path. nil: as it is kept (`serve --opaque-checksums` sets one that the client
+        /// cannot compute, as Apple's).
+        package var checksum: (@Sendable (String) -> (fileChecksum: String, path: String))?
 
-    /// How `sharelane serve` spells the checksum of an asset it keeps (`fnv1a64:HEX`) while it answers a
-    /// request: as the `fileChecksum`, and as it stands in the download URL's path. nil: as it is kept
-    /// (`serve --opaque-checksums` sets one that the client cannot compute, as Apple's).
-    @TaskLocal package static var servedChecksum: (@Sendable (String) -> (fileChecksum: String, path: String))?
+        package init(
+            downloadBase: String, checksum: (@Sendable (String) -> (fileChecksum: String, path: String))?
+        ) {
+            self.downloadBase = downloadBase
+            self.checksum = checksum
+        }
+    }
+
+    /// Set by `sharelane serve` while it answers a request; one task-local value, not two nested ones (the
+    /// release build of two nested `withValue` over an optional closure crashed on every request under
+    /// Swift 6.3.1, and each push is a per-request cost).
+    @TaskLocal package static var serving: Serving?
+
+    /// Where `sharelane serve` serves kept assets' bytes while it answers a request.
+    package static var downloadBase: String? { serving?.downloadBase }
+
+    /// How `sharelane serve` spells a kept checksum while it answers a request.
+    package static var servedChecksum: (@Sendable (String) -> (fileChecksum: String, path: String))? {
+        serving?.checksum
+    }
 
     /// The path of a kept asset's bytes on `sharelane serve`; `${f}` is the file name placeholder of
     /// Apple's download URLs, which the client replaces with a file name of its choice.

@@ -78,12 +78,11 @@ struct EmulatorService: Sendable {
         await containers.record(container: context.parameters.get("container") ?? "", environment: environmentName)
         let body = try await readBody(&request)
         // Kept assets are answered with a downloadURL on this server, as the client named it.
-        let answer = try await WireAsset.$downloadBase.withValue(baseURL(of: request)) {
-            try await WireAsset.$servedChecksum.withValue(servedChecksum) {
-                try await dispatch(
-                    operation, store: store.inEnvironment(environment), database: database, body: body,
-                    as: try context.user())
-            }
+        let serving = WireAsset.Serving(downloadBase: baseURL(of: request), checksum: servedChecksum)
+        let user = try context.user()
+        let answer = try await WireAsset.$serving.withValue(serving) {
+            try await dispatch(
+                operation, store: store.inEnvironment(environment), database: database, body: body, as: user)
         }
         return WireResponse.json(answer)
     }

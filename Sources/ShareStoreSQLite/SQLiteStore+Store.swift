@@ -282,7 +282,8 @@ extension SQLiteStore {
                     var chunkArguments = arguments
                     chunkArguments += [after]
                     let rows = try RecordRow.fetchAll(
-                        db, sql: sql + " AND name > ? ORDER BY name LIMIT 500", arguments: chunkArguments)
+                        db.cachedStatement(sql: sql + " AND name > ? ORDER BY name LIMIT 500"),
+                        arguments: chunkArguments)
                     for row in rows {
                         let record = try decode(row)
                         guard matches(record) else { continue }

@@ -114,8 +114,11 @@ extension RecordRow {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             var arguments: StatementArguments = [zoneId]
             arguments += StatementArguments(Array(chunk))
+            // Cached per count of names: preparing the statement of a 200-name lookup anew cost as much as
+            // running it (issue 18, the emulator under load); at most `namesPerQuery` statements a connection.
             rows += try RecordRow.fetchAll(
-                db, sql: "SELECT \(selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))",
+                db.cachedStatement(
+                    sql: "SELECT \(selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))"),
                 arguments: arguments)
         }
         return rows
