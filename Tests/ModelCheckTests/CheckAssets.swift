@@ -28,6 +28,9 @@ enum CheckAssets {
     /// Writes `files/` into `directory`, for a recipe file kept there.
     static func write(into directory: URL) {
         let files = directory.appendingPathComponent(folder)
+        // Once per directory: every case of a run loads its recipes beside the same files.
+        guard !FileManager.default.fileExists(atPath: files.appendingPathComponent(names[names.count - 1]).path)
+        else { return }
         try? FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         for name in names { try? bytes(name).write(to: files.appendingPathComponent(name)) }
     }

@@ -225,27 +225,33 @@ import Testing
         }
     }
 
-    @Test("a hierarchy's participant hears only of the records in the hierarchy shared with them")
-    func hierarchyParticipant() async throws {
-        let alice = try await user("alice")
-        let bob = try await user("bob")
+    /// Alice's zone with a `trip` record shared (hierarchy, read-only) with Bob, who accepted and holds a shared
+    /// database subscription, and `besides`; Bob's notification channel, opened last.
+    private func tripSharedWithBob(_ alice: UserRecordName, _ bob: UserRecordName, besides: [Record]) async throws
+        -> NotificationChannel
+    {
         _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
         _ = try await store.modifyRecords(
-            [
-                .init(.create, todo("trip", in: zone, title: "Trip")),
-                .init(.create, todo("private", in: zone, title: "Mine")),
+            [.init(.create, todo("trip", in: zone, title: "Trip"))] + besides.map { .init(.create, $0) } + [
                 .init(
                     .create,
                     share: Share(
                         recordName: "", zoneID: zone, rootRecordName: "trip",
-                        participants: [Participant(userRecordName: bob, permission: .readOnly)])),
+                        participants: [Participant(userRecordName: bob, permission: .readOnly)]))
             ], in: zone, database: .private, atomic: true, as: alice)
         let shareName = try #require(try await store.record("trip", in: zone, as: alice)?.shareRecordName)
         let share = try #require(
             try await store.lookupRecords([shareName], in: zone, database: .private, as: alice)[0].share)
         _ = try await store.acceptShare(url: try #require(share.url), as: bob)
         _ = try await save([.database("shared")], in: .shared, as: bob)
-        let channel = try await store.openNotificationChannel(apnsEnvironment: "development", as: bob)
+        return try await store.openNotificationChannel(apnsEnvironment: "development", as: bob)
+    }
+
+    @Test("a hierarchy's participant hears only of the records in the hierarchy shared with them")
+    func hierarchyParticipant() async throws {
+        let alice = try await user("alice")
+        let bob = try await user("bob")
+        let channel = try await tripSharedWithBob(alice, bob, besides: [todo("private", in: zone, title: "Mine")])
         _ = try await store.create(todo("leg", in: zone, title: "Leg", parent: "trip"), in: zone, as: alice)
         #expect(try await drain(channel, as: bob).count == 1)
         _ = try await store.create(todo("secret", in: zone, title: "S", parent: "private"), in: zone, as: alice)
@@ -351,24 +357,9 @@ import Testing
     func movedOutOfTheHierarchy() async throws {
         let alice = try await user("alice")
         let bob = try await user("bob")
-        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
-        _ = try await store.modifyRecords(
-            [
-                .init(.create, todo("trip", in: zone, title: "Trip")),
-                .init(.create, todo("home", in: zone, title: "Home")),
-                .init(.create, todo("leg", in: zone, title: "Leg", parent: "trip")),
-                .init(
-                    .create,
-                    share: Share(
-                        recordName: "", zoneID: zone, rootRecordName: "trip",
-                        participants: [Participant(userRecordName: bob, permission: .readOnly)])),
-            ], in: zone, database: .private, atomic: true, as: alice)
-        let shareName = try #require(try await store.record("trip", in: zone, as: alice)?.shareRecordName)
-        let share = try #require(
-            try await store.lookupRecords([shareName], in: zone, database: .private, as: alice)[0].share)
-        _ = try await store.acceptShare(url: try #require(share.url), as: bob)
-        _ = try await save([.database("shared")], in: .shared, as: bob)
-        let channel = try await store.openNotificationChannel(apnsEnvironment: "development", as: bob)
+        let channel = try await tripSharedWithBob(
+            alice, bob,
+            besides: [todo("home", in: zone, title: "Home"), todo("leg", in: zone, title: "Leg", parent: "trip")])
         var leg = try #require(try await store.record("leg", in: zone, as: alice))
         leg.parent = "home"
         _ = try await store.modifyRecords([.init(.update, leg)], in: zone, database: .private, atomic: true, as: alice)
