@@ -18,6 +18,10 @@ public struct Applier: Sendable {
     public static let batchSize = CloudKitLimits.operationsPerRequest
     /// How many private zones are written at once (each zone's batches still go one at a time, in order).
     static let zonesInFlight = 3
+    /// Operations a call (about: whole zones go together), for a store that writes many zones in one
+    /// transaction: large enough that commits cost little, small enough that a killed apply loses little
+    /// work and the next call is built while the store writes this one.
+    static let operationsPerTransaction = 5_000
 
     /// An applier over `store`, logging to `logger`.
     public init(store: any Store, logger: Logger) {

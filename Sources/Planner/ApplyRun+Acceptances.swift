@@ -23,36 +23,48 @@ extension ApplyRun {
             if byUser[participant.userRecordName] == nil { users.append(participant.userRecordName) }
             byUser[participant.userRecordName, default: []].append((index, url))
         }
-        // Each user's shares in one call; a few users at a time, as they are independent (over `http:` each
-        // user's requests carry that user's own token).
-        typealias Chunk = [(index: Int, url: String)]
-        var chunks: [(UserRecordName, Chunk)] = []
+        // Each user's shares in one request of at most `Applier.batchSize`; all users' requests in one call
+        // where the store batches across users (one transaction), otherwise one request a call, a few at a time
+        // (over `http:` each user's requests carry that user's own token).
+        typealias Accepts = [(index: Int, url: String)]
+        var requests: [(user: UserRecordName, accepts: Accepts)] = []
         for user in users {
             let accepts = byUser[user] ?? []
             for start in stride(from: 0, to: accepts.count, by: Applier.batchSize) {
-                chunks.append((user, Array(accepts[start..<min(start + Applier.batchSize, accepts.count)])))
+                requests.append((user, Array(accepts[start..<min(start + Applier.batchSize, accepts.count)])))
             }
         }
+        guard !requests.isEmpty else { return }
+        let groups = store.capabilities.batchesInOneTransaction ? [requests] : requests.map { [$0] }
         let store = self.store
-        await BoundedTasks.run(chunks, limit: Applier.zonesInFlight, while: { stopped == nil }) { chunk in
-            await BoundedTasks.result { try await store.acceptShares(urls: chunk.1.map(\.url), as: chunk.0) }
-        } receive: { chunk, outcome in
-            let (user, accepts) = chunk
-            switch outcome {
-            case .failure(let error):
-                for (index, _) in accepts { fail([index], acceptFailure(index, "\(error)")) }
-                stopped = stopped ?? "\(error)"
-            case .success(let results):
-                for (position, (index, _)) in accepts.enumerated() {
-                    switch position < results.count ? results[position] : nil {
-                    case .success?: succeed([index])
-                    case .failure(let error)?: fail([index], acceptFailure(index, error.description))
-                    case nil: fail([index], acceptFailure(index, "the store answered no result"))
+        await BoundedTasks.run(groups, limit: Applier.zonesInFlight, while: { stopped == nil }) { group in
+            await BoundedTasks.result {
+                try await store.acceptShares(group.map { ShareAcceptances(user: $0.user, urls: $0.accepts.map(\.url)) })
+            }
+        } receive: { group, outcome in
+            for (number, request) in group.enumerated() {
+                switch outcome {
+                case .failure(let error):
+                    for (index, _) in request.accepts { fail([index], acceptFailure(index, "\(error)")) }
+                    stopped = stopped ?? "\(error)"
+                case .success(let answers):
+                    let results = number < answers.count ? answers[number] : []
+                    for (position, (index, _)) in request.accepts.enumerated() {
+                        switch position < results.count ? results[position] : nil {
+                        case .success?: succeed([index])
+                        case .failure(let error)?: fail([index], acceptFailure(index, error.description))
+                        case nil: fail([index], acceptFailure(index, "the store answered no result"))
+                        }
                     }
                 }
             }
-            let handle = plan.changes[accepts[0].index].participant?.handle ?? user
-            report("\(handle) accepted \(accepts.count) share(s)")
+            let accepted = group.reduce(0) { $0 + $1.accepts.count }
+            if group.count == 1 {
+                let handle = plan.changes[group[0].accepts[0].index].participant?.handle ?? group[0].user
+                report("\(handle) accepted \(accepted) share(s)")
+            } else {
+                report("\(Set(group.map(\.user)).count) participants accepted \(accepted) share(s)")
+            }
         }
     }
 

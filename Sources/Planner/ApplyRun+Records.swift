@@ -11,24 +11,41 @@ extension ApplyRun {
     }
 
     /// The private zones' writes, several zones at a time: zones are independent, so while the store writes
-    /// one zone's batch the next zone's batches are built, and over `http:` one request is encoded while the
-    /// server answers another. Within a zone, batches go in order (parents before children), one at a time.
+    /// one zone's batches the next zone's are built, and over `http:` one request is encoded while the server
+    /// answers another. Within a zone, batches go in order (parents before children), one at a time. A store
+    /// that writes many zones in one transaction (`batchesInOneTransaction`) gets zones together, up to
+    /// `Applier.operationsPerTransaction` operations a call.
     mutating func applyZones(_ zoneOrder: [String], _ changesByZone: [String: [Int]]) async {
         let store = self.store
         let owner = self.owner
+        let together = store.capabilities.batchesInOneTransaction
         // A zone's batches are built as it is about to be written, so that its `!share-url` fields find the
-        // shares saved in the zones written before it.
+        // shares saved in the zones written before it (a field whose share is not saved yet is written later).
         var pending = zoneOrder[...]
-        await BoundedTasks.run(limit: Applier.zonesInFlight) { () -> (ZoneID, [Batch])? in
+        await BoundedTasks.run(limit: Applier.zonesInFlight) { () -> [(ZoneID, [Batch])]? in
+            var group: [(ZoneID, [Batch])] = []
+            var operations = 0
             while stopped == nil, let zone = pending.popFirst() {
                 guard let units = zoneUnits(zone, inZone: changesByZone[zone] ?? []) else { continue }
-                return (ZoneID(zoneName: zone), Self.batches(units))
+                let batches = Self.batches(units)
+                group.append((ZoneID(zoneName: zone), batches))
+                operations += batches.reduce(0) { $0 + $1.count }
+                if !together || operations >= Applier.operationsPerTransaction { break }
             }
-            return nil
-        } work: { zone in
-            await Self.send(zone.1, store: store, zoneID: zone.0, database: .private, as: owner)
-        } receive: { zone, results in
-            absorb(zone.1, results, zoneID: zone.0, database: .private)
+            return group.isEmpty ? nil : group
+        } work: { group in
+            let writes = group.flatMap { zoneID, batches in
+                batches.map { ZoneWrite($0.map(\.0), in: zoneID, database: .private) }
+            }
+            return await store.modifyRecords(writes, as: owner)
+        } receive: { group, results in
+            // The results, one per write, back to their zones; a zone whose writes ended early has fewer.
+            var rest = results[...]
+            for (zoneID, batches) in group {
+                let mine = Array(rest.prefix(batches.count))
+                rest = rest.dropFirst(mine.count)
+                absorb(batches, mine, zoneID: zoneID, database: .private)
+            }
         }
     }
 
@@ -185,19 +202,8 @@ extension ApplyRun {
     static func send(
         _ batches: [Batch], store: any Store, zoneID: ZoneID, database: DatabaseScope, as owner: UserRecordName
     ) async -> [Result<[RecordOutcome], any Error>] {
-        var results: [Result<[RecordOutcome], any Error>] = []
-        for batch in batches {
-            do {
-                results.append(
-                    .success(
-                        try await store.modifyRecords(
-                            batch.map(\.0), in: zoneID, database: database, atomic: false, as: owner)))
-            } catch {
-                results.append(.failure(error))
-                break
-            }
-        }
-        return results
+        await store.modifyRecords(
+            batches.map { ZoneWrite($0.map(\.0), in: zoneID, database: database) }, as: owner)
     }
 
     /// Records the outcome of each sent batch against its changes.

@@ -189,13 +189,26 @@ struct ApplyRun {
         let store = self.store
         var recordNames: [String: UserRecordName] = [:]
         var failure: String?
-        await BoundedTasks.run(newUsers, limit: Applier.zonesInFlight) { user in
-            await BoundedTasks.result { try await store.signIn(email: user.email ?? "", name: user.name) }
-        } receive: { user, result in
-            switch result {
-            case .success(let signedIn): recordNames[user.handle] = signedIn.recordName
-            case .failure(let error):
-                failure = failure ?? "signing in \(user.handle) (\(user.email ?? "")) failed: \(error)"
+        // All in one call where the store batches across users (one transaction); otherwise one user a call, a
+        // few at a time.
+        let groups = store.capabilities.batchesInOneTransaction ? [newUsers] : newUsers.map { [$0] }
+        await BoundedTasks.run(groups, limit: Applier.zonesInFlight) { group in
+            await BoundedTasks.result {
+                try await store.signIn(group.map { UserSignIn(email: $0.email ?? "", name: $0.name) })
+            }
+        } receive: { group, outcome in
+            for (position, user) in group.enumerated() {
+                let result: Result<User, any Error> =
+                    switch outcome {
+                    case .success(let results) where position < results.count: results[position].mapError { $0 }
+                    case .success: .failure(ShareError(.internalError, "the store answered no result"))
+                    case .failure(let error): .failure(error)
+                    }
+                switch result {
+                case .success(let signedIn): recordNames[user.handle] = signedIn.recordName
+                case .failure(let error):
+                    failure = failure ?? "signing in \(user.handle) (\(user.email ?? "")) failed: \(error)"
+                }
             }
         }
         if let failure { return failure }

@@ -13,7 +13,24 @@ public enum StableName {
 
     /// The form of an email address that names a user: trimmed and lowercased.
     public static func normalizedEmail(_ email: String) -> String {
-        email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let trimmed = trimmedWhitespace(email)
+        // Lowercasing allocates even when nothing changes; most addresses are lowercase already.
+        return trimmed.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? trimmed.lowercased() : trimmed
+    }
+
+    /// `text` without the white space and line breaks at its ends: the scalars Foundation's
+    /// `.whitespacesAndNewlines` holds (Unicode's White_Space, and U+200B ZERO WIDTH SPACE), without
+    /// Foundation's detour through NSString, which cost 4% of a small apply (a thousand share URLs and e-mail
+    /// addresses).
+    public static func trimmedWhitespace(_ text: String) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isWhitespace || scalar.value == 0x200B }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last else { return text }
+        if !isSpace(first) && !isSpace(last) { return text }
+        guard let start = scalars.firstIndex(where: { !isSpace($0) }),
+            let end = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[start...end])
     }
 
     /// The record name of the hierarchy share rooted at `rootRecordName` in the zone `zoneName`.
@@ -31,7 +48,7 @@ public enum StableName {
 
     /// The short GUID in a share URL, or the argument itself when it is a bare short GUID.
     public static func shortGUID(fromURL url: String) -> String {
-        let trimmed = url.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimmedWhitespace(url)
         guard trimmed.contains("/") else { return trimmed }
         var path = Substring(trimmed)
         if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<query] }

@@ -247,6 +247,43 @@ public struct ZoneChanges: Sendable, Hashable, Codable {
     }
 }
 
+/// One zone's operations in a write that spans zones (`Store.modifyRecords(_:as:)`).
+public struct ZoneWrite: Sendable {
+    public var operations: [RecordOperation]
+    public var zoneID: ZoneID
+    public var database: DatabaseScope
+    public var atomic: Bool
+
+    public init(_ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool = false) {
+        self.operations = operations
+        self.zoneID = zoneID
+        self.database = database
+        self.atomic = atomic
+    }
+}
+
+/// A user to sign in (`Store.signIn(_:)`).
+public struct UserSignIn: Sendable, Hashable {
+    public var email: String
+    public var name: String?
+
+    public init(email: String, name: String? = nil) {
+        self.email = email
+        self.name = name
+    }
+}
+
+/// Shares one user accepts (`Store.acceptShares(_:)`): their URLs or short GUIDs.
+public struct ShareAcceptances: Sendable, Hashable {
+    public var user: UserRecordName
+    public var urls: [String]
+
+    public init(user: UserRecordName, urls: [String]) {
+        self.user = user
+        self.urls = urls
+    }
+}
+
 /// What a store can do beyond the protocol's common ground.
 public struct StoreCapabilities: Sendable, Hashable, Codable {
     /// The store can act as any user (local stores, the emulator); Apple's service acts only as the
@@ -257,11 +294,17 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
     /// The store reads, extends and deploys its schema (local stores, the emulator); Apple's schema is
     /// managed with `cktool` and the CloudKit Console, outside Web Services.
     public var keepsSchema: Bool
+    /// The store does the calls that span many users or zones (`signIn(_:)`, `acceptShares(_:)`,
+    /// `modifyRecords(_:as:)`) cheaper than one call for each: the embedded store, in one transaction. Over Web
+    /// Services each request names one zone and carries one user's token, so callers send one at a time,
+    /// several in flight.
+    public var batchesInOneTransaction: Bool
 
-    public init(actsAsAnyUser: Bool, canReset: Bool, keepsSchema: Bool = true) {
+    public init(actsAsAnyUser: Bool, canReset: Bool, keepsSchema: Bool = true, batchesInOneTransaction: Bool = false) {
         self.actsAsAnyUser = actsAsAnyUser
         self.canReset = canReset
         self.keepsSchema = keepsSchema
+        self.batchesInOneTransaction = batchesInOneTransaction
     }
 }
 
@@ -279,6 +322,10 @@ public protocol Store: Sendable {
     /// Signs in as the user with this email address, creating the user in local stores if unknown.
     /// - Throws: `ShareError` (`AUTHENTICATION_FAILED` where the store cannot act as that user).
     func signIn(email: String, name: String?) async throws -> User
+    /// Signs in several users at once, creating those the store does not have: one result per entry, in
+    /// order; one that fails does not stop the others.
+    /// - Throws: only when the store cannot be reached at all.
+    func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>]
     /// Signs in as the user with this email address if the store has one, creating nothing: nil when it has
     /// none. Plans use it, because a plan changes nothing in a store, not even its list of users.
     /// - Throws: `ShareError` when the store cannot be reached or refuses.
@@ -318,6 +365,11 @@ public protocol Store: Sendable {
         async throws -> [RecordOutcome]
     func queryRecords(_ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
         async throws -> QueryPage
+    /// Applies several zones' operations as `modifyRecords(_:in:database:atomic:as:)` applies each, in order:
+    /// one result per write. When one cannot be made at all (its call throws) the later ones are not, and the
+    /// results end there; a store that makes them in one transaction then answers that failure for every
+    /// write, none of which was made.
+    func modifyRecords(_ writes: [ZoneWrite], as user: UserRecordName) async -> [Result<[RecordOutcome], any Error>]
     /// Applies record and share operations in one zone, one outcome per operation, in order.
     ///
     /// With `atomic`, either every operation succeeds or none is applied: the failing ones carry their own
@@ -339,6 +391,10 @@ public protocol Store: Sendable {
     /// At most 200 URLs a call.
     /// - Throws: only when the store cannot be reached at all.
     func acceptShares(urls: [String], as user: UserRecordName) async throws -> [Result<ShareMetadata, ShareError>]
+    /// Accepts shares as several users at once: one list of results per request, in order, as
+    /// `acceptShares(urls:as:)` answers for each.
+    /// - Throws: only when the store cannot be reached at all.
+    func acceptShares(_ requests: [ShareAcceptances]) async throws -> [[Result<ShareMetadata, ShareError>]]
     /// Leaves a share as a participant: status `removed`, gone from the user's shared database.
     /// `zoneID` names the zone as the participant sees it (the owner's record name as owner).
     func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws
@@ -436,6 +492,51 @@ extension Store {
     /// For stores that act only as their signed-in user (they create no users): the same as `signIn`.
     public func signInExisting(email: String) async throws -> User? {
         try await signIn(email: email, name: nil)
+    }
+
+    /// One zone after another, for stores that write one zone a call.
+    public func modifyRecords(_ writes: [ZoneWrite], as user: UserRecordName) async
+        -> [Result<[RecordOutcome], any Error>]
+    {
+        var results: [Result<[RecordOutcome], any Error>] = []
+        results.reserveCapacity(writes.count)
+        for write in writes {
+            do {
+                results.append(
+                    .success(
+                        try await modifyRecords(
+                            write.operations, in: write.zoneID, database: write.database, atomic: write.atomic,
+                            as: user)))
+            } catch {
+                results.append(.failure(error))
+                break
+            }
+        }
+        return results
+    }
+
+    /// One user after another, for stores that act as one user a call.
+    public func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
+        var results: [Result<User, ShareError>] = []
+        results.reserveCapacity(users.count)
+        for user in users {
+            do {
+                results.append(.success(try await signIn(email: user.email, name: user.name)))
+            } catch let error as ShareError {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// One user after another, for stores that act as one user a call.
+    public func acceptShares(_ requests: [ShareAcceptances]) async throws -> [[Result<ShareMetadata, ShareError>]] {
+        var results: [[Result<ShareMetadata, ShareError>]] = []
+        results.reserveCapacity(requests.count)
+        for request in requests {
+            results.append(try await acceptShares(urls: request.urls, as: request.user))
+        }
+        return results
     }
 
     /// Accepts the shares one by one, for stores with no way to accept several at once.

@@ -12,7 +12,9 @@ import ShareKit
 public final class SQLiteStore: Store {
     /// `sqlite:PATH` or `memory:`.
     public let displayName: String
-    public var capabilities: StoreCapabilities { StoreCapabilities(actsAsAnyUser: true, canReset: true) }
+    public var capabilities: StoreCapabilities {
+        StoreCapabilities(actsAsAnyUser: true, canReset: true, batchesInOneTransaction: true)
+    }
 
     /// The environment whose schema writes and queries follow; the same file holds both environments'
     /// schemas and one set of records (a local store is one container).

@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+
 @testable import ShareKit
 
 @Suite struct StableNameTests {
@@ -10,6 +12,36 @@ import Testing
             StableName.userRecordName(email: "bob@example.com") != StableName.userRecordName(email: "alice@example.com")
         )
         #expect(StableName.fnv1a128Hex("") == "6c62272e07bb014262b821756295c58d")
+    }
+
+    /// The hand-written trim removes exactly what Foundation's `.whitespacesAndNewlines` trim removes, so that
+    /// an address keeps naming the same user: every scalar of that set (U+200B is in it, though not White_Space)
+    /// at either end, with other text around.
+    @Test func trimmingAgreesWithFoundation() {
+        let spaces = (0...0x10FFFF).compactMap(Unicode.Scalar.init).filter {
+            CharacterSet.whitespacesAndNewlines.contains($0)
+        }
+        for space in spaces {
+            let text = "\(space)a\(space)b\(space)"
+            #expect(StableName.trimmedWhitespace(text) == "a\(space)b", "U+\(String(space.value, radix: 16))")
+        }
+        let ends = [
+            "", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}",
+            "\u{2028}", "\u{2029}", "\u{202F}", "\u{205F}", "\u{3000}", "\u{200B}", "\u{FEFF}", "x", "é",
+        ]
+        for lead in ends {
+            for trail in ends {
+                for middle in ["", "a", "A b", " \u{301}", "Ünïcödé@Example.com", "\u{2003}"] {
+                    let text = lead + middle + trail
+                    #expect(
+                        StableName.trimmedWhitespace(text) == text.trimmingCharacters(in: .whitespacesAndNewlines),
+                        "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+                    #expect(
+                        StableName.normalizedEmail(text)
+                            == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+                }
+            }
+        }
     }
 
     @Test func shortGUIDsComeFromURLsOrStandAlone() {

@@ -127,6 +127,82 @@ import Testing
         #expect(secretsAfter == secretsBefore)
     }
 
+    /// The calls that span users and zones (an apply's, one transaction each in this store) answer as one
+    /// call per user or zone would.
+    @Test func callsForManyUsersAndZonesAnswerAsOneCallEach() async throws {
+        let signedIn = try await store.signIn([
+            UserSignIn(email: "alice@example.com"), UserSignIn(email: " Bob@Example.com", name: "Bob"),
+            UserSignIn(email: "not an address"), UserSignIn(email: "carol@example.com"),
+        ])
+        #expect(signedIn.count == 4)
+        let (alice, bob, carol) = (
+            try signedIn[0].get().recordName, try signedIn[1].get().recordName, try signedIn[3].get().recordName
+        )
+        #expect(try signedIn[1].get().name == "Bob")
+        if case .failure(let error) = signedIn[2] {
+            #expect(error.code == .badRequest)
+        } else {
+            Issue.record("signed in")
+        }
+        #expect(try await store.currentUser(as: bob).email == "bob@example.com")
+
+        // Two zones in one write; a third that does not exist fails alone.
+        let lists = ZoneID(zoneName: "Lists")
+        let trips = ZoneID(zoneName: "Trips")
+        _ = try await store.modifyZones([.init(.create, lists), .init(.create, trips)], in: .private, as: alice)
+        var listsShare = Share.zoneWide(lists, title: "Lists")
+        listsShare.participants = [
+            Participant(userRecordName: bob, permission: .readWrite),
+            Participant(userRecordName: carol, permission: .readOnly),
+        ]
+        var tripsShare = Share.zoneWide(trips, title: "Trips")
+        tripsShare.participants = [Participant(userRecordName: bob, permission: .readOnly)]
+        let written = await store.modifyRecords(
+            [
+                ZoneWrite(
+                    [.init(.create, todo("milk", in: lists, title: "Milk")), .init(.create, share: listsShare)],
+                    in: lists, database: .private),
+                ZoneWrite(
+                    [.init(.create, todo("x", in: ZoneID(zoneName: "Nowhere"), title: "X"))],
+                    in: ZoneID(zoneName: "Nowhere"), database: .private),
+                ZoneWrite([.init(.create, share: tripsShare)], in: trips, database: .private),
+            ], as: alice)
+        #expect(written.count == 3)
+        let listsOutcomes = try written[0].get()
+        #expect(listsOutcomes.count == 2 && listsOutcomes.allSatisfy { $0.error == nil })
+        #expect(try written[1].get().first?.error?.code == .zoneNotFound)
+        #expect(try await store.record("milk", in: lists, as: alice)?.fields["title"] == .string("Milk"))
+        let listsURL = try #require(listsOutcomes[1].share?.url)
+        let tripsURL = try #require(try written[2].get().first?.share?.url)
+
+        // Bob and Carol accept in one call; both accept Lists, so the second answer shows the first's too.
+        let accepted = try await store.acceptShares([
+            ShareAcceptances(user: bob, urls: [listsURL, "https://www.icloud.com/share/0nosuchshare", tripsURL]),
+            ShareAcceptances(user: carol, urls: [listsURL, tripsURL]),
+        ])
+        #expect(accepted.count == 2)
+        #expect(try accepted[0][0].get().participant?.acceptance == .accepted)
+        if case .failure(let error) = accepted[0][1] {
+            #expect(error.code == .notFound)
+        } else {
+            Issue.record("no error")
+        }
+        #expect(try accepted[0][2].get().participant?.acceptance == .accepted)
+        let carolsLists = try accepted[1][0].get().share
+        #expect(carolsLists.participants.allSatisfy { $0.acceptance == .accepted })
+        if case .failure(let error) = accepted[1][1] {
+            #expect(error.code == .accessDenied)
+        } else {
+            Issue.record("accepted")
+        }
+        // What the answers say is what the store holds (the zone named as its owner names it).
+        var ownersView = carolsLists
+        ownersView.zoneID = lists
+        #expect(try await store.share(zoneShareRecordName, in: lists, as: alice) == ownersView)
+        #expect(try await store.listZones(in: .shared, as: bob).map(\.zoneID.zoneName).sorted() == ["Lists", "Trips"])
+        #expect(try await store.listZones(in: .shared, as: carol).map(\.zoneID.zoneName) == ["Lists"])
+    }
+
     @Test func theOwnerRemovesAParticipantAndStopsSharing() async throws {
         let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
         let bob = try await store.signIn(email: "bob@example.com", name: nil).recordName
