@@ -499,7 +499,7 @@ public final class WebServicesStore: Store {
     ) async throws -> Response {
         let bodyData: Data?
         do {
-            bodyData = try body.map { try WireCoding.bodyEncoder().encode($0) }
+            bodyData = try body.map { try WireCoding.body($0) }
         } catch {
             throw ShareError(.badRequest, "cannot encode the request for \(path): \(error)")
         }

@@ -21,3 +21,41 @@ package enum WireCoding {
         return encoder
     }
 }
+
+/// A body with a hand-written writer (`WireRecordWriter`), used in place of `JSONEncoder`.
+package protocol WireBodyWritable: Encodable {
+    func wireBody() throws -> Data
+}
+
+/// A body with a hand-written reader (`WireRecordReader`), tried before `JSONDecoder`: nil where
+/// `JSONDecoder` must read it.
+package protocol WireBodyReadable: Decodable {
+    static func readWireBody(_ data: Data) -> Self?
+}
+
+extension WireCoding {
+    /// A request or response body as sent: by its own writer where it has one.
+    package static func body<Body: Encodable>(_ value: Body) throws -> Data {
+        if let writable = value as? any WireBodyWritable { return try writable.wireBody() }
+        return try bodyEncoder().encode(value)
+    }
+
+    /// A body read: by its own reader where it has one and can, by `JSONDecoder` otherwise (whose errors
+    /// are the ones thrown).
+    package static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        if let readable = type as? any WireBodyReadable.Type, let value = readable.readWireBody(data) as? Value {
+            return value
+        }
+        return try JSONDecoder().decode(type, from: data)
+    }
+}
+
+extension RecordsResponse: WireBodyWritable, WireBodyReadable {
+    package func wireBody() throws -> Data { try WireRecordWriter.encode(self) }
+    package static func readWireBody(_ data: Data) -> RecordsResponse? { WireRecordReader.recordsResponse(data) }
+}
+
+extension ModifyRecordsRequest: WireBodyWritable, WireBodyReadable {
+    package func wireBody() throws -> Data { try WireRecordWriter.encode(self) }
+    package static func readWireBody(_ data: Data) -> ModifyRecordsRequest? { WireRecordReader.modifyRequest(data) }
+}

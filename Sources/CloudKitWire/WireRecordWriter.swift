@@ -23,6 +23,41 @@ package enum WireRecordWriter {
         return Data(bytes)
     }
 
+    /// A `records/modify` request as JSON: what the `http:` and `cloudkit:` clients send for an apply's records.
+    /// - Throws: what `JSONEncoder` throws for a record written by it.
+    package static func encode(_ request: ModifyRecordsRequest) throws -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(request.operations.count * 300 + 64)
+        let encoder = WireCoding.bodyEncoder()
+        var object = ObjectWriter()
+        try object.member("operations", request.operations, into: &bytes) { operations, bytes in
+            bytes.append(UInt8(ascii: "["))
+            for (index, operation) in operations.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                var operationObject = ObjectWriter()
+                operationObject.member("operationType", operation.operationType, into: &bytes, string)
+                try operationObject.member("record", operation.record, into: &bytes) { record, bytes in
+                    if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
+                }
+                operationObject.end(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        object.member("zoneID", request.zoneID, into: &bytes, zone)
+        object.member("atomic", request.atomic, into: &bytes, boolean)
+        object.member("desiredKeys", request.desiredKeys, into: &bytes) { keys, bytes in
+            bytes.append(UInt8(ascii: "["))
+            for (index, key) in keys.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(key, into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        object.member("numbersAsStrings", request.numbersAsStrings, into: &bytes, boolean)
+        object.end(into: &bytes)
+        return Data(bytes)
+    }
+
     /// The zone changes as JSON.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ response: ZoneChangesResponse) throws -> Data {

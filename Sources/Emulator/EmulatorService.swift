@@ -343,7 +343,7 @@ struct EmulatorService: Sendable {
             throw ShareError(.badRequest, "this request needs a JSON body")
         }
         do {
-            return try JSONDecoder().decode(T.self, from: body)
+            return try WireCoding.decode(T.self, from: body)
         } catch let error as DecodingError {
             throw ShareError(.badRequest, "malformed request body: \(Self.describe(error))")
         } catch {
@@ -352,7 +352,7 @@ struct EmulatorService: Sendable {
     }
 
     func encode<T: Encodable>(_ value: T) throws -> Data {
-        try WireCoding.bodyEncoder().encode(value)
+        try WireCoding.body(value)
     }
 
     /// Responses of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`).

@@ -1,0 +1,543 @@
+import Foundation
+import ShareKit
+
+/// Reads bodies of records (`records/modify` requests; answers of `records/modify`, `records/lookup` and
+/// `records/query`) without `JSONDecoder`, whose generic machinery was a third of the `http:` client's time in
+/// an apply and the largest part of the emulator's decoding of requests (issue 18).
+///
+/// It reads what `WireRecordWriter` writes, member for member: plain records (names, type, change tag,
+/// parent, share reference, zone, stamps, `deleted`, fields of strings, integers, doubles and timestamps
+/// each with its `type`). A record with anything else (a share, an error, another kind of field, a member
+/// it does not know) is read by `JSONDecoder`, alone; a document it cannot read at all, or a record
+/// `JSONDecoder` refuses, makes it answer nil, and the caller decodes the whole body with `JSONDecoder`, so
+/// that what is accepted and every error message stay `JSONDecoder`'s.
+package enum WireRecordReader {
+    /// The answer of records, or nil where `JSONDecoder` must read it.
+    package static func recordsResponse(_ data: Data) -> RecordsResponse? {
+        read(data) { reader in
+            var records: [WireRecord]?
+            var marker: String?
+            var seen = Seen()
+            try reader.object { reader, key in
+                switch key {
+                case "records":
+                    try seen.once(0)
+                    records = try reader.array { reader in try record(&reader, data: data) }
+                case "continuationMarker":
+                    try seen.once(1)
+                    marker = try reader.optionalString()
+                default: throw Unreadable()
+                }
+            }
+            guard let records else { throw Unreadable() }
+            return RecordsResponse(records: records, continuationMarker: marker)
+        }
+    }
+
+    /// A `records/modify` request, or nil where `JSONDecoder` must read it.
+    package static func modifyRequest(_ data: Data) -> ModifyRecordsRequest? {
+        read(data) { reader in
+            var operations: [ModifyRecordsRequest.Operation]?
+            var zoneID: WireZoneID?
+            var atomic: Bool?
+            var desiredKeys: [String]?
+            var numbersAsStrings: Bool?
+            var seen = Seen()
+            try reader.object { reader, key in
+                switch key {
+                case "operations":
+                    try seen.once(0)
+                    operations = try reader.array { reader in try operation(&reader, data: data) }
+                case "zoneID":
+                    try seen.once(1)
+                    zoneID = try reader.isNull() ? nil : zone(&reader)
+                case "atomic":
+                    try seen.once(2)
+                    atomic = try reader.optionalBool()
+                case "desiredKeys":
+                    try seen.once(3)
+                    desiredKeys = try reader.isNull() ? nil : reader.array { reader in try reader.string() }
+                case "numbersAsStrings":
+                    try seen.once(4)
+                    numbersAsStrings = try reader.optionalBool()
+                default: throw Unreadable()
+                }
+            }
+            guard let operations else { throw Unreadable() }
+            var request = ModifyRecordsRequest(operations: operations, zoneID: zoneID, atomic: atomic)
+            request.desiredKeys = desiredKeys
+            request.numbersAsStrings = numbersAsStrings
+            return request
+        }
+    }
+
+    // MARK: - Members
+
+    private static func operation(_ reader: inout JSONBytes, data: Data) throws -> ModifyRecordsRequest.Operation {
+        var type: String?
+        var record: WireRecord?
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "operationType":
+                try seen.once(0)
+                type = try reader.string()
+            case "record":
+                try seen.once(1)
+                record = try self.record(&reader, data: data)
+            default: throw Unreadable()
+            }
+        }
+        guard let type, let record else { throw Unreadable() }
+        return ModifyRecordsRequest.Operation(operationType: type, record: record)
+    }
+
+    /// A plain record read here, any other by `JSONDecoder` from its own bytes.
+    private static func record(_ reader: inout JSONBytes, data: Data) throws -> WireRecord {
+        let start = reader.offset
+        var attempt = reader
+        if let record = try? plainRecord(&attempt) {
+            reader = attempt
+            return record
+        }
+        try reader.skipValue()
+        let bytes = data[data.startIndex + start..<data.startIndex + reader.offset]
+        guard let record = try? JSONDecoder().decode(WireRecord.self, from: bytes) else { throw Unreadable() }
+        return record
+    }
+
+    private static func plainRecord(_ reader: inout JSONBytes) throws -> WireRecord {
+        var record = WireRecord()
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "recordName":
+                try seen.once(0)
+                record.recordName = try reader.optionalString()
+            case "recordType":
+                try seen.once(1)
+                record.recordType = try reader.optionalString()
+            case "recordChangeTag":
+                try seen.once(2)
+                record.recordChangeTag = try reader.optionalString()
+            case "fields":
+                try seen.once(3)
+                record.fields = try reader.isNull() ? nil : fields(&reader)
+            case "parent":
+                try seen.once(4)
+                record.parent = try reader.isNull() ? nil : pointer(&reader)
+            case "share":
+                try seen.once(5)
+                record.share = try reader.isNull() ? nil : shareReference(&reader)
+            case "zoneID":
+                try seen.once(6)
+                record.zoneID = try reader.isNull() ? nil : zone(&reader)
+            case "created":
+                try seen.once(7)
+                record.created = try reader.isNull() ? nil : stamp(&reader)
+            case "modified":
+                try seen.once(8)
+                record.modified = try reader.isNull() ? nil : stamp(&reader)
+            case "deleted":
+                try seen.once(9)
+                record.deleted = try reader.optionalBool()
+            default: throw Unreadable()
+            }
+        }
+        return record
+    }
+
+    private static func fields(_ reader: inout JSONBytes) throws -> [String: WireField] {
+        var fields: [String: WireField] = [:]
+        try reader.object { reader, name in
+            let field = try self.field(&reader)
+            guard fields.updateValue(field, forKey: name) == nil else { throw Unreadable() }
+        }
+        return fields
+    }
+
+    /// `{"value": …, "type": …}` in either order, of the four plain types.
+    private static func field(_ reader: inout JSONBytes) throws -> WireField {
+        var type: FieldType?
+        var raw: JSONBytes?
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "type":
+                try seen.once(0)
+                type = FieldType(rawValue: try reader.string())
+            case "value":
+                try seen.once(1)
+                raw = reader
+                try reader.skipValue()
+            default: throw Unreadable()
+            }
+        }
+        guard let type, var value = raw else { throw Unreadable() }
+        switch type {
+        case .string: return WireField(.string(try value.string()))
+        case .int64: return WireField(.int64(try value.integer()))
+        case .timestamp: return WireField(.timestamp(try value.integer()))
+        case .double: return WireField(.double(try value.double()))
+        default: throw Unreadable()
+        }
+    }
+
+    private static func zone(_ reader: inout JSONBytes) throws -> WireZoneID {
+        var name: String?
+        var owner: String?
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "zoneName":
+                try seen.once(0)
+                name = try reader.string()
+            case "ownerRecordName":
+                try seen.once(1)
+                owner = try reader.optionalString()
+            default: throw Unreadable()
+            }
+        }
+        guard let name else { throw Unreadable() }
+        return WireZoneID(ZoneID(zoneName: name, ownerRecordName: owner ?? defaultOwnerName), owner: owner)
+    }
+
+    private static func pointer(_ reader: inout JSONBytes) throws -> WireRecordPointer {
+        var name: String?
+        var tag: String?
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "recordName":
+                try seen.once(0)
+                name = try reader.string()
+            case "recordChangeTag":
+                try seen.once(1)
+                tag = try reader.optionalString()
+            default: throw Unreadable()
+            }
+        }
+        guard let name else { throw Unreadable() }
+        return WireRecordPointer(recordName: name, recordChangeTag: tag)
+    }
+
+    private static func shareReference(_ reader: inout JSONBytes) throws -> WireShareReference {
+        var name: String?
+        var zoneID: WireZoneID?
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "recordName":
+                try seen.once(0)
+                name = try reader.string()
+            case "zoneID":
+                try seen.once(1)
+                zoneID = try reader.isNull() ? nil : zone(&reader)
+            default: throw Unreadable()
+            }
+        }
+        guard let name else { throw Unreadable() }
+        var reference = WireShareReference(recordName: name, zoneID: nil)
+        reference.zoneID = zoneID
+        return reference
+    }
+
+    private static func stamp(_ reader: inout JSONBytes) throws -> Stamp {
+        var timestamp: Int64?
+        var user: String?
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "timestamp":
+                try seen.once(0)
+                timestamp = try reader.integer()
+            case "userRecordName":
+                try seen.once(1)
+                user = try reader.string()
+            default: throw Unreadable()
+            }
+        }
+        guard let timestamp, let user else { throw Unreadable() }
+        return Stamp(timestamp: timestamp, userRecordName: user)
+    }
+
+    // MARK: - The document
+
+    /// Anything the reader leaves to `JSONDecoder`.
+    struct Unreadable: Error {}
+
+    /// The members an object had: a member twice is left to `JSONDecoder`.
+    private struct Seen {
+        private var bits: UInt32 = 0
+
+        mutating func once(_ bit: Int) throws {
+            let mask: UInt32 = 1 << UInt32(bit)
+            guard bits & mask == 0 else { throw Unreadable() }
+            bits |= mask
+        }
+    }
+
+    private static func read<Value>(_ data: Data, _ body: (inout JSONBytes) throws -> Value) -> Value? {
+        data.withUnsafeBytes { raw -> Value? in
+            var reader = JSONBytes(raw.bindMemory(to: UInt8.self))
+            guard let value = try? body(&reader) else { return nil }
+            reader.skipSpace()
+            return reader.atEnd ? value : nil
+        }
+    }
+}
+
+extension WireZoneID {
+    /// A zone ID as read, its owner as written (nil when absent).
+    fileprivate init(_ zoneID: ZoneID, owner: String?) {
+        self.init(zoneID)
+        ownerRecordName = owner
+    }
+}
+
+/// A cursor over the bytes of a JSON document, reading RFC 8259's grammar; anything else throws.
+struct JSONBytes {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var offset = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    typealias Unreadable = WireRecordReader.Unreadable
+
+    var atEnd: Bool { offset == bytes.count }
+
+    mutating func skipSpace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next byte after white space, not consumed.
+    private mutating func peek() throws -> UInt8 {
+        skipSpace()
+        guard offset < bytes.count else { throw Unreadable() }
+        return bytes[offset]
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        guard try peek() == byte else { throw Unreadable() }
+        offset += 1
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { throw Unreadable() }
+        for index in 0..<count where bytes[offset + index] != word.utf8Start[index] { throw Unreadable() }
+        offset += count
+    }
+
+    /// Consumes `null` when it comes next.
+    mutating func isNull() throws -> Bool {
+        guard try peek() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    /// Each member of an object, its key given, the reader at its value.
+    mutating func object(_ member: (inout JSONBytes, String) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if try peek() == UInt8(ascii: "}") {
+            offset += 1
+            return
+        }
+        while true {
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            try member(&self, key)
+            switch try peek() {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "}"):
+                offset += 1
+                return
+            default: throw Unreadable()
+            }
+        }
+    }
+
+    /// Each element of an array.
+    mutating func array<Element>(_ element: (inout JSONBytes) throws -> Element) throws -> [Element] {
+        try expect(UInt8(ascii: "["))
+        var elements: [Element] = []
+        if try peek() == UInt8(ascii: "]") {
+            offset += 1
+            return elements
+        }
+        while true {
+            elements.append(try element(&self))
+            switch try peek() {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "]"):
+                offset += 1
+                return elements
+            default: throw Unreadable()
+            }
+        }
+    }
+
+    mutating func optionalString() throws -> String? {
+        try isNull() ? nil : string()
+    }
+
+    mutating func optionalBool() throws -> Bool? {
+        switch try peek() {
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return nil
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return false
+        default: throw Unreadable()
+        }
+    }
+
+    /// A string; one with escapes, control characters or bytes that are not UTF-8 is left to `JSONDecoder`
+    /// but for the common escapes, which are read here.
+    mutating func string() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                offset += 1
+                guard let text else { throw Unreadable() }
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            if byte < 0x20 { throw Unreadable() }
+            offset += 1
+        }
+        throw Unreadable()
+    }
+
+    private mutating func escapedString(from start: Int) throws -> String {
+        var utf8 = Array(bytes[start..<offset])
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: utf8, as: UTF8.self) else { throw Unreadable() }
+                return text
+            case UInt8(ascii: "\\"):
+                guard offset < bytes.count else { throw Unreadable() }
+                let escape = bytes[offset]
+                offset += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        try literal("\\u")
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw Unreadable() }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw Unreadable() }
+                    utf8.append(contentsOf: String(Character(unicode)).utf8)
+                default: throw Unreadable()
+                }
+            default:
+                if byte < 0x20 { throw Unreadable() }
+                utf8.append(byte)
+            }
+        }
+        throw Unreadable()
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw Unreadable() }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            offset += 1
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw Unreadable()
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// The bytes of a JSON number, checked against its grammar, and whether it is a whole number as written
+    /// (no fraction, no exponent).
+    private mutating func number() throws -> (text: String, whole: Bool) {
+        _ = try peek()
+        let start = offset
+        func digits() -> Int {
+            let first = offset
+            while offset < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[offset]) { offset += 1 }
+            return offset - first
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        let integerStart = offset
+        let integerDigits = digits()
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
+            throw Unreadable()
+        }
+        var whole = true
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            offset += 1
+            guard digits() > 0 else { throw Unreadable() }
+            whole = false
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
+            guard digits() > 0 else { throw Unreadable() }
+            whole = false
+        }
+        return (String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self), whole)
+    }
+
+    /// A whole number that fits in 64 bits, written without fraction or exponent.
+    mutating func integer() throws -> Int64 {
+        let (text, whole) = try number()
+        guard whole, let value = Int64(text) else { throw Unreadable() }
+        return value
+    }
+
+    /// A finite number.
+    mutating func double() throws -> Double {
+        let (text, _) = try number()
+        guard let value = Double(text), value.isFinite else { throw Unreadable() }
+        return value
+    }
+
+    /// Passes over one value of any kind, checking only that its brackets and strings are well formed.
+    mutating func skipValue() throws {
+        switch try peek() {
+        case UInt8(ascii: "{"): try object { reader, _ in try reader.skipValue() }
+        case UInt8(ascii: "["): _ = try array { reader in try reader.skipValue() }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        default: _ = try number()
+        }
+    }
+}
