@@ -59,3 +59,12 @@ extension ModifyRecordsRequest: WireBodyWritable, WireBodyReadable {
     package func wireBody() throws -> Data { try WireRecordWriter.encode(self) }
     package static func readWireBody(_ data: Data) -> ModifyRecordsRequest? { WireRecordReader.modifyRequest(data) }
 }
+
+extension LookupRecordsRequest: WireBodyReadable {
+    package static func readWireBody(_ data: Data) -> LookupRecordsRequest? { WireRecordReader.lookupRequest(data) }
+}
+
+extension ShareResultsResponse: WireBodyWritable, WireBodyReadable {
+    package func wireBody() throws -> Data { try WireRecordWriter.encode(self) }
+    package static func readWireBody(_ data: Data) -> ShareResultsResponse? { WireRecordReader.shareResults(data) }
+}

@@ -7,7 +7,8 @@ import ShareKit
 ///
 /// It reads what `WireRecordWriter` writes, member for member: plain records (names, type, change tag,
 /// parent, share reference, zone, stamps, `deleted`, fields of strings, integers, doubles and timestamps
-/// each with its `type`). A record with anything else (a share, an error, another kind of field, a member
+/// each with its `type`), shares with their participants, and the share metadata of `records/accept`. A
+/// record with anything else (an error, another kind of field, a member
 /// it does not know) is read by `JSONDecoder`, alone; a document it cannot read at all, or a record
 /// `JSONDecoder` refuses, makes it answer nil, and the caller decodes the whole body with `JSONDecoder`, so
 /// that what is accepted and every error message stay `JSONDecoder`'s.
@@ -71,7 +72,193 @@ package enum WireRecordReader {
         }
     }
 
+    /// A `records/lookup` request, or nil where `JSONDecoder` must read it.
+    package static func lookupRequest(_ data: Data) -> LookupRecordsRequest? {
+        read(data) { reader in
+            var pointers: [WireRecordPointer]?
+            var zoneID: WireZoneID?
+            var desiredKeys: [String]?
+            var numbersAsStrings: Bool?
+            var seen = Seen()
+            try reader.object { reader, key in
+                switch key {
+                case "records":
+                    try seen.once(0)
+                    pointers = try reader.array { reader in try pointer(&reader) }
+                case "zoneID":
+                    try seen.once(1)
+                    zoneID = try reader.isNull() ? nil : zone(&reader)
+                case "desiredKeys":
+                    try seen.once(2)
+                    desiredKeys = try reader.isNull() ? nil : reader.array { reader in try reader.string() }
+                case "numbersAsStrings":
+                    try seen.once(3)
+                    numbersAsStrings = try reader.optionalBool()
+                default: throw Unreadable()
+                }
+            }
+            guard let pointers else { throw Unreadable() }
+            var request = LookupRecordsRequest(recordNames: [], zoneID: .defaultZone)
+            request.records = pointers
+            request.zoneID = zoneID
+            request.desiredKeys = desiredKeys
+            request.numbersAsStrings = numbersAsStrings
+            return request
+        }
+    }
+
+    /// The answer of `records/accept` or `records/resolve`, or nil where `JSONDecoder` must read it.
+    package static func shareResults(_ data: Data) -> ShareResultsResponse? {
+        read(data) { reader in
+            var results: [WireShareMetadata]?
+            var seen = Seen()
+            try reader.object { reader, key in
+                guard key == "results" else { throw Unreadable() }
+                try seen.once(0)
+                results = try reader.array { reader in try metadata(&reader, data: data) }
+            }
+            guard let results else { throw Unreadable() }
+            return ShareResultsResponse(results: results)
+        }
+    }
+
     // MARK: - Members
+
+    private static func metadata(_ reader: inout JSONBytes, data: Data) throws -> WireShareMetadata {
+        var metadata = WireShareMetadata(shortGUID: "", error: ShareError(.internalError, ""))
+        metadata.shortGUID = nil
+        metadata.serverErrorCode = nil
+        metadata.reason = nil
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "shortGUID":
+                try seen.once(0)
+                metadata.shortGUID = try reader.optionalString()
+            case "zoneID":
+                try seen.once(1)
+                metadata.zoneID = try reader.isNull() ? nil : zone(&reader)
+            case "rootRecordName":
+                try seen.once(2)
+                metadata.rootRecordName = try reader.optionalString()
+            case "share":
+                try seen.once(3)
+                metadata.share = try reader.isNull() ? nil : record(&reader, data: data)
+            case "ownerIdentity":
+                try seen.once(4)
+                metadata.ownerIdentity = try reader.isNull() ? nil : identity(&reader)
+            case "participantType":
+                try seen.once(5)
+                metadata.participantType = try reader.optionalString()
+            case "participantPermission":
+                try seen.once(6)
+                metadata.participantPermission = try reader.optionalString()
+            case "participantStatus":
+                try seen.once(7)
+                metadata.participantStatus = try reader.optionalString()
+            case "serverErrorCode":
+                try seen.once(8)
+                metadata.serverErrorCode = try reader.optionalString()
+            case "reason":
+                try seen.once(9)
+                metadata.reason = try reader.optionalString()
+            default: throw Unreadable()
+            }
+        }
+        return metadata
+    }
+
+    /// As `WireParticipant.init(from:)` reads it: an absent type, permission or status has its default; an
+    /// unknown word is left to `JSONDecoder`, which refuses it.
+    private static func participant(_ reader: inout JSONBytes) throws -> WireParticipant {
+        var participantId: String?
+        var identity: WireUserIdentity?
+        var type: String?
+        var permission: String?
+        var status: String?
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "participantId":
+                try seen.once(0)
+                participantId = try reader.optionalString()
+            case "userIdentity":
+                try seen.once(1)
+                identity = try self.identity(&reader)
+            case "type":
+                try seen.once(2)
+                type = try reader.optionalString()
+            case "permission":
+                try seen.once(3)
+                permission = try reader.optionalString()
+            case "acceptanceStatus":
+                try seen.once(4)
+                status = try reader.optionalString()
+            default: throw Unreadable()
+            }
+        }
+        guard let identity, let role = WireSpelling.participantRole(type ?? "USER"),
+            let permission = WireSpelling.permission(permission ?? "READ_ONLY"),
+            let acceptance = WireSpelling.acceptance(status ?? "INVITED")
+        else { throw Unreadable() }
+        var participant = WireParticipant(
+            Participant(userRecordName: "", role: role, permission: permission, acceptance: acceptance))
+        participant.participantId = participantId
+        participant.userIdentity = identity
+        return participant
+    }
+
+    private static func identity(_ reader: inout JSONBytes) throws -> WireUserIdentity {
+        var identity = WireUserIdentity(userRecordName: nil, email: nil, name: nil)
+        var seen = Seen()
+        try reader.object { reader, key in
+            switch key {
+            case "userRecordName":
+                try seen.once(0)
+                identity.userRecordName = try reader.optionalString()
+            case "nameComponents":
+                try seen.once(1)
+                guard !(try reader.isNull()) else { return }
+                var name = WireNameComponents(displayName: "")
+                name.givenName = nil
+                var nameSeen = Seen()
+                try reader.object { reader, key in
+                    switch key {
+                    case "givenName":
+                        try nameSeen.once(0)
+                        name.givenName = try reader.optionalString()
+                    case "familyName":
+                        try nameSeen.once(1)
+                        name.familyName = try reader.optionalString()
+                    default: throw Unreadable()
+                    }
+                }
+                identity.nameComponents = name
+            case "lookupInfo":
+                try seen.once(2)
+                guard !(try reader.isNull()) else { return }
+                var info = WireLookupInfo()
+                var infoSeen = Seen()
+                try reader.object { reader, key in
+                    switch key {
+                    case "emailAddress":
+                        try infoSeen.once(0)
+                        info.emailAddress = try reader.optionalString()
+                    case "phoneNumber":
+                        try infoSeen.once(1)
+                        info.phoneNumber = try reader.optionalString()
+                    case "userRecordName":
+                        try infoSeen.once(2)
+                        info.userRecordName = try reader.optionalString()
+                    default: throw Unreadable()
+                    }
+                }
+                identity.lookupInfo = info
+            default: throw Unreadable()
+            }
+        }
+        return identity
+    }
 
     private static func operation(_ reader: inout JSONBytes, data: Data) throws -> ModifyRecordsRequest.Operation {
         var type: String?
@@ -141,6 +328,27 @@ package enum WireRecordReader {
             case "deleted":
                 try seen.once(9)
                 record.deleted = try reader.optionalBool()
+            case "forRecord":
+                try seen.once(10)
+                record.forRecord = try reader.isNull() ? nil : pointer(&reader)
+            case "publicPermission":
+                try seen.once(11)
+                record.publicPermission = try reader.optionalString()
+            case "participants":
+                try seen.once(12)
+                record.participants = try reader.isNull() ? nil : reader.array { reader in try participant(&reader) }
+            case "owner":
+                try seen.once(13)
+                record.owner = try reader.isNull() ? nil : participant(&reader)
+            case "currentUserParticipant":
+                try seen.once(14)
+                record.currentUserParticipant = try reader.isNull() ? nil : participant(&reader)
+            case "shortGUID":
+                try seen.once(15)
+                record.shortGUID = try reader.optionalString()
+            case "url":
+                try seen.once(16)
+                record.url = try reader.optionalString()
             default: throw Unreadable()
             }
         }

@@ -89,11 +89,37 @@ package enum WireRecordWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// The answer of `records/accept` or `records/resolve` as JSON: each share with its participants.
+    /// - Throws: what `JSONEncoder` throws for a share written by it.
+    package static func encode(_ response: ShareResultsResponse) throws -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(response.results.count * 1_500 + 16)
+        let encoder = WireCoding.bodyEncoder()
+        bytes.append(contentsOf: #"{"results":["#.utf8)
+        for (index, metadata) in response.results.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            var object = ObjectWriter()
+            object.member("shortGUID", metadata.shortGUID, into: &bytes, string)
+            object.member("zoneID", metadata.zoneID, into: &bytes, zone)
+            object.member("rootRecordName", metadata.rootRecordName, into: &bytes, string)
+            try object.member("share", metadata.share, into: &bytes) { share, bytes in
+                if !write(share, into: &bytes) { bytes.append(contentsOf: try encoder.encode(share)) }
+            }
+            object.member("ownerIdentity", metadata.ownerIdentity, into: &bytes, identity)
+            object.member("participantType", metadata.participantType, into: &bytes, string)
+            object.member("participantPermission", metadata.participantPermission, into: &bytes, string)
+            object.member("participantStatus", metadata.participantStatus, into: &bytes, string)
+            object.member("serverErrorCode", metadata.serverErrorCode, into: &bytes, string)
+            object.member("reason", metadata.reason, into: &bytes, string)
+            object.end(into: &bytes)
+        }
+        bytes.append(contentsOf: "]}".utf8)
+        return Data(bytes)
+    }
+
     /// Writes a plain record; false, with nothing written, for any other.
     static func write(_ record: WireRecord, into bytes: inout [UInt8]) -> Bool {
-        guard record.createShortGUID == nil, record.forRecord == nil, record.publicPermission == nil,
-            record.participants == nil, record.owner == nil, record.currentUserParticipant == nil,
-            record.shortGUID == nil, record.url == nil, record.serverErrorCode == nil, record.reason == nil,
+        guard record.createShortGUID == nil, record.serverErrorCode == nil, record.reason == nil,
             record.retryAfter == nil, record.uuid == nil,
             (record.fields ?? [:]).values.allSatisfy(isPlain)
         else { return false }
@@ -142,8 +168,53 @@ package enum WireRecordWriter {
         object.member("created", record.created, into: &bytes, stamp)
         object.member("modified", record.modified, into: &bytes, stamp)
         object.member("deleted", record.deleted, into: &bytes, boolean)
+        // A share's members.
+        object.member("forRecord", record.forRecord, into: &bytes, pointer)
+        object.member("publicPermission", record.publicPermission, into: &bytes, string)
+        object.member("participants", record.participants, into: &bytes) { participants, bytes in
+            bytes.append(UInt8(ascii: "["))
+            for (index, participant) in participants.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                self.participant(participant, into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+        object.member("owner", record.owner, into: &bytes, participant)
+        object.member("currentUserParticipant", record.currentUserParticipant, into: &bytes, participant)
+        object.member("shortGUID", record.shortGUID, into: &bytes, string)
+        object.member("url", record.url, into: &bytes, string)
         object.end(into: &bytes)
         return plain
+    }
+
+    /// As `WireParticipant.encode(to:)` writes it.
+    private static func participant(_ participant: WireParticipant, into bytes: inout [UInt8]) {
+        var object = ObjectWriter()
+        object.member("participantId", participant.participantId, into: &bytes, string)
+        object.member("userIdentity", participant.userIdentity, into: &bytes, identity)
+        object.member("type", WireSpelling.participantType(participant.role), into: &bytes, string)
+        object.member("permission", WireSpelling.permission(participant.permission), into: &bytes, string)
+        object.member("acceptanceStatus", WireSpelling.acceptanceStatus(participant.acceptance), into: &bytes, string)
+        object.end(into: &bytes)
+    }
+
+    private static func identity(_ identity: WireUserIdentity, into bytes: inout [UInt8]) {
+        var object = ObjectWriter()
+        object.member("userRecordName", identity.userRecordName, into: &bytes, string)
+        object.member("nameComponents", identity.nameComponents, into: &bytes) { name, bytes in
+            var nameObject = ObjectWriter()
+            nameObject.member("givenName", name.givenName, into: &bytes, string)
+            nameObject.member("familyName", name.familyName, into: &bytes, string)
+            nameObject.end(into: &bytes)
+        }
+        object.member("lookupInfo", identity.lookupInfo, into: &bytes) { info, bytes in
+            var infoObject = ObjectWriter()
+            infoObject.member("emailAddress", info.emailAddress, into: &bytes, string)
+            infoObject.member("phoneNumber", info.phoneNumber, into: &bytes, string)
+            infoObject.member("userRecordName", info.userRecordName, into: &bytes, string)
+            infoObject.end(into: &bytes)
+        }
+        object.end(into: &bytes)
     }
 
     /// Whether the writer writes this field (a double must be finite: JSON has no infinity).

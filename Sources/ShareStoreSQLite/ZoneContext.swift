@@ -166,7 +166,7 @@ struct ZoneContext {
 enum ParticipantLoader {
     /// The participants of every share of a zone, by share name.
     static func load(zoneId: Int64, db: Database) throws -> [String: [Participant]] {
-        let rows = try Row.fetchAll(
+        let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
                     SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
@@ -179,7 +179,7 @@ enum ParticipantLoader {
     /// The participants of one share: accepting a share reads only its own (a zone of 100 hierarchy shares
     /// would otherwise be read whole for each acceptance).
     static func load(zoneId: Int64, shareName: String, db: Database) throws -> [Participant] {
-        let rows = try Row.fetchAll(
+        let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
                     SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
@@ -189,9 +189,11 @@ enum ParticipantLoader {
         return try participants(rows)[shareName] ?? []
     }
 
-    private static func participants(_ rows: [Row]) throws -> [String: [Participant]] {
+    /// Read from a cursor, whose rows are read in place: copying each row first cost as much as the reading
+    /// (an acceptance reads its share's participants, a thousand acceptances an apply of the benchmark).
+    private static func participants(_ rows: RowCursor) throws -> [String: [Participant]] {
         var result: [String: [Participant]] = [:]
-        for row in rows {
+        while let row = try rows.next() {
             let shareName: String = row[0]
             let user: String = row[1]
             // A word the enums do not know is a damaged store: say so, never guess a default.

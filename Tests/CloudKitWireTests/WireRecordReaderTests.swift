@@ -84,8 +84,49 @@ struct WireRecordReaderTests {
         #expect(try WireCoding.decode(ModifyRecordsRequest.self, from: try WireCoding.body(request)) == request)
     }
 
+    @Test("answers of records/accept written by either writer read as JSONDecoder reads them")
+    func shareResults() throws {
+        let zone = ZoneID(zoneName: "Lists", ownerRecordName: "_owner")
+        let share = Share(
+            recordName: "share-1", zoneID: zone, rootRecordName: "trip", title: "Trip \"2\"",
+            publicPermission: .readOnly, ownerRecordName: "_owner",
+            participants: [
+                Participant(
+                    userRecordName: "_bob", email: "bob@example.com", name: "Bob Smith", role: .privateUser,
+                    permission: .readWrite, acceptance: .accepted),
+                Participant(userRecordName: "_carol", name: "Carol", permission: .readOnly, acceptance: .pending),
+                Participant(userRecordName: "", permission: .readOnly, phone: "+15550100"),
+                Participant(userRecordName: "_dan", role: .publicUser, permission: .readOnly, acceptance: .accepted),
+            ], changeTag: "s1", shortGUID: "0abc", url: "https://www.icloud.com/share/0abc")
+        let bob = share.participants[0]
+        let response = ShareResultsResponse(results: [
+            WireShareMetadata(
+                ShareMetadata(share: share, zoneID: zone, rootRecordName: "trip", participant: bob), shortGUID: "0abc"),
+            WireShareMetadata(
+                ShareMetadata(share: Share.zoneWide(zone), zoneID: zone, rootRecordName: nil, participant: nil),
+                shortGUID: "0def"),
+            WireShareMetadata(shortGUID: "0nope", error: ShareError(.notFound, "no share")),
+        ])
+        let fast = try WireRecordWriter.encode(response)
+        #expect(try JSONDecoder().decode(ShareResultsResponse.self, from: fast) == response)
+        for data in [fast, try WireCoding.bodyEncoder().encode(response)] {
+            #expect(try #require(WireRecordReader.shareResults(data)) == response)
+            Self.expectSameAsJSONDecoder(ShareResultsResponse.self, data)
+        }
+        let identity = #""userIdentity":{"userRecordName":"_u"}"#
+        for participant in [
+            "{\(identity)}", #"{\#(identity),"type":"ADMINISTRATOR","permission":"READ_WRITE"}"#,
+            #"{\#(identity),"type":"GUEST"}"#, #"{\#(identity),"acceptanceStatus":"MAYBE"}"#, #"{"type":"USER"}"#,
+            #"{"userIdentity":{"nameComponents":{"givenName":"A"},"lookupInfo":{"phoneNumber":"+1"}},"x":1}"#,
+            #"{"userIdentity":{"nameComponents":null,"lookupInfo":null},"participantId":null}"#,
+        ] {
+            let body = #"{"results":[{"shortGUID":"g","share":{"recordName":"s","participants":[\#(participant)]}}]}"#
+            Self.expectSameAsJSONDecoder(ShareResultsResponse.self, Data(body.utf8))
+        }
+    }
+
     @Test("odd and broken bodies read as JSONDecoder reads them, or are refused as it refuses them")
-    func oddBodies() {
+    func oddBodies() throws {
         let zone = #""zoneID":{"zoneName":"Z"}"#
         func record(_ members: String) -> String { #"{"records":[{"recordName":"r",\#(members)}]}"# }
         let answers = [
@@ -132,5 +173,17 @@ struct WireRecordReaderTests {
             #"{"operations":[],"atomic":"yes"}"#, #"{"zoneID":{"zoneName":"Z"}}"#,
         ]
         for text in requests { Self.expectSameAsJSONDecoder(ModifyRecordsRequest.self, Data(text.utf8)) }
+
+        let lookups = [
+            #"{"records":[{"recordName":"a"},{"recordName":"b\u00e9","recordChangeTag":"1"}],\#(zone)}"#,
+            #"{"records":[],"desiredKeys":["t"],"numbersAsStrings":false,"zoneID":null}"#,
+            #"{"records":[{"recordName":null}]}"#, #"{"records":[{}]}"#, #"{"records":[{"recordName":"a","x":1}]}"#,
+            #"{"records":[{"recordName":"a"}],"records":[]}"#, #"{"zoneID":{"zoneName":"Z"}}"#,
+        ]
+        for text in lookups { Self.expectSameAsJSONDecoder(LookupRecordsRequest.self, Data(text.utf8)) }
+        var lookup = LookupRecordsRequest(recordNames: ["a", "b \"c\""], zoneID: ZoneID(zoneName: "Lists"))
+        lookup.desiredKeys = ["title"]
+        let lookupBody = try WireCoding.bodyEncoder().encode(lookup)
+        #expect(WireRecordReader.lookupRequest(lookupBody) == lookup)
     }
 }

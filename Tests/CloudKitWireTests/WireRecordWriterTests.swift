@@ -100,10 +100,10 @@ struct WireRecordWriterTests {
         }
     }
 
-    @Test("plain records are written by the writer itself, the others handed to JSONEncoder")
+    @Test("plain records and shares are written by the writer itself, the others handed to JSONEncoder")
     func whatIsWrittenByHand() {
         var bytes: [UInt8] = []
         let written = Self.response.records.map { WireRecordWriter.write($0, into: &bytes) }
-        #expect(written == [true, true, true, false, false, false, true, false, false, true])
+        #expect(written == [true, true, true, false, false, false, true, false, true, true])
     }
 }
