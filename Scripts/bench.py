@@ -122,8 +122,15 @@ def bench_size(binary, size, work):
     secs, rss, plan_json, cpu = run([binary, "plan", recipe, "--store", store, "--format", "json"])
     row["plan_empty"] = (secs, rss, cpu)
     per_zone = planned_operations(plan_json)
-    secs, rss, _, cpu = run([binary, "apply", recipe, "--store", store, "--yes"])
-    row["apply"] = (secs, rss, cpu)
+    # The apply, the step the targets measure most, is the median of APPLY_REPEAT runs, each on a store of its
+    # own planned first (as this one was); the store the later steps read is the first run's.
+    applies = [run([binary, "apply", recipe, "--store", store, "--yes"])]
+    for attempt in range(1, APPLY_REPEAT):
+        other = "sqlite:" + os.path.join(work, f"store-{size}-{attempt}.sqlite")
+        run([binary, "plan", recipe, "--store", other, "--format", "json"])
+        applies.append(run([binary, "apply", recipe, "--store", other, "--yes"]))
+    secs, rss, _, cpu = sorted(applies, key=lambda a: a[0])[len(applies) // 2]
+    row["apply"] = (secs, max(a[1] for a in applies), cpu)
     secs, rss, out, cpu = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], expect=(0, 2))
     if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
         sys.exit(f"bench: the no-op plan after apply is not empty:\n{out[-2000:]}")
@@ -217,6 +224,7 @@ def bench_size(binary, size, work):
 
 
 REFERENCE_REPEAT = int(os.environ.get("BENCH_REFERENCE_REPEAT", "3"))
+APPLY_REPEAT = int(os.environ.get("BENCH_APPLY_REPEAT", "3"))
 STEPS = ["validate", "plan_empty", "apply", "plan_noop", "plan_cached", "plan_100_dense", "plan_100_spread", "apply_http",
          "plan_cached_http", "reference"]
 LIMIT_RSS_MB = 400

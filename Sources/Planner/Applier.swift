@@ -21,7 +21,7 @@ public struct Applier: Sendable {
     /// Operations a call (about: whole zones go together), for a store that writes many zones in one
     /// transaction: large enough that commits cost little, small enough that a killed apply loses little
     /// work and the next call is built while the store writes this one.
-    static let operationsPerTransaction = 5_000
+    static let operationsPerTransaction = 2_000
 
     /// An applier over `store`, logging to `logger`.
     public init(store: any Store, logger: Logger) {
