@@ -31,9 +31,7 @@ package enum WireRecordWriter {
         let encoder = WireCoding.bodyEncoder()
         var object = ObjectWriter()
         try object.member("operations", request.operations, into: &bytes) { operations, bytes in
-            bytes.append(UInt8(ascii: "["))
-            for (index, operation) in operations.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            try array(operations, into: &bytes) { operation, bytes in
                 var operationObject = ObjectWriter()
                 operationObject.member("operationType", operation.operationType, into: &bytes, string)
                 try operationObject.member("record", operation.record, into: &bytes) { record, bytes in
@@ -41,17 +39,11 @@ package enum WireRecordWriter {
                 }
                 operationObject.end(into: &bytes)
             }
-            bytes.append(UInt8(ascii: "]"))
         }
         object.member("zoneID", request.zoneID, into: &bytes, zone)
         object.member("atomic", request.atomic, into: &bytes, boolean)
         object.member("desiredKeys", request.desiredKeys, into: &bytes) { keys, bytes in
-            bytes.append(UInt8(ascii: "["))
-            for (index, key) in keys.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                string(key, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "]"))
+            array(keys, into: &bytes, string)
         }
         object.member("numbersAsStrings", request.numbersAsStrings, into: &bytes, boolean)
         object.end(into: &bytes)
@@ -81,10 +73,19 @@ package enum WireRecordWriter {
 
     /// A JSON array of records, each written by hand or by `encoder`.
     private static func records(_ records: [WireRecord], encoder: JSONEncoder, into bytes: inout [UInt8]) throws {
-        bytes.append(UInt8(ascii: "["))
-        for (index, record) in records.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        try array(records, into: &bytes) { record, bytes in
             if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
+        }
+    }
+
+    /// A JSON array, each element written by `element`.
+    private static func array<Element>(
+        _ elements: [Element], into bytes: inout [UInt8], _ element: (Element, inout [UInt8]) throws -> Void
+    ) rethrows {
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            try element(value, &bytes)
         }
         bytes.append(UInt8(ascii: "]"))
     }
@@ -172,12 +173,7 @@ package enum WireRecordWriter {
         object.member("forRecord", record.forRecord, into: &bytes, pointer)
         object.member("publicPermission", record.publicPermission, into: &bytes, string)
         object.member("participants", record.participants, into: &bytes) { participants, bytes in
-            bytes.append(UInt8(ascii: "["))
-            for (index, participant) in participants.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                self.participant(participant, into: &bytes)
-            }
-            bytes.append(UInt8(ascii: "]"))
+            array(participants, into: &bytes, participant)
         }
         object.member("owner", record.owner, into: &bytes, participant)
         object.member("currentUserParticipant", record.currentUserParticipant, into: &bytes, participant)
