@@ -65,6 +65,13 @@ package struct LookupRecordsRequest: Codable, Sendable, Hashable {
         records = recordNames.map { WireRecordPointer(recordName: $0) }
         self.zoneID = WireZoneID(zoneID)
     }
+
+    package init(records: [WireRecordPointer], zoneID: WireZoneID?, desiredKeys: [String]?, numbersAsStrings: Bool?) {
+        self.records = records
+        self.zoneID = zoneID
+        self.desiredKeys = desiredKeys
+        self.numbersAsStrings = numbersAsStrings
+    }
 }
 
 /// `records/query`: `{zoneID?, zoneWide?, query: {recordType, filterBy, sortBy}, resultsLimit?,

@@ -39,6 +39,9 @@ package struct WireShareMetadata: Codable, Sendable, Hashable {
     package var serverErrorCode: String?
     package var reason: String?
 
+    /// No members: what a reader fills in.
+    package init() {}
+
     package init(_ metadata: ShareMetadata, shortGUID: String?) {
         self.shortGUID = shortGUID
         zoneID = WireZoneID(metadata.zoneID)

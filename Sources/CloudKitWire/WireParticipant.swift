@@ -26,6 +26,17 @@ package struct WireParticipant: Sendable, Hashable {
     }
 
     /// The owner of a share, as the `owner` member writes it.
+    package init(
+        participantId: String?, userIdentity: WireUserIdentity, role: ParticipantRole, permission: Permission,
+        acceptance: AcceptanceStatus
+    ) {
+        self.participantId = participantId
+        self.userIdentity = userIdentity
+        self.role = role
+        self.permission = permission
+        self.acceptance = acceptance
+    }
+
     package init(owner: UserRecordName) {
         self.init(Participant(userRecordName: owner, role: .owner, permission: .readWrite, acceptance: .accepted))
     }
@@ -101,6 +112,11 @@ package struct WireUserIdentity: Codable, Sendable, Hashable {
 package struct WireNameComponents: Codable, Sendable, Hashable {
     package var givenName: String?
     package var familyName: String?
+
+    package init(givenName: String?, familyName: String?) {
+        self.givenName = givenName
+        self.familyName = familyName
+    }
 
     package init(displayName: String) {
         if let space = displayName.firstIndex(of: " ") {

@@ -98,12 +98,8 @@ package enum WireRecordReader {
                 }
             }
             guard let pointers else { throw Unreadable() }
-            var request = LookupRecordsRequest(recordNames: [], zoneID: .defaultZone)
-            request.records = pointers
-            request.zoneID = zoneID
-            request.desiredKeys = desiredKeys
-            request.numbersAsStrings = numbersAsStrings
-            return request
+            return LookupRecordsRequest(
+                records: pointers, zoneID: zoneID, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
         }
     }
 
@@ -125,10 +121,7 @@ package enum WireRecordReader {
     // MARK: - Members
 
     private static func metadata(_ reader: inout JSONBytes, data: Data) throws -> WireShareMetadata {
-        var metadata = WireShareMetadata(shortGUID: "", error: ShareError(.internalError, ""))
-        metadata.shortGUID = nil
-        metadata.serverErrorCode = nil
-        metadata.reason = nil
+        var metadata = WireShareMetadata()
         var seen = Seen()
         try reader.object { reader, key in
             switch key {
@@ -201,11 +194,9 @@ package enum WireRecordReader {
             let permission = WireSpelling.permission(permission ?? "READ_ONLY"),
             let acceptance = WireSpelling.acceptance(status ?? "INVITED")
         else { throw Unreadable() }
-        var participant = WireParticipant(
-            Participant(userRecordName: "", role: role, permission: permission, acceptance: acceptance))
-        participant.participantId = participantId
-        participant.userIdentity = identity
-        return participant
+        return WireParticipant(
+            participantId: participantId, userIdentity: identity, role: role, permission: permission,
+            acceptance: acceptance)
     }
 
     private static func identity(_ reader: inout JSONBytes) throws -> WireUserIdentity {
@@ -219,8 +210,7 @@ package enum WireRecordReader {
             case "nameComponents":
                 try seen.once(1)
                 guard !(try reader.isNull()) else { return }
-                var name = WireNameComponents(displayName: "")
-                name.givenName = nil
+                var name = WireNameComponents(givenName: nil, familyName: nil)
                 var nameSeen = Seen()
                 try reader.object { reader, key in
                     switch key {

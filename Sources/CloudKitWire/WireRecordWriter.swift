@@ -1,14 +1,15 @@
 import Foundation
 import ShareKit
 
-/// Writes responses of records (`records/lookup`, `records/query`, `records/modify`, `changes/zone`) as JSON without
-/// `JSONEncoder`, whose generic machinery is half of the emulator's time under load (issue 18): a 200-record
-/// lookup is about a thousand fields.
+/// Writes bodies of records (`records/lookup`, `records/query`, `records/modify` and `changes/zone` answers,
+/// `records/modify` requests, `records/accept` answers) as JSON without `JSONEncoder`, whose generic machinery
+/// is half of the emulator's time under load (issue 18): a 200-record lookup is about a thousand fields.
 ///
 /// It writes what `WireCoding.bodyEncoder()` writes, member for member: the plain record (names, type, change
 /// tag, parent, share reference, zone, stamps, fields of strings, integers, finite doubles, timestamps and
-/// asset IDs). A record with anything else (a share, an error, a list, a reference) is encoded by
-/// `JSONEncoder` and put in its place, so the two can never disagree on a rare member.
+/// asset IDs) and shares with their participants. A record with anything else (an error, a list, a
+/// reference) is encoded by `JSONEncoder` and put in its place, so the two can never disagree on a rare
+/// member.
 package enum WireRecordWriter {
     /// The response as JSON.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
@@ -34,8 +35,8 @@ package enum WireRecordWriter {
             try array(operations, into: &bytes) { operation, bytes in
                 var operationObject = ObjectWriter()
                 operationObject.member("operationType", operation.operationType, into: &bytes, string)
-                try operationObject.member("record", operation.record, into: &bytes) { record, bytes in
-                    if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
+                try operationObject.member("record", operation.record, into: &bytes) {
+                    try record($0, encoder: encoder, into: &$1)
                 }
                 operationObject.end(into: &bytes)
             }
@@ -54,28 +55,34 @@ package enum WireRecordWriter {
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ response: ZoneChangesResponse) throws -> Data {
         var bytes: [UInt8] = []
-        bytes.append(contentsOf: #"{"zones":["#.utf8)
         let encoder = WireCoding.bodyEncoder()
-        for (index, zone) in response.zones.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            var object = ObjectWriter()
-            object.member("zoneID", zone.zoneID, into: &bytes, self.zone)
-            try object.member("records", zone.records, into: &bytes) { try records($0, encoder: encoder, into: &$1) }
-            object.member("syncToken", zone.syncToken, into: &bytes, string)
-            object.member("moreComing", zone.moreComing, into: &bytes, boolean)
-            object.member("serverErrorCode", zone.serverErrorCode, into: &bytes, string)
-            object.member("reason", zone.reason, into: &bytes, string)
-            object.end(into: &bytes)
+        var object = ObjectWriter()
+        try object.member("zones", response.zones, into: &bytes) { zones, bytes in
+            try array(zones, into: &bytes) { zone, bytes in
+                var zoneObject = ObjectWriter()
+                zoneObject.member("zoneID", zone.zoneID, into: &bytes, self.zone)
+                try zoneObject.member("records", zone.records, into: &bytes) {
+                    try records($0, encoder: encoder, into: &$1)
+                }
+                zoneObject.member("syncToken", zone.syncToken, into: &bytes, string)
+                zoneObject.member("moreComing", zone.moreComing, into: &bytes, boolean)
+                zoneObject.member("serverErrorCode", zone.serverErrorCode, into: &bytes, string)
+                zoneObject.member("reason", zone.reason, into: &bytes, string)
+                zoneObject.end(into: &bytes)
+            }
         }
-        bytes.append(contentsOf: "]}".utf8)
+        object.end(into: &bytes)
         return Data(bytes)
     }
 
     /// A JSON array of records, each written by hand or by `encoder`.
     private static func records(_ records: [WireRecord], encoder: JSONEncoder, into bytes: inout [UInt8]) throws {
-        try array(records, into: &bytes) { record, bytes in
-            if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
-        }
+        try array(records, into: &bytes) { record, bytes in try self.record(record, encoder: encoder, into: &bytes) }
+    }
+
+    /// One record, written by hand where the writer can, by `encoder` otherwise.
+    private static func record(_ record: WireRecord, encoder: JSONEncoder, into bytes: inout [UInt8]) throws {
+        if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
     }
 
     /// A JSON array, each element written by `element`.
@@ -96,25 +103,26 @@ package enum WireRecordWriter {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(response.results.count * 1_500 + 16)
         let encoder = WireCoding.bodyEncoder()
-        bytes.append(contentsOf: #"{"results":["#.utf8)
-        for (index, metadata) in response.results.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            var object = ObjectWriter()
-            object.member("shortGUID", metadata.shortGUID, into: &bytes, string)
-            object.member("zoneID", metadata.zoneID, into: &bytes, zone)
-            object.member("rootRecordName", metadata.rootRecordName, into: &bytes, string)
-            try object.member("share", metadata.share, into: &bytes) { share, bytes in
-                if !write(share, into: &bytes) { bytes.append(contentsOf: try encoder.encode(share)) }
+        var object = ObjectWriter()
+        try object.member("results", response.results, into: &bytes) { results, bytes in
+            try array(results, into: &bytes) { metadata, bytes in
+                var metadataObject = ObjectWriter()
+                metadataObject.member("shortGUID", metadata.shortGUID, into: &bytes, string)
+                metadataObject.member("zoneID", metadata.zoneID, into: &bytes, zone)
+                metadataObject.member("rootRecordName", metadata.rootRecordName, into: &bytes, string)
+                try metadataObject.member("share", metadata.share, into: &bytes) {
+                    try record($0, encoder: encoder, into: &$1)
+                }
+                metadataObject.member("ownerIdentity", metadata.ownerIdentity, into: &bytes, identity)
+                metadataObject.member("participantType", metadata.participantType, into: &bytes, string)
+                metadataObject.member("participantPermission", metadata.participantPermission, into: &bytes, string)
+                metadataObject.member("participantStatus", metadata.participantStatus, into: &bytes, string)
+                metadataObject.member("serverErrorCode", metadata.serverErrorCode, into: &bytes, string)
+                metadataObject.member("reason", metadata.reason, into: &bytes, string)
+                metadataObject.end(into: &bytes)
             }
-            object.member("ownerIdentity", metadata.ownerIdentity, into: &bytes, identity)
-            object.member("participantType", metadata.participantType, into: &bytes, string)
-            object.member("participantPermission", metadata.participantPermission, into: &bytes, string)
-            object.member("participantStatus", metadata.participantStatus, into: &bytes, string)
-            object.member("serverErrorCode", metadata.serverErrorCode, into: &bytes, string)
-            object.member("reason", metadata.reason, into: &bytes, string)
-            object.end(into: &bytes)
         }
-        bytes.append(contentsOf: "]}".utf8)
+        object.end(into: &bytes)
         return Data(bytes)
     }
 
