@@ -41,6 +41,7 @@ public struct Applier: Sendable {
         }
         var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress)
         await run.execute()
+        await run.keepPlanCache()
         return run.report
     }
 

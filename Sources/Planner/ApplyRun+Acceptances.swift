@@ -51,7 +51,13 @@ extension ApplyRun {
                     let results = number < answers.count ? answers[number] : []
                     for (position, (index, _)) in request.accepts.enumerated() {
                         switch position < results.count ? results[position] : nil {
-                        case .success?: succeed([index])
+                        case .success(let metadata)?:
+                            // Each acceptance writes the share again; the last one's tag is the share's now.
+                            let zone = metadata.zoneID.zoneName
+                            if cachedZones.contains(zone) {
+                                written.saved(metadata.share.recordName, tag: metadata.share.changeTag, zone: zone)
+                            }
+                            succeed([index])
                         case .failure(let error)?: fail([index], acceptFailure(index, error.description))
                         case nil: fail([index], acceptFailure(index, "the store answered no result"))
                         }

@@ -225,13 +225,22 @@ extension ApplyRun {
                         if !deferred.isEmpty {
                             savedTags["\(zoneID.zoneName)/\(record.recordName)"] = record.changeTag
                         }
+                        if database == .private, cachedZones.contains(zoneID.zoneName) {
+                            written.saved(record.recordName, tag: record.changeTag, zone: zoneID.zoneName)
+                        }
                         succeed(changeIndices)
                     case .savedShare(let share):
+                        if database == .private, cachedZones.contains(zoneID.zoneName) {
+                            written.saved(share.recordName, tag: share.changeTag, zone: zoneID.zoneName)
+                        }
                         if let url = share.url {
                             shareURLs[SharePath(zoneName: zoneID.zoneName, rootRecordName: share.rootRecordName)] = url
                         }
                         succeed(changeIndices)
-                    case .deleted:
+                    case .deleted(let name):
+                        if database == .private, cachedZones.contains(zoneID.zoneName) {
+                            written.deleted(name, zone: zoneID.zoneName)
+                        }
                         succeed(changeIndices)
                     }
                 }

@@ -34,6 +34,10 @@ struct ApplyRun {
     /// Set when a store call could not be sent or answered: nothing more is sent, and what was not sent is
     /// reported as not attempted.
     var stopped: String?
+    /// The zones the apply may leave in the plan's cache file as declared (`CacheAfterApply.pending`), and
+    /// what this run wrote in them.
+    let cachedZones: Set<String>
+    var written = WrittenTags()
 
     init(plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?) {
         self.plan = plan
@@ -41,6 +45,7 @@ struct ApplyRun {
         self.logger = logger
         self.progress = progress
         self.outcomes = Array(repeating: nil, count: plan.changes.count)
+        cachedZones = store.capabilities.readsZoneTags ? Set(plan.cacheAfterApply?.pending.keys ?? [:].keys) : []
         for change in plan.changes {
             if let share = change.share, let url = share.url { shareURLs[share.path] = url }
         }

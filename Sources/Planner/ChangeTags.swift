@@ -56,6 +56,12 @@ struct ChangeTags: Sendable {
         return tags
     }
 
+    /// The same tags, packed where they can be: a fraction of a dictionary's memory.
+    var packedWherePossible: ChangeTags {
+        guard packed == nil, let text = packedText, let tags = ChangeTags(packed: text) else { return self }
+        return tags
+    }
+
     /// The tags packed; nil when a name or tag holds a tab or newline (and cannot be packed).
     var packedText: String? {
         if let packed { return packed }

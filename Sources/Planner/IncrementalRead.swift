@@ -12,8 +12,10 @@ import ShareKit
 struct IncrementalRead {
     /// The remembered zones, by index in the zones planned.
     var remembered: [Int: PlanMemo.Zone] = [:]
-    /// Each zone's digest, by index (only when a cache is in use).
+    /// Each zone's digest, by index (only when a cache is in use), also when the owner is not in the store yet.
     var digests: [Int: String] = [:]
+    /// Each zone's declaration's digest (`PlanMemo.content(of:)`), by index, beside `digests`.
+    var contents: [Int: String] = [:]
     /// The owner's zones, listed once for the whole plan; nil without a cache.
     var listed: [Zone]?
     /// The memo to write after the plan, its token taken before any zone was read; nil without a cache.
@@ -30,9 +32,13 @@ struct IncrementalRead {
     /// - Parameter known: the memo already read from the cache file, if the caller read it.
     init(
         cache: PlanCache?, known: PlanMemo? = nil, reader: LiveStateReader, owner: UserRecordName?,
-        zones: [DeclaredZone], alwaysRead: Set<String>, digest: (DeclaredZone) -> String
+        zones: [DeclaredZone], alwaysRead: Set<String>, digest: (DeclaredZone) -> (full: String, content: String)
     ) async throws {
-        guard let cache, let owner, !zones.isEmpty else { return }
+        guard let cache, !zones.isEmpty else { return }
+        for (index, zone) in zones.enumerated() where !alwaysRead.contains(zone.name) {
+            (digests[index], contents[index]) = digest(zone)
+        }
+        guard let owner else { return }
         var previous =
             cache.refresh == .incremental
             ? (known ?? PlanMemo.load(cache.file, storeName: reader.store.displayName, owner: owner)) : nil
@@ -64,10 +70,9 @@ struct IncrementalRead {
         touched = Set((feed.changedZones + feed.deletedZones).map(\.zoneName))
         existing = Set(listed.map(\.zoneID.zoneName))
         self.previous = previous
-        for (index, zone) in zones.enumerated() where !alwaysRead.contains(zone.name) {
-            let zoneDigest = digest(zone)
-            digests[index] = zoneDigest
-            guard let previous, let known = previous.zones[zone.name], known.digest == zoneDigest,
+        for (index, zone) in zones.enumerated() {
+            guard let previous, let zoneDigest = digests[index], let known = previous.zones[zone.name],
+                known.digest == zoneDigest,
                 !touched.contains(zone.name), known.exists == existing.contains(zone.name)
             else { continue }
             remembered[index] = known

@@ -48,6 +48,14 @@ public struct Plan: Sendable, Hashable, Codable {
     /// addresses; nil in plans saved before they were kept.
     public var container: String?
     public var environment: CloudKitEnvironment?
+    /// What the apply of this plan needs to leave the plan's cache file current; made by a plan with a cache,
+    /// never saved with the plan.
+    var cacheAfterApply: CacheAfterApply?
+
+    enum CodingKeys: String, CodingKey {
+        case formatVersion, recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
+        case assetFiles, container, environment
+    }
 
     public init(
         formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,

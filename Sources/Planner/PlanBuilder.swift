@@ -75,6 +75,11 @@ struct PlanBuilder {
 
     // MARK: - Zones
 
+    /// The note of a zone that keeps records the recipe does not declare.
+    static func undeclaredNote(count: Int, zone: String) -> String {
+        "\(count) undeclared \(count == 1 ? "record" : "records") kept in \(zone); --prune deletes them."
+    }
+
     mutating func add(_ declared: DeclaredZone) throws {
         var zone = declared
         let liveZone = live.zones[zone.name]
@@ -147,8 +152,7 @@ struct PlanBuilder {
                     }
                 }
             } else if !undeclared.isEmpty {
-                let noun = undeclared.count == 1 ? "record" : "records"
-                notes.append("\(undeclared.count) undeclared \(noun) kept in \(zone.name); --prune deletes them.")
+                notes.append(Self.undeclaredNote(count: undeclared.count, zone: zone.name))
             }
         }
         recordDeletes += zoneRecordDeletes.sorted { ($0.depth, $1.change.address) > ($1.depth, $0.change.address) }

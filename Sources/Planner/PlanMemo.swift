@@ -6,11 +6,11 @@ import ShareKit
 /// What a `PlanCache` file holds: the store's change token from before the last plan read its zones, and
 /// for each zone that planned to no changes, what its plan depended on and what it took from the store.
 struct PlanMemo: Sendable, Codable {
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// One zone that planned to no changes.
     struct Zone: Sendable {
-        /// The digest of what the zone's plan depended on (`PlanMemo.digest`).
+        /// The digest of what the zone's plan depended on (`PlanMemo.digest(context:content:)`).
         var digest: String
         var exists: Bool
         /// The change tags the plan's basis holds for the zone.
@@ -60,13 +60,58 @@ struct PlanMemo: Sendable, Codable {
         try? data.write(to: file, options: .atomic)
     }
 
-    /// A digest of everything a zone's plan depends on besides the live zone: the declared zone, the users
-    /// and their record names, the owner, container and seed (a stable share URL is derived from them), and
-    /// the options. Written field by field in a fixed order, dictionaries sorted, so it is the same in every
-    /// process.
-    static func digest(
-        of zone: DeclaredZone, recipe: Recipe, users: UserDirectory, prune: Bool, destroy: Bool, actsAsAnyUser: Bool
-    ) -> String {
+    /// A digest of everything a zone's plan depends on besides the live zone: the zone as declared (its
+    /// `content`, `content(of:)`) and the plan's context (`Context.key`).
+    static func digest(context: String, content: String) -> String {
+        hex(SHA256.hash(data: Data((context + "\u{0}" + content).utf8)))
+    }
+
+    /// What every zone's plan depends on besides the zone's declaration: the users and their record names,
+    /// the owner, container and seed (a stable share URL is derived from them), and the options.
+    struct Context: Sendable {
+        var container: String
+        var seed: UInt64
+        var users: UserDirectory
+        var prune: Bool
+        var destroy: Bool
+        var actsAsAnyUser: Bool
+
+        init(recipe: Recipe, users: UserDirectory, prune: Bool, destroy: Bool, actsAsAnyUser: Bool) {
+            container = recipe.container
+            seed = recipe.seed
+            self.users = users
+            self.prune = prune
+            self.destroy = destroy
+            self.actsAsAnyUser = actsAsAnyUser
+        }
+
+        /// The context as a digest, written field by field in a fixed order: the same in every process.
+        var key: String {
+            var bytes: [UInt8] = []
+            func feed(_ parts: String...) {
+                for part in parts {
+                    bytes.append(contentsOf: part.utf8)
+                    bytes.append(0)
+                }
+            }
+            feed("v2", container, users.owner.email, String(seed), "\(prune)", "\(destroy)", "\(actsAsAnyUser)")
+            for entry in users.entries {
+                feed(entry.handle, entry.email, entry.name ?? "", entry.recordName ?? "")
+            }
+            return hex(SHA256.hash(data: bytes))
+        }
+    }
+
+    /// A zone's digest in the context whose key is `context`, and its declaration's digest.
+    static func digests(of zone: DeclaredZone, context: String) -> (full: String, content: String) {
+        let content = content(of: zone)
+        return (digest(context: context, content: content), content)
+    }
+
+    /// A digest of a zone as declared: its name, options, share and records. Written field by field in a
+    /// fixed order, dictionaries sorted, so it is the same in every process; the zone's declared records are
+    /// kept under it beside the cache file (`DeclaredRecordFile`).
+    static func content(of zone: DeclaredZone) -> String {
         // One buffer hashed once: a zone of 100,000 records is a few megabytes, and small updates cost more.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(zone.records.count * 64)
@@ -75,12 +120,6 @@ struct PlanMemo: Sendable, Codable {
                 bytes.append(contentsOf: part.utf8)
                 bytes.append(0)
             }
-        }
-        feed(
-            "v1", recipe.container, users.owner.email, String(recipe.seed), "\(prune)", "\(destroy)", "\(actsAsAnyUser)"
-        )
-        for entry in users.entries {
-            feed(entry.handle, entry.email, entry.name ?? "", entry.recordName ?? "")
         }
         feed(zone.name, "\(zone.prune)", "\(zone.absent)", String(describing: zone.share))
         for record in zone.records {
@@ -97,7 +136,11 @@ struct PlanMemo: Sendable, Codable {
                 }
             }
         }
-        return SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        return hex(SHA256.hash(data: bytes))
+    }
+
+    fileprivate static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
     }
 }
 
@@ -155,6 +198,9 @@ struct RememberedRecipe: Sendable, Codable {
     var options: String
     /// Each zone's digest, by zone name.
     var digests: [String: String]
+    /// Each zone's declaration's digest (`PlanMemo.content(of:)`), by zone name: its declared records are kept
+    /// under it.
+    var contents: [String: String] = [:]
 
     init(recipe: Recipe, inputs: RecipeInputs, users: UserDirectory, options: String, digests: [String: String]) {
         var header = recipe

@@ -56,15 +56,15 @@ public struct Planner: Sendable {
         let reader = LiveStateReader(store: store, owner: users.owner.recordName ?? "", logger: logger)
         let optionsKey = PlanMemo.optionsKey(
             prune: options.prune, destroy: options.destroy, actsAsAnyUser: store.capabilities.actsAsAnyUser)
+        let context = PlanMemo.Context(
+            recipe: recipe, users: users, prune: options.prune, destroy: options.destroy,
+            actsAsAnyUser: store.capabilities.actsAsAnyUser)
+        let contextKey = context.key
         // A zone whose records name another zone's share depends on that zone too: it is always read.
         let incremental = try await IncrementalRead(
             cache: options.cache, reader: reader, owner: users.owner.recordName, zones: zones,
             alwaysRead: Set(zones.filter { Self.namesSharesOfOtherZones($0) }.map(\.name)),
-            digest: {
-                PlanMemo.digest(
-                    of: $0, recipe: recipe, users: users, prune: options.prune, destroy: options.destroy,
-                    actsAsAnyUser: store.capabilities.actsAsAnyUser)
-            })
+            digest: { PlanMemo.digests(of: $0, context: contextKey) })
         // A recipe whose `!share-url` names another zone's share is read whole first: the cache does not
         // remember it.
         let remember = inputs.flatMap { inputs in
@@ -74,7 +74,7 @@ public struct Planner: Sendable {
         }
         return try await build(
             recipe, zones: zones, users: users, options: options, reader: reader, incremental: incremental,
-            partial: [:], remember: remember, writesRecords: true)
+            partial: [:], remember: remember, writesRecords: true, context: context)
     }
 
     /// The plan from the cache file and the change feeds, or nil when the file cannot answer alone.
@@ -98,13 +98,15 @@ public struct Planner: Sendable {
         let reader = LiveStateReader(store: store, owner: memo.owner, logger: logger)
         let incremental = try await IncrementalRead(
             cache: cache, known: memo, reader: reader, owner: memo.owner, zones: zones, alwaysRead: [],
-            digest: { remembered.digests[$0.name] ?? "" })
+            digest: { (remembered.digests[$0.name] ?? "", remembered.contents[$0.name] ?? "") })
         guard incremental.previous != nil else { return nil }
         let directory = PlanMemo.recordsDirectory(of: cache.file)
         var partial: [Int: PartialZone] = [:]
         for (index, zone) in zones.enumerated() where incremental.remembered[index] == nil {
-            guard let digest = remembered.digests[zone.name] else { return nil }
-            let file = DeclaredRecordFile(directory: directory, digest: digest)
+            guard let digest = remembered.digests[zone.name], let content = remembered.contents[zone.name] else {
+                return nil
+            }
+            let file = DeclaredRecordFile(directory: directory, digest: content)
             if !options.destroy, !zone.absent, let known = memo.zones[zone.name], known.digest == digest,
                 known.exists, incremental.existing.contains(zone.name),
                 let changed = await PartialZone.read(zoneName: zone.name, known: known, file: file, reader: reader)
@@ -120,7 +122,10 @@ public struct Planner: Sendable {
         }
         return try await build(
             recipe, zones: zones, users: remembered.users, options: options, reader: reader,
-            incremental: incremental, partial: partial, remember: remembered, writesRecords: false)
+            incremental: incremental, partial: partial, remember: remembered, writesRecords: false,
+            context: PlanMemo.Context(
+                recipe: recipe, users: remembered.users, prune: options.prune, destroy: options.destroy,
+                actsAsAnyUser: store.capabilities.actsAsAnyUser))
     }
 
     /// The zones a plan with these options is about.
@@ -131,11 +136,13 @@ public struct Planner: Sendable {
     /// The plan, from the zones remembered (`incremental`), the zones read in part (`partial`) and the zones
     /// read whole (the others); writes the cache file for the next plan.
     /// - Parameter writesRecords: whether `zones` hold every record (a loaded recipe), so that the declared
-    ///   records of the zones that plan to no changes can be kept for the next plan.
+    ///   records of the zones that plan to no changes, or that an apply may leave as declared, can be kept for
+    ///   the next plan.
+    /// - Parameter context: what every zone's digest depends on besides its declaration.
     private func build(
         _ recipe: Recipe, zones: [DeclaredZone], users: UserDirectory, options: PlanOptions,
         reader: LiveStateReader, incremental start: IncrementalRead, partial: [Int: PartialZone],
-        remember: RememberedRecipe?, writesRecords: Bool
+        remember: RememberedRecipe?, writesRecords: Bool, context: PlanMemo.Context
     ) async throws -> Plan {
         var incremental = start
         // An owner the store does not have yet owns nothing: everything the recipe declares is to create.
@@ -156,6 +163,18 @@ public struct Planner: Sendable {
         let pipelined = !Self.namesSharesOfOtherZones(recipe)
         var liveShares: [Share] = []
         var calls = incremental.calls + partial.values.reduce(0) { $0 + $1.calls }
+        /// The zones with changes that an apply may leave as declared (`CacheAfterApply`).
+        var pending: [String: CacheAfterApply.Pending] = [:]
+        /// Keeps a zone that planned to changes for the apply, whose plan after a successful apply is known: no
+        /// change, no waiting line (the store acts as every participant), only the note of the undeclared
+        /// records it keeps.
+        func keepForApply(_ index: Int, undeclared: Int, notes: [String], waiting: [String]) {
+            let zone = zones[index]
+            guard let content = incremental.contents[index], options.targets.isEmpty, !options.destroy,
+                store.capabilities.actsAsAnyUser, !zone.absent, zone.name != defaultZoneName, waiting.isEmpty
+            else { return }
+            pending[zone.name] = CacheAfterApply.Pending(content: content, undeclared: undeclared, notes: notes)
+        }
         /// Plans a zone from the cache file: its notes and waiting lines, kept for the next plan.
         func planRemembered(_ index: Int) {
             guard let remembered = incremental.remembered[index] else { return }
@@ -180,6 +199,12 @@ public struct Planner: Sendable {
                 kept.tags = tags
                 kept.token = changed.token
                 incremental.memo?.zones[zone.name] = kept
+            } else {
+                keepForApply(
+                    index, undeclared: changed.known.undeclared,
+                    notes: changed.known.undeclared == 0
+                        ? [] : [PlanBuilder.undeclaredNote(count: changed.known.undeclared, zone: zone.name)],
+                    waiting: changed.known.waiting)
             }
         }
         var recordWrites: [Task<Void, Never>] = []
@@ -189,23 +214,34 @@ public struct Planner: Sendable {
             let (changesBefore, notesBefore, waitingBefore) =
                 (builder.changeCount, builder.notes.count, builder.waiting.count)
             try builder.add(zone)
-            if builder.changeCount == changesBefore, let digest = incremental.digests[index] {
-                let declared = Set(zone.records.map(\.name))
+            guard let digest = incremental.digests[index], let content = incremental.contents[index] else { return }
+            let declared = Set(zone.records.map(\.name))
+            let undeclared = liveZone?.recordOrder.filter { !declared.contains($0) }.count ?? 0
+            if builder.changeCount == changesBefore {
                 incremental.memo?.zones[zone.name] = PlanMemo.Zone(
                     digest: digest, exists: liveZone != nil, tags: ChangeTags(liveZone?.tags ?? [:]),
                     shares: Array(liveZone?.shares.values ?? [:].values),
                     notes: Array(builder.notes[notesBefore...]), waiting: Array(builder.waiting[waitingBefore...]),
-                    token: token, undeclared: liveZone?.recordOrder.filter { !declared.contains($0) }.count ?? 0)
-                // Its declared records beside the file, under the zone's digest, written while the next zones
-                // are read and planned; a plan of the same files takes them from there.
-                if writesRecords, remember != nil, let cache = options.cache {
-                    let records = zone.records
-                    let directory = PlanMemo.recordsDirectory(of: cache.file)
-                    recordWrites.append(
-                        Task.detached(priority: .utility) {
-                            DeclaredRecordFile.write(records, directory: directory, digest: digest)
-                        })
-                }
+                    token: token, undeclared: undeclared)
+            } else {
+                // After the apply, the undeclared records are pruned, or kept with the same note.
+                let pruned = options.prune || zone.prune
+                keepForApply(
+                    index, undeclared: pruned ? 0 : undeclared,
+                    notes: pruned || undeclared == 0
+                        ? [] : [PlanBuilder.undeclaredNote(count: undeclared, zone: zone.name)],
+                    waiting: Array(builder.waiting[waitingBefore...]))
+                guard pending[zone.name] != nil else { return }
+            }
+            // Its declared records beside the file, under the digest of its declaration, written while the next
+            // zones are read and planned; a plan of the same files takes them from there.
+            if writesRecords, remember != nil, let cache = options.cache {
+                let records = zone.records
+                let directory = PlanMemo.recordsDirectory(of: cache.file)
+                recordWrites.append(
+                    Task.detached(priority: .utility) {
+                        DeclaredRecordFile.write(records, directory: directory, digest: content)
+                    })
             }
         }
         var nextZone = 0
@@ -330,15 +366,27 @@ public struct Planner: Sendable {
             !writesRecords && toRead.isEmpty && partial.isEmpty && incremental.previous?.recipe != nil
             && incremental.previous?.databaseToken == incremental.memo?.databaseToken
             && incremental.previous?.zones.count == incremental.memo?.zones.count
-        if let cache = options.cache, var memo = incremental.memo, !unchanged {
-            if var remember {
+        if let cache = options.cache, !unchanged {
+            var remember = remember
+            if remember != nil {
                 for task in recordWrites { await task.value }
-                for (index, digest) in incremental.digests { remember.digests[zones[index].name] = digest }
-                DeclaredRecordFile.removeAll(
-                    in: PlanMemo.recordsDirectory(of: cache.file), except: Set(remember.digests.values))
-                memo.recipe = remember
+                for (index, digest) in incremental.digests { remember?.digests[zones[index].name] = digest }
+                for (index, content) in incremental.contents { remember?.contents[zones[index].name] = content }
             }
-            memo.save(to: cache.file)
+            if var memo = incremental.memo {
+                if let remember {
+                    DeclaredRecordFile.removeAll(
+                        in: PlanMemo.recordsDirectory(of: cache.file), except: Set(remember.contents.values))
+                    memo.recipe = remember
+                }
+                memo.save(to: cache.file)
+            }
+            if !pending.isEmpty {
+                var memo = incremental.memo
+                memo?.recipe = remember
+                plan.cacheAfterApply = CacheAfterApply(
+                    file: cache.file, memo: memo, remember: remember, context: context, pending: pending)
+            }
         }
         let fromCache = incremental.remembered.count + partial.count
         logger.debug(

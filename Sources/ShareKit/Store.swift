@@ -262,6 +262,23 @@ public struct ZoneWrite: Sendable {
     }
 }
 
+/// Every record of a zone with its change tag, its shares, and the zone's change token as of that reading:
+/// what a zone holds, without its records' fields (`Store.zoneTags(_:in:as:)`).
+public struct ZoneTags: Sendable, Hashable {
+    /// Change tags of the zone's records, by record name.
+    public var records: [String: String]
+    /// The zone's shares, in record name order.
+    public var shares: [Share]
+    /// The zone's change token as of the reading: its changes since are what changed after it.
+    public var token: ChangeToken
+
+    public init(records: [String: String], shares: [Share], token: ChangeToken) {
+        self.records = records
+        self.shares = shares
+        self.token = token
+    }
+}
+
 /// A user to sign in (`Store.signIn(_:)`).
 public struct UserSignIn: Sendable, Hashable {
     public var email: String
@@ -299,12 +316,21 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
     /// Services each request names one zone and carries one user's token, so callers send one at a time,
     /// several in flight.
     public var batchesInOneTransaction: Bool
+    /// The store reads a zone's change tags without its records (`zoneTags(_:in:as:)`) at a small part of the
+    /// cost of reading the records: the embedded store, from its indexes. An apply then leaves the plan cache
+    /// as the store holds it after its writes (Docs/Plans.md, "Incremental plans"). Over Web Services the
+    /// tags come only with the records, so the next plan reads the zones an apply wrote instead.
+    public var readsZoneTags: Bool
 
-    public init(actsAsAnyUser: Bool, canReset: Bool, keepsSchema: Bool = true, batchesInOneTransaction: Bool = false) {
+    public init(
+        actsAsAnyUser: Bool, canReset: Bool, keepsSchema: Bool = true, batchesInOneTransaction: Bool = false,
+        readsZoneTags: Bool = false
+    ) {
         self.actsAsAnyUser = actsAsAnyUser
         self.canReset = canReset
         self.keepsSchema = keepsSchema
         self.batchesInOneTransaction = batchesInOneTransaction
+        self.readsZoneTags = readsZoneTags
     }
 }
 
@@ -407,6 +433,9 @@ public protocol Store: Sendable {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
         as user: UserRecordName
     ) async throws -> ZoneChanges
+    /// Every record of a zone the caller may read, with its change tag, the zone's shares the caller may read,
+    /// and the zone's change token, read at one moment; nil when the zone does not exist.
+    func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws -> ZoneTags?
 
     // MARK: Subscriptions and notifications
 
@@ -513,6 +542,36 @@ extension Store {
             }
         }
         return results
+    }
+
+    /// The zone's change feed read from the start, page after page, keeping only the tags: for stores whose
+    /// feed is the only way to list a zone (the records come with their fields).
+    public func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
+        -> ZoneTags?
+    {
+        var tags = ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
+        var shares: [String: Share] = [:]
+        var token: ChangeToken?
+        while true {
+            let page: ZoneChanges
+            do {
+                page = try await zoneChanges(zoneID, in: database, since: token, resultsLimit: nil, as: user)
+            } catch let error as ShareError where error.code == .zoneNotFound {
+                return nil
+            }
+            for record in page.changedRecords { tags.records[record.recordName] = record.changeTag ?? "" }
+            for share in page.changedShares { shares[share.recordName] = share }
+            for name in page.deletedRecordNames {
+                tags.records[name] = nil
+                shares[name] = nil
+            }
+            tags.token = page.token
+            if !page.moreComing || page.token == token {
+                tags.shares = shares.values.sorted { $0.recordName < $1.recordName }
+                return tags
+            }
+            token = page.token
+        }
     }
 
     /// One user after another, for stores that act as one user a call.

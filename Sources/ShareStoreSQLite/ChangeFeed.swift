@@ -61,6 +61,24 @@ enum ChangeFeed {
         }
     }
 
+    /// The zone as `user` reaches it in `database`, with the filter of the records they may read: nothing,
+    /// or the hierarchies of the shares they accepted (`AND shareRoot IN (…)` and its arguments).
+    private static func readableZone(_ zoneID: ZoneID, in database: DatabaseScope, user: UserRecordName, db: Database)
+        throws -> (context: ZoneContext, rootFilter: String, rootArguments: StatementArguments)
+    {
+        let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
+        if database == .shared, !context.isVisibleInSharedDatabase {
+            throw ShareError(
+                .zoneNotFound, "the zone \(zoneID.zoneName) is not in the shared database of \(user)",
+                subject: zoneID.zoneName)
+        }
+        guard let roots = context.readableRoots else { return (context, "", StatementArguments()) }
+        return (
+            context, " AND shareRoot IN (\(Array(repeating: "?", count: max(roots.count, 1)).joined(separator: ",")))",
+            StatementArguments(roots.isEmpty ? [""] : roots.sorted())
+        )
+    }
+
     static func zoneChanges(
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, limit: Int?, user: UserRecordName,
         db: Database
@@ -68,21 +86,8 @@ enum ChangeFeed {
         let epoch = try CounterRow.epoch(db)
         let since = try ChangeSequence.seq(token, epoch: epoch)
         let current = try CounterRow.current(db)
-        let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
-        if database == .shared, !context.isVisibleInSharedDatabase {
-            throw ShareError(
-                .zoneNotFound, "the zone \(zoneID.zoneName) is not in the shared database of \(user)",
-                subject: zoneID.zoneName)
-        }
-        let roots = context.readableRoots
+        let (context, rootFilter, rootArguments) = try readableZone(zoneID, in: database, user: user, db: db)
         let fetchLimit = limit.map { max($0, 1) + 1 } ?? -1
-        var rootFilter = ""
-        var rootArguments = StatementArguments()
-        if let roots {
-            rootFilter =
-                " AND shareRoot IN (\(Array(repeating: "?", count: max(roots.count, 1)).joined(separator: ",")))"
-            rootArguments = StatementArguments(roots.isEmpty ? [""] : roots.sorted())
-        }
         var changes: [Change] = []
         var recordArguments: StatementArguments = [context.zoneId, since]
         recordArguments += rootArguments
@@ -136,5 +141,33 @@ enum ChangeFeed {
         return ZoneChanges(
             zoneID: context.visibleZoneID, changedRecords: records, changedShares: shares,
             deletedRecordNames: deletions, token: ChangeSequence.token(tokenSeq, epoch: epoch), moreComing: moreComing)
+    }
+
+    /// Every record of the zone `user` may read, with its change tag, the shares they may read, and the
+    /// zone's token; nil when the zone does not exist. Reads records' names and sequence numbers only, never
+    /// their fields.
+    static func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, user: UserRecordName, db: Database) throws
+        -> ZoneTags?
+    {
+        let epoch = try CounterRow.epoch(db)
+        let current = try CounterRow.current(db)
+        let (context, rootFilter, rootArguments): (ZoneContext, String, StatementArguments)
+        do {
+            (context, rootFilter, rootArguments) = try readableZone(zoneID, in: database, user: user, db: db)
+        } catch let error as ShareError where error.code == .zoneNotFound {
+            return nil
+        }
+        guard context.exists else { return nil }
+        var arguments: StatementArguments = [context.zoneId]
+        arguments += rootArguments
+        var records: [String: String] = [:]
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT name, seq, tagSeq FROM record WHERE zoneId = ?\(rootFilter)", arguments: arguments)
+        while let row = try rows.next() {
+            let tagSeq: Int64? = row[2]
+            records[row[0]] = ChangeSequence.tag(tagSeq ?? row[1])
+        }
+        return ZoneTags(
+            records: records, shares: context.readableShares, token: ChangeSequence.token(current, epoch: epoch))
     }
 }

@@ -21,6 +21,8 @@ struct RecordBatch {
     let environment: CloudKitEnvironment
     private(set) var schema: Schema
     private var schemaGrew = false
+    /// Records whose share this batch saved or deleted: a share's save rewrites its root record.
+    private var rewrittenRoots: Set<String> = []
 
     init(context: ZoneContext, db: Database, now: Int64, environment: CloudKitEnvironment) throws {
         self.context = context
@@ -88,6 +90,23 @@ struct RecordBatch {
         } catch let refusal as ShareError where refusal.code != .internalError {
             return .failed(recordName: op.recordName, refusal)
         }
+    }
+
+    /// The outcomes with each saved record as the whole call left it: a root record saved before its share in
+    /// the same call is answered with the change tag and share reference the share's save gave it, as CloudKit
+    /// answers a record and its share saved together (a client that writes the record again needs that tag).
+    mutating func finalOutcomes(_ outcomes: [RecordOutcome]) throws -> [RecordOutcome] {
+        guard !rewrittenRoots.isEmpty else { return outcomes }
+        var final = outcomes
+        for (index, outcome) in outcomes.enumerated() {
+            guard case .saved(var record) = outcome, rewrittenRoots.contains(record.recordName),
+                let row = try row(record.recordName)
+            else { continue }
+            record.changeTag = row.changeTag
+            record.shareRecordName = context.sharesByRoot[record.recordName]?.recordName
+            final[index] = .saved(record)
+        }
+        return final
     }
 
     /// Stores the sequence number and marks the zone changed; call once at the end of the call.
@@ -164,7 +183,10 @@ struct RecordBatch {
         let s = nextSeq()
         guard var row = try row(name) else { return }
         if !isRoot, row.tagSeq == nil { row.tagSeq = row.seq }
-        if isRoot { row.tagSeq = nil }
+        if isRoot {
+            row.tagSeq = nil
+            rewrittenRoots.insert(name)
+        }
         row.shareRoot = root
         row.seq = s
         try db.cachedStatement(

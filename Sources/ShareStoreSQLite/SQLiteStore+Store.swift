@@ -432,6 +432,7 @@ extension SQLiteStore {
         } else {
             for op in operations { outcomes.append(try batch.apply(op)) }
         }
+        outcomes = try batch.finalOutcomes(outcomes)
         try batch.finish()
         if let before {
             try SubscriptionFiring.fire(outcomes, before: before, context: context, by: user, db: db)
@@ -636,6 +637,16 @@ extension SQLiteStore {
         try Self.admit(user, .read, database)
         return try await read("reading zone changes") { db in
             try ChangeFeed.zoneChanges(zoneID, in: database, since: token, limit: resultsLimit, user: user, db: db)
+        }
+    }
+
+    /// The tags from the zone's rows and an index, without reading a record's fields.
+    public func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
+        -> ZoneTags?
+    {
+        try Self.admit(user, .read, database)
+        return try await read("reading zone change tags") { db in
+            try ChangeFeed.zoneTags(zoneID, in: database, user: user, db: db)
         }
     }
 

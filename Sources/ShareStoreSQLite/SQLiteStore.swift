@@ -13,7 +13,7 @@ public final class SQLiteStore: Store {
     /// `sqlite:PATH` or `memory:`.
     public let displayName: String
     public var capabilities: StoreCapabilities {
-        StoreCapabilities(actsAsAnyUser: true, canReset: true, batchesInOneTransaction: true)
+        StoreCapabilities(actsAsAnyUser: true, canReset: true, batchesInOneTransaction: true, readsZoneTags: true)
     }
 
     /// The environment whose schema writes and queries follow; the same file holds both environments'

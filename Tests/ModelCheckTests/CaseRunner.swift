@@ -454,10 +454,20 @@ final class CaseRun {
         let recipe = try loadedRecipe()
         let options = PlanOptions(prune: prune)
         var plans: [Plan] = []
+        // Each side's apply plans with its cache, as `sharelane apply` does, so that the apply leaves the cache
+        // file as the store holds it after its writes: the next incremental plan is checked against a full one.
+        let file = try recipeFile()
         for (index, side) in sides.enumerated() {
-            plans.append(
-                try await Planner(store: side.store, logger: logger).plan(
-                    recipe, users: directories[index], options: options))
+            let planner = Planner(store: side.store, logger: logger)
+            if let file, index < caches.count {
+                let loaded = try RecipeLoader(environment: [:], overrides: [:]).loadWithInputs(path: file)
+                plans.append(
+                    try await planner.plan(
+                        loaded.recipe, users: directories[index],
+                        options: PlanOptions(prune: prune, cache: caches[index]), inputs: loaded.inputs))
+            } else {
+                plans.append(try await planner.plan(recipe, users: directories[index], options: options))
+            }
         }
         try comparePlans(plans, step: step)
         var failures: [[String]] = []
@@ -630,18 +640,24 @@ final class CaseRun {
 }
 
 extension CaseRun {
-    /// The cache never changes a plan (issue 18): after every action, each side's incremental plan, from the
-    /// cache file its earlier plans left, is the plan a full read gives.
-    func compareIncrementalPlans(step: Int) async throws {
-        guard let recipe, !directories.isEmpty, caches.count == sides.count, let firstCache = caches.first else {
-            return
-        }
-        // The recipe as a file, rewritten only when an edit changed it: a plan of an unchanged file comes from
-        // the cache file and the change feeds without loading it, as `sharelane plan` does.
+    /// The recipe as a file beside the cache files, rewritten only when an edit changed it: a plan of an
+    /// unchanged file comes from the cache file and the change feeds without loading it, as `sharelane plan`
+    /// does. nil when the case keeps no cache files.
+    func recipeFile() throws -> String? {
+        guard let firstCache = caches.first else { return nil }
         let file = firstCache.file.deletingLastPathComponent().appendingPathComponent("check.yaml").path
         let yaml = spec.yaml()
         if (try? String(contentsOfFile: file, encoding: .utf8)) != yaml {
             try yaml.write(toFile: file, atomically: true, encoding: .utf8)
+        }
+        return file
+    }
+
+    /// The cache never changes a plan (issue 18): after every action, each side's incremental plan, from the
+    /// cache file its earlier plans left, is the plan a full read gives.
+    func compareIncrementalPlans(step: Int) async throws {
+        guard let recipe, !directories.isEmpty, caches.count == sides.count, let file = try recipeFile() else {
+            return
         }
         let loader = RecipeLoader(environment: [:], overrides: [:])
         for (index, side) in sides.enumerated() {

@@ -11,10 +11,25 @@ final class CountingStore: Store, @unchecked Sendable {
 
     init(_ base: any Store) { self.base = base }
 
+    private var hooks: [String: @Sendable () async throws -> Void] = [:]
+
     private func count(_ name: String) {
         lock.lock()
         counts[name, default: 0] += 1
         lock.unlock()
+    }
+
+    /// Runs `action` once, just before the next call named `name` reaches the store: a write behind the
+    /// caller's back at a chosen moment.
+    func before(_ name: String, _ action: @escaping @Sendable () async throws -> Void) {
+        lock.withLock { hooks[name] = action }
+    }
+
+    /// Counts a call and runs the action waiting for it, if any.
+    private func call(_ name: String) async throws {
+        count(name)
+        let hook = lock.withLock { hooks.removeValue(forKey: name) }
+        try await hook?()
     }
 
     private func record(_ operations: [RecordOperation]) {
@@ -132,8 +147,12 @@ final class CountingStore: Store, @unchecked Sendable {
     func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, as user: UserRecordName) async throws
         -> DatabaseChanges
     {
-        count("databaseChanges")
+        try await call("databaseChanges")
         return try await base.databaseChanges(in: database, since: token, as: user)
+    }
+    func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws -> ZoneTags? {
+        try await call("zoneTags")
+        return try await base.zoneTags(zoneID, in: database, as: user)
     }
     func zoneChanges(
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,

@@ -1,0 +1,120 @@
+import ShareKit
+
+// MARK: - The plan's cache file after the apply
+
+extension ApplyRun {
+    /// Leaves the plan's cache file as the store holds it after this run (`CacheAfterApply`), so that the
+    /// next plan reads only what changed since: the zones the file remembers that nothing wrote since its
+    /// token, and the zones this run left exactly as declared. Does nothing for a plan without a cache, a run
+    /// that stopped early, or a store that cannot read a zone's change tags alone (`readsZoneTags`); then the
+    /// file stays as the plan left it, and the next plan reads what the apply wrote.
+    mutating func keepPlanCache() async {
+        guard let keep = plan.cacheAfterApply, !cachedZones.isEmpty, stopped == nil else { return }
+        // The users as the store has them now, with those this run signed in.
+        var context = keep.context
+        for index in context.users.entries.indices where context.users.entries[index].recordName == nil {
+            context.users.entries[index].recordName =
+                newUserRecordNames[StableName.normalizedEmail(context.users.entries[index].email)]
+        }
+        guard context.users.entries.allSatisfy({ $0.recordName != nil }), context.users.owner.recordName == owner
+        else { return }
+        var memo =
+            keep.memo
+            ?? PlanMemo(
+                version: PlanMemo.currentVersion, storeName: store.displayName, owner: owner,
+                databaseToken: ChangeToken(rawValue: ""), zones: [:])
+        guard memo.owner == owner, memo.storeName == store.displayName else { return }
+        // Every zone written since the file's token: by this run, or behind its back. The token is taken
+        // before the zones are read below, so that what changes after is named by the next plan's feed.
+        let reader = LiveStateReader(store: store, owner: owner, logger: logger)
+        guard let (feed, _) = try? await reader.databaseChanges(since: keep.memo?.databaseToken) else { return }
+        let touched = Set((feed.changedZones + feed.deletedZones).map(\.zoneName))
+        // A remembered zone's digest names the users as they were: with new users, those zones are read again.
+        memo.zones =
+            context.users == keep.context.users ? memo.zones.filter { !touched.contains($0.key) } : [:]
+        memo.databaseToken = feed.token
+        let contextKey = context.key
+        let unfinished = unfinishedZones()
+        for name in cachedZones.sorted() where !unfinished.contains(name) {
+            guard let pending = keep.pending[name],
+                let now = try? await store.zoneTags(ZoneID(zoneName: name), in: .private, as: owner)
+            else { continue }
+            // Exactly the records and shares the plan read, less those this run deleted, with the tags this
+            // run wrote: nothing else wrote to the zone since the plan read it.
+            guard
+                let expected = written.tags(in: name, from: plan.basis.zones.first { $0.zoneName == name }?.tags ?? [:])
+            else { continue }
+            var tags = now.records
+            for share in now.shares { tags[share.recordName] = share.changeTag ?? "" }
+            guard tags == expected else {
+                logger.debug("zone \(name) changed during the apply: the next plan reads it")
+                continue
+            }
+            memo.zones[name] = PlanMemo.Zone(
+                digest: PlanMemo.digest(context: contextKey, content: pending.content), exists: true,
+                tags: ChangeTags(tags).packedWherePossible, shares: now.shares, notes: pending.notes, waiting: [],
+                token: now.token,
+                undeclared: pending.undeclared)
+        }
+        if var remember = keep.remember {
+            remember.users = context.users
+            remember.digests = remember.contents.mapValues { PlanMemo.digest(context: contextKey, content: $0) }
+            DeclaredRecordFile.removeAll(
+                in: PlanMemo.recordsDirectory(of: keep.file), except: Set(remember.contents.values))
+            memo.recipe = remember
+        }
+        memo.save(to: keep.file)
+    }
+
+    /// The private zones with a change this run did not make.
+    private func unfinishedZones() -> Set<String> {
+        var zones: Set<String> = []
+        for (index, change) in plan.changes.enumerated()
+        where change.database == .private && change.kind != .subscription && outcomes[index] != .applied {
+            zones.insert(change.zoneName)
+        }
+        return zones
+    }
+}
+
+/// What an apply wrote in the zones it may leave in the plan's cache file: the change tags of the records
+/// and shares it saved, and the names it deleted, in the order written, packed as lines (`name`, tab, `tag`
+/// or nothing for a deletion) rather than a dictionary: 100,000 records cost about 2 MB, not 10.
+struct WrittenTags {
+    private var lines: [String: String] = [:]
+    /// Zones where a name could not be packed (a tab or newline in it): their tags are not known.
+    private var unknown: Set<String> = []
+
+    mutating func saved(_ name: String, tag: String?, zone: String) {
+        add(name, tag ?? "", zone: zone)
+    }
+
+    mutating func deleted(_ name: String, zone: String) {
+        add(name, nil, zone: zone)
+    }
+
+    private mutating func add(_ name: String, _ tag: String?, zone: String) {
+        // A tab, a newline or a carriage return (which joins the newline into one character) breaks the lines.
+        func breaksLines(_ byte: UInt8) -> Bool { byte == 9 || byte == 10 || byte == 13 }
+        guard !name.utf8.contains(where: breaksLines), !(tag ?? "").utf8.contains(where: breaksLines) else {
+            unknown.insert(zone)
+            return
+        }
+        lines[zone, default: ""] += tag.map { "\(name)\t\($0)\n" } ?? "\(name)\n"
+    }
+
+    /// The tags of `zone` after this run's writes, starting from `tags`; nil when they are not known.
+    func tags(in zone: String, from tags: [String: String]) -> [String: String]? {
+        guard !unknown.contains(zone) else { return nil }
+        var tags = tags
+        for line in (lines[zone] ?? "").utf8.split(separator: 10) {
+            if let tab = line.firstIndex(of: 9) {
+                tags[String(decoding: line[..<tab], as: UTF8.self)] = String(
+                    decoding: line[line.index(after: tab)...], as: UTF8.self)
+            } else {
+                tags[String(decoding: line, as: UTF8.self)] = nil
+            }
+        }
+        return tags
+    }
+}
