@@ -123,8 +123,10 @@ struct PlanMemo: Sendable, Codable {
         }
         feed(zone.name, "\(zone.prune)", "\(zone.absent)", String(describing: zone.share))
         for record in zone.records {
+            // A share is rare: described only when there is one (a description costs more than the record).
             feed(
-                record.name, record.type, record.parent ?? "", "\(record.absent)", String(describing: record.share))
+                record.name, record.type, record.parent ?? "", record.absent ? "absent" : "",
+                record.share.map { String(describing: $0) } ?? "")
             for key in record.fields.keys.sorted() {
                 // The common values spelled directly; the others by their description (which holds no
                 // dictionary, so it is the same in every process).
@@ -139,8 +141,16 @@ struct PlanMemo: Sendable, Codable {
         return hex(SHA256.hash(data: bytes))
     }
 
+    /// The digest in lowercase hexadecimal.
     fileprivate static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(SHA256.byteCount * 2)
+        for byte in digest {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

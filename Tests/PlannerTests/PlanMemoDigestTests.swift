@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import Recipe
+import ShareKit
+import Testing
+
+@testable import Planner
+
+/// A zone's digest in the plan cache: the same for the same declaration and context in every process, and
+/// different when anything its plan depends on differs.
+@Suite("Plan cache digests")
+struct PlanMemoDigestTests {
+    static let location = SourceLocation(file: "recipe.yaml", line: 1, column: 1)
+
+    static func zone(_ records: [DeclaredRecord], share: ShareDeclaration? = nil) -> DeclaredZone {
+        DeclaredZone(name: "Lists", share: share, records: records, location: location)
+    }
+
+    static let milk = DeclaredRecord(
+        name: "milk", type: "Item", fields: ["title": .value(.string("Milk")), "qty": .value(.int64(3))],
+        location: location)
+
+    @Test("a digest is SHA-256 of the context and the content, in lowercase hexadecimal")
+    func digestIsSHA256Hex() {
+        let expected = SHA256.hash(data: Data("context\u{0}content".utf8)).map { String(format: "%02x", $0) }
+            .joined()
+        #expect(PlanMemo.digest(context: "context", content: "content") == expected)
+        #expect(expected.count == 64)
+    }
+
+    @Test("the content digest is the same for the same declaration, and differs for any change a plan sees")
+    func contentDigestFollowsTheDeclaration() {
+        let base = PlanMemo.content(of: Self.zone([Self.milk]))
+        #expect(PlanMemo.content(of: Self.zone([Self.milk])) == base)
+        var absent = Self.milk
+        absent.absent = true
+        var shared = Self.milk
+        shared.share = .share(DeclaredShare(title: "T", location: Self.location))
+        var retyped = Self.milk
+        retyped.type = "Thing"
+        var moreMilk = Self.milk
+        moreMilk.fields["qty"] = .value(.int64(4))
+        var parented = Self.milk
+        parented.parent = "list"
+        let variants = [
+            PlanMemo.content(of: Self.zone([absent])), PlanMemo.content(of: Self.zone([shared])),
+            PlanMemo.content(of: Self.zone([retyped])), PlanMemo.content(of: Self.zone([moreMilk])),
+            PlanMemo.content(of: Self.zone([parented])),
+            PlanMemo.content(of: Self.zone([Self.milk], share: .share(DeclaredShare(location: Self.location)))),
+            PlanMemo.content(of: Self.zone([])),
+        ]
+        #expect(Set(variants + [base]).count == variants.count + 1, "\(variants)")
+    }
+
+    @Test("the context names the users' record names: a user signed in since makes every zone's digest new")
+    func contextFollowsTheUsers() throws {
+        let recipe = Recipe(name: "r", file: "r.yaml", users: [], owner: "alice")
+        func users(_ bob: UserRecordName?) -> UserDirectory {
+            UserDirectory(
+                entries: [
+                    .init(handle: "alice", email: "alice@example.com", name: nil, recordName: "_a"),
+                    .init(handle: "bob", email: "bob@example.com", name: nil, recordName: bob),
+                ], ownerHandle: "alice")
+        }
+        func key(_ bob: UserRecordName?, prune: Bool = false) -> String {
+            PlanMemo.Context(recipe: recipe, users: users(bob), prune: prune, destroy: false, actsAsAnyUser: true).key
+        }
+        #expect(key(nil) == key(nil))
+        #expect(Set([key(nil), key("_b"), key("_c"), key(nil, prune: true)]).count == 4)
+    }
+}
