@@ -458,15 +458,12 @@ final class CaseRun {
         // file as the store holds it after its writes: the next incremental plan is checked against a full one.
         let file = try recipeFile()
         for (index, side) in sides.enumerated() {
-            let planner = Planner(store: side.store, logger: logger)
             if let file, index < caches.count {
-                let loaded = try RecipeLoader(environment: [:], overrides: [:]).loadWithInputs(path: file)
-                plans.append(
-                    try await planner.plan(
-                        loaded.recipe, users: directories[index],
-                        options: PlanOptions(prune: prune, cache: caches[index]), inputs: loaded.inputs))
+                plans.append(try await incrementalPlan(file, side: index, prune: prune))
             } else {
-                plans.append(try await planner.plan(recipe, users: directories[index], options: options))
+                plans.append(
+                    try await Planner(store: side.store, logger: logger).plan(
+                        recipe, users: directories[index], options: options))
             }
         }
         try comparePlans(plans, step: step)
@@ -653,27 +650,30 @@ extension CaseRun {
         return file
     }
 
+    /// The plan of the recipe file on one side, with that side's cache, as `sharelane plan` and `apply` make
+    /// it: from the cache file and the change feeds when the file is unchanged since the last plan, else
+    /// loaded.
+    func incrementalPlan(_ file: String, side index: Int, prune: Bool) async throws -> Plan {
+        let loader = RecipeLoader(environment: [:], overrides: [:])
+        let planner = Planner(store: sides[index].store, logger: logger)
+        let options = PlanOptions(prune: prune, cache: caches[index])
+        if let unchanged = caches[index].unchangedRecipe(environment: [:]) {
+            return try await planner.plan(unchanged, options: options) { try loader.loadWithInputs(path: file) }
+        }
+        let loaded = try loader.loadWithInputs(path: file)
+        return try await planner.plan(
+            loaded.recipe, users: directories[index], options: options, inputs: loaded.inputs)
+    }
+
     /// The cache never changes a plan (issue 18): after every action, each side's incremental plan, from the
     /// cache file its earlier plans left, is the plan a full read gives.
     func compareIncrementalPlans(step: Int) async throws {
         guard let recipe, !directories.isEmpty, caches.count == sides.count, let file = try recipeFile() else {
             return
         }
-        let loader = RecipeLoader(environment: [:], overrides: [:])
         for (index, side) in sides.enumerated() {
-            let planner = Planner(store: side.store, logger: logger)
-            let cache = caches[index]
-            let incremental: Plan
-            if let unchanged = cache.unchangedRecipe(environment: [:]) {
-                incremental = try await planner.plan(unchanged, options: PlanOptions(cache: cache)) {
-                    try loader.loadWithInputs(path: file)
-                }
-            } else {
-                let loaded = try loader.loadWithInputs(path: file)
-                incremental = try await planner.plan(
-                    loaded.recipe, users: directories[index], options: PlanOptions(cache: cache), inputs: loaded.inputs)
-            }
-            let full = try await planner.plan(recipe, users: directories[index])
+            let incremental = try await incrementalPlan(file, side: index, prune: false)
+            let full = try await Planner(store: side.store, logger: logger).plan(recipe, users: directories[index])
             guard
                 incremental.changes != full.changes || incremental.notes != full.notes
                     || incremental.waiting != full.waiting || incremental.basis != full.basis
