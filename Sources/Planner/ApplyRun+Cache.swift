@@ -35,15 +35,16 @@ extension ApplyRun {
         memo.databaseToken = feed.token
         let contextKey = context.key
         let unfinished = unfinishedZones()
-        for name in cachedZones.sorted() where !unfinished.contains(name) {
-            guard let pending = keep.pending[name],
-                let now = try? await store.zoneTags(ZoneID(zoneName: name), in: .private, as: owner)
-            else { continue }
+        let names = cachedZones.sorted().filter { !unfinished.contains($0) }
+        guard let read = try? await store.zoneTags(names.map { ZoneID(zoneName: $0) }, in: .private, as: owner),
+            read.count == names.count
+        else { return }
+        let basis = Dictionary(plan.basis.zones.map { ($0.zoneName, $0) }, uniquingKeysWith: { a, _ in a })
+        for (name, zoneTags) in zip(names, read) {
+            guard let pending = keep.pending[name], let now = zoneTags else { continue }
             // Exactly the records and shares the plan read, less those this run deleted, with the tags this
             // run wrote: nothing else wrote to the zone since the plan read it.
-            guard
-                let expected = written.tags(in: name, from: plan.basis.zones.first { $0.zoneName == name }?.tags ?? [:])
-            else { continue }
+            guard let expected = written.tags(in: name, from: basis[name]?.tags ?? [:]) else { continue }
             var tags = now.records
             for share in now.shares { tags[share.recordName] = share.changeTag ?? "" }
             guard tags == expected else {

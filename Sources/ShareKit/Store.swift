@@ -436,6 +436,10 @@ public protocol Store: Sendable {
     /// Every record of a zone the caller may read, with its change tag, the zone's shares the caller may read,
     /// and the zone's change token, read at one moment; nil when the zone does not exist.
     func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws -> ZoneTags?
+    /// `zoneTags(_:in:as:)` for several zones, one answer per zone, in order; the embedded store reads them
+    /// in one transaction.
+    func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [ZoneTags?]
 
     // MARK: Subscriptions and notifications
 
@@ -572,6 +576,15 @@ extension Store {
             }
             token = page.token
         }
+    }
+
+    /// One zone after another.
+    public func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [ZoneTags?]
+    {
+        var answers: [ZoneTags?] = []
+        for zoneID in zoneIDs { answers.append(try await zoneTags(zoneID, in: database, as: user)) }
+        return answers
     }
 
     /// One user after another, for stores that act as one user a call.

@@ -162,7 +162,8 @@ enum ChangeFeed {
         arguments += rootArguments
         var records: [String: String] = [:]
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT name, seq, tagSeq FROM record WHERE zoneId = ?\(rootFilter)", arguments: arguments)
+            db.cachedStatement(sql: "SELECT name, seq, tagSeq FROM record WHERE zoneId = ?\(rootFilter)"),
+            arguments: arguments)
         while let row = try rows.next() {
             let tagSeq: Int64? = row[2]
             records[row[0]] = ChangeSequence.tag(tagSeq ?? row[1])

@@ -650,6 +650,16 @@ extension SQLiteStore {
         }
     }
 
+    /// All the zones' tags in one read transaction.
+    public func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [ZoneTags?]
+    {
+        try Self.admit(user, .read, database)
+        return try await read("reading zone change tags") { db in
+            try zoneIDs.map { try ChangeFeed.zoneTags($0, in: database, user: user, db: db) }
+        }
+    }
+
     // MARK: Callers without a signed-in user
 
     /// Refuses what a caller without a signed-in user may not do (`AccessRules.unauthenticated`).

@@ -69,6 +69,14 @@ import Testing
             let bobTrips = try #require(
                 try await local.zoneTags(ZoneID(zoneName: "Trips", ownerRecordName: alice), in: .shared, as: bob))
             #expect(Set(bobTrips.records.keys) == ["italy", "rome"], "bob sees the shared hierarchy only")
+            let zoneIDs = ["Lists", "Nowhere", "Trips"].map { ZoneID(zoneName: $0) }
+            let several = try await local.zoneTags(zoneIDs, in: .private, as: alice)
+            var oneByOne: [ZoneTags?] = []
+            for zoneID in zoneIDs { oneByOne.append(try await local.zoneTags(zoneID, in: .private, as: alice)) }
+            #expect(several == oneByOne, "one transaction answers as one call a zone")
+            #expect(
+                try await http.zoneTags(zoneIDs, in: .private, as: alice).map { $0?.records }
+                    == several.map { $0?.records })
             #expect(try await http.zoneTags(ZoneID(zoneName: "Nowhere"), in: .private, as: alice) == nil)
             #expect(try await local.zoneTags(ZoneID(zoneName: "Nowhere"), in: .private, as: alice) == nil)
         }

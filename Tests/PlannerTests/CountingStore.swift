@@ -154,6 +154,12 @@ final class CountingStore: Store, @unchecked Sendable {
         try await call("zoneTags")
         return try await base.zoneTags(zoneID, in: database, as: user)
     }
+    func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [ZoneTags?]
+    {
+        try await call("zoneTags")
+        return try await base.zoneTags(zoneIDs, in: database, as: user)
+    }
     func zoneChanges(
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
         as user: UserRecordName
