@@ -30,10 +30,10 @@ struct DeclaredRecordFile {
                 return
             }
             text += record.name
-            if let compact = compactLine(record) {
-                text += "\tC\t"
-                text += compact
-            } else {
+            let lineStart = text.utf8.count
+            text += "\tC\t"
+            if !appendCompactLine(record, to: &text) {
+                text.removeSubrange(text.utf8.index(text.startIndex, offsetBy: lineStart)...)
                 guard let json = try? encoder.encode(record) else { return }
                 text += "\tJ\t"
                 text += String(decoding: json, as: UTF8.self)
@@ -41,7 +41,7 @@ struct DeclaredRecordFile {
             text += "\n"
         }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try? Data(text.utf8).write(to: file.url, options: .atomic)
+        CacheFileWriting.replace(file.url, with: Data(text.utf8))
     }
 
     /// The records named (every record when `names` is nil), in the recipe's order; nil when the file is
@@ -89,22 +89,41 @@ struct DeclaredRecordFile {
     /// The common record (no share, every field a string, an integer or a double) as tab-separated parts:
     /// type, parent, absent, the location's file, line and column, then each field's name, kind and value;
     /// nil for any other record (written as JSON). Tabs, newlines and backslashes in text are escaped.
-    private static func compactLine(_ record: DeclaredRecord) -> String? {
-        guard record.share == nil else { return nil }
-        var parts = [
-            escape(record.type), record.parent.map { "+" + escape($0) } ?? "-", record.absent ? "1" : "0",
-            escape(record.location.file), String(record.location.line), String(record.location.column),
-        ]
+    /// Appends the record's compact form to `text`, its parts written in place rather than joined; false, with
+    /// part of it appended, for a record the form cannot hold.
+    private static func appendCompactLine(_ record: DeclaredRecord, to text: inout String) -> Bool {
+        guard record.share == nil else { return false }
+        text += escape(record.type)
+        text += "\t"
+        if let parent = record.parent {
+            text += "+"
+            text += escape(parent)
+        } else {
+            text += "-"
+        }
+        text += record.absent ? "\t1\t" : "\t0\t"
+        text += escape(record.location.file)
+        text += "\t"
+        text += String(record.location.line)
+        text += "\t"
+        text += String(record.location.column)
         for key in record.fields.keys.sorted() {
+            text += "\t"
+            text += escape(key)
             switch record.fields[key] {
-            case .value(.string(let text))?: parts += [escape(key), "s", escape(text)]
-            case .value(.int64(let number))?: parts += [escape(key), "i", String(number)]
+            case .value(.string(let value))?:
+                text += "\ts\t"
+                text += escape(value)
+            case .value(.int64(let number))?:
+                text += "\ti\t"
+                text += String(number)
             case .value(.double(let number))? where number.isFinite:
-                parts += [escape(key), "d", String(number.bitPattern, radix: 16)]
-            default: return nil
+                text += "\td\t"
+                text += String(number.bitPattern, radix: 16)
+            default: return false
             }
         }
-        return parts.joined(separator: "\t")
+        return true
     }
 
     private static func record(named name: String, compact: Substring) -> DeclaredRecord? {
@@ -182,7 +201,9 @@ struct DeclaredRecordFile {
     /// Removes the files in `directory` that no digest in `kept` names.
     static func removeAll(in directory: URL, except kept: Set<String>) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasSuffix(".jsonl") && !kept.contains(String(name.dropLast(6))) {
+        // And what a write that was stopped left (`CacheFileWriting`).
+        for name in names
+        where (name.hasSuffix(".jsonl") && !kept.contains(String(name.dropLast(6)))) || name.hasSuffix(".partial") {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }

@@ -57,7 +57,7 @@ struct PlanMemo: Sendable, Codable {
         guard let data = try? JSONEncoder().encode(self) else { return }
         try? FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try? data.write(to: file, options: .atomic)
+        CacheFileWriting.replace(file, with: data)
     }
 
     /// A digest of everything a zone's plan depends on besides the live zone: the zone as declared (its

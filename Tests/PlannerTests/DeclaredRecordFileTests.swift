@@ -59,7 +59,21 @@ struct DeclaredRecordFileTests {
         let damaged = DeclaredRecordFile(directory: scratch.url, digest: "damaged")
         try "plain\tC\tItem\n".write(to: damaged.url, atomically: true, encoding: .utf8)
         #expect(damaged.records() == nil)
+        // What a write stopped between its own file and the rename leaves.
+        try "half".write(
+            to: scratch.url.appendingPathComponent(".keep.jsonl.1234.partial"), atomically: false, encoding: .utf8)
         DeclaredRecordFile.removeAll(in: scratch.url, except: ["keep"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["keep.jsonl"])
+    }
+
+    @Test("a cache file is replaced whole, and nothing else is left beside it")
+    func replacedWhole() throws {
+        let url = scratch.url.appendingPathComponent("memo.json")
+        #expect(CacheFileWriting.replace(url, with: Data("first".utf8)))
+        #expect(CacheFileWriting.replace(url, with: Data("second, longer".utf8)))
+        #expect(try String(contentsOf: url, encoding: .utf8) == "second, longer")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["memo.json"])
+        let nowhere = scratch.url.appendingPathComponent("missing/memo.json")
+        #expect(!CacheFileWriting.replace(nowhere, with: Data("x".utf8)), "a folder that does not exist")
     }
 }
