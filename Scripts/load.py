@@ -101,12 +101,24 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else 0.0
 
 
-def run_clients(port, api_token, people, rounds):
+def cpu_seconds(pid):
+    """The CPU time (user + system) a process has used so far, from /proc; None where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def run_clients(port, api_token, people, rounds, server_pid):
     jobs = [(port, api_token, p["me"], p["token"], p["neighbour_owner"], rounds) for p in people]
+    cpu_before = cpu_seconds(server_pid)
     start = time.perf_counter()
     with multiprocessing.Pool(len(jobs)) as pool:
         results = [r for rs in pool.map(client, jobs) for r in rs]
     wall = time.perf_counter() - start
+    cpu_after = cpu_seconds(server_pid)
     latencies = [r[1] for r in results]
     lookups = [r[1] for r in results if r[0] in ("lookup", "shared_lookup")]
     return {
@@ -114,6 +126,10 @@ def run_clients(port, api_token, people, rounds):
         "p50_ms": round(percentile(latencies, 50) * 1000, 2), "p99_ms": round(percentile(latencies, 99) * 1000, 2),
         "lookup_200_p99_ms": round(percentile(lookups, 99) * 1000, 2),
         "errors": sum(1 for r in results if not r[2]),
+        # The server's own CPU time per request: steadier than requests per second on a shared machine, where the
+        # clients and the neighbours take the cores too.
+        "server_cpu_ms_per_request": None if cpu_before is None or cpu_after is None
+        else round((cpu_after - cpu_before) * 1000 / len(results), 3),
     }
 
 
@@ -157,7 +173,7 @@ def main():
         if status != 200:
             sys.exit(f"load: the sample lookup failed: {status} {payload[:300]}")
         first["token"] = token
-        emulator = run_clients(port, api_token, people, rounds)
+        emulator = run_clients(port, api_token, people, rounds, serve.pid)
     finally:
         serve.terminate()
         serve.wait()
@@ -169,17 +185,20 @@ def main():
                             stderr=subprocess.DEVNULL)
     try:
         wait_for(base_port, bare, "the baseline server")
-        bare_result = run_clients(base_port, api_token, people, rounds)
+        bare_result = run_clients(base_port, api_token, people, rounds, bare.pid)
     finally:
         bare.terminate()
         bare.wait()
     ratio = emulator["requests_per_second"] / bare_result["requests_per_second"]
     print(f"{clients} clients × {rounds} rounds × 4 requests (200-record lookups and queries, one-record modifies, "
           f"shared lookups); response of {len(payload)} bytes")
-    print(f"{'server':<10} | {'req/s':>8} | {'p50':>8} | {'p99':>8} | {'lookup p99':>10} | {'errors':>6}")
+    print(f"{'server':<10} | {'req/s':>8} | {'p50':>8} | {'p99':>8} | {'lookup p99':>10} | {'errors':>6} | "
+          f"{'server CPU/req':>14}")
     for name, r in [("emulator", emulator), ("baseline", bare_result)]:
+        cpu = r["server_cpu_ms_per_request"]
         print(f"{name:<10} | {r['requests_per_second']:8.1f} | {r['p50_ms']:6.2f}ms | {r['p99_ms']:6.2f}ms | "
-              f"{r['lookup_200_p99_ms']:8.2f}ms | {r['errors']:6}")
+              f"{r['lookup_200_p99_ms']:8.2f}ms | {r['errors']:6} | "
+              + (f"{cpu:12.3f}ms" if cpu is not None else f"{'?':>14}"))
     print(f"throughput ratio emulator/baseline: {ratio:.2f}")
     targets = {"no_errors": emulator["errors"] == 0, "lookup_200_p99_at_most_50ms": emulator["lookup_200_p99_ms"] <= 50,
                "throughput_at_least_30_percent_of_baseline": ratio >= 0.3}
