@@ -150,7 +150,7 @@ package enum WireRecordWriter {
         object.member("fields", record.fields, into: &bytes) { fields, bytes in
             var fieldsObject = ObjectWriter()
             for (name, field) in fields {
-                fieldsObject.member(name, field, into: &bytes) { field, bytes in
+                fieldsObject.member(named: name, field, into: &bytes) { field, bytes in
                     var valueObject = ObjectWriter()
                     switch field.value {
                     case .string(let text), .assetID(let text): valueObject.member("value", text, into: &bytes, string)
@@ -271,8 +271,25 @@ package enum WireRecordWriter {
     private struct ObjectWriter {
         private var first = true
 
+        /// A member whose key is the writer's own (letters only): copied as it is, with no escaping to check
+        /// (keys were most of the strings a record's answer wrote, issue 18).
         mutating func member<Value>(
-            _ key: String, _ value: Value?, into bytes: inout [UInt8],
+            _ key: StaticString, _ value: Value?, into bytes: inout [UInt8],
+            _ write: (Value, inout [UInt8]) throws -> Void
+        ) rethrows {
+            guard let value else { return }
+            bytes.append(UInt8(ascii: first ? "{" : ","))
+            first = false
+            bytes.append(UInt8(ascii: "\""))
+            key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(UInt8(ascii: ":"))
+            try write(value, &bytes)
+        }
+
+        /// A member whose key comes from outside (a field's name): escaped as any string.
+        mutating func member<Value>(
+            named key: String, _ value: Value?, into bytes: inout [UInt8],
             _ write: (Value, inout [UInt8]) throws -> Void
         ) rethrows {
             guard let value else { return }

@@ -303,9 +303,10 @@ extension SQLiteStore {
                 scan: while true {
                     var chunkArguments = arguments
                     chunkArguments += [after]
-                    let rows = try RecordRow.fetchAll(
+                    var rows: [RecordRow] = []
+                    try RecordRow.append(
                         db.cachedStatement(sql: sql + " AND name > ? ORDER BY name LIMIT 500"),
-                        arguments: chunkArguments)
+                        arguments: chunkArguments, to: &rows)
                     for row in rows {
                         let record = try decode(row)
                         guard matches(record) else { continue }
