@@ -278,8 +278,7 @@ package enum WireRecordWriter {
             _ write: (Value, inout [UInt8]) throws -> Void
         ) rethrows {
             guard let value else { return }
-            bytes.append(UInt8(ascii: first ? "{" : ","))
-            first = false
+            separate(&bytes)
             bytes.append(UInt8(ascii: "\""))
             key.withUTF8Buffer { bytes.append(contentsOf: $0) }
             bytes.append(UInt8(ascii: "\""))
@@ -293,11 +292,16 @@ package enum WireRecordWriter {
             _ write: (Value, inout [UInt8]) throws -> Void
         ) rethrows {
             guard let value else { return }
-            bytes.append(UInt8(ascii: first ? "{" : ","))
-            first = false
+            separate(&bytes)
             WireRecordWriter.string(key, into: &bytes)
             bytes.append(UInt8(ascii: ":"))
             try write(value, &bytes)
+        }
+
+        /// `{` before the first member, `,` before the others.
+        private mutating func separate(_ bytes: inout [UInt8]) {
+            bytes.append(UInt8(ascii: first ? "{" : ","))
+            first = false
         }
 
         func end(into bytes: inout [UInt8]) {

@@ -87,18 +87,12 @@ struct PlanMemo: Sendable, Codable {
 
         /// The context as a digest, written field by field in a fixed order: the same in every process.
         var key: String {
-            var bytes: [UInt8] = []
-            func feed(_ parts: String...) {
-                for part in parts {
-                    bytes.append(contentsOf: part.utf8)
-                    bytes.append(0)
-                }
-            }
-            feed("v2", container, users.owner.email, String(seed), "\(prune)", "\(destroy)", "\(actsAsAnyUser)")
+            var input = DigestInput()
+            input.feed("v2", container, users.owner.email, String(seed), "\(prune)", "\(destroy)", "\(actsAsAnyUser)")
             for entry in users.entries {
-                feed(entry.handle, entry.email, entry.name ?? "", entry.recordName ?? "")
+                input.feed(entry.handle, entry.email, entry.name ?? "", entry.recordName ?? "")
             }
-            return hex(SHA256.hash(data: bytes))
+            return input.digest
         }
     }
 
@@ -113,14 +107,8 @@ struct PlanMemo: Sendable, Codable {
     /// kept under it beside the cache file (`DeclaredRecordFile`).
     static func content(of zone: DeclaredZone) -> String {
         // One buffer hashed once: a zone of 100,000 records is a few megabytes, and small updates cost more.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(zone.records.count * 64)
-        func feed(_ parts: String...) {
-            for part in parts {
-                bytes.append(contentsOf: part.utf8)
-                bytes.append(0)
-            }
-        }
+        var input = DigestInput(capacity: zone.records.count * 64)
+        func feed(_ parts: String...) { input.feed(parts) }
         feed(zone.name, "\(zone.prune)", "\(zone.absent)", String(describing: zone.share))
         for record in zone.records {
             // A share is rare: described only when there is one (a description costs more than the record).
@@ -138,7 +126,27 @@ struct PlanMemo: Sendable, Codable {
                 }
             }
         }
-        return hex(SHA256.hash(data: bytes))
+        return input.digest
+    }
+
+    /// Parts fed into one digest, each followed by a zero byte, so that no two lists of parts feed the same
+    /// bytes.
+    private struct DigestInput {
+        var bytes: [UInt8] = []
+
+        init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+        mutating func feed(_ parts: String...) { feed(parts) }
+
+        mutating func feed(_ parts: [String]) {
+            for part in parts {
+                bytes.append(contentsOf: part.utf8)
+                bytes.append(0)
+            }
+        }
+
+        /// The SHA-256 of what was fed, in lowercase hexadecimal.
+        var digest: String { PlanMemo.hex(SHA256.hash(data: bytes)) }
     }
 
     /// The digest in lowercase hexadecimal.
