@@ -14,63 +14,66 @@ package enum WireRecordWriter {
     /// The response as JSON.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ response: RecordsResponse) throws -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(response.records.count * 400 + 32)
-        let encoder = WireCoding.bodyEncoder()
-        var object = ObjectWriter()
-        try object.member("records", response.records, into: &bytes) { try records($0, encoder: encoder, into: &$1) }
-        object.member("continuationMarker", response.continuationMarker, into: &bytes, string)
-        object.end(into: &bytes)
-        return Data(bytes)
+        try body(capacity: response.records.count * 400 + 32) { object, bytes, encoder in
+            try object.member("records", response.records, into: &bytes) {
+                try records($0, encoder: encoder, into: &$1)
+            }
+            object.member("continuationMarker", response.continuationMarker, into: &bytes, string)
+        }
     }
 
     /// A `records/modify` request as JSON: what the `http:` and `cloudkit:` clients send for an apply's records.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ request: ModifyRecordsRequest) throws -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(request.operations.count * 300 + 64)
-        let encoder = WireCoding.bodyEncoder()
-        var object = ObjectWriter()
-        try object.member("operations", request.operations, into: &bytes) { operations, bytes in
-            try array(operations, into: &bytes) { operation, bytes in
-                var operationObject = ObjectWriter()
-                operationObject.member("operationType", operation.operationType, into: &bytes, string)
-                try operationObject.member("record", operation.record, into: &bytes) {
-                    try record($0, encoder: encoder, into: &$1)
+        try body(capacity: request.operations.count * 300 + 64) { object, bytes, encoder in
+            try object.member("operations", request.operations, into: &bytes) { operations, bytes in
+                try array(operations, into: &bytes) { operation, bytes in
+                    var operationObject = ObjectWriter()
+                    operationObject.member("operationType", operation.operationType, into: &bytes, string)
+                    try operationObject.member("record", operation.record, into: &bytes) {
+                        try record($0, encoder: encoder, into: &$1)
+                    }
+                    operationObject.end(into: &bytes)
                 }
-                operationObject.end(into: &bytes)
             }
+            object.member("zoneID", request.zoneID, into: &bytes, zone)
+            object.member("atomic", request.atomic, into: &bytes, boolean)
+            object.member("desiredKeys", request.desiredKeys, into: &bytes) { keys, bytes in
+                array(keys, into: &bytes, string)
+            }
+            object.member("numbersAsStrings", request.numbersAsStrings, into: &bytes, boolean)
         }
-        object.member("zoneID", request.zoneID, into: &bytes, zone)
-        object.member("atomic", request.atomic, into: &bytes, boolean)
-        object.member("desiredKeys", request.desiredKeys, into: &bytes) { keys, bytes in
-            array(keys, into: &bytes, string)
-        }
-        object.member("numbersAsStrings", request.numbersAsStrings, into: &bytes, boolean)
-        object.end(into: &bytes)
-        return Data(bytes)
     }
 
     /// The zone changes as JSON.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ response: ZoneChangesResponse) throws -> Data {
-        var bytes: [UInt8] = []
-        let encoder = WireCoding.bodyEncoder()
-        var object = ObjectWriter()
-        try object.member("zones", response.zones, into: &bytes) { zones, bytes in
-            try array(zones, into: &bytes) { zone, bytes in
-                var zoneObject = ObjectWriter()
-                zoneObject.member("zoneID", zone.zoneID, into: &bytes, self.zone)
-                try zoneObject.member("records", zone.records, into: &bytes) {
-                    try records($0, encoder: encoder, into: &$1)
+        try body(capacity: 0) { object, bytes, encoder in
+            try object.member("zones", response.zones, into: &bytes) { zones, bytes in
+                try array(zones, into: &bytes) { zone, bytes in
+                    var zoneObject = ObjectWriter()
+                    zoneObject.member("zoneID", zone.zoneID, into: &bytes, self.zone)
+                    try zoneObject.member("records", zone.records, into: &bytes) {
+                        try records($0, encoder: encoder, into: &$1)
+                    }
+                    zoneObject.member("syncToken", zone.syncToken, into: &bytes, string)
+                    zoneObject.member("moreComing", zone.moreComing, into: &bytes, boolean)
+                    zoneObject.member("serverErrorCode", zone.serverErrorCode, into: &bytes, string)
+                    zoneObject.member("reason", zone.reason, into: &bytes, string)
+                    zoneObject.end(into: &bytes)
                 }
-                zoneObject.member("syncToken", zone.syncToken, into: &bytes, string)
-                zoneObject.member("moreComing", zone.moreComing, into: &bytes, boolean)
-                zoneObject.member("serverErrorCode", zone.serverErrorCode, into: &bytes, string)
-                zoneObject.member("reason", zone.reason, into: &bytes, string)
-                zoneObject.end(into: &bytes)
             }
         }
+    }
+
+    /// A body: one JSON object whose members `members` writes, records in it by hand or by `JSONEncoder`.
+    private static func body(
+        capacity: Int, _ members: (inout ObjectWriter, inout [UInt8], JSONEncoder) throws -> Void
+    ) rethrows -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(capacity)
+        var object = ObjectWriter()
+        try members(&object, &bytes, WireCoding.bodyEncoder())
         object.end(into: &bytes)
         return Data(bytes)
     }
@@ -100,30 +103,26 @@ package enum WireRecordWriter {
     /// The answer of `records/accept` or `records/resolve` as JSON: each share with its participants.
     /// - Throws: what `JSONEncoder` throws for a share written by it.
     package static func encode(_ response: ShareResultsResponse) throws -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(response.results.count * 1_500 + 16)
-        let encoder = WireCoding.bodyEncoder()
-        var object = ObjectWriter()
-        try object.member("results", response.results, into: &bytes) { results, bytes in
-            try array(results, into: &bytes) { metadata, bytes in
-                var metadataObject = ObjectWriter()
-                metadataObject.member("shortGUID", metadata.shortGUID, into: &bytes, string)
-                metadataObject.member("zoneID", metadata.zoneID, into: &bytes, zone)
-                metadataObject.member("rootRecordName", metadata.rootRecordName, into: &bytes, string)
-                try metadataObject.member("share", metadata.share, into: &bytes) {
-                    try record($0, encoder: encoder, into: &$1)
+        try body(capacity: response.results.count * 1_500 + 16) { object, bytes, encoder in
+            try object.member("results", response.results, into: &bytes) { results, bytes in
+                try array(results, into: &bytes) { metadata, bytes in
+                    var metadataObject = ObjectWriter()
+                    metadataObject.member("shortGUID", metadata.shortGUID, into: &bytes, string)
+                    metadataObject.member("zoneID", metadata.zoneID, into: &bytes, zone)
+                    metadataObject.member("rootRecordName", metadata.rootRecordName, into: &bytes, string)
+                    try metadataObject.member("share", metadata.share, into: &bytes) {
+                        try record($0, encoder: encoder, into: &$1)
+                    }
+                    metadataObject.member("ownerIdentity", metadata.ownerIdentity, into: &bytes, identity)
+                    metadataObject.member("participantType", metadata.participantType, into: &bytes, string)
+                    metadataObject.member("participantPermission", metadata.participantPermission, into: &bytes, string)
+                    metadataObject.member("participantStatus", metadata.participantStatus, into: &bytes, string)
+                    metadataObject.member("serverErrorCode", metadata.serverErrorCode, into: &bytes, string)
+                    metadataObject.member("reason", metadata.reason, into: &bytes, string)
+                    metadataObject.end(into: &bytes)
                 }
-                metadataObject.member("ownerIdentity", metadata.ownerIdentity, into: &bytes, identity)
-                metadataObject.member("participantType", metadata.participantType, into: &bytes, string)
-                metadataObject.member("participantPermission", metadata.participantPermission, into: &bytes, string)
-                metadataObject.member("participantStatus", metadata.participantStatus, into: &bytes, string)
-                metadataObject.member("serverErrorCode", metadata.serverErrorCode, into: &bytes, string)
-                metadataObject.member("reason", metadata.reason, into: &bytes, string)
-                metadataObject.end(into: &bytes)
             }
         }
-        object.end(into: &bytes)
-        return Data(bytes)
     }
 
     /// Writes a plain record; false, with nothing written, for any other.

@@ -92,43 +92,34 @@ extension ApplyRun {
 }
 
 /// What an apply wrote in the zones it may leave in the plan's cache file: the change tags of the records
-/// and shares it saved, and the names it deleted, in the order written, packed as lines (`name`, tab, `tag`
-/// or nothing for a deletion) rather than a dictionary: 100,000 records cost about 2 MB, not 10.
+/// and shares it saved, packed as `ChangeTags` lines (100,000 records cost about 2 MB, not the 10 of a
+/// dictionary), and the names it deleted.
 struct WrittenTags {
-    private var lines: [String: String] = [:]
+    private var saved: [String: String] = [:]
+    private var deleted: [String: Set<String>] = [:]
     /// Zones where a name could not be packed (a tab or newline in it): their tags are not known.
     private var unknown: Set<String> = []
 
     mutating func saved(_ name: String, tag: String?, zone: String) {
-        add(name, tag ?? "", zone: zone)
-    }
-
-    mutating func deleted(_ name: String, zone: String) {
-        add(name, nil, zone: zone)
-    }
-
-    private mutating func add(_ name: String, _ tag: String?, zone: String) {
-        // A tab, a newline or a carriage return (which joins the newline into one character) breaks the lines.
-        func breaksLines(_ byte: UInt8) -> Bool { byte == 9 || byte == 10 || byte == 13 }
-        guard !name.utf8.contains(where: breaksLines), !(tag ?? "").utf8.contains(where: breaksLines) else {
+        let tag = tag ?? ""
+        guard !name.breaksTabbedLines, !tag.breaksTabbedLines else {
             unknown.insert(zone)
             return
         }
-        lines[zone, default: ""] += tag.map { "\(name)\t\($0)\n" } ?? "\(name)\n"
+        saved[zone, default: ""] += "\(name)\t\(tag)\n"
     }
 
-    /// The tags of `zone` after this run's writes, starting from `tags`; nil when they are not known.
+    mutating func deleted(_ name: String, zone: String) {
+        deleted[zone, default: []].insert(name)
+    }
+
+    /// The tags of `zone` after this run's writes, starting from `tags`; nil when they are not known. A zone's
+    /// deletions come before its saves in an apply, and a later save of a name wins over an earlier one.
     func tags(in zone: String, from tags: [String: String]) -> [String: String]? {
-        guard !unknown.contains(zone) else { return nil }
+        guard !unknown.contains(zone), let written = ChangeTags(packed: saved[zone] ?? "") else { return nil }
         var tags = tags
-        for line in (lines[zone] ?? "").utf8.split(separator: 10) {
-            if let tab = line.firstIndex(of: 9) {
-                tags[String(decoding: line[..<tab], as: UTF8.self)] = String(
-                    decoding: line[line.index(after: tab)...], as: UTF8.self)
-            } else {
-                tags[String(decoding: line, as: UTF8.self)] = nil
-            }
-        }
+        for name in deleted[zone] ?? [] { tags[name] = nil }
+        tags.merge(written.dictionary) { _, new in new }
         return tags
     }
 }

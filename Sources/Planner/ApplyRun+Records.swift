@@ -210,6 +210,8 @@ extension ApplyRun {
     mutating func absorb(
         _ batches: [Batch], _ results: [Result<[RecordOutcome], any Error>], zoneID: ZoneID, database: DatabaseScope
     ) {
+        // Whether this zone's tags are kept for the plan's cache file (`keepPlanCache`).
+        let keepsTags = database == .private && cachedZones.contains(zoneID.zoneName)
         for (batch, result) in zip(batches, results) {
             switch result {
             case .failure(let error):
@@ -225,22 +227,16 @@ extension ApplyRun {
                         if !deferred.isEmpty {
                             savedTags["\(zoneID.zoneName)/\(record.recordName)"] = record.changeTag
                         }
-                        if database == .private, cachedZones.contains(zoneID.zoneName) {
-                            written.saved(record.recordName, tag: record.changeTag, zone: zoneID.zoneName)
-                        }
+                        if keepsTags { written.saved(record.recordName, tag: record.changeTag, zone: zoneID.zoneName) }
                         succeed(changeIndices)
                     case .savedShare(let share):
-                        if database == .private, cachedZones.contains(zoneID.zoneName) {
-                            written.saved(share.recordName, tag: share.changeTag, zone: zoneID.zoneName)
-                        }
+                        if keepsTags { written.saved(share.recordName, tag: share.changeTag, zone: zoneID.zoneName) }
                         if let url = share.url {
                             shareURLs[SharePath(zoneName: zoneID.zoneName, rootRecordName: share.rootRecordName)] = url
                         }
                         succeed(changeIndices)
                     case .deleted(let name):
-                        if database == .private, cachedZones.contains(zoneID.zoneName) {
-                            written.deleted(name, zone: zoneID.zoneName)
-                        }
+                        if keepsTags { written.deleted(name, zone: zoneID.zoneName) }
                         succeed(changeIndices)
                     }
                 }

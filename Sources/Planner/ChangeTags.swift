@@ -67,16 +67,20 @@ struct ChangeTags: Sendable {
         if let packed { return packed }
         var text = ""
         for (name, tag) in unpacked ?? [:] {
-            if name.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" })
-                || tag.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" })
-            {
-                return nil
-            }
+            if name.breaksTabbedLines || tag.breaksTabbedLines { return nil }
             text += name
             text += "\t"
             text += tag
             text += "\n"
         }
         return text
+    }
+}
+
+extension String {
+    /// Whether the text holds a tab, a newline or a carriage return (which joins a following newline into one
+    /// character): it cannot stand as a part of the cache's tab-separated lines.
+    var breaksTabbedLines: Bool {
+        utf8.contains { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
 }

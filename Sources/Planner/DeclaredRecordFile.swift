@@ -26,9 +26,7 @@ struct DeclaredRecordFile {
         var text = ""
         text.reserveCapacity(records.count * 120)
         for record in records {
-            guard !record.name.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" }) else {
-                return
-            }
+            guard !record.name.breaksTabbedLines else { return }
             text += record.name
             let lineStart = text.utf8.count
             text += "\tC\t"

@@ -382,10 +382,9 @@ public struct Planner: Sendable {
                 memo.save(to: cache.file)
             }
             if !pending.isEmpty {
-                var memo = incremental.memo
-                memo?.recipe = remember
+                // The apply writes the file again, the recipe with its users as they are then.
                 plan.cacheAfterApply = CacheAfterApply(
-                    file: cache.file, memo: memo, remember: remember, context: context, pending: pending)
+                    file: cache.file, memo: incremental.memo, remember: remember, context: context, pending: pending)
             }
         }
         let fromCache = incremental.remembered.count + partial.count

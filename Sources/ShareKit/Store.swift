@@ -433,11 +433,9 @@ public protocol Store: Sendable {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
         as user: UserRecordName
     ) async throws -> ZoneChanges
-    /// Every record of a zone the caller may read, with its change tag, the zone's shares the caller may read,
-    /// and the zone's change token, read at one moment; nil when the zone does not exist.
-    func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws -> ZoneTags?
-    /// `zoneTags(_:in:as:)` for several zones, one answer per zone, in order; the embedded store reads them
-    /// in one transaction.
+    /// For each zone, in order: every record the caller may read with its change tag, the shares the caller
+    /// may read, and the zone's change token, read at one moment; nil for a zone that does not exist. The
+    /// embedded store reads all the zones in one transaction.
     func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
         -> [ZoneTags?]
 
@@ -548,9 +546,24 @@ extension Store {
         return results
     }
 
-    /// The zone's change feed read from the start, page after page, keeping only the tags: for stores whose
-    /// feed is the only way to list a zone (the records come with their fields).
+    /// One zone's `zoneTags(_:in:as:)`.
     public func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
+        -> ZoneTags?
+    {
+        try await zoneTags([zoneID], in: database, as: user).first ?? nil
+    }
+
+    /// Each zone's change feed read from the start, page after page, keeping only the tags: for stores whose
+    /// feed is the only way to list a zone (the records come with their fields).
+    public func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
+        -> [ZoneTags?]
+    {
+        var answers: [ZoneTags?] = []
+        for zoneID in zoneIDs { answers.append(try await tagsFromFeed(zoneID, in: database, as: user)) }
+        return answers
+    }
+
+    private func tagsFromFeed(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
         -> ZoneTags?
     {
         var tags = ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
@@ -576,15 +589,6 @@ extension Store {
             }
             token = page.token
         }
-    }
-
-    /// One zone after another.
-    public func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
-        -> [ZoneTags?]
-    {
-        var answers: [ZoneTags?] = []
-        for zoneID in zoneIDs { answers.append(try await zoneTags(zoneID, in: database, as: user)) }
-        return answers
     }
 
     /// One user after another, for stores that act as one user a call.

@@ -641,17 +641,8 @@ extension SQLiteStore {
         }
     }
 
-    /// The tags from the zone's rows and an index, without reading a record's fields.
-    public func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
-        -> ZoneTags?
-    {
-        try Self.admit(user, .read, database)
-        return try await read("reading zone change tags") { db in
-            try ChangeFeed.zoneTags(zoneID, in: database, user: user, db: db)
-        }
-    }
-
-    /// All the zones' tags in one read transaction.
+    /// All the zones' tags in one read transaction, from the rows' names and sequence numbers, without reading
+    /// a record's fields.
     public func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
         -> [ZoneTags?]
     {

@@ -150,10 +150,6 @@ final class CountingStore: Store, @unchecked Sendable {
         try await call("databaseChanges")
         return try await base.databaseChanges(in: database, since: token, as: user)
     }
-    func zoneTags(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws -> ZoneTags? {
-        try await call("zoneTags")
-        return try await base.zoneTags(zoneID, in: database, as: user)
-    }
     func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
         -> [ZoneTags?]
     {
