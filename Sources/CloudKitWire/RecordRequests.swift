@@ -159,3 +159,37 @@ package struct RecordsResponse: Codable, Sendable, Hashable {
         self.continuationMarker = continuationMarker
     }
 }
+
+/// The emulator's answer to `records/modify`, `records/lookup` and `records/query` before it is written: the
+/// store's outcomes, and how the request asked for them. `WireRecordWriter` writes a plain saved record
+/// straight from the record; `response` is what it writes, as a `RecordsResponse`.
+package struct RecordsAnswer: Sendable {
+    package var outcomes: [RecordOutcome]
+    /// The caller, whose own participant entry a share's answer carries.
+    package var currentUser: UserRecordName
+    package var desiredKeys: [String]?
+    package var numbersAsStrings: Bool?
+    package var continuationMarker: String?
+
+    package init(
+        _ outcomes: [RecordOutcome], currentUser: UserRecordName, desiredKeys: [String]?, numbersAsStrings: Bool?,
+        continuationMarker: String? = nil
+    ) {
+        self.outcomes = outcomes
+        self.currentUser = currentUser
+        self.desiredKeys = desiredKeys
+        self.numbersAsStrings = numbersAsStrings
+        self.continuationMarker = continuationMarker
+    }
+
+    /// One outcome as the answer's entry.
+    package func entry(_ outcome: RecordOutcome) -> WireRecord {
+        WireRecord(outcome, currentUser: currentUser).answering(
+            desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+    }
+
+    /// The answer as a response.
+    package var response: RecordsResponse {
+        RecordsResponse(records: outcomes.map(entry), continuationMarker: continuationMarker)
+    }
+}

@@ -72,6 +72,18 @@ package struct WireRecord: Codable, Sendable, Hashable {
         url = share.url
     }
 
+    /// An operation's outcome, as a response reports it.
+    ///
+    /// - Parameter currentUser: the caller, whose own participant entry a share's answer carries.
+    package init(_ outcome: RecordOutcome, currentUser: UserRecordName) {
+        switch outcome {
+        case .saved(let record): self.init(record)
+        case .savedShare(let share): self.init(share, currentUser: currentUser)
+        case .deleted(let name): self.init(deletedRecordName: name)
+        case .failed(let name, let error): self.init(recordName: name, error: error)
+        }
+    }
+
     /// A deletion, as a response reports it.
     package init(deletedRecordName: String) {
         recordName = deletedRecordName

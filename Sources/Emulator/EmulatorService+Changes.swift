@@ -7,17 +7,15 @@ extension EmulatorService {
     /// `records/query`: one zone, or with `zoneWide` and no `zoneID` every zone of the database the caller
     /// sees, sorted together. A zone-wide page's marker is the number of records handed out so far (`w200`).
     func query(_ request: QueryRecordsRequest, store: any Store, database: DatabaseScope, as user: UserRecordName)
-        async throws -> RecordsResponse
+        async throws -> RecordsAnswer
     {
         var query = try request.recordQuery()
         let limit = min(query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
         query.resultsLimit = limit
-        func answer(_ records: [Record], marker: String?) -> RecordsResponse {
-            RecordsResponse(
-                records: records.map {
-                    WireRecord($0).answering(
-                        desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings)
-                }, continuationMarker: marker)
+        func answer(_ records: [Record], marker: String?) -> RecordsAnswer {
+            RecordsAnswer(
+                records.map(RecordOutcome.saved), currentUser: user, desiredKeys: request.desiredKeys,
+                numbersAsStrings: request.numbersAsStrings, continuationMarker: marker)
         }
         guard request.zoneID == nil, request.zoneWide == true else {
             let page = try await store.queryRecords(

@@ -110,11 +110,9 @@ struct EmulatorService: Sendable {
             let outcomes = try await modify(
                 operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
             return try encode(
-                RecordsResponse(
-                    records: outcomes.map {
-                        wire($0, as: user).answering(
-                            desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings)
-                    }))
+                RecordsAnswer(
+                    outcomes, currentUser: user, desiredKeys: request.desiredKeys,
+                    numbersAsStrings: request.numbersAsStrings))
         case .recordsLookup:
             let request = try decode(LookupRecordsRequest.self, from: body)
             try checkLimit(request.records.count, "records")
@@ -122,11 +120,9 @@ struct EmulatorService: Sendable {
             let outcomes = try await store.lookupRecords(
                 request.records.map(\.recordName), in: zoneID, database: database, as: user)
             return try encode(
-                RecordsResponse(
-                    records: outcomes.map {
-                        wire($0, as: user).answering(
-                            desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings)
-                    }))
+                RecordsAnswer(
+                    outcomes, currentUser: user, desiredKeys: request.desiredKeys,
+                    numbersAsStrings: request.numbersAsStrings))
         case .recordsQuery:
             return try encode(
                 try await query(
@@ -302,15 +298,6 @@ struct EmulatorService: Sendable {
         return RecordOperation(kind, record.record(in: zoneID))
     }
 
-    func wire(_ outcome: RecordOutcome, as user: UserRecordName) -> WireRecord {
-        switch outcome {
-        case .saved(let record): WireRecord(record)
-        case .savedShare(let share): WireRecord(share, currentUser: user)
-        case .deleted(let name): WireRecord(deletedRecordName: name)
-        case .failed(let name, let error): WireRecord(recordName: name, error: error)
-        }
-    }
-
     private func wire(_ zoneID: ZoneID, _ result: Result<Zone, ShareError>) -> WireZone {
         switch result {
         case .success(let zone): WireZone(zone)
@@ -355,9 +342,9 @@ struct EmulatorService: Sendable {
         try WireCoding.body(value)
     }
 
-    /// Responses of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`).
-    private func encode(_ response: RecordsResponse) throws -> Data {
-        try WireRecordWriter.encode(response)
+    /// Answers of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`).
+    func encode(_ answer: RecordsAnswer) throws -> Data {
+        try WireRecordWriter.encode(answer)
     }
 
     private func encode(_ response: ZoneChangesResponse) throws -> Data {

@@ -23,17 +23,20 @@ enum FieldCoding {
     }
 
     static func decode(_ data: Data) throws -> [String: FieldValue] {
-        var reader = ByteReader(bytes: [UInt8](data))
-        let v = try reader.byte()
-        guard v == version else { throw FieldCodingError.unknownVersion(v) }
-        let count = try reader.varint()
-        var fields: [String: FieldValue] = [:]
-        fields.reserveCapacity(Int(min(count, 1024)))
-        for _ in 0..<count {
-            let name = try reader.string()
-            fields[name] = try reader.value()
+        // Read in place, not copied into an array first (issue 18: every record a lookup answers is decoded).
+        try data.withUnsafeBytes { bytes in
+            var reader = ByteReader(bytes: bytes)
+            let v = try reader.byte()
+            guard v == version else { throw FieldCodingError.unknownVersion(v) }
+            let count = try reader.varint()
+            var fields: [String: FieldValue] = [:]
+            fields.reserveCapacity(Int(min(count, 1024)))
+            for _ in 0..<count {
+                let name = try reader.string()
+                fields[name] = try reader.value()
+            }
+            return fields
         }
-        return fields
     }
 
     /// The references with `DELETE_SELF` among `fields` that point into the record's own zone.
@@ -156,8 +159,9 @@ private struct ByteWriter {
     }
 }
 
+/// Reads the bytes of one `decode` call; valid only inside it.
 private struct ByteReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var offset = 0
 
     mutating func byte() throws -> UInt8 {
@@ -191,11 +195,11 @@ private struct ByteReader {
         return Double(bitPattern: bits)
     }
 
-    mutating func raw(_ count: UInt64) throws -> ArraySlice<UInt8> {
+    mutating func raw(_ count: UInt64) throws -> UnsafeRawBufferPointer {
         guard count <= UInt64(bytes.count - offset) else { throw FieldCodingError.truncated }
         let end = offset + Int(count)
         defer { offset = end }
-        return bytes[offset..<end]
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
     }
 
     mutating func string() throws -> String {

@@ -228,8 +228,9 @@ extension SQLiteStore {
             } catch let error as ShareError {
                 return recordNames.map { .failed(recordName: $0, error) }
             }
-            var rows: [String: RecordRow] = [:]
-            for row in try RecordRow.fetchAll(db, zoneId: context.zoneId, names: Array(Set(recordNames))) {
+            // A name asked twice is read once: `IN` matches a row once however often it lists the name.
+            var rows = [String: RecordRow](minimumCapacity: recordNames.count)
+            for row in try RecordRow.fetchAll(db, zoneId: context.zoneId, names: recordNames) {
                 rows[row.name] = row
             }
             return try recordNames.map { name in

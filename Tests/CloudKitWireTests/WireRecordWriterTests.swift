@@ -93,6 +93,79 @@ struct WireRecordWriterTests {
             fast == (try decoder.decode(ZoneChangesResponse.self, from: try WireCoding.bodyEncoder().encode(response))))
     }
 
+    /// Outcomes of every kind, as the emulator answers them.
+    static var outcomes: [RecordOutcome] {
+        var child = record(
+            "child", ["text": .string("a \"quoted\"\nline"), "when": .timestamp(7), "third": .double(1.0 / 3)])
+        child.parent = "plain"
+        child.shareRecordName = "share-1"
+        let share = Share(
+            recordName: "share-1", zoneID: zone, rootRecordName: "child", title: "Lists", publicPermission: .none,
+            ownerRecordName: "_owner",
+            participants: [
+                Participant(
+                    userRecordName: "_bob", email: "bob@example.com", role: .privateUser, permission: .readOnly,
+                    acceptance: .accepted)
+            ], changeTag: "s1", shortGUID: "0abc", url: "https://www.icloud.com/share/0abc")
+        return [
+            .saved(record("plain", ["title": .string("Milk"), "qty": .int64(3), "price": .double(1.5)])),
+            .saved(child),
+            .saved(record("no fields", [:])),
+            .saved(record("list", ["tags": .list(elementType: .string, [.string("a")]), "title": .string("x")])),
+            .saved(record("asset", ["file": .assetID("a#b"), "title": .string("y")])),
+            .savedShare(share),
+            .deleted(recordName: "gone"),
+            .failed(recordName: "refused", ShareError(.conflict, "changed since", subject: "refused")),
+        ]
+    }
+
+    @Test(
+        "an answer of outcomes is written as the same outcomes made into records are",
+        arguments: [(nil, nil), (["title", "when"], nil), ([], nil), (nil, true), (["qty"], false)]
+            as [([String]?, Bool?)])
+    func answerOfOutcomes(desiredKeys: [String]?, numbersAsStrings: Bool?) throws {
+        let answer = RecordsAnswer(
+            Self.outcomes, currentUser: "_bob", desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings,
+            continuationMarker: "k9")
+        let decoder = JSONDecoder()
+        let bytes = try WireRecordWriter.encode(answer)
+        let written = try decoder.decode(RecordsResponse.self, from: bytes)
+        let reference = try decoder.decode(
+            RecordsResponse.self, from: try WireCoding.bodyEncoder().encode(answer.response))
+        // Error entries carry a fresh UUID each time they are made.
+        func withoutUUIDs(_ response: RecordsResponse) -> RecordsResponse {
+            var response = response
+            for index in response.records.indices { response.records[index].uuid = nil }
+            return response
+        }
+        #expect(withoutUUIDs(written) == withoutUUIDs(reference))
+        #expect(written.records.count == Self.outcomes.count)
+        let text = String(decoding: bytes, as: UTF8.self)
+        if desiredKeys == nil {
+            #expect(text.contains(numbersAsStrings == true ? #""value":"3""# : #""value":3"#))
+        }
+        if let desiredKeys {
+            #expect(
+                written.records[0].fields.map { Set($0.keys) }
+                    == Set(desiredKeys).intersection(["title", "qty", "price"]))
+        }
+    }
+
+    @Test("a plain saved record is written from the record; one with a list or a reference is not")
+    func recordsWrittenByHand() {
+        var bytes: [UInt8] = []
+        let written = Self.outcomes.map { outcome -> Bool? in
+            guard case .saved(let record) = outcome else { return nil }
+            return WireRecordWriter.write(record, desiredKeys: nil, into: &bytes)
+        }
+        #expect(written == [true, true, true, false, true, nil, nil, nil])
+        // A field left out by desiredKeys does not stop the writer.
+        #expect(
+            WireRecordWriter.write(
+                Self.record("list", ["tags": .list(elementType: .string, [.string("a")]), "title": .string("x")]),
+                desiredKeys: ["title"], into: &bytes))
+    }
+
     @Test("a record JSONEncoder refuses is refused, not written")
     func infinityIsRefused() {
         #expect(throws: (any Error).self) {
