@@ -229,33 +229,40 @@ extension SQLiteStore {
                 return recordNames.map { .failed(recordName: $0, error) }
             }
             // A name asked twice is read once: `IN` matches a row once however often it lists the name.
-            var rows = [String: RecordRow](minimumCapacity: recordNames.count)
-            for row in try RecordRow.fetchAll(db, zoneId: context.zoneId, names: recordNames) {
-                rows[row.name] = row
+            var found = [String: (record: Record, shareRoot: String?)](minimumCapacity: recordNames.count)
+            try RecordRow.forEachRow(db, zoneId: context.zoneId, names: recordNames) { row in
+                let name: String = row[1]
+                found[name] = (
+                    try RecordRow.record(
+                        row, named: name, in: context.visibleZoneID,
+                        shareRecordName: context.sharesByRoot[name]?.recordName),
+                    row[5]
+                )
             }
-            return try recordNames.map { name in
-                let subject = "\(zoneID.zoneName)/\(name)"
+            // Spelled only for an answer that needs it: most are records read.
+            func subject(_ name: String) -> String { "\(zoneID.zoneName)/\(name)" }
+            return recordNames.map { name in
                 if let share = context.sharesByName[name] {
                     if database == .shared,
                         let error = AccessRules.read(
-                            caller: user, zoneOwner: context.owner, share: share, subject: subject)
+                            caller: user, zoneOwner: context.owner, share: share, subject: subject(name))
                     {
                         return .failed(recordName: name, error)
                     }
                     return .savedShare(share)
                 }
-                guard let row = rows[name] else {
-                    return .failed(recordName: name, ShareError(.notFound, "no record named \(name)", subject: subject))
-                }
-                if !context.canRead(shareRoot: row.shareRoot) {
-                    let error = AccessRules.read(
-                        caller: user, zoneOwner: context.owner, share: context.coveringShare(shareRoot: row.shareRoot),
-                        subject: subject)
+                guard let (record, shareRoot) = found[name] else {
                     return .failed(
-                        recordName: name, error ?? ShareError(.accessDenied, "not allowed", subject: subject))
+                        recordName: name, ShareError(.notFound, "no record named \(name)", subject: subject(name)))
                 }
-                return .saved(
-                    try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
+                if !context.canRead(shareRoot: shareRoot) {
+                    let error = AccessRules.read(
+                        caller: user, zoneOwner: context.owner, share: context.coveringShare(shareRoot: shareRoot),
+                        subject: subject(name))
+                    return .failed(
+                        recordName: name, error ?? ShareError(.accessDenied, "not allowed", subject: subject(name)))
+                }
+                return .saved(record)
             }
         }
     }

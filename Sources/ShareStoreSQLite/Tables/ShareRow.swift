@@ -23,3 +23,14 @@ struct ShareRow: Codable, FetchableRecord, PersistableRecord {
     var seq: Int64
     var shortGUID: String
 }
+
+extension ShareRow {
+    /// Read by column, not through `Decodable` (see `ZoneRow.init(row:)`): a zone's shares are read with it.
+    init(row: Row) throws {
+        self.init(
+            zoneId: try row.decode(forColumn: "zoneId"), name: try row.decode(forColumn: "name"),
+            root: try row.decode(forColumn: "root"), title: try row.decode(forColumn: "title"),
+            publicPermission: try row.decode(forColumn: "publicPermission"), seq: try row.decode(forColumn: "seq"),
+            shortGUID: try row.decode(forColumn: "shortGUID"))
+    }
+}
