@@ -336,13 +336,24 @@ package enum WireRecordWriter {
         object.end(into: &bytes)
     }
 
+    /// Digits written in place, last first, with no `String` made for each (every record has two stamps).
     private static func integer(_ value: Int64, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: String(value).utf8)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// A finite double, as Swift spells it shortest (`1.5`, `3.0`, `5e-324`): JSON reads it back exactly.
     private static func double(_ value: Double, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: "\(value)".utf8)
+        bytes.append(contentsOf: value.description.utf8)
     }
 
     private static func boolean(_ value: Bool, into bytes: inout [UInt8]) {

@@ -29,8 +29,7 @@ enum FieldCoding {
             let v = try reader.byte()
             guard v == version else { throw FieldCodingError.unknownVersion(v) }
             let count = try reader.varint()
-            var fields: [String: FieldValue] = [:]
-            fields.reserveCapacity(Int(min(count, 1024)))
+            var fields = [String: FieldValue](minimumCapacity: Int(min(count, 1024)))
             for _ in 0..<count {
                 let name = try reader.string()
                 fields[name] = try reader.value()

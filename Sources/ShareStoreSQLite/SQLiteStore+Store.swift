@@ -311,12 +311,18 @@ extension SQLiteStore {
                 scan: while true {
                     var chunkArguments = arguments
                     chunkArguments += [after]
-                    var rows: [RecordRow] = []
-                    try RecordRow.append(
+                    // Records read from the row cursor in place, and no further than the page needs.
+                    let rows = try Row.fetchCursor(
                         db.cachedStatement(sql: sql + " AND name > ? ORDER BY name LIMIT 500"),
-                        arguments: chunkArguments, to: &rows)
-                    for row in rows {
-                        let record = try decode(row)
+                        arguments: chunkArguments)
+                    var read = 0
+                    while let row = try rows.next() {
+                        read += 1
+                        let name: String = row[1]
+                        after = name
+                        let record = try RecordRow.record(
+                            row, named: name, in: context.visibleZoneID,
+                            shareRecordName: context.sharesByRoot[name]?.recordName)
                         guard matches(record) else { continue }
                         if page.count == limit {
                             more = true
@@ -324,8 +330,7 @@ extension SQLiteStore {
                         }
                         page.append(record)
                     }
-                    guard rows.count == 500, let last = rows.last else { break }
-                    after = last.name
+                    guard read == 500 else { break }
                 }
                 return QueryPage(records: page, continuationMarker: more ? page.last.map { "k" + $0.recordName } : nil)
             }

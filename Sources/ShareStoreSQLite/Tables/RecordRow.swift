@@ -143,12 +143,4 @@ extension RecordRow {
             while let row = try rows.next() { try body(row) }
         }
     }
-
-    /// The rows a statement selecting `selection` answers, appended to `rows`: through GRDB's plain row cursor
-    /// and `init(row:)`, not its generic record fetching, which was a sixth of a 200-record lookup's reading
-    /// under load (issue 18).
-    static func append(_ statement: Statement, arguments: StatementArguments, to rows: inout [RecordRow]) throws {
-        let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try cursor.next() { rows.append(RecordRow(row: row)) }
-    }
 }
