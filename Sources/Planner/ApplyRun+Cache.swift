@@ -83,9 +83,12 @@ extension ApplyRun {
     /// The private zones with a change this run did not make.
     private func unfinishedZones() -> Set<String> {
         var zones: Set<String> = []
-        for (index, change) in plan.changes.enumerated()
-        where change.database == .private && change.kind != .subscription && outcomes[index] != .applied {
-            zones.insert(change.zoneName)
+        // By index: the changes are read in place, not copied one by one.
+        for index in plan.changes.indices
+        where plan.changes[index].database == .private && plan.changes[index].kind != .subscription
+            && outcomes[index] != .applied
+        {
+            zones.insert(plan.changes[index].zoneName)
         }
         return zones
     }

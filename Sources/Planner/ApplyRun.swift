@@ -53,18 +53,20 @@ struct ApplyRun {
 
     var report: ApplyReport {
         var report = ApplyReport(stopped: stopped)
-        for (index, change) in plan.changes.enumerated() {
+        report.applied.reserveCapacity(completed)
+        // By index: the changes are read in place, not copied one by one (10,000 of them at the end of an apply).
+        for index in plan.changes.indices {
+            let (action, kind, address) = (
+                plan.changes[index].action, plan.changes[index].kind, plan.changes[index].address
+            )
             switch outcomes[index] {
             case nil:
                 report.failures.append(
-                    .init(
-                        action: change.action, kind: change.kind, address: change.address,
-                        reason: ApplyReport.notAttemptedReason))
+                    .init(action: action, kind: kind, address: address, reason: ApplyReport.notAttemptedReason))
             case .failed(let reason):
-                report.failures.append(
-                    .init(action: change.action, kind: change.kind, address: change.address, reason: reason))
+                report.failures.append(.init(action: action, kind: kind, address: address, reason: reason))
             case .applied:
-                report.applied.append(.init(action: change.action, kind: change.kind, address: change.address))
+                report.applied.append(.init(action: action, kind: kind, address: address))
             }
         }
         return report

@@ -109,20 +109,27 @@ struct PlanMemo: Sendable, Codable {
         // One buffer hashed once: a zone of 100,000 records is a few megabytes, and small updates cost more.
         var input = DigestInput(capacity: zone.records.count * 64)
         func feed(_ parts: String...) { input.feed(parts) }
-        feed(zone.name, "\(zone.prune)", "\(zone.absent)", String(describing: zone.share))
+        // Shares and rare values are spelled as JSON with sorted keys: every member, the same in every process.
+        // Not by their description, which reflects on an optional's value (`Mirror`) and made spelling the
+        // shares of 100 zones cost more than all their records (issue 18).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        func spelled<Value: Encodable>(_ value: Value) -> String {
+            (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? String(describing: value)
+        }
+        feed(zone.name, zone.prune ? "prune" : "", zone.absent ? "absent" : "", spelled(zone.share))
         for record in zone.records {
-            // A share is rare: described only when there is one (a description costs more than the record).
+            // A share is rare: spelled only when there is one (spelling it costs more than the record).
             feed(
                 record.name, record.type, record.parent ?? "", record.absent ? "absent" : "",
-                record.share.map { String(describing: $0) } ?? "")
+                record.share.map(spelled) ?? "")
             for key in record.fields.keys.sorted() {
-                // The common values spelled directly; the others by their description (which holds no
-                // dictionary, so it is the same in every process).
+                // The common values spelled directly, the others as JSON.
                 switch record.fields[key] {
                 case .value(.string(let text))?: feed(key, "s", text)
                 case .value(.int64(let number))?: feed(key, "i", String(number))
                 case .value(.double(let number))?: feed(key, "d", String(number))
-                case let other: feed(key, String(describing: other))
+                case let other: feed(key, spelled(other))
                 }
             }
         }
