@@ -343,7 +343,7 @@ struct EmulatorService: Sendable {
     }
 
     /// Answers of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`).
-    func encode(_ answer: RecordsAnswer) throws -> Data {
+    private func encode(_ answer: RecordsAnswer) throws -> Data {
         try WireRecordWriter.encode(answer)
     }
 
