@@ -162,7 +162,7 @@ package struct RecordsResponse: Codable, Sendable, Hashable {
 
 /// The emulator's answer to `records/modify`, `records/lookup` and `records/query` before it is written: the
 /// store's outcomes, and how the request asked for them. `WireRecordWriter` writes a plain saved record
-/// straight from the record; `response` is what it writes, as a `RecordsResponse`.
+/// straight from the record, and every other outcome as its `entry`.
 package struct RecordsAnswer: Sendable {
     package var outcomes: [RecordOutcome]
     /// The caller, whose own participant entry a share's answer carries.
@@ -186,10 +186,5 @@ package struct RecordsAnswer: Sendable {
     package func entry(_ outcome: RecordOutcome) -> WireRecord {
         WireRecord(outcome, currentUser: currentUser).answering(
             desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
-    }
-
-    /// The answer as a response.
-    package var response: RecordsResponse {
-        RecordsResponse(records: outcomes.map(entry), continuationMarker: continuationMarker)
     }
 }

@@ -22,9 +22,10 @@ package enum WireRecordWriter {
         }
     }
 
-    /// The emulator's answer as JSON: what `encode(answer.response)` writes, with a plain saved record written
-    /// straight from the record, no `WireRecord` made for it (making them, their fields dictionaries and
-    /// letting them go was a fifth of the time the emulator spent answering a 200-record lookup, issue 18).
+    /// The emulator's answer as JSON: what encoding its outcomes' `entry`s would write, with a plain saved
+    /// record written straight from the record, no `WireRecord` made for it (making them, their fields
+    /// dictionaries and letting them go was a fifth of the time the emulator spent answering a 200-record
+    /// lookup, issue 18).
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ answer: RecordsAnswer) throws -> Data {
         try body(capacity: answer.outcomes.count * 400 + 32) { object, bytes, encoder in

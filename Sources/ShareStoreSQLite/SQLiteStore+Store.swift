@@ -289,8 +289,12 @@ extension SQLiteStore {
                 arguments += StatementArguments(roots.sorted())
             }
             let limit = query.resultsLimit.map { max($0, 1) } ?? Int.max
-            func decode(_ row: RecordRow) throws -> Record {
-                try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[row.name]?.recordName)
+            // Records read from the row cursor in place (`RecordRow.record(_:named:in:shareRecordName:)`).
+            func decode(_ row: Row) throws -> Record {
+                let name: String = row[1]
+                return try RecordRow.record(
+                    row, named: name, in: context.visibleZoneID,
+                    shareRecordName: context.sharesByRoot[name]?.recordName)
             }
             func matches(_ record: Record) -> Bool {
                 query.filters.allSatisfy { QueryEvaluation.matches(record, $0) }
@@ -311,18 +315,15 @@ extension SQLiteStore {
                 scan: while true {
                     var chunkArguments = arguments
                     chunkArguments += [after]
-                    // Records read from the row cursor in place, and no further than the page needs.
+                    // No further than the page needs.
                     let rows = try Row.fetchCursor(
                         db.cachedStatement(sql: sql + " AND name > ? ORDER BY name LIMIT 500"),
                         arguments: chunkArguments)
                     var read = 0
                     while let row = try rows.next() {
                         read += 1
-                        let name: String = row[1]
-                        after = name
-                        let record = try RecordRow.record(
-                            row, named: name, in: context.visibleZoneID,
-                            shareRecordName: context.sharesByRoot[name]?.recordName)
+                        let record = try decode(row)
+                        after = record.recordName
                         guard matches(record) else { continue }
                         if page.count == limit {
                             more = true
@@ -335,7 +336,12 @@ extension SQLiteStore {
                 return QueryPage(records: page, continuationMarker: more ? page.last.map { "k" + $0.recordName } : nil)
             }
             // Sorted by fields: every matching record is read and sorted, then paged by position.
-            var records = try RecordRow.fetchAll(db, sql: sql, arguments: arguments).map(decode).filter(matches)
+            var records: [Record] = []
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() {
+                let record = try decode(row)
+                if matches(record) { records.append(record) }
+            }
             records.sort { QueryEvaluation.ordered($0, $1, by: query.sort) }
             var offset = 0
             if let marker = query.continuationMarker {

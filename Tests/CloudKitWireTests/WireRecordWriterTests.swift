@@ -180,3 +180,11 @@ struct WireRecordWriterTests {
         #expect(written == [true, true, true, false, false, false, true, false, true, true])
     }
 }
+
+extension RecordsAnswer {
+    /// The answer as the response it stands for: every outcome made into its `entry`, the oracle that
+    /// `WireRecordWriter.encode(_: RecordsAnswer)` is checked against.
+    var response: RecordsResponse {
+        RecordsResponse(records: outcomes.map(entry), continuationMarker: continuationMarker)
+    }
+}

@@ -90,7 +90,10 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         container[Columns.tagSeq] = tagSeq
     }
 
-    var changeTag: String { ChangeSequence.tag(tagSeq ?? seq) }
+    var changeTag: String { Self.changeTag(seq: seq, tagSeq: tagSeq) }
+
+    /// A record's change tag: from the sequence number of its last write (`tagSeq` when it moved since).
+    static func changeTag(seq: Int64, tagSeq: Int64?) -> String { ChangeSequence.tag(tagSeq ?? seq) }
 
     func record(in zoneID: ZoneID, shareRecordName: String?) throws -> Record {
         Record(
@@ -104,10 +107,10 @@ struct RecordRow: FetchableRecord, PersistableRecord {
     /// records spent a third of its reading making and dropping the rows).
     static func record(_ row: Row, named name: String, in zoneID: ZoneID, shareRecordName: String?) throws -> Record {
         let fields = try row.withUnsafeData(atIndex: 3) { data in try FieldCoding.decode(data ?? Data()) }
-        let tagSeq: Int64? = row[11]
         return Record(
             recordName: name, recordType: row[2], zoneID: zoneID, fields: fields, parent: row[4],
-            changeTag: ChangeSequence.tag(tagSeq ?? row[6]), created: Stamp(timestamp: row[7], userRecordName: row[8]),
+            changeTag: changeTag(seq: row[6], tagSeq: row[11]),
+            created: Stamp(timestamp: row[7], userRecordName: row[8]),
             modified: Stamp(timestamp: row[9], userRecordName: row[10]), shareRecordName: shareRecordName)
     }
 }
