@@ -16,10 +16,7 @@ package struct ShortGUIDsRequest: Codable, Sendable, Hashable {
     /// The short GUID in a share URL (`https://www.icloud.com/share/0abc…#Title` → `0abc…`); a bare
     /// short GUID stays as it is.
     package static func shortGUID(fromURL url: String) -> String {
-        var text = url
-        if let cut = text.firstIndex(where: { $0 == "#" || $0 == "?" }) { text = String(text[..<cut]) }
-        guard text.contains("://") else { return text }
-        return text.split(separator: "/").last.map(String.init) ?? text
+        StableName.shortGUID(fromURL: url)
     }
 }
 

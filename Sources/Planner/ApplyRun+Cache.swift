@@ -122,7 +122,7 @@ struct WrittenTags {
         guard !unknown.contains(zone), let written = ChangeTags(packed: saved[zone] ?? "") else { return nil }
         var tags = tags
         for name in deleted[zone] ?? [] { tags[name] = nil }
-        tags.merge(written.dictionary) { _, new in new }
+        written.merge(into: &tags)
         return tags
     }
 }

@@ -194,7 +194,26 @@ struct PlanBuilder {
             }
             return names.compactMap { position[$0] }.filter { $0 != index }
         }
-        for index in start..<saves.count where dependencies(index).contains(where: { $0 > index }) {
+        /// Whether a save depends on a later one: the same names as `dependencies`, in any order, without
+        /// sorting or collecting them (most plans have none, and this is asked of every save).
+        func dependsOnLater(_ index: Int) -> Bool {
+            guard let record = saves[index].record else { return false }
+            func later(_ name: String) -> Bool { position[name].map { $0 > index } ?? false }
+            if let parent = record.parent, later(parent) { return true }
+            for case .value(let v) in record.fields.values
+            where v.referencedRecordNames(action: .validate, inZone: zone).contains(where: later) {
+                return true
+            }
+            if record.operation == .update, let name = saves[index].recordName, let kept = live[name]?.fields {
+                for (field, value) in kept where record.fields[field] == nil {
+                    if value.referencedRecordNames(action: .validate, inZone: zone).contains(where: later) {
+                        return true
+                    }
+                }
+            }
+            return false
+        }
+        for index in start..<saves.count where dependsOnLater(index) {
             hasForwardDependency = true
             break
         }

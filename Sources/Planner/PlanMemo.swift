@@ -109,20 +109,35 @@ struct PlanMemo: Sendable, Codable {
         // One buffer hashed once: a zone of 100,000 records is a few megabytes, and small updates cost more.
         var input = DigestInput(capacity: zone.records.count * 64)
         func feed(_ parts: String...) { input.feed(parts) }
-        // Shares and rare values are spelled as JSON with sorted keys: every member, the same in every process.
-        // Not by their description, which reflects on an optional's value (`Mirror`) and made spelling the
-        // shares of 100 zones cost more than all their records (issue 18).
+        // Rare values are spelled as JSON with sorted keys: every member, the same in every process. Not by
+        // their description, which reflects on an optional's value (`Mirror`).
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         func spelled<Value: Encodable>(_ value: Value) -> String {
             (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? String(describing: value)
         }
-        feed(zone.name, zone.prune ? "prune" : "", zone.absent ? "absent" : "", spelled(zone.share))
+        // A share declaration member by member: as JSON, the shares of 100 zones cost more than all their
+        // records (issue 18). The member count goes first, so that no two lists feed the same parts.
+        func feedShare(_ declaration: ShareDeclaration?) {
+            switch declaration {
+            case nil: feed("share?")
+            case .none?: feed("share:none")
+            case .share(let share)?:
+                feed(
+                    "share", share.title.map { "=" + $0 } ?? "", share.publicPermission.rawValue,
+                    share.stableURL ? "stable" : "", share.location.description, String(share.participants.count))
+                for p in share.participants {
+                    feed(
+                        p.handle, p.permission.rawValue, p.role.rawValue, p.accepted ? "accepted" : "",
+                        p.location.description)
+                }
+            }
+        }
+        feed(zone.name, zone.prune ? "prune" : "", zone.absent ? "absent" : "")
+        feedShare(zone.share)
         for record in zone.records {
-            // A share is rare: spelled only when there is one (spelling it costs more than the record).
-            feed(
-                record.name, record.type, record.parent ?? "", record.absent ? "absent" : "",
-                record.share.map(spelled) ?? "")
+            feed(record.name, record.type, record.parent ?? "", record.absent ? "absent" : "")
+            feedShare(record.share)
             for key in record.fields.keys.sorted() {
                 // The common values spelled directly, the others as JSON.
                 switch record.fields[key] {

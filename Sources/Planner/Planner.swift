@@ -215,8 +215,11 @@ public struct Planner: Sendable {
                 (builder.changeCount, builder.notes.count, builder.waiting.count)
             try builder.add(zone)
             guard let digest = incremental.digests[index], let content = incremental.contents[index] else { return }
-            let declared = Set(zone.records.map(\.name))
-            let undeclared = liveZone?.recordOrder.filter { !declared.contains($0) }.count ?? 0
+            var undeclared = 0
+            if let liveZone {
+                let declared = Set(zone.records.map(\.name))
+                undeclared = liveZone.recordOrder.count { !declared.contains($0) }
+            }
             if builder.changeCount == changesBefore {
                 incremental.memo?.zones[zone.name] = PlanMemo.Zone(
                     digest: digest, exists: liveZone != nil, tags: ChangeTags(liveZone?.tags ?? [:]),
@@ -409,8 +412,10 @@ public struct Planner: Sendable {
                 break
             }
         }
-        for change in changes {
-            for case .value(let value) in change.record?.fields.values.map({ $0 }) ?? [] { add(value) }
+        // In place: copying each change and its fields into an array cost 1% of a 10,000-record apply.
+        for index in changes.indices {
+            guard let fields = changes[index].record?.fields else { continue }
+            for case .value(let value) in fields.values { add(value) }
         }
         return files.isEmpty ? nil : files
     }

@@ -217,7 +217,7 @@ extension RecordBatch {
         let row = ShareRow(
             zoneId: zoneId, name: name, root: share.rootRecordName, title: share.title,
             publicPermission: share.publicPermission, seq: nextSeq(), shortGUID: shortGUID)
-        try row.insert(db)
+        try row.insert(in: db)
         try writeParticipants(share.participants, shareName: name)
         if let root = share.rootRecordName {
             try setShareRoot(root, to: root, isRoot: true)

@@ -52,6 +52,41 @@ struct PlanMemoDigestTests {
         #expect(Set(variants + [base]).count == variants.count + 1, "\(variants)")
     }
 
+    @Test("the content digest differs for any change to a share declaration, the zone's or a record's")
+    func contentDigestFollowsShares() {
+        let bob = DeclaredParticipant(handle: "bob", permission: .readOnly, location: Self.location)
+        let share = DeclaredShare(title: "Trip", participants: [bob], location: Self.location)
+        func with(_ change: (inout DeclaredShare) -> Void) -> ShareDeclaration {
+            var changed = share
+            change(&changed)
+            return .share(changed)
+        }
+        func participant(_ change: (inout DeclaredParticipant) -> Void) -> ShareDeclaration {
+            with {
+                change(&$0.participants[0])
+            }
+        }
+        let declarations: [ShareDeclaration?] = [
+            nil, ShareDeclaration.none, .share(share),
+            with { $0.title = nil }, with { $0.title = "" }, with { $0.publicPermission = .readOnly },
+            with { $0.stableURL = true }, with { $0.participants = [] }, with { $0.participants = [bob, bob] },
+            with { $0.location = SourceLocation(file: "recipe.yaml", line: 2, column: 1) },
+            participant { $0.handle = "carol" }, participant { $0.permission = .readWrite },
+            participant { $0.role = .administrator }, participant { $0.accepted = false },
+            participant { $0.location = SourceLocation(file: "other.yaml", line: 1, column: 1) },
+        ]
+        let zones = declarations.map { PlanMemo.content(of: Self.zone([Self.milk], share: $0)) }
+        #expect(Set(zones).count == declarations.count)
+        let records = declarations.map { declaration in
+            var record = Self.milk
+            record.share = declaration
+            return PlanMemo.content(of: Self.zone([record]))
+        }
+        #expect(Set(records).count == declarations.count)
+        #expect(Set(zones).isDisjoint(with: records.dropFirst()), "a zone's share is not a record's")
+        #expect(PlanMemo.content(of: Self.zone([Self.milk], share: .share(share))) == zones[2], "the same each time")
+    }
+
     @Test("the context names the users' record names: a user signed in since makes every zone's digest new")
     func contextFollowsTheUsers() throws {
         let recipe = Recipe(name: "r", file: "r.yaml", users: [], owner: "alice")

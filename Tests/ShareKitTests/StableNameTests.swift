@@ -51,6 +51,18 @@ import Testing
         #expect(StableName.shortGUID(fromURL: StableName.shareURL(shortGUID: guid)) == guid)
         #expect(StableName.shortGUID(fromURL: "https://www.icloud.com/share/\(guid)/?x=1") == guid)
         #expect(StableName.shortGUID(fromURL: " \(guid) ") == guid)
+        // The URL's query and fragment are cut, then its trailing slashes; the last segment is the GUID.
+        let cases: [(url: String, guid: String)] = [
+            ("https://www.icloud.com/share/0Ab3#Family_Lists", "0Ab3"),
+            ("https://www.icloud.com/share/0Ab3//", "0Ab3"),
+            ("https://www.icloud.com/share/0Ab3?from=mail/inbox", "0Ab3"),
+            ("share/0Ab3", "0Ab3"),
+            ("0Ab3?a/b", "0Ab3"),
+            ("/", "/"),
+            ("?/", "?/"),
+            ("https://www.icloud.com/share/\u{e9}t\u{e9}", "\u{e9}t\u{e9}"),
+        ]
+        for (url, expected) in cases { #expect(StableName.shortGUID(fromURL: url) == expected, "\(url)") }
         #expect(
             StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "italy")
                 != StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "spain"))

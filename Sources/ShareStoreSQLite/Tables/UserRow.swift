@@ -25,6 +25,16 @@ struct UserRow: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
+extension UserRow {
+    /// Read by column, not through `Decodable` (see `ZoneRow.init(row:)`): a share save looks up each of its
+    /// participants.
+    init(row: Row) throws {
+        self.init(
+            recordName: try row.decode(forColumn: "recordName"), email: try row.decode(forColumn: "email"),
+            name: try row.decode(forColumn: "name"))
+    }
+}
+
 // MARK: - Requests
 
 extension DerivableRequest<UserRow> {
