@@ -25,6 +25,8 @@ let package = Package(
             name: "ShareStoreSQLite",
             dependencies: [
                 "ShareKit", .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, which GRDB is built on: the record writes bind their values directly.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

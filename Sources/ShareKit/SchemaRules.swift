@@ -49,11 +49,16 @@ public enum SchemaRules {
     /// and new fields are added; in production they must exist. A value whose type differs from the field's
     /// is refused in both. Nothing is added when the save is refused.
     /// - Throws: `BAD_REQUEST` with Apple's message, naming `subject`.
+    /// - Returns: whether the schema grew.
+    @discardableResult
     public static func admit(
         recordType: String, fields: [String: FieldValue], into schema: inout Schema,
         environment: CloudKitEnvironment, subject: String? = nil
-    ) throws(ShareError) {
+    ) throws(ShareError) -> Bool {
         let known = schema.recordTypes[recordType]
+        // The common case, a type that has every field already with the value's type, without sorting the
+        // names (they are sorted below only so that a refusal names the first one).
+        if let known, fields.allSatisfy({ known.fields[$0.key]?.type == $0.value.type }) { return false }
         if known == nil, environment == .production {
             throw ShareError(
                 .badRequest,
@@ -83,10 +88,11 @@ public enum SchemaRules {
             }
             added.append(SchemaField(name, value.type, indexes: defaultIndexes(for: value.type)))
         }
-        guard known == nil || !added.isEmpty else { return }
+        guard known == nil || !added.isEmpty else { return false }
         var type = known ?? RecordTypeSchema(recordType)
         for field in added { type.fields[field.name] = field }
         schema.recordTypes[recordType] = type
+        return true
     }
 
     /// Admits a save of a share: development creates the `cloudkit.share` type; production must hold it.

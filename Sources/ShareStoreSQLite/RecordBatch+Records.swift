@@ -7,7 +7,10 @@ import ShareKit
 extension RecordBatch {
     /// Saves or deletes one record.
     /// - Throws: `ShareError` for an operation the rules refuse, before anything is written.
-    mutating func applyRecord(_ kind: OperationKind, _ record: Record) throws -> RecordOutcome {
+    /// - Parameter encodedFields: the record's fields encoded, when the caller did so (`encodedForCreate`).
+    mutating func applyRecord(_ kind: OperationKind, _ record: Record, encodedFields: Data? = nil) throws
+        -> RecordOutcome
+    {
         let name = record.recordName
         let subject = subject(name)
         guard !name.isEmpty else { throw ShareError(.badRequest, "a record needs a record name") }
@@ -26,16 +29,17 @@ extension RecordBatch {
             if existing != nil {
                 throw ShareError(.exists, "a record named \(name) already exists in this zone", subject: subject)
             }
-            return try create(record)
+            return try create(record, subject: subject, encodedFields: encodedFields)
         case .update, .replace, .forceUpdate, .forceReplace:
             guard let existing else {
-                if kind == .forceUpdate || kind == .forceReplace { return try create(record) }
+                if kind == .forceUpdate || kind == .forceReplace { return try create(record, subject: subject, encodedFields: encodedFields) }
                 throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
             }
             if kind.checksChangeTag {
                 try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject)
             }
-            return try update(existing, with: record, replacing: kind == .replace || kind == .forceReplace)
+            return try update(
+                existing, with: record, replacing: kind == .replace || kind == .forceReplace, subject: subject)
         case .delete, .forceDelete:
             guard let existing else {
                 throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
@@ -43,7 +47,7 @@ extension RecordBatch {
             if kind.checksChangeTag {
                 try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject)
             }
-            return try delete(existing)
+            return try delete(existing, subject: subject)
         }
     }
 
@@ -70,9 +74,9 @@ extension RecordBatch {
         return found
     }
 
-    private mutating func create(_ record: Record) throws -> RecordOutcome {
+    /// - Parameter subject: how a refusal names the record (`subject(_:)`), spelled once an operation.
+    private mutating func create(_ record: Record, subject: String, encodedFields: Data?) throws -> RecordOutcome {
         let name = record.recordName
-        let subject = subject(name)
         guard !record.recordType.isEmpty else {
             throw ShareError(.badRequest, "a new record needs a record type", subject: subject)
         }
@@ -91,15 +95,24 @@ extension RecordBatch {
         if let refusal = CloudKitLimits.checkRecord(record.fields, subject: subject) { throw refusal }
         try admit(record.recordType, record.fields, subject: subject)
         let row = RecordRow(
-            zoneId: zoneId, name: name, type: record.recordType, fields: FieldCoding.encode(record.fields),
+            zoneId: zoneId, name: name, type: record.recordType, fields: encodedFields ?? FieldCoding.encode(record.fields),
             parent: record.parent, shareRoot: parentRow?.shareRoot, seq: nextSeq(), createdAt: now, createdBy: caller,
             modifiedAt: now, modifiedBy: caller)
-        let statement = try db.cachedStatement(
-            sql: "INSERT INTO record (\(RecordRow.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
-        try statement.execute(arguments: [
-            row.zoneId, row.name, row.type, row.fields, row.parent, row.shareRoot, row.seq, row.createdAt,
-            row.createdBy, row.modifiedAt, row.modifiedBy, nil,
-        ])
+        var insert = DirectWrite(
+            try db.cachedStatement(sql: "INSERT INTO record (\(RecordRow.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"))
+        insert.bind(row.zoneId)
+        insert.bind(row.name)
+        insert.bind(row.type)
+        insert.bind(row.fields)
+        insert.bind(row.parent)
+        insert.bind(row.shareRoot)
+        insert.bind(row.seq)
+        insert.bind(row.createdAt)
+        insert.bind(row.createdBy)
+        insert.bind(row.modifiedAt)
+        insert.bind(row.modifiedBy)
+        insert.bindNull()
+        try insert.run()
         try writeReferences(name, fields: record.fields, replacing: false)
         remember(row, as: name)
         // Records left under this name by an earlier deletion are its children again: they join its hierarchy.
@@ -124,9 +137,10 @@ extension RecordBatch {
         }
     }
 
-    private mutating func update(_ existing: RecordRow, with record: Record, replacing: Bool) throws -> RecordOutcome {
+    private mutating func update(_ existing: RecordRow, with record: Record, replacing: Bool, subject: String)
+        throws -> RecordOutcome
+    {
         let name = existing.name
-        let subject = subject(name)
         let share = context.coveringShare(shareRoot: existing.shareRoot)
         switch context.scope {
         case .private: break
@@ -197,15 +211,22 @@ extension RecordBatch {
         row.modifiedAt = now
         row.modifiedBy = caller
         row.tagSeq = nil
-        try db.cachedStatement(
-            sql: """
-                UPDATE record SET fields = ?, parent = ?, shareRoot = ?, seq = ?, modifiedAt = ?, modifiedBy = ?,
-                  tagSeq = NULL
-                WHERE zoneId = ? AND name = ?
-                """
-        ).execute(arguments: [
-            row.fields, row.parent, row.shareRoot, row.seq, row.modifiedAt, row.modifiedBy, zoneId, name,
-        ])
+        var update = DirectWrite(
+            try db.cachedStatement(
+                sql: """
+                    UPDATE record SET fields = ?, parent = ?, shareRoot = ?, seq = ?, modifiedAt = ?, modifiedBy = ?,
+                      tagSeq = NULL
+                    WHERE zoneId = ? AND name = ?
+                    """))
+        update.bind(row.fields)
+        update.bind(row.parent)
+        update.bind(row.shareRoot)
+        update.bind(row.seq)
+        update.bind(row.modifiedAt)
+        update.bind(row.modifiedBy)
+        update.bind(zoneId)
+        update.bind(name)
+        try update.run()
         let hadReferences = !FieldCoding.deleteSelfTargets(oldFields, zoneName: context.zone.name).isEmpty
         if hadReferences || !FieldCoding.deleteSelfTargets(fields, zoneName: context.zone.name).isEmpty {
             try writeReferences(name, fields: fields, replacing: true)
@@ -216,9 +237,8 @@ extension RecordBatch {
             try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
     }
 
-    private mutating func delete(_ existing: RecordRow) throws -> RecordOutcome {
+    private mutating func delete(_ existing: RecordRow, subject: String) throws -> RecordOutcome {
         let name = existing.name
-        let subject = subject(name)
         switch context.scope {
         case .private: break
         case .public:

@@ -36,10 +36,11 @@ struct RecordBatch {
     /// Admits a record's type and fields into the schema (`SchemaRules.admit`); call just before writing, after
     /// every other check, so a refused operation adds nothing.
     mutating func admit(_ recordType: String, _ fields: [String: FieldValue], subject: String) throws {
-        let before = schema.recordTypes[recordType]
-        try SchemaRules.admit(
+        if try SchemaRules.admit(
             recordType: recordType, fields: fields, into: &schema, environment: environment, subject: subject)
-        if schema.recordTypes[recordType] != before { schemaGrew = true }
+        {
+            schemaGrew = true
+        }
     }
 
     /// Admits the share record type (`SchemaRules.admitShare`).
@@ -64,11 +65,13 @@ struct RecordBatch {
     /// Applies one operation.
     /// - Returns: what it saved or deleted, or `.failed` with the rule that refused it (nothing written).
     /// - Throws: what the database throws, and a damaged store's `INTERNAL_ERROR`: the call fails as a whole.
-    mutating func apply(_ op: RecordOperation) throws -> RecordOutcome {
+    /// - Parameter encodedFields: the record's fields as `FieldCoding.encode` gives them, when the caller
+    ///   encoded them before the transaction (`encodedForCreate`); a create writes them as they are.
+    mutating func apply(_ op: RecordOperation, encodedFields: Data? = nil) throws -> RecordOutcome {
         do {
             switch op.item {
             case .record(let record):
-                return try applyRecord(op.kind, record)
+                return try applyRecord(op.kind, record, encodedFields: encodedFields)
             case .share(let share):
                 let schemaBefore = (schema, schemaGrew)
                 do {
@@ -115,6 +118,18 @@ struct RecordBatch {
         guard sequence.advanced else { return }
         try sequence.store(db)
         try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [sequence.current, zoneId])
+    }
+
+    /// The fields of the operations that may create a record, encoded (nil for the others): done by the
+    /// caller before its write transaction, so that the encoding of one call's records runs while the
+    /// database writes another's (the writes of an apply wait on the one writer, issue 18).
+    static func encodedForCreate(_ operations: [RecordOperation]) -> [Data?] {
+        operations.map { op in
+            guard case .record(let record) = op.item,
+                op.kind == .create || op.kind == .forceUpdate || op.kind == .forceReplace
+            else { return nil }
+            return FieldCoding.encode(record.fields)
+        }
     }
 
     // MARK: - Rows

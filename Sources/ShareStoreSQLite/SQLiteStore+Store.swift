@@ -365,10 +365,11 @@ extension SQLiteStore {
         let now = Self.now
         let environment = self.environment
         let (operations, assets) = try keepingLocalAssets(operations)
+        let encoded = RecordBatch.encodedForCreate(operations)
         return try await write("modifying records") { db in
             try Self.modify(
-                operations, assets: assets, in: zoneID, database: database, atomic: atomic, as: user, now: now,
-                environment: environment, db: db)
+                operations, encoded: encoded, assets: assets, in: zoneID, database: database, atomic: atomic,
+                as: user, now: now, environment: environment, db: db)
         }
     }
 
@@ -380,20 +381,21 @@ extension SQLiteStore {
         do {
             let now = Self.now
             let environment = self.environment
-            var prepared: [(ZoneWrite, [(checksum: String, bytes: Data)])] = []
+            var prepared: [(ZoneWrite, [(checksum: String, bytes: Data)], [Data?])] = []
             prepared.reserveCapacity(writes.count)
             for var write in writes {
                 try Self.admit(user, .write, write.database)
                 let assets: [(checksum: String, bytes: Data)]
                 (write.operations, assets) = try keepingLocalAssets(write.operations)
-                prepared.append((write, assets))
+                prepared.append((write, assets, RecordBatch.encodedForCreate(write.operations)))
             }
             let writes = prepared
             let outcomes = try await write("modifying records in \(writes.count) zones") { db in
-                try writes.map { write, assets in
+                try writes.map { write, assets, encoded in
                     try Self.modify(
-                        write.operations, assets: assets, in: write.zoneID, database: write.database,
-                        atomic: write.atomic, as: user, now: now, environment: environment, db: db)
+                        write.operations, encoded: encoded, assets: assets, in: write.zoneID,
+                        database: write.database, atomic: write.atomic, as: user, now: now,
+                        environment: environment, db: db)
                 }
             }
             return outcomes.map { .success($0) }
@@ -404,8 +406,9 @@ extension SQLiteStore {
     }
 
     /// One zone's operations inside the caller's write transaction.
+    /// - Parameter encoded: each operation's fields encoded for a create, or nil (`RecordBatch.encodedForCreate`).
     private static func modify(
-        _ operations: [RecordOperation], assets: [(checksum: String, bytes: Data)], in zoneID: ZoneID,
+        _ operations: [RecordOperation], encoded: [Data?], assets: [(checksum: String, bytes: Data)], in zoneID: ZoneID,
         database: DatabaseScope,
         atomic: Bool, as user: UserRecordName, now: Int64, environment: CloudKitEnvironment, db: Database
     ) throws -> [RecordOutcome] {
@@ -423,7 +426,9 @@ extension SQLiteStore {
         outcomes.reserveCapacity(operations.count)
         if atomic {
             try db.inSavepoint {
-                for op in operations { outcomes.append(try batch.apply(op)) }
+                for (op, fields) in zip(operations, encoded) {
+                    outcomes.append(try batch.apply(op, encodedFields: fields))
+                }
                 return outcomes.contains { $0.error != nil } ? .rollback : .commit
             }
             if outcomes.contains(where: { $0.error != nil }) {
@@ -450,7 +455,9 @@ extension SQLiteStore {
                 return outcomes
             }
         } else {
-            for op in operations { outcomes.append(try batch.apply(op)) }
+            for (op, fields) in zip(operations, encoded) {
+                outcomes.append(try batch.apply(op, encodedFields: fields))
+            }
         }
         outcomes = try batch.finalOutcomes(outcomes)
         try batch.finish()
