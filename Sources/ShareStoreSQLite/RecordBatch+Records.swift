@@ -32,7 +32,9 @@ extension RecordBatch {
             return try create(record, subject: subject, encodedFields: encodedFields)
         case .update, .replace, .forceUpdate, .forceReplace:
             guard let existing else {
-                if kind == .forceUpdate || kind == .forceReplace { return try create(record, subject: subject, encodedFields: encodedFields) }
+                if kind == .forceUpdate || kind == .forceReplace {
+                    return try create(record, subject: subject, encodedFields: encodedFields)
+                }
                 throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
             }
             if kind.checksChangeTag {
@@ -95,7 +97,8 @@ extension RecordBatch {
         if let refusal = CloudKitLimits.checkRecord(record.fields, subject: subject) { throw refusal }
         try admit(record.recordType, record.fields, subject: subject)
         let row = RecordRow(
-            zoneId: zoneId, name: name, type: record.recordType, fields: encodedFields ?? FieldCoding.encode(record.fields),
+            zoneId: zoneId, name: name, type: record.recordType,
+            fields: encodedFields ?? FieldCoding.encode(record.fields),
             parent: record.parent, shareRoot: parentRow?.shareRoot, seq: nextSeq(), createdAt: now, createdBy: caller,
             modifiedAt: now, modifiedBy: caller)
         var insert = DirectWrite(
