@@ -1,3 +1,4 @@
+import Foundation
 import ShareKit
 
 // MARK: - The plan's cache file after the apply
@@ -9,14 +10,8 @@ extension ApplyRun {
     /// that stopped early, or a store that cannot read a zone's change tags alone (`readsZoneTags`); then the
     /// file stays as the plan left it, and the next plan reads what the apply wrote.
     mutating func keepPlanCache() async {
-        guard let keep = plan.cacheAfterApply, !cachedZones.isEmpty, stopped == nil else { return }
-        // The users as the store has them now, with those this run signed in.
-        var context = keep.context
-        for index in context.users.entries.indices where context.users.entries[index].recordName == nil {
-            context.users.entries[index].recordName =
-                newUserRecordNames[StableName.normalizedEmail(context.users.entries[index].email)]
-        }
-        guard context.users.entries.allSatisfy({ $0.recordName != nil }), context.users.owner.recordName == owner
+        guard let keep = plan.cacheAfterApply, !cachedZones.isEmpty, stopped == nil,
+            let (context, remembered) = cacheRecipe()
         else { return }
         var memo =
             keep.memo
@@ -54,14 +49,41 @@ extension ApplyRun {
                     undeclared: pending.undeclared)
             }
         }
-        if var remember = keep.remember {
-            remember.users = context.users
-            remember.digests = remember.contents.mapValues { PlanMemo.digest(context: contextKey, content: $0) }
+        var recipeJSON: Data?
+        if let remembered {
             DeclaredRecordFile.removeAll(
-                in: PlanMemo.recordsDirectory(of: keep.file), except: Set(remember.contents.values))
-            memo.recipe = remember
+                in: PlanMemo.recordsDirectory(of: keep.file), except: Set(remembered.contents.values))
+            recipeJSON = await encodedRecipe?.value
+            if recipeJSON == nil { memo.recipe = remembered }
         }
-        memo.save(to: keep.file)
+        memo.save(to: keep.file, recipeJSON: recipeJSON)
+    }
+
+    /// The plan's context with the users as the store has them after this run's sign-ins, and the recipe the
+    /// cache file remembers with those users and its zones' digests in that context; nil when a user has no
+    /// record name (the file is then left as the plan wrote it).
+    func cacheRecipe() -> (PlanMemo.Context, RememberedRecipe?)? {
+        guard let keep = plan.cacheAfterApply else { return nil }
+        var context = keep.context
+        for index in context.users.entries.indices where context.users.entries[index].recordName == nil {
+            context.users.entries[index].recordName =
+                newUserRecordNames[StableName.normalizedEmail(context.users.entries[index].email)]
+        }
+        guard context.users.entries.allSatisfy({ $0.recordName != nil }), context.users.owner.recordName == owner
+        else { return nil }
+        guard var remember = keep.remember else { return (context, nil) }
+        let contextKey = context.key
+        remember.users = context.users
+        remember.digests = remember.contents.mapValues { PlanMemo.digest(context: contextKey, content: $0) }
+        return (context, remember)
+    }
+
+    /// Starts encoding the recipe the cache file will remember (`cacheRecipe`), once the users are signed in:
+    /// it is known before the first write, and encoding it (a few hundred kilobytes for a recipe of 100 shared
+    /// zones) runs while the store writes instead of after (issue 18). `keepPlanCache` takes it.
+    mutating func startEncodingCacheRecipe() {
+        guard plan.cacheAfterApply != nil, !cachedZones.isEmpty, let remembered = cacheRecipe()?.1 else { return }
+        encodedRecipe = Task.detached(priority: .utility) { try? JSONEncoder().encode(remembered) }
     }
 
     /// How many zones' tags one store call reads.

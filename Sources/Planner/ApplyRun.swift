@@ -38,6 +38,9 @@ struct ApplyRun {
     /// what this run wrote in them.
     let cachedZones: Set<String>
     var written = WrittenTags()
+    /// The recipe the plan's cache file will remember, being encoded while the run writes
+    /// (`startEncodingCacheRecipe`).
+    var encodedRecipe: Task<Data?, Never>?
 
     init(plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?) {
         self.plan = plan
@@ -130,6 +133,7 @@ struct ApplyRun {
             fail(Array(plan.changes.indices), failure)
             return
         }
+        startEncodingCacheRecipe()
         if let failure = await setUserDiscoverability() {
             fail(Array(plan.changes.indices), failure)
             return

@@ -53,8 +53,20 @@ struct PlanMemo: Sendable, Codable {
 
     /// Writes the memo to `file` (replacing it whole, so a reader sees the old one or the new one); a file
     /// that cannot be written only costs the next plan a full read.
-    func save(to file: URL) {
-        guard let data = try? JSONEncoder().encode(self) else { return }
+    /// - Parameter recipeJSON: the memo's `recipe` already encoded (`ApplyRun.startEncodingCacheRecipe`),
+    ///   written in as it is; the memo's own `recipe` is then left out.
+    func save(to file: URL, recipeJSON: Data? = nil) {
+        var memo = self
+        if recipeJSON != nil { memo.recipe = nil }
+        guard var data = try? JSONEncoder().encode(memo) else { return }
+        if let recipeJSON {
+            // `{…}` becomes `{…,"recipe":…}`: the memo always has members, and JSON allows them in any order.
+            guard data.last == UInt8(ascii: "}") else { return }
+            data.removeLast()
+            data.append(contentsOf: #","recipe":"#.utf8)
+            data.append(recipeJSON)
+            data.append(UInt8(ascii: "}"))
+        }
         try? FileManager.default.createDirectory(
             at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         CacheFileWriting.replace(file, with: data)
