@@ -52,6 +52,7 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let (plan, store, applier, lock) = try await planned(logger: logger)
         defer { withExtendedLifetime(lock) {} }
         try await ApplyFlow(store: store, applier: applier, yes: yes).run(plan)
+        KeptUntilExit.keep(plan)
     }
 
     /// The plan to apply, the store and applier it goes to, and the store's lock, held from the plan on.

@@ -86,7 +86,10 @@ public struct StoreOptions: ParsableArguments {
             }
             if let recipe {
                 // `!asset` files are kept (sqlite:, memory:) or uploaded (http:, cloudkit:) from beside the recipe.
-                Self.assetFiles(of: store)?.set { recipe.assetPath(for: $0) }
+                // The recipe's file only: the store lives as long as the command, and the recipe's records
+                // are let go once planned (`ApplyCommand.run`).
+                let file = recipe.file
+                Self.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: file) }
             }
             return store
         } catch let failure as CLIFailure {
