@@ -12,12 +12,6 @@ package struct ShortGUIDsRequest: Codable, Sendable, Hashable {
     package init(_ values: [String]) {
         shortGUIDs = values.map { ShortGUID(value: $0) }
     }
-
-    /// The short GUID in a share URL (`https://www.icloud.com/share/0abc…#Title` → `0abc…`); a bare
-    /// short GUID stays as it is.
-    package static func shortGUID(fromURL url: String) -> String {
-        StableName.shortGUID(fromURL: url)
-    }
 }
 
 /// One result of `records/resolve` or `records/accept`: what a share URL leads to, or an error.

@@ -337,7 +337,7 @@ public final class WebServicesStore: Store {
         -> [Result<ShareMetadata, ShareError>]
     {
         try await inChunks(urls) { chunk in
-            let guids = chunk.map(ShortGUIDsRequest.shortGUID(fromURL:))
+            let guids = chunk.map(StableName.shortGUID(fromURL:))
             let response: ShareResultsResponse = try await send(
                 .recordsAccept, database: .public, body: ShortGUIDsRequest(guids), as: user)
             var results: [Result<ShareMetadata, ShareError>] = []
@@ -455,7 +455,7 @@ public final class WebServicesStore: Store {
     private func shareRequest(_ operation: WireOperation, url: String, as user: UserRecordName) async throws
         -> ShareMetadata
     {
-        let guid = ShortGUIDsRequest.shortGUID(fromURL: url)
+        let guid = StableName.shortGUID(fromURL: url)
         let response: ShareResultsResponse = try await send(
             operation, database: .public, body: ShortGUIDsRequest([guid]), as: user)
         guard let first = response.results.first else {

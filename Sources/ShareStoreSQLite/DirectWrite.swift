@@ -57,7 +57,7 @@ struct DirectWrite {
         }
     }
 
-    mutating func bindNull() {
+    private mutating func bindNull() {
         index += 1
         sqlite3_bind_null(handle, index)
     }

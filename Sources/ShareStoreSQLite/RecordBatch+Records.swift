@@ -101,21 +101,7 @@ extension RecordBatch {
             fields: encodedFields ?? FieldCoding.encode(record.fields),
             parent: record.parent, shareRoot: parentRow?.shareRoot, seq: nextSeq(), createdAt: now, createdBy: caller,
             modifiedAt: now, modifiedBy: caller)
-        var insert = DirectWrite(
-            try db.cachedStatement(sql: "INSERT INTO record (\(RecordRow.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"))
-        insert.bind(row.zoneId)
-        insert.bind(row.name)
-        insert.bind(row.type)
-        insert.bind(row.fields)
-        insert.bind(row.parent)
-        insert.bind(row.shareRoot)
-        insert.bind(row.seq)
-        insert.bind(row.createdAt)
-        insert.bind(row.createdBy)
-        insert.bind(row.modifiedAt)
-        insert.bind(row.modifiedBy)
-        insert.bindNull()
-        try insert.run()
+        try row.insert(in: db)
         try writeReferences(name, fields: record.fields, replacing: false)
         remember(row, as: name)
         // Records left under this name by an earlier deletion are its children again: they join its hierarchy.

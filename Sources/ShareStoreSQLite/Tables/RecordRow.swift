@@ -115,6 +115,30 @@ struct RecordRow: FetchableRecord, PersistableRecord {
     }
 }
 
+// MARK: - Writes
+
+extension RecordRow {
+    /// Inserts the row, its values bound in `selection`'s order through SQLite's C API (`DirectWrite`): an
+    /// apply inserts records by the thousand.
+    func insert(in db: Database) throws {
+        var insert = DirectWrite(
+            try db.cachedStatement(sql: "INSERT INTO record (\(Self.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"))
+        insert.bind(zoneId)
+        insert.bind(name)
+        insert.bind(type)
+        insert.bind(fields)
+        insert.bind(parent)
+        insert.bind(shareRoot)
+        insert.bind(seq)
+        insert.bind(createdAt)
+        insert.bind(createdBy)
+        insert.bind(modifiedAt)
+        insert.bind(modifiedBy)
+        insert.bind(tagSeq)
+        try insert.run()
+    }
+}
+
 // MARK: - Requests
 
 extension RecordRow {
