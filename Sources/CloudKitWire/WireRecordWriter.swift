@@ -19,15 +19,15 @@ package enum WireRecordWriter {
                 try records($0, encoder: encoder, into: &$1)
             }
             object.member("continuationMarker", response.continuationMarker, into: &bytes, string)
-        }
+        }.data
     }
 
     /// The emulator's answer as JSON: what encoding its outcomes' `entry`s would write, with a plain saved
     /// record written straight from the record, no `WireRecord` made for it (making them, their fields
     /// dictionaries and letting them go was a fifth of the time the emulator spent answering a 200-record
-    /// lookup, issue 18).
+    /// lookup, issue 18). As the bytes written, which the emulator's server takes with one copy.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
-    package static func encode(_ answer: RecordsAnswer) throws -> Data {
+    package static func encode(_ answer: RecordsAnswer) throws -> JSONOutput {
         try body(capacity: answer.outcomes.count * 400 + 32) { object, bytes, encoder in
             try object.member("records", answer.outcomes, into: &bytes) { outcomes, bytes in
                 try recordArray(outcomes, into: &bytes) { outcome, bytes in
@@ -63,12 +63,12 @@ package enum WireRecordWriter {
                 array(keys, into: &bytes, string)
             }
             object.member("numbersAsStrings", request.numbersAsStrings, into: &bytes, boolean)
-        }
+        }.data
     }
 
-    /// The zone changes as JSON.
+    /// The zone changes as JSON: the bytes written.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
-    package static func encode(_ response: ZoneChangesResponse) throws -> Data {
+    package static func encode(_ response: ZoneChangesResponse) throws -> JSONOutput {
         try body(capacity: 0) { object, bytes, encoder in
             try object.member("zones", response.zones, into: &bytes) { zones, bytes in
                 try array(zones, into: &bytes) { zone, bytes in
@@ -89,18 +89,17 @@ package enum WireRecordWriter {
 
     /// A body: one JSON object whose members `members` writes, records in it by hand or by `JSONEncoder`.
     private static func body(
-        capacity: Int, _ members: (inout ObjectWriter, inout [UInt8], JSONEncoder) throws -> Void
-    ) rethrows -> Data {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(capacity)
+        capacity: Int, _ members: (inout ObjectWriter, inout JSONOutput, JSONEncoder) throws -> Void
+    ) rethrows -> JSONOutput {
+        var bytes = JSONOutput(capacity: capacity)
         var object = ObjectWriter()
         try members(&object, &bytes, WireCoding.bodyEncoder())
         object.end(into: &bytes)
-        return Data(bytes)
+        return bytes
     }
 
     /// A JSON array of records, each written by hand or by `encoder`.
-    private static func records(_ records: [WireRecord], encoder: JSONEncoder, into bytes: inout [UInt8]) throws {
+    private static func records(_ records: [WireRecord], encoder: JSONEncoder, into bytes: inout JSONOutput) throws {
         try recordArray(records, into: &bytes) { record, bytes in
             try self.record(record, encoder: encoder, into: &bytes)
         }
@@ -109,7 +108,7 @@ package enum WireRecordWriter {
     /// A JSON array of records. After the first, room is made for the others at its size: a large answer's
     /// buffer then grows once, not by doubling with a copy each time (issue 18).
     private static func recordArray<Element>(
-        _ elements: [Element], into bytes: inout [UInt8], _ element: (Element, inout [UInt8]) throws -> Void
+        _ elements: [Element], into bytes: inout JSONOutput, _ element: (Element, inout JSONOutput) throws -> Void
     ) rethrows {
         let start = bytes.count
         bytes.append(UInt8(ascii: "["))
@@ -124,13 +123,13 @@ package enum WireRecordWriter {
     }
 
     /// One record, written by hand where the writer can, by `encoder` otherwise.
-    private static func record(_ record: WireRecord, encoder: JSONEncoder, into bytes: inout [UInt8]) throws {
+    private static func record(_ record: WireRecord, encoder: JSONEncoder, into bytes: inout JSONOutput) throws {
         if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
     }
 
     /// A JSON array, each element written by `element`.
     private static func array<Element>(
-        _ elements: [Element], into bytes: inout [UInt8], _ element: (Element, inout [UInt8]) throws -> Void
+        _ elements: [Element], into bytes: inout JSONOutput, _ element: (Element, inout JSONOutput) throws -> Void
     ) rethrows {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in elements.enumerated() {
@@ -155,25 +154,26 @@ package enum WireRecordWriter {
                     }
                     metadataObject.member("ownerIdentity", metadata.ownerIdentity, into: &bytes, identity)
                     metadataObject.member("participantType", metadata.participantType, into: &bytes, string)
-                    metadataObject.member("participantPermission", metadata.participantPermission, into: &bytes, string)
+                    metadataObject.member(
+                        "participantPermission", metadata.participantPermission, into: &bytes, string)
                     metadataObject.member("participantStatus", metadata.participantStatus, into: &bytes, string)
                     metadataObject.member("serverErrorCode", metadata.serverErrorCode, into: &bytes, string)
                     metadataObject.member("reason", metadata.reason, into: &bytes, string)
                     metadataObject.end(into: &bytes)
                 }
             }
-        }
+        }.data
     }
 
     /// Writes a plain record; false, with nothing written, for any other.
-    static func write(_ record: WireRecord, into bytes: inout [UInt8]) -> Bool {
+    static func write(_ record: WireRecord, into bytes: inout JSONOutput) -> Bool {
         guard record.createShortGUID == nil, record.serverErrorCode == nil, record.reason == nil,
             record.retryAfter == nil, record.uuid == nil
         else { return false }
         // Written in place, not into a scratch array copied after; taken back if a field is not plain.
         let start = bytes.count
         guard write(plain: record, into: &bytes) else {
-            bytes.removeSubrange(start...)
+            bytes.truncate(to: start)
             return false
         }
         return true
@@ -181,7 +181,7 @@ package enum WireRecordWriter {
 
     /// Writes a saved record as `WireRecord(record).keepingFields(desiredKeys)` is written, when every field it
     /// keeps is plain; false, with nothing written, otherwise.
-    static func write(_ record: Record, desiredKeys: [String]?, into bytes: inout [UInt8]) -> Bool {
+    static func write(_ record: Record, desiredKeys: [String]?, into bytes: inout JSONOutput) -> Bool {
         let start = bytes.count
         var object = ObjectWriter()
         head(&object, name: record.recordName, type: record.recordType, tag: record.changeTag, into: &bytes)
@@ -194,7 +194,7 @@ package enum WireRecordWriter {
             fieldsObject.end(into: &bytes)
         }
         guard plain else {
-            bytes.removeSubrange(start...)
+            bytes.truncate(to: start)
             return false
         }
         tail(
@@ -207,7 +207,7 @@ package enum WireRecordWriter {
 
     /// Writes the record; false, with the bytes written so far left for the caller to take back, when a field
     /// is not plain.
-    private static func write(plain record: WireRecord, into bytes: inout [UInt8]) -> Bool {
+    private static func write(plain record: WireRecord, into bytes: inout JSONOutput) -> Bool {
         var object = ObjectWriter()
         head(&object, name: record.recordName, type: record.recordType, tag: record.recordChangeTag, into: &bytes)
         var plain = true
@@ -241,7 +241,7 @@ package enum WireRecordWriter {
 
     /// A record's first members, before its fields: in `WireRecord`'s order, as `JSONEncoder` writes them.
     private static func head(
-        _ object: inout ObjectWriter, name: String?, type: String?, tag: String?, into bytes: inout [UInt8]
+        _ object: inout ObjectWriter, name: String?, type: String?, tag: String?, into bytes: inout JSONOutput
     ) {
         object.member("recordName", name, into: &bytes, string)
         object.member("recordType", type, into: &bytes, string)
@@ -251,7 +251,7 @@ package enum WireRecordWriter {
     /// A record's members after its fields, up to its stamps.
     private static func tail(
         _ object: inout ObjectWriter, parent: WireRecordPointer?, share: WireShareReference?, zoneID: WireZoneID?,
-        created: Stamp?, modified: Stamp?, into bytes: inout [UInt8]
+        created: Stamp?, modified: Stamp?, into bytes: inout JSONOutput
     ) {
         object.member("parent", parent, into: &bytes, pointer)
         object.member("share", share, into: &bytes) { share, bytes in
@@ -268,7 +268,7 @@ package enum WireRecordWriter {
     /// A field's `{"value":…,"type":…}` when its value is plain: a string, an integer, a timestamp, a finite
     /// double (JSON has no infinity) or an asset ID that names no asset; false for any other, with the bytes
     /// written so far left for the caller to take back.
-    private static func fieldValue(_ value: FieldValue, into bytes: inout [UInt8]) -> Bool {
+    private static func fieldValue(_ value: FieldValue, into bytes: inout JSONOutput) -> Bool {
         var object = ObjectWriter()
         switch value {
         case .string(let text): object.member("value", text, into: &bytes, string)
@@ -287,7 +287,7 @@ package enum WireRecordWriter {
     }
 
     /// As `WireParticipant.encode(to:)` writes it.
-    private static func participant(_ participant: WireParticipant, into bytes: inout [UInt8]) {
+    private static func participant(_ participant: WireParticipant, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("participantId", participant.participantId, into: &bytes, string)
         object.member("userIdentity", participant.userIdentity, into: &bytes, identity)
@@ -297,7 +297,7 @@ package enum WireRecordWriter {
         object.end(into: &bytes)
     }
 
-    private static func identity(_ identity: WireUserIdentity, into bytes: inout [UInt8]) {
+    private static func identity(_ identity: WireUserIdentity, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("userRecordName", identity.userRecordName, into: &bytes, string)
         object.member("nameComponents", identity.nameComponents, into: &bytes) { name, bytes in
@@ -316,21 +316,21 @@ package enum WireRecordWriter {
         object.end(into: &bytes)
     }
 
-    private static func pointer(_ pointer: WireRecordPointer, into bytes: inout [UInt8]) {
+    private static func pointer(_ pointer: WireRecordPointer, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("recordName", pointer.recordName, into: &bytes, string)
         object.member("recordChangeTag", pointer.recordChangeTag, into: &bytes, string)
         object.end(into: &bytes)
     }
 
-    private static func zone(_ zoneID: WireZoneID, into bytes: inout [UInt8]) {
+    private static func zone(_ zoneID: WireZoneID, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("zoneName", zoneID.zoneName, into: &bytes, string)
         object.member("ownerRecordName", zoneID.ownerRecordName, into: &bytes, string)
         object.end(into: &bytes)
     }
 
-    private static func stamp(_ stamp: Stamp, into bytes: inout [UInt8]) {
+    private static func stamp(_ stamp: Stamp, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("timestamp", stamp.timestamp, into: &bytes, integer)
         object.member("userRecordName", stamp.userRecordName, into: &bytes, string)
@@ -338,7 +338,7 @@ package enum WireRecordWriter {
     }
 
     /// Digits written in place, last first, with no `String` made for each (every record has two stamps).
-    private static func integer(_ value: Int64, into bytes: inout [UInt8]) {
+    private static func integer(_ value: Int64, into bytes: inout JSONOutput) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var magnitude = value.magnitude
             var start = digits.count
@@ -353,11 +353,11 @@ package enum WireRecordWriter {
     }
 
     /// A finite double, as Swift spells it shortest (`1.5`, `3.0`, `5e-324`): JSON reads it back exactly.
-    private static func double(_ value: Double, into bytes: inout [UInt8]) {
+    private static func double(_ value: Double, into bytes: inout JSONOutput) {
         bytes.append(contentsOf: value.description.utf8)
     }
 
-    private static func boolean(_ value: Bool, into bytes: inout [UInt8]) {
+    private static func boolean(_ value: Bool, into bytes: inout JSONOutput) {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
@@ -369,8 +369,8 @@ package enum WireRecordWriter {
         /// A member whose key is the writer's own (letters only): copied as it is, with no escaping to check
         /// (keys were most of the strings a record's answer wrote, issue 18).
         mutating func member<Value>(
-            _ key: StaticString, _ value: Value?, into bytes: inout [UInt8],
-            _ write: (Value, inout [UInt8]) throws -> Void
+            _ key: StaticString, _ value: Value?, into bytes: inout JSONOutput,
+            _ write: (Value, inout JSONOutput) throws -> Void
         ) rethrows {
             guard let value else { return }
             separate(&bytes)
@@ -383,8 +383,8 @@ package enum WireRecordWriter {
 
         /// A member whose key comes from outside (a field's name): escaped as any string.
         mutating func member<Value>(
-            named key: String, _ value: Value?, into bytes: inout [UInt8],
-            _ write: (Value, inout [UInt8]) throws -> Void
+            named key: String, _ value: Value?, into bytes: inout JSONOutput,
+            _ write: (Value, inout JSONOutput) throws -> Void
         ) rethrows {
             guard let value else { return }
             separate(&bytes)
@@ -394,19 +394,19 @@ package enum WireRecordWriter {
         }
 
         /// `{` before the first member, `,` before the others.
-        private mutating func separate(_ bytes: inout [UInt8]) {
+        private mutating func separate(_ bytes: inout JSONOutput) {
             bytes.append(UInt8(ascii: first ? "{" : ","))
             first = false
         }
 
-        func end(into bytes: inout [UInt8]) {
+        func end(into bytes: inout JSONOutput) {
             if first { bytes.append(UInt8(ascii: "{")) }
             bytes.append(UInt8(ascii: "}"))
         }
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, `/` and the rest as UTF-8.
-    static func string(_ text: String, into bytes: inout [UInt8]) {
+    static func string(_ text: String, into bytes: inout JSONOutput) {
         bytes.append(UInt8(ascii: "\""))
         // Most names and values need no escape: checked and copied in one piece, not byte by byte (the
         // byte-by-byte append was an eighth of the emulator's time under load, issue 18).

@@ -15,7 +15,7 @@ extension EmulatorService {
     static let uploadLifetime: Duration = .seconds(15 * 60)
 
     /// Answers `assets/upload`: one upload URL per token, in order.
-    func assetsUpload(body: Data) async throws -> Data {
+    func assetsUpload(body: Data) async throws -> ByteBuffer {
         let request = try decode(UploadAssetsRequest.self, from: body)
         try checkLimit(request.tokens.count, "tokens")
         guard !request.tokens.isEmpty else {

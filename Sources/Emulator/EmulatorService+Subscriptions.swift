@@ -13,24 +13,23 @@ extension EmulatorService {
     /// Answers a subscription operation with `store` acting in the request's environment.
     func subscriptions(
         _ operation: WireOperation, store: any Store, database: DatabaseScope, body: Data, as user: UserRecordName
-    ) async throws -> Data {
-        let encoder = WireCoding.bodyEncoder()
+    ) async throws -> ByteBuffer {
         switch operation {
         case .subscriptionsList:
             let found = try await store.listSubscriptions(in: database, as: user)
-            return try encoder.encode(SubscriptionsResponse(subscriptions: found.map(WireSubscription.init)))
+            return try encode(SubscriptionsResponse(subscriptions: found.map(WireSubscription.init)))
         case .subscriptionsLookup:
             let request = try decode(LookupSubscriptionsRequest.self, from: body)
             try checkLimit(request.subscriptions.count, "subscriptions")
             let outcomes = try await store.lookupSubscriptions(
                 request.subscriptions.map(\.subscriptionID), in: database, as: user)
-            return try encoder.encode(SubscriptionsResponse(subscriptions: outcomes.map(WireSubscription.init)))
+            return try encode(SubscriptionsResponse(subscriptions: outcomes.map(WireSubscription.init)))
         case .subscriptionsModify:
             let request = try decode(ModifySubscriptionsRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
             let outcomes = try await store.modifySubscriptions(
                 try request.subscriptionOperations(), in: database, as: user)
-            return try encoder.encode(SubscriptionsResponse(subscriptions: outcomes.map(WireSubscription.init)))
+            return try encode(SubscriptionsResponse(subscriptions: outcomes.map(WireSubscription.init)))
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }

@@ -1,5 +1,6 @@
 import CloudKitWire
 import Foundation
+import Hummingbird
 import ShareKit
 
 // The `users/*` operations beyond `users/current` and `users/lookup/email` (issue 14): who the caller is,
@@ -8,7 +9,9 @@ import ShareKit
 // the store's (`Store.discoverUsers`): a user who is not discoverable answers like one who does not exist.
 extension EmulatorService {
     /// Answers `users/caller`, `users/discover`, `users/lookup/phone`, `users/lookup/id` and `users/settings`.
-    func users(_ operation: WireOperation, store: any Store, body: Data, as user: UserRecordName) async throws -> Data {
+    func users(_ operation: WireOperation, store: any Store, body: Data, as user: UserRecordName) async throws
+        -> ByteBuffer
+    {
         switch operation {
         case .usersCaller:
             let me = try await store.currentUser(as: user)

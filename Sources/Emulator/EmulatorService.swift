@@ -98,7 +98,7 @@ struct EmulatorService: Sendable {
     /// Answers one operation with `store` acting in the request's environment.
     private func dispatch(
         _ operation: WireOperation, store: any Store, database: DatabaseScope, body: Data, as user: UserRecordName
-    ) async throws -> Data {
+    ) async throws -> ByteBuffer {
         switch operation {
         case .recordsModify:
             let request = try decode(ModifyRecordsRequest.self, from: body)
@@ -338,17 +338,18 @@ struct EmulatorService: Sendable {
         }
     }
 
-    func encode<T: Encodable>(_ value: T) throws -> Data {
-        try WireCoding.body(value)
+    func encode<T: Encodable>(_ value: T) throws -> ByteBuffer {
+        ByteBuffer(bytes: try WireCoding.body(value))
     }
 
-    /// Answers of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`).
-    private func encode(_ answer: RecordsAnswer) throws -> Data {
-        try WireRecordWriter.encode(answer)
+    /// Answers of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`), as bytes
+    /// copied once into the server's buffer.
+    private func encode(_ answer: RecordsAnswer) throws -> ByteBuffer {
+        try WireRecordWriter.encode(answer).withBytes { ByteBuffer(bytes: $0) }
     }
 
-    private func encode(_ response: ZoneChangesResponse) throws -> Data {
-        try WireRecordWriter.encode(response)
+    private func encode(_ response: ZoneChangesResponse) throws -> ByteBuffer {
+        try WireRecordWriter.encode(response).withBytes { ByteBuffer(bytes: $0) }
     }
 
     private static func describe(_ error: DecodingError) -> String {

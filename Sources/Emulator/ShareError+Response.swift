@@ -26,9 +26,13 @@ extension ShareError: HTTPResponseError {
 
 /// The emulator's JSON answers.
 enum WireResponse {
-    static func json(_ body: Data, status: HTTPResponse.Status = .ok) -> Response {
+    static func json(_ body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=UTF-8"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: body))
+    }
+
+    static func json(_ body: Data, status: HTTPResponse.Status = .ok) -> Response {
+        json(ByteBuffer(bytes: body), status: status)
     }
 }

@@ -23,19 +23,22 @@ enum FieldCoding {
     }
 
     static func decode(_ data: Data) throws -> [String: FieldValue] {
-        // Read in place, not copied into an array first (issue 18: every record a lookup answers is decoded).
-        try data.withUnsafeBytes { bytes in
-            var reader = ByteReader(bytes: bytes)
-            let v = try reader.byte()
-            guard v == version else { throw FieldCodingError.unknownVersion(v) }
-            let count = try reader.varint()
-            var fields = [String: FieldValue](minimumCapacity: Int(min(count, 1024)))
-            for _ in 0..<count {
-                let name = try reader.string()
-                fields[name] = try reader.value()
-            }
-            return fields
+        try data.withUnsafeBytes { try decode($0) }
+    }
+
+    /// The fields of these bytes, read in place, not copied first (issue 18: every record a lookup answers is
+    /// decoded, from SQLite's own bytes).
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [String: FieldValue] {
+        var reader = ByteReader(bytes: bytes)
+        let v = try reader.byte()
+        guard v == version else { throw FieldCodingError.unknownVersion(v) }
+        let count = try reader.varint()
+        var fields = [String: FieldValue](minimumCapacity: Int(min(count, 1024)))
+        for _ in 0..<count {
+            let name = try reader.string()
+            fields[name] = try reader.value()
         }
+        return fields
     }
 
     /// The references with `DELETE_SELF` among `fields` that point into the record's own zone.

@@ -200,7 +200,7 @@ extension RecordBatch {
         row.modifiedAt = now
         row.modifiedBy = caller
         row.tagSeq = nil
-        var update = DirectWrite(
+        var update = DirectStatement(
             try db.cachedStatement(
                 sql: """
                     UPDATE record SET fields = ?, parent = ?, shareRoot = ?, seq = ?, modifiedAt = ?, modifiedBy = ?,

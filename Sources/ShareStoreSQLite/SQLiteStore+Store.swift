@@ -231,12 +231,12 @@ extension SQLiteStore {
             // A name asked twice is read once: `IN` matches a row once however often it lists the name.
             var found = [String: (record: Record, shareRoot: String?)](minimumCapacity: recordNames.count)
             try RecordRow.forEachRow(db, zoneId: context.zoneId, names: recordNames) { row in
-                let name: String = row[1]
+                let name = row.string(1)
                 found[name] = (
                     try RecordRow.record(
                         row, named: name, in: context.visibleZoneID,
                         shareRecordName: context.sharesByRoot[name]?.recordName),
-                    row[5]
+                    row.optionalString(5)
                 )
             }
             // Spelled only for an answer that needs it: most are records read.
@@ -278,20 +278,27 @@ extension SQLiteStore {
                 throw refusal
             }
             var sql = "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND type = ?"
-            var arguments: StatementArguments = [context.zoneId, query.recordType]
-            if let roots = context.readableRoots {
+            let roots = context.readableRoots?.sorted()
+            if let roots {
                 guard !roots.isEmpty else {
                     throw ShareError(
                         .accessDenied, "nothing in the zone \(zoneID.zoneName) is shared with \(user)",
                         subject: zoneID.zoneName)
                 }
                 sql += " AND shareRoot IN (\(Array(repeating: "?", count: roots.count).joined(separator: ",")))"
-                arguments += StatementArguments(roots.sorted())
+            }
+            // The statement of `sql` and `tail`, its arguments bound up to the tail's.
+            func select(_ tail: String = "") throws -> DirectStatement {
+                var select = DirectStatement(try db.cachedStatement(sql: sql + tail))
+                select.bind(context.zoneId)
+                select.bind(query.recordType)
+                if let roots { select.bind(contentsOf: roots) }
+                return select
             }
             let limit = query.resultsLimit.map { max($0, 1) } ?? Int.max
-            // Records read from the row cursor in place (`RecordRow.record(_:named:in:shareRecordName:)`).
-            func decode(_ row: Row) throws -> Record {
-                let name: String = row[1]
+            // Records read from the row in place (`RecordRow.record(_:named:in:shareRecordName:)`).
+            func decode(_ row: borrowing DirectStatement.Columns) throws -> Record {
+                let name = row.string(1)
                 return try RecordRow.record(
                     row, named: name, in: context.visibleZoneID,
                     shareRecordName: context.sharesByRoot[name]?.recordName)
@@ -312,24 +319,22 @@ extension SQLiteStore {
                 }
                 var page: [Record] = []
                 var more = false
-                scan: while true {
-                    var chunkArguments = arguments
-                    chunkArguments += [after]
+                while !more {
                     // No further than the page needs.
-                    let rows = try Row.fetchCursor(
-                        db.cachedStatement(sql: sql + " AND name > ? ORDER BY name LIMIT 500"),
-                        arguments: chunkArguments)
+                    var chunk = try select(" AND name > ? ORDER BY name LIMIT 500")
+                    chunk.bind(after)
                     var read = 0
-                    while let row = try rows.next() {
+                    try chunk.forEachRow { row in
                         read += 1
                         let record = try decode(row)
                         after = record.recordName
-                        guard matches(record) else { continue }
+                        guard matches(record) else { return true }
                         if page.count == limit {
                             more = true
-                            break scan
+                            return false
                         }
                         page.append(record)
+                        return true
                     }
                     guard read == 500 else { break }
                 }
@@ -337,10 +342,10 @@ extension SQLiteStore {
             }
             // Sorted by fields: every matching record is read and sorted, then paged by position.
             var records: [Record] = []
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try rows.next() {
+            try select().forEachRow { row in
                 let record = try decode(row)
                 if matches(record) { records.append(record) }
+                return true
             }
             records.sort { QueryEvaluation.ordered($0, $1, by: query.sort) }
             var offset = 0

@@ -87,7 +87,7 @@ struct WireRecordWriterTests {
                 changed, ZoneChangesResponse.ZoneResult(zoneID: Self.zone, error: ShareError(.zoneNotFound, "no zone")),
             ])
         let decoder = JSONDecoder()
-        let fast = try decoder.decode(ZoneChangesResponse.self, from: try WireRecordWriter.encode(response))
+        let fast = try decoder.decode(ZoneChangesResponse.self, from: try WireRecordWriter.encode(response).data)
         #expect(fast == response)
         #expect(
             fast == (try decoder.decode(ZoneChangesResponse.self, from: try WireCoding.bodyEncoder().encode(response))))
@@ -128,7 +128,7 @@ struct WireRecordWriterTests {
             Self.outcomes, currentUser: "_bob", desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings,
             continuationMarker: "k9")
         let decoder = JSONDecoder()
-        let bytes = try WireRecordWriter.encode(answer)
+        let bytes = try WireRecordWriter.encode(answer).data
         let written = try decoder.decode(RecordsResponse.self, from: bytes)
         let reference = try decoder.decode(
             RecordsResponse.self, from: try WireCoding.bodyEncoder().encode(answer.response))
@@ -153,7 +153,7 @@ struct WireRecordWriterTests {
 
     @Test("a plain saved record is written from the record; one with a list or a reference is not")
     func recordsWrittenByHand() {
-        var bytes: [UInt8] = []
+        var bytes = JSONOutput(capacity: 0)
         let written = Self.outcomes.map { outcome -> Bool? in
             guard case .saved(let record) = outcome else { return nil }
             return WireRecordWriter.write(record, desiredKeys: nil, into: &bytes)
@@ -175,7 +175,7 @@ struct WireRecordWriterTests {
 
     @Test("plain records and shares are written by the writer itself, the others handed to JSONEncoder")
     func whatIsWrittenByHand() {
-        var bytes: [UInt8] = []
+        var bytes = JSONOutput(capacity: 0)
         let written = Self.response.records.map { WireRecordWriter.write($0, into: &bytes) }
         #expect(written == [true, true, true, false, false, false, true, false, true, true])
     }

@@ -75,6 +75,22 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         tagSeq = row[11]
     }
 
+    /// The row of a query selecting `selection`, read through SQLite's C API.
+    init(_ columns: borrowing DirectStatement.Columns) {
+        zoneId = columns.int64(0)
+        name = columns.string(1)
+        type = columns.string(2)
+        fields = columns.data(3)
+        parent = columns.optionalString(4)
+        shareRoot = columns.optionalString(5)
+        seq = columns.int64(6)
+        createdAt = columns.int64(7)
+        createdBy = columns.string(8)
+        modifiedAt = columns.int64(9)
+        modifiedBy = columns.string(10)
+        tagSeq = columns.optionalInt64(11)
+    }
+
     func encode(to container: inout PersistenceContainer) {
         container[Columns.zoneId] = zoneId
         container[Columns.name] = name
@@ -105,23 +121,27 @@ struct RecordRow: FetchableRecord, PersistableRecord {
     /// The record of a row selecting `selection`, named `name` (its column 1), read in place: no `RecordRow`
     /// between, and the fields decoded from SQLite's own bytes rather than a copy (issue 18: a lookup of 200
     /// records spent a third of its reading making and dropping the rows).
-    static func record(_ row: Row, named name: String, in zoneID: ZoneID, shareRecordName: String?) throws -> Record {
-        let fields = try row.withUnsafeData(atIndex: 3) { data in try FieldCoding.decode(data ?? Data()) }
+    static func record(
+        _ columns: borrowing DirectStatement.Columns, named name: String, in zoneID: ZoneID, shareRecordName: String?
+    ) throws -> Record {
+        let fields = try columns.withBlob(3) { try FieldCoding.decode($0) }
         return Record(
-            recordName: name, recordType: row[2], zoneID: zoneID, fields: fields, parent: row[4],
-            changeTag: changeTag(seq: row[6], tagSeq: row[11]),
-            created: Stamp(timestamp: row[7], userRecordName: row[8]),
-            modified: Stamp(timestamp: row[9], userRecordName: row[10]), shareRecordName: shareRecordName)
+            recordName: name, recordType: columns.string(2), zoneID: zoneID, fields: fields,
+            parent: columns.optionalString(4),
+            changeTag: changeTag(seq: columns.int64(6), tagSeq: columns.optionalInt64(11)),
+            created: Stamp(timestamp: columns.int64(7), userRecordName: columns.string(8)),
+            modified: Stamp(timestamp: columns.int64(9), userRecordName: columns.string(10)),
+            shareRecordName: shareRecordName)
     }
 }
 
 // MARK: - Writes
 
 extension RecordRow {
-    /// Inserts the row, its values bound in `selection`'s order through SQLite's C API (`DirectWrite`): an
-    /// apply inserts records by the thousand.
+    /// Inserts the row, its values bound in `selection`'s order through SQLite's C API (`DirectStatement`):
+    /// an apply inserts records by the thousand.
     func insert(in db: Database) throws {
-        var insert = DirectWrite(
+        var insert = DirectStatement(
             try db.cachedStatement(sql: "INSERT INTO record (\(Self.selection)) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"))
         insert.bind(zoneId)
         insert.bind(name)
@@ -149,25 +169,29 @@ extension RecordRow {
     static func fetchAll(_ db: Database, zoneId: Int64, names: [String]) throws -> [RecordRow] {
         var rows: [RecordRow] = []
         rows.reserveCapacity(names.count)
-        try forEachRow(db, zoneId: zoneId, names: names) { rows.append(RecordRow(row: $0)) }
+        try forEachRow(db, zoneId: zoneId, names: names) { rows.append(RecordRow($0)) }
         return rows
     }
 
     /// Each row of these names in one zone, read in place (valid only inside `body`), a query per
     /// `namesPerQuery` names; names without a row are left out.
-    static func forEachRow(_ db: Database, zoneId: Int64, names: [String], _ body: (Row) throws -> Void) throws {
+    static func forEachRow(
+        _ db: Database, zoneId: Int64, names: [String], _ body: (borrowing DirectStatement.Columns) throws -> Void
+    ) throws {
         for start in stride(from: 0, to: names.count, by: namesPerQuery) {
             let chunk = names[start..<min(start + namesPerQuery, names.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-            var arguments: StatementArguments = [zoneId]
-            arguments += StatementArguments(Array(chunk))
             // Cached per count of names: preparing the statement of a 200-name lookup anew cost as much as
             // running it (issue 18, the emulator under load); at most `namesPerQuery` statements a connection.
-            let rows = try Row.fetchCursor(
-                db.cachedStatement(
-                    sql: "SELECT \(selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))"),
-                arguments: arguments)
-            while let row = try rows.next() { try body(row) }
+            var select = DirectStatement(
+                try db.cachedStatement(
+                    sql: "SELECT \(selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))"))
+            select.bind(zoneId)
+            select.bind(contentsOf: chunk)
+            try select.forEachRow { row in
+                try body(row)
+                return true
+            }
         }
     }
 }
