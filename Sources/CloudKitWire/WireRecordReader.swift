@@ -606,16 +606,23 @@ struct JSONBytes {
     mutating func string() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = offset
+        // Whether a byte beyond ASCII came: only then is the text validated as UTF-8. ASCII needs no check, and
+        // `String(validating:as:)` cost as much as the rest of reading a record (issue 18).
+        var beyondASCII: UInt8 = 0
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                let utf8 = UnsafeBufferPointer(rebasing: bytes[start..<offset])
+                let text =
+                    beyondASCII & 0x80 == 0
+                    ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
                 offset += 1
                 guard let text else { throw Unreadable() }
                 return text
             }
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             if byte < 0x20 { throw Unreadable() }
+            beyondASCII |= byte
             offset += 1
         }
         throw Unreadable()

@@ -41,6 +41,8 @@ public struct Applier: Sendable {
         }
         var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress)
         await run.execute()
+        // The cache file is written from reads; the store may tidy up after its writes meanwhile.
+        store.finishedWriting()
         await run.keepPlanCache()
         return run.report
     }

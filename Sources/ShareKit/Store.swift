@@ -497,9 +497,17 @@ public protocol Store: Sendable {
     /// Deletes everything: users, zones, records, shares. Local stores only.
     /// - Throws: `ShareError` (`BAD_REQUEST`) on a remote store.
     func reset() async throws
+
+    /// Says the caller has finished writing for now and goes on reading (an apply, once its writes are made).
+    /// The store may tidy up meanwhile, in the background: the embedded store copies its write-ahead log into
+    /// the database file, which it would otherwise do as it closes, after the caller's reading. Nothing is
+    /// changed that a read can see. Does nothing by default.
+    func finishedWriting()
 }
 
 extension Store {
+    public func finishedWriting() {}
+
     public func saveAssetBytes(_ bytes: [UInt8]) async throws -> String {
         throw ShareError(.badRequest, "\(displayName) keeps no asset bytes")
     }

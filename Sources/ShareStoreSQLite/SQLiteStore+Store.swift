@@ -723,6 +723,15 @@ extension SQLiteStore {
 
     // MARK: Maintenance
 
+    /// Copies the write-ahead log into the database file on the writer's connection, in the background, while
+    /// the caller reads on others: closing the store then has nothing left to copy. A passive checkpoint waits
+    /// for no reader and no writer, and a failed one leaves the log as it was, for the next.
+    public func finishedWriting() {
+        writer.asyncWriteWithoutTransaction { db in
+            _ = try? db.checkpoint(.passive)
+        }
+    }
+
     public func reset() async throws {
         try await write("resetting the store") { db in
             for table in [

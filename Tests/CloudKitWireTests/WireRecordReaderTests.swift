@@ -157,12 +157,20 @@ struct WireRecordReaderTests {
             #"{"records":[]}"#, #"{"records":[],"continuationMarker":null}"#, #"{}"#, #"[]"#, "",
             #"{"records":[]} x"#, #"{"records":[{"recordName":"r"}]"#, #" { "records" : [ ] } "#,
             #"{"records":[{"recordName":"r\u0000"}],"other":1}"#,
+            // Beyond ASCII without escapes: validated, and read as JSONDecoder reads it.
+            #"{"records":[{"recordName":"crème brûlée ✓ 🐑","recordType":"Ä"}]}"#,
         ]
         for text in answers { Self.expectSameAsJSONDecoder(RecordsResponse.self, Data(text.utf8)) }
         var invalidUTF8 = Data(#"{"records":[{"recordName":""#.utf8)
         invalidUTF8.append(contentsOf: [0xC3, 0x28])
         invalidUTF8.append(contentsOf: Data(#""}]}"#.utf8))
         Self.expectSameAsJSONDecoder(RecordsResponse.self, invalidUTF8)
+        // The reader itself reads text beyond ASCII, and leaves bytes that are not UTF-8 to JSONDecoder.
+        let beyondASCII = WireRecordReader.recordsResponse(
+            Data(#"{"records":[{"recordName":"crème ✓ 🐑","recordType":"Ä"}]}"#.utf8))
+        #expect(beyondASCII?.records.map(\.recordName) == ["crème ✓ 🐑"])
+        #expect(beyondASCII?.records.map(\.recordType) == ["Ä"])
+        #expect(WireRecordReader.recordsResponse(invalidUTF8) == nil)
 
         let requests = [
             #"{"operations":[{"operationType":"create","record":{"recordName":"a","recordType":"T"}}],\#(zone)}"#,

@@ -69,6 +69,39 @@ import Testing
         #expect(try await reopened.currentUser(as: owner).name == "Alice")
     }
 
+    @Test("once told writing is done, the store copies its log into the database file while it stays open")
+    func finishedWritingCopiesTheLogIntoTheFile() async throws {
+        let owner = try await alice()
+        let records = (0..<300).map {
+            Record(
+                recordName: "r\($0)", recordType: "Item", zoneID: zone,
+                fields: ["note": .string(String(repeating: "a note about item \($0). ", count: 8))])
+        }
+        _ = try await store.modifyRecords(
+            records.map { RecordOperation(.create, $0) }, in: zone, database: .private, atomic: true, as: owner)
+        /// The records a copy of the database file alone holds, as a backup taken while the store is open would.
+        func recordsInCopyOfFile() throws -> Int {
+            let copy = temp.directory.appendingPathComponent("copy-\(UUID().uuidString).sqlite").path
+            try FileManager.default.copyItem(atPath: temp.path, toPath: copy)
+            return try DatabaseQueue(path: copy).read { db in
+                // Before the copy, even the tables may be only in the log.
+                guard try db.tableExists("record") else { return 0 }
+                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0
+            }
+        }
+        #expect(try recordsInCopyOfFile() == 0)
+        store.finishedWriting()
+        // The store's next write waits for the copy, which runs on its writer.
+        _ = try await store.create(Record(recordName: "after", recordType: "Item", zoneID: zone), in: zone, as: owner)
+        #expect(try recordsInCopyOfFile() == 300)
+        // And the store reads them as before.
+        let read = try await store.lookupRecords(
+            records.map(\.recordName), in: zone, database: .private, as: owner
+        ).compactMap(\.record)
+        #expect(read.map(\.recordName) == records.map(\.recordName))
+        #expect(read.map(\.fields) == records.map(\.fields))
+    }
+
     @Test func aStaleChangeTagConflicts() async throws {
         let owner = try await alice()
         let created = try #require(
