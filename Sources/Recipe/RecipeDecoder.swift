@@ -1,3 +1,4 @@
+import Foundation
 import ShareKit
 
 /// Turns a merged, variable-expanded recipe tree into the declared model, collecting every problem instead
@@ -36,6 +37,13 @@ final class RecipeDecoder {
     /// The recipe's directory as the user named it; `!asset` values are stored relative to it.
     let rootDirectory: String
     private var recordCount = 0
+    /// The most records this decoder reads (`maxRecords`; tests lower it).
+    var recordLimit = RecipeDecoder.maxRecords
+    /// Zones are decoded in parts on several cores when each part has at least this many (`decodeZones`; tests
+    /// raise it to decode in one piece).
+    var zonesPerPart = 8
+    /// How many parts at most: one a core (tests set more).
+    var cores = ProcessInfo.processInfo.activeProcessorCount
     /// Plain scalars already typed, by text: a `repeat:` of 100,000 records types the same `3` and `1.5`
     /// again for every record, and Yams' resolver matches regular expressions each time.
     var resolvedScalars: [String: ScalarResolver.Resolved] = [:]
@@ -213,11 +221,7 @@ final class RecipeDecoder {
         }
 
         var zones: [DeclaredZone] = []
-        if let node = root["zones"], let zonePairs = pairs(node, "`zones`") {
-            for pair in zonePairs {
-                if let zone = decodeZone(pair) { zones.append(zone) }
-            }
-        }
+        if let node = root["zones"], let zonePairs = pairs(node, "`zones`") { zones = decodeZones(zonePairs) }
         var publicRecords: [DeclaredRecord] = []
         if let node = root["public"], let publicPairs = pairs(node, "`public`") {
             checkKeys(publicPairs, allowed: Self.publicKeys, in: "`public`")
@@ -319,6 +323,60 @@ final class RecipeDecoder {
     }
 
     // MARK: - Zones
+
+    /// The zones, in order. Many are decoded in parts, one a core (issue 18: a recipe of 100 zones spent a
+    /// tenth of its apply here, on one core of two): each part by a decoder of its own that starts from this
+    /// one's state, its findings (errors, references, share URLs, parents' places, files read) joined to this
+    /// one's in zone order, as one decoder would have found them. A recipe over the record limit is decoded
+    /// again in one piece, so that the limit is reported where one decoder reports it.
+    private func decodeZones(_ pairs: [RecipePair]) -> [DeclaredZone] {
+        let partCount = min(cores, pairs.count / zonesPerPart)
+        guard partCount > 1 else { return pairs.compactMap(decodeZone) }
+        let size = (pairs.count + partCount - 1) / partCount
+        let parts = stride(from: 0, to: pairs.count, by: size).map { Array(pairs[$0..<min($0 + size, pairs.count)]) }
+        let decoders = parts.map { _ in part() }
+        let zones = Self.onEveryCore(parts.count) { parts[$0].compactMap(decoders[$0].decodeZone) }
+        let declared = decoders.reduce(recordCount) { $0 + $1.recordCount - recordCount }
+        guard declared <= recordLimit else { return pairs.compactMap(decodeZone) }
+        recordCount = declared
+        for decoder in decoders {
+            errors += decoder.errors
+            references += decoder.references
+            shareURLs += decoder.shareURLs
+            parentLocations.merge(decoder.parentLocations) { _, later in later }
+            log.merge(decoder.log)
+        }
+        return zones.flatMap { $0 }
+    }
+
+    /// `body` of each index, run on every core (`DispatchQueue.concurrentPerform`), in index order. Each
+    /// call touches only its own decoder and its own slot of the result.
+    private static func onEveryCore<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
+        withoutActuallyEscaping(body) { body in
+            let shared = SharedWithParts(body: body)
+            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                let slots = SharedWithParts(body: base)
+                DispatchQueue.concurrentPerform(iterations: count) { index in
+                    (slots.body + index).initialize(to: shared.body(index))
+                }
+                initialized = count
+            }
+        }
+    }
+
+    /// A decoder for a part of the zones: this one's state so far, its own lists of findings and files read.
+    private func part() -> RecipeDecoder {
+        let decoder = RecipeDecoder(rootDirectory: rootDirectory)
+        decoder.seed = seed
+        decoder.ownerLocation = ownerLocation
+        decoder.faultyUserHandles = faultyUserHandles
+        decoder.recordCount = recordCount
+        decoder.recordLimit = recordLimit
+        decoder.resolvedScalars = resolvedScalars
+        decoder.compiledTemplates = compiledTemplates
+        return decoder
+    }
 
     private func decodeZone(_ pair: RecipePair) -> DeclaredZone? {
         let name = pair.key
@@ -467,7 +525,7 @@ final class RecipeDecoder {
                 let before = errors.count
                 decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: 1, into: &out)
                 // One broken template would otherwise be reported once per generated record.
-                if errors.count > before || recordCount > Self.maxRecords || count == 1 { continue }
+                if errors.count > before || recordCount > recordLimit || count == 1 { continue }
                 if let templated = Self.templatedFields(ofSimpleRecord: spec), let first = out.last {
                     repeatRecord(
                         first, pair: pair, templated: templated, zone: zone, indices: 2...Int(count), into: &out)
@@ -476,7 +534,7 @@ final class RecipeDecoder {
                 for i in 2...Int(count) {
                     let before = errors.count
                     decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: i, into: &out)
-                    if errors.count > before || recordCount > Self.maxRecords { break }
+                    if errors.count > before || recordCount > recordLimit { break }
                 }
             } else {
                 decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: index, into: &out)
@@ -514,10 +572,10 @@ final class RecipeDecoder {
         out.reserveCapacity(out.count + indices.count)
         for index in indices {
             recordCount += 1
-            if recordCount == Self.maxRecords + 1 {
-                error("the recipe declares more than \(Self.maxRecords) records", pair.keyLocation)
+            if recordCount == recordLimit + 1 {
+                error("the recipe declares more than \(recordLimit) records", pair.keyLocation)
             }
-            if recordCount > Self.maxRecords { return }
+            if recordCount > recordLimit { return }
             let before = errors.count
             guard let name = recordName(pair, zonePath: zonePath, index: index) else { return }
             var record = first
@@ -559,10 +617,10 @@ final class RecipeDecoder {
         into out: inout [DeclaredRecord]
     ) {
         recordCount += 1
-        if recordCount == Self.maxRecords + 1 {
-            error("the recipe declares more than \(Self.maxRecords) records", pair.keyLocation)
+        if recordCount == recordLimit + 1 {
+            error("the recipe declares more than \(recordLimit) records", pair.keyLocation)
         }
-        if recordCount > Self.maxRecords { return }
+        if recordCount > recordLimit { return }
         let zonePath = zone.map { "zones/\($0)" } ?? "public"
         guard let name = recordName(pair, zonePath: zonePath, index: index) else { return }
         checkKeys(spec, allowed: Self.recordKeys, in: "record `\(name)`")
@@ -643,7 +701,12 @@ final class RecipeDecoder {
 }
 
 /// A reference to check once all records are known.
-struct PendingReference {
+/// What the parts of `RecipeDecoder.onEveryCore` share: each reads it, or writes only its own slot.
+private struct SharedWithParts<Body>: @unchecked Sendable {
+    let body: Body
+}
+
+struct PendingReference: Equatable {
     /// The zone of the record holding the reference; nil for the public database.
     var fromZone: String?
     /// The zone the reference names; nil means `fromZone`.
@@ -653,7 +716,7 @@ struct PendingReference {
 }
 
 /// A `!share-url` to check once all shares are known.
-struct PendingShareURL {
+struct PendingShareURL: Equatable {
     var zone: String
     var record: String?
     var location: SourceLocation

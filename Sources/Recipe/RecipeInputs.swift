@@ -60,6 +60,12 @@ final class InputLog {
         variables.insert(name)
     }
 
+    /// Notes what another log noted.
+    func merge(_ other: InputLog) {
+        files.formUnion(other.files)
+        variables.formUnion(other.variables)
+    }
+
     /// The digests of everything noted, as they are now.
     func inputs(environment: [String: String]) -> RecipeInputs {
         RecipeInputs(
