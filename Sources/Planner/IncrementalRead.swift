@@ -35,8 +35,16 @@ struct IncrementalRead {
         zones: [DeclaredZone], alwaysRead: Set<String>, digest: (DeclaredZone) -> (full: String, content: String)
     ) async throws {
         guard let cache, !zones.isEmpty else { return }
-        for (index, zone) in zones.enumerated() where !alwaysRead.contains(zone.name) {
-            (digests[index], contents[index]) = digest(zone)
+        // Digested on every core: a zone's digest reads all of its records (issue 18).
+        let parts = OnEveryCore.ranges(of: zones.count, parts: min(OnEveryCore.cores, zones.count / 8))
+        let digested = OnEveryCore.map(parts.count) { part in
+            parts[part].compactMap { index in
+                alwaysRead.contains(zones[index].name) ? nil : (index, digest(zones[index]))
+            }
+        }
+        for (index, (full, content)) in digested.joined() {
+            digests[index] = full
+            contents[index] = content
         }
         guard let owner else { return }
         var previous =

@@ -43,7 +43,7 @@ final class RecipeDecoder {
     /// raise it to decode in one piece).
     var zonesPerPart = 8
     /// How many parts at most: one a core (tests set more).
-    var cores = ProcessInfo.processInfo.activeProcessorCount
+    var cores = OnEveryCore.cores
     /// Plain scalars already typed, by text: a `repeat:` of 100,000 records types the same `3` and `1.5`
     /// again for every record, and Yams' resolver matches regular expressions each time.
     var resolvedScalars: [String: ScalarResolver.Resolved] = [:]
@@ -332,10 +332,9 @@ final class RecipeDecoder {
     private func decodeZones(_ pairs: [RecipePair]) -> [DeclaredZone] {
         let partCount = min(cores, pairs.count / zonesPerPart)
         guard partCount > 1 else { return pairs.compactMap(decodeZone) }
-        let size = (pairs.count + partCount - 1) / partCount
-        let parts = stride(from: 0, to: pairs.count, by: size).map { Array(pairs[$0..<min($0 + size, pairs.count)]) }
+        let parts = OnEveryCore.ranges(of: pairs.count, parts: partCount).map { Array(pairs[$0]) }
         let decoders = parts.map { _ in part() }
-        let zones = Self.onEveryCore(parts.count) { parts[$0].compactMap(decoders[$0].decodeZone) }
+        let zones = OnEveryCore.map(parts.count) { parts[$0].compactMap(decoders[$0].decodeZone) }
         let declared = decoders.reduce(recordCount) { $0 + $1.recordCount - recordCount }
         guard declared <= recordLimit else { return pairs.compactMap(decodeZone) }
         recordCount = declared
@@ -347,22 +346,6 @@ final class RecipeDecoder {
             log.merge(decoder.log)
         }
         return zones.flatMap { $0 }
-    }
-
-    /// `body` of each index, run on every core (`DispatchQueue.concurrentPerform`), in index order. Each
-    /// call touches only its own decoder and its own slot of the result.
-    private static func onEveryCore<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
-        withoutActuallyEscaping(body) { body in
-            let shared = SharedWithParts(body: body)
-            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                guard let base = buffer.baseAddress else { return }
-                let slots = SharedWithParts(body: base)
-                DispatchQueue.concurrentPerform(iterations: count) { index in
-                    (slots.body + index).initialize(to: shared.body(index))
-                }
-                initialized = count
-            }
-        }
     }
 
     /// A decoder for a part of the zones: this one's state so far, its own lists of findings and files read.
@@ -701,11 +684,6 @@ final class RecipeDecoder {
 }
 
 /// A reference to check once all records are known.
-/// What the parts of `RecipeDecoder.onEveryCore` share: each reads it, or writes only its own slot.
-private struct SharedWithParts<Body>: @unchecked Sendable {
-    let body: Body
-}
-
 struct PendingReference: Equatable {
     /// The zone of the record holding the reference; nil for the public database.
     var fromZone: String?

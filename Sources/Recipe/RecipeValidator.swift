@@ -31,13 +31,16 @@ struct RecipeValidator {
 
         var zoneRecords: [String: Set<String>] = [:]
         var zoneNames = Set<String>()
+        let checked = checkedRecords(of: recipe.zones, decoder: decoder)
         for zoneIndex in recipe.zones.indices {
             let zone = recipe.zones[zoneIndex]
             if zoneNames.contains(zone.name) {
                 error("zone `\(zone.name)` is declared twice", zone.location)
             }
             zoneNames.insert(zone.name)
-            recipe.zones[zoneIndex].records = checkRecords(zone.records, zone: zone.name, decoder: decoder)
+            recipe.zones[zoneIndex].records = checked[zoneIndex].records
+            errors += checked[zoneIndex].errors
+            warnings += checked[zoneIndex].warnings
             zoneRecords[zone.name] = Set(zone.records.map(\.name))
             checkShares(recipe.zones[zoneIndex], owner: recipe.owner)
         }
@@ -117,6 +120,23 @@ struct RecipeValidator {
     }
 
     /// Duplicate names, parents that name nothing, parent cycles; returns the records with parents first.
+    /// Each zone's records checked (`checkRecords`), with what was found in each, in zone order. Zones are
+    /// checked on every core when there are many (issue 18), each by a validator of its own.
+    private func checkedRecords(of zones: [DeclaredZone], decoder: RecipeDecoder) -> [(
+        records: [DeclaredRecord], errors: [RecipeError], warnings: [RecipeError]
+    )] {
+        let parts = OnEveryCore.ranges(of: zones.count, parts: min(OnEveryCore.cores, zones.count / 8))
+        return OnEveryCore.map(parts.count) { part in
+            parts[part].map { index in
+                var validator = self
+                validator.errors = []
+                validator.warnings = []
+                let records = validator.checkRecords(zones[index].records, zone: zones[index].name, decoder: decoder)
+                return (records, validator.errors, validator.warnings)
+            }
+        }.flatMap { $0 }
+    }
+
     private mutating func checkRecords(_ records: [DeclaredRecord], zone: String?, decoder: RecipeDecoder)
         -> [DeclaredRecord]
     {

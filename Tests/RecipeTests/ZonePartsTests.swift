@@ -36,6 +36,13 @@ struct ZonePartsTests {
             text +=
                 "      \"item-{{i}}\": { repeat: 3, type: Item, fields: { n: \"{{i}}\", who: \"{{fake.name}}\" } }\n"
             text += "      loose-\(zone): { type: Item, parent: root-\(zone) }\n"
+            if zone % 5 == 1 {
+                // Found by the validator: a name generated twice, and a parent cycle.
+                text += "      \"dup-{{i}}\": { repeat: 2, type: Item }\n"
+                text += "      dup-1: { type: Item }\n"
+                text += "      ring-a-\(zone): { type: Item, parent: ring-b-\(zone) }\n"
+                text += "      ring-b-\(zone): { type: Item, parent: ring-a-\(zone) }\n"
+            }
             if zone % 7 == 2 {
                 text += "      broken-\(zone): { type: \"not a type\", colour: red }\n"
                 text += "      \"bad-{{i}}\": { repeat: 2, type: Item }\n"
@@ -76,8 +83,26 @@ struct ZonePartsTests {
         #expect(parts.references == whole.references)
         #expect(parts.shareURLs.count == 40)
         #expect(parts.shareURLs == whole.shareURLs)
-        #expect(parts.parents.count == 40)
+        #expect(parts.parents.count == 56)
         #expect(parts.parents == whole.parents)
+    }
+
+    @Test("each zone's records are checked, on every core, and each mistake is reported in its zone")
+    func validatedInParts() throws {
+        let errors = loadErrors(yaml: Self.yaml, file: "parts.yaml")
+        let twice = errors.filter { $0.message.contains("`dup-1` is declared twice") }
+        let zonesWithMistakes = (0..<40).filter { $0 % 5 == 1 }
+        #expect(twice.count == zonesWithMistakes.count)
+        for (error, zone) in zip(twice, zonesWithMistakes) {
+            #expect(error.message.hasPrefix("record `dup-1` is declared twice in zone `Z\(zone)`"))
+        }
+        let cycles = errors.filter { $0.message.contains("parent cycle") }
+        #expect(cycles.count == 2 * zonesWithMistakes.count)
+        #expect(
+            Set(cycles.map { $0.message.split(separator: "`")[1] })
+                == Set(zonesWithMistakes.flatMap { ["ring-a-\($0)", "ring-b-\($0)"] }))
+        // Reported in the order of the file.
+        #expect(errors.compactMap(\.location?.line) == errors.compactMap(\.location?.line).sorted())
     }
 
     @Test("over the record limit, the limit is reported where one decoder reports it")
