@@ -18,6 +18,9 @@ public struct Applier: Sendable {
     public static let batchSize = CloudKitLimits.operationsPerRequest
     /// How many private zones are written at once (each zone's batches still go one at a time, in order).
     static let zonesInFlight = 3
+    /// How many users' sign-ins or acceptances are sent at once to a store that takes one user a call (over
+    /// `http:` each is a small request, and a few at a time left the server waiting between them).
+    static let usersInFlight = 8
     /// Operations a call (about: whole zones go together), for a store that writes many zones in one
     /// transaction: large enough that commits cost little, small enough that a killed apply loses little
     /// work and the next call is built while the store writes this one.

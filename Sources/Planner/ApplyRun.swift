@@ -203,7 +203,7 @@ struct ApplyRun {
         // All in one call where the store batches across users (one transaction); otherwise one user a call, a
         // few at a time.
         let groups = store.capabilities.batchesInOneTransaction ? [newUsers] : newUsers.map { [$0] }
-        await BoundedTasks.run(groups, limit: Applier.zonesInFlight) { group in
+        await BoundedTasks.run(groups, limit: Applier.usersInFlight) { group in
             await BoundedTasks.result {
                 try await store.signIn(group.map { UserSignIn(email: $0.email ?? "", name: $0.name) })
             }
