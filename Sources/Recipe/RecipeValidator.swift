@@ -119,7 +119,6 @@ struct RecipeValidator {
         recipe.lanes.flatMap(\.steps) + recipe.beforeAll + recipe.afterAll + recipe.onError
     }
 
-    /// Duplicate names, parents that name nothing, parent cycles; returns the records with parents first.
     /// Each zone's records checked (`checkRecords`), with what was found in each, in zone order. Zones are
     /// checked on every core when there are many (issue 18), each by a validator of its own.
     private func checkedRecords(of zones: [DeclaredZone], decoder: RecipeDecoder) -> [(
@@ -137,6 +136,7 @@ struct RecipeValidator {
         }.flatMap { $0 }
     }
 
+    /// Duplicate names, parents that name nothing, parent cycles; returns the records with parents first.
     private mutating func checkRecords(_ records: [DeclaredRecord], zone: String?, decoder: RecipeDecoder)
         -> [DeclaredRecord]
     {
