@@ -133,7 +133,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         } catch {
             throw CLIFailure("cannot open the store \(url): \(error)")
         }
-        ServerMemory.keepFreedMemory()
+        ProcessMemory.keepFreedMemory()
         let token = apiToken ?? EmulatorConfiguration.makeAPIToken()
         let generated = apiToken == nil
         let keyring = try serverKeyring()

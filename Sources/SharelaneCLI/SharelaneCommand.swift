@@ -18,6 +18,12 @@ public struct SharelaneCommand: AsyncParsableCommand {
 
     public init() {}
 
+    /// What the process sets before anything else runs, before the first thread of Swift's concurrency starts
+    /// (`main.swift` calls it first): how its memory grows (`ProcessMemory`).
+    public static func prepareProcess() {
+        ProcessMemory.growInLargeSteps()
+    }
+
     /// Parses the command line and runs the command; `main.swift` calls this. (A top-level
     /// `await SharelaneCommand.main()` picks ArgumentParser's synchronous `main()`, which refuses to run an
     /// async command; inside an async function the async overload is chosen.)

@@ -1,3 +1,4 @@
 import SharelaneCLI
 
+SharelaneCommand.prepareProcess()
 await SharelaneCommand.runFromCommandLine()
