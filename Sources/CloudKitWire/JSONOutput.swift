@@ -43,18 +43,10 @@ package struct JSONOutput: ~Copyable {
         count += bytes.count
     }
 
-    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-        append(contentsOf: UnsafeRawBufferPointer(bytes))
-    }
-
     /// Appends any bytes: in one copy when they are contiguous (a `String`'s UTF-8, `Data`), one by one if not.
     mutating func append(contentsOf bytes: some Sequence<UInt8>) {
-        let copied = bytes.withContiguousStorageIfAvailable { append(contentsOf: $0) }
+        let copied = bytes.withContiguousStorageIfAvailable { append(contentsOf: UnsafeRawBufferPointer($0)) }
         if copied == nil { for byte in bytes { append(byte) } }
-    }
-
-    mutating func append(contentsOf data: Data) {
-        data.withUnsafeBytes { append(contentsOf: $0) }
     }
 
     /// Takes back everything written from `start` on.

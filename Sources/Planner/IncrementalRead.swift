@@ -36,7 +36,7 @@ struct IncrementalRead {
     ) async throws {
         guard let cache, !zones.isEmpty else { return }
         // Digested on every core: a zone's digest reads all of its records (issue 18).
-        let parts = OnEveryCore.ranges(of: zones.count, parts: min(OnEveryCore.cores, zones.count / 8))
+        let parts = OnEveryCore.parts(of: zones.count, atLeast: OnEveryCore.zonesPerPart)
         let digested = OnEveryCore.map(parts.count) { part in
             parts[part].compactMap { index in
                 alwaysRead.contains(zones[index].name) ? nil : (index, digest(zones[index]))

@@ -41,7 +41,7 @@ final class RecipeDecoder {
     var recordLimit = RecipeDecoder.maxRecords
     /// Zones are decoded in parts on several cores when each part has at least this many (`decodeZones`; tests
     /// raise it to decode in one piece).
-    var zonesPerPart = 8
+    var zonesPerPart = OnEveryCore.zonesPerPart
     /// How many parts at most: one a core (tests set more).
     var cores = OnEveryCore.cores
     /// Plain scalars already typed, by text: a `repeat:` of 100,000 records types the same `3` and `1.5`
@@ -330,9 +330,9 @@ final class RecipeDecoder {
     /// one's in zone order, as one decoder would have found them. A recipe over the record limit is decoded
     /// again in one piece, so that the limit is reported where one decoder reports it.
     private func decodeZones(_ pairs: [RecipePair]) -> [DeclaredZone] {
-        let partCount = min(cores, pairs.count / zonesPerPart)
-        guard partCount > 1 else { return pairs.compactMap(decodeZone) }
-        let parts = OnEveryCore.ranges(of: pairs.count, parts: partCount).map { Array(pairs[$0]) }
+        let ranges = OnEveryCore.parts(of: pairs.count, atLeast: zonesPerPart, cores: cores)
+        guard ranges.count > 1 else { return pairs.compactMap(decodeZone) }
+        let parts = ranges.map { Array(pairs[$0]) }
         let decoders = parts.map { _ in part() }
         let zones = OnEveryCore.map(parts.count) { parts[$0].compactMap(decoders[$0].decodeZone) }
         let declared = decoders.reduce(recordCount) { $0 + $1.recordCount - recordCount }

@@ -124,7 +124,7 @@ struct RecipeValidator {
     private func checkedRecords(of zones: [DeclaredZone], decoder: RecipeDecoder) -> [(
         records: [DeclaredRecord], errors: [RecipeError], warnings: [RecipeError]
     )] {
-        let parts = OnEveryCore.ranges(of: zones.count, parts: min(OnEveryCore.cores, zones.count / 8))
+        let parts = OnEveryCore.parts(of: zones.count, atLeast: OnEveryCore.zonesPerPart)
         return OnEveryCore.map(parts.count) { part in
             parts[part].map { index in
                 var validator = self

@@ -7,6 +7,10 @@ public enum OnEveryCore {
     /// How many cores there are to run on.
     public static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
 
+    /// The fewest zones worth a part of their own (decoding, checking or digesting a recipe's zones): fewer
+    /// are done in one piece.
+    public static let zonesPerPart = 8
+
     /// `body` of each index in `0..<count`, run at once on every core (`DispatchQueue.concurrentPerform`),
     /// in index order. Each call must touch only what is its own (its part, its own slot of the result) and
     /// read what is shared.
@@ -24,9 +28,11 @@ public enum OnEveryCore {
         }
     }
 
-    /// The ranges of `0..<count` in `parts` parts of nearly equal size, in order.
-    public static func ranges(of count: Int, parts: Int) -> [Range<Int>] {
-        let size = (count + max(parts, 1) - 1) / max(parts, 1)
+    /// `0..<count` in parts of nearly equal size, in order: one a core (at most `cores`), each of at least
+    /// `minimum` items; one part when there is too little to share.
+    public static func parts(of count: Int, atLeast minimum: Int, cores: Int = OnEveryCore.cores) -> [Range<Int>] {
+        let parts = max(min(cores, count / max(minimum, 1)), 1)
+        let size = (count + parts - 1) / parts
         return size == 0 ? [] : stride(from: 0, to: count, by: size).map { $0..<min($0 + size, count) }
     }
 }

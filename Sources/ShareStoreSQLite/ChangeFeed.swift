@@ -64,7 +64,7 @@ enum ChangeFeed {
     /// The zone as `user` reaches it in `database`, with the filter of the records they may read: nothing,
     /// or the hierarchies of the shares they accepted (`AND shareRoot IN (…)` and its arguments).
     private static func readableZone(_ zoneID: ZoneID, in database: DatabaseScope, user: UserRecordName, db: Database)
-        throws -> (context: ZoneContext, rootFilter: String, rootArguments: StatementArguments)
+        throws -> (context: ZoneContext, rootFilter: String, roots: [String])
     {
         let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
         if database == .shared, !context.isVisibleInSharedDatabase {
@@ -72,10 +72,10 @@ enum ChangeFeed {
                 .zoneNotFound, "the zone \(zoneID.zoneName) is not in the shared database of \(user)",
                 subject: zoneID.zoneName)
         }
-        guard let roots = context.readableRoots else { return (context, "", StatementArguments()) }
+        guard let roots = context.readableRoots else { return (context, "", []) }
         return (
             context, " AND shareRoot IN (\(Array(repeating: "?", count: max(roots.count, 1)).joined(separator: ",")))",
-            StatementArguments(roots.isEmpty ? [""] : roots.sorted())
+            roots.isEmpty ? [""] : roots.sorted()
         )
     }
 
@@ -86,20 +86,24 @@ enum ChangeFeed {
         let epoch = try CounterRow.epoch(db)
         let since = try ChangeSequence.seq(token, epoch: epoch)
         let current = try CounterRow.current(db)
-        let (context, rootFilter, rootArguments) = try readableZone(zoneID, in: database, user: user, db: db)
+        let (context, rootFilter, roots) = try readableZone(zoneID, in: database, user: user, db: db)
         let fetchLimit = limit.map { max($0, 1) + 1 } ?? -1
         var changes: [Change] = []
-        var recordArguments: StatementArguments = [context.zoneId, since]
-        recordArguments += rootArguments
-        recordArguments += [fetchLimit]
-        changes += try RecordRow.fetchAll(
-            db,
-            sql:
-                "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND seq > ?\(rootFilter) ORDER BY seq LIMIT ?",
-            arguments: recordArguments
-        ).map { .record($0) }
+        var select = DirectStatement(
+            try db.cachedStatement(
+                sql:
+                    "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND seq > ?\(rootFilter) ORDER BY seq LIMIT ?"
+            ))
+        select.bind(context.zoneId)
+        select.bind(since)
+        select.bind(contentsOf: roots)
+        select.bind(Int64(fetchLimit))
+        try select.forEachRow { row in
+            changes.append(.record(RecordRow(row)))
+            return true
+        }
         var tombstoneArguments: StatementArguments = [context.zoneId, since]
-        tombstoneArguments += rootArguments
+        tombstoneArguments += StatementArguments(roots)
         tombstoneArguments += [fetchLimit]
         changes += try Row.fetchAll(
             db,
@@ -151,15 +155,15 @@ enum ChangeFeed {
     {
         let epoch = try CounterRow.epoch(db)
         let current = try CounterRow.current(db)
-        let (context, rootFilter, rootArguments): (ZoneContext, String, StatementArguments)
+        let (context, rootFilter, roots): (ZoneContext, String, [String])
         do {
-            (context, rootFilter, rootArguments) = try readableZone(zoneID, in: database, user: user, db: db)
+            (context, rootFilter, roots) = try readableZone(zoneID, in: database, user: user, db: db)
         } catch let error as ShareError where error.code == .zoneNotFound {
             return nil
         }
         guard context.exists else { return nil }
         var arguments: StatementArguments = [context.zoneId]
-        arguments += rootArguments
+        arguments += StatementArguments(roots)
         var records: [String: String] = [:]
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: "SELECT name, seq, tagSeq FROM record WHERE zoneId = ?\(rootFilter)"),

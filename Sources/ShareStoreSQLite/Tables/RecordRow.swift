@@ -3,24 +3,8 @@ import GRDB
 import ShareKit
 
 /// A row of `record`: one record of a zone, its fields in `FieldCoding`'s form.
-struct RecordRow: FetchableRecord, PersistableRecord {
-    static let databaseTableName = "record"
-    enum Columns {
-        static let zoneId = Column("zoneId")
-        static let name = Column("name")
-        static let type = Column("type")
-        static let fields = Column("fields")
-        static let parent = Column("parent")
-        static let shareRoot = Column("shareRoot")
-        static let seq = Column("seq")
-        static let createdAt = Column("createdAt")
-        static let createdBy = Column("createdBy")
-        static let modifiedAt = Column("modifiedAt")
-        static let modifiedBy = Column("modifiedBy")
-        static let tagSeq = Column("tagSeq")
-    }
-
-    /// Every column, in the order `init(row:)` reads them.
+struct RecordRow {
+    /// Every column, in the order `init(_:)` reads them and `insert(in:)` binds them.
     static let selection =
         "zoneId, name, type, fields, parent, shareRoot, seq, createdAt, createdBy, modifiedAt, modifiedBy, tagSeq"
 
@@ -60,21 +44,6 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         self.modifiedBy = modifiedBy
     }
 
-    init(row: Row) {
-        zoneId = row[0]
-        name = row[1]
-        type = row[2]
-        fields = row[3]
-        parent = row[4]
-        shareRoot = row[5]
-        seq = row[6]
-        createdAt = row[7]
-        createdBy = row[8]
-        modifiedAt = row[9]
-        modifiedBy = row[10]
-        tagSeq = row[11]
-    }
-
     /// The row of a query selecting `selection`, read through SQLite's C API.
     init(_ columns: borrowing DirectStatement.Columns) {
         zoneId = columns.int64(0)
@@ -89,21 +58,6 @@ struct RecordRow: FetchableRecord, PersistableRecord {
         modifiedAt = columns.int64(9)
         modifiedBy = columns.string(10)
         tagSeq = columns.optionalInt64(11)
-    }
-
-    func encode(to container: inout PersistenceContainer) {
-        container[Columns.zoneId] = zoneId
-        container[Columns.name] = name
-        container[Columns.type] = type
-        container[Columns.fields] = fields
-        container[Columns.parent] = parent
-        container[Columns.shareRoot] = shareRoot
-        container[Columns.seq] = seq
-        container[Columns.createdAt] = createdAt
-        container[Columns.createdBy] = createdBy
-        container[Columns.modifiedAt] = modifiedAt
-        container[Columns.modifiedBy] = modifiedBy
-        container[Columns.tagSeq] = tagSeq
     }
 
     var changeTag: String { Self.changeTag(seq: seq, tagSeq: tagSeq) }
