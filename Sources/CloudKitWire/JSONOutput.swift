@@ -45,7 +45,7 @@ package struct JSONOutput: ~Copyable {
 
     /// Appends any bytes: in one copy when they are contiguous (a `String`'s UTF-8, `Data`), one by one if not.
     mutating func append(contentsOf bytes: some Sequence<UInt8>) {
-        let copied = bytes.withContiguousStorageIfAvailable { append(contentsOf: UnsafeRawBufferPointer($0)) }
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { append(contentsOf: UnsafeRawBufferPointer($0)) }
         if copied == nil { for byte in bytes { append(byte) } }
     }
 

@@ -28,19 +28,11 @@ package enum WireRecordWriter {
     /// lookup, issue 18). As the bytes written, which the emulator's server takes with one copy.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ answer: RecordsAnswer) throws -> JSONOutput {
-        try body(capacity: answer.outcomes.count * 400 + 32) { object, bytes, encoder in
-            try object.member("records", answer.outcomes, into: &bytes) { outcomes, bytes in
-                try recordArray(outcomes, into: &bytes) { outcome, bytes in
-                    if case .saved(let record) = outcome, answer.numbersAsStrings != true,
-                        write(record, desiredKeys: answer.desiredKeys, into: &bytes)
-                    {
-                        return
-                    }
-                    try self.record(answer.entry(outcome), encoder: encoder, into: &bytes)
-                }
-            }
-            object.member("continuationMarker", answer.continuationMarker, into: &bytes, string)
-        }
+        let writer = RecordsAnswerWriter(
+            currentUser: answer.currentUser, desiredKeys: answer.desiredKeys, numbersAsStrings: answer.numbersAsStrings,
+            capacity: answer.outcomes.count * 400)
+        for (index, outcome) in answer.outcomes.enumerated() { try writer.receive(outcome, at: index) }
+        return try writer.finish(continuationMarker: answer.continuationMarker)
     }
 
     /// A `records/modify` request as JSON: what the `http:` and `cloudkit:` clients send for an apply's records.
@@ -123,7 +115,7 @@ package enum WireRecordWriter {
     }
 
     /// One record, written by hand where the writer can, by `encoder` otherwise.
-    private static func record(_ record: WireRecord, encoder: JSONEncoder, into bytes: inout JSONOutput) throws {
+    static func record(_ record: WireRecord, encoder: JSONEncoder, into bytes: inout JSONOutput) throws {
         if !write(record, into: &bytes) { bytes.append(contentsOf: try encoder.encode(record)) }
     }
 
@@ -268,7 +260,7 @@ package enum WireRecordWriter {
     /// A field's `{"value":…,"type":…}` when its value is plain: a string, an integer, a timestamp, a finite
     /// double (JSON has no infinity) or an asset ID that names no asset; false for any other, with the bytes
     /// written so far left for the caller to take back.
-    private static func fieldValue(_ value: FieldValue, into bytes: inout JSONOutput) -> Bool {
+    static func fieldValue(_ value: FieldValue, into bytes: inout JSONOutput) -> Bool {
         var object = ObjectWriter()
         switch value {
         case .string(let text): object.member("value", text, into: &bytes, string)
@@ -323,7 +315,7 @@ package enum WireRecordWriter {
         object.end(into: &bytes)
     }
 
-    private static func zone(_ zoneID: WireZoneID, into bytes: inout JSONOutput) {
+    static func zone(_ zoneID: WireZoneID, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("zoneName", zoneID.zoneName, into: &bytes, string)
         object.member("ownerRecordName", zoneID.ownerRecordName, into: &bytes, string)
@@ -338,7 +330,7 @@ package enum WireRecordWriter {
     }
 
     /// Digits written in place, last first, with no `String` made for each (every record has two stamps).
-    private static func integer(_ value: Int64, into bytes: inout JSONOutput) {
+    static func integer(_ value: Int64, into bytes: inout JSONOutput) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var magnitude = value.magnitude
             var start = digits.count
@@ -353,7 +345,7 @@ package enum WireRecordWriter {
     }
 
     /// A finite double, as Swift spells it shortest (`1.5`, `3.0`, `5e-324`): JSON reads it back exactly.
-    private static func double(_ value: Double, into bytes: inout JSONOutput) {
+    static func double(_ value: Double, into bytes: inout JSONOutput) {
         bytes.append(contentsOf: value.description.utf8)
     }
 
@@ -363,7 +355,7 @@ package enum WireRecordWriter {
 
     /// One JSON object being written: `{`, each present member as `"key":value`, `}`; an absent (nil)
     /// member is left out, as `JSONEncoder` leaves out a nil optional.
-    private struct ObjectWriter {
+    struct ObjectWriter {
         private var first = true
 
         /// A member whose key is the writer's own (letters only): copied as it is, with no escaping to check
@@ -393,6 +385,17 @@ package enum WireRecordWriter {
             try write(value, &bytes)
         }
 
+        /// A member whose key is UTF-8 bytes from outside (a stored field's name): escaped as any string.
+        mutating func member<Value>(
+            utf8Named key: UnsafeRawBufferPointer, _ value: Value, into bytes: inout JSONOutput,
+            _ write: (Value, inout JSONOutput) throws -> Void
+        ) rethrows {
+            separate(&bytes)
+            WireRecordWriter.string(utf8: key, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            try write(value, &bytes)
+        }
+
         /// `{` before the first member, `,` before the others.
         private mutating func separate(_ bytes: inout JSONOutput) {
             bytes.append(UInt8(ascii: first ? "{" : ","))
@@ -403,6 +406,18 @@ package enum WireRecordWriter {
             if first { bytes.append(UInt8(ascii: "{")) }
             bytes.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// A JSON string of UTF-8 bytes (a store's own), as `string(_:into:)` writes the `String` they read as:
+    /// copied as they are when all are ASCII and none needs an escape.
+    static func string(utf8 text: UnsafeRawBufferPointer, into bytes: inout JSONOutput) {
+        for byte in text where byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            string(String(decoding: text, as: UTF8.self), into: &bytes)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: text)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped, `/` and the rest as UTF-8.

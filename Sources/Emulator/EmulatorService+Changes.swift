@@ -1,4 +1,5 @@
 import CloudKitWire
+import Hummingbird
 import ShareKit
 
 /// Record queries and change feeds with the keys Apple's reference gives them: `desiredKeys`,
@@ -7,20 +8,25 @@ extension EmulatorService {
     /// `records/query`: one zone, or with `zoneWide` and no `zoneID` every zone of the database the caller
     /// sees, sorted together. A zone-wide page's marker is the number of records handed out so far (`w200`).
     func query(_ request: QueryRecordsRequest, store: any Store, database: DatabaseScope, as user: UserRecordName)
-        async throws -> RecordsAnswer
+        async throws -> ByteBuffer
     {
         var query = try request.recordQuery()
         let limit = min(query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
         query.resultsLimit = limit
-        func answer(_ records: [Record], marker: String?) -> RecordsAnswer {
-            RecordsAnswer(
-                records.map(RecordOutcome.saved), currentUser: user, desiredKeys: request.desiredKeys,
-                numbersAsStrings: request.numbersAsStrings, continuationMarker: marker)
+        func answer(_ records: [Record], marker: String?) throws -> ByteBuffer {
+            try encode(
+                RecordsAnswer(
+                    records.map(RecordOutcome.saved), currentUser: user, desiredKeys: request.desiredKeys,
+                    numbersAsStrings: request.numbersAsStrings, continuationMarker: marker))
         }
         guard request.zoneID == nil, request.zoneWide == true else {
-            let page = try await store.queryRecords(
-                query, in: request.zoneID?.zoneID ?? .defaultZone, database: database, as: user)
-            return answer(page.records, marker: page.continuationMarker)
+            // One zone's page, written as the store reads it.
+            let answer = RecordsAnswerWriter(
+                currentUser: user, desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings,
+                capacity: limit * 400)
+            let marker = try await store.queryRecords(
+                query, in: request.zoneID?.zoneID ?? .defaultZone, database: database, as: user, into: answer)
+            return try encode(answer, continuationMarker: marker)
         }
         var offset = 0
         if let marker = query.continuationMarker {
@@ -48,7 +54,7 @@ extension EmulatorService {
         found.sort { QueryEvaluation.ordered($0, $1, by: query.sort) }
         let page = Array(found.dropFirst(offset).prefix(limit))
         let next = offset + page.count
-        return answer(page, marker: next < found.count ? "w\(next)" : nil)
+        return try answer(page, marker: next < found.count ? "w\(next)" : nil)
     }
 
     /// `changes/zone`: each zone's own keys override the request's.

@@ -117,16 +117,16 @@ struct EmulatorService: Sendable {
             let request = try decode(LookupRecordsRequest.self, from: body)
             try checkLimit(request.records.count, "records")
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
-            let outcomes = try await store.lookupRecords(
-                request.records.map(\.recordName), in: zoneID, database: database, as: user)
-            return try encode(
-                RecordsAnswer(
-                    outcomes, currentUser: user, desiredKeys: request.desiredKeys,
-                    numbersAsStrings: request.numbersAsStrings))
+            // Written as the store reads them.
+            let answer = RecordsAnswerWriter(
+                currentUser: user, desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings,
+                capacity: request.records.count * 400)
+            try await store.lookupRecords(
+                request.records.map(\.recordName), in: zoneID, database: database, as: user, into: answer)
+            return try encode(answer, continuationMarker: nil)
         case .recordsQuery:
-            return try encode(
-                try await query(
-                    try decode(QueryRecordsRequest.self, from: body), store: store, database: database, as: user))
+            return try await query(
+                try decode(QueryRecordsRequest.self, from: body), store: store, database: database, as: user)
         case .recordsChanges:
             return try encode(
                 try await recordChanges(
@@ -344,8 +344,13 @@ struct EmulatorService: Sendable {
 
     /// Answers of records, the emulator's busiest, written without `JSONEncoder` (`WireRecordWriter`), as bytes
     /// copied once into the server's buffer.
-    private func encode(_ answer: RecordsAnswer) throws -> ByteBuffer {
+    func encode(_ answer: RecordsAnswer) throws -> ByteBuffer {
         try WireRecordWriter.encode(answer).withBytes { ByteBuffer(bytes: $0) }
+    }
+
+    /// An answer written as the store read it.
+    func encode(_ answer: RecordsAnswerWriter, continuationMarker: String?) throws -> ByteBuffer {
+        try answer.finish(continuationMarker: continuationMarker).withBytes { ByteBuffer(bytes: $0) }
     }
 
     private func encode(_ response: ZoneChangesResponse) throws -> ByteBuffer {

@@ -122,12 +122,27 @@ struct DirectStatement {
 
         func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 
-        /// A blob column's bytes, in place: valid only inside `body`.
-        func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        /// A text column's UTF-8 bytes in place: valid until the row is left, as SQLite keeps them.
+        func text(_ column: Int32) -> UnsafeRawBufferPointer {
+            guard let text = sqlite3_column_text(handle, column) else {
+                return UnsafeRawBufferPointer(start: nil, count: 0)
+            }
+            return UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+        }
+
+        func optionalText(_ column: Int32) -> UnsafeRawBufferPointer? { isNull(column) ? nil : text(column) }
+
+        /// A blob column's bytes in place: valid until the row is left, as SQLite keeps them.
+        func blob(_ column: Int32) -> UnsafeRawBufferPointer {
             // The blob first, then its size, as SQLite's documentation asks.
             let bytes = sqlite3_column_blob(handle, column)
             let count = Int(sqlite3_column_bytes(handle, column))
-            return try body(UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count))
+            return UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count)
+        }
+
+        /// A blob column's bytes, in place: valid only inside `body`.
+        func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+            try body(blob(column))
         }
 
         func data(_ column: Int32) -> Data { withBlob(column) { Data($0) } }

@@ -220,49 +220,80 @@ extension SQLiteStore {
     public func lookupRecords(
         _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> [RecordOutcome] {
+        let outcomes = RecordOutcomes()
+        try await lookupRecords(recordNames, in: zoneID, database: database, as: user, into: outcomes)
+        return try outcomes.outcomes()
+    }
+
+    /// Records the caller may read are handed over in place, as their rows are read (`RecordRow.reading`).
+    public func lookupRecords(
+        _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
+        into receiver: some RecordReceiver
+    ) async throws {
         try Self.admit(user, .read, database)
-        return try await read("looking up records") { db in
+        try await read("looking up records") { db in
             let context: ZoneContext
             do {
                 context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
             } catch let error as ShareError {
-                return recordNames.map { .failed(recordName: $0, error) }
+                for (index, name) in recordNames.enumerated() {
+                    try receiver.receive(.failed(recordName: name, error), at: index)
+                }
+                return
             }
-            // A name asked twice is read once: `IN` matches a row once however often it lists the name.
-            var found = [String: (record: Record, shareRoot: String?)](minimumCapacity: recordNames.count)
+            // Each name's place in the answer, and the later places of a name asked more than once: its row is
+            // read once (`IN` matches a row once however often it lists the name) and handed over for each.
+            var places = [String: Int](minimumCapacity: recordNames.count)
+            var laterPlaces: [String: [Int]] = [:]
+            for (index, name) in recordNames.enumerated() {
+                if places[name] == nil { places[name] = index } else { laterPlaces[name, default: []].append(index) }
+            }
+            var answered = [Bool](repeating: false, count: recordNames.count)
+            // The records the caller may not read, with their hierarchy roots.
+            var unreadable: [String: String?] = [:]
+            let visibleZoneID = context.visibleZoneID
             try RecordRow.forEachRow(db, zoneId: context.zoneId, names: recordNames) { row in
                 let name = row.string(1)
-                found[name] = (
-                    try RecordRow.record(
-                        row, named: name, in: context.visibleZoneID,
-                        shareRecordName: context.sharesByRoot[name]?.recordName),
-                    row.optionalString(5)
-                )
+                // A share is answered below; a name not asked is not in `IN`'s rows.
+                guard let place = places[name], context.sharesByName[name] == nil else { return }
+                let shareRoot = row.optionalString(5)
+                guard context.canRead(shareRoot: shareRoot) else {
+                    unreadable[name] = .some(shareRoot)
+                    return
+                }
+                let reading = RecordRow.reading(
+                    row, in: visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName)
+                try receiver.receive(reading, at: place)
+                answered[place] = true
+                for later in laterPlaces[name] ?? [] {
+                    try receiver.receive(reading, at: later)
+                    answered[later] = true
+                }
             }
             // Spelled only for an answer that needs it: most are records read.
             func subject(_ name: String) -> String { "\(zoneID.zoneName)/\(name)" }
-            return recordNames.map { name in
+            for (index, name) in recordNames.enumerated() where !answered[index] {
+                let outcome: RecordOutcome
                 if let share = context.sharesByName[name] {
                     if database == .shared,
                         let error = AccessRules.read(
                             caller: user, zoneOwner: context.owner, share: share, subject: subject(name))
                     {
-                        return .failed(recordName: name, error)
+                        outcome = .failed(recordName: name, error)
+                    } else {
+                        outcome = .savedShare(share)
                     }
-                    return .savedShare(share)
-                }
-                guard let (record, shareRoot) = found[name] else {
-                    return .failed(
-                        recordName: name, ShareError(.notFound, "no record named \(name)", subject: subject(name)))
-                }
-                if !context.canRead(shareRoot: shareRoot) {
+                } else if let shareRoot = unreadable[name] {
                     let error = AccessRules.read(
                         caller: user, zoneOwner: context.owner, share: context.coveringShare(shareRoot: shareRoot),
                         subject: subject(name))
-                    return .failed(
+                    outcome = .failed(
                         recordName: name, error ?? ShareError(.accessDenied, "not allowed", subject: subject(name)))
+                } else {
+                    outcome = .failed(
+                        recordName: name, ShareError(.notFound, "no record named \(name)", subject: subject(name)))
                 }
-                return .saved(record)
+                try receiver.receive(outcome, at: index)
             }
         }
     }
@@ -270,6 +301,17 @@ extension SQLiteStore {
     public func queryRecords(
         _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> QueryPage {
+        let records = RecordOutcomes()
+        let marker = try await queryRecords(query, in: zoneID, database: database, as: user, into: records)
+        return QueryPage(records: try records.records(), continuationMarker: marker)
+    }
+
+    /// In record name order with no filters, records are handed over in place, as their rows are read
+    /// (`RecordRow.reading`); others are made whole to be matched or sorted.
+    public func queryRecords(
+        _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
+        into receiver: some RecordReceiver
+    ) async throws -> String? {
         try Self.admit(user, .read, database)
         let environment = self.environment
         return try await read("querying records") { db in
@@ -317,8 +359,10 @@ extension SQLiteStore {
                     }
                     after = String(marker.dropFirst())
                 }
-                var page: [Record] = []
+                var count = 0
+                var last: String?
                 var more = false
+                let visibleZoneID = context.visibleZoneID
                 while !more {
                     // No further than the page needs.
                     var chunk = try select(" AND name > ? ORDER BY name LIMIT 500")
@@ -326,19 +370,29 @@ extension SQLiteStore {
                     var read = 0
                     try chunk.forEachRow { row in
                         read += 1
-                        let record = try decode(row)
-                        after = record.recordName
-                        guard matches(record) else { return true }
-                        if page.count == limit {
+                        let name = row.string(1)
+                        after = name
+                        let record = query.filters.isEmpty ? nil : try decode(row)
+                        if let record, !matches(record) { return true }
+                        if count == limit {
                             more = true
                             return false
                         }
-                        page.append(record)
+                        if let record {
+                            try receiver.receive(.saved(record), at: count)
+                        } else {
+                            try receiver.receive(
+                                RecordRow.reading(
+                                    row, in: visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName),
+                                at: count)
+                        }
+                        count += 1
+                        last = name
                         return true
                     }
                     guard read == 500 else { break }
                 }
-                return QueryPage(records: page, continuationMarker: more ? page.last.map { "k" + $0.recordName } : nil)
+                return more ? last.map { "k" + $0 } : nil
             }
             // Sorted by fields: every matching record is read and sorted, then paged by position.
             var records: [Record] = []
@@ -356,9 +410,10 @@ extension SQLiteStore {
                 }
                 offset = value
             }
-            let page = Array(records.dropFirst(offset).prefix(limit))
+            let page = records.dropFirst(offset).prefix(limit)
+            for (index, record) in page.enumerated() { try receiver.receive(.saved(record), at: index) }
             let end = offset + page.count
-            return QueryPage(records: page, continuationMarker: end < records.count ? "o\(end)" : nil)
+            return end < records.count ? "o\(end)" : nil
         }
     }
 

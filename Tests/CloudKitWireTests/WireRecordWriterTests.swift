@@ -151,6 +151,101 @@ struct WireRecordWriterTests {
         }
     }
 
+    /// `record` as a store hands it over in place (`RecordReading`): its text as UTF-8 bytes, its fields packed.
+    static func withReading<T>(_ record: Record, _ body: (RecordReading) throws -> T) rethrows -> T {
+        var buffers: [UnsafeMutableRawBufferPointer] = []
+        defer { buffers.forEach { $0.deallocate() } }
+        func bytes(_ content: some Collection<UInt8>) -> UnsafeRawBufferPointer {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: content.count, alignment: 1)
+            buffer.copyBytes(from: content)
+            buffers.append(buffer)
+            return UnsafeRawBufferPointer(buffer)
+        }
+        let reading = RecordReading(
+            recordName: bytes(record.recordName.utf8), recordType: bytes(record.recordType.utf8),
+            zoneID: record.zoneID, fields: bytes(PackedFields.pack(record.fields)),
+            parent: record.parent.map { bytes($0.utf8) },
+            changeTag: record.changeTag ?? "", createdAt: record.created?.timestamp ?? 0,
+            createdBy: bytes((record.created?.userRecordName ?? "").utf8), modifiedAt: record.modified?.timestamp ?? 0,
+            modifiedBy: bytes((record.modified?.userRecordName ?? "").utf8), shareRecordName: record.shareRecordName)
+        return try body(reading)
+    }
+
+    @Test(
+        "records read in place, handed over in any order, are written as the records they read as",
+        arguments: [(nil, nil), (["title", "when"], nil), ([], nil), (nil, true), (["qty"], false)]
+            as [([String]?, Bool?)])
+    func answerOfReadings(desiredKeys: [String]?, numbersAsStrings: Bool?) throws {
+        var outcomes = Self.outcomes
+        outcomes.append(.saved(Self.record("beyond ASCII é", ["title": .string("🐑 é"), "qty": .int64(-4)])))
+        let answer = RecordsAnswer(
+            outcomes, currentUser: "_bob", desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings,
+            continuationMarker: "k9")
+        let writer = RecordsAnswerWriter(
+            currentUser: "_bob", desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings, capacity: 0)
+        for (index, outcome) in outcomes.enumerated().reversed() {
+            if case .saved(let record) = outcome {
+                try Self.withReading(record) { try writer.receive($0, at: index) }
+            } else {
+                try writer.receive(outcome, at: index)
+            }
+        }
+        let decoder = JSONDecoder()
+        let written = try decoder.decode(
+            RecordsResponse.self, from: try writer.finish(continuationMarker: "k9").data)
+        let reference = try decoder.decode(
+            RecordsResponse.self, from: try WireCoding.bodyEncoder().encode(answer.response))
+        func withoutUUIDs(_ response: RecordsResponse) -> RecordsResponse {
+            var response = response
+            for index in response.records.indices { response.records[index].uuid = nil }
+            return response
+        }
+        #expect(withoutUUIDs(written) == withoutUUIDs(reference))
+        #expect(written.records.map(\.recordName) == outcomes.map { WireRecord($0, currentUser: "_bob").recordName })
+    }
+
+    @Test("a record read in place is written from its bytes when its fields are plain, and made whole when not")
+    func readingsWrittenByHand() throws {
+        var bytes = JSONOutput(capacity: 0)
+        let written = Self.outcomes.map { outcome -> Bool? in
+            guard case .saved(let record) = outcome else { return nil }
+            return Self.withReading(record) { WireRecordWriter.write($0, desiredKeys: nil, into: &bytes) }
+        }
+        #expect(written == [true, true, true, false, true, nil, nil, nil])
+        // Only whole records were written: each decodes, and nothing of the refused one is left.
+        let text =
+            "["
+            + String(decoding: bytes.data, as: UTF8.self).replacingOccurrences(
+                of: "}{\"recordName", with: "},{\"recordName") + "]"
+        let records = try JSONDecoder().decode([WireRecord].self, from: Data(text.utf8))
+        #expect(records.map(\.recordName) == ["plain", "child", "no fields", "asset"])
+    }
+
+    @Test("text that is not UTF-8 is written as String repairs it, as the store's other reads do")
+    func repairedText() throws {
+        let writer = RecordsAnswerWriter(currentUser: "_bob", desiredKeys: nil, numbersAsStrings: nil, capacity: 0)
+        let record = Self.record("x", ["title": .string("t")])
+        try Self.withReading(record) { reading in
+            var reading = reading
+            let name: [UInt8] = [0x6E, 0xFF, 0x22]
+            try name.withUnsafeBytes { name in
+                reading.recordName = name
+                try writer.receive(reading, at: 0)
+            }
+        }
+        let answer = try JSONDecoder().decode(
+            RecordsResponse.self, from: try writer.finish(continuationMarker: nil).data)
+        #expect(answer.records.map(\.recordName) == ["n\u{FFFD}\""])
+    }
+
+    @Test("an answer with an entry the store never handed over is an internal error, not a shorter answer")
+    func missingEntry() throws {
+        let writer = RecordsAnswerWriter(currentUser: "_bob", desiredKeys: nil, numbersAsStrings: nil, capacity: 0)
+        try writer.receive(.deleted(recordName: "a"), at: 0)
+        try writer.receive(.deleted(recordName: "c"), at: 2)
+        #expect(throws: ShareError.self) { try writer.finish(continuationMarker: nil) }
+    }
+
     @Test("a plain saved record is written from the record; one with a list or a reference is not")
     func recordsWrittenByHand() {
         var bytes = JSONOutput(capacity: 0)

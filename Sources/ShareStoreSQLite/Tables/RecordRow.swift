@@ -72,6 +72,19 @@ struct RecordRow {
             modified: Stamp(timestamp: modifiedAt, userRecordName: modifiedBy), shareRecordName: shareRecordName)
     }
 
+    /// The record of a row selecting `selection` as a `RecordReading` of the row's own bytes: valid only while
+    /// the row is (issue 18: what the emulator answers is written from it, no `Record` made).
+    static func reading(
+        _ columns: borrowing DirectStatement.Columns, in zoneID: ZoneID, shareRecordName: String?
+    ) -> RecordReading {
+        RecordReading(
+            recordName: columns.text(1), recordType: columns.text(2), zoneID: zoneID, fields: columns.blob(3),
+            parent: columns.optionalText(4),
+            changeTag: changeTag(seq: columns.int64(6), tagSeq: columns.optionalInt64(11)),
+            createdAt: columns.int64(7), createdBy: columns.text(8), modifiedAt: columns.int64(9),
+            modifiedBy: columns.text(10), shareRecordName: shareRecordName)
+    }
+
     /// The record of a row selecting `selection`, named `name` (its column 1), read in place: no `RecordRow`
     /// between, and the fields decoded from SQLite's own bytes rather than a copy (issue 18: a lookup of 200
     /// records spent a third of its reading making and dropping the rows).

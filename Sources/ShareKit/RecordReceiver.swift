@@ -1,0 +1,126 @@
+import Foundation
+
+/// A record a store has read, handed to a `RecordReceiver` as it is read, with no `Record` made: its text as
+/// the store's own UTF-8 bytes and its fields packed (`PackedFields`). A server answering 200 records spent a
+/// fifth of its time making records and their fields dictionaries and letting them go (issue 18).
+///
+/// The pointers are valid only during the `receive` call it is handed to.
+public struct RecordReading {
+    public var recordName: UnsafeRawBufferPointer
+    public var recordType: UnsafeRawBufferPointer
+    /// In the zone as the caller sees it (`Record.zoneID`).
+    public var zoneID: ZoneID
+    /// `PackedFields`' bytes.
+    public var fields: UnsafeRawBufferPointer
+    public var parent: UnsafeRawBufferPointer?
+    public var changeTag: String
+    public var createdAt: Int64
+    public var createdBy: UnsafeRawBufferPointer
+    public var modifiedAt: Int64
+    public var modifiedBy: UnsafeRawBufferPointer
+    public var shareRecordName: String?
+
+    public init(
+        recordName: UnsafeRawBufferPointer, recordType: UnsafeRawBufferPointer, zoneID: ZoneID,
+        fields: UnsafeRawBufferPointer, parent: UnsafeRawBufferPointer?, changeTag: String, createdAt: Int64,
+        createdBy: UnsafeRawBufferPointer, modifiedAt: Int64, modifiedBy: UnsafeRawBufferPointer,
+        shareRecordName: String?
+    ) {
+        self.recordName = recordName
+        self.recordType = recordType
+        self.zoneID = zoneID
+        self.fields = fields
+        self.parent = parent
+        self.changeTag = changeTag
+        self.createdAt = createdAt
+        self.createdBy = createdBy
+        self.modifiedAt = modifiedAt
+        self.modifiedBy = modifiedBy
+        self.shareRecordName = shareRecordName
+    }
+
+    /// The record itself, for a receiver that needs one.
+    /// - Throws: `PackedFieldsError` for fields that are not packed fields.
+    public func record() throws -> Record {
+        Record(
+            recordName: Self.text(recordName), recordType: Self.text(recordType), zoneID: zoneID,
+            fields: try PackedFields.unpack(fields), parent: parent.map(Self.text), changeTag: changeTag,
+            created: Stamp(timestamp: createdAt, userRecordName: Self.text(createdBy)),
+            modified: Stamp(timestamp: modifiedAt, userRecordName: Self.text(modifiedBy)),
+            shareRecordName: shareRecordName)
+    }
+
+    /// Text as `String` reads it: bytes that are not UTF-8 are repaired, as the store's other reads do.
+    public static func text(_ bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// Takes the outcomes of a lookup or query as a store reads them (`Store.lookupRecords(_:in:database:as:into:)`,
+/// `Store.queryRecords(_:in:database:as:into:)`): each entry of the answer by its index, each index once, in
+/// any order. The store has made its access checks before it hands a record over.
+public protocol RecordReceiver: AnyObject, Sendable {
+    /// The entry at `index` is this record, read in place.
+    func receive(_ record: RecordReading, at index: Int) throws
+    /// The entry at `index` is this outcome: a record made whole, a share, or a failure.
+    func receive(_ outcome: RecordOutcome, at index: Int) throws
+}
+
+/// Collects the outcomes a store hands over into the answer they make, in index order: what
+/// `lookupRecords(_:in:database:as:)` and `queryRecords(_:in:database:as:)` return.
+public final class RecordOutcomes: RecordReceiver, @unchecked Sendable {
+    // Filled by one store call at a time, on one thread; read after it.
+    private var entries: [RecordOutcome?] = []
+
+    public init() {}
+
+    public func receive(_ record: RecordReading, at index: Int) throws {
+        try receive(.saved(record.record()), at: index)
+    }
+
+    public func receive(_ outcome: RecordOutcome, at index: Int) throws {
+        if index >= entries.count { entries.append(contentsOf: repeatElement(nil, count: index + 1 - entries.count)) }
+        entries[index] = outcome
+    }
+
+    /// The outcomes in index order.
+    /// - Throws: `INTERNAL_ERROR` when an index before the last was left without one.
+    public func outcomes() throws -> [RecordOutcome] {
+        try entries.enumerated().map { index, entry in
+            guard let entry else {
+                throw ShareError(.internalError, "the store answered no outcome for entry \(index)")
+            }
+            return entry
+        }
+    }
+
+    /// The records in index order (a query's, which are all records).
+    /// - Throws: `INTERNAL_ERROR` for a missing entry or one that is not a record.
+    public func records() throws -> [Record] {
+        try outcomes().map { outcome in
+            guard case .saved(let record) = outcome else {
+                throw ShareError(.internalError, "the store answered a query with \(outcome)")
+            }
+            return record
+        }
+    }
+}
+
+extension Store {
+    /// `lookupRecords(_:in:database:as:)`, each outcome handed over by its index.
+    public func lookupRecords(
+        _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
+        into receiver: some RecordReceiver
+    ) async throws {
+        let outcomes = try await lookupRecords(recordNames, in: zoneID, database: database, as: user)
+        for (index, outcome) in outcomes.enumerated() { try receiver.receive(outcome, at: index) }
+    }
+
+    /// `queryRecords(_:in:database:as:)`, each record handed over by its index; the continuation marker.
+    public func queryRecords(
+        _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
+        into receiver: some RecordReceiver
+    ) async throws -> String? {
+        let page = try await queryRecords(query, in: zoneID, database: database, as: user)
+        for (index, record) in page.records.enumerated() { try receiver.receive(.saved(record), at: index) }
+        return page.continuationMarker
+    }
+}
