@@ -13,6 +13,10 @@ if ! command -v sqlite3 >/dev/null 2>&1; then
   echo "bench: installing the sqlite3 command-line tool for the reference measurement" >&2
   apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null
 fi
+if [ ! -x /usr/bin/time ]; then
+  echo "bench: installing GNU time, which reports each step's peak memory" >&2
+  apt-get update -qq && apt-get install -y -qq time >/dev/null
+fi
 
 swift build -c release --product sharelane 2>&1 | grep -E "error|warning: |Compiling sharelane|Build complete" || true
 swift build -c release --product sharelane-bench-baseline 2>&1 | grep -E "error|Build complete" || true
