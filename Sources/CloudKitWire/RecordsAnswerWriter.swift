@@ -9,24 +9,23 @@ import ShareKit
 ///
 /// One store call at a time hands it outcomes, on one thread; `finish` is called after.
 package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
-    private let currentUser: UserRecordName
-    private let desiredKeys: [String]?
-    private let numbersAsStrings: Bool?
+    /// The answer's caller and keys, each entry made as `RecordsAnswer.entry` makes it.
+    private let shape: RecordsAnswer
     /// The entries, each where it was written: the store hands them over in any order.
     private var entries: JSONOutput
     private var places: [Range<Int>?] = []
     private lazy var encoder = WireCoding.bodyEncoder()
 
     package init(currentUser: UserRecordName, desiredKeys: [String]?, numbersAsStrings: Bool?, capacity: Int) {
-        self.currentUser = currentUser
-        self.desiredKeys = desiredKeys
-        self.numbersAsStrings = numbersAsStrings
+        shape = RecordsAnswer(
+            [], currentUser: currentUser, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
         entries = JSONOutput(capacity: capacity)
     }
 
     package func receive(_ record: RecordReading, at index: Int) throws {
         let start = entries.count
-        guard numbersAsStrings != true, WireRecordWriter.write(record, desiredKeys: desiredKeys, into: &entries)
+        guard shape.numbersAsStrings != true,
+            WireRecordWriter.write(record, desiredKeys: shape.desiredKeys, into: &entries)
         else {
             try receive(.saved(record.record()), at: index)
             return
@@ -36,15 +35,13 @@ package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
 
     package func receive(_ outcome: RecordOutcome, at index: Int) throws {
         let start = entries.count
-        if case .saved(let record) = outcome, numbersAsStrings != true,
-            WireRecordWriter.write(record, desiredKeys: desiredKeys, into: &entries)
+        if case .saved(let record) = outcome, shape.numbersAsStrings != true,
+            WireRecordWriter.write(record, desiredKeys: shape.desiredKeys, into: &entries)
         {
             place(index, start)
             return
         }
-        let entry = WireRecord(outcome, currentUser: currentUser).answering(
-            desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
-        try WireRecordWriter.record(entry, encoder: encoder, into: &entries)
+        try WireRecordWriter.record(shape.entry(outcome), encoder: encoder, into: &entries)
         place(index, start)
     }
 

@@ -25,7 +25,8 @@ package enum WireRecordWriter {
     /// The emulator's answer as JSON: what encoding its outcomes' `entry`s would write, with a plain saved
     /// record written straight from the record, no `WireRecord` made for it (making them, their fields
     /// dictionaries and letting them go was a fifth of the time the emulator spent answering a 200-record
-    /// lookup, issue 18). As the bytes written, which the emulator's server takes with one copy.
+    /// lookup, issue 18): each outcome handed to a `RecordsAnswerWriter`. As the bytes written, which the
+    /// emulator's server takes with one copy.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ answer: RecordsAnswer) throws -> JSONOutput {
         let writer = RecordsAnswerWriter(
