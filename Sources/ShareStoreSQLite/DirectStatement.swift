@@ -140,11 +140,6 @@ struct DirectStatement {
             return UnsafeRawBufferPointer(start: count > 0 ? bytes : nil, count: count)
         }
 
-        /// A blob column's bytes, in place: valid only inside `body`.
-        func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-            try body(blob(column))
-        }
-
-        func data(_ column: Int32) -> Data { withBlob(column) { Data($0) } }
+        func data(_ column: Int32) -> Data { Data(blob(column)) }
     }
 }

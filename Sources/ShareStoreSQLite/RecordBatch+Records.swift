@@ -98,7 +98,7 @@ extension RecordBatch {
         try admit(record.recordType, record.fields, subject: subject)
         let row = RecordRow(
             zoneId: zoneId, name: name, type: record.recordType,
-            fields: encodedFields ?? FieldCoding.encode(record.fields),
+            fields: encodedFields ?? PackedFields.pack(record.fields),
             parent: record.parent, shareRoot: parentRow?.shareRoot, seq: nextSeq(), createdAt: now, createdBy: caller,
             modifiedAt: now, modifiedBy: caller)
         try row.insert(in: db)
@@ -149,7 +149,7 @@ extension RecordBatch {
                 .badRequest, "a record's type cannot change (it is \(existing.type), not \(record.recordType))",
                 subject: subject)
         }
-        let oldFields = try FieldCoding.decode(existing.fields)
+        let oldFields = try PackedFields.unpack(existing.fields)
         var fields = record.fields
         if !replacing { fields = oldFields.merging(record.fields) { _, new in new } }
         try validateReferences(fields, selfName: name, subject: subject)
@@ -193,7 +193,7 @@ extension RecordBatch {
         }
         try admit(existing.type, record.fields, subject: subject)
         var row = existing
-        row.fields = FieldCoding.encode(fields)
+        row.fields = PackedFields.pack(fields)
         row.parent = newParent
         row.shareRoot = newShareRoot
         row.seq = nextSeq()

@@ -65,7 +65,7 @@ struct RecordBatch {
     /// Applies one operation.
     /// - Returns: what it saved or deleted, or `.failed` with the rule that refused it (nothing written).
     /// - Throws: what the database throws, and a damaged store's `INTERNAL_ERROR`: the call fails as a whole.
-    /// - Parameter encodedFields: the record's fields as `FieldCoding.encode` gives them, when the caller
+    /// - Parameter encodedFields: the record's fields as `PackedFields.pack` gives them, when the caller
     ///   encoded them before the transaction (`encodedForCreate`); a create writes them as they are.
     mutating func apply(_ op: RecordOperation, encodedFields: Data? = nil) throws -> RecordOutcome {
         do {
@@ -128,7 +128,7 @@ struct RecordBatch {
             guard case .record(let record) = op.item,
                 op.kind == .create || op.kind == .forceUpdate || op.kind == .forceReplace
             else { return nil }
-            return FieldCoding.encode(record.fields)
+            return PackedFields.pack(record.fields)
         }
     }
 

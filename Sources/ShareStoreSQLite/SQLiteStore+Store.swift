@@ -338,12 +338,10 @@ extension SQLiteStore {
                 return select
             }
             let limit = query.resultsLimit.map { max($0, 1) } ?? Int.max
-            // Records read from the row in place (`RecordRow.record(_:named:in:shareRecordName:)`).
-            func decode(_ row: borrowing DirectStatement.Columns) throws -> Record {
-                let name = row.string(1)
-                return try RecordRow.record(
-                    row, named: name, in: context.visibleZoneID,
-                    shareRecordName: context.sharesByRoot[name]?.recordName)
+            let visibleZoneID = context.visibleZoneID
+            // Records read from the row in place, named `name` (its column 1).
+            func reading(_ row: borrowing DirectStatement.Columns, named name: String) -> RecordReading {
+                RecordRow.reading(row, in: visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName)
             }
             func matches(_ record: Record) -> Bool {
                 query.filters.allSatisfy { QueryEvaluation.matches(record, $0) }
@@ -362,7 +360,6 @@ extension SQLiteStore {
                 var count = 0
                 var last: String?
                 var more = false
-                let visibleZoneID = context.visibleZoneID
                 while !more {
                     // No further than the page needs.
                     var chunk = try select(" AND name > ? ORDER BY name LIMIT 500")
@@ -372,7 +369,9 @@ extension SQLiteStore {
                         read += 1
                         let name = row.string(1)
                         after = name
-                        let record = query.filters.isEmpty ? nil : try decode(row)
+                        let inPlace = reading(row, named: name)
+                        // Made whole only to be matched.
+                        let record = query.filters.isEmpty ? nil : try inPlace.record()
                         if let record, !matches(record) { return true }
                         if count == limit {
                             more = true
@@ -381,10 +380,7 @@ extension SQLiteStore {
                         if let record {
                             try receiver.receive(.saved(record), at: count)
                         } else {
-                            try receiver.receive(
-                                RecordRow.reading(
-                                    row, in: visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName),
-                                at: count)
+                            try receiver.receive(inPlace, at: count)
                         }
                         count += 1
                         last = name
@@ -397,7 +393,7 @@ extension SQLiteStore {
             // Sorted by fields: every matching record is read and sorted, then paged by position.
             var records: [Record] = []
             try select().forEachRow { row in
-                let record = try decode(row)
+                let record = try reading(row, named: row.string(1)).record()
                 if matches(record) { records.append(record) }
                 return true
             }

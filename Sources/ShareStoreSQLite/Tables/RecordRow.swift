@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import ShareKit
 
-/// A row of `record`: one record of a zone, its fields in `FieldCoding`'s form.
+/// A row of `record`: one record of a zone, its fields packed (`PackedFields`).
 struct RecordRow {
     /// Every column, in the order `init(_:)` reads them and `insert(in:)` binds them.
     static let selection =
@@ -67,13 +67,14 @@ struct RecordRow {
 
     func record(in zoneID: ZoneID, shareRecordName: String?) throws -> Record {
         Record(
-            recordName: name, recordType: type, zoneID: zoneID, fields: try FieldCoding.decode(fields), parent: parent,
+            recordName: name, recordType: type, zoneID: zoneID, fields: try PackedFields.unpack(fields), parent: parent,
             changeTag: changeTag, created: Stamp(timestamp: createdAt, userRecordName: createdBy),
             modified: Stamp(timestamp: modifiedAt, userRecordName: modifiedBy), shareRecordName: shareRecordName)
     }
 
     /// The record of a row selecting `selection` as a `RecordReading` of the row's own bytes: valid only while
-    /// the row is (issue 18: what the emulator answers is written from it, no `Record` made).
+    /// the row is (issue 18: what the emulator answers is written from it, no `Record` made; `record()` makes
+    /// one from SQLite's bytes, not from a copy of the row).
     static func reading(
         _ columns: borrowing DirectStatement.Columns, in zoneID: ZoneID, shareRecordName: String?
     ) -> RecordReading {
@@ -83,22 +84,6 @@ struct RecordRow {
             changeTag: changeTag(seq: columns.int64(6), tagSeq: columns.optionalInt64(11)),
             createdAt: columns.int64(7), createdBy: columns.text(8), modifiedAt: columns.int64(9),
             modifiedBy: columns.text(10), shareRecordName: shareRecordName)
-    }
-
-    /// The record of a row selecting `selection`, named `name` (its column 1), read in place: no `RecordRow`
-    /// between, and the fields decoded from SQLite's own bytes rather than a copy (issue 18: a lookup of 200
-    /// records spent a third of its reading making and dropping the rows).
-    static func record(
-        _ columns: borrowing DirectStatement.Columns, named name: String, in zoneID: ZoneID, shareRecordName: String?
-    ) throws -> Record {
-        let fields = try columns.withBlob(3) { try FieldCoding.decode($0) }
-        return Record(
-            recordName: name, recordType: columns.string(2), zoneID: zoneID, fields: fields,
-            parent: columns.optionalString(4),
-            changeTag: changeTag(seq: columns.int64(6), tagSeq: columns.optionalInt64(11)),
-            created: Stamp(timestamp: columns.int64(7), userRecordName: columns.string(8)),
-            modified: Stamp(timestamp: columns.int64(9), userRecordName: columns.string(10)),
-            shareRecordName: shareRecordName)
     }
 }
 
