@@ -25,6 +25,8 @@ public struct Applier: Sendable {
     /// transaction: large enough that commits cost little, small enough that a killed apply loses little
     /// work and the next call is built while the store writes this one.
     static let operationsPerTransaction = 2_000
+    /// Operations the first such call (about): the calls grow from it to `operationsPerTransaction`.
+    static let firstOperationsPerTransaction = 100
 
     /// An applier over `store`, logging to `logger`.
     public init(store: any Store, logger: Logger) {

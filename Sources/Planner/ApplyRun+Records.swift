@@ -22,6 +22,10 @@ extension ApplyRun {
         // A zone's batches are built as it is about to be written, so that its `!share-url` fields find the
         // shares saved in the zones written before it (a field whose share is not saved yet is written later).
         var pending = zoneOrder[...]
+        // The first call small and each next one twice the last, up to `operationsPerTransaction`: the store
+        // starts writing once the first zone is built, not the first two thousand operations, and each call is
+        // built while the store writes the one before (issue 18).
+        var limit = Applier.firstOperationsPerTransaction
         await BoundedTasks.run(limit: Applier.zonesInFlight) { () -> [(ZoneID, [Batch])]? in
             var group: [(ZoneID, [Batch])] = []
             var operations = 0
@@ -30,8 +34,9 @@ extension ApplyRun {
                 let batches = Self.batches(units)
                 group.append((ZoneID(zoneName: zone), batches))
                 operations += batches.reduce(0) { $0 + $1.count }
-                if !together || operations >= Applier.operationsPerTransaction { break }
+                if !together || operations >= limit { break }
             }
+            limit = min(limit * 2, Applier.operationsPerTransaction)
             return group.isEmpty ? nil : group
         } work: { group in
             let writes = group.flatMap { zoneID, batches in

@@ -68,7 +68,7 @@ struct DeclaredRecordFile {
                 let record: DeclaredRecord?
                 switch bytes[tab + 1] {
                 case UInt8(ascii: "C"):
-                    record = Self.record(named: name, compact: Substring(String(decoding: rest, as: UTF8.self)))
+                    record = Self.record(named: name, compact: rest)
                 case UInt8(ascii: "J"): record = try? decoder.decode(DeclaredRecord.self, from: Data(rest))
                 default: record = nil
                 }
@@ -124,36 +124,52 @@ struct DeclaredRecordFile {
         return true
     }
 
-    private static func record(named name: String, compact: Substring) -> DeclaredRecord? {
-        let parts = compact.split(separator: "\t", omittingEmptySubsequences: false)
-        guard parts.count >= 6, (parts.count - 6) % 3 == 0, let line = Int(parts[4]), let column = Int(parts[5])
+    /// The record of a compact line's bytes after its name and kind (`appendCompactLine`); nil when they are
+    /// not one. Read as bytes, not split as a `String`: an apply after a plan of a new store reads every
+    /// record of the recipe from these files (issue 18).
+    private static func record(named name: String, compact bytes: UnsafeRawBufferPointer) -> DeclaredRecord? {
+        var parts: [Range<Int>] = []
+        parts.reserveCapacity(18)
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: "\t") {
+            parts.append(start..<index)
+            start = index + 1
+        }
+        parts.append(start..<bytes.count)
+        func text(_ part: Int) -> String { unescape(UnsafeRawBufferPointer(rebasing: bytes[parts[part]])) }
+        /// Whether the part is exactly this one character.
+        func isCharacter(_ part: Int, _ character: Unicode.Scalar) -> Bool {
+            parts[part].count == 1 && bytes[parts[part].lowerBound] == UInt8(ascii: character)
+        }
+        guard parts.count >= 6, (parts.count - 6) % 3 == 0, let line = Int(text(4)), let column = Int(text(5))
         else { return nil }
         let parent: String?
-        switch parts[1].first {
-        case "+"?: parent = unescape(parts[1].dropFirst())
-        case "-"?: parent = nil
+        switch parts[1].isEmpty ? nil : bytes[parts[1].lowerBound] {
+        case UInt8(ascii: "+"): parent = unescape(UnsafeRawBufferPointer(rebasing: bytes[parts[1].dropFirst()]))
+        case UInt8(ascii: "-"): parent = nil
         default: return nil
         }
         var fields: [String: DeclaredValue] = [:]
+        fields.reserveCapacity((parts.count - 6) / 3)
         var index = 6
         while index < parts.count {
-            let key = unescape(parts[index])
-            let text = parts[index + 2]
-            switch parts[index + 1] {
-            case "s": fields[key] = .value(.string(unescape(text)))
-            case "i":
-                guard let number = Int64(text) else { return nil }
+            let key = text(index)
+            if isCharacter(index + 1, "s") {
+                fields[key] = .value(.string(text(index + 2)))
+            } else if isCharacter(index + 1, "i") {
+                guard let number = Int64(text(index + 2)) else { return nil }
                 fields[key] = .value(.int64(number))
-            case "d":
-                guard let bits = UInt64(text, radix: 16) else { return nil }
+            } else if isCharacter(index + 1, "d") {
+                guard let bits = UInt64(text(index + 2), radix: 16) else { return nil }
                 fields[key] = .value(.double(Double(bitPattern: bits)))
-            default: return nil
+            } else {
+                return nil
             }
             index += 3
         }
         return DeclaredRecord(
-            name: name, type: unescape(parts[0]), fields: fields, parent: parent, share: nil, absent: parts[2] == "1",
-            location: SourceLocation(file: unescape(parts[3]), line: line, column: column))
+            name: name, type: text(0), fields: fields, parent: parent, share: nil, absent: isCharacter(2, "1"),
+            location: SourceLocation(file: text(3), line: line, column: column))
     }
 
     private static func escape(_ text: String) -> String {
@@ -174,26 +190,29 @@ struct DeclaredRecordFile {
         return String(escaped)
     }
 
-    private static func unescape<S: StringProtocol>(_ text: S) -> String {
-        guard text.contains("\\") else { return String(text) }
-        var plain = String.UnicodeScalarView()
+    /// The text of escaped UTF-8 bytes (`escape`). Byte by byte: every escape is ASCII, and no byte of a
+    /// longer UTF-8 sequence is.
+    private static func unescape(_ bytes: UnsafeRawBufferPointer) -> String {
+        guard bytes.contains(UInt8(ascii: "\\")) else { return String(decoding: bytes, as: UTF8.self) }
+        var plain: [UInt8] = []
+        plain.reserveCapacity(bytes.count)
         var escaping = false
-        for scalar in text.unicodeScalars {
+        for byte in bytes {
             if escaping {
-                switch scalar {
-                case "t": plain.append("\t")
-                case "n": plain.append("\n")
-                case "r": plain.append("\r")
-                default: plain.append(scalar)
+                switch byte {
+                case UInt8(ascii: "t"): plain.append(UInt8(ascii: "\t"))
+                case UInt8(ascii: "n"): plain.append(UInt8(ascii: "\n"))
+                case UInt8(ascii: "r"): plain.append(UInt8(ascii: "\r"))
+                default: plain.append(byte)
                 }
                 escaping = false
-            } else if scalar == "\\" {
+            } else if byte == UInt8(ascii: "\\") {
                 escaping = true
             } else {
-                plain.append(scalar)
+                plain.append(byte)
             }
         }
-        return String(plain)
+        return String(decoding: plain, as: UTF8.self)
     }
 
     /// Removes the files in `directory` that no digest in `kept` names.

@@ -73,6 +73,46 @@ struct PlanBuilder {
         return changes
     }
 
+    /// Appends another builder's changes, notes and waiting lines to this one's, list by list: a zone added
+    /// to a builder of its own (`eachAlone`), appended in the recipe's order, plans as adding it here would.
+    mutating func append(_ other: PlanBuilder) {
+        zoneCreates += other.zoneCreates
+        recordSaves += other.recordSaves
+        shareSaves += other.shareSaves
+        participantSaves += other.participantSaves
+        publicSaves += other.publicSaves
+        publicDeletes += other.publicDeletes
+        participantDeletes += other.participantDeletes
+        shareDeletes += other.shareDeletes
+        recordDeletes += other.recordDeletes
+        zoneDeletes += other.zoneDeletes
+        subscriptionSaves += other.subscriptionSaves
+        subscriptionDeletes += other.subscriptionDeletes
+        notes += other.notes
+        waiting += other.waiting
+    }
+
+    /// Each zone added alone to a builder of its own, like this one but holding no change yet, on every core
+    /// (issue 18): what `add` gives a zone depends on the zone, the live state, the recipe, the users and the
+    /// options, never on the zones added before it, so appending these in order (`append`) plans as adding
+    /// the zones one after another does. Each zone's error, when it has one, is its result.
+    func eachAlone(_ zones: ArraySlice<DeclaredZone>) -> [Result<PlanBuilder, any Error>] {
+        var empty = PlanBuilder(recipe: recipe, users: users, live: live, actsAsAnyUser: actsAsAnyUser, prune: prune)
+        empty.destroy = destroy
+        let parts = OnEveryCore.parts(of: zones.count, atLeast: 1)
+        let first = zones.startIndex
+        return Array(
+            OnEveryCore.map(parts.count) { part in
+                parts[part].map { offset in
+                    Result { () throws -> PlanBuilder in
+                        var alone = empty
+                        try alone.add(zones[first + offset])
+                        return alone
+                    }
+                }
+            }.joined())
+    }
+
     // MARK: - Zones
 
     /// The note of a zone that keeps records the recipe does not declare.

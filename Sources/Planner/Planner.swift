@@ -42,15 +42,51 @@ public struct Planner: Sendable {
         load: () throws -> (recipe: Recipe, inputs: RecipeInputs)
     ) async throws -> Plan {
         if let plan = try await planFromCache(unchanged, options: options) { return plan }
+        if let (recipe, inputs) = Self.recipeFromCache(unchanged, options: options) {
+            logger.debug(
+                "the cache file cannot plan \(unchanged.recipe.name) alone: planning it whole, its records from the cache"
+            )
+            let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger)
+            return try await plan(recipe, users: users, options: options, inputs: inputs, recipeKept: true)
+        }
         logger.debug("the cache file cannot plan \(unchanged.recipe.name) alone: loading it")
         let (recipe, inputs) = try load()
         return try await plan(recipe, inputs: inputs, options: options)
     }
 
+    /// The recipe the cache file remembers, with every zone's declared records from the files beside it: the
+    /// recipe its unchanged files would load, without loading them (a plan, then the apply of a new store,
+    /// whose users the file cannot know before they sign in; issue 18). nil when a zone's records are not
+    /// kept (the file's plan could not keep them, or they were removed) or a file is damaged.
+    static func recipeFromCache(_ unchanged: UnchangedRecipe, options: PlanOptions) -> (Recipe, RecipeInputs)? {
+        guard let cache = options.cache, cache.refresh == .incremental, let remembered = unchanged.memo.recipe
+        else { return nil }
+        let directory = PlanMemo.recordsDirectory(of: cache.file)
+        var recipe = remembered.header
+        let names = recipe.zones.map(\.name)
+        // On every core, as a recipe's zones are decoded when it is loaded.
+        let parts = OnEveryCore.parts(of: names.count, atLeast: OnEveryCore.zonesPerPart)
+        let read = OnEveryCore.map(parts.count) { part in
+            parts[part].map { index in
+                remembered.contents[names[index]].flatMap {
+                    DeclaredRecordFile(directory: directory, digest: $0).records()
+                }
+            }
+        }
+        for (index, records) in zip(names.indices, read.joined()) {
+            guard let records else { return nil }
+            recipe.zones[index].records = records
+        }
+        return (recipe, remembered.inputs)
+    }
+
     /// Plans the recipe against the store, with users already signed in.
+    /// - Parameter recipeKept: whether the recipe is the one the cache file keeps (`recipeFromCache`), which
+    ///   the file then need not keep again.
     /// - Throws: `PlannerError` when a user has no account or the store cannot be read.
     public func plan(
-        _ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions(), inputs: RecipeInputs? = nil
+        _ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions(), inputs: RecipeInputs? = nil,
+        recipeKept: Bool = false
     ) async throws -> Plan {
         let zones = Self.zones(of: recipe, options: options)
         let reader = LiveStateReader(store: store, owner: users.owner.recordName ?? "", logger: logger)
@@ -74,7 +110,7 @@ public struct Planner: Sendable {
         }
         return try await build(
             recipe, zones: zones, users: users, options: options, reader: reader, incremental: incremental,
-            partial: [:], remember: remember, writesRecords: true, context: context)
+            partial: [:], remember: remember, writesRecords: true, recipeKept: recipeKept, context: context)
     }
 
     /// The plan from the cache file and the change feeds, or nil when the file cannot answer alone.
@@ -122,11 +158,14 @@ public struct Planner: Sendable {
         }
         return try await build(
             recipe, zones: zones, users: remembered.users, options: options, reader: reader,
-            incremental: incremental, partial: partial, remember: remembered, writesRecords: false,
+            incremental: incremental, partial: partial, remember: remembered, writesRecords: false, recipeKept: true,
             context: PlanMemo.Context(
                 recipe: recipe, users: remembered.users, prune: options.prune, destroy: options.destroy,
                 actsAsAnyUser: store.capabilities.actsAsAnyUser))
     }
+
+    /// How many zones are added at once when each plans alone (`PlanBuilder.eachAlone`): a few a core.
+    static let zonesAddedAtOnce = 4 * OnEveryCore.cores
 
     /// The zones a plan with these options is about.
     private static func zones(of recipe: Recipe, options: PlanOptions) -> [DeclaredZone] {
@@ -138,11 +177,12 @@ public struct Planner: Sendable {
     /// - Parameter writesRecords: whether `zones` hold every record (a loaded recipe), so that the declared
     ///   records of the zones that plan to no changes, or that an apply may leave as declared, can be kept for
     ///   the next plan.
+    /// - Parameter recipeKept: whether the cache file keeps the recipe and its records as they are.
     /// - Parameter context: what every zone's digest depends on besides its declaration.
     private func build(
         _ recipe: Recipe, zones: [DeclaredZone], users: UserDirectory, options: PlanOptions,
         reader: LiveStateReader, incremental start: IncrementalRead, partial: [Int: PartialZone],
-        remember: RememberedRecipe?, writesRecords: Bool, context: PlanMemo.Context
+        remember: RememberedRecipe?, writesRecords: Bool, recipeKept: Bool, context: PlanMemo.Context
     ) async throws -> Plan {
         var incremental = start
         // An owner the store does not have yet owns nothing: everything the recipe declares is to create.
@@ -209,11 +249,14 @@ public struct Planner: Sendable {
         }
         var recordWrites: [Task<Void, Never>] = []
         /// Plans a zone from its live state, and keeps it for the next plan when it plans to no changes.
-        func planRead(_ index: Int, _ liveZone: LiveZone?, token: ChangeToken?) throws {
+        /// - Parameter alone: the zone already added to a builder of its own (`PlanBuilder.eachAlone`).
+        func planRead(
+            _ index: Int, _ liveZone: LiveZone?, token: ChangeToken?, alone: Result<PlanBuilder, any Error>? = nil
+        ) throws {
             let zone = zones[index]
             let (changesBefore, notesBefore, waitingBefore) =
                 (builder.changeCount, builder.notes.count, builder.waiting.count)
-            try builder.add(zone)
+            if let alone { builder.append(try alone.get()) } else { try builder.add(zone) }
             guard let digest = incremental.digests[index], let content = incremental.contents[index] else { return }
             var undeclared = 0
             if let liveZone {
@@ -237,8 +280,9 @@ public struct Planner: Sendable {
                 guard pending[zone.name] != nil else { return }
             }
             // Its declared records beside the file, under the digest of its declaration, written while the next
-            // zones are read and planned; a plan of the same files takes them from there.
-            if writesRecords, remember != nil, let cache = options.cache {
+            // zones are read and planned; a plan of the same files takes them from there (a recipe read from
+            // those files leaves them as they are).
+            if writesRecords, !recipeKept, remember != nil, let cache = options.cache {
                 let records = zone.records
                 let directory = PlanMemo.recordsDirectory(of: cache.file)
                 recordWrites.append(
@@ -295,9 +339,20 @@ public struct Planner: Sendable {
             nextZone = index + 1
         }
         try takeRemembered(upTo: ownerRecordName == nil ? 0 : zones.count)
-        if !pipelined || ownerRecordName == nil {
+        if ownerRecordName == nil {
+            // No owner in the store: nothing is live, nothing was remembered (`IncrementalRead` remembers
+            // nothing without an owner), and no zone's plan depends on another's. The zones are added on every
+            // core, a few at a time (`PlanBuilder.eachAlone`), so that their changes are not all held twice
+            // (issue 18).
+            for start in stride(from: 0, to: zones.count, by: Self.zonesAddedAtOnce) {
+                let end = min(start + Self.zonesAddedAtOnce, zones.count)
+                for (index, alone) in zip(start..<end, builder.eachAlone(zones[start..<end])) {
+                    zoneBases.append(ZoneBasis(zoneName: zones[index].name, exists: false))
+                    try planRead(index, nil, token: nil, alone: alone)
+                }
+            }
+        } else if !pipelined {
             for (index, zone) in zones.enumerated() {
-                if ownerRecordName == nil { zoneBases.append(ZoneBasis(zoneName: zone.name, exists: false)) }
                 if incremental.remembered[index] != nil {
                     planRemembered(index)
                 } else {
@@ -383,6 +438,16 @@ public struct Planner: Sendable {
                     memo.recipe = remember
                 }
                 memo.save(to: cache.file)
+            } else if ownerRecordName == nil, !recipeKept, let remember {
+                // The owner is not in the store yet, so nothing live is known: the file keeps only the recipe
+                // (no owner, no token, no zone), for the apply that follows to plan it from the records kept
+                // beside it without loading it (`recipeFromCache`).
+                DeclaredRecordFile.removeAll(
+                    in: PlanMemo.recordsDirectory(of: cache.file), except: Set(remember.contents.values))
+                PlanMemo(
+                    version: PlanMemo.currentVersion, storeName: store.displayName, owner: "",
+                    databaseToken: ChangeToken(rawValue: ""), zones: [:], recipe: remember
+                ).save(to: cache.file)
             }
             if !pending.isEmpty {
                 // The apply writes the file again, the recipe with its users as they are then.

@@ -162,15 +162,15 @@ enum ChangeFeed {
             return nil
         }
         guard context.exists else { return nil }
-        var arguments: StatementArguments = [context.zoneId]
-        arguments += StatementArguments(roots)
+        // Through SQLite's C API: an apply's plan cache reads every record's tag after it writes them.
+        var select = DirectStatement(
+            try db.cachedStatement(sql: "SELECT name, seq, tagSeq FROM record WHERE zoneId = ?\(rootFilter)"))
+        select.bind(context.zoneId)
+        select.bind(contentsOf: roots)
         var records: [String: String] = [:]
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(sql: "SELECT name, seq, tagSeq FROM record WHERE zoneId = ?\(rootFilter)"),
-            arguments: arguments)
-        while let row = try rows.next() {
-            let tagSeq: Int64? = row[2]
-            records[row[0]] = ChangeSequence.tag(tagSeq ?? row[1])
+        try select.forEachRow { row in
+            records[row.string(0)] = RecordRow.changeTag(seq: row.int64(1), tagSeq: row.optionalInt64(2))
+            return true
         }
         return ZoneTags(
             records: records, shares: context.readableShares, token: ChangeSequence.token(current, epoch: epoch))

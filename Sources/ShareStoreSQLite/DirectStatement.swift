@@ -3,11 +3,11 @@ import GRDB
 import GRDBSQLite
 
 /// One run of a prepared statement through SQLite's C API, for the statements run by the thousand: a record's
-/// insert or update in an apply, and the reads of records by name or type that a lookup, a query and an apply's
-/// row cache make. GRDB's `execute(arguments:)` boxes every value as an existential `DatabaseValueConvertible`,
-/// converts it to a `DatabaseValue` and binds it in nested closures (a third of writing a record), and its row
-/// cursor binds the same way and reads each column through `Row` (a quarter of answering a 200-record lookup,
-/// issue 18).
+/// insert or update in an apply, the users, zones and acceptances an apply writes by the hundred, and the
+/// reads of records by name or type that a lookup, a query and an apply's row cache make. GRDB's
+/// `execute(arguments:)` boxes every value as an existential `DatabaseValueConvertible`, converts it to a
+/// `DatabaseValue` and binds it in nested closures (a third of writing a record), and its row cursor binds the
+/// same way and reads each column through `Row` (a quarter of answering a 200-record lookup, issue 18).
 ///
 /// The statement is a cached one of GRDB's, run inside the transaction GRDB opened. Only this type runs it, so
 /// GRDB's own bookkeeping of its arguments is never relied on; the statement is reset before it is bound and
@@ -50,6 +50,11 @@ struct DirectStatement {
         }
     }
 
+    /// An enumerated column's value: its raw value, as GRDB stores ShareKit's enums (`ColumnTypes.swift`).
+    mutating func bind<Value: RawRepresentable>(_ value: Value) where Value.RawValue == String {
+        bind(value.rawValue)
+    }
+
     /// Binds each of `values` in turn.
     mutating func bind(contentsOf values: some Sequence<String>) {
         for value in values { bind(value) }
@@ -72,6 +77,13 @@ struct DirectStatement {
     }
 
     // MARK: Running
+
+    /// Runs the cached statement of `sql`, which answers no rows, once: its parameters bound in order by `bind`.
+    static func run(_ sql: String, in db: Database, binding bind: (inout DirectStatement) -> Void) throws {
+        var statement = DirectStatement(try db.cachedStatement(sql: sql))
+        bind(&statement)
+        try statement.run()
+    }
 
     /// Runs a statement that answers no rows once; the database's error when it fails.
     func run() throws {

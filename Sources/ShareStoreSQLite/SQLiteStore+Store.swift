@@ -39,9 +39,26 @@ extension SQLiteStore {
     /// Signs in (creating) the user with this normalized address inside the caller's write transaction.
     private static func signIn(_ normalized: String, name: String?, db: Database) throws -> User {
         let recordName = StableName.userRecordName(email: normalized)
-        var row = try UserRow.fetchOne(db, recordName: recordName) ?? UserRow(recordName: recordName, email: normalized)
-        if let name, !name.isEmpty { row.name = name }
-        try row.save(db)
+        let given = name?.isEmpty == false ? name : nil
+        // Through SQLite's C API, not GRDB's `save`: an apply signs in a hundred users.
+        var row: UserRow
+        if let found = try UserRow.fetchOne(db, recordName: recordName) {
+            row = found
+            if let given, given != row.name {
+                try DirectStatement.run("UPDATE user SET name = ? WHERE recordName = ?", in: db) {
+                    $0.bind(given)
+                    $0.bind(recordName)
+                }
+                row.name = given
+            }
+        } else {
+            row = UserRow(recordName: recordName, email: normalized, name: given)
+            try DirectStatement.run("INSERT INTO user (recordName, email, name) VALUES (?, ?, ?)", in: db) {
+                $0.bind(row.recordName)
+                $0.bind(row.email)
+                $0.bind(row.name)
+            }
+        }
         _ = try ZoneContext.ensureZone(scope: .private, owner: recordName, name: defaultZoneName, db: db)
         return row.user
     }
@@ -585,13 +602,29 @@ extension SQLiteStore {
 
     /// What one transaction's acceptances share: the shares read or accepted, by short GUID (a share that ten
     /// participants accept is read once, and each acceptance updates it here as it updates the store), the
-    /// change sequence (read once, stored by `finish`), and whether any user holds a subscription (no
-    /// acceptance adds one). A thousand acceptances an apply of the benchmark each read and wrote the counter
-    /// and asked for subscriptions (issue 18).
+    /// change sequence (read once, stored by `finish`), the sequence numbers of the shares and zones the
+    /// acceptances wrote (the last of each, stored by `finish`), and whether any user holds a subscription (no
+    /// acceptance adds one). A thousand acceptances an apply of the benchmark each read and wrote the counter,
+    /// wrote their share's and zone's number, and asked for subscriptions (issue 18).
     struct AcceptedShares {
         var byGUID: [String: (share: Share, zoneId: Int64)] = [:]
         private var sequence: ChangeSequence?
         private var subscriptions: Bool?
+        /// The last sequence number each share was written at, by zone row id and share name.
+        private var shareSeqs: [ShareKey: Int64] = [:]
+        /// The last sequence number each zone was written at, by row id.
+        private var zoneSeqs: [Int64: Int64] = [:]
+
+        private struct ShareKey: Hashable {
+            var zoneId: Int64
+            var name: String
+        }
+
+        /// Notes that the share `name` of the zone `zoneId` was written at `seq`.
+        mutating func wrote(share name: String, zoneId: Int64, at seq: Int64) {
+            shareSeqs[ShareKey(zoneId: zoneId, name: name)] = seq
+            zoneSeqs[zoneId] = seq
+        }
 
         /// The sequence number of the next write.
         mutating func nextSeq(_ db: Database) throws -> Int64 {
@@ -608,8 +641,32 @@ extension SQLiteStore {
             return any
         }
 
-        /// Stores the last sequence number taken; call once, at the end of the transaction.
-        func finish(_ db: Database) throws { try sequence?.store(db) }
+        /// Stores the sequence numbers the shares and zones were last written at; call before reading a share
+        /// of the store again within the transaction.
+        mutating func storeSeqs(_ db: Database) throws {
+            for (key, seq) in shareSeqs {
+                try DirectStatement.run("UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", in: db) {
+                    $0.bind(seq)
+                    $0.bind(key.zoneId)
+                    $0.bind(key.name)
+                }
+            }
+            for (zoneId, seq) in zoneSeqs {
+                try DirectStatement.run("UPDATE zone SET seq = ? WHERE id = ?", in: db) {
+                    $0.bind(seq)
+                    $0.bind(zoneId)
+                }
+            }
+            shareSeqs = [:]
+            zoneSeqs = [:]
+        }
+
+        /// Stores the sequence numbers: the counter's last, and each share's and zone's; call once, at the end
+        /// of the transaction.
+        mutating func finish(_ db: Database) throws {
+            try storeSeqs(db)
+            try sequence?.store(db)
+        }
     }
 
     /// Accepts one share inside the caller's write transaction; its `ShareError` when it cannot, thrown
@@ -668,13 +725,17 @@ extension SQLiteStore {
                 role: .publicUser, permission: share.publicPermission, acceptance: .accepted, position: position
             ).insert(db)
         } else {
-            try db.cachedStatement(
-                sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?"
-            ).execute(arguments: [AcceptanceStatus.accepted, zoneId, share.recordName, user])
+            try DirectStatement.run(
+                "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?", in: db
+            ) {
+                $0.bind(AcceptanceStatus.accepted)
+                $0.bind(zoneId)
+                $0.bind(share.recordName)
+                $0.bind(user)
+            }
         }
-        try db.cachedStatement(sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?")
-            .execute(arguments: [seq, zoneId, share.recordName])
-        try db.cachedStatement(sql: "UPDATE zone SET seq = ? WHERE id = ?").execute(arguments: [seq, zoneId])
+        // The share's and zone's numbers are stored once each, by `finish`: ten participants accept a share.
+        shares.wrote(share: share.recordName, zoneId: zoneId, at: seq)
         if try shares.anySubscription(db) {
             try SubscriptionFiring.fireZoneChange(
                 zone: share.zoneID.zoneName, owner: share.ownerRecordName, participants: [user], by: user, db: db)
@@ -688,6 +749,7 @@ extension SQLiteStore {
             updated.changeTag = ChangeSequence.tag(seq)
             accepted = updated
         } else {
+            try shares.storeSeqs(db)
             (accepted, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
         }
         shares.byGUID[guid] = (accepted, zoneId)

@@ -59,6 +59,17 @@ struct DeclaredRecordFileTests {
         let damaged = DeclaredRecordFile(directory: scratch.url, digest: "damaged")
         try "plain\tC\tItem\n".write(to: damaged.url, atomically: true, encoding: .utf8)
         #expect(damaged.records() == nil)
+        // A compact line whose parent mark, line number, field kind or number is not one.
+        for line in [
+            "n\tC\tItem\t*\t0\tf\t1\t2", "n\tC\tItem\t-\t0\tf\tone\t2", "n\tC\tItem\t-\t0\tf\t1\t2\tqty\tq\t3",
+            "n\tC\tItem\t-\t0\tf\t1\t2\tqty\tii\t3", "n\tC\tItem\t-\t0\tf\t1\t2\tqty\ti\tthree",
+            "n\tC\tItem\t-\t0\tf\t1\t2\tqty\td\t1.5", "n\tC\tItem\t-\t0\tf\t1\t2\tqty\ts",
+        ] {
+            try (line + "\n").write(to: damaged.url, atomically: true, encoding: .utf8)
+            #expect(damaged.records() == nil, "\(line)")
+        }
+        try "n\tC\tItem\t-\t0\tf\t1\t2\tqty\ti\t-3\n".write(to: damaged.url, atomically: true, encoding: .utf8)
+        #expect(damaged.records()?.first?.fields["qty"] == .value(.int64(-3)), "and the line they spoil does")
         // What a write stopped between its own file and the rename leaves.
         try "half".write(
             to: scratch.url.appendingPathComponent(".keep.jsonl.1234.partial"), atomically: false, encoding: .utf8)

@@ -171,6 +171,46 @@ struct IncrementalPlanTests {
         Self.expectSame(after, try await Self.plan(recipe, base, cache: nil))
     }
 
+    @Test("a plan of a new store keeps its recipe: the next plan and the apply take its records from the cache")
+    func aNewStoresPlanKeepsTheRecipe() async throws {
+        let path = scratch.file("generated.yaml")
+        try Self.generatedFile.write(toFile: path, atomically: true, encoding: .utf8)
+        let recipe = try RecipeLoader(environment: [:]).load(path: path)
+        let store = try freshStore()
+        let loads = LoadCounter()
+        let first = try await Self.planFile(path, store, cache: cache, loads: loads)
+        #expect(first.summary.add == 1_000 + 2 + 1 + 1, "1,000 records, two zones, a share and bob")
+        #expect(cache.unchangedRecipe(environment: [:]) != nil, "the cache remembers the file before the owner exists")
+        let second = try await Self.planFile(path, store, cache: cache, loads: loads)
+        #expect(loads.count == 0, "the records come from the cache, the file is not loaded")
+        Self.expectSame(second, first)
+        Self.expectSame(second, try await Self.plan(recipe, store, cache: nil))
+        // The apply of that plan leaves the cache as the store holds it: the next plan is quiet, from the cache.
+        let report = try await Applier(store: store, logger: quietLogger).apply(second)
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        let counting = CountingStore(store)
+        let after = try await Self.planFile(path, counting, cache: cache, loads: loads)
+        #expect(after.isEmpty)
+        #expect(loads.count == 0)
+        #expect(counting.calls["zoneChanges"] == nil, "\(counting.calls)")
+    }
+
+    @Test("a new store's plan whose kept records are missing loads the file, and plans the same")
+    func aMissingRecordFileLoadsTheFile() async throws {
+        let path = scratch.file("generated.yaml")
+        try Self.generatedFile.write(toFile: path, atomically: true, encoding: .utf8)
+        let store = try freshStore()
+        let loads = LoadCounter()
+        let first = try await Self.planFile(path, store, cache: cache, loads: loads)
+        let directory = cache.file.deletingPathExtension().appendingPathExtension("records")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".jsonl") }
+        #expect(kept.count == 2, "one file a zone: \(kept)")
+        try FileManager.default.removeItem(at: directory.appendingPathComponent(kept[0]))
+        let second = try await Self.planFile(path, store, cache: cache, loads: loads)
+        #expect(loads.count == 1)
+        Self.expectSame(second, first)
+    }
+
     @Test("an edited file, or a changed environment variable it uses, is loaded again")
     func anEditedFileIsLoaded() async throws {
         let path = scratch.file("generated.yaml")
