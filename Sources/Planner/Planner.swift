@@ -47,7 +47,8 @@ public struct Planner: Sendable {
                 "the cache file cannot plan \(unchanged.recipe.name) alone: planning it whole, its records from the cache"
             )
             let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger)
-            return try await plan(recipe, users: users, options: options, inputs: inputs, recipeKept: true)
+            return try await plan(
+                recipe, users: users, options: options, inputs: inputs, kept: unchanged.memo.recipe?.contents)
         }
         logger.debug("the cache file cannot plan \(unchanged.recipe.name) alone: loading it")
         let (recipe, inputs) = try load()
@@ -81,12 +82,19 @@ public struct Planner: Sendable {
     }
 
     /// Plans the recipe against the store, with users already signed in.
-    /// - Parameter recipeKept: whether the recipe is the one the cache file keeps (`recipeFromCache`), which
-    ///   the file then need not keep again.
     /// - Throws: `PlannerError` when a user has no account or the store cannot be read.
     public func plan(
-        _ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions(), inputs: RecipeInputs? = nil,
-        recipeKept: Bool = false
+        _ recipe: Recipe, users: UserDirectory, options: PlanOptions = PlanOptions(), inputs: RecipeInputs? = nil
+    ) async throws -> Plan {
+        try await plan(recipe, users: users, options: options, inputs: inputs, kept: nil)
+    }
+
+    /// Plans the recipe against the store, with users already signed in.
+    /// - Parameter kept: when the recipe is the one the cache file keeps (`recipeFromCache`), each zone's
+    ///   declaration digest (`PlanMemo.content(of:)`) by zone name: the zones are not digested again, and the
+    ///   file need not keep them again.
+    private func plan(
+        _ recipe: Recipe, users: UserDirectory, options: PlanOptions, inputs: RecipeInputs?, kept: [String: String]?
     ) async throws -> Plan {
         let zones = Self.zones(of: recipe, options: options)
         let reader = LiveStateReader(store: store, owner: users.owner.recordName ?? "", logger: logger)
@@ -100,7 +108,10 @@ public struct Planner: Sendable {
         let incremental = try await IncrementalRead(
             cache: options.cache, reader: reader, owner: users.owner.recordName, zones: zones,
             alwaysRead: Set(zones.filter { Self.namesSharesOfOtherZones($0) }.map(\.name)),
-            digest: { PlanMemo.digests(of: $0, context: contextKey) })
+            digest: { zone in
+                guard let content = kept?[zone.name] else { return PlanMemo.digests(of: zone, context: contextKey) }
+                return (PlanMemo.digest(context: contextKey, content: content), content)
+            })
         // A recipe whose `!share-url` names another zone's share is read whole first: the cache does not
         // remember it.
         let remember = inputs.flatMap { inputs in
@@ -110,7 +121,7 @@ public struct Planner: Sendable {
         }
         return try await build(
             recipe, zones: zones, users: users, options: options, reader: reader, incremental: incremental,
-            partial: [:], remember: remember, writesRecords: true, recipeKept: recipeKept, context: context)
+            partial: [:], remember: remember, writesRecords: true, recipeKept: kept != nil, context: context)
     }
 
     /// The plan from the cache file and the change feeds, or nil when the file cannot answer alone.
