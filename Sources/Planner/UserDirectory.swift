@@ -53,10 +53,10 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         guard let owner = recipe.user(recipe.owner) else { throw PlannerError.unknownUser(handle: recipe.owner) }
         var entries: [Entry] = []
         if store.capabilities.actsAsAnyUser {
-            // A few sign-ins at a time: over `http:` each is a request of its own.
+            // A few sign-ins at a time: over `http:` each is a request of its own (as many as an apply's).
             var recordNames = [UserRecordName?](repeating: nil, count: recipe.users.count)
             let users = recipe.users
-            try await BoundedTasks.run(Array(users.indices), limit: 3) { index in
+            try await BoundedTasks.run(Array(users.indices), limit: Applier.usersInFlight) { index in
                 await BoundedTasks.result {
                     create
                         ? try await signIn(users[index], store: store) : try await existing(users[index], store: store)

@@ -155,8 +155,14 @@ struct ZoneContext {
         sharesByRoot = [:]
         sharesByName = [:]
         guard zoneId >= 0 else { return }
-        let shares = try ShareRow.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM share WHERE zoneId = ?"), arguments: [zoneId])
+        var select = DirectStatement(
+            try db.cachedStatement(sql: "SELECT \(ShareRow.selection) FROM share WHERE zoneId = ?"))
+        select.bind(zoneId)
+        var shares: [ShareRow] = []
+        try select.forEachRow { row in
+            shares.append(try ShareRow(row))
+            return true
+        }
         guard !shares.isEmpty else { return }
         let participants = try ParticipantLoader.load(zoneId: zoneId, db: db)
         for row in shares {
@@ -172,51 +178,50 @@ struct ZoneContext {
 enum ParticipantLoader {
     /// The participants of every share of a zone, by share name.
     static func load(zoneId: Int64, db: Database) throws -> [String: [Participant]] {
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
-                    FROM participant p LEFT JOIN user u ON u.recordName = p.user
-                    WHERE p.zoneId = ? ORDER BY p.shareName, p.position
-                    """), arguments: [zoneId])
-        return try participants(rows)
+        var select = DirectStatement(
+            try db.cachedStatement(sql: "\(selection) WHERE p.zoneId = ? ORDER BY p.shareName, p.position"))
+        select.bind(zoneId)
+        return try participants(select)
     }
 
     /// The participants of one share: accepting a share reads only its own (a zone of 100 hierarchy shares
     /// would otherwise be read whole for each acceptance).
     static func load(zoneId: Int64, shareName: String, db: Database) throws -> [Participant] {
-        let rows = try Row.fetchCursor(
-            db.cachedStatement(
-                sql: """
-                    SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
-                    FROM participant p LEFT JOIN user u ON u.recordName = p.user
-                    WHERE p.zoneId = ? AND p.shareName = ? ORDER BY p.position
-                    """), arguments: [zoneId, shareName])
-        return try participants(rows)[shareName] ?? []
+        var select = DirectStatement(
+            try db.cachedStatement(sql: "\(selection) WHERE p.zoneId = ? AND p.shareName = ? ORDER BY p.position"))
+        select.bind(zoneId)
+        select.bind(shareName)
+        return try participants(select)[shareName] ?? []
     }
 
-    /// Read from a cursor, whose rows are read in place: copying each row first cost as much as the reading
-    /// (an acceptance reads its share's participants, a thousand acceptances an apply of the benchmark).
-    private static func participants(_ rows: RowCursor) throws -> [String: [Participant]] {
+    private static let selection = """
+        SELECT p.shareName, p.user, p.role, p.permission, p.acceptance, u.email, u.name
+        FROM participant p LEFT JOIN user u ON u.recordName = p.user
+        """
+
+    /// Read through SQLite's C API, each row in place (an acceptance reads its share's participants, a
+    /// thousand acceptances an apply of the benchmark, each a request of its own over `http:`).
+    private static func participants(_ select: DirectStatement) throws -> [String: [Participant]] {
         var result: [String: [Participant]] = [:]
-        while let row = try rows.next() {
-            let shareName: String = row[0]
-            let user: String = row[1]
+        try select.forEachRow { row in
+            let shareName = row.string(0)
+            let user = row.string(1)
+            let (roleText, permissionText, acceptanceText) = (row.string(2), row.string(3), row.string(4))
             // A word the enums do not know is a damaged store: say so, never guess a default.
-            guard let role = ParticipantRole.fromDatabaseValue(row[2]),
-                let permission = Permission.fromDatabaseValue(row[3]),
-                let acceptance = AcceptanceStatus.fromDatabaseValue(row[4])
+            guard let role = ParticipantRole(rawValue: roleText), let permission = Permission(rawValue: permissionText),
+                let acceptance = AcceptanceStatus(rawValue: acceptanceText)
             else {
                 throw ShareError(
                     .internalError,
                     "the store holds a participant of share \(shareName) with an unknown role, permission or status "
-                        + "(\(row[2] as DatabaseValue), \(row[3] as DatabaseValue), \(row[4] as DatabaseValue))",
+                        + "(\(roleText), \(permissionText), \(acceptanceText))",
                     subject: user)
             }
             let participant = Participant(
-                participantID: user, userRecordName: user, email: row[5], name: row[6], role: role,
-                permission: permission, acceptance: acceptance)
+                participantID: user, userRecordName: user, email: row.optionalString(5), name: row.optionalString(6),
+                role: role, permission: permission, acceptance: acceptance)
             result[shareName, default: []].append(participant)
+            return true
         }
         return result
     }
