@@ -280,17 +280,20 @@ public final class WebServicesStore: Store {
             let batch = try await uploadingAssets(pending.map { chunk[$0] }, in: zoneID, database: database, as: user)
             var request = ModifyRecordsRequest(batch, in: zoneID, atomic: atomic)
             // Records that are created or replaced whole are, once saved, the fields sent: the answer need not
-            // carry them back (`desiredKeys: []`), which halves what both sides encode and decode.
-            let echoSentFields = batch.allSatisfy(Self.savesWholeRecord)
-            if echoSentFields { request.desiredKeys = [] }
+            // carry them back (`desiredKeys`: none but a share's title, a share's one field, when the request
+            // saves shares too, as each zone's first request of an apply does), which halves what both sides
+            // encode and decode.
+            let echoSentFields = batch.allSatisfy { Self.savesWholeRecord($0) || Self.isShare($0) }
+            if echoSentFields {
+                request.desiredKeys = batch.contains(where: Self.isShare) ? [WireSpelling.shareTitleField] : []
+            }
             let response: RecordsResponse = try await send(
                 .recordsModify, database: database, body: request, as: user)
             var answered = try Self.inOrder(
                 response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: .recordsModify)
             if echoSentFields {
                 for index in answered.indices {
-                    guard case .saved(var saved) = answered[index], saved.fields.isEmpty,
-                        case .record(let sent) = batch[index].item
+                    guard case .saved(var saved) = answered[index], case .record(let sent) = batch[index].item
                     else { continue }
                     saved.fields = sent.fields
                     answered[index] = .saved(saved)
@@ -320,6 +323,12 @@ public final class WebServicesStore: Store {
     static func savesWholeRecord(_ operation: RecordOperation) -> Bool {
         guard case .record = operation.item else { return false }
         return [.create, .replace, .forceReplace].contains(operation.kind)
+    }
+
+    /// Whether the operation saves or deletes a share.
+    static func isShare(_ operation: RecordOperation) -> Bool {
+        guard case .share = operation.item else { return false }
+        return true
     }
 
     // MARK: Sharing
