@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs a sharing app written with Apple's CloudKit JS (Scripts/cloudkitjs/sharing-app.js) in Node against a
+# fresh `sharelane serve`, for whoever has a copy of cloudkit.js. Apple's file is never kept in this
+# repository (its licence); give its path:
+#
+#   Scripts/cloudkitjs-check.sh path/to/cloudkit.js
+#
+# Needs node (18 or later, for its fetch) and openssl (the server-to-server key). Prints one line per step and
+# `N passed, N failed`; exits 1 when a step failed. SHARELANE=path/to/sharelane uses that binary instead of
+# building one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cloudkit_js=${1:-}
+if [ -z "$cloudkit_js" ] || [ ! -f "$cloudkit_js" ]; then
+  echo "usage: Scripts/cloudkitjs-check.sh PATH_TO_CLOUDKIT_JS (Apple's cloudkit.js, version 2)" >&2
+  exit 2
+fi
+command -v node >/dev/null 2>&1 || { echo "cloudkitjs-check: node is needed (18 or later)" >&2; exit 2; }
+command -v openssl >/dev/null 2>&1 || { echo "cloudkitjs-check: openssl is needed for the server-to-server key" >&2; exit 2; }
+
+if [ -z "${SHARELANE:-}" ]; then
+  swift build --product sharelane >&2
+  SHARELANE="$(swift build --show-bin-path)/sharelane"
+fi
+
+work=$(mktemp -d)
+serve_pid=""
+cleanup() {
+  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+openssl ecparam -name prime256v1 -genkey -noout -out "$work/eckey.pem" 2>/dev/null
+openssl ec -in "$work/eckey.pem" -pubout -out "$work/eckey.pub.pem" 2>/dev/null
+key_id="cloudkitjs-check-key"
+api_token="cloudkitjs-check-$(openssl rand -hex 8)"
+
+"$SHARELANE" serve --store "sqlite:$work/serve.sqlite" --port 0 --api-token "$api_token" \
+  --server-key "$key_id=$work/eckey.pub.pem" >"$work/serve.out" 2>"$work/serve.log" &
+serve_pid=$!
+base_url=""
+for _ in $(seq 1 100); do
+  base_url=$(sed -n 's/^sharelane serve: CloudKit Web Services on \(http:[^ ]*\) over .*/\1/p' "$work/serve.out")
+  [ -n "$base_url" ] && break
+  kill -0 "$serve_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$base_url" ] || { echo "cloudkitjs-check: serve did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
+
+node Scripts/cloudkitjs/sharing-app.js "$cloudkit_js" "$base_url" "$api_token" "$key_id" "$work/eckey.pem"
