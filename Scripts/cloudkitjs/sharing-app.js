@@ -24,11 +24,14 @@ const APPLE = 'https://api.apple-cloudkit.com';
 const CONTAINER = 'iCloud.com.example.SharingApp';
 const SERVER_CONTAINER = 'iCloud.com.example.SharingApp.server';
 
-// The shim: Apple's host becomes the emulator's; anything else (CloudKit JS's usage reports) is answered
-// here and goes nowhere.
+// The shim: Apple's host becomes the emulator's, and the URLs the emulator hands out (asset uploads and
+// downloads) go as they are; anything else (CloudKit JS's usage reports) is answered here and goes nowhere.
+// CLOUDKITJS_TRACE=1 prints each request on standard error.
 function emulatorFetch(url, options) {
   const text = String(url);
+  if (process.env.CLOUDKITJS_TRACE) console.error('>', options && options.method, text, options && options.body);
   if (text.startsWith(APPLE)) return fetch(baseURL + text.slice(APPLE.length), options);
+  if (text.startsWith(baseURL)) return fetch(text, options);
   return Promise.resolve(new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }));
 }
 

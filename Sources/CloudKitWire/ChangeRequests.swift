@@ -125,7 +125,7 @@ package struct ZoneChangesResponse: Codable, Sendable, Hashable {
             zoneID = WireZoneID(changes.zoneID)
             records =
                 changes.changedRecords.map { WireRecord($0) }
-                + changes.changedShares.map { WireRecord($0, currentUser: currentUser) }
+                + changes.changedShares.map { WireRecord($0, currentUser: currentUser, listingOwner: true) }
                 + changes.deletedRecordNames.map { WireRecord(deletedRecordName: $0) }
             syncToken = changes.token.rawValue
             moreComing = changes.moreComing

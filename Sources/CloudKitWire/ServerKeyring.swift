@@ -41,7 +41,9 @@ public struct ServerKeyring: Sendable {
 
     /// Checks a signed request; nil when it passes, otherwise `AUTHENTICATION_FAILED` saying why.
     /// - Parameters:
-    ///   - subpath: the URL path as received, from `/database/1/…`, without the query.
+    ///   - subpath: the request target as received, from `/database/1/…`: the path, and the query string when
+    ///     the request has one. CloudKit JS signs its query (`?ckjsBuildVersion=…&ckjsVersion=…&clientId=…`)
+    ///     as part of the path, and Apple's service accepts it; a client that sends no query signs the path.
     ///   - now: the server's clock.
     public func check(keyID: String?, date: String?, signature: String?, body: Data, subpath: String, now: Date)
         -> ShareError?

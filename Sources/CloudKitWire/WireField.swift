@@ -12,6 +12,10 @@ package struct WireField: Sendable, Hashable {
     /// Write `INT64` and `DOUBLE` values (and their lists) as JSON strings, as Apple does for a request with
     /// `numbersAsStrings: true` (JavaScript numbers cannot hold every 64-bit integer). Reading accepts both.
     package var numbersAsStrings = false
+    /// Whether the value came with its `type`; false when it was inferred from the JSON value, as CloudKit JS
+    /// sends values (`{"value": 2}` for a DOUBLE of 2.0). The emulator then settles it to the field's type in
+    /// the schema (`SchemaRules.settled`), as Apple's service does.
+    package var isTyped = true
 
     package init(_ value: FieldValue) {
         self.value = value
@@ -44,6 +48,7 @@ extension WireField: Codable {
             value = try Self.decodeValue(of: type, from: try container.superDecoder(forKey: .value))
         } else {
             value = try Self.inferValue(from: try container.superDecoder(forKey: .value))
+            isTyped = false
         }
     }
 
@@ -159,6 +164,13 @@ extension WireField: Codable {
             if let number = try? single.decode(Double.self) { return .double(number) }
         }
         if let reference = try? WireReference(from: decoder) { return .reference(reference.reference) }
+        // An upload's `singleFile` dictionary saved as it was answered, as CloudKit JS saves an asset, or an
+        // asset dictionary read back.
+        if let asset = try? WireAsset(from: decoder), asset.fileChecksum != nil || asset.receipt != nil,
+            let text = asset.assetIDText
+        {
+            return .assetID(text)
+        }
         if let location = try? Location(from: decoder) { return .location(location) }
         if var list = try? decoder.unkeyedContainer() {
             var values: [FieldValue] = []

@@ -56,8 +56,14 @@ package struct WireRecord: Codable, Sendable, Hashable {
 
     /// A share as a `cloudkit.share` record.
     ///
-    /// - Parameter currentUser: the caller, whose own participant entry goes in `currentUserParticipant`.
-    package init(_ share: Share, includeZoneID: Bool = true, currentUser: UserRecordName? = nil) {
+    /// - Parameters:
+    ///   - currentUser: the caller, whose own participant entry goes in `currentUserParticipant`.
+    ///   - listingOwner: the owner leads `participants` (type `OWNER`, accepted, read-write), as CloudKit
+    ///     answers a share (native `CKShare.participants` includes the owner too). Answers list it; requests
+    ///     name the invitees only, and a share read back drops the entry (`shareValue`).
+    package init(
+        _ share: Share, includeZoneID: Bool = true, currentUser: UserRecordName? = nil, listingOwner: Bool = false
+    ) {
         recordName = share.recordName
         recordType = shareRecordType
         recordChangeTag = share.changeTag
@@ -65,8 +71,9 @@ package struct WireRecord: Codable, Sendable, Hashable {
         zoneID = includeZoneID ? WireZoneID(share.zoneID) : nil
         forRecord = share.rootRecordName.map { WireRecordPointer(recordName: $0) }
         publicPermission = WireSpelling.permission(share.publicPermission)
-        participants = share.participants.map(WireParticipant.init)
         owner = WireParticipant(owner: share.ownerRecordName)
+        let invitees = share.participants.filter { $0.role != .owner }.map(WireParticipant.init)
+        participants = listingOwner ? (owner.map { [$0] } ?? []) + invitees : invitees
         currentUserParticipant = currentUser.flatMap { share.participant($0) }.map(WireParticipant.init)
         shortGUID = share.shortGUID
         url = share.url
@@ -78,7 +85,7 @@ package struct WireRecord: Codable, Sendable, Hashable {
     package init(_ outcome: RecordOutcome, currentUser: UserRecordName) {
         switch outcome {
         case .saved(let record): self.init(record)
-        case .savedShare(let share): self.init(share, currentUser: currentUser)
+        case .savedShare(let share): self.init(share, currentUser: currentUser, listingOwner: true)
         case .deleted(let name): self.init(deletedRecordName: name)
         case .failed(let name, let error): self.init(recordName: name, error: error)
         }
@@ -131,6 +138,12 @@ package struct WireRecord: Codable, Sendable, Hashable {
         return WireError.shareError(code: serverErrorCode, reason: reason, subject: subject, retryAfter: retryAfter)
     }
 
+    /// The names of the fields whose value came without a `type` (`WireField.isTyped`).
+    package var untypedFieldNames: Set<String> {
+        guard let fields else { return [] }
+        return Set(fields.lazy.filter { !$0.value.isTyped }.map(\.key))
+    }
+
     /// This entry as a record of `zoneID` (the entry's own zone ID wins when it has one).
     package func record(in zoneID: ZoneID) -> Record {
         Record(
@@ -140,7 +153,12 @@ package struct WireRecord: Codable, Sendable, Hashable {
             shareRecordName: share?.recordName)
     }
 
-    /// This entry as a share of `zoneID`.
+    /// The `OWNER` entry of `participants`, which CloudKit lists beside the invitees.
+    private var listedOwner: WireParticipant? { participants?.first { $0.role == .owner } }
+
+    /// This entry as a share of `zoneID`. The owner's entry among `participants` (as CloudKit answers a share,
+    /// and clients such as CloudKit JS send it back) is not an invitee: it is dropped, and names the owner
+    /// when `owner` does not.
     package func shareValue(in zoneID: ZoneID) throws -> Share {
         let permissionWord = publicPermission ?? WireSpelling.permission(.none)
         guard let permission = WireSpelling.permission(permissionWord) else {
@@ -154,8 +172,10 @@ package struct WireRecord: Codable, Sendable, Hashable {
             recordName: recordName ?? (forRecord == nil ? zoneShareRecordName : ""),
             zoneID: self.zoneID?.zoneID ?? zoneID,
             rootRecordName: forRecord?.recordName, title: title, publicPermission: permission,
-            ownerRecordName: owner?.userIdentity.userRecordName ?? defaultOwnerName,
-            participants: (participants ?? []).map(\.participant), changeTag: recordChangeTag,
+            ownerRecordName: owner?.userIdentity.userRecordName ?? listedOwner?.userIdentity.userRecordName
+                ?? defaultOwnerName,
+            participants: (participants ?? []).filter { $0.role != .owner }.map(\.participant),
+            changeTag: recordChangeTag,
             shortGUID: shortGUID, url: url ?? shortGUID.map { "https://www.icloud.com/share/\($0)" })
     }
 

@@ -63,7 +63,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
     }
 
     /// A server-to-server request: checked against the keys `serve --server-key` was given, over the body
-    /// and path as received; public database only.
+    /// and the request target as received (path and query, as CloudKit JS signs it); public database only.
     private func signed(
         _ request: Request, database: DatabaseScope?, context: Context,
         next: (Request, Context) async throws -> Response
@@ -84,7 +84,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         let keyID = header(WireSpelling.keyIDHeader)
         if let refusal = configuration.serverKeys.check(
             keyID: keyID, date: header(WireSpelling.dateHeader), signature: header(WireSpelling.signatureHeader),
-            body: body, subpath: request.uri.path, now: Date())
+            body: body, subpath: request.head.path ?? request.uri.path, now: Date())
         {
             return await answer(refusal, to: request, context: context)
         }
@@ -113,7 +113,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     /// A refusal as CloudKit answers it; `AUTHENTICATION_REQUIRED` leads to the sign-in page.
     private func answer(_ error: ShareError, to request: Request, context: Context) async -> Response {
-        let redirectURL = error.code == .authenticationRequired ? await service.redirectURL(for: request) : nil
+        let redirectURL = error.code == .authenticationRequired ? await service.redirectURL(context: context) : nil
         let body = (try? WireCoding.bodyEncoder().encode(WireError(error, redirectURL: redirectURL))) ?? Data()
         return WireResponse.json(body, status: error.status)
     }

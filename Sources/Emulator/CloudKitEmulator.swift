@@ -37,6 +37,7 @@ public struct CloudKitEmulator: Sendable {
         let router = Router(context: EmulatorRequestContext.self)
         let service = self.service
         router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.add(middleware: CrossOriginMiddleware(configuration: service.configuration))
         router.group(RouterPath(WireSpelling.signInPath))
             .add(middleware: AuthenticationMiddleware(service: service, requiresWebAuthToken: false))
             .post { request, context in try await service.signIn(request, context: context) }

@@ -25,12 +25,15 @@ public struct EmulatorConfiguration: Sendable {
     /// Asset checksums are answered as Apple's look, a digest the client cannot compute
     /// (`serve --opaque-checksums`, `OpaqueAssetChecksum`); by default serve's own `fnv1a64:HEX`.
     public var opaqueChecksums: Bool
+    /// Web origins besides loopback ones whose pages may call the emulator from a browser (CORS) and receive
+    /// a token from the sign-in popup (`serve --allow-origin`), each as `scheme://host[:port]`.
+    public var allowedOrigins: [String]
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),
         tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20, clock: EmulatorClock = .system,
         consoleSessionLifetime: Duration = .seconds(8 * 3600), strictTokens: Bool = false,
-        serverKeys: ServerKeyring = ServerKeyring(), opaqueChecksums: Bool = false
+        serverKeys: ServerKeyring = ServerKeyring(), opaqueChecksums: Bool = false, allowedOrigins: [String] = []
     ) {
         self.host = host
         self.port = port
@@ -42,6 +45,31 @@ public struct EmulatorConfiguration: Sendable {
         self.strictTokens = strictTokens
         self.serverKeys = serverKeys
         self.opaqueChecksums = opaqueChecksums
+        self.allowedOrigins = allowedOrigins.compactMap(Self.origin(of:))
+    }
+
+    /// Whether a page of `origin` (an `Origin` header's value) may call the emulator and be handed a token:
+    /// any `http:` or `https:` origin on this machine (localhost, 127.0.0.0/8, [::1]), as a web app's dev
+    /// server is, and the origins of `allowedOrigins`. Never the opaque origin `null`.
+    public func allowsOrigin(_ origin: String) -> Bool {
+        guard let normalized = Self.origin(of: origin), let components = URLComponents(string: normalized),
+            let host = components.host?.lowercased()
+        else { return false }
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        if octets.count == 4, octets[0] == "127", octets.allSatisfy({ UInt8($0) != nil }) { return true }
+        return allowedOrigins.contains(normalized)
+    }
+
+    /// `scheme://host[:port]` of an origin or URL, scheme and host lowercased; nil when it is not an http(s)
+    /// origin.
+    public static func origin(of text: String) -> String? {
+        guard let components = URLComponents(string: text.trimmingCharacters(in: .whitespaces)),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty, components.user == nil, components.password == nil
+        else { return nil }
+        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(shownHost.lowercased())" + (components.port.map { ":\($0)" } ?? "")
     }
 
     /// Whether `given` is this emulator's API token, compared in constant time so that the answer's timing

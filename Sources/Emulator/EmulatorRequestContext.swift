@@ -10,8 +10,16 @@ struct EmulatorRequestContext: RequestContext {
     /// out names the user that authentication found on the way in.
     let caller = Caller()
 
+    /// The address and port the request's connection reached on this machine (`127.0.0.1:8420`), from the
+    /// socket, never from the request's `Host` header; nil where no socket is behind the request.
+    let localAddress: String?
+
     init(source: Source) {
         coreContext = .init(source: source)
+        localAddress = source.channel.localAddress.flatMap { address in
+            guard let ip = address.ipAddress, let port = address.port else { return nil }
+            return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        }
     }
 
     /// The authenticated user of a database request.

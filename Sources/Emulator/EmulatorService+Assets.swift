@@ -63,8 +63,13 @@ extension EmulatorService {
         let bytes = [UInt8](buffer.readableBytesView)
         let kept = try await store.saveAssetBytes(bytes)
         let checksum = servedChecksum?(kept).fileChecksum ?? kept
-        let answer = UploadedAssetResponse(
-            singleFile: WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum)))
+        var singleFile = WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum))
+        // Apple's answer carries the key the asset was encrypted with and a checksum of the reference; a client
+        // saves them back as they came. The emulator keeps the bytes as sent, so both are stand-ins in Apple's
+        // form (base64), taken back and not checked.
+        singleFile.wrappingKey = SignInTickets.randomToken(bytes: 32, urlSafe: false)
+        singleFile.referenceChecksum = Data(("ref:" + checksum).utf8).base64EncodedString()
+        let answer = UploadedAssetResponse(singleFile: singleFile)
         return WireResponse.json(try encode(answer))
     }
 

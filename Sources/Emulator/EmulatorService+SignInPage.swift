@@ -17,19 +17,25 @@ extension EmulatorService {
     /// `http://` URL, such as the one-shot server of `sharelane login`.
     static let callbackParameter = "callback"
 
-    /// The `redirectURL` of a refusal: the sign-in page on the address the request reached, with a new
-    /// one-time ticket.
-    func redirectURL(for request: Request) async -> String? {
-        guard let host = request.head.authority else { return nil }
+    /// The `redirectURL` of a refusal: the sign-in page on the address the request's connection reached (the
+    /// socket's, never the `Host` header, which a client writes and could point at another server), with a
+    /// new one-time ticket.
+    func redirectURL(context: EmulatorRequestContext) async -> String? {
+        guard let address = context.localAddress else { return nil }
         let ticket = await tickets.issue()
-        return "http://\(host)\(Self.signInPagePath)?ticket=\(ticket)"
+        return "http://\(address)\(Self.signInPagePath)?ticket=\(ticket)"
     }
 
     /// `GET /auth/signin?ticket=…[&callback=…]`: the sign-in form.
+    ///
+    /// Opened as CloudKit JS opens it, in a popup from a web app's page, the page's origin comes in the
+    /// `Referer` header; when that origin is allowed (`EmulatorConfiguration.allowsOrigin`) the form carries it,
+    /// and the signed-in page hands the token to that origin alone (`postMessage`), never to `*`.
     func signInPage(_ request: Request) async -> Response {
         let ticket = request.uri.queryParameters["ticket"].map(String.init)
         let callback = request.uri.queryParameters[Self.callbackParameter[...]].map(String.init)
-        guard await tickets.isValid(ticket) else { return Self.expiredTicketPage() }
+        let opener = openerOrigin(request.headers[.referer])
+        guard await tickets.isValid(ticket) else { return Self.expiredTicketPage(opener: opener) }
         if let callback, Self.loopbackCallback(callback) == nil {
             return Self.page(
                 "Sign-in callback refused",
@@ -39,6 +45,7 @@ extension EmulatorService {
         let hidden =
             "<input type=\"hidden\" name=\"ticket\" value=\"\(HTML.escaped(ticket ?? ""))\">"
             + (callback.map { "<input type=\"hidden\" name=\"callback\" value=\"\(HTML.escaped($0))\">" } ?? "")
+            + (opener.map { "<input type=\"hidden\" name=\"opener\" value=\"\(HTML.escaped($0))\">" } ?? "")
         return Self.page(
             "Sign in to sharelane serve",
             """
@@ -63,6 +70,7 @@ extension EmulatorService {
         let form = Console.formFields(body)
         let email = (form["emailAddress"] ?? "").trimmingCharacters(in: .whitespaces)
         let callback = form["callback"].flatMap { $0.isEmpty ? nil : $0 }
+        let opener = openerOrigin(form["opener"])
         if let callback, Self.loopbackCallback(callback) == nil {
             return Self.page(
                 "Sign-in callback refused",
@@ -74,7 +82,7 @@ extension EmulatorService {
                 "<p class=\"error\">\"\(HTML.escaped(email))\" is not an email address. Go back and try again.</p>",
                 status: .badRequest)
         }
-        guard await tickets.spend(form["ticket"]) else { return Self.expiredTicketPage() }
+        guard await tickets.spend(form["ticket"]) else { return Self.expiredTicketPage(opener: opener) }
         let user: User
         do {
             user = try await store.signIn(email: email, name: form["name"].flatMap { $0.isEmpty ? nil : $0 })
@@ -96,6 +104,14 @@ extension EmulatorService {
             headers[.cacheControl] = "no-store"
             return Response(status: .seeOther, headers: headers)
         }
+        if let opener {
+            // CloudKit JS's sign-in popup: the opener waits for a message whose `ckSession` is the token.
+            return Self.page(
+                "Signed in",
+                "<p>Signed in as \(HTML.escaped(user.email ?? email)). This window closes by itself; if it stays "
+                    + "open, close it and return to the app.</p>",
+                message: ["ckSession": token], to: opener)
+        }
         return Self.page(
             "Signed in",
             """
@@ -103,6 +119,13 @@ extension EmulatorService {
             (it is a secret: it acts as this user until it expires):</p>
             <p><code>\(HTML.escaped(token))</code></p>
             """)
+    }
+
+    /// The origin of the page that opened the sign-in popup, when it is allowed to receive a token.
+    func openerOrigin(_ text: String?) -> String? {
+        guard let text, let origin = EmulatorConfiguration.origin(of: text), configuration.allowsOrigin(origin)
+        else { return nil }
+        return origin
     }
 
     /// The callback as URL components when it is an `http://` address on this machine; nil otherwise.
@@ -114,14 +137,38 @@ extension EmulatorService {
         return components
     }
 
-    private static func expiredTicketPage() -> Response {
-        page(
-            "Sign-in link expired",
-            "<p class=\"error\">This sign-in link was already used, has expired, or was not made by this emulator "
-                + "(it may have restarted). Make the request again for a new redirectURL.</p>", status: .forbidden)
+    private static func expiredTicketPage(opener: String? = nil) -> Response {
+        let reason =
+            "This sign-in link was already used, has expired, or was not made by this emulator (it may have "
+            + "restarted). Make the request again for a new redirectURL."
+        return page(
+            "Sign-in link expired", "<p class=\"error\">\(HTML.escaped(reason))</p>", status: .forbidden,
+            message: opener.map { _ in ["errorMessage": reason] }, to: opener)
     }
 
-    private static func page(_ title: String, _ body: String, status: HTTPResponse.Status = .ok) -> Response {
+    /// A page of the sign-in flow. With `message` and `to`, a script posts the message to the window that
+    /// opened this one, for that origin only, then closes the window.
+    private static func page(
+        _ title: String, _ body: String, status: HTTPResponse.Status = .ok, message: [String: String]? = nil,
+        to opener: String? = nil
+    ) -> Response {
+        var script = ""
+        var scriptSource = ""
+        if let message, let opener,
+            let json = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])
+        {
+            // JSON inside <script>: "<" written as \u003c so that no "</script>" ends the element early.
+            let payload = String(decoding: json, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+            let target = String(decoding: (try? JSONEncoder().encode(opener)) ?? Data("\"\"".utf8), as: UTF8.self)
+                .replacingOccurrences(of: "<", with: "\\u003c")
+            let nonce = SignInTickets.randomToken()
+            scriptSource = " 'nonce-\(nonce)'"
+            script = """
+                <script nonce="\(nonce)">
+                if (window.opener) { window.opener.postMessage(\(payload), \(target)); window.close(); }
+                </script>
+                """
+        }
         let html = """
             <!doctype html>
             <html lang="en">
@@ -131,6 +178,7 @@ extension EmulatorService {
             .error{color:#b00020}code{word-break:break-all}</style></head>
             <body><h1>\(HTML.escaped(title))</h1>
             \(body)
+            \(script)
             </body></html>
 
             """
@@ -139,7 +187,9 @@ extension EmulatorService {
         headers[.cacheControl] = "no-store"
         if let name = HTTPField.Name("X-Content-Type-Options") { headers[name] = "nosniff" }
         if let name = HTTPField.Name("Content-Security-Policy") {
-            headers[name] = "default-src 'none'; style-src 'unsafe-inline'"
+            headers[name] =
+                "default-src 'none'; style-src 'unsafe-inline'"
+                + (scriptSource.isEmpty ? "" : "; script-src\(scriptSource)")
         }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }

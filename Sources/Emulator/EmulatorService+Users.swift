@@ -14,6 +14,11 @@ extension EmulatorService {
     {
         switch operation {
         case .usersCaller:
+            // A server-to-server key acts as a user of its own, whom no store holds: CloudKit JS asks who it is
+            // when it sets up a key's container, and hears the key's record name alone.
+            if AccessRules.isServerKeyCaller(user) {
+                return try encode(WireUserIdentity(userRecordName: user, email: nil, name: nil))
+            }
             let me = try await store.currentUser(as: user)
             return try encode(WireUserIdentity(userRecordName: me.recordName, email: me.email, name: me.name))
         case .usersDiscover:

@@ -105,7 +105,7 @@ struct EmulatorService: Sendable {
             try checkLimit(request.operations.count, "operations")
             let zoneID = request.zoneID?.zoneID ?? .defaultZone
             let operations = try await keepingAssets(
-                try request.operations.map { try recordOperation($0, in: zoneID) }, store: store)
+                try await recordOperations(request.operations, in: zoneID, store: store, as: user), store: store)
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
             let outcomes = try await modify(
                 operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
@@ -269,6 +269,32 @@ struct EmulatorService: Sendable {
     }
 
     // MARK: Conversions
+
+    /// The request's operations as the store takes them. Values sent without a `type` (as CloudKit JS sends
+    /// them) take their field's type in the schema (`SchemaRules.settling`): the schema as it is, grown by the
+    /// request's earlier operations, so that a field one operation creates settles the values after it. The
+    /// schema is read only for a request that has such a value; sharelane's own client always sends `type`.
+    private func recordOperations(
+        _ wireOperations: [ModifyRecordsRequest.Operation], in zoneID: ZoneID, store: any Store,
+        as user: UserRecordName
+    ) async throws -> [RecordOperation] {
+        var operations = try wireOperations.map { try recordOperation($0, in: zoneID) }
+        let untyped = wireOperations.map(\.record.untypedFieldNames)
+        guard untyped.contains(where: { !$0.isEmpty }) else { return operations }
+        var schema = try await store.schema(in: store.environment, as: user)
+        for index in operations.indices {
+            guard case .record(var record) = operations[index].item else { continue }
+            if !untyped[index].isEmpty {
+                record.fields = SchemaRules.settling(
+                    record.fields, untyped: untyped[index], recordType: record.recordType, in: schema)
+                operations[index].item = .record(record)
+            }
+            // A refusal here is the store's to answer, in its place in the batch.
+            _ = try? SchemaRules.admit(
+                recordType: record.recordType, fields: record.fields, into: &schema, environment: store.environment)
+        }
+        return operations
+    }
 
     private func recordOperation(_ operation: ModifyRecordsRequest.Operation, in zoneID: ZoneID) throws
         -> RecordOperation

@@ -10,9 +10,10 @@ extension ShareError: HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: WireSpelling.httpStatus(code)) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        // The address the connection reached, never the request's Host header, which the client writes.
         var redirectURL: String?
-        if code == .authenticationRequired, let host = request.head.authority {
-            redirectURL = "http://\(host)\(WireSpelling.signInPath)"
+        if code == .authenticationRequired, let address = (context as? EmulatorRequestContext)?.localAddress {
+            redirectURL = "http://\(address)\(WireSpelling.signInPath)"
         }
         let body = (try? WireCoding.bodyEncoder().encode(WireError(self, redirectURL: redirectURL))) ?? Data()
         return WireResponse.json(body, status: status)

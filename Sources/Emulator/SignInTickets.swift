@@ -15,12 +15,19 @@ actor SignInTickets {
         self.clock = clock
     }
 
-    /// A new ticket: 16 random bytes in URL-safe base64.
-    func issue() -> String {
+    /// Random bytes in base64, URL-safe and unpadded by default: a ticket, or a page's script nonce.
+    nonisolated static func randomToken(bytes count: Int = 16, urlSafe: Bool = true) -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let ticket = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let text = Data(bytes).base64EncodedString()
+        guard urlSafe else { return text }
+        return text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// A new ticket.
+    func issue() -> String {
+        let ticket = Self.randomToken()
         let now = clock.now()
         if expiries.count >= limit { expiries = expiries.filter { $0.value > now } }
         if expiries.count >= limit, let oldest = expiries.min(by: { $0.value < $1.value })?.key {

@@ -237,8 +237,15 @@ public enum AccessRules {
     /// The caller of a request signed with a server-to-server key: the key acts in the public database as a
     /// user of its own, who creates (and so may change) the public records it saves.
     public static func serverKeyCaller(keyID: String) -> UserRecordName {
-        "_serverKey_" + keyID
+        serverKeyPrefix + keyID
     }
+
+    /// Whether `caller` is a server-to-server key's caller (`serverKeyCaller(keyID:)`), a user no store holds.
+    public static func isServerKeyCaller(_ caller: UserRecordName) -> Bool {
+        caller.hasPrefix(serverKeyPrefix)
+    }
+
+    private static let serverKeyPrefix = "_serverKey_"
 
     /// What a caller asks of a database, for `unauthenticated(caller:intent:database:)`.
     public enum Intent: Sendable, Hashable {

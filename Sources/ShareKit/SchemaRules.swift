@@ -1,3 +1,4 @@
+import Foundation
 /// CloudKit's schema rules as pure functions: what a save does to a schema, what a query needs, what a
 /// deploy may change. Every store asks these (the SQLite store for each write and query, and through it
 /// `sharelane serve`); the planner and `schema diff` compare schemas with `changes(from:to:)`.
@@ -30,15 +31,16 @@ public enum SchemaRules {
         SchemaField("cloudkit.type", .string),
     ]
 
-    /// The indexes development gives a field that a save creates: strings are queryable, sortable and
-    /// searchable; numbers and dates queryable and sortable; references and lists queryable; bytes, assets
-    /// and locations none.
+    /// The indexes development gives a field that a save creates, so that queries work before anyone writes
+    /// a schema: strings are queryable, sortable and searchable; numbers, dates and locations queryable and
+    /// sortable (a location's `NEAR` filter and its sort by distance); references and lists queryable; bytes
+    /// and assets none.
     public static func defaultIndexes(for type: FieldType) -> SchemaIndexes {
         switch type {
         case .string: [.queryable, .sortable, .searchable]
-        case .int64, .double, .timestamp: [.queryable, .sortable]
+        case .int64, .double, .timestamp, .location: [.queryable, .sortable]
         case .reference: .queryable
-        case .bytes, .assetID, .location, .assetIDList, .bytesList, .locationList: []
+        case .bytes, .assetID, .assetIDList, .bytesList, .locationList: []
         case .stringList, .int64List, .doubleList, .timestampList, .referenceList: .queryable
         }
     }
@@ -109,6 +111,41 @@ public enum SchemaRules {
                 subject: subject)
         }
         schema.recordTypes[shareRecordType] = RecordTypeSchema(shareRecordType, fields: shareTypeFields)
+    }
+
+    /// A value written without its type (a plain YAML scalar in a recipe; a JSON value with no `type` on the
+    /// wire, as CloudKit JS sends every value an app gives none) takes the type of its field where the field
+    /// has one that holds it. JavaScript and YAML cannot tell `2` from `2.0`, so a whole number is a DOUBLE
+    /// field's number or a TIMESTAMP field's milliseconds, and a base64 string is a BYTES field's bytes; lists
+    /// alike. Anything else is kept as read, for `admit` to judge: a fraction for an INT64 field is still
+    /// refused, and so is a value whose type was given and differs from the field's.
+    public static func settled(_ value: FieldValue, as type: FieldType?) -> FieldValue {
+        guard let type, value.type != type else { return value }
+        switch (value, type) {
+        case (.int64(let number), .double): return .double(Double(number))
+        case (.int64(let number), .timestamp): return .timestamp(number)
+        case (.string(let text), .bytes): return Data(base64Encoded: text).map(FieldValue.bytes) ?? value
+        case (.list(_, let values), _):
+            guard let elementType = type.elementType else { return value }
+            let elements = values.map { settled($0, as: elementType) }
+            guard elements.allSatisfy({ $0.type == elementType }) else { return value }
+            return .list(elementType: elementType, elements)
+        default: return value
+        }
+    }
+
+    /// A record's fields with those written without a type (`untyped`) settled to the types `schema` gives
+    /// them (`settled(_:as:)`).
+    public static func settling(
+        _ fields: [String: FieldValue], untyped: Set<String>, recordType: String, in schema: Schema
+    ) -> [String: FieldValue] {
+        guard !untyped.isEmpty, let known = schema.recordTypes[recordType] else { return fields }
+        var result = fields
+        for name in untyped {
+            guard let value = fields[name], let type = known.fields[name]?.type else { continue }
+            result[name] = settled(value, as: type)
+        }
+        return result
     }
 
     /// Apple's refusal of a value of another type than the field's.

@@ -38,7 +38,7 @@ extension RecordBatch {
                 throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
             }
             if kind.checksChangeTag {
-                try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject)
+                try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
             }
             return try update(
                 existing, with: record, replacing: kind == .replace || kind == .forceReplace, subject: subject)
@@ -47,7 +47,7 @@ extension RecordBatch {
                 throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
             }
             if kind.checksChangeTag {
-                try Self.checkTag(record.changeTag, current: existing.changeTag, subject: subject)
+                try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
             }
             return try delete(existing, subject: subject)
         }

@@ -23,6 +23,10 @@ struct RecordBatch {
     private var schemaGrew = false
     /// Records whose share this batch saved or deleted: a share's save rewrites its root record.
     private var rewrittenRoots: Set<String> = []
+    /// The change tag each of `rewrittenRoots` had before its share's save rewrote it. A root saved with its
+    /// share in one request is one change: the root's own save is checked against the tag the client read,
+    /// whether the request names the share first (as CloudKit JS apps often do) or the root.
+    private var tagsBeforeShareSave: [String: String] = [:]
 
     init(context: ZoneContext, db: Database, now: Int64, environment: CloudKitEnvironment) throws {
         self.context = context
@@ -199,6 +203,7 @@ struct RecordBatch {
         guard var row = try row(name) else { return }
         if !isRoot, row.tagSeq == nil { row.tagSeq = row.seq }
         if isRoot {
+            if tagsBeforeShareSave[name] == nil { tagsBeforeShareSave[name] = row.changeTag }
             row.tagSeq = nil
             rewrittenRoots.insert(name)
         }
@@ -239,6 +244,13 @@ struct RecordBatch {
     }
 
     // MARK: - Change tags
+
+    /// Refuses a record's write whose change tag is missing or stale; the tag a root had before this batch
+    /// saved its share counts as current for the root's first write after that save (`tagsBeforeShareSave`).
+    mutating func checkRecordTag(_ given: String?, current: String, name: String, subject: String) throws(ShareError) {
+        if let before = tagsBeforeShareSave.removeValue(forKey: name), given == before { return }
+        try Self.checkTag(given, current: current, subject: subject)
+    }
 
     /// Refuses a write whose change tag is missing or no longer the current one.
     static func checkTag(_ given: String?, current: String, subject: String) throws(ShareError) {

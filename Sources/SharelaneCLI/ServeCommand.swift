@@ -78,6 +78,18 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             valueName: "key-id=pem"))
     var serverKey: [String] = []
 
+    @Option(
+        name: .customLong("allow-origin"),
+        help: ArgumentHelp(
+            "Let web pages of this origin call the emulator from a browser (repeatable).",
+            discussion:
+                "ORIGIN is scheme://host[:port], such as https://app.example.test. Pages on this machine "
+                + "(http://localhost:PORT, http://127.0.0.1:PORT, http://[::1]:PORT) are always allowed. An "
+                + "allowed page is answered with CORS headers and may sign in through the sign-in popup, as "
+                + "CloudKit JS does (Docs/CloudKit.md).",
+            valueName: "origin"))
+    var allowOrigin: [String] = []
+
     /// The keyring of `--server-key`.
     func serverKeyring() throws -> ServerKeyring {
         var keyring = ServerKeyring()
@@ -106,6 +118,11 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func validate() throws {
         _ = try serverKeyring()
+        for origin in allowOrigin where EmulatorConfiguration.origin(of: origin) == nil {
+            throw ValidationError(
+                "--allow-origin \"\(origin)\" is not a web origin: give scheme://host[:port], such as "
+                    + "https://app.example.test")
+        }
         guard (0...65535).contains(port) else {
             throw ValidationError("--port \(port) is not a port: give 0…65535")
         }
@@ -141,11 +158,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             store: served,
             configuration: EmulatorConfiguration(
                 host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
-                opaqueChecksums: opaqueChecksums),
+                opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin),
             logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
         let opaqueChecksums = self.opaqueChecksums
+        let allowedOrigins = allowOrigin.compactMap(EmulatorConfiguration.origin(of:))
         let storeName = served.displayName
         do {
             try await emulator.run { boundPort in
@@ -162,6 +180,9 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 }
                 if strictTokens { lines.append("Web auth tokens: one request each (--strict-tokens)") }
                 if opaqueChecksums { lines.append("Asset checksums: opaque, as Apple's (--opaque-checksums)") }
+                if !allowedOrigins.isEmpty {
+                    lines.append("Browser pages allowed: loopback origins, \(allowedOrigins.joined(separator: ", "))")
+                }
                 lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
                 // Docs/Console.md: the console's address, never with the token in it.
                 lines.append("Console: http://\(host):\(boundPort)/    (read-only; sign in with the API token)")
