@@ -82,9 +82,12 @@ struct AuthenticationMiddleware: RouterMiddleware {
                 to: request, context: context)
         }
         let keyID = header(WireSpelling.keyIDHeader)
+        // The target as received; a bare `?` with nothing after it is no query.
+        var target = request.head.path ?? request.uri.path
+        if target.hasSuffix("?") { target.removeLast() }
         if let refusal = configuration.serverKeys.check(
             keyID: keyID, date: header(WireSpelling.dateHeader), signature: header(WireSpelling.signatureHeader),
-            body: body, subpath: request.head.path ?? request.uri.path, now: Date())
+            body: body, subpath: target, now: Date())
         {
             return await answer(refusal, to: request, context: context)
         }

@@ -155,11 +155,14 @@ extension EmulatorService {
         var script = ""
         var scriptSource = ""
         if let message, let opener,
-            let json = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys])
+            let json = try? JSONSerialization.data(
+                withJSONObject: message, options: [.sortedKeys, .withoutEscapingSlashes])
         {
             // JSON inside <script>: "<" written as \u003c so that no "</script>" ends the element early.
             let payload = String(decoding: json, as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
-            let target = String(decoding: (try? JSONEncoder().encode(opener)) ?? Data("\"\"".utf8), as: UTF8.self)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .withoutEscapingSlashes
+            let target = String(decoding: (try? encoder.encode(opener)) ?? Data("\"\"".utf8), as: UTF8.self)
                 .replacingOccurrences(of: "<", with: "\\u003c")
             let nonce = SignInTickets.randomToken()
             scriptSource = " 'nonce-\(nonce)'"

@@ -38,6 +38,13 @@ extension RecipeDecoder {
         return fieldValue(node, context).map { .value($0) }
     }
 
+    /// Notes a field written as `{type: …, value: …}` for the record or step at `place` (`typedFields`).
+    func noteTyped(_ field: RecipePair, at place: SourceLocation) {
+        guard field.value.tag == nil, let pairs = field.value.pairs, pairs.contains(where: { $0.key == "type" })
+        else { return }
+        typedFields[place, default: []].insert(field.key)
+    }
+
     /// A plain field value (no `!share-url`).
     func fieldValue(_ node: RecipeNode, _ context: ValueContext) -> FieldValue? {
         if let tag = node.tag {

@@ -176,6 +176,7 @@ extension RecipeDecoder {
                         zone: zone, path: "lanes/\(zone ?? "")/\(record ?? "")/\(field.key)", index: nil,
                         allowShareURL: true)
                     if let v = declaredValue(field.value, context) { fields[field.key] = v }
+                    noteTyped(field, at: location)
                 }
             }
             if let zone, let record, let type {

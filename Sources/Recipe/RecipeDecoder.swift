@@ -28,6 +28,9 @@ final class RecipeDecoder {
     var shareURLs: [PendingShareURL] = []
     /// Where each record's `parent:` key was written, for messages.
     var parentLocations: [String: SourceLocation] = [:]
+    /// The fields written with an explicit type (`{type: …, value: …}`), by the place of their record or
+    /// lane step: the others may take their field's type from the recipe's schema (`SchemaInference`).
+    var typedFields: [SourceLocation: Set<String>] = [:]
 
     var seed: UInt64 = 0
     /// Where `owner:` was written.
@@ -343,6 +346,7 @@ final class RecipeDecoder {
             references += decoder.references
             shareURLs += decoder.shareURLs
             parentLocations.merge(decoder.parentLocations) { _, later in later }
+            typedFields.merge(decoder.typedFields) { earlier, later in earlier.union(later) }
             log.merge(decoder.log)
         }
         return zones.flatMap { $0 }
@@ -644,6 +648,7 @@ final class RecipeDecoder {
                 let context = ValueContext(
                     zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true)
                 if let value = declaredValue(field.value, context) { record.fields[field.key] = value }
+                noteTyped(field, at: record.location)
             }
         }
         if let shareNode = node["share"] {

@@ -117,7 +117,7 @@ public struct RecipeLoader: Sendable {
         guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors)) }
         var validator = RecipeValidator()
         validator.validate(&recipe, decoder: decoder)
-        var inference = SchemaInference()
+        var inference = SchemaInference(typedFields: decoder.typedFields)
         inference.infer(&recipe)
         errors += (validator.errors + inference.errors).filter {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))

@@ -70,10 +70,129 @@ extension RecipeDecoder {
 
 /// Adds to a recipe's schema what its records imply, and reports each record whose field contradicts the
 /// declared type or the type an earlier record gave the field.
+///
+/// A value written plainly takes its field's type where the recipe gives the field one, as CloudKit settles
+/// a value sent without a type (`SchemaRules.settled`): `amount: 30` is a DOUBLE where the schema declares
+/// `amount` DOUBLE, or another record gives it `30.5`. Lane `save:` steps are read the same way, and checked
+/// against the recipe's schema with the same messages, at the step.
 struct SchemaInference {
+    /// The fields written with an explicit type, by their record's or step's place
+    /// (`RecipeDecoder.typedFields`): those keep the type they were given, and may contradict the schema.
+    var typedFields: [SourceLocation: Set<String>] = [:]
     var errors: [RecipeError] = []
 
     mutating func infer(_ recipe: inout Recipe) {
+        settleRecords(&recipe)
+        let declared = recipe.schema.schema
+        inferTypes(&recipe)
+        settleLaneSteps(&recipe, declared: declared)
+    }
+
+    /// Whether a record's or step's field was written plainly and may be settled: a whole number, or a list
+    /// of them, not given a type.
+    private func mayBeSettled(_ value: DeclaredValue, field: String, at place: SourceLocation) -> Bool {
+        guard case .value(let v) = value else { return false }
+        switch v {
+        case .int64, .list(.int64, _): return typedFields[place]?.contains(field) != true
+        default: return false
+        }
+    }
+
+    /// Settles the records' plain whole numbers to the type their field has elsewhere in the recipe: the
+    /// declared one, else the first type a value that could not be settled gives it.
+    private func settleRecords(_ recipe: inout Recipe) {
+        var targets: [String: [String: FieldType]] = recipe.schema.schema.recordTypes.mapValues {
+            $0.fields.mapValues(\.type)
+        }
+        func note(_ record: DeclaredRecord) {
+            guard !record.absent, !record.type.isEmpty else { return }
+            for (name, value) in record.fields where !mayBeSettled(value, field: name, at: record.location) {
+                guard targets[record.type]?[name] == nil else { continue }
+                switch value {
+                case .value(let v): targets[record.type, default: [:]][name] = v.type
+                case .shareURL: targets[record.type, default: [:]][name] = .string
+                }
+            }
+        }
+        for zone in recipe.zones { zone.records.forEach(note) }
+        recipe.publicRecords.forEach(note)
+        // Only types whose whole numbers mean something else need a second pass (most recipes have none).
+        let settling = targets.filter {
+            $0.value.values.contains { [.double, .timestamp, .doubleList, .timestampList].contains($0) }
+        }
+        guard !settling.isEmpty else { return }
+        func settle(_ record: inout DeclaredRecord) {
+            guard let fieldTypes = settling[record.type] else { return }
+            for (name, value) in record.fields {
+                guard let type = fieldTypes[name], case .value(let v) = value,
+                    mayBeSettled(value, field: name, at: record.location)
+                else { continue }
+                record.fields[name] = .value(SchemaRules.settled(v, as: type))
+            }
+        }
+        for zoneIndex in recipe.zones.indices {
+            for recordIndex in recipe.zones[zoneIndex].records.indices {
+                settle(&recipe.zones[zoneIndex].records[recordIndex])
+            }
+        }
+        for recordIndex in recipe.publicRecords.indices { settle(&recipe.publicRecords[recordIndex]) }
+    }
+
+    /// Settles the plain whole numbers of lane `save:` steps to the recipe's schema, and reports a field whose
+    /// value contradicts it, at the step.
+    private mutating func settleLaneSteps(_ recipe: inout Recipe, declared: Schema) {
+        let schema = recipe.schema
+        func check(_ steps: inout [Step]) {
+            for index in steps.indices {
+                guard case .save(let zone, let record, let type, let parent, var fields) = steps[index].action else {
+                    continue
+                }
+                let place = steps[index].location
+                for name in fields.keys.sorted() {
+                    guard let value = fields[name], let known = schema.schema.field(name, of: type) else { continue }
+                    if mayBeSettled(value, field: name, at: place), case .value(let v) = value {
+                        fields[name] = .value(SchemaRules.settled(v, as: known.type))
+                    }
+                    let given: FieldType
+                    switch fields[name] {
+                    case .value(let v)?: given = v.type
+                    case .shareURL?: given = .string
+                    case nil: continue
+                    }
+                    // A step that expects the store's refusal (`expect_error:`) may send what the schema refuses.
+                    guard given != known.type, steps[index].expectedError == nil else { continue }
+                    errors.append(
+                        Self.contradiction(
+                            field: name, record: record, given: given, known: known, recordType: type,
+                            declared: declared.field(name, of: type) != nil, schema: schema, at: place))
+                }
+                steps[index].action = .save(zone: zone, record: record, type: type, parent: parent, fields: fields)
+            }
+        }
+        for laneIndex in recipe.lanes.indices { check(&recipe.lanes[laneIndex].steps) }
+        check(&recipe.beforeAll)
+        check(&recipe.afterAll)
+        check(&recipe.onError)
+    }
+
+    /// A value of another type than its field's: what the record or step gave, and where the field got its
+    /// type.
+    private static func contradiction(
+        field name: String, record: String, given: FieldType, known: SchemaField, recordType: String,
+        declared: Bool, schema: RecipeSchema, at place: SourceLocation
+    ) -> RecipeError {
+        let key = "\(recordType).\(name)"
+        let location = schema.locations[key].map { " (\($0))" } ?? ""
+        let origin =
+            declared
+            ? "the schema declares \(key) \(known.typeName)\(location)"
+            : "an earlier record made \(key) \(known.type.rawValue)\(location)"
+        return RecipeError(
+            "field `\(name)` of record `\(record)` is \(given.rawValue), but \(origin); a field keeps one type in "
+                + "CloudKit: write the value as \(known.type.rawValue)" + hint(known.type), at: place)
+    }
+
+    private mutating func inferTypes(_ recipe: inout Recipe) {
         var result = recipe.schema
         let declared = recipe.schema.schema
         // The fields each record type was last seen with, as far as they agree with the schema: a record whose
@@ -106,17 +225,11 @@ struct SchemaInference {
                         agreed[record.type, default: [:]][name] = type
                         continue
                     }
-                    let source = declared.field(name, of: record.type) != nil ? "the schema declares" : "record"
-                    let place = result.locations[key].map { " (\($0))" } ?? ""
-                    let origin =
-                        source == "the schema declares"
-                        ? "the schema declares \(key) \(known.typeName)\(place)"
-                        : "an earlier record made \(key) \(known.type.rawValue)\(place)"
                     errors.append(
-                        RecipeError(
-                            "field `\(name)` of record `\(record.name)` is \(type.rawValue), but \(origin); a field "
-                                + "keeps one type in CloudKit: write the value as \(known.type.rawValue)"
-                                + Self.hint(known.type), at: record.location))
+                        Self.contradiction(
+                            field: name, record: record.name, given: type, known: known, recordType: record.type,
+                            declared: declared.field(name, of: record.type) != nil, schema: result,
+                            at: record.location))
                     continue
                 }
                 result.schema.recordTypes[record.type]?.fields[name] = SchemaField(

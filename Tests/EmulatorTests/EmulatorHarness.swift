@@ -21,7 +21,7 @@ enum EmulatorHarness {
     static func withEmulator<T: Sendable>(
         storePath: String? = nil, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
         clock: EmulatorClock = .system, strictTokens: Bool = false, serverKeys: ServerKeyring = ServerKeyring(),
-        opaqueChecksums: Bool = false, _ body: @Sendable (String) async throws -> T
+        opaqueChecksums: Bool = false, allowedOrigins: [String] = [], _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
         try await TemporaryDirectory.with("emulator") { scratch in
             let store = try SQLiteStore(path: storePath ?? scratch.file("serve.sqlite"), logger: quiet)
@@ -29,7 +29,8 @@ enum EmulatorHarness {
                 store: store,
                 configuration: EmulatorConfiguration(
                     apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes, clock: clock,
-                    strictTokens: strictTokens, serverKeys: serverKeys, opaqueChecksums: opaqueChecksums),
+                    strictTokens: strictTokens, serverKeys: serverKeys, opaqueChecksums: opaqueChecksums,
+                    allowedOrigins: allowedOrigins),
                 logger: quiet, body)
         }
     }
@@ -58,6 +59,8 @@ enum EmulatorHarness {
         var text: String
         /// The `Location` of a redirect.
         var location: String?
+        /// Every header of the answer, by lowercased name (the last value of a repeated one).
+        var headers: [String: String] = [:]
     }
 
     /// A client that does not follow redirects, so that a test sees where the sign-in page sends the browser.
@@ -78,7 +81,7 @@ enum EmulatorHarness {
         }
         guard let url = components?.url?.absoluteString else { throw ShareError(.badRequest, "bad test URL") }
         var request = HTTPClientRequest(url: url)
-        request.method = method == "GET" ? .GET : .POST
+        request.method = .init(rawValue: method)
         if let body {
             request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(string: body))
@@ -91,7 +94,8 @@ enum EmulatorHarness {
         return Answer(
             status: Int(response.status.code), json: json,
             nextToken: response.headers.first(name: WireSpelling.webAuthTokenHeader),
-            text: String(decoding: data, as: UTF8.self), location: response.headers.first(name: "Location"))
+            text: String(decoding: data, as: UTF8.self), location: response.headers.first(name: "Location"),
+            headers: Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { _, last in last })
     }
 
     /// Signs in over raw HTTP: the first web auth token and the user record name.

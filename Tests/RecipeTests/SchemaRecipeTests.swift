@@ -29,13 +29,85 @@ import Testing
               Trips:
                 records:
                   hotel: { type: Cost, fields: { amount: 420.5 } }
-                  flight: { type: Cost, fields: { amount: 500 } }
+                  flight: { type: Cost, fields: { amount: { type: INT64, value: 500 } } }
+                  train: { type: Cost, fields: { amount: "90" } }
             """)
         #expect(
             found == [
                 "s.yaml:8:7: error: field `amount` of record `flight` is INT64, but an earlier record made Cost.amount "
                     + "DOUBLE (s.yaml:7:7); a field keeps one type in CloudKit: write the value as DOUBLE (e.g. "
-                    + "`500.0`, or `{type: DOUBLE, value: 500}`)"
+                    + "`500.0`, or `{type: DOUBLE, value: 500}`)",
+                "s.yaml:9:7: error: field `amount` of record `train` is STRING, but an earlier record made Cost.amount "
+                    + "DOUBLE (s.yaml:7:7); a field keeps one type in CloudKit: write the value as DOUBLE (e.g. "
+                    + "`500.0`, or `{type: DOUBLE, value: 500}`)",
+            ])
+    }
+
+    @Test("a plain whole number is a DOUBLE where the schema or another record makes the field DOUBLE, in any order")
+    func wholeNumbersForDoubleFields() throws {
+        let recipe = try load(
+            """
+            sharelane: 1
+            name: s
+            users: { alice: { email: alice@example.com } }
+            schema:
+              Day: { start: TIMESTAMP QUERYABLE SORTABLE, km: DOUBLE }
+            zones:
+              Trips:
+                records:
+                  flight: { type: Cost, fields: { amount: 500, tags: [1, 2] } }
+                  hotel: { type: Cost, fields: { amount: 420.5, tags: [0.5], nights: 3 } }
+                  day-1: { type: Day, fields: { km: 30, start: 1714550400000 } }
+            lanes:
+              demo:
+                steps:
+                  - save: { zone: Trips, record: taxi, type: Cost, fields: { amount: 30, nights: 1 } }
+            """)
+        let records = Dictionary(uniqueKeysWithValues: recipe.zones[0].records.map { ($0.name, $0.fields) })
+        #expect(records["flight"]?["amount"] == .value(.double(500)))
+        #expect(records["flight"]?["tags"] == .value(.list(elementType: .double, [.double(1), .double(2)])))
+        #expect(records["hotel"]?["nights"] == .value(.int64(3)))
+        #expect(records["day-1"]?["km"] == .value(.double(30)))
+        #expect(records["day-1"]?["start"] == .value(.timestamp(1_714_550_400_000)))
+        #expect(recipe.schema.schema.field("amount", of: "Cost")?.type == .double)
+        guard case .save(_, _, _, _, let fields) = recipe.lanes.first?.steps.first?.action else {
+            Issue.record("the lane's step is not a save")
+            return
+        }
+        #expect(fields["amount"] == .value(.double(30)))
+        #expect(fields["nights"] == .value(.int64(1)))
+    }
+
+    @Test(
+        "a lane step's field that contradicts the recipe's schema is reported at the step, unless it expects the refusal"
+    )
+    func laneStepsCheckedAgainstTheSchema() {
+        let found = problems(
+            """
+            sharelane: 1
+            name: s
+            users: { alice: { email: alice@example.com } }
+            schema:
+              Cost: { amount: DOUBLE }
+            zones:
+              Trips:
+                records:
+                  hotel: { type: Cost, fields: { amount: 420 } }
+            lanes:
+              demo:
+                steps:
+                  - save: { zone: Trips, record: taxi, type: Cost, fields: { amount: cheap } }
+                  - save: { zone: Trips, record: bus, type: Cost, fields: { amount: { type: INT64, value: 3 } } }
+                  - save: { zone: Trips, record: tram, type: Cost, fields: { amount: free }, expect_error: BAD_REQUEST }
+            """)
+        #expect(
+            found == [
+                "s.yaml:13:9: error: field `amount` of record `taxi` is STRING, but the schema declares Cost.amount "
+                    + "DOUBLE (s.yaml:5:19); a field keeps one type in CloudKit: write the value as DOUBLE (e.g. "
+                    + "`500.0`, or `{type: DOUBLE, value: 500}`)",
+                "s.yaml:14:9: error: field `amount` of record `bus` is INT64, but the schema declares Cost.amount "
+                    + "DOUBLE (s.yaml:5:19); a field keeps one type in CloudKit: write the value as DOUBLE (e.g. "
+                    + "`500.0`, or `{type: DOUBLE, value: 500}`)",
             ])
     }
 
