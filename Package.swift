@@ -143,7 +143,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            exclude: ["Browser"]
         ),
         .testTarget(name: "EndToEndTests", dependencies: ["SharelaneTestSupport", "ShareKit"]),
         .testTarget(

@@ -93,7 +93,7 @@ struct SchemaInference {
     private func mayBeSettled(_ value: DeclaredValue, field: String, at place: SourceLocation) -> Bool {
         guard case .value(let v) = value else { return false }
         switch v {
-        case .int64, .list(.int64, _): return typedFields[place]?.contains(field) != true
+        case .int64, .list(.int64, _): return typedFields.isEmpty || typedFields[place]?.contains(field) != true
         default: return false
         }
     }
@@ -106,6 +106,8 @@ struct SchemaInference {
         }
         func note(_ record: DeclaredRecord) {
             guard !record.absent, !record.type.isEmpty else { return }
+            // Most records (100,000 generated ones) have fields whose types are all known by then.
+            if let known = targets[record.type], record.fields.keys.allSatisfy({ known[$0] != nil }) { return }
             for (name, value) in record.fields where !mayBeSettled(value, field: name, at: record.location) {
                 guard targets[record.type]?[name] == nil else { continue }
                 switch value {
