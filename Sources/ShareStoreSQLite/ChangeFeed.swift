@@ -68,9 +68,7 @@ enum ChangeFeed {
     {
         let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
         if database == .shared, !context.isVisibleInSharedDatabase {
-            throw ShareError(
-                .zoneNotFound, "the zone \(zoneID.zoneName) is not in the shared database of \(user)",
-                subject: zoneID.zoneName)
+            throw ZoneContext.notShared(zoneID, owner: context.owner, caller: user)
         }
         guard let roots = context.readableRoots else { return (context, "", []) }
         return (

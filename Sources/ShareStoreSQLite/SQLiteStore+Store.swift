@@ -148,10 +148,7 @@ extension SQLiteStore {
                     let context = try ZoneContext.resolve(
                         zoneID, scope: database, caller: user, db: db, createDefault: false)
                     if database == .shared, !context.isVisibleInSharedDatabase {
-                        return .failure(
-                            ShareError(
-                                .zoneNotFound, "the zone \(zoneID.zoneName) is not in the shared database of \(user)",
-                                subject: zoneID.zoneName))
+                        return .failure(ZoneContext.notShared(zoneID, owner: context.owner, caller: user))
                     }
                     return .success(Self.zone(context))
                 } catch let error as ShareError {
@@ -252,6 +249,10 @@ extension SQLiteStore {
             let context: ZoneContext
             do {
                 context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
+                // Someone's zone that is not in the caller's shared database answers as a missing zone does.
+                if database == .shared, !context.isVisibleInSharedDatabase {
+                    throw ZoneContext.notShared(zoneID, owner: context.owner, caller: user)
+                }
             } catch let error as ShareError {
                 for (index, name) in recordNames.enumerated() {
                     try receiver.receive(.failed(recordName: name, error), at: index)
@@ -266,18 +267,14 @@ extension SQLiteStore {
                 if places[name] == nil { places[name] = index } else { laterPlaces[name, default: []].append(index) }
             }
             var answered = [Bool](repeating: false, count: recordNames.count)
-            // The records the caller may not read, with their hierarchy roots.
-            var unreadable: [String: String?] = [:]
             let visibleZoneID = context.visibleZoneID
             try RecordRow.forEachRow(db, zoneId: context.zoneId, names: recordNames) { row in
                 let name = row.string(1)
                 // A share is answered below; a name not asked is not in `IN`'s rows.
                 guard let place = places[name], context.sharesByName[name] == nil else { return }
                 let shareRoot = row.optionalString(5)
-                guard context.canRead(shareRoot: shareRoot) else {
-                    unreadable[name] = .some(shareRoot)
-                    return
-                }
+                // A record the caller may not read is answered below as a missing one is.
+                guard context.canRead(shareRoot: shareRoot) else { return }
                 let reading = RecordRow.reading(
                     row, in: visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName)
                 try receiver.receive(reading, at: place)
@@ -293,22 +290,16 @@ extension SQLiteStore {
                 let outcome: RecordOutcome
                 if let share = context.sharesByName[name] {
                     if database == .shared,
-                        let error = AccessRules.read(
-                            caller: user, zoneOwner: context.owner, share: share, subject: subject(name))
+                        AccessRules.read(caller: user, zoneOwner: context.owner, share: share, subject: subject(name))
+                            != nil
                     {
-                        outcome = .failed(recordName: name, error)
+                        outcome = .failed(recordName: name, ZoneContext.unknownRecord(name, subject: subject(name)))
                     } else {
                         outcome = .savedShare(share)
                     }
-                } else if let shareRoot = unreadable[name] {
-                    let error = AccessRules.read(
-                        caller: user, zoneOwner: context.owner, share: context.coveringShare(shareRoot: shareRoot),
-                        subject: subject(name))
-                    outcome = .failed(
-                        recordName: name, error ?? ShareError(.accessDenied, "not allowed", subject: subject(name)))
                 } else {
-                    outcome = .failed(
-                        recordName: name, ShareError(.notFound, "no record named \(name)", subject: subject(name)))
+                    // Missing, or not the caller's to read: one answer, so that it tells nothing of what exists.
+                    outcome = .failed(recordName: name, ZoneContext.unknownRecord(name, subject: subject(name)))
                 }
                 try receiver.receive(outcome, at: index)
             }
@@ -339,11 +330,7 @@ extension SQLiteStore {
             var sql = "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND type = ?"
             let roots = context.readableRoots?.sorted()
             if let roots {
-                guard !roots.isEmpty else {
-                    throw ShareError(
-                        .accessDenied, "nothing in the zone \(zoneID.zoneName) is shared with \(user)",
-                        subject: zoneID.zoneName)
-                }
+                guard !roots.isEmpty else { throw ZoneContext.notShared(zoneID, owner: context.owner, caller: user) }
                 sql += " AND shareRoot IN (\(Array(repeating: "?", count: roots.count).joined(separator: ",")))"
             }
             // The statement of `sql` and `tail`, its arguments bound up to the tail's.

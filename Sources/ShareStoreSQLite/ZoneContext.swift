@@ -121,9 +121,7 @@ struct ZoneContext {
                 let row = try ZoneRow.fetchOne(db, scope: .private, owner: owner, name: zoneID.zoneName),
                 let id = row.id
             else {
-                throw ShareError(
-                    .zoneNotFound, "no zone \(zoneID.zoneName) of \(owner) is shared with \(caller)",
-                    subject: zoneID.zoneName)
+                throw notShared(zoneID, owner: owner, caller: caller)
             }
             var context = ZoneContext(
                 zone: row, zoneId: id, scope: scope, caller: caller, owner: owner,
@@ -131,6 +129,20 @@ struct ZoneContext {
             try context.loadShares(db)
             return context
         }
+    }
+
+    /// The refusal of a shared-database read of a zone the caller cannot see there: the same code and words
+    /// whether the zone is missing or is someone's zone not shared with the caller, so that a refusal tells a
+    /// stranger nothing of what exists.
+    static func notShared(_ zoneID: ZoneID, owner: UserRecordName, caller: UserRecordName) -> ShareError {
+        ShareError(
+            .zoneNotFound, "no zone \(zoneID.zoneName) of \(owner) is shared with \(caller)", subject: zoneID.zoneName)
+    }
+
+    /// The refusal of a record the caller may not read: as if it were missing (`NOT_FOUND`, the words of a
+    /// missing record), for the same reason.
+    static func unknownRecord(_ name: String, subject: String) -> ShareError {
+        ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
     }
 
     /// The zone row, created if missing.

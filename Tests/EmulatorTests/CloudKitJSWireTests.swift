@@ -260,6 +260,76 @@ struct CloudKitJSWireTests {
         }
     }
 
+    // MARK: - Refusals
+
+    @Test("a refusal tells a stranger nothing: a record or zone kept from them answers as a missing one")
+    func refusalsTellNothing() async throws {
+        try await H.withEmulator { base in
+            let alice = try await H.signIn(base, "alice@example.com")
+            let bob = try await H.signIn(base, "bob@example.com")
+            let carol = try await H.signIn(base, "carol@example.com")
+            for zone in ["Trips", "Private"] {
+                _ = try await Self.send(
+                    base, "private", "zones/modify",
+                    body:
+                        #"{"operations": [{"operationType": "create", "zone": {"zoneID": {"zoneName": "\#(zone)"}}}]}"#,
+                    token: alice.token)
+            }
+            let created = try await Self.send(
+                base, "private", "records/modify",
+                body: #"{"operations": ["#
+                    + #"{"operationType": "create", "record": {"recordType": "Trip", "recordName": "italy"}}, "#
+                    + #"{"operationType": "create", "record": {"recordType": "Trip", "recordName": "hotel", "#
+                    + #""parent": {"recordName": "italy"}}}, "#
+                    + #"{"operationType": "create", "record": {"recordType": "Trip", "recordName": "other"}}, "#
+                    + #"{"operationType": "create", "record": {"recordType": "cloudkit.share", "recordName": "s", "#
+                    + #""forRecord": {"recordName": "italy"}, "participants": [{"userIdentity": {"lookupInfo": "#
+                    + #"{"emailAddress": "bob@example.com"}}, "permission": "READ_ONLY"}]}}], "#
+                    + #""zoneID": {"zoneName": "Trips"}}"#,
+                token: alice.token)
+            let guid = try #require(Self.records(created).last?["shortGUID"] as? String, "\(created.text)")
+            let accepted = try await Self.send(
+                base, "public", "records/accept", body: #"{"shortGUIDs": [{"value": "\#(guid)"}]}"#, token: bob.token)
+            #expect(accepted.status == 200, "\(accepted.text)")
+
+            // Bob, in the zone he shares a hierarchy of: a record outside it reads as one that does not exist.
+            let lookup = try await Self.send(
+                base, "shared", "records/lookup",
+                body: #"{"records": [{"recordName": "other"}, {"recordName": "ghost"}, {"recordName": "hotel"}], "#
+                    + #""zoneID": {"zoneName": "Trips", "ownerRecordName": "\#(alice.user)"}}"#,
+                token: bob.token)
+            let answers = Self.records(lookup)
+            #expect(answers.map { $0["serverErrorCode"] as? String } == ["NOT_FOUND", "NOT_FOUND", nil])
+            let reasons = answers.prefix(2).map { ($0["reason"] as? String) ?? "" }
+            #expect(reasons[0].replacingOccurrences(of: "other", with: "ghost") == reasons[1], "\(reasons)")
+
+            // Carol, shared nothing: Alice's zone reads as a zone that does not exist, lookup and query alike.
+            for operation in ["records/lookup", "records/query"] {
+                var seen: [(status: Int, code: String?, reason: String)] = []
+                for zone in ["Private", "NoSuchZone"] {
+                    let body =
+                        operation == "records/lookup"
+                        ? #"{"records": [{"recordName": "milk"}], "#
+                        : #"{"query": {"recordType": "Trip"}, "#
+                    let answer = try await Self.send(
+                        base, "shared", operation,
+                        body: body + #""zoneID": {"zoneName": "\#(zone)", "ownerRecordName": "\#(alice.user)"}}"#,
+                        token: carol.token)
+                    let refusal = Self.records(answer).first ?? answer.json
+                    seen.append(
+                        (
+                            answer.status, refusal["serverErrorCode"] as? String,
+                            ((refusal["reason"] as? String) ?? "").replacingOccurrences(of: zone, with: "ZONE")
+                        ))
+                }
+                #expect(seen[0].code == "ZONE_NOT_FOUND", "\(operation): \(seen)")
+                #expect(seen[0].status == seen[1].status, "\(operation): \(seen)")
+                #expect(seen[0].code == seen[1].code, "\(operation): \(seen)")
+                #expect(seen[0].reason == seen[1].reason, "\(operation): \(seen)")
+            }
+        }
+    }
+
     // MARK: - Development's default indexes
 
     @Test("a LOCATION field is queried by distance and sorted by it before any schema is written")

@@ -93,14 +93,15 @@ import Testing
                 body: Self.overwrite(owner: alice))
             #expect(answer.status == 200, "\(answer.text)")
             #expect(Self.code(answer) == "ACCESS_DENIED", "\(answer.text)")
-            // A request-level refusal (reading a zone that was not shared with her) is an HTTP error.
+            // A request-level refusal (reading a zone that was not shared with her) is an HTTP error, the one a
+            // missing zone gets: it tells her nothing of what exists.
             let next3 = try #require(answer.nextToken)
             answer = try await H.raw(
                 base, H.databasePath("shared", "records/query"),
                 query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": next3],
                 body: #"{"zoneID":{"zoneName":"Lists","ownerRecordName":"\#(alice)"},"query":{"recordType":"Note"}}"#)
-            #expect(answer.status == 403, "\(answer.text)")
-            #expect(answer.json["serverErrorCode"] as? String == "ACCESS_DENIED")
+            #expect(answer.status == 404, "\(answer.text)")
+            #expect(answer.json["serverErrorCode"] as? String == "ZONE_NOT_FOUND")
 
             // Dana accepted read-only: her write through the shared database is refused per record.
             let (danaToken, _) = try await H.signIn(base, "dana@example.com")

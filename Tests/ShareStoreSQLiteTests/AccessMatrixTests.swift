@@ -33,6 +33,8 @@ import Testing
 
     static let ok = "allowed"
     static let ad = ServerErrorCode.accessDenied.rawValue
+    /// A read of a zone not in the caller's shared database answers as a missing zone does.
+    static let nz = ServerErrorCode.zoneNotFound.rawValue
 
     /// The expected outcome of each cell: `allowed`, `listed`/`not listed`, or an error code.
     static let expected: [Operation: [Role: String]] = {
@@ -43,7 +45,7 @@ import Testing
             .seeZone: row([
                 "not listed", "listed", "listed", "listed", "not listed", "not listed", "not listed", "listed",
             ]),
-            .read: row([ok, ok, ok, ok, ad, ad, ad, ok]),
+            .read: row([ok, ok, ok, ok, nz, nz, nz, ok]),
             .createInZoneShare: row([ok, ok, ok, ad, ad, ad, ad, ok]),
             .createChild: row([ok, ok, ok, ad, ad, ad, ad, ok]),
             .createOutside: row([ok, ad, ad, ad, ad, ad, ad, ad]),

@@ -306,8 +306,10 @@ import Testing
         let seen = try await store.zoneChanges(shared, in: .shared, since: nil, resultsLimit: nil, as: bob)
         #expect(seen.changedRecords.map(\.recordName).sorted() == ["day1", "lunch", "trip"])
         #expect(try await store.record("lunch", in: shared, .shared, as: bob) != nil)
-        let other = try await store.lookupRecords(["other"], in: shared, database: .shared, as: bob)
-        #expect(other[0].code == .accessDenied)
+        // Outside the hierarchy, `other` answers as a missing record does.
+        let other = try await store.lookupRecords(["other", "nothing"], in: shared, database: .shared, as: bob)
+        #expect(other.map(\.code) == [.notFound, .notFound])
+        #expect(other[0].error?.reason == "no record named other in this zone")
         // Moving `other` under the root brings it in; moving `day1` out takes `lunch` with it.
         var moved = try #require(try await store.record("other", in: zone, as: owner))
         moved.parent = "trip"
@@ -434,7 +436,8 @@ import Testing
         _ = try await memory.create(todo("milk", in: zone, title: "Milk"), in: zone, as: alice)
         let denied = try await memory.lookupRecords(
             ["milk"], in: ZoneID(zoneName: "Lists", ownerRecordName: alice), database: .shared, as: bob)
-        #expect(denied[0].code == .accessDenied)
+        // A zone not shared with Bob answers as a missing one: a refusal tells nothing of what exists.
+        #expect(denied[0].code == .zoneNotFound)
         #expect(try SQLiteStore.inMemory().displayName == "memory:")
     }
 
