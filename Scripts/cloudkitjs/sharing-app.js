@@ -246,6 +246,11 @@ async function main() {
   });
 
   as('bob');
+  await step('Bob looks the share up by its short GUID (records/resolve)', async () => {
+    const response = await container.fetchRecordInfos([state.zoneShare.shortGUID]);
+    check(!response.hasErrors, JSON.stringify(response.errors));
+    check(response.results.length === 1, JSON.stringify(response.results));
+  });
   await step('Bob accepts both shares (records/accept)', async () => {
     const response = await container.acceptShares([state.zoneShare.shortGUID, state.tripShare.shortGUID]);
     check(!response.hasErrors, JSON.stringify(response.errors));
@@ -287,6 +292,16 @@ async function main() {
     }
     check(refused, 'a read-only participant wrote');
   });
+  await step("Bob's shared database change feed lists the zones", async () => {
+    const response = await sharedDB.fetchDatabaseChanges();
+    const names = response.zones.map((zone) => zone.zoneID.zoneName);
+    check(names.includes('Lists') && names.includes('Trips'), `listed ${names}`);
+  });
+  await step("Bob's zone change feed of the shared hierarchy", async () => {
+    const response = await sharedDB.fetchRecordZoneChanges([{ zoneID: state.sharedTripsZone }]);
+    const names = response.zones[0].records.map((record) => record.recordName).sort();
+    check(names.includes('italy') && names.includes('hotel'), `changes: ${names}`);
+  });
   await step('Bob queries the shared zone', async () => {
     const response = await sharedDB.performQuery({ recordType: 'Item' }, { zoneID: state.sharedListsZone });
     check(response.records.length === 4, `found ${response.records.length}`);
@@ -322,6 +337,33 @@ async function main() {
     check(!saved.hasErrors, JSON.stringify(saved.errors));
     const listed = await privateDB.fetchAllSubscriptions();
     check(listed.subscriptions.some((s) => s.subscriptionID === 'lists-changes'), JSON.stringify(listed.subscriptions));
+  });
+  await step('registerForNotifications: a change to the zone arrives as a notification', async () => {
+    await container.registerForNotifications();
+    const arrived = new Promise((resolve) => {
+      container.addNotificationListener((notification) => resolve(notification));
+    });
+    records(
+      await privateDB.saveRecords([{ recordType: 'Item', recordName: 'tea', fields: { title: { value: 'Tea' } } }], {
+        zoneID,
+      }),
+    );
+    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('no notification in 10 s')), 10000));
+    const notification = await Promise.race([arrived, timeout]);
+    check(notification.subscriptionID === 'lists-changes', `notification: ${JSON.stringify(notification)}`);
+    await container.unregisterForNotifications();
+  });
+  await step('deleteSubscriptions', async () => {
+    const deleted = await privateDB.deleteSubscriptions(['lists-changes']);
+    check(!deleted.hasErrors, JSON.stringify(deleted.errors));
+    const listed = await privateDB.fetchAllSubscriptions();
+    check(!listed.subscriptions.some((s) => s.subscriptionID === 'lists-changes'), JSON.stringify(listed.subscriptions));
+  });
+  await step('deleteRecords', async () => {
+    const response = await privateDB.deleteRecords([{ recordName: 'bread' }], { zoneID });
+    check(!response.hasErrors, JSON.stringify(response.errors));
+    const after = await privateDB.fetchRecords([{ recordName: 'bread' }], { zoneID });
+    check(after.hasErrors && after.errors[0].serverErrorCode === 'NOT_FOUND', 'bread is still there');
   });
   await step('an asset from a Buffer (assets/upload, then the record)', async () => {
     const [record] = records(
@@ -378,6 +420,12 @@ async function main() {
   });
 
   as('bob');
+  await step('Bob leaves the hierarchy share (deletes it from his shared database)', async () => {
+    const response = await sharedDB.deleteRecords([{ recordName: 'italy-share' }], { zoneID: state.sharedTripsZone });
+    check(!response.hasErrors, JSON.stringify(response.errors));
+    const zones = await sharedDB.fetchAllRecordZones();
+    check(!zones.zones.some((zone) => zone.zoneID.zoneName === 'Trips'), 'Trips is still in his shared database');
+  });
   await step('Bob no longer reads the zone', async () => {
     let refused = false;
     try {

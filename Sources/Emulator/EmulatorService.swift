@@ -240,6 +240,7 @@ struct EmulatorService: Sendable {
         _ operations: [RecordOperation], store: any Store, in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
+        let operations = try await namingShares(operations, store: store, in: zoneID, database: database, as: user)
         func isLeave(_ operation: RecordOperation) -> Bool {
             guard database == .shared, operation.kind.isDelete, case .share = operation.item else { return false }
             return true
@@ -266,6 +267,34 @@ struct EmulatorService: Sendable {
             }
         }
         return outcomes
+    }
+
+    /// In the shared database, a delete that names a record by its name alone (CloudKit JS's `deleteRecords`
+    /// sends no type) may name a share, which the participant then leaves: such names are looked up, as the
+    /// caller, and a share's becomes a share operation.
+    private func namingShares(
+        _ operations: [RecordOperation], store: any Store, in zoneID: ZoneID, database: DatabaseScope,
+        as user: UserRecordName
+    ) async throws -> [RecordOperation] {
+        guard database == .shared else { return operations }
+        let untyped = operations.indices.filter { index in
+            guard operations[index].kind.isDelete, case .record(let record) = operations[index].item else {
+                return false
+            }
+            return record.recordType.isEmpty
+        }
+        guard !untyped.isEmpty else { return operations }
+        let found = try await store.lookupRecords(
+            untyped.map { operations[$0].recordName }, in: zoneID, database: database, as: user)
+        var result = operations
+        for (index, outcome) in zip(untyped, found) {
+            guard case .savedShare(var share) = outcome, case .record(let record) = operations[index].item else {
+                continue
+            }
+            share.changeTag = record.changeTag
+            result[index] = RecordOperation(operations[index].kind, share: share)
+        }
+        return result
     }
 
     // MARK: Conversions

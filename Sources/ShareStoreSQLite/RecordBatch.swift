@@ -75,6 +75,12 @@ struct RecordBatch {
         do {
             switch op.item {
             case .record(let record):
+                // A delete may name a record by its name alone (CloudKit JS's `deleteRecords` sends no type): a
+                // share's name deletes that share.
+                if op.kind.isDelete, record.recordType.isEmpty, var share = context.sharesByName[record.recordName] {
+                    share.changeTag = record.changeTag
+                    return try apply(RecordOperation(op.kind, share: share))
+                }
                 return try applyRecord(op.kind, record, encodedFields: encodedFields)
             case .share(let share):
                 let schemaBefore = (schema, schemaGrew)

@@ -260,6 +260,53 @@ struct CloudKitJSWireTests {
         }
     }
 
+    @Test("a delete that names a share by its name alone: the participant leaves it, the owner stops sharing")
+    func deleteShareByName() async throws {
+        try await H.withEmulator { base in
+            let alice = try await H.signIn(base, "alice@example.com")
+            let bob = try await H.signIn(base, "bob@example.com")
+            try await Self.makeZone(base, token: alice.token)
+            let created = try await Self.send(
+                base, "private", "records/modify",
+                body: #"{"operations": ["#
+                    + #"{"operationType": "create", "record": {"recordType": "Trip", "recordName": "italy"}}, "#
+                    + #"{"operationType": "create", "record": {"recordType": "cloudkit.share", "recordName": "s", "#
+                    + #""forRecord": {"recordName": "italy"}, "participants": [{"userIdentity": {"lookupInfo": "#
+                    + #"{"emailAddress": "bob@example.com"}}, "permission": "READ_ONLY"}]}}], \#(Self.zone)}"#,
+                token: alice.token)
+            let share = try #require(Self.records(created).last, "\(created.text)")
+            let guid = try #require(share["shortGUID"] as? String)
+            _ = try await Self.send(
+                base, "public", "records/accept", body: #"{"shortGUIDs": [{"value": "\#(guid)"}]}"#, token: bob.token)
+            // What CloudKit JS's deleteRecords sends: the name, no type.
+            let shared = #""zoneID": {"zoneName": "Lists", "ownerRecordName": "\#(alice.user)"}"#
+            let left = try await Self.send(
+                base, "shared", "records/modify",
+                body: #"{"operations": [{"operationType": "forceDelete", "record": {"recordName": "s"}}], \#(shared)}"#,
+                token: bob.token)
+            #expect(Self.records(left).first?["deleted"] as? Bool == true, "\(left.text)")
+            let zones = try await Self.send(base, "shared", "zones/list", token: bob.token, method: "GET")
+            #expect((zones.json["zones"] as? [[String: Any]])?.isEmpty == true, "\(zones.text)")
+            // The share is still the owner's, without Bob; the owner deletes it by name, with its tag.
+            let lookup = try await Self.send(
+                base, "private", "records/lookup", body: #"{"records": [{"recordName": "s"}], \#(Self.zone)}"#,
+                token: alice.token)
+            let kept = try #require(Self.records(lookup).first)
+            #expect(kept["recordType"] as? String == "cloudkit.share", "\(lookup.text)")
+            let tag = try #require(kept["recordChangeTag"] as? String)
+            let stopped = try await Self.send(
+                base, "private", "records/modify",
+                body: #"{"operations": [{"operationType": "delete", "record": {"recordName": "s", "#
+                    + #""recordChangeTag": "\#(tag)"}}], \#(Self.zone)}"#,
+                token: alice.token)
+            #expect(Self.records(stopped).first?["deleted"] as? Bool == true, "\(stopped.text)")
+            let root = try await Self.send(
+                base, "private", "records/lookup", body: #"{"records": [{"recordName": "italy"}], \#(Self.zone)}"#,
+                token: alice.token)
+            #expect(Self.records(root).first?["share"] == nil, "\(root.text)")
+        }
+    }
+
     // MARK: - Refusals
 
     @Test("a refusal tells a stranger nothing: a record or zone kept from them answers as a missing one")

@@ -12,7 +12,8 @@ import Testing
             let end = text.range(of: "<!-- \(name):end -->", range: begin.upperBound..<text.endIndex)
         else { throw FixtureError(message: "\(document) has no \(name) markers") }
         let block = text[begin.upperBound..<end.lowerBound]
-        guard let open = block.range(of: "```sh\n"), let close = block.range(of: "```", range: open.upperBound..<block.endIndex)
+        guard let open = block.range(of: "```sh\n"),
+            let close = block.range(of: "```", range: open.upperBound..<block.endIndex)
         else { throw FixtureError(message: "the \(name) block of \(document) has no ```sh fence") }
         return String(block[open.upperBound..<close.lowerBound])
     }
