@@ -22,7 +22,7 @@ struct BrowserSignInTests {
     @Test("a page on another origin signs in through the popup, then saves, queries and reads back")
     func popupSignInThenSaveAndQuery() throws {
         let chromium = try #require(ConsoleBrowser.executable, "SHARELANE_REQUIRE_BROWSER=1 but Chromium is missing")
-        let node = try #require(Self.node, "node is needed to drive the browser (Node 20 or later)")
+        let node = try #require(Self.node, "node is needed to drive the browser")
         let server = try ServeProcess(apiToken: "browser-sign-in-token")
         defer { server.stop() }
         try FileManager.default.createDirectory(at: ConsoleBrowser.screenshots, withIntermediateDirectories: true)
@@ -32,8 +32,7 @@ struct BrowserSignInTests {
         let result = try SharelaneBinary.runProcess(
             node,
             [
-                "--experimental-websocket", "--no-warnings", driver.path, chromium.path, server.url, server.apiToken,
-                screenshot.path,
+                driver.path, chromium.path, server.url, server.apiToken, screenshot.path,
             ], timeout: 120)
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require(

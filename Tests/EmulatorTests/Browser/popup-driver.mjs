@@ -1,10 +1,10 @@
 // Drives headless Chromium through a web app's sign-in against `sharelane serve`, as a person would: it opens
 // app.html from its own loopback origin, clicks the sign-in button (a real click, so the popup is not blocked),
 // fills the email address into the popup the emulator's redirectURL opened, submits it, and waits for the app
-// to finish its saves and queries. It speaks the Chrome DevTools Protocol over Node's WebSocket
-// (`node --experimental-websocket`, Node 20).
+// to finish its saves and queries. It speaks the Chrome DevTools Protocol over the pipe Chromium opens with
+// `--remote-debugging-pipe` (JSON messages ended by NUL, on file descriptors 3 and 4), which any Node has.
 //
-//   node --experimental-websocket popup-driver.mjs CHROMIUM SERVER API_TOKEN SCREENSHOT.png
+//   node popup-driver.mjs CHROMIUM SERVER API_TOKEN SCREENSHOT.png
 //
 // Prints one JSON line: {status, steps, popupOrigin, appOrigin}; exits 1 when the app did not reach "done".
 import { spawn } from 'node:child_process';
@@ -30,9 +30,9 @@ const appOrigin = `http://localhost:${app.address().port}`;
 const profile = mkdtempSync(join(tmpdir(), 'sharelane-popup-'));
 const browser = spawn(chromiumPath, [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-  '--hide-scrollbars', '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--window-size=1000,800',
+  '--hide-scrollbars', '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--window-size=1000,800',
   'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe'] });
+], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
 let finished = false;
 function finish(code, result) {
   if (finished) return;
@@ -45,26 +45,25 @@ function finish(code, result) {
 }
 setTimeout(() => finish(1, { status: 'timed out', steps: [] }), 60_000).unref();
 
-const endpoint = await new Promise((resolve, reject) => {
-  let text = '';
-  browser.stderr.on('data', (chunk) => {
-    text += chunk;
-    const found = text.match(/DevTools listening on (ws:\/\/\S+)/);
-    if (found) resolve(found[1]);
-  });
-  browser.on('exit', () => reject(new Error(`chromium exited: ${text}`)));
-});
-
-const socket = new WebSocket(endpoint);
-await new Promise((resolve, reject) => {
-  socket.onopen = resolve;
-  socket.onerror = reject;
-});
+let stderr = '';
+browser.stderr.on('data', (chunk) => { stderr += chunk; });
+browser.on('exit', () => finish(1, { status: `chromium exited: ${stderr.slice(-2000)}`, steps: [] }));
+const toBrowser = browser.stdio[3];
+const fromBrowser = browser.stdio[4];
 let nextID = 1;
 const pending = new Map();
 const listeners = [];
-socket.onmessage = (event) => {
-  const message = JSON.parse(event.data);
+let buffered = Buffer.alloc(0);
+fromBrowser.on('data', (chunk) => {
+  buffered = Buffer.concat([buffered, chunk]);
+  let end;
+  while ((end = buffered.indexOf(0)) >= 0) {
+    const text = buffered.subarray(0, end).toString('utf8');
+    buffered = buffered.subarray(end + 1);
+    receive(JSON.parse(text));
+  }
+});
+function receive(message) {
   if (message.id && pending.has(message.id)) {
     const { resolve, reject } = pending.get(message.id);
     pending.delete(message.id);
@@ -73,10 +72,10 @@ socket.onmessage = (event) => {
   } else {
     for (const listener of listeners) listener(message);
   }
-};
+}
 function send(method, params = {}, sessionId) {
   const id = nextID++;
-  socket.send(JSON.stringify({ id, method, params, sessionId }));
+  toBrowser.write(JSON.stringify({ id, method, params, sessionId }) + '\0');
   return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
