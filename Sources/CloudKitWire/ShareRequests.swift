@@ -42,7 +42,7 @@ package struct WireShareMetadata: Codable, Sendable, Hashable {
         self.share = share
         ownerIdentity = WireUserIdentity(userRecordName: metadata.share.ownerRecordName, email: nil, name: nil)
         participantType = metadata.participant.map { WireSpelling.participantType($0.role) }
-        participantPermission = metadata.participant?.permission.rawValue
+        participantPermission = metadata.participant.map { WireSpelling.permission($0.permission) }
         participantStatus = metadata.participant.map { WireSpelling.acceptanceStatus($0.acceptance) }
     }
 

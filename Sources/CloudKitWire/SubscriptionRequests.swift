@@ -36,7 +36,7 @@ package struct WireSubscription: Codable, Sendable, Hashable {
                             comparator: $0.comparator.rawValue, fieldName: $0.fieldName, fieldValue: WireField($0.value)
                         )
                     }, sortBy: nil)
-            firesOn = subscription.firesOn.map(\.rawValue)
+            firesOn = subscription.firesOn.map(WireSpelling.trigger)
             firesOnce = subscription.firesOnce ? true : nil
             zoneWide = subscription.zoneWide ? true : nil
         }
@@ -73,7 +73,7 @@ package struct WireSubscription: Codable, Sendable, Hashable {
                 subject: subscriptionID)
         }
         let triggers = try (firesOn ?? []).map { word in
-            guard let trigger = Subscription.Trigger(rawValue: word) else {
+            guard let trigger = WireSpelling.trigger(word) else {
                 throw ShareError(
                     .badRequest, "unknown firesOn \"\(word)\"; expected create, update or delete",
                     subject: subscriptionID

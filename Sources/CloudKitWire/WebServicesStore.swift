@@ -299,13 +299,12 @@ public final class WebServicesStore: Store {
                     answered[index] = .saved(saved)
                 }
             }
-            let retryable = answered.indices.filter {
-                [.throttled, .tryAgainLater].contains(answered[$0].error?.code)
-            }
+            let retryable = answered.indices.filter { RetryPolicy.isRetryable(answered[$0].error?.code) }
             for (index, outcome) in zip(pending, answered) { outcomes[index] = outcome }
-            guard !retryable.isEmpty, attempt < retryPolicy.maxAttempts else { break }
-            let retryAfter = retryable.compactMap { answered[$0].error?.retryAfter }.max()
-            let wait = retryPolicy.delay(afterAttempt: attempt, retryAfter: retryAfter)
+            guard !retryable.isEmpty,
+                let wait = retryPolicy.nextWait(
+                    afterAttempt: attempt, retryAfter: retryable.compactMap { answered[$0].error?.retryAfter }.max())
+            else { break }
             logger.notice(
                 "CloudKit asked to wait for some records; retrying them",
                 metadata: ["records": "\(retryable.count)", "attempt": "\(attempt + 1)", "wait": "\(wait)s"])

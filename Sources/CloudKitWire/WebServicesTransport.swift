@@ -66,8 +66,9 @@ struct WebServicesTransport: Sendable {
                 continue
             }
             if let next = reply.nextToken { token = next }
-            guard reply.isRetryable, attemptNumber < retryPolicy.maxAttempts else { return reply }
-            let wait = retryPolicy.delay(afterAttempt: attemptNumber, retryAfter: reply.retryAfter)
+            guard reply.isRetryable,
+                let wait = retryPolicy.nextWait(afterAttempt: attemptNumber, retryAfter: reply.retryAfter)
+            else { return reply }
             logger.notice(
                 "CloudKit asked to wait; retrying",
                 metadata: [
@@ -196,9 +197,8 @@ struct Reply: Sendable {
     var retryAfter: Double? { wireError?.retryAfter }
 
     var isRetryable: Bool {
-        if status == 503 || status == 429 { return true }
-        guard let code = wireError?.serverErrorCode else { return false }
-        return code == ServerErrorCode.throttled.rawValue || code == ServerErrorCode.tryAgainLater.rawValue
+        RetryPolicy.isRetryable(
+            status: status, code: wireError.flatMap { ServerErrorCode(rawValue: $0.serverErrorCode) })
     }
 
     /// The body as `T`, or the error it carries as a `ShareError`.

@@ -233,13 +233,13 @@ package struct WireReference: Codable, Sendable, Hashable {
     package init(_ reference: Reference) {
         recordName = reference.recordName
         zoneID = reference.zoneID.map(WireZoneID.init)
-        action = reference.action.rawValue
+        action = WireSpelling.referenceAction(reference.action)
     }
 
     /// The reference; an unknown or missing action reads as `NONE`.
     package var reference: Reference {
         Reference(
             recordName: recordName, zoneID: zoneID?.zoneID,
-            action: action.flatMap(ReferenceAction.init(rawValue:)) ?? .none)
+            action: action.flatMap(WireSpelling.referenceAction) ?? .none)
     }
 }

@@ -77,6 +77,36 @@ public enum WireSpelling {
         Permission.allCases.first { permission($0) == word }
     }
 
+    // MARK: - Reference actions and subscription triggers
+
+    /// A reference's `action`: `NONE`, `DELETE_SELF`, `VALIDATE`.
+    public static func referenceAction(_ action: ReferenceAction) -> String {
+        switch action {
+        case .none: "NONE"
+        case .deleteSelf: "DELETE_SELF"
+        case .validate: "VALIDATE"
+        }
+    }
+
+    /// Reads a reference's `action`; nil for any other word.
+    public static func referenceAction(_ word: String) -> ReferenceAction? {
+        ReferenceAction.allCases.first { referenceAction($0) == word }
+    }
+
+    /// A query subscription's `firesOn` word: `create`, `update`, `delete`.
+    public static func trigger(_ trigger: Subscription.Trigger) -> String {
+        switch trigger {
+        case .create: "create"
+        case .update: "update"
+        case .delete: "delete"
+        }
+    }
+
+    /// Reads a `firesOn` word; nil for any other word.
+    public static func trigger(_ word: String) -> Subscription.Trigger? {
+        Subscription.Trigger.allCases.first { trigger($0) == word }
+    }
+
     // MARK: - HTTP statuses
 
     /// The HTTP status Web Services answers with for an error code.

@@ -76,11 +76,10 @@ extension EmulatorService {
                 "Sign-in callback refused",
                 "<p class=\"error\">The callback is not a loopback http:// address.</p>", status: .badRequest)
         }
-        guard email.contains("@"), !email.contains(" ") else {
+        if let problem = EmailAddress.problem(email) {
             return Self.page(
                 "Sign in to sharelane serve",
-                "<p class=\"error\">\"\(HTML.escaped(email))\" is not an email address. Go back and try again.</p>",
-                status: .badRequest)
+                "<p class=\"error\">\(HTML.escaped(problem)). Go back and try again.</p>", status: .badRequest)
         }
         guard await tickets.spend(form["ticket"]) else { return Self.expiredTicketPage(opener: opener) }
         let user: User

@@ -131,21 +131,17 @@ struct LiveStateReader: Sendable {
     func databaseChanges(since token: ChangeToken?) async throws -> (DatabaseChanges, calls: Int) {
         var changed: [ZoneID] = []
         var deleted: [ZoneID] = []
-        var next = token
-        var calls = 0
-        while true {
-            let page = try await store.databaseChanges(in: .private, since: next, as: owner)
-            calls += 1
+        let ending = try await store.followDatabaseChanges(in: .private, since: token, as: owner) { page in
             changed += page.changedZones
             deleted += page.deletedZones
-            if !page.moreComing || page.token == next {
-                return (
-                    DatabaseChanges(changedZones: changed, deletedZones: deleted, token: page.token, moreComing: false),
-                    calls
-                )
-            }
-            next = page.token
+            return true
         }
+        return (
+            DatabaseChanges(
+                changedZones: changed, deletedZones: deleted, token: ending.token,
+                moreComing: false),
+            ending.calls
+        )
     }
 
     /// The public records named that exist, looked up 200 at a time, and the number of store calls made.

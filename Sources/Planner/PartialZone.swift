@@ -48,30 +48,32 @@ struct PartialZone: Sendable {
         var live: [String: Record] = [:]
         var order: [String] = []
         var deleted: Set<String> = []
-        var token = since
-        var calls = 0
-        while true {
-            // A token the store refuses, or any other failure: the whole read says what is wrong.
-            guard
-                let page = try? await reader.store.zoneChanges(
-                    ZoneID(zoneName: zoneName), in: .private, since: token, resultsLimit: nil, as: reader.owner)
-            else { return nil }
-            calls += 1
-            guard page.changedShares.isEmpty else { return nil }
-            for record in page.changedRecords {
-                if record.recordType == shareRecordType || shareNames.contains(record.recordName) { return nil }
-                if live.updateValue(record, forKey: record.recordName) == nil { order.append(record.recordName) }
-                deleted.remove(record.recordName)
-            }
-            for name in page.deletedRecordNames {
-                if shareNames.contains(name) { return nil }
-                live[name] = nil
-                deleted.insert(name)
-            }
-            let done = !page.moreComing || page.token == token
-            token = page.token
-            if done { break }
-        }
+        // A token the store refuses, or any other failure: the whole read says what is wrong. A change to a
+        // share stops the read there: the zone is read whole.
+        guard
+            let ending = try? await reader.store.followZoneChanges(
+                ZoneID(zoneName: zoneName), in: .private, since: since, as: reader.owner,
+                receive: { page in
+                    guard page.changedShares.isEmpty else { return false }
+                    for record in page.changedRecords {
+                        if record.recordType == shareRecordType || shareNames.contains(record.recordName) {
+                            return false
+                        }
+                        if live.updateValue(record, forKey: record.recordName) == nil {
+                            order.append(record.recordName)
+                        }
+                        deleted.remove(record.recordName)
+                    }
+                    for name in page.deletedRecordNames {
+                        if shareNames.contains(name) { return false }
+                        live[name] = nil
+                        deleted.insert(name)
+                    }
+                    return true
+                }),
+            !ending.stoppedEarly
+        else { return nil }
+        let (token, calls) = (ending.token, ending.calls)
         order = order.filter { live[$0] != nil }
         let names = Set(order).union(deleted)
         guard let declared = file.records(named: names) else { return nil }

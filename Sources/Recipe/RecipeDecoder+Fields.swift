@@ -15,8 +15,6 @@ extension RecipeDecoder {
     static let locationKeys = [
         "latitude", "longitude", "altitude", "horizontal_accuracy", "vertical_accuracy", "speed", "course", "timestamp",
     ]
-    /// CloudKit's limit for one asset.
-    static let maxAssetSize = 50 * 1024 * 1024
 
     /// A field value in any of the recipe forms (Docs/RecipeFormat.md, "Field values"), or nil after reporting why it is not one.
     func declaredValue(_ node: RecipeNode, _ context: ValueContext) -> DeclaredValue? {
@@ -173,8 +171,9 @@ extension RecipeDecoder {
             }
             if chunk.isEmpty { break }
             size += chunk.count
-            if size > Self.maxAssetSize {
-                error("asset file `\(path)` is larger than CloudKit's 50 MB limit for an asset", node.location)
+            // Read in chunks: past the limit, the rest of the file is not read.
+            if let problem = CloudKitLimits.assetSizeProblem(size) {
+                error("asset file `\(path)` \(problem)", node.location)
                 return nil
             }
             hash.update(chunk)

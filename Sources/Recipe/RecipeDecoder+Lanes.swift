@@ -166,10 +166,8 @@ extension RecipeDecoder {
             var fields: [String: DeclaredValue] = [:]
             if let fieldsNode = value("fields"), let fieldPairs = pairs(fieldsNode, "`fields`") {
                 for field in fieldPairs {
-                    guard Self.isIdentifier(field.key) else {
-                        error(
-                            "`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter",
-                            field.keyLocation)
+                    if let problem = CloudKitLimits.fieldNameProblem(field.key) {
+                        error(problem, field.keyLocation)
                         continue
                     }
                     let context = ValueContext(
@@ -180,8 +178,8 @@ extension RecipeDecoder {
                 }
             }
             if let zone, let record, let type {
-                if !Self.isIdentifier(type) {
-                    error("`\(type)` is not a record type", value("type")?.location ?? location)
+                if let problem = CloudKitLimits.recordTypeProblem(type) {
+                    error(problem, value("type")?.location ?? location)
                 }
                 action = .save(zone: zone, record: record, type: type, parent: parent, fields: fields)
             } else {

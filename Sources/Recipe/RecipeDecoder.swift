@@ -299,12 +299,10 @@ final class RecipeDecoder {
                     pair.value.location)
             }
             guard let email else { continue }
-            if let tooLong = CloudKitLimits.checkEmail(email) {
-                error("user `\(pair.key)`: \(tooLong.reason)", pair.value["email"]?.location ?? pair.value.location)
-            } else if !email.contains("@") {
-                error("`\(email)` is not an email address", pair.value["email"]?.location ?? pair.value.location)
+            if let problem = EmailAddress.problem(email) {
+                error("user `\(pair.key)`: \(problem)", pair.value["email"]?.location ?? pair.value.location)
             }
-            let key = email.lowercased()
+            let key = EmailAddress.normalized(email)
             if let first = emails[key] {
                 error("email `\(email)` is already used by another user (at \(first))", pair.value.location)
             }
@@ -367,9 +365,7 @@ final class RecipeDecoder {
 
     private func decodeZone(_ pair: RecipePair) -> DeclaredZone? {
         let name = pair.key
-        if name.isEmpty || name.utf8.count > 255 {
-            error("a zone name is 1 to 255 characters", pair.keyLocation)
-        }
+        if let problem = CloudKitLimits.zoneNameProblem(name) { error(problem, pair.keyLocation) }
         guard let zonePairs = pairs(pair.value, "zone `\(name)`") else { return nil }
         checkKeys(zonePairs, allowed: Self.zoneKeys, in: "zone `\(name)`")
         var zone = DeclaredZone(name: name, location: pair.keyLocation)
@@ -419,15 +415,14 @@ final class RecipeDecoder {
         }
         if let participantsNode = node["participants"] {
             share.participants = decodeParticipants(participantsNode)
-            if share.participants.count > CloudKitLimits.participantsPerShare {
-                error(
-                    "a share has at most \(CloudKitLimits.participantsPerShare) participants; this one has \(share.participants.count)",
-                    self.keyLocation(node, "participants") ?? participantsNode.location)
+            if let problem = AccessRules.participantCountProblem(share.participants.count) {
+                error(problem, self.keyLocation(node, "participants") ?? participantsNode.location)
             }
-            if !share.participants.isEmpty, share.publicPermission != .none, let publicNode {
-                error(
-                    "a share with participants must have `public_permission: none`; CloudKit does not mix invited participants with public access",
-                    publicNode.location)
+            if let publicNode,
+                let problem = AccessRules.mixingProblem(
+                    publicPermission: share.publicPermission, hasPrivateParticipants: !share.participants.isEmpty)
+            {
+                error(problem, publicNode.location)
             }
         }
         return .share(share)
@@ -589,13 +584,7 @@ final class RecipeDecoder {
                 return nil
             }
         }
-        if name.isEmpty || name.utf8.count > 255 {
-            error("a record name is 1 to 255 characters", pair.keyLocation)
-        } else if name == zoneShareRecordName || name.hasPrefix("_") {
-            error(
-                "`\(name)` is reserved by CloudKit; record names may not start with `_` or be `\(zoneShareRecordName)`",
-                pair.keyLocation)
-        }
+        if let problem = CloudKitLimits.recordNameProblem(name) { error(problem, pair.keyLocation) }
         return name
     }
 
@@ -616,12 +605,10 @@ final class RecipeDecoder {
         if let absentNode = node["absent"] { record.absent = bool(absentNode, "`absent`") ?? false }
         if let typeNode = node["type"] {
             if let type = string(typeNode, "`type`") {
-                if Self.isIdentifier(type) {
-                    record.type = type
+                if let problem = CloudKitLimits.recordTypeProblem(type), type != shareRecordType {
+                    error(problem, typeNode.location)
                 } else {
-                    error(
-                        "`\(type)` is not a record type; use letters, digits and `_`, starting with a letter",
-                        typeNode.location)
+                    record.type = type
                 }
             }
         } else if !record.absent {
@@ -639,10 +626,8 @@ final class RecipeDecoder {
         }
         if let fieldsNode = node["fields"], let fieldPairs = pairs(fieldsNode, "`fields`") {
             for field in fieldPairs {
-                guard Self.isIdentifier(field.key), field.key.utf8.count <= 255 else {
-                    error(
-                        "`\(field.key)` is not a field name; use letters, digits and `_`, starting with a letter",
-                        field.keyLocation)
+                if let problem = CloudKitLimits.fieldNameProblem(field.key) {
+                    error(problem, field.keyLocation)
                     continue
                 }
                 let context = ValueContext(
@@ -670,22 +655,6 @@ final class RecipeDecoder {
         }
     }
 
-    static func isIdentifier(_ s: String) -> Bool {
-        // ASCII letters, digits and `_`, starting with a letter: read from the UTF-8 bytes, as this runs for
-        // every field of every generated record.
-        var bytes = s.utf8.makeIterator()
-        guard let first = bytes.next(), Self.isASCIILetter(first) else {
-            return false
-        }
-        while let byte = bytes.next() {
-            guard Self.isASCIILetter(byte) || (0x30...0x39).contains(byte) || byte == 0x5F else { return false }
-        }
-        return true
-    }
-
-    private static func isASCIILetter(_ byte: UInt8) -> Bool {
-        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-    }
 }
 
 /// A reference to check once all records are known.

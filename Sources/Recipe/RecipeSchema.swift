@@ -32,7 +32,7 @@ extension RecipeDecoder {
         guard let typePairs = pairs(node, "`schema`") else { return result }
         for typePair in typePairs {
             let typeName = typePair.key
-            guard Self.isIdentifier(typeName) || typeName == shareRecordType else {
+            guard CloudKitLimits.isIdentifier(typeName) || typeName == shareRecordType else {
                 error(
                     "`\(typeName)` is not a record type; use letters, digits and `_`, starting with a letter",
                     typePair.keyLocation)
@@ -42,7 +42,9 @@ extension RecipeDecoder {
             result.locations[typeName] = typePair.keyLocation
             for fieldPair in pairs(typePair.value, "record type `\(typeName)`") ?? [] {
                 let name = fieldPair.key
-                guard Self.isIdentifier(name) || SchemaRules.isSystemField(name) || name.hasPrefix("cloudkit.") else {
+                guard
+                    CloudKitLimits.isIdentifier(name) || SchemaRules.isSystemField(name) || name.hasPrefix("cloudkit.")
+                else {
                     error(
                         "`\(name)` is not a field name; use letters, digits and `_`, starting with a letter",
                         fieldPair.keyLocation)

@@ -156,10 +156,8 @@ struct RecipeValidator {
             for (name, declared) in record.fields {
                 if case .value(let value) = declared { size += name.utf8.count + CloudKitLimits.size(of: value) }
             }
-            if size > CloudKitLimits.recordBytes {
-                error(
-                    "record `\(record.name)` is \(CloudKitLimits.describe(bytes: size)), over CloudKit's limit of 1 MB a record (assets not counted); keep large data in an `!asset` field",
-                    record.location)
+            if let problem = CloudKitLimits.recordSizeProblem(size) {
+                error("record `\(record.name)` \(problem) (`!asset`)", record.location)
             }
         }
         var parentOK = [Bool](repeating: true, count: records.count)

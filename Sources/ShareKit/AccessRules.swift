@@ -287,18 +287,12 @@ public enum AccessRules {
 
     /// Checks a share's participants: at most 100, and private and public participants not mixed.
     public static func validateParticipants(of share: Share, subject: String) -> ShareError? {
-        if share.participants.count > CloudKitLimits.participantsPerShare {
-            return ShareError(
-                .badRequest,
-                "a share holds at most \(CloudKitLimits.participantsPerShare) participants; this one would have \(share.participants.count)",
-                subject: subject)
+        if let problem = participantCountProblem(share.participants.count) {
+            return ShareError(.badRequest, problem, subject: subject)
         }
         let hasPrivate = share.participants.contains { $0.role == .privateUser || $0.role == .administrator }
-        if hasPrivate, share.publicPermission != .none {
-            return ShareError(
-                .badRequest,
-                "a share with a public permission (\(share.publicPermission.recipeName)) cannot also have private participants; set the public permission to none or remove them",
-                subject: subject)
+        if let problem = mixingProblem(publicPermission: share.publicPermission, hasPrivateParticipants: hasPrivate) {
+            return ShareError(.badRequest, problem, subject: subject)
         }
         if let admin = share.participants.first(where: { $0.role == .administrator && $0.permission != .readWrite }) {
             return ShareError(
@@ -310,6 +304,20 @@ public enum AccessRules {
             return ShareError(.badRequest, "the owner is not listed among a share's participants", subject: subject)
         }
         return nil
+    }
+
+    /// Why a share cannot have `count` participants (CloudKit's limit), in words for a message; nil when it can.
+    public static func participantCountProblem(_ count: Int) -> String? {
+        guard count > CloudKitLimits.participantsPerShare else { return nil }
+        return "a share holds at most \(CloudKitLimits.participantsPerShare) participants; this one would have \(count)"
+    }
+
+    /// Why a share cannot have both a public permission and invited participants (CloudKit does not mix them),
+    /// in words for a message; nil when it has one or the other.
+    public static func mixingProblem(publicPermission: Permission, hasPrivateParticipants: Bool) -> String? {
+        guard hasPrivateParticipants, publicPermission != .none else { return nil }
+        return "a share with a public permission (\(publicPermission.recipeName)) cannot also have private "
+            + "participants; set the public permission to none or remove them"
     }
 
     private static func denied(

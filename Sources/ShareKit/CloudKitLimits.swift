@@ -12,7 +12,7 @@ public enum CloudKitLimits {
     public static let recordBytes = 1 << 20
     /// One asset: 50 MB.
     public static let assetBytes = 50 << 20
-    /// An email address (RFC 5321's limit on a path, which iCloud addresses follow).
+    /// An email address (RFC 5321's limit on a path, which iCloud addresses follow); `EmailAddress` checks it.
     public static let emailAddressLength = 254
 
     /// The size a record's fields count for against `recordBytes`: names and values in bytes, numbers as 8,
@@ -41,21 +41,74 @@ public enum CloudKitLimits {
     /// Web Services documents no code for this refusal (native CloudKit says `limitExceeded`): sharelane
     /// answers `BAD_REQUEST`, as Docs/CloudKit.md says.
     public static func checkRecord(_ fields: [String: FieldValue], subject: String) -> ShareError? {
-        let size = size(of: fields)
-        guard size > recordBytes else { return nil }
-        return ShareError(
-            .badRequest,
-            "the record is \(describe(bytes: size)), over CloudKit's limit of 1 MB a record (assets not counted); keep large data in an asset field",
-            subject: subject)
+        recordSizeProblem(size(of: fields)).map { ShareError(.badRequest, "the record \($0)", subject: subject) }
     }
 
-    /// Nil when `email` is short enough to be an address, otherwise the refusal.
-    public static func checkEmail(_ email: String) -> ShareError? {
-        guard email.utf8.count > emailAddressLength else { return nil }
-        return ShareError(
-            .badRequest,
-            "an email address is at most \(emailAddressLength) characters; this one has \(email.utf8.count)",
-            subject: String(email.prefix(40)) + "…")
+    /// Why a record whose fields count `size` bytes is refused, as the end of a sentence that names the record
+    /// ("is 1.2 MB, over CloudKit's limit …"); nil when it fits.
+    public static func recordSizeProblem(_ size: Int) -> String? {
+        guard size > recordBytes else { return nil }
+        return "is \(describe(bytes: size)), over CloudKit's limit of 1 MB a record (assets not counted); keep large "
+            + "data in an asset field"
+    }
+
+    /// Why an asset of `size` bytes is refused, as the end of a sentence that names the asset ("is 51.0 MB, over
+    /// …"); nil when it fits.
+    public static func assetSizeProblem(_ size: Int) -> String? {
+        guard size > assetBytes else { return nil }
+        return "is \(describe(bytes: size)), over CloudKit's limit of 50 MB an asset"
+    }
+
+    // MARK: - Names
+
+    /// A zone name, a record name, a record type or a field name: at most 255 bytes.
+    public static let nameBytes = 255
+
+    /// Why a zone cannot have this name, in words for a message; nil when it can: 1 to 255 bytes, and no `/`
+    /// (sharelane's addresses and `!share-url ZONE/RECORD` put one after a zone's name).
+    public static func zoneNameProblem(_ name: String) -> String? {
+        guard name.isEmpty || name.utf8.count > nameBytes || name.contains("/") else { return nil }
+        return "a zone name is 1 to \(nameBytes) characters, without `/`"
+    }
+
+    /// Why a record cannot have this name: 1 to 255 bytes, and a name that starts with `_`, or the zone-wide
+    /// share's, is CloudKit's own.
+    public static func recordNameProblem(_ name: String) -> String? {
+        if name.isEmpty || name.utf8.count > nameBytes { return "a record name is 1 to \(nameBytes) characters" }
+        if name == zoneShareRecordName || name.hasPrefix("_") {
+            return "`\(name)` is reserved by CloudKit; record names may not start with `_` or be "
+                + "`\(zoneShareRecordName)`"
+        }
+        return nil
+    }
+
+    /// Why a record type cannot have this name: letters, digits and `_`, starting with a letter, at most 255
+    /// bytes (the share type `cloudkit.share` is CloudKit's own).
+    public static func recordTypeProblem(_ name: String) -> String? {
+        guard name != shareRecordType else { return nil }
+        return isIdentifier(name) && name.utf8.count <= nameBytes
+            ? nil : "`\(name)` is not a record type; use letters, digits and `_`, starting with a letter"
+    }
+
+    /// Why a field cannot have this name: letters, digits and `_`, starting with a letter, at most 255 bytes.
+    public static func fieldNameProblem(_ name: String) -> String? {
+        isIdentifier(name) && name.utf8.count <= nameBytes
+            ? nil : "`\(name)` is not a field name; use letters, digits and `_`, starting with a letter"
+    }
+
+    /// ASCII letters, digits and `_`, starting with a letter. Read from the UTF-8 bytes: a recipe asks it for
+    /// every field of every generated record.
+    public static func isIdentifier(_ s: String) -> Bool {
+        var bytes = s.utf8.makeIterator()
+        guard let first = bytes.next(), isASCIILetter(first) else { return false }
+        while let byte = bytes.next() {
+            guard isASCIILetter(byte) || (0x30...0x39).contains(byte) || byte == 0x5F else { return false }
+        }
+        return true
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 
     /// `10.0 MB`, `1.2 kB`, `300 bytes`.

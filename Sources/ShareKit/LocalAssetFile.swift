@@ -72,11 +72,8 @@ public struct LocalAssetFile: Sendable {
         } catch {
             throw ShareError(.badRequest, "cannot read the asset file \(path): \(error.localizedDescription)")
         }
-        guard bytes.count <= CloudKitLimits.assetBytes else {
-            throw ShareError(
-                .badRequest,
-                "the asset file \(path) is \(CloudKitLimits.describe(bytes: bytes.count)), over CloudKit's limit of "
-                    + "50 MB an asset", subject: recordName)
+        if let problem = CloudKitLimits.assetSizeProblem(bytes.count) {
+            throw ShareError(.badRequest, "the asset file \(path) \(problem)", subject: recordName)
         }
         let digest = FNV1a64.checksum(of: bytes)
         if asset.isComputedChecksum, digest != asset.checksum {

@@ -61,6 +61,9 @@ public enum SchemaRules {
         // The common case, a type that has every field already with the value's type, without sorting the
         // names (they are sorted below only so that a refusal names the first one).
         if let known, fields.allSatisfy({ known.fields[$0.key]?.type == $0.value.type }) { return false }
+        if known == nil, let problem = CloudKitLimits.recordTypeProblem(recordType) {
+            throw ShareError(.badRequest, problem, subject: subject)
+        }
         if known == nil, environment == .production {
             throw ShareError(
                 .badRequest,
@@ -81,6 +84,9 @@ public enum SchemaRules {
                     .badRequest,
                     "\(name) is a system field (\(system.rawValue)) and cannot be set; rename the field",
                     subject: subject)
+            }
+            if let problem = CloudKitLimits.fieldNameProblem(name) {
+                throw ShareError(.badRequest, problem, subject: subject)
             }
             if environment == .production {
                 throw ShareError(

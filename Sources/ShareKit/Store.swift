@@ -590,27 +590,22 @@ extension Store {
     {
         var tags = ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
         var shares: [String: Share] = [:]
-        var token: ChangeToken?
-        while true {
-            let page: ZoneChanges
-            do {
-                page = try await zoneChanges(zoneID, in: database, since: token, resultsLimit: nil, as: user)
-            } catch let error as ShareError where error.code == .zoneNotFound {
-                return nil
+        do {
+            let ending = try await followZoneChanges(zoneID, in: database, since: nil, as: user) { page in
+                for record in page.changedRecords { tags.records[record.recordName] = record.changeTag ?? "" }
+                for share in page.changedShares { shares[share.recordName] = share }
+                for name in page.deletedRecordNames {
+                    tags.records[name] = nil
+                    shares[name] = nil
+                }
+                return true
             }
-            for record in page.changedRecords { tags.records[record.recordName] = record.changeTag ?? "" }
-            for share in page.changedShares { shares[share.recordName] = share }
-            for name in page.deletedRecordNames {
-                tags.records[name] = nil
-                shares[name] = nil
-            }
-            tags.token = page.token
-            if !page.moreComing || page.token == token {
-                tags.shares = shares.values.sorted { $0.recordName < $1.recordName }
-                return tags
-            }
-            token = page.token
+            tags.token = ending.token
+        } catch let error as ShareError where error.code == .zoneNotFound {
+            return nil
         }
+        tags.shares = shares.values.sorted { $0.recordName < $1.recordName }
+        return tags
     }
 
     /// One user after another, for stores that act as one user a call.

@@ -48,6 +48,37 @@ public struct UserDiscoverability: Sendable, Hashable, Codable {
     }
 }
 
+/// Email addresses as CloudKit names users by them: the one rule the recipe, the stores and `sharelane serve`
+/// ask, so that an address one of them takes, every one takes.
+public enum EmailAddress {
+    /// The form that names a user: trimmed and lowercased (two spellings of one address are one user).
+    public static func normalized(_ text: String) -> String { StableName.normalizedEmail(text) }
+
+    /// Why `text` is not an address a user can have, in words for a message; nil when it is one: one `@`
+    /// with something on each side, no white space inside, at most `CloudKitLimits.emailAddressLength`
+    /// characters once trimmed.
+    public static func problem(_ text: String) -> String? {
+        let address = normalized(text)
+        if address.utf8.count > CloudKitLimits.emailAddressLength {
+            return "an email address is at most \(CloudKitLimits.emailAddressLength) characters; this one has "
+                + "\(address.utf8.count)"
+        }
+        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            !address.contains(where: { $0.isWhitespace })
+        else {
+            return "`\(address.count > 60 ? String(address.prefix(60)) + "…" : address)` is not an email address "
+                + "(name@example.com)"
+        }
+        return nil
+    }
+
+    /// The refusal of an address a user cannot have (`BAD_REQUEST`, `problem`'s words), or nil.
+    public static func check(_ text: String, subject: String? = nil) -> ShareError? {
+        problem(text).map { ShareError(.badRequest, $0, subject: subject ?? String(text.prefix(60))) }
+    }
+}
+
 /// Phone numbers as CloudKit looks users up by them.
 public enum PhoneNumber {
     /// The number in E.164 form (`+` and 8 to 15 digits): spaces, dots, dashes and parentheses dropped;

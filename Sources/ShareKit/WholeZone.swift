@@ -32,11 +32,8 @@ extension Store {
         var shareOrder: [String] = []
         var seenRecords = Set<String>()
         var seenShares = Set<String>()
-        var token: ChangeToken?
-        var calls = 0
-        while true {
-            let page = try await zoneChanges(zoneID, in: database, since: token, resultsLimit: pageSize, as: user)
-            calls += 1
+        let ending = try await followZoneChanges(zoneID, in: database, since: nil, pageSize: pageSize, as: user) {
+            page in
             for record in page.changedRecords where record.recordType != shareRecordType {
                 records[record.recordName] = record
                 if seenRecords.insert(record.recordName).inserted { recordOrder.append(record.recordName) }
@@ -49,15 +46,10 @@ extension Store {
                 records[name] = nil
                 shares[name] = nil
             }
-            // A store that hands back the same token with more to come would loop forever.
-            if !page.moreComing || page.token == token {
-                token = page.token
-                break
-            }
-            token = page.token
+            return true
         }
         return WholeZone(
             records: recordOrder.compactMap { records[$0] }, shares: shareOrder.compactMap { shares[$0] },
-            calls: calls, token: token)
+            calls: ending.calls, token: ending.token)
     }
 }

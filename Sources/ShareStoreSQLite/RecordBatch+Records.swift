@@ -82,6 +82,9 @@ extension RecordBatch {
         guard !record.recordType.isEmpty else {
             throw ShareError(.badRequest, "a new record needs a record type", subject: subject)
         }
+        if let problem = CloudKitLimits.recordNameProblem(name) {
+            throw ShareError(.badRequest, problem, subject: subject)
+        }
         var parentRow: RecordRow?
         if let parent = record.parent {
             if parent == name { throw ShareError(.badRequest, "a record cannot be its own parent", subject: subject) }

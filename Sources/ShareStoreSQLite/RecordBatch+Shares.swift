@@ -102,16 +102,17 @@ extension RecordBatch {
             return row
         }
         if recordName.isEmpty {
-            guard let email = participant.email, email.contains("@") else {
+            guard let email = participant.email else {
                 throw ShareError(
                     .badRequest, "a participant needs a user record name, an email address or a phone number",
                     subject: subject)
             }
+            if let refusal = EmailAddress.check(email, subject: subject) { throw refusal }
             recordName = StableName.userRecordName(email: email)
         }
         if let row = try UserRow.fetchOne(db, recordName: recordName) { return row }
-        if let email = participant.email, let refusal = CloudKitLimits.checkEmail(email) { throw refusal }
-        guard let email = participant.email, email.contains("@") else {
+        if let email = participant.email, let refusal = EmailAddress.check(email, subject: subject) { throw refusal }
+        guard let email = participant.email else {
             throw ShareError(
                 .notFound, "no user \(recordName) in this store; name the participant by email address",
                 subject: subject)

@@ -6,10 +6,8 @@ import ShareKit
 // `asset`, migration v7) once per content, under its checksum.
 extension SQLiteStore {
     public func saveAssetBytes(_ bytes: [UInt8]) async throws -> String {
-        guard bytes.count <= CloudKitLimits.assetBytes else {
-            throw ShareError(
-                .badRequest,
-                "the asset is \(CloudKitLimits.describe(bytes: bytes.count)), over CloudKit's limit of 50 MB an asset")
+        if let problem = CloudKitLimits.assetSizeProblem(bytes.count) {
+            throw ShareError(.badRequest, "the asset \(problem)")
         }
         let checksum = FNV1a64.checksum(of: bytes)
         let data = Data(bytes)

@@ -28,12 +28,8 @@ extension SQLiteStore {
 
     /// The email address normalized, or why it cannot sign in.
     private static func signInEmail(_ email: String) throws -> String {
-        let normalized = StableName.normalizedEmail(email)
-        if let error = CloudKitLimits.checkEmail(normalized) { throw error }
-        guard normalized.contains("@"), !normalized.contains(" ") else {
-            throw ShareError(.badRequest, "'\(email)' is not an email address", subject: email)
-        }
-        return normalized
+        if let refusal = EmailAddress.check(email) { throw refusal }
+        return EmailAddress.normalized(email)
     }
 
     /// Signs in (creating) the user with this normalized address inside the caller's write transaction.
@@ -64,7 +60,7 @@ extension SQLiteStore {
     }
 
     public func signInExisting(email: String) async throws -> User? {
-        let normalized = StableName.normalizedEmail(email)
+        let normalized = try Self.signInEmail(email)
         return try await read("looking up \(normalized)") { db in
             try UserRow.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM user WHERE email = ?"), arguments: [normalized])?
@@ -181,9 +177,8 @@ extension SQLiteStore {
                             ShareError(.accessDenied, "only \(owner) creates or deletes their zones", subject: name)))
                     continue
                 }
-                guard !name.isEmpty, !name.contains("/") else {
-                    results.append(
-                        .failure(ShareError(.badRequest, "'\(name)' is not a valid zone name", subject: name)))
+                if op.kind == .create, let problem = CloudKitLimits.zoneNameProblem(name) {
+                    results.append(.failure(ShareError(.badRequest, problem, subject: name)))
                     continue
                 }
                 switch op.kind {
@@ -534,9 +529,11 @@ extension SQLiteStore {
         let guid = StableName.shortGUID(fromURL: url)
         return try await read("resolving a share") { db in
             let (share, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
-            if user != share.ownerRecordName, share.publicPermission == .none, share.participant(user) == nil {
-                throw ShareError(
-                    .accessDenied, "\(user) is not invited to this share; ask its owner to add them", subject: url)
+            // Who may see a share's metadata is who may accept it.
+            if let refusal = AccessRules.accept(
+                caller: user, zoneOwner: share.ownerRecordName, share: share, subject: url)
+            {
+                throw refusal
             }
             return ShareMetadata(
                 share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName,
@@ -696,10 +693,9 @@ extension SQLiteStore {
             return ShareMetadata(
                 share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName, participant: entry)
         }
-        if entry == nil, share.participants.count >= CloudKitLimits.participantsPerShare {
-            throw ShareError(
-                .badRequest, "the share already has \(CloudKitLimits.participantsPerShare) participants",
-                subject: subject)
+        // A public user joining is one more participant: the limit is the one every share keeps.
+        if entry == nil, let problem = AccessRules.participantCountProblem(share.participants.count + 1) {
+            throw ShareError(.badRequest, problem, subject: subject)
         }
         let seq = try shares.nextSeq(db)
         if entry == nil {
