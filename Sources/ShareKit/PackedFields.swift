@@ -7,10 +7,10 @@ import Foundation
 /// Records are written far more often than they are inspected by hand, and Foundation's JSON coders cost
 /// more than the SQLite insert itself; this format costs a fraction. Keys are sorted, so equal fields give
 /// equal bytes. Layout: a version byte, a varint count, then per field its name and a tagged value.
-public enum PackedFields {
+package enum PackedFields {
     static let version: UInt8 = 1
 
-    public static func pack(_ fields: [String: FieldValue]) -> Data {
+    package static func pack(_ fields: [String: FieldValue]) -> Data {
         var writer = PackWriter()
         writer.bytes.reserveCapacity(16 + fields.count * 24)
         writer.byte(version)
@@ -23,14 +23,14 @@ public enum PackedFields {
         return Data(writer.bytes)
     }
 
-    public static func unpack(_ data: Data) throws -> [String: FieldValue] {
+    package static func unpack(_ data: Data) throws -> [String: FieldValue] {
         try data.withUnsafeBytes { try unpack($0) }
     }
 
     /// The fields of these bytes, read in place, not copied first (issue 18: every record a lookup answers is
     /// decoded, from SQLite's own bytes).
     /// - Throws: `PackedFieldsError` for bytes that are not packed fields.
-    public static func unpack(_ bytes: UnsafeRawBufferPointer) throws -> [String: FieldValue] {
+    package static func unpack(_ bytes: UnsafeRawBufferPointer) throws -> [String: FieldValue] {
         var reader = try PackReader(start: bytes)
         let count = try reader.varint()
         var fields = [String: FieldValue](minimumCapacity: Int(min(count, 1024)))
@@ -43,7 +43,7 @@ public enum PackedFields {
 
     /// One field's value as `forEach` hands it: strings as their UTF-8 bytes in place, numbers as they are,
     /// any other kind unpacked.
-    public enum Value {
+    package enum Value {
         case string(UnsafeRawBufferPointer)
         case int64(Int64)
         case double(Double)
@@ -53,7 +53,7 @@ public enum PackedFields {
 
     /// Each field of these bytes in name order, its name as UTF-8 bytes: both valid only inside `body`.
     /// - Throws: `PackedFieldsError` for bytes that are not packed fields, or what `body` throws.
-    public static func forEach(
+    package static func forEach(
         _ bytes: UnsafeRawBufferPointer, _ body: (_ name: UnsafeRawBufferPointer, _ value: Value) throws -> Void
     ) throws {
         var reader = try PackReader(start: bytes)
@@ -66,12 +66,12 @@ public enum PackedFields {
 }
 
 /// Why bytes are not packed fields: in a store, its file is damaged.
-public enum PackedFieldsError: Error, CustomStringConvertible {
+package enum PackedFieldsError: Error, CustomStringConvertible {
     case unknownVersion(UInt8)
     case truncated
     case unknownTag(UInt8)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownVersion(let v): "stored fields have format version \(v), which this sharelane does not know"
         case .truncated: "stored fields end early: the store file is damaged"

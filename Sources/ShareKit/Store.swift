@@ -391,20 +391,6 @@ public protocol Store: Sendable {
         async throws -> [RecordOutcome]
     func queryRecords(_ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
         async throws -> QueryPage
-    /// `lookupRecords(_:in:database:as:)` with each outcome handed to `receiver` as it is read, by its index in
-    /// `recordNames`: a store may hand a record over in place (`RecordReading`). By default, the outcomes of
-    /// `lookupRecords(_:in:database:as:)`.
-    func lookupRecords(
-        _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
-        into receiver: some RecordReceiver
-    ) async throws
-    /// `queryRecords(_:in:database:as:)` with each record of the page handed to `receiver` as it is read, by
-    /// its index in the page; the page's continuation marker. By default, the page of
-    /// `queryRecords(_:in:database:as:)`.
-    func queryRecords(
-        _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
-        into receiver: some RecordReceiver
-    ) async throws -> String?
     /// Applies several zones' operations as `modifyRecords(_:in:database:atomic:as:)` applies each, in order:
     /// one result per write. When one cannot be made at all (its call throws) the later ones are not, and the
     /// results end there; a store that makes them in one transaction then answers that failure for every

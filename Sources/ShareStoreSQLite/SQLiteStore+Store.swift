@@ -4,7 +4,7 @@ import ShareKit
 
 // MARK: - Store
 
-extension SQLiteStore {
+extension SQLiteStore: ReadsRecordsInPlace {
     // MARK: Users
 
     public func signIn(email: String, name: String?) async throws -> User {
@@ -230,12 +230,12 @@ extension SQLiteStore {
         _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         let outcomes = RecordOutcomes()
-        try await lookupRecords(recordNames, in: zoneID, database: database, as: user, into: outcomes)
+        try await readRecords(recordNames, in: zoneID, database: database, as: user, into: outcomes)
         return try outcomes.outcomes()
     }
 
     /// Records the caller may read are handed over in place, as their rows are read (`RecordRow.reading`).
-    public func lookupRecords(
+    package func readRecords(
         _ recordNames: [String], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
         into receiver: some RecordReceiver
     ) async throws {
@@ -305,13 +305,13 @@ extension SQLiteStore {
         _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
     ) async throws -> QueryPage {
         let records = RecordOutcomes()
-        let marker = try await queryRecords(query, in: zoneID, database: database, as: user, into: records)
+        let marker = try await readQuery(query, in: zoneID, database: database, as: user, into: records)
         return QueryPage(records: try records.records(), continuationMarker: marker)
     }
 
     /// In record name order with no filters, records are handed over in place, as their rows are read
     /// (`RecordRow.reading`); others are made whole to be matched or sorted.
-    public func queryRecords(
+    package func readQuery(
         _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
         into receiver: some RecordReceiver
     ) async throws -> String? {
