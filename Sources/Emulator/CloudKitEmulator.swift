@@ -11,12 +11,16 @@ import ShareKit
 /// databases and writes also need a `ckWebAuthToken` that this emulator issued. Every answer carries the
 /// next token in the `X-Apple-CloudKit-Web-Auth-Token` header, where CloudKit JS reads it; older tokens stay
 /// good until they expire (`strictTokens`: one request each). Any container and environment are
-/// accepted: they all reach the one store. Beside them, at `/`, a read-only web console (`Console`).
+/// accepted: they all reach the one store. Beside them, at `/`, a read-only web console (`Console`). Between
+/// the emulator and its clients, a network as bad as asked (`NetworkFaultMiddleware`), changed while it runs
+/// at `/_sharelane/faults`.
 public struct CloudKitEmulator: Sendable {
     let service: EmulatorService
     let logger: Logger
     /// The console's sessions, one set for every router this emulator makes.
     let consoleSessions: ConsoleSessions
+    /// The network conditions in force, for every router this emulator makes.
+    let network: NetworkFaults
 
     /// - Parameters:
     ///   - store: the data and the access rules; the emulator adds none of its own.
@@ -29,15 +33,19 @@ public struct CloudKitEmulator: Sendable {
             tickets: SignInTickets(clock: configuration.clock))
         self.logger = logger
         consoleSessions = ConsoleSessions(lifetime: configuration.consoleSessionLifetime, clock: configuration.clock)
+        network = NetworkFaults(configuration.networkConditions, clock: configuration.clock)
     }
 
     /// The routes: sign-in, every operation of `WireOperation.all` under Apple's path, an answer naming
-    /// them for any other path under `/database/`, and the console's pages.
+    /// them for any other path under `/database/`, the network conditions' endpoint, and the console's pages.
     func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         let service = self.service
         router.add(middleware: RequestLogMiddleware(logger: logger))
         router.add(middleware: CrossOriginMiddleware(configuration: service.configuration))
+        // Inside the CORS middleware, so that a page reads its 503 and 429 answers; before authentication, so
+        // that a reset spends no token.
+        router.add(middleware: NetworkFaultMiddleware(faults: network, tokens: service.tokens))
         router.group(RouterPath(WireSpelling.signInPath))
             .add(middleware: AuthenticationMiddleware(service: service, requiresWebAuthToken: false))
             .post { request, context in try await service.signIn(request, context: context) }
@@ -65,9 +73,12 @@ public struct CloudKitEmulator: Sendable {
         }
         router.post("/database/**") { request, _ in try service.unknownOperation(request) }
         router.get("/database/**") { request, _ in try service.unknownOperation(request) }
+        NetworkFaultsEndpoint(
+            faults: network, configuration: service.configuration, sessions: consoleSessions, logger: logger
+        ).register(on: router)
         Console(
             store: service.store, configuration: service.configuration, sessions: consoleSessions,
-            containers: service.containers
+            containers: service.containers, network: network
         ).register(on: router)
         return router
     }

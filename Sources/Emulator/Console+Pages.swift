@@ -41,6 +41,7 @@ extension Console {
             }
             body += "</tbody></table>\n"
         }
+        body += Self.networkSection(network.current)
         body += "<h2>Users</h2>\n"
         if let listed {
             if listed.isEmpty {
@@ -82,6 +83,55 @@ extension Console {
 
             """
         return ConsolePage(title: "Overview", choices: choices(listed), body: body).response()
+    }
+
+    /// The overview's "Network" section: the conditions Web Services requests meet now, each with what it does.
+    static func networkSection(_ conditions: NetworkConditions) -> String {
+        var section = "<h2>Network</h2>\n"
+        guard !conditions.isGood else {
+            return section
+                + "<p class=\"empty\">A good network: no latency, no throttle, no faults. Rehearse a bad one with "
+                + "<code>sharelane serve --latency 80ms~20ms --faults unavailable=5%</code> or "
+                + "<code>POST \(NetworkFaultsEndpoint.path)</code>.</p>\n"
+        }
+        section +=
+            "<p>Web Services requests meet a rehearsed bad network; <code>POST \(NetworkFaultsEndpoint.path)</code> "
+            + "changes it.</p>\n<table class=\"data network\"><thead><tr><th>setting</th><th>value</th>"
+            + "<th>what it does</th></tr></thead><tbody>\n"
+        func row(_ name: String, _ value: String, _ effect: String) {
+            section +=
+                "<tr><td>\(name)</td><td><code>\(HTML.escaped(value))</code></td><td>\(HTML.escaped(effect))</td></tr>\n"
+        }
+        if let latency = conditions.latency {
+            let range = latency.range
+            row(
+                "latency", latency.description,
+                range.count == 1
+                    ? "each answer waits \(range.lowerBound) ms"
+                    : "each answer waits \(range.lowerBound) to \(range.upperBound) ms")
+        }
+        if let throttle = conditions.throttle {
+            row(
+                "throttle", throttle.description,
+                "past \(throttle.requests) requests a \(throttle.window == .second ? "second" : "minute") from one "
+                    + "user: 429 THROTTLED")
+        }
+        let effects: [NetworkFault: String] = [
+            .unavailable: "503 TRY_AGAIN_LATER, nothing applied",
+            .reset: "the connection closes before the request is read, nothing applied",
+            .lostAnswer: "the request is applied, then the connection closes before the answer",
+        ]
+        for fault in NetworkFault.allCases where conditions.faults.hundredths[fault] != nil {
+            row(
+                fault.rawValue, FaultRates.written(conditions.faults.hundredths[fault] ?? 0),
+                "of requests: \(effects[fault] ?? "")")
+        }
+        row(
+            "seed", conditions.seed.map(String.init) ?? "random",
+            conditions.seed == nil
+                ? "a new draw of waits and faults each run"
+                : "the same requests meet the same waits and faults each run")
+        return section + "</tbody></table>\n"
     }
 
     // MARK: - A user's databases

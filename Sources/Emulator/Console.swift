@@ -15,6 +15,8 @@ struct Console: Sendable {
     let configuration: EmulatorConfiguration
     let sessions: ConsoleSessions
     let containers: ConsoleContainerLog
+    /// The network conditions in force, shown on the overview.
+    let network: NetworkFaults
 
     var reader: ConsoleReader { ConsoleReader(store: store) }
 

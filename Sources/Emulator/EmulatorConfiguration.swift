@@ -28,12 +28,16 @@ public struct EmulatorConfiguration: Sendable {
     /// Web origins besides loopback ones whose pages may call the emulator from a browser (CORS) and receive
     /// a token from the sign-in popup (`serve --allow-origin`), each as `scheme://host[:port]`.
     public var allowedOrigins: [String]
+    /// The network played between the emulator and its clients from the start (`serve --latency`,
+    /// `--throttle`, `--faults`, `--fault-seed`); `POST /_sharelane/faults` changes it while it runs.
+    public var networkConditions: NetworkConditions
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),
         tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20, clock: EmulatorClock = .system,
         consoleSessionLifetime: Duration = .seconds(8 * 3600), strictTokens: Bool = false,
-        serverKeys: ServerKeyring = ServerKeyring(), opaqueChecksums: Bool = false, allowedOrigins: [String] = []
+        serverKeys: ServerKeyring = ServerKeyring(), opaqueChecksums: Bool = false, allowedOrigins: [String] = [],
+        networkConditions: NetworkConditions = .none
     ) {
         self.host = host
         self.port = port
@@ -46,6 +50,21 @@ public struct EmulatorConfiguration: Sendable {
         self.serverKeys = serverKeys
         self.opaqueChecksums = opaqueChecksums
         self.allowedOrigins = allowedOrigins.compactMap(Self.origin(of:))
+        self.networkConditions = networkConditions
+    }
+
+    /// Whether an IP address (as a socket gives it) is this machine's loopback: 127.0.0.0/8, `::1`, or
+    /// 127.0.0.0/8 mapped into IPv6 (`::ffff:127.0.0.1`).
+    public static func isLoopback(ipAddress: String) -> Bool {
+        var address = ipAddress.lowercased()
+        if address.hasPrefix("[") && address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        if address == "::1" || address == "0:0:0:0:0:0:0:1" { return true }
+        for mapped in ["::ffff:", "0:0:0:0:0:ffff:"] where address.hasPrefix(mapped) {
+            address = String(address.dropFirst(mapped.count))
+        }
+        let octets = address.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) && UInt8($0) != nil }
     }
 
     /// Whether a page of `origin` (an `Origin` header's value) may call the emulator and be handed a token:

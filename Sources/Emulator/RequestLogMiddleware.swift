@@ -7,7 +7,10 @@ import ShareKit
 /// and time. Outermost, it also answers every error that reaches it as CloudKit would (`ShareError`'s JSON;
 /// the router's own answers, such as 404 for a path nothing serves, as themselves; anything else as
 /// `INTERNAL_ERROR`), so that each answer is logged as it was sent. The console's pages and its sign-in are
-/// logged the same way: the path only, so a `?ckAPIToken=` given to the console is never written.
+/// logged the same way: the path only, so a `?ckAPIToken=` given to the console is never written. Where network
+/// conditions are in force (`serve --latency/--throttle/--faults`), the line says which fault the request met,
+/// `fault=none` for none; a reset request, closed before any answer, has `-` for its status, and a lost answer
+/// the status of the answer that was never sent.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
@@ -31,9 +34,13 @@ struct RequestLogMiddleware: RouterMiddleware {
         let tenths =
             elapsed.components.seconds * 10_000 + (elapsed.components.attoseconds + 50_000_000_000_000)
             / 100_000_000_000_000
-        logger.info(
-            "\(request.method.rawValue) \(request.uri.path) \(response.status.code)",
-            metadata: ["user": "\(context.caller.user ?? "-")", "ms": "\(tenths / 10).\(tenths % 10)"])
+        var metadata: Logger.Metadata = [
+            "user": "\(context.caller.user ?? "-")", "ms": "\(tenths / 10).\(tenths % 10)",
+        ]
+        let met = context.network.met
+        if let met { metadata["fault"] = "\(met.rawValue)" }
+        let status = met == .reset ? "-" : "\(response.status.code)"
+        logger.info("\(request.method.rawValue) \(request.uri.path) \(status)", metadata: metadata)
         return response
     }
 }

@@ -88,6 +88,13 @@ actor TokenIssuer {
             "the ckWebAuthToken was not issued by this server (it may have restarted since): sign in again")
     }
 
+    /// The user a live token was issued for, without spending or retiring it: how `serve --throttle` tells
+    /// whose request it counts before authentication redeems the token. Nil for a spent, expired or unknown one.
+    func holder(of token: String) -> UserRecordName? {
+        guard let grant = live[token], grant.expires > clock.now() else { return nil }
+        return grant.user
+    }
+
     private func pruneExpired() {
         issuedSincePrune = 0
         let now = clock.now()

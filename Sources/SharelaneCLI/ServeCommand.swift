@@ -23,6 +23,11 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             the sharing graph and the change history, each viewable as any user. Open the printed console \
             URL and give the API token once in its sign-in form (or open /?ckAPIToken=…); the browser then \
             keeps a session cookie. Nothing in the console changes data. See Docs/Console.md.
+
+            To rehearse a bad network, as Apple's service is one (far away, throttling, now and then dropping a \
+            connection after applying a write), give --latency, --throttle and --faults, and --fault-seed to \
+            repeat a run; POST /_sharelane/faults changes them while serve runs. They apply to the Web Services \
+            routes only, never to the console. See "Rehearsing a bad network" in Docs/CloudKit.md.
             """)
 
     /// What `--help` ends with.
@@ -30,6 +35,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane serve",
         "sharelane serve --store sqlite:emulator.sqlite --port 8420 --api-token local-token",
         "sharelane serve --strict-tokens --server-key 1a2b3c=eckey.pub.pem",
+        "sharelane serve --latency 80ms~20ms --throttle 40/s --faults 'unavailable=5%,reset=2%,lost-answer=2%' "
+            + "--fault-seed 7",
     ]
 
     @Option(
@@ -90,6 +97,54 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             valueName: "origin"))
     var allowOrigin: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Make each Web Services answer wait this long, as Apple's service is far away (e.g. 80ms~20ms).",
+            discussion:
+                "A duration as Terraform writes one (ms, s, m: 80ms, 1.5s), and after ~ a jitter: 80ms~20ms waits "
+                + "60 to 100 ms, drawn anew for each request. The wait holds no thread: many requests wait at once.",
+            valueName: "duration"))
+    var latency: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Answer 429 THROTTLED past this many requests a second (or a minute) from one user (e.g. 40/s).",
+            discussion:
+                "N/s or N/m, counted over a sliding window for each user (the user of the request's web auth "
+                + "token; requests without one share a count). A refused request carries retryAfter in whole "
+                + "seconds, as CloudKit's, and changes nothing.",
+            valueName: "rate"))
+    var throttle: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Make this share of requests meet a fault (e.g. 'unavailable=5%,reset=2%,lost-answer=2%').",
+            discussion:
+                "unavailable answers 503 TRY_AGAIN_LATER with retryAfter; reset closes the connection before the "
+                + "request is read (nothing changes); lost-answer applies the request, then closes the connection "
+                + "before the answer is sent. Shares are 0% to 100% and add up to 100% at most. The request log "
+                + "says which fault each request met (fault=lost-answer).",
+            valueName: "fault=percent,…"))
+    var faults: String?
+
+    @Option(
+        name: .customLong("fault-seed"),
+        help: ArgumentHelp(
+            "Repeat a run: the same seed gives the same waits and faults, in request-arrival order (e.g. 7).",
+            discussion: "A whole number. Without it each start draws differently.",
+            valueName: "seed"))
+    var faultSeed: String?
+
+    /// The network conditions of `--latency`, `--throttle`, `--faults` and `--fault-seed`.
+    /// - Throws: `ValidationError` naming the option and what to write.
+    func networkConditions() throws -> NetworkConditions {
+        do {
+            return try NetworkConditions(latency: latency, throttle: throttle, faults: faults, seed: faultSeed)
+        } catch {
+            throw ValidationError(error.message { $0 == "seed" ? "--fault-seed" : "--\($0)" })
+        }
+    }
+
     /// The keyring of `--server-key`.
     func serverKeyring() throws -> ServerKeyring {
         var keyring = ServerKeyring()
@@ -118,6 +173,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func validate() throws {
         _ = try serverKeyring()
+        _ = try networkConditions()
         for origin in allowOrigin where EmulatorConfiguration.origin(of: origin) == nil {
             throw ValidationError(
                 "--allow-origin \"\(origin)\" is not a web origin: give scheme://host[:port], such as "
@@ -154,11 +210,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let token = apiToken ?? EmulatorConfiguration.makeAPIToken()
         let generated = apiToken == nil
         let keyring = try serverKeyring()
+        let network = try networkConditions()
         let emulator = CloudKitEmulator(
             store: served,
             configuration: EmulatorConfiguration(
                 host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
-                opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin),
+                opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network),
             logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
@@ -182,6 +239,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 if opaqueChecksums { lines.append("Asset checksums: opaque, as Apple's (--opaque-checksums)") }
                 if !allowedOrigins.isEmpty {
                     lines.append("Browser pages allowed: loopback origins, \(allowedOrigins.joined(separator: ", "))")
+                }
+                if network != .none {
+                    // Docs/CloudKit.md, "Rehearsing a bad network".
+                    lines.append("Network: \(network) (POST /_sharelane/faults changes it)")
                 }
                 lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
                 // Docs/Console.md: the console's address, never with the token in it.

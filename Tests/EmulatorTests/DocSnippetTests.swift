@@ -32,4 +32,20 @@ import Testing
         let records = result.stdout.components(separatedBy: #""recordName":"milk""#).count - 1
         #expect(records == 2, "\(result.stdout)")
     }
+
+    @Test("the faults snippet sets the network, reads it back, and mends it")
+    func faultsSnippet() throws {
+        let script = try Self.snippet("faults-snippet", in: "Docs/CloudKit.md")
+        let server = try ServeProcess(apiToken: "doc-faults-token")
+        defer { server.stop() }
+        let result = try SharelaneBinary.runProcess(
+            URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script],
+            environment: ["SERVE": server.url, "TOKEN": server.apiToken, "PATH": "/usr/bin:/bin"], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)\n\(server.log)")
+        // The answer of the POST and of the GET, as the comment in the block shows them, then a good network.
+        let set = #"{"faults":"unavailable=3%,lost-answer=1%","latency":"80ms~20ms","seed":7,"throttle":"40/s"}"#
+        #expect(result.stdout == set + set + "{}", "\(result.stdout)")
+        #expect(script.contains("# " + set))
+        #expect(server.log.contains("Network conditions changed: none"), "\(server.log)")
+    }
 }

@@ -17,11 +17,13 @@ enum EmulatorHarness {
     static let quiet = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() }
 
     /// Starts the emulator over the SQLite file at `storePath` (a fresh one in a temporary directory, removed
-    /// afterwards, when nil), runs `body` with its base URL, then stops it.
+    /// afterwards, when nil), runs `body` with its base URL, then stops it. `networkConditions` is the network
+    /// it plays from the start (`serve --latency/--throttle/--faults`); `logger` gets its request log.
     static func withEmulator<T: Sendable>(
         storePath: String? = nil, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
         clock: EmulatorClock = .system, strictTokens: Bool = false, serverKeys: ServerKeyring = ServerKeyring(),
-        opaqueChecksums: Bool = false, allowedOrigins: [String] = [], _ body: @Sendable (String) async throws -> T
+        opaqueChecksums: Bool = false, allowedOrigins: [String] = [], networkConditions: NetworkConditions = .none,
+        logger: Logger = quiet, _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
         try await TemporaryDirectory.with("emulator") { scratch in
             let store = try SQLiteStore(path: storePath ?? scratch.file("serve.sqlite"), logger: quiet)
@@ -30,8 +32,8 @@ enum EmulatorHarness {
                 configuration: EmulatorConfiguration(
                     apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes, clock: clock,
                     strictTokens: strictTokens, serverKeys: serverKeys, opaqueChecksums: opaqueChecksums,
-                    allowedOrigins: allowedOrigins),
-                logger: quiet, body)
+                    allowedOrigins: allowedOrigins, networkConditions: networkConditions),
+                logger: logger, body)
         }
     }
 

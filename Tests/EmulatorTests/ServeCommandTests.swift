@@ -56,4 +56,62 @@ import Testing
         #expect(!log.contains(token), "the log shows the API token")
         #expect(!log.contains("ckWebAuthToken"), "the log shows a web auth token")
     }
+
+    // MARK: - A bad network
+
+    @Test("--latency, --throttle, --faults and --fault-seed are printed on start and read back from the endpoint")
+    func networkOptionsAreInForce() async throws {
+        let server = try ServeProcess(
+            apiToken: "network-options-token",
+            extraArguments: [
+                "--latency", "80ms~20ms", "--throttle", "40/s", "--faults", "unavailable=5%,reset=2%,lost-answer=2%",
+                "--fault-seed", "7",
+            ])
+        defer { server.stop() }
+        #expect(
+            server.log.contains(
+                "Network: latency 80ms~20ms, throttle 40/s a user, faults unavailable=5%,reset=2%,lost-answer=2%, "
+                    + "seed 7"), "\(server.log)")
+        let answer = try await EmulatorHarness.raw(
+            server.url, "/_sharelane/faults", query: ["ckAPIToken": server.apiToken], method: "GET")
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(answer.json["latency"] as? String == "80ms~20ms")
+        #expect(answer.json["throttle"] as? String == "40/s")
+        #expect(answer.json["faults"] as? String == "unavailable=5%,reset=2%,lost-answer=2%")
+        #expect((answer.json["seed"] as? NSNumber)?.intValue == 7)
+        #expect(!server.log.contains(server.apiToken), "the log shows the API token")
+    }
+
+    @Test(
+        "bad network options are refused before serving, saying what to write",
+        arguments: [
+            (["--latency", "fast"], #"--latency "fast" is not a duration: write 80ms, 1.5s, or 80ms~20ms for jitter"#),
+            (["--latency", "80ms~x"], #"--latency "80ms~x" is not a duration"#),
+            (["--throttle", "forty"], #"--throttle "forty" is not a rate: write the requests each user may send"#),
+            (["--faults", "reset=2"], #"--faults "reset=2": "2" is not a percentage: write 0% to 100%"#),
+            (["--faults", "drop=2%"], #"--faults "drop=2%": there is no fault "drop": write unavailable, reset or"#),
+            (["--faults", "unavailable=70%,reset=40%"], #"adds up to 110%"#),
+            (["--fault-seed", "seven"], #"--fault-seed "seven" is not a seed: write a whole number"#),
+        ])
+    func badNetworkOptionsAreRefused(arguments: [String], message: String) throws {
+        let result = try SharelaneBinary.runProcess(
+            BuiltProducts.sharelane, ["serve", "--store", "memory:", "--port", "0"] + arguments, timeout: 60)
+        // sharelane exits 1 for any error it names (a usage error included).
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.stderr.hasPrefix("Error: " + arguments[0]), "\(result.output)")
+        #expect(result.stderr.contains(message), "\(result.output)")
+        #expect(!result.output.contains("CloudKit Web Services on"), "serve started: \(result.output)")
+    }
+
+    @Test("serve --help explains each network option with an example")
+    func helpExplainsTheNetworkOptions() throws {
+        let result = try SharelaneBinary.run(["serve", "--help"])
+        #expect(result.status == 0)
+        for text in [
+            "--latency <duration>", "80ms~20ms", "--throttle <rate>", "40/s", "--faults <fault=percent,…>",
+            "unavailable=5%,reset=2%,lost-answer=2%", "--fault-seed <seed>", "(e.g. 7)", "/_sharelane/faults",
+        ] {
+            #expect(result.stdout.contains(text), "no \(text) in:\n\(result.stdout)")
+        }
+    }
 }

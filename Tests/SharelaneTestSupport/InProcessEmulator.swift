@@ -25,15 +25,16 @@ public enum InProcessEmulator {
             logger: logger, body)
     }
 
-    /// Starts the emulator over `store` with `configuration` (its port replaced by a free one), runs `body`
-    /// with its base URL, then stops it.
+    /// Starts the emulator over `store` with `configuration` (its port replaced by a free one) on `host` (an
+    /// IPv4 address of this machine; loopback unless a test needs a caller from elsewhere), runs `body` with
+    /// its base URL, then stops it.
     public static func with<T: Sendable>(
         store: SQLiteStore, configuration: EmulatorConfiguration,
-        logger: Logger = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() },
+        logger: Logger = Logger(label: "sharelane.test") { _ in SwiftLogNoOpLogHandler() }, host: String = "127.0.0.1",
         _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
         var configuration = configuration
-        configuration.host = "127.0.0.1"
+        configuration.host = host
         configuration.port = 0
         let emulator = CloudKitEmulator(store: store, configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
@@ -49,7 +50,7 @@ public enum InProcessEmulator {
                 throw ShareError(.internalError, "the emulator did not start")
             }
             defer { group.cancelAll() }
-            return try await body("http://127.0.0.1:\(port)")
+            return try await body("http://\(host):\(port)")
         }
     }
 }
