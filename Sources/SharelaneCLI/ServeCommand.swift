@@ -32,9 +32,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     /// What `--help` ends with.
     static let examples = [
-        "sharelane serve",
         "sharelane serve --store sqlite:emulator.sqlite --port 8420 --api-token local-token",
-        "sharelane serve --strict-tokens --server-key 1a2b3c=eckey.pub.pem",
+        "sharelane serve --strict-tokens --server-key 1a2b3c=eckey.pub.pem --allow-origin https://app.example.test",
         "sharelane serve --latency 80ms~20ms --throttle 40/s --faults 'unavailable=5%,reset=2%,lost-answer=2%' "
             + "--fault-seed 7",
     ]
