@@ -10,24 +10,34 @@ import GRDBSQLite
 /// same way and reads each column through `Row` (a quarter of answering a 200-record lookup, issue 18).
 ///
 /// The statement is a cached one of GRDB's, run inside the transaction GRDB opened. Only this type runs it, so
-/// GRDB's own bookkeeping of its arguments is never relied on; the statement is reset before it is bound and
-/// after it ran. Strings and blobs are copied by SQLite (`SQLITE_TRANSIENT`).
+/// GRDB's own bookkeeping of its arguments is never relied on; the statement is reset, and its bindings
+/// cleared, before it is bound, and reset after it ran. Strings and blobs are copied by SQLite
+/// (`SQLITE_TRANSIENT`). A bind SQLite refuses, or a run with more or fewer values bound than the statement
+/// has parameters, throws instead of running: a value is never silently missing, nor left from a previous run.
 struct DirectStatement {
     private let statement: Statement
     private let handle: SQLiteStatement
     private var index: Int32 = 0
+    /// The first bind SQLite refused: its result code and the parameter's place.
+    private var refusedBind: (code: Int32, index: Int32)?
 
     init(_ statement: Statement) {
         self.statement = statement
         handle = statement.sqliteStatement
         sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Notes a bind's result code; the first refusal is thrown when the statement runs.
+    private mutating func check(_ code: Int32) {
+        if code != SQLITE_OK, refusedBind == nil { refusedBind = (code, index) }
     }
 
     // MARK: Binding, in the order of the statement's parameters
 
     mutating func bind(_ value: Int64) {
         index += 1
-        sqlite3_bind_int64(handle, index, value)
+        check(sqlite3_bind_int64(handle, index, value))
     }
 
     mutating func bind(_ value: Int64?) {
@@ -38,16 +48,17 @@ struct DirectStatement {
     mutating func bind(_ value: String?) {
         guard var value else { return bindNull() }
         index += 1
-        value.withUTF8 { bytes in
+        let (handle, index) = (handle, index)
+        let code = value.withUTF8 { bytes in
             if let base = bytes.baseAddress, !bytes.isEmpty {
-                _ = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                     sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
                 }
-            } else {
-                // An empty buffer may have no address, which SQLite would take for NULL.
-                _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
             }
+            // An empty buffer may have no address, which SQLite would take for NULL.
+            return sqlite3_bind_text(handle, index, "", 0, Self.transient)
         }
+        check(code)
     }
 
     /// An enumerated column's value: its raw value, as GRDB stores ShareKit's enums (`ColumnTypes.swift`).
@@ -62,18 +73,19 @@ struct DirectStatement {
 
     mutating func bind(_ value: Data) {
         index += 1
-        value.withUnsafeBytes { bytes in
+        let (handle, index) = (handle, index)
+        let code = value.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress, !bytes.isEmpty {
-                _ = sqlite3_bind_blob(handle, index, base, Int32(bytes.count), Self.transient)
-            } else {
-                _ = sqlite3_bind_zeroblob(handle, index, 0)
+                return sqlite3_bind_blob(handle, index, base, Int32(bytes.count), Self.transient)
             }
+            return sqlite3_bind_zeroblob(handle, index, 0)
         }
+        check(code)
     }
 
     private mutating func bindNull() {
         index += 1
-        sqlite3_bind_null(handle, index)
+        check(sqlite3_bind_null(handle, index))
     }
 
     // MARK: Running
@@ -87,6 +99,7 @@ struct DirectStatement {
 
     /// Runs a statement that answers no rows once; the database's error when it fails.
     func run() throws {
+        try checkBindings()
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else { throw failure(code) }
         sqlite3_reset(handle)
@@ -95,6 +108,7 @@ struct DirectStatement {
     /// Runs a query, calling `body` with each row in turn (read it with the column accessors, inside `body` only)
     /// until the rows end or `body` answers false; the database's error when a step fails.
     func forEachRow(_ body: (borrowing Columns) throws -> Bool) throws {
+        try checkBindings()
         defer { sqlite3_reset(handle) }
         let columns = Columns(handle: handle)
         while true {
@@ -102,6 +116,22 @@ struct DirectStatement {
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw failure(code) }
             guard try body(columns) else { return }
+        }
+    }
+
+    /// Throws when a bind was refused, or when the values bound are not as many as the parameters.
+    private func checkBindings() throws {
+        if let refused = refusedBind {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: refused.code),
+                message: "binding parameter \(refused.index) failed: "
+                    + String(cString: sqlite3_errstr(refused.code)), sql: statement.sql)
+        }
+        let parameters = sqlite3_bind_parameter_count(handle)
+        guard index == parameters else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "\(index) values bound to a statement of \(parameters) parameters", sql: statement.sql)
         }
     }
 
