@@ -11,9 +11,15 @@ import Recipe
 struct DeclaredRecordFile {
     let url: URL
 
+    /// The version of the lines' format, in the file's name: a file of another version is never read, and is
+    /// removed with the cache's other leftovers (`removeAll`).
+    static let formatVersion = 1
+
     init(directory: URL, digest: String) {
-        url = directory.appendingPathComponent("\(digest).jsonl")
+        url = directory.appendingPathComponent(Self.fileName(digest: digest))
     }
+
+    static func fileName(digest: String) -> String { "\(digest).v\(formatVersion).jsonl" }
 
     var exists: Bool { FileManager.default.fileExists(atPath: url.path) }
 
@@ -218,9 +224,10 @@ struct DeclaredRecordFile {
     /// Removes the files in `directory` that no digest in `kept` names.
     static func removeAll(in directory: URL, except kept: Set<String>) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        // And what a write that was stopped left (`CacheFileWriting`).
-        for name in names
-        where (name.hasSuffix(".jsonl") && !kept.contains(String(name.dropLast(6)))) || name.hasSuffix(".partial") {
+        let keptNames = Set(kept.map(fileName(digest:)))
+        // Files of other declarations or of another format version, and what a write that was stopped left
+        // (`CacheFileWriting`).
+        for name in names where (name.hasSuffix(".jsonl") && !keptNames.contains(name)) || name.hasSuffix(".partial") {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }

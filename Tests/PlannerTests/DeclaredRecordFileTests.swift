@@ -70,11 +70,13 @@ struct DeclaredRecordFileTests {
         }
         try "n\tC\tItem\t-\t0\tf\t1\t2\tqty\ti\t-3\n".write(to: damaged.url, atomically: true, encoding: .utf8)
         #expect(damaged.records()?.first?.fields["qty"] == .value(.int64(-3)), "and the line they spoil does")
-        // What a write stopped between its own file and the rename leaves.
+        // What a write stopped between its own file and the rename leaves, and a file of an older format.
         try "half".write(
-            to: scratch.url.appendingPathComponent(".keep.jsonl.1234.partial"), atomically: false, encoding: .utf8)
+            to: scratch.url.appendingPathComponent(".keep.v1.jsonl.1234.partial"), atomically: false, encoding: .utf8)
+        try "plain\tC\tItem\n".write(
+            to: scratch.url.appendingPathComponent("keep.jsonl"), atomically: true, encoding: .utf8)
         DeclaredRecordFile.removeAll(in: scratch.url, except: ["keep"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["keep.jsonl"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["keep.v1.jsonl"])
     }
 
     @Test("a cache file is replaced whole, and nothing else is left beside it")

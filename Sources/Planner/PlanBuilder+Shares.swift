@@ -1,0 +1,207 @@
+import Recipe
+import ShareKit
+
+// The shares and participants of a plan: what a declared share makes of the live one.
+extension PlanBuilder {
+    mutating func addShare(_ declaration: ShareDeclaration, zone: String, root: String?, live: Share?) throws {
+        let path = root.map { "\(zone)/\($0)" } ?? zone
+        let address = "share \(path)"
+        guard case .share(let declared) = declaration else {
+            if let live {
+                shareDeletes.append(
+                    PlannedChange(
+                        action: .delete, kind: .share, address: address, zoneName: zone, recordName: root,
+                        share: PlannedShare(
+                            recordName: live.recordName, zoneName: zone, rootRecordName: root, title: live.title,
+                            publicPermission: live.publicPermission, participants: [], url: live.url,
+                            baseChangeTag: live.changeTag),
+                        baseChangeTag: live.changeTag))
+            }
+            return
+        }
+        let liveParticipants = (live?.participants ?? []).filter { $0.acceptance != .removed && $0.role != .owner }
+        // Participants who left (or were removed) stay on the share as `removed`; the recipe naming one again
+        // invites them again, as a CloudKit owner adds someone who left.
+        let leftParticipants = (live?.participants ?? []).filter { $0.acceptance == .removed && $0.role != .owner }
+        var planned: [PlannedParticipant] = []
+        var participantChanges: [PlannedChange] = []
+        var waitingHere: [String] = []
+        for participant in declared.participants {
+            // A user the store does not have yet (empty record name) is created by apply, on stores that can;
+            // elsewhere the person needs an account first.
+            let userRecordName =
+                actsAsAnyUser
+                ? (users.entry(handle: participant.handle)?.recordName ?? "")
+                : try users.recordName(of: participant.handle)
+            if users.entry(handle: participant.handle) == nil {
+                throw PlannerError.unknownUser(handle: participant.handle)
+            }
+            let entry = users.entry(handle: participant.handle)
+            let liveParticipant =
+                userRecordName.isEmpty ? nil : liveParticipants.first { $0.userRecordName == userRecordName }
+            let acceptance = liveParticipant?.acceptance ?? .pending
+            let wantsAccept = participant.accepted && acceptance != .accepted
+            let accept = wantsAccept && actsAsAnyUser
+            if wantsAccept && !actsAsAnyUser {
+                waitingHere.append(
+                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))"
+                )
+            }
+            let plannedParticipant = PlannedParticipant(
+                handle: participant.handle, userRecordName: userRecordName, email: entry?.email, name: entry?.name,
+                participantID: liveParticipant?.participantID, permission: participant.permission,
+                role: participant.role, acceptance: acceptance, accept: accept)
+            planned.append(plannedParticipant)
+            let participantAddress = "participant \(path)/\(participant.handle)"
+            let left =
+                liveParticipant == nil && !userRecordName.isEmpty
+                ? leftParticipants.first { $0.userRecordName == userRecordName } : nil
+            if let left {
+                var attributes = [
+                    AttributeChange(
+                        name: "status", isField: false, before: .text("left"),
+                        after: .text(accept ? "invited again, accepted" : "invited again"))
+                ]
+                if left.permission != participant.permission {
+                    attributes.append(
+                        AttributeChange(
+                            name: "permission", isField: false, before: .text(left.permission.recipeName),
+                            after: .text(participant.permission.recipeName)))
+                }
+                planned[planned.count - 1].participantID = left.participantID
+                notes.append(
+                    "\(participantAddress): \(participant.handle) left the share; apply invites \(participant.handle) again."
+                )
+                participantChanges.append(
+                    PlannedChange(
+                        action: .update, kind: .participant, address: participantAddress, zoneName: zone,
+                        recordName: root, attributes: attributes, participant: planned[planned.count - 1],
+                        baseChangeTag: live?.changeTag))
+            } else if let liveParticipant {
+                var attributes: [AttributeChange] = []
+                if liveParticipant.permission != participant.permission {
+                    attributes.append(
+                        AttributeChange(
+                            name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
+                            after: .text(participant.permission.recipeName)))
+                }
+                if liveParticipant.role != participant.role {
+                    attributes.append(
+                        AttributeChange(
+                            name: "role", isField: false, before: .text(liveParticipant.role.recipeName),
+                            after: .text(participant.role.recipeName)))
+                }
+                if accept {
+                    attributes.append(
+                        AttributeChange(name: "accepted", isField: false, before: .text("false"), after: .text("true")))
+                }
+                if !attributes.isEmpty {
+                    let onlyAccepts = accept && attributes.count == 1
+                    participantChanges.append(
+                        PlannedChange(
+                            action: .update, kind: .participant, address: participantAddress, zoneName: zone,
+                            recordName: root, attributes: attributes, participant: plannedParticipant,
+                            baseChangeTag: live?.changeTag, onlyAccepts: onlyAccepts ? true : nil))
+                }
+            } else {
+                participantChanges.append(
+                    PlannedChange(
+                        action: .create, kind: .participant, address: participantAddress, zoneName: zone,
+                        recordName: root,
+                        attributes: [
+                            AttributeChange(
+                                name: "permission", isField: false, before: nil,
+                                after: .text(participant.permission.recipeName)),
+                            AttributeChange(
+                                name: "role", isField: false, before: nil, after: .text(participant.role.recipeName)),
+                            AttributeChange(
+                                name: "accepted", isField: false, before: nil,
+                                after: .text(String(participant.accepted))),
+                        ],
+                        participant: plannedParticipant, baseChangeTag: live?.changeTag))
+            }
+        }
+        // Public users join a public share through its URL; a recipe cannot name them (CloudKit does not mix
+        // them with private participants), so while the share stays public they are kept, not removed.
+        if declared.publicPermission != .none {
+            for joined in liveParticipants where joined.role == .publicUser {
+                planned.append(
+                    PlannedParticipant(
+                        handle: users.handle(of: joined.userRecordName) ?? joined.email ?? joined.userRecordName,
+                        userRecordName: joined.userRecordName, email: joined.email, name: joined.name,
+                        participantID: joined.participantID, permission: joined.permission, role: joined.role,
+                        acceptance: joined.acceptance))
+            }
+        }
+        let declaredUsers = Set(planned.map(\.userRecordName).filter { !$0.isEmpty })
+        var removals: [PlannedChange] = []
+        for liveParticipant in liveParticipants where !declaredUsers.contains(liveParticipant.userRecordName) {
+            let handle =
+                users.handle(of: liveParticipant.userRecordName) ?? liveParticipant.email
+                ?? liveParticipant.userRecordName
+            removals.append(
+                PlannedChange(
+                    action: .delete, kind: .participant, address: "participant \(path)/\(handle)", zoneName: zone,
+                    recordName: root,
+                    attributes: [
+                        AttributeChange(
+                            name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
+                            after: nil)
+                    ],
+                    participant: PlannedParticipant(
+                        handle: handle, userRecordName: liveParticipant.userRecordName, email: liveParticipant.email,
+                        name: liveParticipant.name, participantID: liveParticipant.participantID,
+                        permission: liveParticipant.permission, role: liveParticipant.role,
+                        acceptance: liveParticipant.acceptance),
+                    baseChangeTag: live?.changeTag))
+        }
+        let share = PlannedShare(
+            recordName: live?.recordName ?? (root == nil ? zoneShareRecordName : nil), zoneName: zone,
+            rootRecordName: root, title: declared.title ?? live?.title, publicPermission: declared.publicPermission,
+            participants: planned, url: live?.url, baseChangeTag: live?.changeTag,
+            proposedShortGUID: live == nil && declared.stableURL
+                ? ShortGUID.derived(
+                    from: [recipe.container, users.owner.email, zone, root ?? "", String(recipe.seed)].joined(
+                        separator: "\u{0}"))
+                : nil)
+        var shareAttributes: [AttributeChange] = []
+        if let live {
+            if let title = declared.title, title != live.title {
+                shareAttributes.append(
+                    AttributeChange(
+                        name: "title", isField: false, before: live.title.map { .value(.string($0)) },
+                        after: .value(.string(title))))
+            }
+            if live.publicPermission != declared.publicPermission {
+                shareAttributes.append(
+                    AttributeChange(
+                        name: "public_permission", isField: false, before: .text(live.publicPermission.recipeName),
+                        after: .text(declared.publicPermission.recipeName)))
+            }
+            if !shareAttributes.isEmpty {
+                shareSaves.append(
+                    PlannedChange(
+                        action: .update, kind: .share, address: address, zoneName: zone, recordName: root,
+                        attributes: shareAttributes, share: share, baseChangeTag: live.changeTag))
+            }
+        } else {
+            if let title = declared.title {
+                shareAttributes.append(
+                    AttributeChange(name: "title", isField: false, before: nil, after: .value(.string(title))))
+            }
+            shareAttributes.append(
+                AttributeChange(
+                    name: "public_permission", isField: false, before: nil,
+                    after: .text(declared.publicPermission.recipeName)))
+            shareSaves.append(
+                PlannedChange(
+                    action: .create, kind: .share, address: address, zoneName: zone, recordName: root,
+                    attributes: shareAttributes, share: share))
+        }
+        for index in participantChanges.indices { participantChanges[index].share = share }
+        participantSaves += participantChanges
+        for index in removals.indices { removals[index].share = share }
+        participantDeletes += removals
+        waiting += waitingHere
+    }
+}
