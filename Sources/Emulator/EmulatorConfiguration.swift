@@ -28,6 +28,9 @@ public struct EmulatorConfiguration: Sendable {
     /// Web origins besides loopback ones whose pages may call the emulator from a browser (CORS) and receive
     /// a token from the sign-in popup (`serve --allow-origin`), each as `scheme://host[:port]`.
     public var allowedOrigins: [String]
+    /// How long after a write `records/query` sees it (`serve --index-lag`), as CloudKit's query indexes lag
+    /// behind its writes; lookups by name and change feeds see a write at once. 0: at once.
+    public var indexLag: Double = 0
     /// The network played between the emulator and its clients from the start (`serve --latency`,
     /// `--throttle`, `--faults`, `--fault-seed`); `POST /_sharelane/faults` changes it while it runs.
     public var networkConditions: NetworkConditions

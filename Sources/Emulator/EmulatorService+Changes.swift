@@ -1,3 +1,4 @@
+import Foundation
 import CloudKitWire
 import Hummingbird
 import ShareKit
@@ -18,6 +19,9 @@ extension EmulatorService {
                 RecordsAnswer(
                     records.map(RecordOutcome.saved), currentUser: user, desiredKeys: request.desiredKeys,
                     numbersAsStrings: request.numbersAsStrings, continuationMarker: marker))
+        }
+        if configuration.indexLag > 0 {
+            return try await lagging(query, request: request, store: store, database: database, as: user)
         }
         guard request.zoneID == nil, request.zoneWide == true else {
             // One zone's page, written as the store reads it.
@@ -55,6 +59,47 @@ extension EmulatorService {
         let page = Array(found.dropFirst(offset).prefix(limit))
         let next = offset + page.count
         return try answer(page, marker: next < found.count ? "w\(next)" : nil)
+    }
+
+    /// A query as an index that lags `configuration.indexLag` behind the writes answers it (`serve
+    /// --index-lag`): a record written less than that long ago is not found yet. The index keeps no earlier
+    /// versions, so a record changed within the lag is not found until the index catches up; lookups by name
+    /// and the change feeds are not delayed.
+    private func lagging(
+        _ query: RecordQuery, request: QueryRecordsRequest, store: any Store, database: DatabaseScope,
+        as user: UserRecordName
+    ) async throws -> ByteBuffer {
+        let cutoff = Int64((Date().timeIntervalSince1970 - configuration.indexLag) * 1000)
+        var zoneQuery = query
+        zoneQuery.resultsLimit = CloudKitLimits.recordsPerResponse
+        let zones =
+            request.zoneID == nil && request.zoneWide == true
+            ? try await store.listZones(in: database, as: user).map(\.zoneID) : [request.zoneID?.zoneID ?? .defaultZone]
+        var found: [Record] = []
+        for zone in zones {
+            zoneQuery.continuationMarker = nil
+            repeat {
+                let page: QueryPage
+                do {
+                    page = try await store.queryRecords(zoneQuery, in: zone, database: database, as: user)
+                } catch let error as ShareError
+                    where zones.count > 1 && [.accessDenied, .zoneNotFound].contains(error.code)
+                {
+                    break
+                }
+                found += page.records.filter { ($0.modified?.timestamp ?? 0) <= cutoff }
+                zoneQuery.continuationMarker = page.continuationMarker
+            } while zoneQuery.continuationMarker != nil
+        }
+        found.sort { QueryEvaluation.ordered($0, $1, by: query.sort) }
+        let limit = query.resultsLimit ?? CloudKitLimits.recordsPerResponse
+        let offset = query.continuationMarker.flatMap { Int($0.dropFirst()) } ?? 0
+        let page = Array(found.dropFirst(offset).prefix(limit))
+        let next = offset + page.count
+        return try encode(
+            RecordsAnswer(
+                page.map(RecordOutcome.saved), currentUser: user, desiredKeys: request.desiredKeys,
+                numbersAsStrings: request.numbersAsStrings, continuationMarker: next < found.count ? "w\(next)" : nil))
     }
 
     /// `changes/zone`: each zone's own keys override the request's.

@@ -99,6 +99,8 @@ public struct LaneRunner: Sendable {
     /// Results collected across the whole run.
     final class Run {
         var steps: [LaneReport.StepResult] = []
+        /// What steps registered (`register: NAME`) for later steps, across called lanes too.
+        let values = LaneValues()
         var failure: LaneError?
         /// Whether the failing step's message was printed (steps of calling lanes only close it).
         var failurePrinted = false
@@ -121,11 +123,19 @@ public struct LaneRunner: Sendable {
         logger.debug("step \(summary) at \(step.location)")
         do {
             let outcome: StepOutcome
-            if case .lane(let name, let parameters) = step.action {
+            switch step.action {
+            case .lane(let name, let parameters):
                 output.line("\(indent)▸ \(summary)")
                 outcome = StepOutcome(
                     try await callLane(name, parameters: parameters, from: step, in: scope, depth: depth, session, run))
-            } else {
+            case .sh(let shell):
+                // Its output streams under this line as it comes.
+                output.line("\(indent)▸ \(summary)")
+                outcome = try await script(scope, session, run, indent: indent).shell(shell, step: step)
+            case .outside(let action):
+                output.line("\(indent)▸ \(summary)")
+                outcome = try await script(scope, session, run, indent: indent).outside(action, step: step)
+            default:
                 outcome = try await perform(step, in: scope.recipe, session)
             }
             let detail = outcome.detail
@@ -154,6 +164,12 @@ public struct LaneRunner: Sendable {
                     depth: depth, hook: hook))
             throw laneError
         }
+    }
+
+    private func script(_ scope: Scope, _ session: LaneSession, _ run: Run, indent: String) -> ScriptSteps {
+        ScriptSteps(
+            store: store, output: output, session: session, recipe: scope.recipe, lane: scope.lanes.first ?? "",
+            values: run.values, indent: indent)
     }
 
     private func callLane(
@@ -211,9 +227,35 @@ public struct LaneRunner: Sendable {
             return try await steps.export(recipe, zones: zones, owner: actor, to: out)
         default:
             guard let expected = step.expectedError else {
-                return StepOutcome(try await performAction(step, in: recipe, session))
+                guard let within = step.within else {
+                    return StepOutcome(try await performAction(step, in: recipe, session))
+                }
+                return StepOutcome(
+                    try await eventually(within: within) { try await performAction(step, in: recipe, session) })
             }
             return try await refused(step, expected, in: recipe, session)
+        }
+    }
+
+    /// `within:`: tries `check` again, with backoff (0.1 s, doubling, at most 1 s apart), until it holds or
+    /// `seconds` have passed; the last failure is the one reported. CloudKit's query indexes lag behind its
+    /// writes, so a query, or an expectation read through one, may hold only a moment later.
+    private func eventually(within seconds: Double, _ check: () async throws -> String?) async throws -> String? {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        var wait = 0.1
+        var tries = 1
+        while true {
+            do {
+                let found = try await check()
+                return tries == 1 ? found : (found.map { "\($0); " } ?? "") + "held after \(tries) tries"
+            } catch let error as LaneError where ContinuousClock.now + .milliseconds(Int(wait * 1000)) < deadline {
+                _ = error
+            } catch let error as ShareError where ContinuousClock.now + .milliseconds(Int(wait * 1000)) < deadline {
+                _ = error
+            }
+            try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+            wait = min(1, wait * 2)
+            tries += 1
         }
     }
 
@@ -279,6 +321,8 @@ public struct LaneRunner: Sendable {
             return try await self.query(query, step: step, recipe: recipe, session)
         case .subscribe(let subscribe):
             return try await self.subscribe(subscribe, step: step, recipe: recipe, session)
+        case .sh, .outside:
+            return nil
         case .deploySchema:
             let (_, actor) = try await session.actor(of: step, in: recipe)
             let changes = try await store.deploySchema(as: actor.recordName)

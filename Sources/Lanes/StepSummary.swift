@@ -32,6 +32,13 @@ enum StepSummary {
             return "query \(QueryRun.summary(query))" + who + environment(step)
         case .deploySchema:
             return "deploy schema to production" + who
+        case .sh(let shell):
+            switch shell.command {
+            case .shell(let line): return "sh \(line)"
+            case .arguments(let words): return "sh " + words.joined(separator: " ")
+            }
+        case .outside(let action):
+            return action.name + who
         case .subscribe(let subscribe):
             return "subscribe \(subscribe.subscriptionID) (\(subscribe.kind.rawValue)"
                 + (subscribe.zone.map { " \($0)" } ?? "") + (subscribe.recordType.map { " \($0)" } ?? "")

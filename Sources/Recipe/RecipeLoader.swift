@@ -88,6 +88,7 @@ public struct RecipeLoader: Sendable {
 
         var variables = Variables(
             overrides: overrides, vars: [:], environment: environment, envFiles: envFiles, log: log)
+        variables.runtimeNames = Self.registeredNames(in: tree)
         // `vars:` values may use the environment and overrides, not each other.
         if let varsNode = tree["vars"] {
             if let pairs = varsNode.pairs {
@@ -125,6 +126,27 @@ public struct RecipeLoader: Sendable {
         if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors)) }
         recipe.warnings = validator.warnings
         return recipe
+    }
+
+    /// The names lane steps register (`register: NAME` anywhere under `lanes:` and the hooks), read before
+    /// variables are substituted: `${NAME}` is then a lane's value, not a variable.
+    static func registeredNames(in tree: RecipeNode) -> Set<String> {
+        var names: Set<String> = []
+        func visit(_ node: RecipeNode) {
+            switch node.content {
+            case .scalar: break
+            case .sequence(let items): items.forEach(visit)
+            case .mapping(let pairs):
+                for pair in pairs {
+                    if pair.key == "register", case .scalar(let name, _) = pair.value.content { names.insert(name) }
+                    visit(pair.value)
+                }
+            }
+        }
+        for key in ["lanes", "before_all", "after_all", "error"] {
+            if let node = tree[key] { visit(node) }
+        }
+        return names
     }
 
     /// Substitutes `${…}` in every key and scalar except the `vars:` block.

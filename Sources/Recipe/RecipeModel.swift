@@ -1,3 +1,4 @@
+import Foundation
 import ShareKit
 
 // The declared state a recipe describes, as the planner and the lane runner consume it. The loader
@@ -257,6 +258,10 @@ public struct Step: Sendable, Hashable, Codable {
     /// `environment: production` on `save`, `delete` and `query`: the step acts in that environment instead
     /// of the recipe's (a lane that deploys the schema, then shows what production refuses).
     public var environment: CloudKitEnvironment?
+    /// `within: 10s` on `expect` and `query`: the check is tried again, with backoff, until it holds or this
+    /// many seconds have passed (the last failure is the one reported). Queries on CloudKit are eventually
+    /// consistent: an index lags behind the writes.
+    public var within: Double?
 
     public init(action: Action, actor: String? = nil, location: SourceLocation, expectedError: ServerErrorCode? = nil) {
         self.action = action
@@ -288,6 +293,85 @@ public enum Action: Sendable, Hashable, Codable {
     case deploySchema
     /// Saves a subscription as a user and starts receiving its notifications.
     case subscribe(SubscribeStep)
+    /// `sh:` runs a command on this machine (only `sharelane run` runs it).
+    case sh(ShellStep)
+    /// A step whose name is not built in: the executable `sharelane-NAME` (only `sharelane run` runs it).
+    case outside(OutsideAction)
+}
+
+/// `sh: "scripts/seed.sh ${env}"` or `sh: { run: [argv…], dir:, env: {…}, timeout:, allow_failure:,
+/// register: }`, as fastlane's `sh`.
+public struct ShellStep: Sendable, Hashable, Codable {
+    /// What to run: a command line for `/bin/sh -c`, or the program and its arguments.
+    public enum Command: Sendable, Hashable, Codable {
+        case shell(String)
+        case arguments([String])
+    }
+
+    public var command: Command
+    /// The working directory, relative to the recipe's directory; the recipe's directory by default.
+    public var directory: String?
+    /// More environment variables for the command.
+    public var environment: [String: String]
+    /// Seconds the command may run before it is stopped and the step fails; nil: no limit.
+    public var timeout: Double?
+    /// A non-zero exit does not fail the lane.
+    public var allowFailure: Bool
+    /// `register: NAME`: the command's trimmed standard output, as `${NAME}` for later steps.
+    public var register: String?
+
+    public init(
+        command: Command, directory: String? = nil, environment: [String: String] = [:], timeout: Double? = nil,
+        allowFailure: Bool = false, register: String? = nil
+    ) {
+        self.command = command
+        self.directory = directory
+        self.environment = environment
+        self.timeout = timeout
+        self.allowFailure = allowFailure
+        self.register = register
+    }
+}
+
+/// A step that runs an action from outside: the executable `sharelane-NAME` on `PATH` or in the recipe's
+/// `actions/` folder, as git finds its subcommands. It gets the step's parameters as JSON on standard input;
+/// the JSON object it writes on standard output, if any, is its result.
+public struct OutsideAction: Sendable, Hashable, Codable {
+    public var name: String
+    /// The step's parameters (`register` aside), as written.
+    public var parameters: ActionValue
+    /// `register: NAME`: the action's result, `${NAME}` (its JSON) and `${NAME.key}` (a member).
+    public var register: String?
+
+    public init(name: String, parameters: ActionValue, register: String? = nil) {
+        self.name = name
+        self.parameters = parameters
+        self.register = register
+    }
+}
+
+/// A value handed to an outside action, as JSON: what a recipe wrote, scalars typed as YAML types them.
+public indirect enum ActionValue: Sendable, Hashable, Codable {
+    case string(String)
+    case integer(Int64)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case list([ActionValue])
+    case object([String: ActionValue])
+
+    /// The value as a JSON object for `JSONSerialization`.
+    public var jsonObject: Any {
+        switch self {
+        case .string(let text): text
+        case .integer(let number): number
+        case .number(let number): number
+        case .bool(let flag): flag
+        case .null: NSNull()
+        case .list(let values): values.map(\.jsonObject)
+        case .object(let members): members.mapValues(\.jsonObject)
+        }
+    }
 }
 
 /// What an `expect` step checks, without changing anything.

@@ -396,7 +396,7 @@ struct RecipeValidator {
                 }
             case .query(let query):
                 if query.zone != defaultZoneName { _ = liveZone(query.zone, step.location) }
-            case .reset, .deploySchema:
+            case .reset, .deploySchema, .sh, .outside:
                 break
             case .subscribe(let subscribe):
                 if let zone = subscribe.zone { _ = liveZone(zone, step.location) }

@@ -11,6 +11,16 @@ struct Variables {
     var envFiles: [[String: String]]
     /// Where each environment variable consulted is noted.
     var log: InputLog?
+    /// Names a lane step registers (`register: NAME`): `${NAME}` and `${NAME.key}` are values a lane hands on
+    /// while it runs, left for the lane runner, as `${share_url:…}` and `${record_name:…}` are.
+    var runtimeNames: Set<String> = []
+
+    /// Whether `${body}` names a value only a running lane has.
+    func isRuntimeReference(_ body: Substring) -> Bool {
+        if body.hasPrefix("share_url:") || body.hasPrefix("record_name:") { return true }
+        let name = body.split(separator: ".", maxSplits: 1).first ?? body
+        return runtimeNames.contains(String(name))
+    }
 
     func value(of name: String) -> String? {
         if let v = overrides[name] { return v }
@@ -55,6 +65,11 @@ struct Variables {
                 throw TemplateError(message: "`${` without a closing `}`")
             }
             let body = after[after.index(after: after.startIndex)..<close]
+            if isRuntimeReference(body) {
+                output += "${" + body + "}"
+                rest = after[after.index(after: close)...]
+                continue
+            }
             var name = Substring(body)
             var fallback: Substring? = nil
             if let range = body.range(of: ":-") {

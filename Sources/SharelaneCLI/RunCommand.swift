@@ -41,6 +41,31 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var recipeSelection: RecipeSelection
 
+    @Option(
+        name: .customLong("report"),
+        help: ArgumentHelp(
+            "Also write the run as a report for CI: junit:FILE or json:FILE (repeatable).",
+            discussion:
+                "JUnit: one test case a step, named by its line; a failed expectation a failure with its message and "
+                + "FILE:LINE:COLUMN; times in seconds. Under GitHub Actions (GITHUB_ACTIONS=true) a failed step "
+                + "also prints an ::error annotation on its line.",
+            valueName: "format:file"))
+    var report: [String] = []
+
+    /// The reports `--report` asks for.
+    func reports() throws -> [(format: String, path: String)] {
+        try report.map { entry in
+            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, ["junit", "json"].contains(parts[0]), !parts[1].isEmpty else {
+                throw ValidationError(
+                    "--report \"\(entry)\" is not FORMAT:FILE: write junit:report.xml or json:report.json")
+            }
+            return (parts[0], parts[1])
+        }
+    }
+
+    func validate() throws { _ = try reports() }
+
     func run() async throws {
         let parameters: [String: String]
         let recipePath: String
@@ -76,10 +101,33 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             store: store, output: Self.terminalOutput(), logger: logger, reload: load, overrides: parameters)
         do {
             let report = try await runner.run(lane: lane, of: recipe)
-            if !report.succeeded { throw ExitCode.failure }
+            try write(report, recipeFile: recipe.file)
+            if !report.succeeded {
+                if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true", let line = report.githubAnnotation {
+                    Terminal.write(line + "\n")
+                }
+                throw ExitCode.failure
+            }
         } catch let error as LaneError {
             Terminal.printError("\(error)")
             throw ExitCode.failure
+        }
+    }
+
+    /// Writes the reports `--report` asks for, secrets masked as in everything the command line writes.
+    private func write(_ report: LaneReport, recipeFile: String) throws {
+        for (format, path) in try reports() {
+            let text =
+                format == "junit"
+                ? report.junitXML(recipeFile: recipeFile)
+                : String(decoding: try report.json(recipeFile: recipeFile), as: UTF8.self)
+            do {
+                try SecretMask.apply(text).write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                Terminal.printError(
+                    "error: cannot write the \(format) report to \(path): \(error.localizedDescription)")
+                throw ExitCode.failure
+            }
         }
     }
 
@@ -90,7 +138,8 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             steps.contains { step in
                 switch step.action {
                 case .apply, .accept, .leave, .save, .delete, .reset, .deploySchema, .subscribe: return true
-                case .plan, .expect, .export, .query: return false
+                // A command or an outside action writes through its own process, which takes the lock itself.
+                case .plan, .expect, .export, .query, .sh, .outside: return false
                 case .lane(let name, _):
                     guard seen.insert(name).inserted, let called = recipe.lane(name) else { return false }
                     return writes(called.steps)

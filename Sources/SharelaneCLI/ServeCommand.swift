@@ -85,6 +85,16 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     var serverKey: [String] = []
 
     @Option(
+        name: .customLong("index-lag"),
+        help: ArgumentHelp(
+            "Make records/query see a write only this long after it (e.g. 2s), as CloudKit's query indexes lag.",
+            discussion:
+                "Lookups by record name and change feeds see a write at once, as on CloudKit. A lane's `expect` and "
+                + "`query` steps take `within: 10s` to wait for what an index shows (Docs/Lanes.md).",
+            valueName: "duration"))
+    var indexLag: String?
+
+    @Option(
         name: .customLong("allow-origin"),
         help: ArgumentHelp(
             "Let web pages of this origin call the emulator from a browser (repeatable).",
@@ -173,6 +183,9 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func validate() throws {
         _ = try serverKeyring()
         _ = try networkConditions()
+        if let indexLag, DurationText.seconds(indexLag) == nil {
+            throw ValidationError("--index-lag \"\(indexLag)\" is not a length of time: write 2s, 500ms or 1m")
+        }
         for origin in allowOrigin where EmulatorConfiguration.origin(of: origin) == nil {
             throw ValidationError(
                 "--allow-origin \"\(origin)\" is not a web origin: give scheme://host[:port], such as "
@@ -210,12 +223,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let generated = apiToken == nil
         let keyring = try serverKeyring()
         let network = try networkConditions()
-        let emulator = CloudKitEmulator(
-            store: served,
-            configuration: EmulatorConfiguration(
-                host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
-                opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network),
-            logger: logger)
+        var configuration = EmulatorConfiguration(
+            host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
+            opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network)
+        let lag = indexLag.flatMap(DurationText.seconds) ?? 0
+        configuration.indexLag = lag
+        let emulator = CloudKitEmulator(store: served, configuration: configuration, logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
         let opaqueChecksums = self.opaqueChecksums
@@ -239,6 +252,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 if !allowedOrigins.isEmpty {
                     lines.append("Browser pages allowed: loopback origins, \(allowedOrigins.joined(separator: ", "))")
                 }
+                if lag > 0 { lines.append("Query index lag: queries see a write \(lag) s after it (--index-lag)") }
                 if network != .none {
                     // Docs/CloudKit.md, "Rehearsing a bad network".
                     lines.append("Network: \(network) (POST /_sharelane/faults changes it)")

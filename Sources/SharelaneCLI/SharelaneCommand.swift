@@ -10,7 +10,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self, RunCommand.self,
-            LanesCommand.self, ExportCommand.self, ShowCommand.self, AccessCommand.self, GraphCommand.self,
+            LanesCommand.self, ActionsCommand.self, ExportCommand.self, ShowCommand.self, AccessCommand.self,
+            GraphCommand.self,
             SchemaCommand.self, QueryCommand.self, ServeCommand.self, CompletionCommand.self, LoginCommand.self,
             LogoutCommand.self,
         ]

@@ -1,0 +1,126 @@
+import Foundation
+import Recipe
+
+// A lane run as CI servers read it: JUnit XML (one test case a step, named by its line) and JSON, and the
+// annotation GitHub Actions shows beside the line that failed.
+extension LaneReport {
+    /// The run as a JUnit XML document (the Ant JUnit schema CI servers read): one `testsuite` for the lane,
+    /// one `testcase` a step (`classname` the recipe's file and lane, `name` the step's line and place), a
+    /// failed step's `failure` with its message and `FILE:LINE:COLUMN`, times in seconds.
+    public func junitXML(recipeFile: String) -> String {
+        let failures = steps.count { !$0.succeeded }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"sharelane\" tests=\"\(steps.count)\" failures=\"\(failures)\" errors=\"0\" "
+        xml += "time=\"\(Self.seconds(milliseconds))\">\n"
+        xml += "  <testsuite name=\"\(Self.escaped("lane \(lane)"))\" tests=\"\(steps.count)\" "
+        xml += "failures=\"\(failures)\" errors=\"0\" skipped=\"0\" time=\"\(Self.seconds(milliseconds))\" "
+        xml += "timestamp=\"\(Self.timestamp())\" hostname=\"localhost\">\n"
+        xml += "    <properties><property name=\"recipe\" value=\"\(Self.escaped(recipeFile))\"/></properties>\n"
+        for step in steps {
+            let name = (step.hook.map { "\($0): " } ?? "") + step.summary + " (line \(step.location.line))"
+            xml += "    <testcase name=\"\(Self.escaped(name))\" "
+            xml += "classname=\"\(Self.escaped(Self.className(recipeFile, lane)))\" "
+            xml += "time=\"\(Self.seconds(step.milliseconds))\" file=\"\(Self.escaped(step.location.file))\" "
+            xml += "line=\"\(step.location.line)\""
+            if let error = step.error {
+                let message = Self.message(of: error)
+                xml += ">\n      <failure message=\"\(Self.escaped(message))\" type=\"\(Self.kind(of: error))\">"
+                xml += Self.escaped("\(error.location ?? step.location): \(message)")
+                xml += "</failure>\n    </testcase>\n"
+            } else {
+                xml += "/>\n"
+            }
+        }
+        xml += "    <system-out></system-out>\n    <system-err></system-err>\n"
+        xml += "  </testsuite>\n</testsuites>\n"
+        return xml
+    }
+
+    /// The run as JSON: the lane, whether it succeeded, its time, and each step with its place, outcome and
+    /// message.
+    public func json(recipeFile: String) throws -> Data {
+        let object: [String: Any] = [
+            "format_version": 1, "recipe": recipeFile, "lane": lane, "succeeded": succeeded,
+            "seconds": Double(milliseconds) / 1000,
+            "steps": steps.map { step -> [String: Any] in
+                var entry: [String: Any] = [
+                    "summary": step.summary, "succeeded": step.succeeded, "seconds": Double(step.milliseconds) / 1000,
+                    "file": step.location.file, "line": step.location.line, "column": step.location.column,
+                    "depth": step.depth,
+                ]
+                if let detail = step.detail { entry["detail"] = detail }
+                if let hook = step.hook { entry["hook"] = hook }
+                if let error = step.error { entry["error"] = Self.message(of: error) }
+                return entry
+            },
+        ]
+        return try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// GitHub Actions' annotation of the step that failed (`::error file=…,line=…,col=…::message`); nil when
+    /// the lane succeeded.
+    public var githubAnnotation: String? {
+        guard let failed = steps.last(where: { !$0.succeeded }), let error = failed.error else { return nil }
+        let place = error.location ?? failed.location
+        // Properties and the message are escaped as the workflow commands' documentation says.
+        func property(_ text: String) -> String {
+            text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+                .replacingOccurrences(of: "\n", with: "%0A").replacingOccurrences(of: ":", with: "%3A")
+                .replacingOccurrences(of: ",", with: "%2C")
+        }
+        let message = Self.message(of: error).replacingOccurrences(of: "%", with: "%25")
+            .replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+        return "::error file=\(property(place.file)),line=\(place.line),col=\(place.column),"
+            + "title=\(property("lane \(lane)"))::\(message)"
+    }
+
+    /// The error's message without its place (the report gives the place apart).
+    static func message(of error: LaneError) -> String {
+        let text = error.description
+        guard let place = error.location.map({ "\($0): error: " }), text.hasPrefix(place) else { return text }
+        return String(text.dropFirst(place.count))
+    }
+
+    static func kind(of error: LaneError) -> String {
+        if case .expectationFailed = error { return "expectation" }
+        return "step"
+    }
+
+    static func className(_ recipeFile: String, _ lane: String) -> String {
+        let name = URL(fileURLWithPath: recipeFile).deletingPathExtension().lastPathComponent
+        return "sharelane.\(name).\(lane)"
+    }
+
+    static func seconds(_ milliseconds: Int) -> String {
+        String(format: "%.3f", Double(milliseconds) / 1000)
+    }
+
+    static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        // The Ant schema's timestamp has no zone designator.
+        return String(formatter.string(from: Date()).dropLast())
+    }
+
+    /// Text for an XML attribute or element: the five special characters escaped, and characters XML 1.0
+    /// cannot hold dropped.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\t", "\n", "\r": result += "&#\(scalar.value);"
+            default:
+                if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,351 @@
+import Foundation
+import Recipe
+import ShareKit
+
+/// The steps that make a lane a script, as fastlane's are: `sh:` runs a command, a step named after an
+/// outside action runs `sharelane-NAME`, and values pass from one step to the next (`register:`,
+/// `${share_url:ZONE}`, `${record_name:HANDLE}`). Only `sharelane run` runs a lane: `validate`, `plan`,
+/// `apply`, `destroy` and `export` never run a command a recipe names.
+struct ScriptSteps {
+    let store: any Store
+    let output: LaneOutput
+    let session: LaneSession
+    let recipe: Recipe
+    /// The lane the command line runs (`SHARELANE_LANE`).
+    let lane: String
+    let values: LaneValues
+    let indent: String
+
+    /// The recipe's folder: where commands run and where `actions/` is.
+    var recipeDirectory: String {
+        URL(fileURLWithPath: recipe.file).deletingLastPathComponent().path
+    }
+
+    // MARK: - sh
+
+    func shell(_ shell: ShellStep, step: Step) async throws -> StepOutcome {
+        let arguments: [String]
+        switch shell.command {
+        case .shell(let line): arguments = ["/bin/sh", "-c", try await expand(line, step: step)]
+        case .arguments(let words):
+            var expanded: [String] = []
+            for word in words { expanded.append(try await expand(word, step: step)) }
+            arguments = expanded
+        }
+        var environment = try await baseEnvironment(step: step)
+        for (key, value) in shell.environment { environment[key] = try await expand(value, step: step) }
+        var directory: String?
+        if let given = shell.directory { directory = try await expand(given, step: step) }
+        let result = try await run(
+            arguments, input: nil, environment: environment, directory: directory, timeout: shell.timeout,
+            streamingStandardOutput: true, step: step)
+        let summary = StepSummary.text(of: step, owner: recipe.owner)
+        if let timeout = shell.timeout, result.timedOut {
+            throw LaneError.stepFailed(
+                action: summary,
+                reason: "the command ran longer than its timeout of \(Self.seconds(timeout)) and was stopped",
+                location: step.location)
+        }
+        if result.status != 0 && !shell.allowFailure {
+            throw LaneError.stepFailed(
+                action: summary,
+                reason: "the command exited with status \(result.status)" + Self.lastLines(result.standardError),
+                location: step.location)
+        }
+        let printed = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let name = shell.register { values.register(name, .text(printed)) }
+        var detail = result.status == 0 ? "exit 0" : "exit \(result.status), allowed"
+        if let name = shell.register { detail += "; ${\(name)} registered" }
+        return StepOutcome(detail)
+    }
+
+    // MARK: - Outside actions
+
+    func outside(_ action: OutsideAction, step: Step) async throws -> StepOutcome {
+        let summary = StepSummary.text(of: step, owner: recipe.owner)
+        guard let executable = OutsideActions.executable(named: action.name, recipeDirectory: recipeDirectory)
+        else {
+            throw LaneError.stepFailed(
+                action: summary,
+                reason:
+                    "no executable \(OutsideActions.prefix)\(action.name) in the recipe's actions/ folder or on PATH",
+                location: step.location)
+        }
+        let parameters = try await expand(action.parameters, step: step)
+        let input = try JSONSerialization.data(withJSONObject: parameters.jsonObject, options: [.sortedKeys])
+        let result = try await run(
+            [executable.path], input: input, environment: try await baseEnvironment(step: step), directory: nil,
+            timeout: nil, streamingStandardOutput: false, step: step)
+        let text = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let object = text.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
+        if object == nil {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+                output.line("\(indent)    \(line)")
+            }
+        }
+        guard result.status == 0 else {
+            throw LaneError.stepFailed(
+                action: summary,
+                reason: "\(OutsideActions.prefix)\(action.name) exited with status \(result.status)"
+                    + Self.lastLines(result.standardError), location: step.location)
+        }
+        if let name = action.register {
+            values.register(name, object.map { LaneValues.Value.object(text, $0) } ?? .text(text))
+        }
+        let members = object.map { "result: " + $0.keys.sorted().joined(separator: ", ") }
+        return StepOutcome(members ?? (action.register.map { "${\($0)} registered" }))
+    }
+
+    // MARK: - Values handed on
+
+    /// `text` with the values a lane hands on put in: `${share_url:ZONE}`, `${share_url:ZONE/RECORD}` (the
+    /// live share's URL, read as the owner), `${record_name:HANDLE}` (a user's record name), and `${NAME}`,
+    /// `${NAME.key}` (what a step registered). Anything else is left as it is.
+    func expand(_ text: String, step: Step) async throws -> String {
+        guard text.contains("${") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "${") {
+            result += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
+                result += rest[open.lowerBound...]
+                rest = ""
+                break
+            }
+            let body = String(rest[open.upperBound..<close])
+            result += try await value(of: body, step: step) ?? "${\(body)}"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    private func value(of body: String, step: Step) async throws -> String? {
+        if body.hasPrefix("share_url:") {
+            let address = body.dropFirst("share_url:".count).split(separator: "/", maxSplits: 1).map(String.init)
+            guard let zone = address.first else { return nil }
+            let owner = try await session.owner(in: recipe, at: step.location)
+            let share = try await session.namedShare(
+                zone: zone, record: address.count > 1 ? address[1] : nil, owner: owner, at: step.location)
+            guard let url = share.url ?? share.shortGUID else {
+                throw LaneError.stepFailed(
+                    action: StepSummary.text(of: step, owner: recipe.owner),
+                    reason: "the share of \(body.dropFirst("share_url:".count)) has no URL", location: step.location)
+            }
+            return url
+        }
+        if body.hasPrefix("record_name:") {
+            let handle = String(body.dropFirst("record_name:".count))
+            return try await session.user(handle, in: recipe, at: step.location).recordName
+        }
+        let parts = body.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let name = parts.first, let value = values.value(name) else { return nil }
+        if parts.count == 1 { return value.text }
+        guard let member = value.member(parts[1]) else {
+            throw LaneError.stepFailed(
+                action: StepSummary.text(of: step, owner: recipe.owner),
+                reason: "`${\(body)}`: the result registered as \(name) has no member \(parts[1])",
+                location: step.location)
+        }
+        return member
+    }
+
+    private func expand(_ value: ActionValue, step: Step) async throws -> ActionValue {
+        switch value {
+        case .string(let text): return .string(try await expand(text, step: step))
+        case .list(let items):
+            var expanded: [ActionValue] = []
+            for item in items { expanded.append(try await expand(item, step: step)) }
+            return .list(expanded)
+        case .object(let members):
+            var expanded: [String: ActionValue] = [:]
+            for (key, member) in members { expanded[key] = try await expand(member, step: step) }
+            return .object(expanded)
+        default: return value
+        }
+    }
+
+    /// What a command or an outside action finds in its environment besides this process's: the store, the
+    /// recipe, the lane, and the recipe's variables (`SHARELANE_VAR_<NAME>`).
+    private func baseEnvironment(step: Step) async throws -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SHARELANE_STORE"] = store.displayName
+        environment["SHARELANE_RECIPE"] = recipe.file
+        environment["SHARELANE_LANE"] = lane
+        for (name, value) in recipe.variables { environment["SHARELANE_VAR_" + name.uppercased()] = value }
+        return environment
+    }
+
+    // MARK: - Processes
+
+    struct Finished {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+        var timedOut: Bool
+    }
+
+    /// Runs a program, its output lines streamed under the step's line as they come (standard output too when
+    /// `streamingStandardOutput`), and both kept.
+    private func run(
+        _ arguments: [String], input: Data?, environment: [String: String], directory: String?, timeout: Double?,
+        streamingStandardOutput: Bool, step: Step
+    ) async throws -> Finished {
+        guard let program = arguments.first else {
+            throw LaneError.stepFailed(action: "sh", reason: "nothing to run", location: step.location)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program.contains("/") ? program : "/usr/bin/env")
+        process.arguments = program.contains("/") ? Array(arguments.dropFirst()) : arguments
+        process.environment = environment
+        let base = URL(fileURLWithPath: recipeDirectory)
+        process.currentDirectoryURL =
+            directory.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : base.appendingPathComponent($0) } ?? base
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        let inPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+        let collected = OutputCollector(output: output, indent: indent + "    ")
+        outPipe.fileHandleForReading.readabilityHandler = { handle in
+            collected.append(handle.availableData, standardOutput: true, stream: streamingStandardOutput)
+        }
+        errPipe.fileHandleForReading.readabilityHandler = { handle in
+            collected.append(handle.availableData, standardOutput: false, stream: true)
+        }
+        do {
+            try process.run()
+        } catch {
+            throw LaneError.stepFailed(
+                action: StepSummary.text(of: step, owner: recipe.owner), reason: "cannot run \(program): \(error)",
+                location: step.location)
+        }
+        if let input {
+            inPipe.fileHandleForWriting.write(input)
+            try? inPipe.fileHandleForWriting.close()
+        }
+        let timer = TimedOut()
+        if let timeout {
+            Task.detached {
+                try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+                if process.isRunning {
+                    timer.set()
+                    process.terminate()
+                }
+            }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+        outPipe.fileHandleForReading.readabilityHandler = nil
+        errPipe.fileHandleForReading.readabilityHandler = nil
+        collected.append(
+            outPipe.fileHandleForReading.readDataToEndOfFile(), standardOutput: true, stream: streamingStandardOutput)
+        collected.append(errPipe.fileHandleForReading.readDataToEndOfFile(), standardOutput: false, stream: true)
+        collected.finish(stream: streamingStandardOutput)
+        return Finished(
+            status: process.terminationStatus, standardOutput: collected.standardOutput,
+            standardError: collected.standardError, timedOut: timer.isSet)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// The last lines of what a command wrote on standard error, for the failure's message.
+    static func lastLines(_ text: String) -> String {
+        let lines = text.split(separator: "\n").suffix(3)
+        return lines.isEmpty ? "" : ": " + lines.joined(separator: " / ")
+    }
+}
+
+/// Whether a command's timeout stopped it.
+private final class TimedOut: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// A command's output as it comes: kept whole, and streamed line by line under the step's line.
+private final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private let output: LaneOutput
+    private let indent: String
+    private var out = Data()
+    private var err = Data()
+    private var pendingOut = Data()
+    private var pendingErr = Data()
+
+    init(output: LaneOutput, indent: String) {
+        self.output = output
+        self.indent = indent
+    }
+
+    func append(_ data: Data, standardOutput: Bool, stream: Bool) {
+        guard !data.isEmpty else { return }
+        lock.withLock {
+            if standardOutput { out.append(data) } else { err.append(data) }
+            guard stream else { return }
+            var pending = standardOutput ? pendingOut : pendingErr
+            pending.append(data)
+            while let newline = pending.firstIndex(of: 0x0A) {
+                output.line(indent + String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+            if standardOutput { pendingOut = pending } else { pendingErr = pending }
+        }
+    }
+
+    func finish(stream: Bool) {
+        lock.withLock {
+            for pending in [stream ? pendingOut : Data(), pendingErr] where !pending.isEmpty {
+                output.line(indent + String(decoding: pending, as: UTF8.self))
+            }
+            pendingOut = Data()
+            pendingErr = Data()
+        }
+    }
+
+    var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+}
+
+/// The values steps registered for later steps (`register: NAME`).
+final class LaneValues: @unchecked Sendable {
+    enum Value {
+        /// A command's trimmed output.
+        case text(String)
+        /// An outside action's JSON object: its text, and its members.
+        case object(String, [String: Any])
+
+        var text: String {
+            switch self {
+            case .text(let text): text
+            case .object(let text, _): text
+            }
+        }
+
+        /// A member of an object, as text (strings as they are, other values as JSON).
+        func member(_ key: String) -> String? {
+            guard case .object(_, let members) = self, let member = members[key] else { return nil }
+            if let text = member as? String { return text }
+            if member is NSNull { return "" }
+            if let data = try? JSONSerialization.data(
+                withJSONObject: member, options: [.fragmentsAllowed, .sortedKeys])
+            {
+                return String(decoding: data, as: UTF8.self)
+            }
+            return "\(member)"
+        }
+    }
+
+    private let lock = NSLock()
+    private var values: [String: Value] = [:]
+
+    func register(_ name: String, _ value: Value) { lock.withLock { values[name] = value } }
+    func value(_ name: String) -> Value? { lock.withLock { values[name] } }
+}
