@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The emulator under load (issue 18): 20 concurrent clients on loopback against `sharelane serve`, each
+"""The emulator under load: 20 concurrent clients on loopback against `sharelane serve`, each
 signing in and running a bounded mix of 200-record lookups and queries and one-record modifies in its own zone
 and lookups in a zone shared with it; then the same clients against a bare Hummingbird server answering a
 stored response of the same size (the server stack's own limit). Reports requests per second, p50 and p99

@@ -101,7 +101,7 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     public static let usersSettings = WireOperation(
         path: "users/settings", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
 
-    /// Upload URLs for asset fields (issue 14): `{zoneID?, tokens: [{recordName?, recordType, fieldName}]}` →
+    /// Upload URLs for asset fields: `{zoneID?, tokens: [{recordName?, recordType, fieldName}]}` →
     /// `{tokens: [{recordName, fieldName, url}]}`; the bytes then go to each `url`.
     public static let assetsUpload = WireOperation(
         path: "assets/upload", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
@@ -112,11 +112,11 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         zonesLookup, zonesModify, zonesChanges, changesDatabase, changesZone, usersCurrent, usersLookupEmail,
         schemaLookup, schemaExtend,
         schemaDeploy,
-        // Users as Apple (issue 14).
+        // Users as Apple.
         usersCaller, usersDiscover, usersLookupPhone, usersLookupID, usersSettings,
-        // Subscriptions and notifications (issue 14).
+        // Subscriptions and notifications.
         subscriptionsList, subscriptionsLookup, subscriptionsModify, tokensCreate, tokensRegister,
-        // Assets (issue 14).
+        // Assets.
         assetsUpload,
     ]
 

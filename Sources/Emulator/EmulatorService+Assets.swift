@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import ShareKit
 
-// Assets (issue 14), as Apple's reference describes them: `assets/upload` hands out one upload URL per
+// Assets, as Apple's reference describes them: `assets/upload` hands out one upload URL per
 // asset field; the client POSTs the bytes there and gets `{singleFile: {fileChecksum, receipt, size}}`,
 // which it saves as the field's value in `records/modify`; reads answer `{downloadURL, fileChecksum, size}`,
 // and the `downloadURL` (with Apple's `${f}` file name placeholder) answers the bytes. The bytes are the

@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import ShareKit
 
-// The `users/*` operations beyond `users/current` and `users/lookup/email` (issue 14): who the caller is,
+// The `users/*` operations beyond `users/current` and `users/lookup/email`: who the caller is,
 // discovering users by email address, phone number or user record name, and the emulator's own
 // `users/settings`, where a signed-in user sets their phone number and discoverability. Discoverability is
 // the store's (`Store.discoverUsers`): a user who is not discoverable answers like one who does not exist.

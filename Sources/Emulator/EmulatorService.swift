@@ -182,7 +182,7 @@ struct EmulatorService: Sendable {
                 }
                 return email
             }
-            // As Apple answers: discoverable users (and the caller); anyone else is NOT_FOUND (issue 14).
+            // As Apple answers: discoverable users (and the caller); anyone else is NOT_FOUND.
             let found = try await store.discoverUsers(emails.map(UserLookup.email), as: user)
             return try encode(UsersResponse(users: found.map(WireUser.init)))
         case .recordsResolve, .recordsAccept:

@@ -30,7 +30,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         }
         let elapsed = ContinuousClock.now - started
         // Tenths of a millisecond, spelled without `String(format:)`, whose trip through `NSString` was half the
-        // cost of logging a request under load (issue 18).
+        // cost of logging a request under load.
         let tenths =
             elapsed.components.seconds * 10_000 + (elapsed.components.attoseconds + 50_000_000_000_000)
             / 100_000_000_000_000

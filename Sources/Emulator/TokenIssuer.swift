@@ -36,7 +36,7 @@ actor TokenIssuer {
     /// Apple's tokens and clients must URL-encode them.
     func issue(for user: UserRecordName) -> String {
         // Four draws of eight bytes: a draw is a system call, and one a byte was a sixtieth of the emulator's
-        // time under load (issue 18).
+        // time under load.
         var generator = SystemRandomNumberGenerator()
         let words = (0..<4).map { _ in generator.next() }
         let token = words.withUnsafeBytes { Data($0) }.base64EncodedString()

@@ -80,7 +80,7 @@ extension ApplyRun {
 
     /// Starts encoding the recipe the cache file will remember (`cacheRecipe`), once the users are signed in:
     /// it is known before the first write, and encoding it (a few hundred kilobytes for a recipe of 100 shared
-    /// zones) runs while the store writes instead of after (issue 18). `keepPlanCache` takes it.
+    /// zones) runs while the store writes instead of after. `keepPlanCache` takes it.
     mutating func startEncodingCacheRecipe() {
         guard plan.cacheAfterApply != nil, !cachedZones.isEmpty, let remembered = cacheRecipe()?.1 else { return }
         encodedRecipe = Task.detached(priority: .utility) { try? JSONEncoder().encode(remembered) }

@@ -55,7 +55,7 @@ struct ChangeTags: Sendable {
 
     /// Sets these tags in `tags`, over any it has. The packed lines are read as UTF-8 bytes: split into
     /// `Character`s, unpacking the tags an apply of 10,000 records wrote cost more than writing the cache file
-    /// (issue 18). The cuts are at ASCII bytes, so every part is whole UTF-8.
+    ///. The cuts are at ASCII bytes, so every part is whole UTF-8.
     func merge(into tags: inout [String: String]) {
         guard var text = packed else {
             tags.merge(unpacked ?? [:]) { _, new in new }

@@ -132,7 +132,7 @@ struct DeclaredRecordFile {
 
     /// The record of a compact line's bytes after its name and kind (`appendCompactLine`); nil when they are
     /// not one. Read as bytes, not split as a `String`: an apply after a plan of a new store reads every
-    /// record of the recipe from these files (issue 18).
+    /// record of the recipe from these files.
     private static func record(named name: String, compact bytes: UnsafeRawBufferPointer) -> DeclaredRecord? {
         var parts: [Range<Int>] = []
         parts.reserveCapacity(18)

@@ -106,7 +106,7 @@ public struct Exporter: Sendable {
             }
         }
 
-        // Assets downloaded beside the recipe, written `!asset PATH` (issue 14).
+        // Assets downloaded beside the recipe, written `!asset PATH`.
         var assetFiles: [String: String] = [:]
         if let assets {
             for zone in liveZones + (publicZone.map { [$0] } ?? []) {

@@ -35,7 +35,7 @@ struct IncrementalRead {
         zones: [DeclaredZone], alwaysRead: Set<String>, digest: (DeclaredZone) -> (full: String, content: String)
     ) async throws {
         guard let cache, !zones.isEmpty else { return }
-        // Digested on every core: a zone's digest reads all of its records (issue 18).
+        // Digested on every core: a zone's digest reads all of its records.
         let parts = OnEveryCore.parts(of: zones.count, atLeast: OnEveryCore.zonesPerPart)
         let digested = OnEveryCore.map(parts.count) { part in
             parts[part].compactMap { index in

@@ -93,7 +93,7 @@ struct PlanBuilder {
     }
 
     /// Each zone added alone to a builder of its own, like this one but holding no change yet, on every core
-    /// (issue 18): what `add` gives a zone depends on the zone, the live state, the recipe, the users and the
+    ///: what `add` gives a zone depends on the zone, the live state, the recipe, the users and the
     /// options, never on the zones added before it, so appending these in order (`append`) plans as adding
     /// the zones one after another does. Each zone's error, when it has one, is its result.
     func eachAlone(_ zones: ArraySlice<DeclaredZone>) -> [Result<PlanBuilder, any Error>] {

@@ -129,7 +129,7 @@ struct PlanMemo: Sendable, Codable {
             (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? String(describing: value)
         }
         // A share declaration member by member: as JSON, the shares of 100 zones cost more than all their
-        // records (issue 18). The member count goes first, so that no two lists feed the same parts.
+        // records. The member count goes first, so that no two lists feed the same parts.
         func feedShare(_ declaration: ShareDeclaration?) {
             switch declaration {
             case nil: feed("share?")

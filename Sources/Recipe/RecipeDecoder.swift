@@ -257,7 +257,7 @@ final class RecipeDecoder {
 
     // MARK: - Zones
 
-    /// The zones, in order. Many are decoded in parts, one a core (issue 18: a recipe of 100 zones spent a
+    /// The zones, in order. Many are decoded in parts, one a core (a recipe of 100 zones spent a
     /// tenth of its apply here, on one core of two): each part by a decoder of its own that starts from this
     /// one's state, its findings (errors, references, share URLs, parents' places, files read) joined to this
     /// one's in zone order, as one decoder would have found them. A recipe over the record limit is decoded

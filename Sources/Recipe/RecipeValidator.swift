@@ -120,7 +120,7 @@ struct RecipeValidator {
     }
 
     /// Each zone's records checked (`checkRecords`), with what was found in each, in zone order. Zones are
-    /// checked on every core when there are many (issue 18), each by a validator of its own.
+    /// checked on every core when there are many, each by a validator of its own.
     private func checkedRecords(of zones: [DeclaredZone], decoder: RecipeDecoder) -> [(
         records: [DeclaredRecord], errors: [RecipeError], warnings: [RecipeError]
     )] {

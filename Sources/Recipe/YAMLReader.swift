@@ -90,8 +90,8 @@ struct YAMLReader {
         let root: Node?
         do {
             // Yams resolves tags only to find duplicate keys, hashing each key with its resolved tag; the
-            // default resolver runs regular expressions on every key (a tenth of loading a 2,000-line recipe,
-            // issue 18). The basic one gives every plain key `str`: keys are names here, and a key written
+            // default resolver runs regular expressions on every key (a tenth of loading a 2,000-line recipe).
+            // The basic one gives every plain key `str`: keys are names here, and a key written
             // once plain and once quoted (`1:` and `"1":`) is the same name, so it is a duplicate too.
             // Scalars are typed by `ScalarResolver`, not by the parser.
             parser = try Parser(yaml: text, resolver: .basic)

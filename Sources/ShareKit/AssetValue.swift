@@ -1,4 +1,4 @@
-/// What an `ASSETID` field's text holds: the one reading of `FieldValue.assetID` (issue 14).
+/// What an `ASSETID` field's text holds: the one reading of `FieldValue.assetID`.
 ///
 /// The text is `LOCATION#CHECKSUM[;size=N][;receipt=R][;wrappingKey=K][;referenceChecksum=C][;content=D]`:
 /// - LOCATION says where the bytes are: a file path relative to the recipe's directory (`!asset PATH`), a

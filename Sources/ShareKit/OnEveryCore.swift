@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Work split in parts run on every core at once, for the few steps of a large recipe's plan and apply that
-/// would otherwise keep one core busy while the other waits (issue 18).
+/// would otherwise keep one core busy while the other waits.
 package enum OnEveryCore {
     /// How many cores there are to run on.
     package static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The compact binary form of a record's fields: what the SQLite store keeps in its `fields` column, and what
 /// a store hands a `RecordReceiver` (`RecordReading.fields`) so that a server answering many records writes
-/// them out without a `[String: FieldValue]` made for each (issue 18).
+/// them out without a `[String: FieldValue]` made for each.
 ///
 /// Records are written far more often than they are inspected by hand, and Foundation's JSON coders cost
 /// more than the SQLite insert itself; this format costs a fraction. Keys are sorted, so equal fields give
@@ -27,7 +27,7 @@ package enum PackedFields {
         try data.withUnsafeBytes { try unpack($0) }
     }
 
-    /// The fields of these bytes, read in place, not copied first (issue 18: every record a lookup answers is
+    /// The fields of these bytes, read in place, not copied first (every record a lookup answers is
     /// decoded, from SQLite's own bytes).
     /// - Throws: `PackedFieldsError` for bytes that are not packed fields.
     package static func unpack(_ bytes: UnsafeRawBufferPointer) throws -> [String: FieldValue] {

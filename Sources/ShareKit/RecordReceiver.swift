@@ -2,7 +2,7 @@ import Foundation
 
 /// A record a store has read, handed to a `RecordReceiver` as it is read, with no `Record` made: its text as
 /// the store's own UTF-8 bytes and its fields packed (`PackedFields`). A server answering 200 records spent a
-/// fifth of its time making records and their fields dictionaries and letting them go (issue 18).
+/// fifth of its time making records and their fields dictionaries and letting them go.
 ///
 /// The pointers are valid only during the `receive` call it is handed to.
 package struct RecordReading {

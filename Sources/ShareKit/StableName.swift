@@ -49,7 +49,7 @@ public enum StableName {
     /// The short GUID in a share URL, or the argument itself when it is a bare short GUID.
     /// The URL's path is cut at its query or fragment (`?`, `#`) and its trailing slashes; the GUID is the
     /// last segment. Read as UTF-8 bytes: `String.contains` of a string goes through `NSString`, and that cost
-    /// a quarter of accepting a share (a thousand acceptances an apply of the benchmark, issue 18).
+    /// a quarter of accepting a share (a thousand acceptances an apply of the benchmark).
     public static func shortGUID(fromURL url: String) -> String {
         let trimmed = trimmedWhitespace(url)
         let bytes = trimmed.utf8

@@ -188,7 +188,7 @@ public protocol Store: Sendable {
     /// not discoverable to the caller (`AccessRules.mayDiscover`), as CloudKit answers.
     func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?]
 
-    // MARK: Users: discovery and phone numbers (issue 14)
+    // MARK: Users: discovery and phone numbers
 
     /// Sets what others can find of the caller: a phone number, and whether they are discoverable.
     /// - Throws: `BAD_REQUEST` for a phone number not in international form, `CONFLICT` for one another user
@@ -308,7 +308,7 @@ public protocol Store: Sendable {
     ///   changes.
     func deploySchema(as user: UserRecordName) async throws -> [SchemaChange]
 
-    // MARK: Asset bytes (issue 14: assets/upload)
+    // MARK: Asset bytes (assets/upload)
 
     /// Keeps an asset's bytes and answers their checksum, `fnv1a64:HEX` (`FNV1a64.checksum`). The same bytes
     /// are kept once. `sharelane serve` keeps what `assets/upload` receives here.

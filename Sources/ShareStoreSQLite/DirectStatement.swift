@@ -7,7 +7,7 @@ import GRDBSQLite
 /// reads of records by name or type that a lookup, a query and an apply's row cache make. GRDB's
 /// `execute(arguments:)` boxes every value as an existential `DatabaseValueConvertible`, converts it to a
 /// `DatabaseValue` and binds it in nested closures (a third of writing a record), and its row cursor binds the
-/// same way and reads each column through `Row` (a quarter of answering a 200-record lookup, issue 18).
+/// same way and reads each column through `Row` (a quarter of answering a 200-record lookup).
 ///
 /// The statement is a cached one of GRDB's, run inside the transaction GRDB opened. Only this type runs it, so
 /// GRDB's own bookkeeping of its arguments is never relied on; the statement is reset, and its bindings

@@ -132,7 +132,7 @@ struct RecordBatch {
 
     /// The fields of the operations that may create a record, encoded (nil for the others): done by the
     /// caller before its write transaction, so that the encoding of one call's records runs while the
-    /// database writes another's (the writes of an apply wait on the one writer, issue 18).
+    /// database writes another's (the writes of an apply wait on the one writer).
     static func encodedForCreate(_ operations: [RecordOperation]) -> [Data?] {
         operations.map { op in
             guard case .record(let record) = op.item,

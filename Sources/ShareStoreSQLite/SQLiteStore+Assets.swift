@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import ShareKit
 
-// Asset bytes (issue 14): what `sharelane serve`'s `assets/upload` receives, kept in the store's file (table
+// Asset bytes: what `sharelane serve`'s `assets/upload` receives, kept in the store's file (table
 // `asset`, migration v7) once per content, under its checksum.
 extension SQLiteStore {
     public func saveAssetBytes(_ bytes: [UInt8]) async throws -> String {

@@ -69,7 +69,7 @@ extension SQLiteStore {
     /// change sequence (read once, stored by `finish`), the sequence numbers of the shares and zones the
     /// acceptances wrote (the last of each, stored by `finish`), and whether any user holds a subscription (no
     /// acceptance adds one). A thousand acceptances an apply of the benchmark each read and wrote the counter,
-    /// wrote their share's and zone's number, and asked for subscriptions (issue 18).
+    /// wrote their share's and zone's number, and asked for subscriptions.
     struct AcceptedShares {
         var byGUID: [String: (share: Share, zoneId: Int64)] = [:]
         private var sequence: ChangeSequence?

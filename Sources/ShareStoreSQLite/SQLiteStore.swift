@@ -157,7 +157,7 @@ public final class SQLiteStore: Store {
 
     /// Runs `body` in a read transaction on the calling thread, not on a reader's queue as GRDB's `async` read
     /// does: the hand-over to that queue and back was two of the five thread switches of each request the
-    /// emulator answers (issue 18). A read of a file store waits for no writer (WAL), at most for one of the
+    /// emulator answers. A read of a file store waits for no writer (WAL), at most for one of the
     /// pool's connections that another thread is reading with and gives back without suspending; a `memory:`
     /// store's read waits for a write in progress. Writes keep their queue: a write can wait seconds for
     /// another process's transaction, which must not hold a thread of the cooperative pool.

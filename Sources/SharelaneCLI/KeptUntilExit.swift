@@ -1,6 +1,6 @@
 /// Values a command is done with just before the process ends, kept rather than freed: the system takes the
 /// process's memory back whole, while freeing an applied plan one change at a time cost about a millisecond
-/// for every 2,000 changes (issue 18). Only for values whose freeing does nothing else (no file to close, no
+/// for every 2,000 changes. Only for values whose freeing does nothing else (no file to close, no
 /// connection to end).
 enum KeptUntilExit {
     private final class Box<Value> {

@@ -2,7 +2,7 @@
     import Glibc
 #endif
 
-/// How sharelane has the C allocator (glibc's) grow and keep its heaps (issue 18).
+/// How sharelane has the C allocator (glibc's) grow and keep its heaps.
 enum ProcessMemory {
     /// How much more than asked for a heap is made ready at once (glibc's `M_TOP_PAD`; its default is 128 KB).
     ///

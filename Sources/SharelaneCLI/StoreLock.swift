@@ -83,7 +83,7 @@ final class StoreLock: Sendable {
         let holder = Holder(
             pid: getpid(), operation: operation,
             // The format style, not `ISO8601DateFormatter`, whose ICU set-up cost more than the rest of taking
-            // the lock (issue 18); the same text, `2026-11-24T04:10:17Z`.
+            // the lock; the same text, `2026-11-24T04:10:17Z`.
             created: Date.now.formatted(.iso8601))
         if let data = try? JSONEncoder().encode(holder) {
             _ = ftruncate(descriptor, 0)

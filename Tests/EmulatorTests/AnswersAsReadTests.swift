@@ -5,7 +5,7 @@ import ShareStoreSQLite
 import SharelaneTestSupport
 import Testing
 
-/// The emulator writes lookups and queries as the SQLite store reads them (`RecordReceiver`, issue 18): each
+/// The emulator writes lookups and queries as the SQLite store reads them (`RecordReceiver`): each
 /// answer is the answer of the outcomes the store returns, access refusals, shares, missing and repeated names,
 /// pages and their markers included.
 @Suite struct AnswersAsReadTests {

@@ -5,7 +5,7 @@ import Testing
 
 /// A `records/modify` request that saves records whole need not have them sent back: the client asks for no
 /// field (`desiredKeys`), or only a share's title when the request saves a share too, as each zone's first
-/// request of an apply does, and answers with the fields it sent (issue 18: what both sides encode and decode).
+/// request of an apply does, and answers with the fields it sent (what both sides encode and decode).
 @Suite(.serialized)
 struct ModifyAnswerTests {
     @Test("records created with a share in one request come back with every field sent, the share with its title")

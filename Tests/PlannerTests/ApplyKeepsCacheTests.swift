@@ -6,7 +6,7 @@ import ShareStoreSQLite
 import SharelaneTestSupport
 import Testing
 
-/// An apply leaves the plan's cache file as the store holds it after its writes (issue 18): the next plan
+/// An apply leaves the plan's cache file as the store holds it after its writes: the next plan
 /// reads only the change feed, and still finds what anyone else wrote, before, during or after the apply.
 @Suite("The cache after an apply")
 struct ApplyKeepsCacheTests {

@@ -6,7 +6,7 @@ import ShareStoreSQLite
 import SharelaneTestSupport
 import Testing
 
-/// Incremental plans (issue 18): a plan reads only what changed since the last plan, finds what changed
+/// Incremental plans: a plan reads only what changed since the last plan, finds what changed
 /// behind its back, and is always the plan a full read gives.
 @Suite("Incremental plans")
 struct IncrementalPlanTests {

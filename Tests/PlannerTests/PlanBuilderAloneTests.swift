@@ -6,7 +6,7 @@ import Testing
 
 @testable import Planner
 
-/// Zones planned on every core (issue 18): a plan of a store that does not have the owner yet adds each zone
+/// Zones planned on every core: a plan of a store that does not have the owner yet adds each zone
 /// to a builder of its own (`PlanBuilder.eachAlone`) and joins them in the recipe's order, which must plan
 /// exactly as adding the zones one after another.
 @Suite("Zones planned alone")

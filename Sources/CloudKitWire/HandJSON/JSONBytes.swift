@@ -115,7 +115,7 @@ struct JSONBytes {
         try expect(UInt8(ascii: "\""))
         let start = offset
         // Whether a byte beyond ASCII came: only then is the text validated as UTF-8. ASCII needs no check, and
-        // `String(validating:as:)` cost as much as the rest of reading a record (issue 18).
+        // `String(validating:as:)` cost as much as the rest of reading a record.
         var beyondASCII: UInt8 = 0
         while offset < bytes.count {
             let byte = bytes[offset]

@@ -2,7 +2,7 @@ import Foundation
 
 /// The bytes of a JSON body being written by `WireRecordWriter`. Appending a byte is a capacity check and a
 /// store: an array checks on every append whether its buffer is shared and must be copied, and those checks
-/// were a third of writing a 200-record answer (issue 18). Not copyable, so its buffer has one owner, which
+/// were a third of writing a 200-record answer. Not copyable, so its buffer has one owner, which
 /// frees it.
 package struct JSONOutput: ~Copyable {
     private var base: UnsafeMutableRawPointer

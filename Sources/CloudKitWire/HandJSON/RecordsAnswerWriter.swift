@@ -4,7 +4,7 @@ import ShareKit
 /// Writes the answer of `records/lookup`, `records/query` or `records/modify` as the store hands its outcomes
 /// over (`RecordReceiver`), each entry by its index. A record the store reads in place (`RecordReading`) is
 /// written from the store's own bytes, no `Record`, fields dictionary or `String` made for it: making them and
-/// letting them go was a fifth of the emulator's time answering 200-record lookups (issue 18). Anything
+/// letting them go was a fifth of the emulator's time answering 200-record lookups. Anything
 /// else is written as `WireRecordWriter.encode(_: RecordsAnswer)` writes its outcomes.
 ///
 /// One store call at a time hands it outcomes, on one thread; `finish` is called after.

@@ -3,7 +3,7 @@ import ShareKit
 
 /// Reads bodies of records (`records/modify` requests; answers of `records/modify`, `records/lookup` and
 /// `records/query`) without `JSONDecoder`, whose generic machinery was a third of the `http:` client's time in
-/// an apply and the largest part of the emulator's decoding of requests (issue 18).
+/// an apply and the largest part of the emulator's decoding of requests.
 ///
 /// It reads what `WireRecordWriter` writes, member for member: plain records (names, type, change tag,
 /// parent, share reference, zone, stamps, `deleted`, fields of strings, integers, doubles and timestamps

@@ -3,7 +3,7 @@ import ShareKit
 
 /// Writes bodies of records (`records/lookup`, `records/query`, `records/modify` and `changes/zone` answers,
 /// `records/modify` requests, `records/accept` answers) as JSON without `JSONEncoder`, whose generic machinery
-/// is half of the emulator's time under load (issue 18): a 200-record lookup is about a thousand fields.
+/// is half of the emulator's time under load: a 200-record lookup is about a thousand fields.
 ///
 /// It writes what `WireCoding.bodyEncoder()` writes, member for member: the plain record (names, type, change
 /// tag, parent, share reference, zone, stamps, fields of strings, integers, finite doubles, timestamps and
@@ -25,7 +25,7 @@ package enum WireRecordWriter {
     /// The emulator's answer as JSON: what encoding its outcomes' `entry`s would write, with a plain saved
     /// record written straight from the record, no `WireRecord` made for it (making them, their fields
     /// dictionaries and letting them go was a fifth of the time the emulator spent answering a 200-record
-    /// lookup, issue 18): each outcome handed to a `RecordsAnswerWriter`. As the bytes written, which the
+    /// lookup): each outcome handed to a `RecordsAnswerWriter`. As the bytes written, which the
     /// emulator's server takes with one copy.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ answer: RecordsAnswer) throws -> JSONOutput {
@@ -99,7 +99,7 @@ package enum WireRecordWriter {
     }
 
     /// A JSON array of records. After the first, room is made for the others at its size: a large answer's
-    /// buffer then grows once, not by doubling with a copy each time (issue 18).
+    /// buffer then grows once, not by doubling with a copy each time.
     private static func recordArray<Element>(
         _ elements: [Element], into bytes: inout JSONOutput, _ element: (Element, inout JSONOutput) throws -> Void
     ) rethrows {
@@ -360,7 +360,7 @@ package enum WireRecordWriter {
         private var first = true
 
         /// A member whose key is the writer's own (letters only): copied as it is, with no escaping to check
-        /// (keys were most of the strings a record's answer wrote, issue 18).
+        /// (keys were most of the strings a record's answer wrote).
         mutating func member<Value>(
             _ key: StaticString, _ value: Value?, into bytes: inout JSONOutput,
             _ write: (Value, inout JSONOutput) throws -> Void
@@ -425,7 +425,7 @@ package enum WireRecordWriter {
     static func string(_ text: String, into bytes: inout JSONOutput) {
         bytes.append(UInt8(ascii: "\""))
         // Most names and values need no escape: checked and copied in one piece, not byte by byte (the
-        // byte-by-byte append was an eighth of the emulator's time under load, issue 18).
+        // byte-by-byte append was an eighth of the emulator's time under load).
         let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
             for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 return false

@@ -73,7 +73,7 @@ struct RecordRow {
     }
 
     /// The record of a row selecting `selection` as a `RecordReading` of the row's own bytes: valid only while
-    /// the row is (issue 18: what the emulator answers is written from it, no `Record` made; `record()` makes
+    /// the row is (what the emulator answers is written from it, no `Record` made; `record()` makes
     /// one from SQLite's bytes, not from a copy of the row).
     static func reading(
         _ columns: borrowing DirectStatement.Columns, in zoneID: ZoneID, shareRecordName: String?
@@ -134,7 +134,7 @@ extension RecordRow {
             let chunk = names[start..<min(start + namesPerQuery, names.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
             // Cached per count of names: preparing the statement of a 200-name lookup anew cost as much as
-            // running it (issue 18, the emulator under load); at most `namesPerQuery` statements a connection.
+            // running it (the emulator under load); at most `namesPerQuery` statements a connection.
             var select = DirectStatement(
                 try db.cachedStatement(
                     sql: "SELECT \(selection) FROM record WHERE zoneId = ? AND name IN (\(placeholders))"))

@@ -38,7 +38,7 @@ struct ZoneRow: Codable, FetchableRecord, MutablePersistableRecord {
 
 extension ZoneRow {
     /// Read by column, not through `Decodable`, whose generic decoding was half the cost of resolving a zone,
-    /// which every store call does (issue 18). A scope the enum does not know still fails to decode.
+    /// which every store call does. A scope the enum does not know still fails to decode.
     init(row: Row) throws {
         self.init(
             id: try row.decode(forColumn: "id"), scope: try row.decode(forColumn: "scope"),
