@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "SharelaneTestSupport",
             dependencies: [
-                "ShareKit", "ShareStoreSQLite", "Emulator",
+                "ShareKit", "ShareStoreSQLite", "Emulator", "CloudKitWire",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
                 .product(name: "Logging", package: "swift-log"),
             ],
