@@ -51,8 +51,19 @@ public struct Applier: Sendable {
             throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
         }
         var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress, parallelism: parallelism)
-        // Waits of the store's calls (throttled, unavailable, a lost connection) show on the progress line.
-        await StoreRetry.$observer.withValue(progress.map { progress in run.waitReporter(progress) }) {
+        // Waits of the store's calls (throttled, unavailable, a lost connection) show on the progress line, and
+        // still reach whoever listened before.
+        let observer: (@Sendable (StoreRetry) -> Void)?
+        if let progress {
+            let (outer, reporter) = (StoreRetry.observer, run.waitReporter(progress))
+            observer = { wait in
+                outer?(wait)
+                reporter(wait)
+            }
+        } else {
+            observer = StoreRetry.observer
+        }
+        await StoreRetry.$observer.withValue(observer) {
             await run.execute()
         }
         // The cache file is written from reads; the store may tidy up after its writes meanwhile.
