@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "SharelaneTestSupport",
             dependencies: [
-                "ShareKit", "ShareStoreSQLite", "Emulator",
+                "ShareKit", "ShareStoreSQLite", "Emulator", "CloudKitWire",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -153,6 +153,7 @@ let package = Package(
                 "SharelaneTestSupport",
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ]

@@ -14,8 +14,9 @@ actor SessionBook {
     private static let cloudKitKey = "cloudkit:signed-in-user"
     /// How many token chains the emulator's store keeps per user: each sign-in starts one, and requests on
     /// different chains can be under way at once (requests on one chain go one after another, as each
-    /// needs the token the previous answer handed out).
-    static let emulatorSessionsPerUser = 3
+    /// needs the token the previous answer handed out). The store's parallelism, so that `--parallelism N`
+    /// writes N of one owner's zones at once.
+    let chainsPerUser: Int
     private var sessions: [String: Session] = [:]
     private var tokens: [String: String] = [:]
     /// Per user of the emulator, the keys of their sessions; the first is the user record name.
@@ -25,7 +26,8 @@ actor SessionBook {
     private var growing: [UserRecordName: Int] = [:]
     private(set) var cloudKitUser: User?
 
-    init(cloudKitToken: String?) {
+    init(cloudKitToken: String?, chainsPerUser: Int) {
+        self.chainsPerUser = max(1, chainsPerUser)
         let gate = SerialGate()
         sessions[Self.cloudKitKey] = Session(key: Self.cloudKitKey, email: nil, name: nil, gate: gate)
         if let cloudKitToken { tokens[Self.cloudKitKey] = cloudKitToken }
@@ -75,11 +77,11 @@ actor SessionBook {
     }
 
     /// Whether to sign `user` in once more for a new session: every session of theirs has a request under
-    /// way and they have fewer than `emulatorSessionsPerUser`. Answering yes counts the sign-in as under way;
+    /// way and they have fewer than `chainsPerUser`. Answering yes counts the sign-in as under way;
     /// the caller ends it with `addSession` or `growthFailed`.
     func shouldGrow(_ user: UserRecordName) -> Bool {
         guard let keys = pools[user], keys.allSatisfy({ inFlight[$0, default: 0] > 0 }) else { return false }
-        guard keys.count + growing[user, default: 0] < Self.emulatorSessionsPerUser else { return false }
+        guard keys.count + growing[user, default: 0] < chainsPerUser else { return false }
         growing[user, default: 0] += 1
         return true
     }

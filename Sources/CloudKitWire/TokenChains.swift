@@ -3,7 +3,7 @@ import ShareKit
 
 /// The token chains of a `WebServicesStore`. Each sign-in starts a chain: a web auth token that every
 /// answer replaces with the next, so requests on one chain go one after another. A user of the emulator
-/// gets more chains (up to `SessionBook.emulatorSessionsPerUser`) when all of theirs are busy, and signs in
+/// gets more chains (up to the store's parallelism, `SessionBook.chainsPerUser`) when all of theirs are busy, and signs in
 /// again once when the emulator says the token ran out; `cloudkit:` has the one chain of its signed-in user.
 struct TokenChains: Sendable {
     let transport: WebServicesTransport
@@ -46,9 +46,13 @@ struct TokenChains: Sendable {
     {
         try await session.gate.run { () async throws -> Reply in
             var reSignedIn = false
+            var landedBefore = false
             while true {
                 let token = await self.sessions.token(of: session.key)
-                let reply = try await self.transport.attempt(path: path, body: bodyData, auth: auth, token: token)
+                var reply = try await self.transport.attempt(path: path, body: bodyData, auth: auth, token: token)
+                // An attempt before the sign-in below may have been applied: the answer after it says so too.
+                landedBefore = landedBefore || reply.mayHaveLandedBefore
+                reply.mayHaveLandedBefore = landedBefore
                 if let next = reply.nextToken { await self.sessions.rotate(session.key, to: next) }
                 if reply.status == 421, self.endpoint.kind == .emulator, !reSignedIn, let email = session.email {
                     // The emulator's token ran out (or it restarted): sign in again once, then retry.

@@ -25,7 +25,23 @@ extension WebServicesStore {
                 // The bytes sent are the bytes planned: a file changed since its plan is not uploaded.
                 let bytes = try file.read()
                 let digest = FNV1a64.checksum(of: bytes)
-                let uploaded = try await upload(bytes, to: token.url, what: file.path)
+                let uploaded = try await upload(
+                    bytes, to: token.url, what: file.path,
+                    newURL: {
+                        let again: UploadAssetsResponse = try await self.send(
+                            .assetsUpload, database: database,
+                            body: UploadAssetsRequest(
+                                zoneID: zoneID,
+                                tokens: [
+                                    .init(
+                                        recordName: file.recordName, recordType: file.recordType, fieldName: file.field)
+                                ]),
+                            as: user)
+                        guard let url = again.tokens.first?.url else {
+                            throw ShareError(.internalError, "assets/upload answered no URL for \(file.path)")
+                        }
+                        return url
+                    })
                 guard let checksum = uploaded.fileChecksum, let receipt = uploaded.receipt else {
                     throw ShareError(
                         .internalError, "the upload of \(file.path) answered without a fileChecksum or receipt")
@@ -57,20 +73,21 @@ extension WebServicesStore {
     public func downloadAsset(_ asset: AssetValue) async throws -> [UInt8]? {
         guard asset.isDownloadURL else { return nil }
         let url = asset.location.replacingOccurrences(of: "${f}", with: "asset")
-        let response: HTTPClientResponse
-        let bytes: [UInt8]
+        let reply: Reply
         do {
-            response = try await chains.transport.httpClient.execute(
-                HTTPClientRequest(url: url), timeout: .seconds(300))
-            bytes = [UInt8]((try await response.body.collect(upTo: CloudKitLimits.assetBytes + 1)).readableBytesView)
+            // A download changes nothing: sent again as any read is.
+            reply = try await chains.transport.exchange(
+                HTTPClientRequest(url: url), what: "the asset \(asset.checksum)", resendAfterLoss: true,
+                timeout: .seconds(300))
         } catch {
             throw ShareError(.internalError, "cannot download the asset \(asset.checksum): \(error)")
         }
-        guard (200..<300).contains(Int(response.status.code)) else {
+        guard (200..<300).contains(reply.status) else {
             throw ShareError(
-                .notFound, "downloading the asset \(asset.checksum) answered HTTP \(response.status.code)",
+                .notFound, "downloading the asset \(asset.checksum) answered HTTP \(reply.status)",
                 subject: asset.checksum)
         }
+        let bytes = [UInt8](reply.data)
         if let expected = asset.contentDigest ?? assetContents.content(of: asset.checksum),
             FNV1a64.checksum(of: bytes) != expected
         {
@@ -160,27 +177,51 @@ extension WebServicesStore {
         }
     }
 
-    /// POSTs the bytes to an upload URL (no tokens: the URL is the credential) and reads `singleFile`.
-    private func upload(_ bytes: Data, to url: String, what: String) async throws -> WireAsset {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/octet-stream")
-        request.body = .bytes(ByteBuffer(bytes: bytes))
-        let response: HTTPClientResponse
-        let data: Data
-        do {
-            response = try await chains.transport.httpClient.execute(request, timeout: .seconds(300))
-            data = Data((try await response.body.collect(upTo: 1 << 20)).readableBytesView)
-        } catch {
-            throw ShareError(.internalError, "cannot upload the asset \(what): \(error)")
+    /// POSTs the bytes to an upload URL (no tokens: the URL is the credential) and reads `singleFile`. An upload
+    /// URL serves once, so after a connection lost once the bytes went out, the bytes go to a new URL
+    /// (`newURL`), within the retry policy; 503 and 429 are sent again to the same URL (nothing was taken).
+    private func upload(
+        _ bytes: Data, to firstURL: String, what: String, newURL: () async throws -> String
+    ) async throws -> WireAsset {
+        var url = firstURL
+        var attempt = 1
+        var waited = 0.0
+        var reply: Reply
+        while true {
+            var request = HTTPClientRequest(url: url)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/octet-stream")
+            request.body = .bytes(ByteBuffer(bytes: bytes))
+            do {
+                reply = try await chains.transport.exchange(
+                    request, what: "the upload of \(what)", resendAfterLoss: false, timeout: .seconds(300))
+                break
+            } catch let lost as LostConnection {
+                guard
+                    let wait = retryPolicy.wait(
+                        afterAttempt: attempt, retryAfter: nil, waited: waited, draw: Double.random(in: 0..<1))
+                else {
+                    throw ShareError(
+                        .tryAgainLater,
+                        "lost the connection uploading the asset \(what), \(attempt) times (\(lost.reason)); check the "
+                            + "network and run the command again")
+                }
+                chains.transport.announce(.connectionLost, wait: wait, attempt: attempt + 1, path: "assets/upload")
+                try await chains.transport.clock.sleep(wait)
+                waited += wait
+                attempt += 1
+                url = try await newURL()
+            } catch {
+                throw ShareError(.internalError, "cannot upload the asset \(what): \(error)")
+            }
         }
-        guard (200..<300).contains(Int(response.status.code)) else {
+        guard (200..<300).contains(reply.status) else {
             let reason =
-                (try? JSONDecoder().decode(WireError.self, from: data))?.reason ?? "HTTP \(response.status.code)"
+                (try? JSONDecoder().decode(WireError.self, from: reply.data))?.reason ?? "HTTP \(reply.status)"
             throw ShareError(.badRequest, "the upload of the asset \(what) was refused: \(reason)")
         }
         do {
-            return try JSONDecoder().decode(UploadedAssetResponse.self, from: data).singleFile
+            return try JSONDecoder().decode(UploadedAssetResponse.self, from: reply.data).singleFile
         } catch {
             throw ShareError(.internalError, "the upload of the asset \(what) answered no singleFile dictionary")
         }

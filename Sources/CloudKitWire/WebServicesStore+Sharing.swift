@@ -47,9 +47,13 @@ extension WebServicesStore {
         let request = ModifyRecordsRequest(
             operations: [.init(operationType: OperationKind.forceDelete.rawValue, record: record)],
             zoneID: WireZoneID(zoneID), atomic: false)
-        let response: RecordsResponse = try await send(
+        let (response, resent): (RecordsResponse, Bool) = try await sendNoting(
             .recordsModify, database: .shared, body: request, as: user)
-        if let error = response.records.first?.error(in: zoneID) { throw error }
+        guard let error = response.records.first?.error(in: zoneID) else { return }
+        // Sent again after a lost answer: the earlier attempt left, and the share is gone from the shared
+        // database.
+        if resent, error.code == .notFound || error.code == .zoneNotFound { return }
+        throw error
     }
 
     // MARK: Changes

@@ -36,10 +36,12 @@ extension WebServicesStore {
         _ operations: [SubscriptionOperation], in database: DatabaseScope, as user: UserRecordName
     ) async throws -> [SubscriptionOutcome] {
         try await inChunks(operations) { chunk in
-            let response: SubscriptionsResponse = try await send(
+            let (response, resent): (SubscriptionsResponse, Bool) = try await sendNoting(
                 .subscriptionsModify, database: database, body: ModifySubscriptionsRequest(chunk), as: user)
-            return try Self.inOrder(
+            let outcomes = try Self.inOrder(
                 response.subscriptions.map(\.outcome), count: chunk.count, what: .subscriptionsModify)
+            return resent
+                ? try await settlingLostAnswers(chunk, outcomes, in: database, as: user) : outcomes
         }
     }
 
@@ -101,5 +103,49 @@ extension WebServicesStore {
             received.append(notification)
         }
         return received
+    }
+}
+
+// MARK: - Lost answers
+
+extension WebServicesStore {
+    /// A `subscriptions/modify` sent again after a lost answer meets its earlier attempt's work: a creation
+    /// answers `EXISTS`, a deletion `NOT_FOUND`. A creation whose subscription now is the one sent, and a
+    /// deletion whose subscription is gone, count as done (read back with one `subscriptions/lookup`).
+    fileprivate func settlingLostAnswers(
+        _ chunk: [SubscriptionOperation], _ outcomes: [SubscriptionOutcome], in database: DatabaseScope,
+        as user: UserRecordName
+    ) async throws -> [SubscriptionOutcome] {
+        var result = outcomes
+        let created = chunk.indices.filter { chunk[$0].kind == .create && outcomes[$0].error?.code == .exists }
+        for index in chunk.indices where chunk[index].kind == .delete && outcomes[index].error?.code == .notFound {
+            result[index] = .deleted(subscriptionID: chunk[index].subscription.subscriptionID)
+        }
+        guard !created.isEmpty else { return result }
+        let live = try await lookupSubscriptions(
+            created.map { chunk[$0].subscription.subscriptionID }, in: database, as: user)
+        for (index, outcome) in zip(created, live) {
+            if case .saved(let subscription) = outcome, subscription.sameAsSent(chunk[index].subscription) {
+                result[index] = .saved(subscription)
+            }
+        }
+        return result
+    }
+}
+
+extension Subscription {
+    /// Whether this subscription, read back, is the one sent (its zone by name: the store writes the owner).
+    fileprivate func sameAsSent(_ sent: Subscription) -> Bool {
+        guard kind == sent.kind, alertBody == sent.alertBody else { return false }
+        switch kind {
+        case .query:
+            return recordType == sent.recordType && filters == sent.filters && zoneWide == sent.zoneWide
+                && firesOn == sent.firesOn && firesOnce == sent.firesOnce
+                && (zoneWide || zoneID?.zoneName == sent.zoneID?.zoneName)
+        case .zone:
+            return zoneID?.zoneName == sent.zoneID?.zoneName
+        case .database:
+            return true
+        }
     }
 }

@@ -39,32 +39,51 @@ public final class WebServicesStore: Store {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
+    /// How many requests a store has on the wire at once unless told otherwise (`--parallelism`).
+    public static let defaultParallelism = Parallelism.default
+
     /// - Parameters:
     ///   - endpoint: the service, container, environment and credentials.
     ///   - httpClient: `failFastClient` by default; the store never shuts it down.
     ///   - reachTimeout: seconds a request keeps trying to connect, with backoff, before it fails with
     ///     "cannot reach" (`--timeout`).
-    ///   - logger: request lines at `debug`, retries at `notice`; never tokens.
+    ///   - parallelism: the most requests on the wire at once (`--parallelism`), and the most token chains a
+    ///     user of the emulator gets.
+    ///   - retryClock: what retries wait on: the system's clock, or a test's.
+    ///   - logger: request lines at `debug`, retries at `info`; never tokens.
     public init(
         endpoint: WebServicesEndpoint, retryPolicy: RetryPolicy = RetryPolicy(),
         httpClient: HTTPClient = WebServicesStore.failFastClient, timeoutSeconds: Int64 = 60,
-        reachTimeout: Double = WebServicesStore.defaultReachTimeout, logger: Logger
+        reachTimeout: Double = WebServicesStore.defaultReachTimeout,
+        parallelism: Int = WebServicesStore.defaultParallelism, retryClock: RetryClock = .system, logger: Logger
     ) {
         self.endpoint = endpoint
         self.retryPolicy = retryPolicy
         self.logger = logger
-        let transport = WebServicesTransport(
+        var transport = WebServicesTransport(
             endpoint: endpoint, retryPolicy: retryPolicy, httpClient: httpClient, timeout: .seconds(timeoutSeconds),
             reachTimeout: reachTimeout, counter: RequestCounter(), logger: logger)
+        transport.slots = RequestSlots(limit: parallelism)
+        transport.clock = retryClock
         self.assetFiles = AssetFileResolver()
         self.assetContents = AssetContentDigests()
         self.chains = TokenChains(
             transport: transport,
-            sessions: SessionBook(cloudKitToken: endpoint.kind == .cloudKit ? endpoint.webAuthToken : nil))
+            sessions: SessionBook(
+                cloudKitToken: endpoint.kind == .cloudKit ? endpoint.webAuthToken : nil,
+                chainsPerUser: parallelism))
     }
 
     /// HTTP requests sent so far, retries and sign-ins included.
     public var requestCount: Int { chains.transport.counter.value }
+
+    /// The most requests on the wire at once (`--parallelism`).
+    public var parallelism: Int { chains.transport.slots.limit }
+
+    /// The most requests that were on the wire at once so far: at most `parallelism`.
+    public var peakRequestsInFlight: Int {
+        get async { await chains.transport.slots.peak }
+    }
 
     public var displayName: String { endpoint.description }
 
@@ -221,9 +240,18 @@ public final class WebServicesStore: Store {
         async throws -> [Result<Zone, ShareError>]
     {
         try await inChunks(operations) { chunk in
-            let response: ZonesResponse = try await send(
+            let (response, resent): (ZonesResponse, Bool) = try await sendNoting(
                 .zonesModify, database: database, body: ModifyZonesRequest(chunk), as: user)
-            return try Self.inOrder(response.zones.map(\.result), count: chunk.count, what: .zonesModify)
+            let results = try Self.inOrder(response.zones.map(\.result), count: chunk.count, what: .zonesModify)
+            guard resent else { return results }
+            // Sent again after a lost answer: a zone its earlier attempt deleted is gone (creating a zone that
+            // exists answers the zone, so creations need nothing).
+            return zip(chunk, results).map { operation, result in
+                if operation.kind == .delete, case .failure(let error) = result, error.code == .zoneNotFound {
+                    return .success(Zone(zoneID: operation.zoneID))
+                }
+                return result
+            }
         }
     }
 
@@ -267,14 +295,17 @@ public final class WebServicesStore: Store {
 
     /// One request of at most 200 operations; operations that failed with `THROTTLED` or `TRY_AGAIN_LATER`
     /// are sent again after their `retryAfter`, within the retry policy (an atomic request is sent again
-    /// whole, as all its operations failed with it).
+    /// whole, as all its operations failed with it). Operations whose request was sent again after a lost
+    /// connection settle what their earlier attempt did (`settlingLostAnswers`).
     private func modifyChunk(
         _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         var outcomes = [RecordOutcome?](repeating: nil, count: chunk.count)
         var pending = Array(chunk.indices)
+        var landed = Set<Int>()
         var attempt = 1
+        var waited = 0.0
         while true {
             // Local files in asset fields go up through assets/upload first; the save carries their receipts.
             let batch = try await uploadingAssets(pending.map { chunk[$0] }, in: zoneID, database: database, as: user)
@@ -287,8 +318,9 @@ public final class WebServicesStore: Store {
             if echoSentFields {
                 request.desiredKeys = batch.contains(where: Self.isShare) ? [WireSpelling.shareTitleField] : []
             }
-            let response: RecordsResponse = try await send(
+            let (response, resent): (RecordsResponse, Bool) = try await sendNoting(
                 .recordsModify, database: database, body: request, as: user)
+            if resent { landed.formUnion(pending) }
             var answered = try Self.inOrder(
                 response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: .recordsModify)
             if echoSentFields {
@@ -299,16 +331,28 @@ public final class WebServicesStore: Store {
                     answered[index] = .saved(saved)
                 }
             }
+            if !landed.isEmpty {
+                answered = try await settlingLostAnswers(
+                    batch, answered, landed: Set(pending.indices.filter { landed.contains(pending[$0]) }),
+                    in: zoneID, database: database, atomic: atomic, as: user)
+            }
             let retryable = answered.indices.filter { RetryPolicy.isRetryable(answered[$0].error?.code) }
             for (index, outcome) in zip(pending, answered) { outcomes[index] = outcome }
             guard !retryable.isEmpty,
-                let wait = retryPolicy.nextWait(
-                    afterAttempt: attempt, retryAfter: retryable.compactMap { answered[$0].error?.retryAfter }.max())
+                let wait = retryPolicy.wait(
+                    afterAttempt: attempt, retryAfter: retryable.compactMap { answered[$0].error?.retryAfter }.max(),
+                    waited: waited, draw: Double.random(in: 0..<1))
             else { break }
-            logger.notice(
-                "CloudKit asked to wait for some records; retrying them",
+            let throttled = retryable.contains { answered[$0].error?.code == .throttled }
+            let notice = StoreRetry(
+                reason: throttled ? .throttled : .unavailable, seconds: wait, attempt: attempt + 1,
+                operation: WireOperation.recordsModify.description)
+            logger.info(
+                "\(notice); sending those records again",
                 metadata: ["records": "\(retryable.count)", "attempt": "\(attempt + 1)", "wait": "\(wait)s"])
-            try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            StoreRetry.observer?(notice)
+            try await chains.transport.clock.sleep(wait)
+            waited += wait
             pending = atomic ? pending : retryable.map { pending[$0] }
             attempt += 1
         }
@@ -349,6 +393,14 @@ public final class WebServicesStore: Store {
     func send<Body: Encodable & Sendable, Response: Decodable>(
         _ operation: WireOperation, database: DatabaseScope, body: Body?, as user: UserRecordName?
     ) async throws -> Response {
+        try await sendNoting(operation, database: database, body: body, as: user).answer
+    }
+
+    /// `send`, and whether an earlier attempt of the request lost its connection after it went out, so that
+    /// it may have been applied (`Reply.mayHaveLandedBefore`): a write settles what it meets then.
+    func sendNoting<Body: Encodable & Sendable, Response: Decodable>(
+        _ operation: WireOperation, database: DatabaseScope, body: Body?, as user: UserRecordName?
+    ) async throws -> (answer: Response, mayHaveLandedBefore: Bool) {
         let path = operation.fullPath(
             container: endpoint.container, environment: endpoint.environment, database: database)
         let auth: RequestAuth
@@ -359,19 +411,24 @@ public final class WebServicesStore: Store {
         } else {
             auth = .user(user)
         }
-        return try await send(path: path, body: body, auth: auth)
+        let reply = try await reply(path: path, body: body, auth: auth)
+        return (try reply.decoded(), reply.mayHaveLandedBefore)
     }
 
     func send<Body: Encodable & Sendable, Response: Decodable>(
         path: String, body: Body?, auth: RequestAuth
     ) async throws -> Response {
+        try await reply(path: path, body: body, auth: auth).decoded()
+    }
+
+    private func reply<Body: Encodable & Sendable>(path: String, body: Body?, auth: RequestAuth) async throws -> Reply {
         let bodyData: Data?
         do {
             bodyData = try body.map { try WireCoding.body($0) }
         } catch {
             throw ShareError(.badRequest, "cannot encode the request for \(path): \(error)")
         }
-        return try await chains.send(path: path, body: bodyData, auth: auth).decoded()
+        return try await chains.send(path: path, body: bodyData, auth: auth)
     }
 
     /// Sends `items` in requests of at most `CloudKitLimits.operationsPerRequest`, one after another, and

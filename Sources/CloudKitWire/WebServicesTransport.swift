@@ -19,9 +19,12 @@ enum RequestAuth: Sendable {
     case signed
 }
 
-/// Sends one HTTP request to a Web Services endpoint: the query's tokens, the server-to-server signature,
-/// retries of `THROTTLED`, `TRY_AGAIN_LATER` and 503 within the retry policy, and of connections the
-/// service refused, for at most `reachTimeout` seconds. Tokens never appear in what it logs or answers.
+/// Sends one HTTP request to a Web Services endpoint: the query's tokens, the server-to-server signature, and
+/// the retries of `RetryPolicy`: `THROTTLED`, `TRY_AGAIN_LATER`, 429 and 503 after their `retryAfter`, a
+/// connection lost after the request went out (the answer says it was sent again, `mayHaveLandedBefore`), and
+/// connections the service refused, for at most `reachTimeout` seconds. Each wait is logged at `info` and told
+/// to the task's `StoreRetry.observer`; at most `slots.limit` exchanges are on the wire at once. Tokens never
+/// appear in what it logs or answers.
 struct WebServicesTransport: Sendable {
     let endpoint: WebServicesEndpoint
     let retryPolicy: RetryPolicy
@@ -30,25 +33,65 @@ struct WebServicesTransport: Sendable {
     let reachTimeout: Double
     let counter: RequestCounter
     let logger: Logger
+    /// The requests of this store on the wire at once (`--parallelism`).
+    var slots = RequestSlots(limit: WebServicesStore.defaultParallelism)
+    /// What retries wait on.
+    var clock = RetryClock.system
 
     var displayName: String { endpoint.description }
 
-    /// One request with retries of `THROTTLED`, `TRY_AGAIN_LATER` and 503, and of connections the service
-    /// refused or did not answer, for at most `reachTimeout` seconds.
+    /// One request, sent again as `RetryPolicy` says.
     func attempt(path: String, body: Data?, auth: RequestAuth, token: String?) async throws -> Reply {
+        try await retrying(path: path, token: token) { token in
+            try await execute(path: path, body: body, auth: auth, token: token)
+        }
+    }
+
+    /// One exchange outside the Web Services paths (an asset's bytes), retried as `attempt` retries, except
+    /// that a connection lost after the request went out is thrown (`LostConnection`) when `resendAfterLoss`
+    /// is false: an upload URL serves once, so the caller asks for another.
+    func exchange(_ request: HTTPClientRequest, what: String, resendAfterLoss: Bool, timeout: TimeAmount) async throws
+        -> Reply
+    {
+        try await retrying(path: what, token: nil, resendAfterLoss: resendAfterLoss) { _ in
+            try await self.slots.holding {
+                self.counter.increment()
+                do {
+                    let response = try await self.httpClient.execute(request, timeout: timeout)
+                    let buffer = try await response.body.collect(upTo: CloudKitLimits.assetBytes + (1 << 20))
+                    return Reply(
+                        path: what, status: Int(response.status.code), data: Data(buffer.readableBytesView),
+                        nextToken: nil, service: self.displayName)
+                } catch {
+                    throw Self.classified(error, path: what, service: self.displayName, kind: self.endpoint.kind)
+                }
+            }
+        }
+    }
+
+    /// Runs `once` (one exchange, with the newest token) until it answers something other than a retryable
+    /// refusal, or the retry policy or the reach timeout says to stop.
+    private func retrying(
+        path: String, token: String?, resendAfterLoss: Bool = true, _ once: (String?) async throws -> Reply
+    ) async throws -> Reply {
         var attemptNumber = 1
         var token = token
-        let started = ContinuousClock.now
+        var waited = 0.0
+        var lostBefore = false
+        // When connections began to fail, for the reach timeout: reset by every exchange that got through.
+        var unreachableSince: ContinuousClock.Instant?
         var connectAttempts = 0
         while true {
             let reply: Reply
             do {
-                reply = try await execute(path: path, body: body, auth: auth, token: token)
+                reply = try await once(token)
             } catch let failure as ConnectionFailure {
                 // Nothing reached the service, so sending again cannot apply anything twice.
+                let since = unreachableSince ?? ContinuousClock.now
+                unreachableSince = since
                 connectAttempts += 1
-                let elapsed = Self.seconds(since: started)
-                let wait = min(2, 0.25 * Double(1 << min(connectAttempts - 1, 8)))
+                let elapsed = Self.seconds(since: since)
+                let wait = RetryPolicy.reachWait(afterAttempt: connectAttempts, draw: Double.random(in: 0..<1))
                 guard elapsed + wait < reachTimeout else {
                     throw ShareError(
                         .tryAgainLater,
@@ -58,26 +101,93 @@ struct WebServicesTransport: Sendable {
                                 ? "`sharelane serve` is running at that address" : "the service is reachable")
                             + ", or give it longer with --timeout")
                 }
-                // The final error tells the story; each retry is a debug line.
-                logger.debug(
-                    "cannot reach the service; retrying",
-                    metadata: ["path": "\(path)", "attempt": "\(connectAttempts + 1)", "wait": "\(wait)s"])
-                try await Task.sleep(for: .seconds(wait))
+                announce(.unreachable, wait: wait, attempt: connectAttempts + 1, path: path)
+                // On the system's clock: the reach timeout is the time a dead service may cost.
+                try await RetryClock.system.sleep(wait)
+                continue
+            } catch let lost as LostConnection {
+                unreachableSince = nil
+                guard resendAfterLoss else { throw lost }
+                guard
+                    let wait = retryPolicy.wait(
+                        afterAttempt: attemptNumber, retryAfter: nil, waited: waited, draw: Double.random(in: 0..<1))
+                else {
+                    throw ShareError(
+                        .tryAgainLater,
+                        "lost the connection to \(displayName) (\(path)) after sending the request, "
+                            + "\(attemptNumber) time\(attemptNumber == 1 ? "" : "s") (\(lost.reason)); it may have been "
+                            + "applied. Check the network; running the command again finishes the job (a plan shows "
+                            + "what is left)")
+                }
+                lostBefore = true
+                announce(.connectionLost, wait: wait, attempt: attemptNumber + 1, path: path)
+                try await clock.sleep(wait)
+                waited += wait
+                attemptNumber += 1
                 continue
             }
+            unreachableSince = nil
             if let next = reply.nextToken { token = next }
-            guard reply.isRetryable,
-                let wait = retryPolicy.nextWait(afterAttempt: attemptNumber, retryAfter: reply.retryAfter)
-            else { return reply }
-            logger.notice(
-                "CloudKit asked to wait; retrying",
-                metadata: [
-                    "path": "\(path)", "status": "\(reply.status)", "attempt": "\(attemptNumber + 1)",
-                    "wait": "\(wait)s",
-                ])
-            try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            var answer = reply
+            answer.mayHaveLandedBefore = lostBefore
+            guard reply.isRetryable else { return answer }
+            let code = reply.wireError.flatMap { ServerErrorCode(rawValue: $0.serverErrorCode) }
+            guard
+                let wait = retryPolicy.wait(
+                    afterAttempt: attemptNumber, retryAfter: reply.retryAfter, waited: waited,
+                    draw: Double.random(in: 0..<1))
+            else {
+                answer.gaveUp =
+                    "gave up after \(attemptNumber) attempt\(attemptNumber == 1 ? "" : "s") and "
+                    + "\(String(format: "%.1f", waited)) s of waiting"
+                    + (attemptNumber < retryPolicy.maxAttempts
+                        ? " (the next wait, \(String(format: "%.0f", reply.retryAfter ?? 0)) s, was past the retry budget)"
+                        : "")
+                return answer
+            }
+            announce(
+                RetryPolicy.reason(status: reply.status, code: code), wait: wait, attempt: attemptNumber + 1,
+                path: path, status: reply.status)
+            try await clock.sleep(wait)
+            waited += wait
             attemptNumber += 1
         }
+    }
+
+    /// Logs a wait at `info` and tells the task's observer (an apply's progress line).
+    func announce(
+        _ reason: StoreRetry.Reason, wait: Double, attempt: Int, path: String, status: Int? = nil
+    ) {
+        let notice = StoreRetry(reason: reason, seconds: wait, attempt: attempt, operation: Self.operation(of: path))
+        var metadata: Logger.Metadata = [
+            "path": "\(path)", "reason": "\(reason.rawValue)", "attempt": "\(attempt)",
+            "wait": "\(String(format: "%.2f", wait))s",
+        ]
+        if let status { metadata["status"] = "\(status)" }
+        logger.info("\(notice); sending the request again", metadata: metadata)
+        StoreRetry.observer?(notice)
+    }
+
+    /// The operation a path names, for people: `records/modify` of `/database/1/…/private/records/modify`.
+    static func operation(of path: String) -> String {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 2, path.hasPrefix(WireSpelling.databasePathPrefix) || path.hasPrefix("/device/")
+        else { return path }
+        return parts.suffix(2).joined(separator: "/")
+    }
+
+    /// What an error of AsyncHTTPClient means for a retry: a connection never made, one lost after the
+    /// request went out, or something else (thrown as it is, as a `ShareError`).
+    static func classified(_ error: any Error, path: String, service: String, kind: WebServicesEndpoint.Kind)
+        -> any Error
+    {
+        if let failure = ConnectionFailure(error) { return failure }
+        if let lost = LostConnection(error) { return lost }
+        if error is CancellationError { return error }
+        return ShareError(
+            .tryAgainLater,
+            "cannot reach \(service) (\(path)): \(error); check that the service is running and reachable"
+                + (kind == .emulator ? " (`sharelane serve`)" : ""))
     }
 
     private func execute(path: String, body: Data?, auth: RequestAuth, token: String?) async throws -> Reply {
@@ -104,33 +214,23 @@ struct WebServicesTransport: Sendable {
                 throw ShareError(.authenticationFailed, "cannot sign the request for \(path) with \(signer)")
             }
         }
-        counter.increment()
         let started = Date()
-        let response: HTTPClientResponse
-        let data: Data
-        do {
-            response = try await httpClient.execute(request, timeout: timeout)
-        } catch {
-            if let failure = ConnectionFailure(error) { throw failure }
-            throw ShareError(
-                .tryAgainLater,
-                "cannot reach \(displayName) (\(path)): \(error); check that the service is running and reachable"
-                    + (endpoint.kind == .emulator ? " (`sharelane serve`)" : ""))
+        let (status, nextToken, data) = try await slots.holding { () async throws -> (Int, String?, Data) in
+            counter.increment()
+            do {
+                let response = try await httpClient.execute(request, timeout: timeout)
+                let buffer = try await response.body.collect(upTo: 256 << 20)
+                let next = response.headers.first(name: WireSpelling.webAuthTokenHeader).flatMap {
+                    $0.isEmpty ? nil : $0
+                }
+                return (Int(response.status.code), next, Data(buffer.readableBytesView))
+            } catch {
+                throw Self.classified(error, path: path, service: displayName, kind: endpoint.kind)
+            }
         }
-        do {
-            let buffer = try await response.body.collect(upTo: 256 << 20)
-            data = Data(buffer.readableBytesView)
-        } catch {
-            throw ShareError(
-                .tryAgainLater,
-                "cannot reach \(displayName) (\(path)): \(error); check that the service is running and reachable"
-                    + (endpoint.kind == .emulator ? " (`sharelane serve`)" : ""))
-        }
-        let status = Int(response.status.code)
         logger.debug(
             "\(request.method.rawValue) \(path) → \(status)",
             metadata: ["ms": "\(Int(Date().timeIntervalSince(started) * 1000))"])
-        let nextToken = response.headers.first(name: WireSpelling.webAuthTokenHeader).flatMap { $0.isEmpty ? nil : $0 }
         // A server that reflects the request (an error quoting the URL) must not hand our tokens to the terminal.
         let sent = [endpoint.apiToken, token].compactMap { $0 }
         return Reply(
@@ -188,6 +288,11 @@ struct Reply: Sendable {
     var data: Data
     var nextToken: String?
     var service: String
+    /// An earlier attempt of this request lost its connection after it went out: it may have been applied
+    /// (a write that now meets `EXISTS` or `CONFLICT` reads back what it sent).
+    var mayHaveLandedBefore = false
+    /// How the retries ended when this answer still asks for another (`gave up after 8 attempts …`).
+    var gaveUp: String?
 
     var wireError: WireError? {
         guard !(200..<300).contains(status) else { return nil }
@@ -204,10 +309,15 @@ struct Reply: Sendable {
     /// The body as `T`, or the error it carries as a `ShareError`.
     func decoded<T: Decodable>() throws -> T {
         if !(200..<300).contains(status) {
-            if let wireError { throw wireError.shareError(subject: nil) }
+            let note = gaveUp.map { "; \($0)" } ?? ""
+            if let wireError {
+                var error = wireError.shareError(subject: nil)
+                error.reason += note
+                throw error
+            }
             let code = WireSpelling.code(httpStatus: status)
             let text = String(decoding: data.prefix(300), as: UTF8.self)
-            throw ShareError(code, "\(service) answered HTTP \(status) to \(path): \(text)")
+            throw ShareError(code, "\(service) answered HTTP \(status) to \(path): \(text)\(note)")
         }
         do {
             return try WireCoding.decode(T.self, from: data)
@@ -222,26 +332,5 @@ extension Array {
     /// Consecutive slices of at most `size` elements.
     func chunked(_ size: Int) -> [[Element]] {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
-    }
-}
-
-/// A connection the service refused or never answered: nothing of the request reached it, so it may be sent
-/// again. Other transport errors (a connection reset mid-answer) may have reached it, and are not retried.
-struct ConnectionFailure: Error {
-    var reason: String
-
-    init?(_ error: any Error) {
-        if let io = error as? IOError, [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL].contains(io.errnoCode) {
-            reason = "connection refused or unreachable (\(io))"
-        } else if let client = error as? HTTPClientError, client == .connectTimeout {
-            reason = "no answer to the connection within 2 s"
-        } else if let channel = error as? ChannelError, case .connectTimeout = channel {
-            reason = "no answer to the connection within 2 s"
-        } else if String(describing: type(of: error)) == "NIOConnectionError" {
-            // NIOPosix's error for a connection that could not be made to any address (DNS included).
-            reason = "\(error)"
-        } else {
-            return nil
-        }
     }
 }

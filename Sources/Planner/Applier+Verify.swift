@@ -38,7 +38,8 @@ extension Applier {
             throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
         }
         try await signInKnownUsers(plan)
-        let reader = LiveStateReader(store: store, owner: plan.owner.recordName, logger: logger)
+        let reader = LiveStateReader(
+            store: store, owner: plan.owner.recordName, logger: logger, parallelism: parallelism)
         // An owner the store did not have when the plan was made, and still does not (`signInKnownUsers`),
         // owns nothing, and there is no one to read as: the planner read nothing either. (Reading as nobody
         // failed over http: with "no web auth token for user".)

@@ -8,19 +8,24 @@ import ShareKit
 /// The order: zones are created first; then, zone by zone, record deletions (children first), records
 /// (parents and `VALIDATE` targets first) with each new share in the same batch as its root record,
 /// participant changes folded into their share, share deletions; then acceptances, as each participant; then fields holding the URL of
-/// a share created in this apply; then public records; then subscriptions, as each user; zone deletions last. Nothing is retried: a failed
-/// change is reported, and planning again shows what is left.
+/// a share created in this apply; then public records; then subscriptions, as each user; zone deletions last. The store waits out
+/// what the network asks (`StoreRetry`); a change the store refuses is reported, not tried again, and planning again shows what is
+/// left.
 public struct Applier: Sendable {
     public let store: any Store
     public let logger: Logger
+    /// The most store calls under way at once (`apply --parallelism`): zones written, users signed in, shares
+    /// accepted.
+    public let parallelism: Int
 
     /// CloudKit's limit of operations a `records/modify` request may carry.
     public static let batchSize = CloudKitLimits.operationsPerRequest
-    /// How many private zones are written at once (each zone's batches still go one at a time, in order).
-    static let zonesInFlight = 3
-    /// How many users' sign-ins or acceptances are sent at once to a store that takes one user a call (over
-    /// `http:` each is a small request, and a few at a time left the server waiting between them).
-    static let usersInFlight = 8
+    /// How many private zones the embedded store is given at once (each zone's batches still go one at a
+    /// time, in order); other stores get `parallelism`.
+    static let localZonesInFlight = 3
+    /// How many users' sign-ins or acceptances the embedded store is given at once; other stores get
+    /// `parallelism` (over `http:` each is a small request, and a few at a time left the server waiting).
+    static let localUsersInFlight = 8
     /// Operations a call (about: whole zones go together), for a store that writes many zones in one
     /// transaction: large enough that commits cost little, small enough that a killed apply loses little
     /// work and the next call is built while the store writes this one.
@@ -28,10 +33,11 @@ public struct Applier: Sendable {
     /// Operations the first such call (about): the calls grow from it to `operationsPerTransaction`.
     static let firstOperationsPerTransaction = 100
 
-    /// An applier over `store`, logging to `logger`.
-    public init(store: any Store, logger: Logger) {
+    /// An applier over `store`, logging to `logger`, with at most `parallelism` store calls under way.
+    public init(store: any Store, logger: Logger, parallelism: Int = Parallelism.default) {
         self.store = store
         self.logger = logger
+        self.parallelism = max(1, parallelism)
     }
 
     /// Applies `plan` as it is; each change is made against the change tag it was planned from.
@@ -44,8 +50,22 @@ public struct Applier: Sendable {
         guard plan.storeName == store.displayName else {
             throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
         }
-        var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress)
-        await run.execute()
+        var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress, parallelism: parallelism)
+        // Waits of the store's calls (throttled, unavailable, a lost connection) show on the progress line, and
+        // still reach whoever listened before.
+        let observer: (@Sendable (StoreRetry) -> Void)?
+        if let progress {
+            let (outer, reporter) = (StoreRetry.observer, run.waitReporter(progress))
+            observer = { wait in
+                outer?(wait)
+                reporter(wait)
+            }
+        } else {
+            observer = StoreRetry.observer
+        }
+        await StoreRetry.$observer.withValue(observer) {
+            await run.execute()
+        }
         // The cache file is written from reads; the store may tidy up after its writes meanwhile.
         store.finishedWriting()
         await run.keepPlanCache()

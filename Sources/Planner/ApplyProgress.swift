@@ -1,15 +1,35 @@
-/// How far an apply has come, reported after each store call.
+import Foundation
+import ShareKit
+
+/// How far an apply has come, reported after each store call, and when a store call waits to send a request
+/// again (`waiting`).
 public struct ApplyProgress: Sendable, Hashable {
     /// Changes done or failed so far.
     public var completed: Int
     /// Changes in the plan.
     public var total: Int
-    /// What was just done (`saved 200 records in FamilyLists`).
+    /// What was just done (`saved 200 records in FamilyLists`), or what is waited for (`throttled, retrying in
+    /// 3 s`).
     public var message: String
+    /// Set while a store call waits before it sends a request again: the service asked it to (throttled,
+    /// unavailable) or the connection was lost. A long wait is worth saying on the terminal.
+    public var waiting: StoreRetry?
 
-    public init(completed: Int, total: Int, message: String) {
+    public init(completed: Int, total: Int, message: String, waiting: StoreRetry? = nil) {
         self.completed = completed
         self.total = total
         self.message = message
+        self.waiting = waiting
+    }
+}
+
+/// The count of changes done so far, read by the wait reports of store calls running in child tasks.
+final class CompletedChanges: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    var value: Int {
+        get { lock.withLock { count } }
+        set { lock.withLock { count = newValue } }
     }
 }

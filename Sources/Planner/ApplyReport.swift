@@ -60,18 +60,57 @@ public struct ApplyReport: Sendable, Hashable, Codable {
     public var succeeded: Bool { failures.isEmpty }
 
     /// `Apply complete! Resources: 3 added, 1 changed, 0 destroyed.`, or, after failures, `Apply failed: …
-    /// 2 failed.`
+    /// 2 failed.`, or, when the apply could not go on, `Apply stopped: …` with what was and was not applied.
     public var line: String {
         let s = summary
         let counts = "\(s.add) added, \(s.change) changed, \(s.destroy) destroyed"
         if stopped != nil {
             let failed = failures.count - notAttempted
-            return "Apply stopped: the store could not be reached; \(applied.count) of "
+            return "Apply stopped: \(stopCause); \(applied.count) of "
                 + "\(failures.count + applied.count) changes were applied before it (resources: \(counts)), "
                 + "\(failed) failed, \(notAttempted) were not attempted."
         }
         return succeeded
             ? "Apply complete! Resources: \(counts)."
             : "Apply failed: \(failures.count) of \(failures.count + applied.count) changes failed; resources: \(counts)."
+    }
+
+    /// Why the apply stopped, in a few words: the store could not be reached, the connection kept being lost,
+    /// or the store kept asking to wait past the retry budget (`RetryPolicy`).
+    public var stopCause: String {
+        guard let stopped else { return "" }
+        if stopped.contains("cannot reach") { return "the store could not be reached" }
+        if stopped.contains("lost the connection") { return "the connection to the store was lost too often" }
+        if stopped.contains("gave up after") {
+            return stopped.contains(ServerErrorCode.throttled.rawValue)
+                ? "the store kept throttling past the retry budget"
+                : "the store stayed unavailable past the retry budget"
+        }
+        return "a request to the store failed"
+    }
+
+    /// After a stop: the store's own words, then what was applied and what was not, by kind, each with its
+    /// first addresses, and what to do. Empty when the apply went to the end.
+    public func stopLines(addresses limit: Int = 5) -> [String] {
+        guard let stopped else { return [] }
+        func listed(_ items: [(PlannedChange.Kind, String)]) -> String {
+            var counts: [PlannedChange.Kind: Int] = [:]
+            for (kind, _) in items { counts[kind, default: 0] += 1 }
+            let byKind = PlannedChange.Kind.allCases.compactMap { kind in
+                counts[kind].map { "\($0) \(kind.rawValue)\($0 == 1 ? "" : "s")" }
+            }
+            let first = items.prefix(limit).map(\.1).joined(separator: ", ")
+            return byKind.joined(separator: ", ") + " (" + first + (items.count > limit ? ", …)" : ")")
+        }
+        var lines = ["Stopped by: \(stopped)"]
+        lines.append(
+            applied.isEmpty
+                ? "Applied before it stopped: nothing"
+                : "Applied before it stopped: " + listed(applied.map { ($0.kind, $0.address) }))
+        if !failures.isEmpty {
+            lines.append("Not applied: " + listed(failures.map { ($0.kind, $0.address) }))
+        }
+        lines.append("Run the same `sharelane apply` again to finish: it plans only what is left.")
+        return lines
     }
 }

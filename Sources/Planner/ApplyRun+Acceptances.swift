@@ -37,7 +37,7 @@ extension ApplyRun {
         guard !requests.isEmpty else { return }
         let groups = store.capabilities.batchesInOneTransaction ? [requests] : requests.map { [$0] }
         let store = self.store
-        await BoundedTasks.run(groups, limit: Applier.usersInFlight, while: { stopped == nil }) { group in
+        await BoundedTasks.run(groups, limit: usersInFlight, while: { stopped == nil }) { group in
             await BoundedTasks.result {
                 try await store.acceptShares(group.map { ShareAcceptances(user: $0.user, urls: $0.accepts.map(\.url)) })
             }

@@ -26,7 +26,7 @@ extension ApplyRun {
         // starts writing once the first zone is built, not the first two thousand operations, and each call is
         // built while the store writes the one before (issue 18).
         var limit = Applier.firstOperationsPerTransaction
-        await BoundedTasks.run(limit: Applier.zonesInFlight) { () -> [(ZoneID, [Batch])]? in
+        await BoundedTasks.run(limit: zonesInFlight) { () -> [(ZoneID, [Batch])]? in
             var group: [(ZoneID, [Batch])] = []
             var operations = 0
             while stopped == nil, let zone = pending.popFirst() {

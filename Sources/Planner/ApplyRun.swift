@@ -9,7 +9,16 @@ struct ApplyRun {
     let store: any Store
     let logger: Logger
     let progress: (@Sendable (ApplyProgress) -> Void)?
+    /// The most store calls under way at once (`Applier.parallelism`).
+    let parallelism: Int
     var owner: UserRecordName { plan.owner.recordName }
+    /// Zones written at once, and users signed in or accepting at once (`Parallelism.calls`).
+    var zonesInFlight: Int {
+        Parallelism.calls(parallelism, for: store, localLimit: Applier.localZonesInFlight)
+    }
+    var usersInFlight: Int {
+        Parallelism.calls(parallelism, for: store, localLimit: Applier.localUsersInFlight)
+    }
 
     /// What became of a change.
     enum Outcome: Sendable, Hashable {
@@ -21,6 +30,8 @@ struct ApplyRun {
     private(set) var outcomes: [Outcome?]
     /// How many changes have an outcome.
     private(set) var completed = 0
+    /// `completed` as of the last report, for the wait reports of calls in flight (`waitReporter`).
+    let completedSoFar = CompletedChanges()
     /// Share URLs by share, from the plan and from saved shares.
     var shareURLs: [SharePath: String] = [:]
     /// Change tags of records saved in this run, by `zone/record`.
@@ -42,11 +53,15 @@ struct ApplyRun {
     /// (`startEncodingCacheRecipe`).
     var encodedRecipe: Task<Data?, Never>?
 
-    init(plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?) {
+    init(
+        plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?,
+        parallelism: Int = Parallelism.default
+    ) {
         self.plan = plan
         self.store = store
         self.logger = logger
         self.progress = progress
+        self.parallelism = parallelism
         self.outcomes = Array(repeating: nil, count: plan.changes.count)
         cachedZones = store.capabilities.readsZoneTags ? Set(plan.cacheAfterApply?.pending.keys ?? [:].keys) : []
         for change in plan.changes {
@@ -108,7 +123,16 @@ struct ApplyRun {
     }
 
     func report(_ message: String) {
+        completedSoFar.value = completed
         progress?(ApplyProgress(completed: completed, total: plan.changes.count, message: message))
+    }
+
+    /// What tells `progress` of each wait of a store call (`StoreRetry.observer`), with the changes done so far.
+    func waitReporter(_ progress: @escaping @Sendable (ApplyProgress) -> Void) -> @Sendable (StoreRetry) -> Void {
+        let (done, total) = (completedSoFar, plan.changes.count)
+        return { wait in
+            progress(ApplyProgress(completed: done.value, total: total, message: wait.description, waiting: wait))
+        }
     }
 
     /// The indices of the changes of `kind` whose action is `action` (or, with `not`, any other action),
@@ -130,7 +154,8 @@ struct ApplyRun {
 
     mutating func execute() async {
         if let failure = await signInNewUsers() {
-            fail(Array(plan.changes.indices), failure)
+            // Nothing was written: every change is left for the next apply, which signs them in again.
+            stopped = failure
             return
         }
         startEncodingCacheRecipe()
@@ -203,7 +228,7 @@ struct ApplyRun {
         // All in one call where the store batches across users (one transaction); otherwise one user a call, a
         // few at a time.
         let groups = store.capabilities.batchesInOneTransaction ? [newUsers] : newUsers.map { [$0] }
-        await BoundedTasks.run(groups, limit: Applier.usersInFlight) { group in
+        await BoundedTasks.run(groups, limit: usersInFlight) { group in
             await BoundedTasks.result {
                 try await store.signIn(group.map { UserSignIn(email: $0.email ?? "", name: $0.name) })
             }

@@ -58,11 +58,22 @@ struct LiveStateReader: Sendable {
     let store: any Store
     let owner: UserRecordName
     let logger: Logger
+    /// The most store calls under way at once (`plan --parallelism`).
+    var parallelism = Parallelism.default
+
+    init(store: any Store, owner: UserRecordName, logger: Logger, parallelism: Int = Parallelism.default) {
+        self.store = store
+        self.owner = owner
+        self.logger = logger
+        self.parallelism = parallelism
+    }
 
     /// CloudKit's limit of records a lookup may name.
     static let lookupBatchSize = CloudKitLimits.operationsPerRequest
-    /// How many zones are read at once.
-    static let zonesInFlight = 3
+    /// How many zones the embedded store reads at once (it reads on several connections); other stores read
+    /// `parallelism` zones at once.
+    static let localZonesInFlight = 3
+    var zonesInFlight: Int { Parallelism.calls(parallelism, for: store, localLimit: Self.localZonesInFlight) }
 
     func read(zoneNames: [String], publicRecordNames: [String]) async throws -> LiveState {
         var zones: [String: LiveZone] = [:]
@@ -96,7 +107,7 @@ struct LiveStateReader: Sendable {
         var ready: [Int: (zone: LiveZone, token: ChangeToken?)?] = [:]
         // Zones are read a few at a time and handed to `body` in the order asked, each as soon as it and
         // every zone before it are read.
-        try await BoundedTasks.run(Array(zoneNames.indices), limit: Self.zonesInFlight) { index in
+        try await BoundedTasks.run(Array(zoneNames.indices), limit: zonesInFlight) { index in
             guard let zoneID = live[zoneNames[index]] else {
                 return Result<(LiveZone, Int, ChangeToken?)?, any Error>.success(nil)
             }

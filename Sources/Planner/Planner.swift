@@ -12,11 +12,14 @@ import ShareKit
 public struct Planner: Sendable {
     public let store: any Store
     public let logger: Logger
+    /// The most store calls a plan has under way at once (`plan --parallelism`).
+    public let parallelism: Int
 
-    /// A planner over `store`, logging to `logger`.
-    public init(store: any Store, logger: Logger) {
+    /// A planner over `store`, logging to `logger`, with at most `parallelism` store calls under way.
+    public init(store: any Store, logger: Logger, parallelism: Int = Parallelism.default) {
         self.store = store
         self.logger = logger
+        self.parallelism = max(1, parallelism)
     }
 
     /// Looks up the recipe's users, creating none, and plans the recipe against the store: a plan changes
@@ -27,7 +30,7 @@ public struct Planner: Sendable {
     public func plan(_ recipe: Recipe, inputs: RecipeInputs? = nil, options: PlanOptions = PlanOptions())
         async throws -> Plan
     {
-        let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger)
+        let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger, parallelism: parallelism)
         return try await plan(recipe, users: users, options: options, inputs: inputs)
     }
 
@@ -46,7 +49,7 @@ public struct Planner: Sendable {
             logger.debug(
                 "the cache file cannot plan \(unchanged.recipe.name) alone: planning it whole, its records from the cache"
             )
-            let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger)
+            let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger, parallelism: parallelism)
             return try await plan(
                 recipe, users: users, options: options, inputs: inputs, kept: unchanged.memo.recipe?.contents)
         }
@@ -97,7 +100,8 @@ public struct Planner: Sendable {
         _ recipe: Recipe, users: UserDirectory, options: PlanOptions, inputs: RecipeInputs?, kept: [String: String]?
     ) async throws -> Plan {
         let zones = Self.zones(of: recipe, options: options)
-        let reader = LiveStateReader(store: store, owner: users.owner.recordName ?? "", logger: logger)
+        let reader = LiveStateReader(
+            store: store, owner: users.owner.recordName ?? "", logger: logger, parallelism: parallelism)
         let optionsKey = PlanMemo.optionsKey(
             prune: options.prune, destroy: options.destroy, actsAsAnyUser: store.capabilities.actsAsAnyUser)
         let context = PlanMemo.Context(
@@ -142,25 +146,36 @@ public struct Planner: Sendable {
         else { return nil }
         var recipe = remembered.header
         var zones = Self.zones(of: recipe, options: options)
-        let reader = LiveStateReader(store: store, owner: memo.owner, logger: logger)
+        let reader = LiveStateReader(store: store, owner: memo.owner, logger: logger, parallelism: parallelism)
         let incremental = try await IncrementalRead(
             cache: cache, known: memo, reader: reader, owner: memo.owner, zones: zones, alwaysRead: [],
             digest: { (remembered.digests[$0.name] ?? "", remembered.contents[$0.name] ?? "") })
         guard incremental.previous != nil else { return nil }
         let directory = PlanMemo.recordsDirectory(of: cache.file)
-        var partial: [Int: PartialZone] = [:]
+        // The zones that may be read in part, read `parallelism` at a time (over `http:` each is a request).
+        var mayBePartial: [(index: Int, name: String, known: PlanMemo.Zone, file: DeclaredRecordFile)] = []
         for (index, zone) in zones.enumerated() where incremental.remembered[index] == nil {
             guard let digest = remembered.digests[zone.name], let content = remembered.contents[zone.name] else {
                 return nil
             }
-            let file = DeclaredRecordFile(directory: directory, digest: content)
             if !options.destroy, !zone.absent, let known = memo.zones[zone.name], known.digest == digest,
-                known.exists, incremental.existing.contains(zone.name),
-                let changed = await PartialZone.read(zoneName: zone.name, known: known, file: file, reader: reader)
+                known.exists, incremental.existing.contains(zone.name)
             {
-                partial[index] = changed
-                continue
+                mayBePartial.append(
+                    (index, zone.name, known, DeclaredRecordFile(directory: directory, digest: content)))
             }
+        }
+        var partial: [Int: PartialZone] = [:]
+        await BoundedTasks.run(mayBePartial, limit: reader.zonesInFlight) { candidate in
+            await PartialZone.read(
+                zoneName: candidate.name, known: candidate.known, file: candidate.file, reader: reader)
+        } receive: { candidate, changed in
+            partial[candidate.index] = changed
+        }
+        for (index, zone) in zones.enumerated() where incremental.remembered[index] == nil {
+            guard let content = remembered.contents[zone.name] else { return nil }
+            if partial[index] != nil { continue }
+            let file = DeclaredRecordFile(directory: directory, digest: content)
             guard let records = file.records() else { return nil }
             zones[index].records = records
             if let position = recipe.zones.firstIndex(where: { $0.name == zone.name }) {

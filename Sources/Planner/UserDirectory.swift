@@ -36,27 +36,32 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     /// Signs in the recipe's users: every one where the store acts as any user (creating the users it does
     /// not have), otherwise the owner, with the others looked up by email.
     /// - Throws: `PlannerError` when the owner is not among the users or the store refuses.
-    public static func signIn(_ recipe: Recipe, store: any Store, logger: Logger) async throws -> UserDirectory {
-        try await make(recipe, store: store, logger: logger, create: true)
+    public static func signIn(
+        _ recipe: Recipe, store: any Store, logger: Logger, parallelism: Int = Parallelism.default
+    ) async throws -> UserDirectory {
+        try await make(recipe, store: store, logger: logger, create: true, parallelism: parallelism)
     }
 
     /// The recipe's users as the store has them, creating none: a user the store does not have yet has no
     /// record name (apply creates it). Plans use this: a plan changes nothing.
     /// - Throws: `PlannerError` when the owner is not among the users or the store refuses.
-    public static func lookUp(_ recipe: Recipe, store: any Store, logger: Logger) async throws -> UserDirectory {
-        try await make(recipe, store: store, logger: logger, create: false)
+    public static func lookUp(
+        _ recipe: Recipe, store: any Store, logger: Logger, parallelism: Int = Parallelism.default
+    ) async throws -> UserDirectory {
+        try await make(recipe, store: store, logger: logger, create: false, parallelism: parallelism)
     }
 
-    private static func make(_ recipe: Recipe, store: any Store, logger: Logger, create: Bool) async throws
-        -> UserDirectory
+    private static func make(_ recipe: Recipe, store: any Store, logger: Logger, create: Bool, parallelism: Int)
+        async throws -> UserDirectory
     {
         guard let owner = recipe.user(recipe.owner) else { throw PlannerError.unknownUser(handle: recipe.owner) }
         var entries: [Entry] = []
         if store.capabilities.actsAsAnyUser {
-            // A few sign-ins at a time: over `http:` each is a request of its own (as many as an apply's).
+            // `parallelism` sign-ins at a time: over `http:` each is a request of its own (as many as an apply's).
             var recordNames = [UserRecordName?](repeating: nil, count: recipe.users.count)
             let users = recipe.users
-            try await BoundedTasks.run(Array(users.indices), limit: Applier.usersInFlight) { index in
+            let limit = Parallelism.calls(parallelism, for: store, localLimit: Applier.localUsersInFlight)
+            try await BoundedTasks.run(Array(users.indices), limit: limit) { index in
                 await BoundedTasks.result {
                     create
                         ? try await signIn(users[index], store: store) : try await existing(users[index], store: store)

@@ -15,7 +15,11 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             Shows the plan and asks for `yes` on a terminal; --yes skips the question, and is required when \
             standard input is not a terminal. A saved plan is applied exactly, and refused, changing nothing, \
             if anything it was computed from has changed since. Writes in batches of at most 200 operations \
-            and ends with a summary line; exits 1 if any change failed.
+            and ends with a summary line; exits 1 if any change failed. Over http: and cloudkit: it waits out \
+            throttling and unavailability and sends again what a lost connection may not have delivered (a \
+            write that was applied is read back, never made twice); when the store cannot be reached or keeps \
+            refusing past the retry budget it stops, saying what was and was not applied, and running it again \
+            finishes the job.
             """)
 
     /// What `--help` ends with.
@@ -39,6 +43,7 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var refreshOptions: RefreshOptions
+    @OptionGroup var parallelismOptions: ParallelismOptions
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
@@ -78,9 +83,11 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             throw CLIFailure("\(error)")
         }
         // http: and cloudkit: address the recipe's container and environment, which a saved plan names too.
+        let parallelism = parallelismOptions.parallelism
         let store = try storeOptions.open(
-            for: source?.recipe, container: saved?.container, environment: saved?.environment, logger: logger)
-        let applier = Applier(store: store, logger: logger)
+            for: source?.recipe, container: saved?.container, environment: saved?.environment,
+            parallelism: parallelism, logger: logger)
+        let applier = Applier(store: store, logger: logger, parallelism: parallelism)
         let plan: Plan
         do {
             if let saved {
@@ -93,7 +100,7 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 }
             } else if let source {
                 plan = try await source.plan(
-                    with: Planner(store: store, logger: logger),
+                    with: Planner(store: store, logger: logger, parallelism: parallelism),
                     options: PlanOptions(prune: prune, targets: targetOptions.targets))
             } else {
                 throw CLIFailure("cannot read \(path)")
@@ -145,10 +152,14 @@ struct ApplyFlow {
             }
         }
         if !renderAlongside { Terminal.write("\n") }
-        let showProgress = Terminal.stderrIsTerminal && plan.changes.count >= 50
+        // Long applies show their progress on a terminal; any apply says so there when the store makes it
+        // wait (`throttled, retrying in 3 s`).
+        let showProgress = Terminal.stderrIsTerminal
+        let everyStep = plan.changes.count >= 50
         var progress: (@Sendable (ApplyProgress) -> Void)? = nil
         if showProgress {
             progress = { (step: ApplyProgress) in
+                guard everyStep || step.waiting != nil else { return }
                 let line = "\r\u{1B}[K[\(step.completed)/\(step.total)] \(step.message)"
                 FileHandle.standardError.write(Data(line.utf8))
             }
@@ -165,7 +176,9 @@ struct ApplyFlow {
         for line in report.failureLines() {
             Terminal.printError("error: \(line)")
         }
-        if !report.succeeded {
+        if report.stopped != nil {
+            for line in report.stopLines() { Terminal.printError(line) }
+        } else if !report.succeeded {
             Terminal.printError("Run `sharelane plan` to see what is left; apply again once the cause is fixed.")
         }
         // The last line says what was done, once (Terraform's `Apply complete! Resources: …`); the plan's own

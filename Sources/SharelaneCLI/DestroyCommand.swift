@@ -35,6 +35,7 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var refreshOptions: RefreshOptions
+    @OptionGroup var parallelismOptions: ParallelismOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
@@ -49,16 +50,17 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             nothingDone: "nothing was destroyed")
         let lock = try await lockOptions.lock(storeOptions.url, operation: "destroy")
         defer { withExtendedLifetime(lock) {} }
-        let store = try storeOptions.open(for: source.recipe, logger: logger)
+        let parallelism = parallelismOptions.parallelism
+        let store = try storeOptions.open(for: source.recipe, parallelism: parallelism, logger: logger)
         let plan: Plan
         do {
             plan = try await source.plan(
-                with: Planner(store: store, logger: logger),
+                with: Planner(store: store, logger: logger, parallelism: parallelism),
                 options: PlanOptions(destroy: true, targets: targetOptions.targets))
         } catch {
             throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
         }
-        try await ApplyFlow(store: store, applier: Applier(store: store, logger: logger), yes: yes, destroying: true)
-            .run(plan)
+        let applier = Applier(store: store, logger: logger, parallelism: parallelism)
+        try await ApplyFlow(store: store, applier: applier, yes: yes, destroying: true).run(plan)
     }
 }

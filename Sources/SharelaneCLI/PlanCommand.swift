@@ -60,6 +60,7 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var refreshOptions: RefreshOptions
+    @OptionGroup var parallelismOptions: ParallelismOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
@@ -71,11 +72,12 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             path: path, selection: recipeSelection,
             cache: refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
             nothingDone: "nothing was planned or applied")
-        let store = try storeOptions.open(for: source.recipe, logger: logger)
+        let parallelism = parallelismOptions.parallelism
+        let store = try storeOptions.open(for: source.recipe, parallelism: parallelism, logger: logger)
         let plan: Plan
         do {
             plan = try await source.plan(
-                with: Planner(store: store, logger: logger),
+                with: Planner(store: store, logger: logger, parallelism: parallelism),
                 options: PlanOptions(prune: prune, targets: targetOptions.targets))
         } catch {
             throw CLIFailure("cannot plan \(path) against \(store.displayName): \(error)")

@@ -91,7 +91,7 @@ public enum StoreLocator {
     public static func open(
         _ url: String, logger: Logger, container: String = defaultContainer, environment: String = "development",
         apiToken: String? = nil, environmentVariables: [String: String] = ProcessInfo.processInfo.environment,
-        reachTimeout: Double? = nil
+        reachTimeout: Double? = nil, parallelism: Int = Parallelism.default
     ) throws -> any Store {
         let reach = reachTimeout ?? WebServicesStore.defaultReachTimeout
         switch try location(of: url) {
@@ -108,7 +108,7 @@ public enum StoreLocator {
             while base.hasSuffix("/") { base.removeLast() }
             return WebServicesStore(
                 endpoint: .emulator(url: base, apiToken: token, container: container, environment: environment),
-                reachTimeout: reach, logger: logger)
+                reachTimeout: reach, parallelism: parallelism, logger: logger)
         case .cloudKit(let named, let namedEnvironment):
             // Never a silent default: Apple's containers are the developer's own.
             guard let chosen = named ?? (container == defaultContainer ? nil : container) else {
@@ -119,7 +119,7 @@ public enum StoreLocator {
             let endpoint = try WebServicesEndpoint.cloudKit(
                 environmentVariables: variables, container: chosen,
                 environment: namedEnvironment ?? environment)
-            return WebServicesStore(endpoint: endpoint, reachTimeout: reach, logger: logger)
+            return WebServicesStore(endpoint: endpoint, reachTimeout: reach, parallelism: parallelism, logger: logger)
         }
     }
 }

@@ -45,8 +45,11 @@ public struct StoreOptions: ParsableArguments {
     /// command ends (`TokenKeeper`).
     /// - Throws: `CLIFailure` naming the store and why it cannot be opened.
     /// - Parameter container: the container when there is no recipe to say (a saved plan's).
+    /// - Parameter parallelism: the most requests an `http:` or `cloudkit:` store has on the wire at once
+    ///   (`--parallelism`).
     func open(
-        for recipe: Recipe?, container named: String? = nil, environment: CloudKitEnvironment? = nil, logger: Logger
+        for recipe: Recipe?, container named: String? = nil, environment: CloudKitEnvironment? = nil,
+        parallelism: Int = Parallelism.default, logger: Logger
     ) throws -> any Store {
         SecretMask.register(apiToken)
         let url = self.url
@@ -75,7 +78,7 @@ public struct StoreOptions: ParsableArguments {
             }
             let store = try StoreLocator.open(
                 url, logger: logger, container: container, environment: environmentName, apiToken: apiToken,
-                environmentVariables: variables, reachTimeout: timeout?.seconds)
+                environmentVariables: variables, reachTimeout: timeout?.seconds, parallelism: parallelism)
             if let saved, let web = store as? WebServicesStore {
                 TokenKeeper.track(web, entry: saved.0, file: saved.1)
             }

@@ -44,6 +44,16 @@ enum EmulatorHarness {
             retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: quiet)
     }
 
+    /// The HTTP store for a bad network: the CLI's attempts and wait budget with short backoffs, waiting out
+    /// `retryAfter` on `clock` (a test's, also the emulator's, so that whole seconds cost nothing), with at most
+    /// `parallelism` requests on the wire.
+    static func store(_ baseURL: String, retryClock: RetryClock, parallelism: Int) -> WebServicesStore {
+        WebServicesStore(
+            endpoint: .emulator(url: baseURL, apiToken: apiToken, container: container, environment: environment),
+            retryPolicy: RetryPolicy(baseDelay: 0.01, maxDelay: 0.05), parallelism: parallelism,
+            retryClock: retryClock, logger: quiet)
+    }
+
     /// The HTTP store that the CLI makes for `--store http://…` when it plans `recipe`: the recipe's
     /// container and environment, and the default retry policy.
     static func store(_ baseURL: String, for recipe: Recipe) -> WebServicesStore {

@@ -5,6 +5,7 @@ import Planner
 import Recipe
 import ShareKit
 import ShareStoreSQLite
+import SharelaneTestSupport
 
 /// What one run of a case did: the first broken promise, and what a person needs to replay it.
 struct CaseReport: Sendable {
@@ -31,15 +32,27 @@ struct CaseRunner: Sendable {
     let bugs: KnownBugs
     /// Where each side's incremental plans keep their cache files (removed before each case).
     let cacheDirectory: URL
+    /// The bad network serve plays while its side applies; nil for a good network throughout.
+    var faults: CheckFaults? = nil
+    /// The clock serve's throttle counts by and the client waits out `retryAfter` on: whole seconds of
+    /// waiting cost nothing.
+    var clock = MovableClock()
+    var tally = FaultTally()
     static let logger = Logger(label: "sharelane.modelcheck") { _ in SwiftLogNoOpLogHandler() }
 
     func run(_ checkCase: CheckCase) async throws -> CaseReport {
         try await sqlite.reset()
         try await serveBacking.reset()
+        // A case that broke a promise may have left the network bad.
+        try await faults?.off()
+        // Short backoffs, `retryAfter` waited out on `clock`; over a bad network three attempts a request, so
+        // that some applies meet a request that cannot get through and must stop cleanly, then converge.
         let http = WebServicesStore(
             endpoint: .emulator(
                 url: serveURL, apiToken: apiToken, container: "iCloud.local.sharelane", environment: "development"),
-            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: Self.logger)
+            retryPolicy: RetryPolicy(maxAttempts: faults == nil ? 8 : 3, baseDelay: 0.01, maxDelay: 0.05),
+            retryClock: clock.retryClock,
+            logger: Self.logger)
         http.assetFiles.set { CheckAssets.path(for: $0) }
         sqlite.assetFiles.set { CheckAssets.path(for: $0) }
         CheckAssets.write(into: cacheDirectory)
@@ -51,6 +64,9 @@ struct CaseRunner: Sendable {
                 StoreSide(label: "serve", store: http, backing: serveBacking),
             ], spec: checkCase.recipe, bugs: bugs)
         run.caches = caches.map { PlanCache(file: $0) }
+        run.faults = faults
+        run.tally = tally
+        run.caseSeed = checkCase.seed
         do {
             run.recipe = try Self.load(checkCase.recipe.yaml())
         } catch {
@@ -107,6 +123,10 @@ final class CaseRun {
     var lastSaveType = "Note"
     /// Each side's incremental-plan cache, kept across the case's actions.
     var caches: [PlanCache] = []
+    /// The bad network of serve's applies (`CaseRun+Faults.swift`), and what it did.
+    var faults: CheckFaults?
+    var tally = FaultTally()
+    var caseSeed: UInt64 = 0
 
     init(sides: [StoreSide], spec: RecipeSpec, bugs: KnownBugs) {
         self.sides = sides
@@ -463,23 +483,41 @@ final class CaseRun {
         try await ensureSignedIn(step: step)
         let recipe = try loadedRecipe()
         let options = PlanOptions(prune: prune)
+        // Serve's side plans and applies over a bad network; its views and the comparison after on a good one.
+        try await faults?.on(seed: caseSeed &+ UInt64(step))
+        do {
+            try await applyBothSides(recipe, options: options, prune: prune, step: step)
+        } catch {
+            try await faults?.off()
+            throw error
+        }
+        try await faults?.off()
+        try await compareViews(step: step)
+        try checkNothingMadeTwice(step: step)
+    }
+
+    private func applyBothSides(_ recipe: Recipe, options: PlanOptions, prune: Bool, step: Int) async throws {
         var plans: [Plan] = []
         // Each side's apply plans with its cache, as `sharelane apply` does, so that the apply leaves the cache
         // file as the store holds it after its writes: the next incremental plan is checked against a full one.
         let file = try recipeFile()
         for (index, side) in sides.enumerated() {
-            if let file, index < caches.count {
-                plans.append(try await incrementalPlan(file, side: index, prune: prune))
-            } else {
-                plans.append(
-                    try await Planner(store: side.store, logger: logger).plan(
-                        recipe, users: directories[index], options: options))
-            }
+            plans.append(
+                try await planStoppingCleanly(side: index, step: step) {
+                    if let file, index < self.caches.count {
+                        return try await self.incrementalPlan(file, side: index, prune: prune)
+                    }
+                    return try await Planner(store: side.store, logger: self.logger).plan(
+                        recipe, users: self.directories[index], options: options)
+                })
         }
         try comparePlans(plans, step: step)
         var failures: [[String]] = []
         for (index, side) in sides.enumerated() {
-            let report = try await Applier(store: side.store, logger: logger).apply(plans[index])
+            var report = try await applyCounting(plans[index], side: side)
+            if !report.succeeded, faults != nil, side.label == "serve" {
+                report = try await finishStoppedApply(report, side: index, prune: prune, step: step)
+            }
             failures.append(report.failures.map(\.address).sorted())
             if !report.succeeded {
                 throw Violation(
@@ -493,8 +531,10 @@ final class CaseRun {
             throw Violation(invariant: "outcomes-differ", detail: "apply failures: \(failures)", step: step)
         }
         for (index, side) in sides.enumerated() {
-            let again = try await Planner(store: side.store, logger: logger).plan(
-                recipe, users: directories[index], options: options)
+            let again = try await planStoppingCleanly(side: index, step: step) {
+                try await Planner(store: side.store, logger: self.logger).plan(
+                    recipe, users: self.directories[index], options: options)
+            }
             if !again.changes.isEmpty {
                 throw Violation(
                     invariant: "apply-then-plan",
@@ -502,7 +542,6 @@ final class CaseRun {
                         + TextPlanRenderer().render(again), step: step)
             }
         }
-        try await compareViews(step: step)
     }
 
     private func stalePlan(zone: String, record: String, step: Int) async throws {

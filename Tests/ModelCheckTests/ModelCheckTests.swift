@@ -27,18 +27,27 @@ import Testing
             path: directory.appendingPathComponent("direct.sqlite").path, logger: CaseRunner.logger)
         let backing = try SQLiteStore(
             path: directory.appendingPathComponent("serve.sqlite").path, logger: CaseRunner.logger)
-        let summary = try await CheckEmulator.with(store: backing) { url in
-            let runner = CaseRunner(
+        let clock = MovableClock()
+        let summary = try await CheckEmulator.with(store: backing, clock: clock) { url in
+            var runner = CaseRunner(
                 sqlite: sqlite, serveBacking: backing, serveURL: url, apiToken: CheckEmulator.apiToken, bugs: bugs,
                 cacheDirectory: directory)
-            return try await Self.check(runner: runner, cases: cases, seed: seed, only: only, bugs: bugs)
+            runner.clock = clock
+            runner.faults = CheckFaults.from(environment: environment, serveURL: url, apiToken: CheckEmulator.apiToken)
+            var summary = try await Self.check(runner: runner, cases: cases, seed: seed, only: only, bugs: bugs)
+            summary.faults = runner.faults.map { _ in runner.tally.line }
+            summary.faultRetries = runner.tally.retries
+            return summary
         }
         print(summary.line)
+        if let faults = summary.faults { print("model check \(faults)") }
         #expect(summary.ran == (only == nil ? cases : 1))
         if only == nil && cases >= 50 {
             // The access checks must meet both answers, or they check nothing.
             #expect(summary.refused > 0 && summary.refused < summary.direct)
             #expect(summary.laneJudgements > 0)
+            // Serve's applies must meet the bad network, or the faults test nothing.
+            if summary.faults != nil { #expect(summary.faultRetries > 0) }
         }
         #expect(summary.failures.isEmpty, "\(summary.failures.joined(separator: "\n\n"))")
     }
@@ -53,6 +62,9 @@ import Testing
         var failures: [String] = []
         var seconds = 0.0
         var shrinkSeconds = 0.0
+        /// What the bad network did (`FaultTally.line`); nil when the run had none.
+        var faults: String?
+        var faultRetries = 0
         var line: String {
             "model check: \(ran) cases, \(actions) actions (\(skipped) skipped; \(direct) direct operations, "
                 + "\(refused) refused, \(laneJudgements) judged by a lane), \(failures.count) failure(s) in "
