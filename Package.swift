@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+        // `swift package generate-documentation --target ShareKit` builds ShareKit's DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "ShareKit"),

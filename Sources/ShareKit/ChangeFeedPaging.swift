@@ -45,7 +45,14 @@ public enum ChangeFeedPaging {
 
 extension Store {
     /// Follows `zoneID`'s change feed as `user` from `since` (`ChangeFeedPaging.follow`).
-    /// - Parameter pageSize: each page's `resultsLimit`; nil lets the store choose.
+    /// - Parameters:
+    ///   - zoneID: the zone whose feed is read.
+    ///   - database: the database the caller reaches the zone in.
+    ///   - since: the token to read from; nil reads from the start.
+    ///   - pageSize: each page's `resultsLimit`; nil lets the store choose.
+    ///   - user: the caller.
+    ///   - receive: takes each page; returns false to stop there.
+    /// - Throws: the store's `ShareError`, or what `receive` throws.
     public func followZoneChanges(
         _ zoneID: ZoneID, in database: DatabaseScope, since: ChangeToken?, pageSize: Int? = nil,
         as user: UserRecordName, receive: (ZoneChanges) throws -> Bool

@@ -21,7 +21,11 @@ public struct WholeZone: Sendable, Hashable {
 extension Store {
     /// Reads `zoneID` whole as `user`: every page of its change feed, later pages replacing what earlier
     /// ones gave and deletions removing it.
-    /// - Parameter pageSize: the `resultsLimit` of each page; nil lets the store choose.
+    /// - Parameters:
+    ///   - zoneID: the zone to read.
+    ///   - database: the database the caller reaches the zone in.
+    ///   - user: the caller.
+    ///   - pageSize: the `resultsLimit` of each page; nil lets the store choose.
     /// - Throws: the store's `ShareError`.
     public func wholeZone(
         _ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName, pageSize: Int? = nil

@@ -60,7 +60,29 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let container = named?.container ?? loaded?.container ?? Recipe.defaultContainer
         let environment =
             named?.environment ?? loaded?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
-        let yaml: String
+        let yaml = try await Self.exportedRecipe(
+            from: store, owner: owner, zones: zones, name: name, container: container, environment: environment,
+            out: out, logger: logger)
+        if let out {
+            do {
+                try yaml.write(toFile: out, atomically: true, encoding: .utf8)
+            } catch {
+                throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
+            }
+            Terminal.printError("Wrote \(out); `sharelane plan \(out)` shows no changes against \(store.displayName).")
+        } else {
+            Terminal.write(yaml)
+        }
+    }
+
+    /// The live state of `owner`'s zones (all, or those in `zones`) and public records as a recipe named `name`
+    /// for `container` and `environment`, its assets downloaded beside `out` when given: what `export` writes,
+    /// and what `init --from-store` starts from.
+    /// - Throws: `CLIFailure` naming the store and what failed.
+    static func exportedRecipe(
+        from store: any Store, owner: Owner, zones: [String], name: String, container: String, environment: String,
+        out: String?, logger: Logger
+    ) async throws -> String {
         do {
             let email = try await owner.email(in: store)
             // An export reads: it signs in only a user the store has.
@@ -76,23 +98,13 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     return try await store.assetBytes(checksum: asset.checksum)
                 }
             }
-            yaml = try await Exporter(store: store, logger: logger).export(
+            return try await Exporter(store: store, logger: logger).export(
                 owner: user, zones: zones, name: name, container: container, environment: environment,
                 assets: assets)
         } catch let failure as CLIFailure {
             throw failure
         } catch {
             throw CLIFailure("cannot export from \(store.displayName): \(error)")
-        }
-        if let out {
-            do {
-                try yaml.write(toFile: out, atomically: true, encoding: .utf8)
-            } catch {
-                throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
-            }
-            Terminal.printError("Wrote \(out); `sharelane plan \(out)` shows no changes against \(store.displayName).")
-        } else {
-            Terminal.write(yaml)
         }
     }
 

@@ -7,11 +7,11 @@ public struct SharelaneCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sharelane",
         abstract: "Plan and apply CloudKit sharing from YAML recipes, and run lanes of sharing steps.",
-        version: "0.1.0",
+        version: SharelaneVersion.current,
         subcommands: [
-            ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self, RunCommand.self,
-            LanesCommand.self, ActionsCommand.self, ExportCommand.self, ShowCommand.self, AccessCommand.self,
-            GraphCommand.self,
+            InitCommand.self, ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self,
+            RunCommand.self, LanesCommand.self, ActionsCommand.self, ExportCommand.self, ShowCommand.self,
+            AccessCommand.self, GraphCommand.self,
             SchemaCommand.self, QueryCommand.self, ServeCommand.self, CompletionCommand.self, LoginCommand.self,
             LogoutCommand.self,
         ]

@@ -1,0 +1,238 @@
+import ArgumentParser
+import CloudKitWire
+import Foundation
+import Logging
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+
+/// `sharelane init`: a commented starter recipe in the current directory (or one that declares what a store
+/// holds), `.sharelane/` in `.gitignore`, optionally a CI workflow that plans each pull request, and what to
+/// run next.
+struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Write a commented starter recipe, sharelane.yaml, in the current directory.",
+        discussion: """
+            The starter declares three users, a zone shared with one of them, and a lane whose expect steps \
+            check who can see and change what: `sharelane plan` and `sharelane run check` work on it as \
+            written. With --from-store, the recipe declares what the store holds instead (as `sharelane \
+            export` writes it), with a lane that checks it. .sharelane/ (the local store and the plan cache) \
+            is added to .gitignore. --ci github also writes a GitHub Actions workflow that comments each pull \
+            request with the plan. A file that exists is left alone, and nothing is written, unless --force \
+            is given.
+            """)
+
+    /// What `--help` ends with.
+    static let examples = [
+        "sharelane init --name family-lists --container iCloud.com.example.Lists",
+        "sharelane init --from-store http://127.0.0.1:8420 --owner alice@example.com",
+        "sharelane init --ci github",
+    ]
+
+    /// The recipe `init` writes, in the current directory.
+    static let recipeFile = "sharelane.yaml"
+
+    /// The line `init` adds to `.gitignore`: the local store, its lock and the plan cache live there.
+    static let ignoredFolder = ".sharelane/"
+
+    /// The CI systems `--ci` writes a workflow for.
+    enum CISystem: String, ExpressibleByArgument, CaseIterable {
+        case github
+    }
+
+    @Option(help: "The recipe's name (default: the current directory's name).")
+    var name: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The CloudKit container's identifier (default: iCloud.local.sharelane; cloudkit: needs yours).",
+            valueName: "identifier"))
+    var container: String?
+
+    @Option(
+        name: .customLong("from-store"),
+        help: ArgumentHelp(
+            "Start from what this store holds: sqlite:PATH (or a path), http://HOST:PORT or cloudkit:.",
+            valueName: "url"))
+    var fromStore: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --from-store: whose zones to start from, an email address (on a local store, the only user who owns a zone by default).",
+            valueName: "email"))
+    var owner: String?
+
+    @Option(help: ArgumentHelp("Also write a workflow that plans each pull request: github.", valueName: "system"))
+    var ci: CISystem?
+
+    @Flag(help: "Overwrite the recipe and the workflow when they exist.")
+    var force = false
+
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if owner != nil, fromStore == nil {
+            throw ValidationError("--owner says whose zones --from-store starts from; pass --from-store URL too")
+        }
+        if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--name needs a name for the recipe")
+        }
+    }
+
+    func run() async throws {
+        let directory = FileManager.default.currentDirectoryPath
+        var files = [Self.recipeFile]
+        if ci == .github { files.append(GitHubPlanWorkflow.path) }
+        let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
+        if !existing.isEmpty, !force {
+            throw CLIFailure(
+                "\(existing.joined(separator: " and ")) \(existing.count == 1 ? "exists" : "exist") in \(directory); nothing was written. Pass --force to overwrite, or run init in another directory"
+            )
+        }
+        let name = self.name ?? Self.defaultName(directory: directory)
+        let recipe: String
+        let summary: String
+        if let fromStore {
+            (recipe, summary) = try await recipeFromStore(fromStore, name: name)
+        } else {
+            recipe = StarterRecipe.yaml(name: name, container: container ?? Recipe.defaultContainer)
+            summary = "recipe `\(name)`: three users, zone Notes shared with bob, lane \(StarterRecipe.laneName)"
+        }
+        try Self.write(recipe, to: Self.recipeFile)
+        var report = ["Wrote \(Self.recipeFile), \(summary)."]
+        if ci == .github {
+            try Self.write(
+                GitHubPlanWorkflow.yaml(recipe: Self.recipeFile, version: SharelaneVersion.current),
+                to: GitHubPlanWorkflow.path)
+            report.append(
+                "Wrote \(GitHubPlanWorkflow.path): each pull request that changes the recipe gets its plan as one comment. Set the repository variables SHARELANE_REPOSITORY and SHARELANE_STORE and the secrets the store needs (CLOUDKIT_API_TOKEN, CLOUDKIT_WEB_AUTH_TOKEN); the workflow's first lines say how."
+            )
+        }
+        if try Self.ignoreLocalState() {
+            report.append(
+                "Added \(Self.ignoredFolder) to .gitignore: the local store and the plan cache stay out of git.")
+        }
+        Terminal.write(report.joined(separator: "\n") + "\n\nNext:\n" + nextSteps().joined(separator: "\n") + "\n")
+    }
+
+    /// The commands to run next, each with what it does.
+    func nextSteps() -> [String] {
+        // `Recipes/sharelane.yaml` comes first among the default recipes: name the new one when it is there.
+        let shadowed = FileManager.default.fileExists(atPath: RecipeSelection.defaultPaths[0])
+        let recipe = shadowed ? " \(Self.recipeFile)" : ""
+        let store = fromStore.map { " --store \($0)" } ?? ""
+        let steps: [(String, String)]
+        if fromStore != nil {
+            steps = [
+                ("sharelane plan\(recipe)\(store)", "no changes: the recipe declares what the store holds"),
+                ("sharelane run \(StarterRecipe.laneName)\(recipe)\(store)", "checks that it still does"),
+                ("sharelane access\(recipe)\(store)", "who can see and change what"),
+            ]
+        } else {
+            steps = [
+                ("sharelane plan\(recipe)", "what apply would change in .sharelane/store.sqlite"),
+                (
+                    "sharelane run \(StarterRecipe.laneName)\(recipe)",
+                    "applies it; bob accepts and adds a note; checks who can see what"
+                ),
+                ("sharelane access\(recipe)", "who can see and change what"),
+                ("sharelane serve", "a local CloudKit Web Services emulator, with a web console"),
+            ]
+        }
+        let width = steps.map(\.0.count).max() ?? 0
+        return steps.map { command, what in
+            "  " + command + String(repeating: " ", count: width - command.count) + "   # " + what
+        }
+    }
+
+    /// The recipe that declares what `url` holds, with a lane that checks it, and a summary of it.
+    /// - Throws: `CLIFailure` when the store cannot be opened or read, or the owner cannot be chosen.
+    private func recipeFromStore(_ url: String, name: String) async throws -> (recipe: String, summary: String) {
+        let logger = Logger(label: "sharelane.init")
+        let options = try StoreOptions.parse(["--store", url])
+        let store = try options.open(for: nil, container: container, logger: logger)
+        let endpoint = (store as? WebServicesStore)?.endpoint
+        let owner = try await chooseOwner(in: store)
+        let exported = try await ExportCommand.exportedRecipe(
+            from: store, owner: owner, zones: [], name: name,
+            container: container ?? endpoint?.container ?? Recipe.defaultContainer,
+            environment: endpoint?.environment ?? CloudKitEnvironment.development.rawValue, out: nil, logger: logger)
+        let loaded = try? RecipeLoader(overrides: [:]).load(yaml: exported, file: Self.recipeFile)
+        let header = [
+            "# Started by `sharelane init --from-store` from what \(store.displayName) held: `sharelane plan`",
+            "# against that store shows no changes until one of them changes, and `sharelane run \(StarterRecipe.laneName)`",
+            "# checks that the store still holds it. Every key is described in sharelane's Docs/RecipeFormat.md.",
+        ]
+        let recipe = header.joined(separator: "\n") + "\n" + exported + (loaded.map(StarterRecipe.checkLane) ?? "")
+        let zones = loaded?.zones.count ?? 0
+        let owned = (try? await owner.email(in: store)) ?? "the owner"
+        return (recipe, "declaring what \(owned)'s \(zones) zone\(zones == 1 ? "" : "s") hold in \(store.displayName)")
+    }
+
+    /// `--owner`, or on a local store without it the only user whose private database has a zone.
+    /// - Throws: `CLIFailure` when no single user can be chosen.
+    private func chooseOwner(in store: any Store) async throws -> ExportCommand.Owner {
+        if let owner { return owner.contains("@") ? .email(owner) : .exportedHandle(owner) }
+        guard let local = store as? SQLiteStore else {
+            throw CLIFailure(
+                "init --from-store \(store.displayName) needs --owner EMAIL: whose zones the recipe declares")
+        }
+        var owners: [String] = []
+        for user in try await local.allUsers() {
+            let zones = try await local.listZones(in: .private, as: user.recordName)
+            if zones.contains(where: { $0.zoneID.zoneName != defaultZoneName }), let email = user.email {
+                owners.append(email)
+            }
+        }
+        guard owners.count == 1, let email = owners.first else {
+            throw CLIFailure(
+                owners.isEmpty
+                    ? "\(store.displayName) holds no zone of anyone's; pass --owner EMAIL to start from a user's public records"
+                    : "\(store.displayName) holds zones of \(owners.joined(separator: ", ")); pass --owner EMAIL to choose whose"
+            )
+        }
+        return .email(email)
+    }
+
+    /// The current directory's name, as the recipe's name.
+    static func defaultName(directory: String) -> String {
+        let last = (directory as NSString).lastPathComponent
+        return last.isEmpty || last == "/" ? "my-recipe" : last
+    }
+
+    /// Writes `text` to `path`, making its folders.
+    /// - Throws: `CLIFailure` naming the file.
+    static func write(_ text: String, to path: String) throws {
+        do {
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            }
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw CLIFailure("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Adds `.sharelane/` to `.gitignore` (creating it) unless a line already ignores the folder.
+    /// - Returns: whether the line was added.
+    /// - Throws: `CLIFailure` when `.gitignore` cannot be read or written.
+    static func ignoreLocalState() throws -> Bool {
+        let path = ".gitignore"
+        var text = ""
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                text = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw CLIFailure("cannot read \(path): \(error.localizedDescription)")
+            }
+        }
+        let ignores = [".sharelane", ".sharelane/", "/.sharelane", "/.sharelane/"]
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        if lines.contains(where: ignores.contains) { return false }
+        if !text.isEmpty, !text.hasSuffix("\n") { text += "\n" }
+        try write(text + ignoredFolder + "\n", to: path)
+        return true
+    }
+}

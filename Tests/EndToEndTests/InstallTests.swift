@@ -1,0 +1,48 @@
+import Foundation
+import SharelaneTestSupport
+import Testing
+
+/// `make install` (Scripts/install.sh) with the binary the tests were built with: it puts the binary, its
+/// man page and its completions under PREFIX, the installed binary runs, and `make uninstall` removes them.
+@Suite("Installing")
+struct InstallTests {
+    @Test(
+        "make install puts the binary, man page and completions under PREFIX; the binary runs; uninstall removes them")
+    func installIntoAPrefix() throws {
+        let prefix = try TemporaryDirectory("install")
+        let make = URL(fileURLWithPath: "/usr/bin/make")
+        try #require(FileManager.default.isExecutableFile(atPath: make.path), "make is needed to install")
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "SHARELANE_STORE")
+        let variables = ["PREFIX=\(prefix.path)", "CONFIGURATION=debug", "BINARY=\(SharelaneBinary.executable.path)"]
+        let installed = try SharelaneBinary.runProcess(
+            make, ["install"] + variables, in: BuiltProducts.packageRoot, environment: environment, timeout: 120)
+        #expect(installed.status == 0, "\(installed.output)")
+
+        let files = [
+            "bin/sharelane", "share/man/man1/sharelane.1", "share/bash-completion/completions/sharelane",
+            "share/zsh/site-functions/_sharelane", "share/fish/vendor_completions.d/sharelane.fish",
+        ]
+        for file in files { #expect(FileManager.default.fileExists(atPath: prefix.file(file)), "\(file)") }
+        let page = try String(contentsOfFile: prefix.file("share/man/man1/sharelane.1"), encoding: .utf8)
+        #expect(page.contains(".TH SHARELANE 1"), "\(page.prefix(300))")
+        #expect(page.contains(".SS \"sharelane init\""), "every command has its section")
+        #expect(page.contains("\\fB\\-\\-detailed\\-exitcode\\fR"), "with its options")
+        let bash = try String(
+            contentsOfFile: prefix.file("share/bash-completion/completions/sharelane"), encoding: .utf8)
+        #expect(bash.contains("init"), "the completion knows the commands")
+
+        let binary = URL(fileURLWithPath: prefix.file("bin/sharelane"))
+        let version = try SharelaneBinary.runProcess(binary, ["--version"], environment: environment)
+        let built = try SharelaneBinary.run(["--version"])
+        #expect(version.status == 0 && version.stdout == built.stdout, "\(version.output)")
+        let validated = try SharelaneBinary.runProcess(
+            binary, ["validate", "Recipes/sharelane.yaml"], in: BuiltProducts.packageRoot, environment: environment)
+        #expect(validated.status == 0, "\(validated.output)")
+
+        let removed = try SharelaneBinary.runProcess(
+            make, ["uninstall"] + variables, in: BuiltProducts.packageRoot, environment: environment, timeout: 60)
+        #expect(removed.status == 0, "\(removed.output)")
+        for file in files { #expect(!FileManager.default.fileExists(atPath: prefix.file(file)), "\(file) removed") }
+    }
+}
