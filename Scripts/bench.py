@@ -367,13 +367,13 @@ def main():
             <= LIMIT_RSS_MB,
             "http_modify_requests_per_zone_bound": h["modify_requests"] == h["modify_per_zone_bound"],
             "http_apply_at_most_4x_apply": ratios["http_apply_to_apply"] <= 4,
-            # Issue 18's targets for incremental plans, on SQLite: the first plan after the apply (which leaves
+            # The targets for incremental plans, on SQLite: the first plan after the apply (which leaves
             # the cache as the store holds it) and the second.
             "noop_plan_after_apply_at_most_0.1s": big["plan_noop"][0] <= 0.1,
             "cached_noop_plan_at_most_0.1s": big["plan_cached"][0] <= 0.1,
             "plan_after_100_changes_at_most_0.2s": max(big["plan_100_dense"][0], big["plan_100_spread"][0]) <= 0.2,
             "cached_noop_plan_over_http_at_most_10_requests": big["plan_cached_http_requests"] <= 10,
-            # Issue 18's targets for applies, at every size.
+            # The targets for applies, at every size.
             "apply_at_most_2.5x_reference": all(x["ratios"]["apply_to_reference"] <= 2.5 for x in results),
             "http_apply_at_most_2x_apply": all(x["ratios"]["http_apply_to_apply"] <= 2 for x in results),
             "peak_rss_at_most_300_mb": max([big[s][1] for s in STEPS if s != "reference"] + [big["serve_peak_rss_mb"]])

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import ShareKit
 
-// Assets (issue 14): a record saved with a local file in an asset field (`!asset PATH`) has the file uploaded
+// Assets: a record saved with a local file in an asset field (`!asset PATH`) has the file uploaded
 // first, as Apple's reference says: `assets/upload` hands out one URL per field, the bytes are POSTed there,
 // and the `{fileChecksum, receipt, size}` each answers is saved as the field's value.
 extension WebServicesStore {

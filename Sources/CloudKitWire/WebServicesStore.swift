@@ -187,7 +187,7 @@ public final class WebServicesStore: Store {
         }
     }
 
-    // MARK: Users: discovery and phone numbers (issue 14)
+    // MARK: Users: discovery and phone numbers
 
     /// `users/discover`, 200 lookups a request.
     public func discoverUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [UserIdentity] {

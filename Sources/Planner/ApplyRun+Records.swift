@@ -24,7 +24,7 @@ extension ApplyRun {
         var pending = zoneOrder[...]
         // The first call small and each next one twice the last, up to `operationsPerTransaction`: the store
         // starts writing once the first zone is built, not the first two thousand operations, and each call is
-        // built while the store writes the one before (issue 18).
+        // built while the store writes the one before.
         var limit = Applier.firstOperationsPerTransaction
         await BoundedTasks.run(limit: zonesInFlight) { () -> [(ZoneID, [Batch])]? in
             var group: [(ZoneID, [Batch])] = []

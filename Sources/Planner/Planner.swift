@@ -60,7 +60,7 @@ public struct Planner: Sendable {
 
     /// The recipe the cache file remembers, with every zone's declared records from the files beside it: the
     /// recipe its unchanged files would load, without loading them (a plan, then the apply of a new store,
-    /// whose users the file cannot know before they sign in; issue 18). nil when a zone's records are not
+    /// whose users the file cannot know before they sign in). nil when a zone's records are not
     /// kept (the file's plan could not keep them, or they were removed) or a file is damaged.
     static func recipeFromCache(_ unchanged: UnchangedRecipe, options: PlanOptions) -> (Recipe, RecipeInputs)? {
         guard let cache = options.cache, cache.refresh == .incremental, let remembered = unchanged.memo.recipe

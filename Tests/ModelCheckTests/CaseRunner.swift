@@ -449,7 +449,7 @@ final class CaseRun {
                 plans.append(full)
                 // Through the cache, twice, as `sharelane plan` then `apply` make it: the first plan keeps the
                 // recipe (the store has no owner yet), the second plans it from the records kept beside the
-                // cache file (issue 18). Each is the plan a full read gives.
+                // cache file. Each is the plan a full read gives.
                 if let file = try recipeFile() {
                     for _ in 0..<2 {
                         try compareIncremental(
@@ -718,7 +718,7 @@ extension CaseRun {
             loaded.recipe, users: directories[index], options: options, inputs: loaded.inputs)
     }
 
-    /// The cache never changes a plan (issue 18): after every action, each side's incremental plan, from the
+    /// The cache never changes a plan: after every action, each side's incremental plan, from the
     /// cache file its earlier plans left, is the plan a full read gives.
     func compareIncrementalPlans(step: Int) async throws {
         guard let recipe, !directories.isEmpty, caches.count == sides.count, let file = try recipeFile() else {

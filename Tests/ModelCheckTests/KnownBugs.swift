@@ -1,26 +1,26 @@
 import Foundation
 
-/// Generators and actions that reached a bug of issue 12 (or one this checker found), which were switched
+/// Generators and actions that reached a known bug (or one this checker found), which were switched
 /// off while the bug was open. Every one is fixed, with a regression test named after it, so every run has
 /// them all on; `SHARELANE_CHECK_KNOWN_BUGS=0` (or `Scripts/check.sh --known-bugs`) switches them off, to
 /// compare.
 struct KnownBugs: Sendable, Hashable {
-    /// Issue 12 item 1: a participant who left is never invited again, so plan never settles.
+    /// a participant who left is never invited again, so plan never settles.
     var participantLeaves: Bool
-    /// Issue 12 item 4: `plan` signs the recipe's users in, i.e. writes, on a store that does not know them.
+    /// `plan` signs the recipe's users in, i.e. writes, on a store that does not know them.
     var planBeforeFirstApply: Bool
-    /// Issue 12 item 3: a `{ref: X, action: validate}` to a record declared later fails the first apply.
+    /// a `{ref: X, action: validate}` to a record declared later fails the first apply.
     var validateReferenceToLaterRecord: Bool
-    /// Issue 12 item 3: `share: none` on a hierarchy root with `absent: true` on its child fails with CONFLICT.
+    /// `share: none` on a hierarchy root with `absent: true` on its child fails with CONFLICT.
     var shareNoneWithAbsentChild: Bool
-    /// Issue 12 item 5: a read-only administrator is allowed to write records.
+    /// a read-only administrator is allowed to write records.
     var readOnlyAdministrator: Bool
-    /// NEW, found by this checker (not in issue 12): once a share was deleted — the owner stopped sharing
+    /// NEW, found by this checker: once a share was deleted — the owner stopped sharing
     /// (zone-wide or hierarchy), or deleted a hierarchy's root behind the recipe's back — apply reports
     /// `+ share` (and its participants) as done, but the share is not there, so every later plan shows
     /// `+ share` again. Gates the stop-sharing action and the owner's delete of a share's root.
     var deletedShareIsNotRecreated: Bool
-    /// NEW, found by this checker (not in issue 12): after a record is deleted behind the recipe's back,
+    /// NEW, found by this checker: after a record is deleted behind the recipe's back,
     /// export writes its children at the top (`parent: r2 → (removed)` when the export is planned) and keeps
     /// references to it (`!ref r5` names no record: the export does not validate). Gates deletes of records
     /// that have children or are referenced.

@@ -5,7 +5,7 @@ import ShareKit
 import ShareStoreSQLite
 import Testing
 
-/// The seeded, randomized, model-based checker of issue 12: random valid recipes and random actions against
+/// The seeded, randomized, model-based checker: random valid recipes and random actions against
 /// the SQLite store and a `sharelane serve` on loopback, checking the README's guarantees after every action.
 ///
 /// `SHARELANE_CHECK_CASES` (default 200) and `SHARELANE_CHECK_SEED` set the run; `SHARELANE_CHECK_CASE_SEED`

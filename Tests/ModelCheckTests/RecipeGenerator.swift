@@ -204,7 +204,7 @@ struct RecipeGenerator {
         case 12:
             return .refAction(random.pick(others), random.chance(0.5) ? .none : .deleteSelf)
         default:
-            // A validate reference to a later record is written after its target (issue 12 item 3); one into
+            // A validate reference to a later record is written after its target; one into
             // the holder's own hierarchy makes a write-order cycle, which the case generation draws again.
             let targets = bugs.validateReferenceToLaterRecord ? earlier : others
             guard let target = random.maybePick(targets) else { return .ref(random.pick(others)) }
