@@ -38,10 +38,11 @@ enum EmulatorHarness {
     }
 
     /// The HTTP store that the CLI makes for `--store http://…`.
-    static func store(_ baseURL: String) -> WebServicesStore {
+    static func store(_ baseURL: String, parallelism: Int = WebServicesStore.defaultParallelism) -> WebServicesStore {
         WebServicesStore(
             endpoint: .emulator(url: baseURL, apiToken: apiToken, container: container, environment: environment),
-            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: quiet)
+            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), parallelism: parallelism,
+            logger: quiet)
     }
 
     /// The HTTP store for a bad network: the CLI's attempts and wait budget with short backoffs, waiting out

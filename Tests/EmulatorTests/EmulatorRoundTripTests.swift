@@ -48,10 +48,12 @@ import Testing
         }
     }
 
-    @Test("requests as one user go one at a time per token chain; busy, the store signs in again, up to three chains")
+    @Test(
+        "requests as one user go one at a time per token chain; busy, the store signs in again, up to --parallelism chains"
+    )
     func concurrentRequestsAsOneUser() async throws {
         try await EmulatorHarness.withEmulator { base in
-            let store = EmulatorHarness.store(base)
+            let store = EmulatorHarness.store(base, parallelism: 3)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let zones = (1...6).map { ZoneID(zoneName: "Z\($0)") }
             _ = try await store.modifyZones(zones.map { ZoneOperation(.create, $0) }, in: .private, as: alice)
