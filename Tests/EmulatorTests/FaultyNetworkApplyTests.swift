@@ -334,6 +334,50 @@ import Testing
         }
     }
 
+    @Test(
+        "a hierarchy share's deletion whose answer was lost is settled when sent again (the store answers NOT_FOUND, found by the model checker, run seed 2)"
+    )
+    func lostShareDeletionIsSettled() async throws {
+        let clock = MovableClock()
+        try await H.withEmulator(clock: clock.emulatorClock) { base in
+            let store = H.store(base, retryClock: clock.retryClock, parallelism: 1)
+            let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+            let zone = ZoneID(zoneName: "Z")
+            _ = try await store.modifyZones([ZoneOperation(.create, zone)], in: .private, as: alice)
+            let saved = try await store.modifyRecords(
+                [
+                    .init(.create, Record(recordName: "root", recordType: "Note", zoneID: zone)),
+                    .init(.create, share: Share(recordName: "", zoneID: zone, rootRecordName: "root")),
+                ], in: zone, database: .private, atomic: false, as: alice)
+            guard case .savedShare(let share)? = saved.last else {
+                Issue.record("the share was not saved: \(saved)")
+                return
+            }
+            // On a good network, deleting a share that is gone is NOT_FOUND, as for any record.
+            let missing = try await store.modifyRecords(
+                [.init(.delete, share: Share(recordName: "share-nobody", zoneID: zone))], in: zone,
+                database: .private, atomic: false, as: alice)
+            #expect(missing.first?.error?.code == .notFound, "\(missing)")
+            // The deletion's answer is lost; sent again, it is settled as done.
+            let rates = FaultRates(percent: [.lostAnswer: 50]) ?? FaultRates()
+            let seed = try Self.seed(startingWith: [.lostAnswer, nil, nil], rates: rates)
+            try await Self.setConditions(base, #"{"faults": "lost-answer=50%", "seed": \#(seed)}"#)
+            let deleted = try await store.modifyRecords(
+                [
+                    .init(
+                        .delete,
+                        share: Share(
+                            recordName: share.recordName, zoneID: zone, rootRecordName: "root",
+                            changeTag: share.changeTag))
+                ],
+                in: zone, database: .private, atomic: false, as: alice)
+            try await Self.setConditions(base, "{}")
+            #expect(deleted == [.deleted(recordName: share.recordName)], "\(deleted)")
+            let root = try await store.lookupRecords(["root"], in: zone, database: .private, as: alice)
+            #expect(root.first?.savedRecord?.shareRecordName == nil)
+        }
+    }
+
     // MARK: - The retry policy
 
     @Test("the retry policy never waits less than retryAfter, spreads waits, and stops at its attempts or budget")
