@@ -109,14 +109,15 @@ def count_requests(log_text):
 class Served:
     """`sharelane serve` on a fresh store and a free loopback port, with its log, until stop()."""
 
-    def __init__(self, binary, work, name):
+    def __init__(self, binary, work, name, network=()):
+        """`network`: serve's options for a bad network (`--latency 80ms`, `--throttle 40/s`, `--faults …`)."""
         self.port = free_port()
         self.token = secrets.token_hex(16)
         self.log_path = os.path.join(work, f"serve-{name}.log")
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(
                 [binary, "serve", "--store", os.path.join(work, f"served-{name}.sqlite"), "--port", str(self.port),
-                 "--api-token", self.token],
+                 "--api-token", self.token] + list(network),
                 stdout=log, stderr=subprocess.STDOUT)
         # A cache directory of its own: a remote store's plan cache lives there (Docs/Plans.md).
         self.env = dict(os.environ, CLOUDKIT_API_TOKEN=self.token, XDG_CACHE_HOME=os.path.join(work, f"cache-{name}"))
@@ -288,6 +289,139 @@ def bench_size(binary, size, work):
     return row
 
 
+# A real link (Docs/CloudKit.md, "Limits the client follows"): serve playing Apple's distance and its throttle.
+LATENCY = 0.080
+THROTTLE = 40
+PARALLELISM = 10
+
+
+def network_requests(log_text):
+    """The requests of a stretch of serve's log under network conditions: every answered line and every reset
+    (`-` for its status), the throttled (429) and unavailable (503) answers among them, and lost answers."""
+    lines = re.findall(r"\bfault=([a-z-]+).*?\b(GET|POST) (/\S+) (\d{3}|-)$", log_text, re.MULTILINE)
+    throttled = sum(1 for fault, _, _, status in lines if status == "429")
+    unavailable = sum(1 for fault, _, _, status in lines if status == "503")
+    resets = sum(1 for fault, _, _, _ in lines if fault == "reset")
+    lost = sum(1 for fault, _, _, _ in lines if fault == "lost-answer")
+    errors = [(path, status) for fault, _, path, status in lines
+              if status not in ("200", "429", "503", "-") and not (path == "/auth/signin" and status == "404")]
+    return {"requests": len(lines), "throttled": throttled, "unavailable": unavailable, "resets": resets,
+            "lost_answers": lost, "errors": errors}
+
+
+def behind_its_back(binary, work, size, label, served):
+    """Changes 100 records behind sharelane's back through `served` (dense: in as few zones as hold them;
+    spread: one in each zone), as `bench_size` does on SQLite; returns the lane recipe's path."""
+    records_per_zone = max(size // 100, 1)
+    places = ([(1 + k // records_per_zone, 1 + k % records_per_zone) for k in range(100)] if label.endswith("dense")
+              else [(z, 1) for z in range(1, 101)])
+    qty = 4 if label.endswith("dense") else 5
+    behind = os.path.join(work, f"behind-net-{size}-{label}.yaml")
+    with open(behind, "w") as f:
+        f.write("sharelane: 1\nname: behind\nusers:\n  owner: { email: owner@bench.example }\nowner: owner\n"
+                "lanes:\n  change:\n    steps:\n")
+        for zone, item in places:
+            f.write(f"      - save: {{ zone: Z{zone:03}, record: item-{item:05}, type: Item, fields: {{ qty: {qty} }} }}\n")
+    run([binary, "run", "change", behind, "--store", served.url], env=served.env)
+
+
+def bench_network(binary, size, work):
+    """Over `serve --latency 80ms`: the apply and its lower bound (requests × latency ÷ parallelism), a cached
+    no-op plan, plans after 100 changes behind its back; over `serve --throttle 40/s --faults
+    'unavailable=3%,lost-answer=1%'`: the apply (in one run, no error) against requests ÷ 40 s, and the plan
+    after it (empty)."""
+    recipe = os.path.join(work, f"bench-{size}.yaml")
+    if not os.path.exists(recipe):
+        subprocess.run([sys.executable, os.path.join(HERE, "gen-bench-recipe.py"), str(size), recipe], check=True)
+    row = {"records": size}
+
+    slow = Served(binary, work, f"latency-{size}", ["--latency", f"{int(LATENCY * 1000)}ms"])
+    try:
+        run([binary, "plan", recipe, "--store", slow.url, "--format", "json"], env=slow.env)
+        start = len(slow.log())
+        secs, rss, out, cpu = run([binary, "apply", recipe, "--store", slow.url, "--yes",
+                                   "--parallelism", str(PARALLELISM)], env=slow.env)
+        counted = network_requests(slow.log()[start:])
+        bound = counted["requests"] * LATENCY / PARALLELISM
+        row["latency_apply"] = {"seconds": secs, "requests": counted["requests"], "bound": bound,
+                                "ratio": secs / bound, "peak_rss_mb": rss}
+        plan = [binary, "plan", recipe, "--store", slow.url, "--detailed-exitcode"]
+        run(plan, env=slow.env)  # reads the zones the apply wrote (over http: tags come with the records)
+        start = len(slow.log())
+        secs, rss, out, cpu = run(plan, env=slow.env)
+        if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
+            sys.exit(f"bench: the cached no-op plan through --latency is not empty:\n{out[-2000:]}")
+        row["latency_plan_cached"] = {"seconds": secs, "requests": network_requests(slow.log()[start:])["requests"]}
+        for label in ("latency_plan_100_dense", "latency_plan_100_spread"):
+            behind_its_back(binary, work, size, label, slow)
+            start = len(slow.log())
+            secs, rss, out, cpu = run(plan, env=slow.env, expect=(2,))
+            if "Plan: 0 to add, 100 to change, 0 to destroy." not in out:
+                sys.exit(f"bench: the plan after 100 changes through --latency does not show exactly them:\n{out[-2000:]}")
+            row[label] = {"seconds": secs, "requests": network_requests(slow.log()[start:])["requests"]}
+            run([binary, "apply", recipe, "--store", slow.url, "--yes"], env=slow.env)
+            run(plan, env=slow.env)
+    finally:
+        slow.stop()
+
+    faults = "unavailable=3%,lost-answer=1%"
+    rough = Served(binary, work, f"throttle-{size}", ["--throttle", f"{THROTTLE}/s", "--faults", faults,
+                                                      "--fault-seed", "7"])
+    try:
+        run([binary, "plan", recipe, "--store", rough.url, "--format", "json"], env=rough.env)
+        start = len(rough.log())
+        secs, rss, out, cpu = run([binary, "apply", recipe, "--store", rough.url, "--yes"], env=rough.env,
+                                  expect=(0, 1))
+        if "Apply complete!" not in out:
+            sys.exit(f"bench: the apply through --throttle and --faults did not complete in one run:\n{out[-3000:]}")
+        counted = network_requests(rough.log()[start:])
+        # The throttle admits 40 a second: the requests it refused (429) are not counted by it, nor here.
+        admitted = counted["requests"] - counted["throttled"]
+        bound = admitted / THROTTLE
+        row["throttled_apply"] = {"seconds": secs, "bound": bound, "ratio": secs / bound, **counted,
+                                  "admitted": admitted}
+        secs, rss, out, cpu = run([binary, "plan", recipe, "--store", rough.url, "--detailed-exitcode"],
+                                  env=rough.env, expect=(0, 2))
+        row["throttled_plan_after_empty"] = "Plan: 0 to add, 0 to change, 0 to destroy." in out
+    finally:
+        rough.stop()
+    return row
+
+
+def print_network(rows):
+    """The real-link table: each step against its lower bound or its target."""
+    print(f"{'over a real link':<28} | {'records':>7} | {'wall':>7} | {'requests':>8} | {'lower bound':>11} | "
+          f"{'× bound':>7} | target")
+    print("-" * 96)
+    for r in rows:
+        a = r["latency_apply"]
+        print(f"{'apply, 80 ms':<28} | {r['records']:>7} | {a['seconds']:6.2f}s | {a['requests']:>8} | "
+              f"{a['bound']:10.2f}s | {a['ratio']:6.2f}× | ≤ 1.3× (requests × 80 ms ÷ {PARALLELISM})")
+        for key, label, target in [("latency_plan_cached", "cached no-op plan, 80 ms", "< 0.5 s"),
+                                   ("latency_plan_100_dense", "plan, 100 changed (dense)", "< 1 s"),
+                                   ("latency_plan_100_spread", "plan, 100 changed (spread)", "< 1 s")]:
+            p = r[key]
+            print(f"{label:<28} | {r['records']:>7} | {p['seconds']:6.2f}s | {p['requests']:>8} | "
+                  f"{'':>11} | {'':>7} | {target}")
+        t = r["throttled_apply"]
+        print(f"{'apply, 40/s + faults':<28} | {r['records']:>7} | {t['seconds']:6.2f}s | {t['admitted']:>8} | "
+              f"{t['bound']:10.2f}s | {t['ratio']:6.2f}× | ≤ 1.5× (requests ÷ 40/s); "
+              f"{t['throttled']} throttled, {t['unavailable']} unavailable, {t['lost_answers']} lost answers; "
+              f"plan after: {'empty' if r['throttled_plan_after_empty'] else 'NOT EMPTY'}")
+
+
+def network_targets(rows):
+    big = rows[-1]
+    return {
+        "latency_apply_at_most_1.3x_bound": big["latency_apply"]["ratio"] <= 1.3,
+        "latency_cached_noop_plan_under_0.5s": big["latency_plan_cached"]["seconds"] < 0.5,
+        "latency_plan_after_100_changes_under_1s": max(big["latency_plan_100_dense"]["seconds"],
+                                                       big["latency_plan_100_spread"]["seconds"]) < 1,
+        "throttled_apply_at_most_1.5x_bound": big["throttled_apply"]["ratio"] <= 1.5,
+        "throttled_apply_then_empty_plan": big["throttled_plan_after_empty"],
+    }
+
+
 # Rounds of the apply, the sqlite3 reference and the apply over http: (apply_rounds).
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 STEPS = ["validate", "plan_empty", "apply", "plan_noop", "plan_cached", "plan_100_dense", "plan_100_spread", "apply_http",
@@ -299,10 +433,26 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     sizes = [int(s) for s in sys.argv[2:]] or [10000, 100000]
     work = tempfile.mkdtemp(prefix="sharelane-bench-")
+    # BENCH_ONLY=network runs only the real link's steps; BENCH_NETWORK_SIZES chooses their sizes (default: the
+    # first size: the throttled apply alone takes requests ÷ 40 s).
+    only_network = os.environ.get("BENCH_ONLY") == "network"
+    network_sizes = [int(s) for s in os.environ.get("BENCH_NETWORK_SIZES", str(sizes[0])).split()]
     try:
-        rows = [bench_size(binary, size, work) for size in sizes]
+        rows = [] if only_network else [bench_size(binary, size, work) for size in sizes]
+        network_rows = [bench_network(binary, size, work) for size in network_sizes]
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    print_network(network_rows)
+    print()
+    for name, met in network_targets(network_rows).items():
+        print(f"{'met    ' if met else 'NOT MET'}  {name}")
+    print()
+    if only_network:
+        out = os.environ.get("BENCH_JSON", "bench-results.json")
+        with open(out, "w") as f:
+            json.dump({"network": network_rows, "targets": network_targets(network_rows)}, f, indent=2)
+        print(f"wrote {out}")
+        return
 
     # One line per step; for each size its wall time, its ratio to that size's sqlite3 reference, its CPU
     # time (user + system; steadier than wall time on a loaded machine) and its peak RSS.
@@ -379,6 +529,7 @@ def main():
             "peak_rss_at_most_300_mb": max([big[s][1] for s in STEPS if s != "reference"] + [big["serve_peak_rss_mb"]])
             <= 300,
         }
+    targets.update(network_targets(network_rows))
     if len(rows) >= 2:
         scaling = {s: round(rows[-1][s][0] / rows[0][s][0], 2) for s in STEPS}
         cpu_scaling = {s: round(rows[-1][s][2] / rows[0][s][2], 2) for s in STEPS}
@@ -388,7 +539,8 @@ def main():
         print(f"{'met    ' if met else 'NOT MET'}  {name}")
     out = os.environ.get("BENCH_JSON", "bench-results.json")
     with open(out, "w") as f:
-        json.dump({"results": results, "scaling": scaling, "cpu_scaling": cpu_scaling, "targets": targets}, f, indent=2)
+        json.dump({"results": results, "scaling": scaling, "cpu_scaling": cpu_scaling, "network": network_rows,
+                   "targets": targets}, f, indent=2)
     print(f"\nwrote {out}")
 
 

@@ -57,6 +57,11 @@ package struct ZoneChangesRequest: Codable, Sendable, Hashable {
     package init(zoneID: ZoneID, syncToken: String?, resultsLimit: Int?) {
         zones = [ZoneRequest(zoneID: WireZoneID(zoneID), syncToken: syncToken, resultsLimit: resultsLimit)]
     }
+
+    /// Several zones' reads in one request (`ZoneFeedBatches`).
+    package init(zones: [ZoneRequest]) {
+        self.zones = zones
+    }
 }
 
 /// `records/changes` (private and shared databases, custom zones): `{zoneID, syncToken?, resultsLimit?,

@@ -27,7 +27,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The share of a wait added at random on top of it: a wait of `w` is drawn from `w…w × 1.25`.
     public static let jitter = 0.25
 
-    public init(maxAttempts: Int = 8, baseDelay: Double = 0.5, maxDelay: Double = 8, totalWait: Double = 60) {
+    /// The defaults stop a request the service keeps refusing within about 6 s (five waits of `retryAfter: 1`)
+    /// and one whose connections keep closing within about 12 s (0.5, 1, 2, 4, 4 s), so that an apply that
+    /// cannot go on says so in seconds; a `retryAfter` past 30 s in all ends the retries at once.
+    public init(maxAttempts: Int = 6, baseDelay: Double = 0.5, maxDelay: Double = 4, totalWait: Double = 30) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = max(0, baseDelay)
         self.maxDelay = max(self.baseDelay, maxDelay)

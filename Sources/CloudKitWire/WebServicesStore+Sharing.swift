@@ -71,13 +71,12 @@ extension WebServicesStore {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
         as user: UserRecordName
     ) async throws -> ZoneChanges {
-        let response: ZoneChangesResponse = try await send(
-            .changesZone, database: database,
-            body: ZoneChangesRequest(zoneID: zoneID, syncToken: token?.rawValue, resultsLimit: resultsLimit), as: user)
-        guard let first = response.zones.first else {
-            throw ShareError(.internalError, "changes/zone answered no zone", subject: "zone \(zoneID.zoneName)")
-        }
-        var changes = try first.changes(in: zoneID)
+        // With the other zones' reads made at the same moment, in one request (`ZoneFeedBatches`).
+        let answer = try await feeds.read(
+            ZoneChangesRequest.ZoneRequest(
+                zoneID: WireZoneID(zoneID), syncToken: token?.rawValue, resultsLimit: resultsLimit),
+            as: ZoneFeedBatches.Key(user: user, database: database))
+        var changes = try answer.changes(in: zoneID)
         changes.changedRecords = try await knowingAssetContents(changes.changedRecords)
         return changes
     }
@@ -147,4 +146,10 @@ extension WebServicesStore {
         }
         return try first.metadata()
     }
+}
+
+// MARK: - ReadsZoneFeedsTogether
+
+extension WebServicesStore: ReadsZoneFeedsTogether {
+    package var zoneFeedsPerRequest: Int { Self.zoneFeedsPerRequest }
 }

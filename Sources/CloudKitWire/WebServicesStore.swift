@@ -22,6 +22,8 @@ public final class WebServicesStore: Store {
     /// The content digests of the service's asset checksums, so plans compare assets by content
     /// (`AssetContentDigests`).
     public let assetContents: AssetContentDigests
+    /// Zones' change feeds read at the same moment, sent together (`changes/zone` takes many zones).
+    let feeds: ZoneFeedBatches
     private var sessions: SessionBook { chains.sessions }
 
     /// How long a request keeps trying to reach a service that refuses or does not answer connections,
@@ -36,11 +38,16 @@ public final class WebServicesStore: Store {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(2)
+        // A connection carries one request at a time: the pool's default of 8 a host capped `--parallelism`
+        // (10 requests in flight went out 8 at a time). The store's own bound (`RequestSlots`) decides.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = maxConnectionsPerHost
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
     /// How many requests a store has on the wire at once unless told otherwise (`--parallelism`).
     public static let defaultParallelism = Parallelism.default
+    /// The connections the client keeps to one host: a `--parallelism` above it is held to it.
+    public static let maxConnectionsPerHost = 256
 
     /// - Parameters:
     ///   - endpoint: the service, container, environment and credentials.
@@ -67,12 +74,27 @@ public final class WebServicesStore: Store {
         transport.clock = retryClock
         self.assetFiles = AssetFileResolver()
         self.assetContents = AssetContentDigests()
-        self.chains = TokenChains(
+        let chains = TokenChains(
             transport: transport,
             sessions: SessionBook(
                 cloudKitToken: endpoint.kind == .cloudKit ? endpoint.webAuthToken : nil,
                 chainsPerUser: parallelism))
+        self.chains = chains
+        self.feeds = Self.feeds(chains: chains, endpoint: endpoint)
     }
+
+    /// The feed batches of a store on `chains` at `endpoint` (its container and environment).
+    static func feeds(chains: TokenChains, endpoint: WebServicesEndpoint) -> ZoneFeedBatches {
+        ZoneFeedBatches(zonesPerRequest: zoneFeedsPerRequest) { key, zones in
+            let path = WireOperation.changesZone.fullPath(
+                container: endpoint.container, environment: endpoint.environment, database: key.database)
+            let body = try WireCoding.body(ZoneChangesRequest(zones: zones))
+            return try await chains.send(path: path, body: body, auth: .user(key.user)).decoded()
+        }
+    }
+
+    /// The most zones one `changes/zone` request reads.
+    public static let zoneFeedsPerRequest = 20
 
     /// HTTP requests sent so far, retries and sign-ins included.
     public var requestCount: Int { chains.transport.counter.value }
@@ -103,6 +125,7 @@ public final class WebServicesStore: Store {
         self.chains = store.chains
         self.assetFiles = store.assetFiles
         self.assetContents = store.assetContents
+        self.feeds = Self.feeds(chains: store.chains, endpoint: endpoint)
     }
 
     // MARK: Users
@@ -350,7 +373,7 @@ public final class WebServicesStore: Store {
             logger.info(
                 "\(notice); sending those records again",
                 metadata: ["records": "\(retryable.count)", "attempt": "\(attempt + 1)", "wait": "\(wait)s"])
-            StoreRetry.observer?(notice)
+            notice.tell()
             try await chains.transport.clock.sleep(wait)
             waited += wait
             pending = atomic ? pending : retryable.map { pending[$0] }

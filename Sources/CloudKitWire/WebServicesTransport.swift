@@ -23,7 +23,7 @@ enum RequestAuth: Sendable {
 /// the retries of `RetryPolicy`: `THROTTLED`, `TRY_AGAIN_LATER`, 429 and 503 after their `retryAfter`, a
 /// connection lost after the request went out (the answer says it was sent again, `mayHaveLandedBefore`), and
 /// connections the service refused, for at most `reachTimeout` seconds. Each wait is logged at `info` and told
-/// to the task's `StoreRetry.observer`; at most `slots.limit` exchanges are on the wire at once. Tokens never
+/// to the task's `StoreRetryListener`; at most `slots.limit` exchanges are on the wire at once. Tokens never
 /// appear in what it logs or answers.
 struct WebServicesTransport: Sendable {
     let endpoint: WebServicesEndpoint
@@ -165,7 +165,7 @@ struct WebServicesTransport: Sendable {
         ]
         if let status { metadata["status"] = "\(status)" }
         logger.info("\(notice); sending the request again", metadata: metadata)
-        StoreRetry.observer?(notice)
+        notice.tell()
     }
 
     /// The operation a path names, for people: `records/modify` of `/database/1/…/private/records/modify`.

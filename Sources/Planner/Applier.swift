@@ -53,18 +53,21 @@ public struct Applier: Sendable {
         var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress, parallelism: parallelism)
         // Waits of the store's calls (throttled, unavailable, a lost connection) show on the progress line, and
         // still reach whoever listened before.
-        let observer: (@Sendable (StoreRetry) -> Void)?
+        let listener: StoreRetryListener?
         if let progress {
-            let (outer, reporter) = (StoreRetry.observer, run.waitReporter(progress))
-            observer = { wait in
-                outer?(wait)
+            let (outer, reporter) = (StoreRetryListener.current, run.waitReporter(progress))
+            listener = StoreRetryListener { wait in
+                outer?.hear(wait)
                 reporter(wait)
             }
         } else {
-            observer = StoreRetry.observer
+            listener = StoreRetryListener.current
         }
-        await StoreRetry.$observer.withValue(observer) {
+        // The run goes in and comes back out by value, so the operation changes nothing of the caller's.
+        run = await StoreRetryListener.$current.withValue(listener) { [run] in
+            var run = run
             await run.execute()
+            return run
         }
         // The cache file is written from reads; the store may tidy up after its writes meanwhile.
         store.finishedWriting()

@@ -127,7 +127,7 @@ struct ApplyRun {
         progress?(ApplyProgress(completed: completed, total: plan.changes.count, message: message))
     }
 
-    /// What tells `progress` of each wait of a store call (`StoreRetry.observer`), with the changes done so far.
+    /// What tells `progress` of each wait of a store call (`StoreRetryListener`), with the changes done so far.
     func waitReporter(_ progress: @escaping @Sendable (ApplyProgress) -> Void) -> @Sendable (StoreRetry) -> Void {
         let (done, total) = (completedSoFar, plan.changes.count)
         return { wait in
@@ -153,11 +153,15 @@ struct ApplyRun {
     // MARK: - The run
 
     mutating func execute() async {
-        if let failure = await signInNewUsers() {
+        // The new users sign in before anything names them; over `http:` all but the owner sign in while the
+        // zones are written (`signingInWhileWriting`), as their shares name them by email address until then.
+        let (first, later) = newUsersToSignIn()
+        if let failure = await signInNewUsers(first) {
             // Nothing was written: every change is left for the next apply, which signs them in again.
             stopped = failure
             return
         }
+        let signingIn = later.isEmpty ? nil : startSigningIn(later)
         startEncodingCacheRecipe()
         if let failure = await setUserDiscoverability() {
             fail(Array(plan.changes.indices), failure)
@@ -183,6 +187,10 @@ struct ApplyRun {
             changesByZone[zoneName, default: []].append(index)
         }
         await applyZones(zoneOrder, changesByZone)
+        if let signingIn, let failure = adopt(await signingIn.value, of: later) {
+            // Their shares are saved; they cannot accept them, nor anything else be done as them.
+            stopped = stopped ?? failure
+        }
         // After a call that could not be sent, nothing more is: the rest is reported as not attempted.
         if stopped == nil { await acceptShares() }
         if stopped == nil { await resolveDeferredShareURLs() }
@@ -206,55 +214,6 @@ struct ApplyRun {
                     as: user.recordName)
             } catch {
                 return "setting the phone number and discoverability of \(user.handle) failed: \(error)"
-            }
-        }
-        return nil
-    }
-
-    /// Signs in the users the store does not have yet, creating them, a few at a time, and writes their
-    /// record names into the plan: planning creates no users, so apply does, before anything that names
-    /// them. Nil when every user is signed in, otherwise why not.
-    mutating func signInNewUsers() async -> String? {
-        // Only a store that acts as any user creates users; on cloudkit: the others are waited for (the plan
-        // lists them), and the owner is the signed-in user.
-        guard store.capabilities.actsAsAnyUser else { return nil }
-        let newUsers =
-            plan.users.filter(\.isNew)
-            + (plan.owner.isNew && !plan.users.contains { $0.handle == plan.owner.handle } ? [plan.owner] : [])
-        guard !newUsers.isEmpty else { return nil }
-        let store = self.store
-        var recordNames: [String: UserRecordName] = [:]
-        var failure: String?
-        // All in one call where the store batches across users (one transaction); otherwise one user a call, a
-        // few at a time.
-        let groups = store.capabilities.batchesInOneTransaction ? [newUsers] : newUsers.map { [$0] }
-        await BoundedTasks.run(groups, limit: usersInFlight) { group in
-            await BoundedTasks.result {
-                try await store.signIn(group.map { UserSignIn(email: $0.email ?? "", name: $0.name) })
-            }
-        } receive: { group, outcome in
-            for (position, user) in group.enumerated() {
-                let result: Result<User, any Error> =
-                    switch outcome {
-                    case .success(let results) where position < results.count: results[position].mapError { $0 }
-                    case .success: .failure(ShareError(.internalError, "the store answered no result"))
-                    case .failure(let error): .failure(error)
-                    }
-                switch result {
-                case .success(let signedIn): recordNames[user.handle] = signedIn.recordName
-                case .failure(let error):
-                    failure = failure ?? "signing in \(user.handle) (\(user.email ?? "")) failed: \(error)"
-                }
-            }
-        }
-        if let failure { return failure }
-        if plan.owner.isNew { plan.owner.recordName = recordNames[plan.owner.handle] ?? "" }
-        for index in plan.users.indices where plan.users[index].isNew {
-            plan.users[index].recordName = recordNames[plan.users[index].handle] ?? ""
-        }
-        for user in newUsers {
-            if let email = user.email, let recordName = recordNames[user.handle] {
-                newUserRecordNames[StableName.normalizedEmail(email)] = recordName
             }
         }
         return nil

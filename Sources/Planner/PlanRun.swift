@@ -85,6 +85,11 @@ struct PlanRun {
             "only: zone \($0) is not declared in recipe \(recipe.name); nothing to plan for it."
         }
         let publicRecords = options.onlyZones.isEmpty ? recipe.publicRecords : []
+        // The schema is read while the zones are: over a link of 80 ms, one round trip less.
+        let (planner, declared) = (self.planner, self.recipe)
+        let schemaReader = ownerRecordName ?? users.entries.lazy.compactMap(\.recordName).first
+        let schema = Task { try await planner.planSchema(declared, reader: schemaReader) }
+        defer { schema.cancel() }
         let toRead = try await planZones()
         let (livePublic, publicCalls) = try await reader.readPublic(
             ownerRecordName == nil ? [] : publicRecords.map(\.name))
@@ -115,8 +120,7 @@ struct PlanRun {
         var plan = makePlan(changes: changes, notes: notes, basis: basis)
         // A targeted plan writes only what it names; its writes are left to consume what they fire.
         if options.targets.isEmpty && !rearm.isEmpty { plan.rearm = rearm }
-        plan.schema = try await planner.planSchema(
-            recipe, reader: ownerRecordName ?? users.entries.lazy.compactMap(\.recordName).first)
+        plan.schema = try await schema.value
         await writeCache(for: &plan, readAnyZone: !toRead.isEmpty)
         let fromCache = incremental.remembered.count + partial.count
         planner.logger.debug(

@@ -166,7 +166,9 @@ public struct Planner: Sendable {
             }
         }
         var partial: [Int: PartialZone] = [:]
-        await BoundedTasks.run(mayBePartial, limit: reader.zonesInFlight) { candidate in
+        // Over Web Services the reads made at once go a few zones a request: more of them under way.
+        let together = (store as? any ReadsZoneFeedsTogether)?.zoneFeedsPerRequest ?? 1
+        await BoundedTasks.run(mayBePartial, limit: reader.zonesInFlight * together) { candidate in
             await PartialZone.read(
                 zoneName: candidate.name, known: candidate.known, file: candidate.file, reader: reader)
         } receive: { candidate, changed in

@@ -14,3 +14,11 @@ public enum Parallelism {
         return store.capabilities.batchesInOneTransaction ? min(bound, localLimit) : bound
     }
 }
+
+/// A store whose change-feed reads of several zones, made at the same moment, travel together in one request
+/// (Web Services' `changes/zone` takes many zones): a caller reading many zones' changes may have this many
+/// times its bound of reads under way, and the store still has no more requests than the bound on the wire.
+package protocol ReadsZoneFeedsTogether {
+    /// The most zones one request reads.
+    var zoneFeedsPerRequest: Int { get }
+}

@@ -1,8 +1,8 @@
 /// A store call that waits before it sends a request again: the service asked it to wait (throttled, or
 /// unavailable for a moment), or the connection was lost or could not be made.
 ///
-/// A store over the network says so to whoever listens (`StoreRetry.$observer`, a task-local value, so that
-/// the calls an apply makes in its child tasks report to the apply's progress), and keeps going; a local
+/// A store over the network says so to whoever listens (`StoreRetryListener.current`, a task-local value, so
+/// that the calls an apply makes in its child tasks report to the apply's progress), and keeps going; a local
 /// store never waits.
 public struct StoreRetry: Sendable, Hashable, CustomStringConvertible {
     /// Why the request is sent again.
@@ -46,6 +46,22 @@ public struct StoreRetry: Sendable, Hashable, CustomStringConvertible {
         return "\(what), retrying in \(wait)"
     }
 
-    /// Who hears of each wait of the store calls made in this task and its child tasks; nil: nobody.
-    @TaskLocal public static var observer: (@Sendable (StoreRetry) -> Void)?
+    /// Tells this task's listener (`StoreRetryListener.current`), if any, of the wait.
+    public func tell() { StoreRetryListener.current?.hear(self) }
+}
+
+/// Who hears of each wait of the store calls made in a task and its child tasks: `StoreRetryListener.current`,
+/// a task-local value (a class: a task-local of a function type crashed when pushed in release builds of
+/// Swift 6.3, its type's metadata read as null).
+public final class StoreRetryListener: Sendable {
+    private let listener: @Sendable (StoreRetry) -> Void
+
+    public init(_ listener: @escaping @Sendable (StoreRetry) -> Void) {
+        self.listener = listener
+    }
+
+    public func hear(_ retry: StoreRetry) { listener(retry) }
+
+    /// The listener of the store calls made in this task; nil: nobody listens.
+    @TaskLocal public static var current: StoreRetryListener?
 }

@@ -16,6 +16,14 @@ extension RecordBatch {
                 .badRequest, "shares live in custom zones, not in \(defaultZoneName); create a zone and share it",
                 subject: subject(proposed.recordName))
         }
+        // A deletion names a share by its record name alone: one that is not there is missing, as any record
+        // (a client sending again a deletion whose answer was lost hears NOT_FOUND, not a naming rule).
+        if kind.isDelete, !proposed.recordName.isEmpty, proposed.rootRecordName == nil,
+            context.sharesByName[proposed.recordName] == nil
+        {
+            throw ShareError(
+                .notFound, "no share named \(proposed.recordName) in this zone", subject: subject(proposed.recordName))
+        }
         let share = try named(proposed)
         let name = share.recordName
         let subject = subject(name)

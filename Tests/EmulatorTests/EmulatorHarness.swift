@@ -38,19 +38,20 @@ enum EmulatorHarness {
     }
 
     /// The HTTP store that the CLI makes for `--store http://…`.
-    static func store(_ baseURL: String) -> WebServicesStore {
+    static func store(_ baseURL: String, parallelism: Int = WebServicesStore.defaultParallelism) -> WebServicesStore {
         WebServicesStore(
             endpoint: .emulator(url: baseURL, apiToken: apiToken, container: container, environment: environment),
-            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), logger: quiet)
+            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: 0.01, maxDelay: 0.05), parallelism: parallelism,
+            logger: quiet)
     }
 
-    /// The HTTP store for a bad network: the CLI's attempts and wait budget with short backoffs, waiting out
-    /// `retryAfter` on `clock` (a test's, also the emulator's, so that whole seconds cost nothing), with at most
-    /// `parallelism` requests on the wire.
+    /// The HTTP store for a bad network: the CLI's wait budget with short backoffs and twice its attempts (the
+    /// tests' fault rates are high, so that every fault is met), waiting out `retryAfter` on `clock` (a test's,
+    /// also the emulator's, so that whole seconds cost nothing), with at most `parallelism` requests on the wire.
     static func store(_ baseURL: String, retryClock: RetryClock, parallelism: Int) -> WebServicesStore {
         WebServicesStore(
             endpoint: .emulator(url: baseURL, apiToken: apiToken, container: container, environment: environment),
-            retryPolicy: RetryPolicy(baseDelay: 0.01, maxDelay: 0.05), parallelism: parallelism,
+            retryPolicy: RetryPolicy(maxAttempts: 12, baseDelay: 0.01, maxDelay: 0.05), parallelism: parallelism,
             retryClock: retryClock, logger: quiet)
     }
 

@@ -49,12 +49,11 @@ import Testing
     }
 
     @Test(
-        "requests as one user go one at a time per token chain; busy, the store signs in again, up to its parallelism"
+        "requests as one user go one at a time per token chain; busy, the store signs in again, up to --parallelism chains"
     )
     func concurrentRequestsAsOneUser() async throws {
         try await EmulatorHarness.withEmulator { base in
-            // At most three requests on the wire, so at most three chains.
-            let store = EmulatorHarness.store(base, retryClock: .system, parallelism: 3)
+            let store = EmulatorHarness.store(base, parallelism: 3)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let zones = (1...6).map { ZoneID(zoneName: "Z\($0)") }
             _ = try await store.modifyZones(zones.map { ZoneOperation(.create, $0) }, in: .private, as: alice)
@@ -143,7 +142,7 @@ import Testing
             // The emulator hands out the embedded store's user names.
             #expect(alice == StableName.userRecordName(email: "alice@example.com"))
             #expect(try await store.currentUser(as: bob).name == "Bob Builder")
-            // As on Apple's service, users/lookup/email finds only discoverable users.
+            // As on Apple's service, users/lookup/email finds only discoverable users (issue 14).
             var found = try await store.lookupUsers(emails: ["BOB@example.com", "nobody@example.com"], as: alice)
             #expect(found.map { $0?.recordName } == [nil, nil])
             try await store.setDiscoverability(UserDiscoverability(discoverable: true), as: bob)

@@ -12,7 +12,9 @@ extension CaseRun {
         guard faults != nil, side.label == "serve" else { return try await applier.apply(plan) }
         tally.applied()
         let tally = self.tally
-        return try await StoreRetry.$observer.withValue({ tally.wait($0) }) { try await applier.apply(plan) }
+        return try await StoreRetryListener.$current.withValue(StoreRetryListener { tally.wait($0) }) {
+            try await applier.apply(plan)
+        }
     }
 
     /// An apply over the bad network that did not complete: it must have stopped cleanly (every change it did
