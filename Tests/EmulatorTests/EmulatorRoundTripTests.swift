@@ -142,7 +142,7 @@ import Testing
             // The emulator hands out the embedded store's user names.
             #expect(alice == StableName.userRecordName(email: "alice@example.com"))
             #expect(try await store.currentUser(as: bob).name == "Bob Builder")
-            // As on Apple's service, users/lookup/email finds only discoverable users (issue 14).
+            // As on Apple's service, users/lookup/email finds only discoverable users.
             var found = try await store.lookupUsers(emails: ["BOB@example.com", "nobody@example.com"], as: alice)
             #expect(found.map { $0?.recordName } == [nil, nil])
             try await store.setDiscoverability(UserDiscoverability(discoverable: true), as: bob)
