@@ -148,7 +148,8 @@ let package = Package(
             ],
             exclude: ["Browser"]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["SharelaneTestSupport", "ShareKit"]),
+        // The schema goldens are read beside the test file (`#filePath`), not as resources.
+        .testTarget(name: "EndToEndTests", dependencies: ["SharelaneTestSupport", "ShareKit"], exclude: ["Golden"]),
         .testTarget(
             name: "ModelCheckTests",
             dependencies: [
