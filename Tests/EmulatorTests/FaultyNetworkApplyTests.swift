@@ -2,6 +2,9 @@ import CloudKitWire
 import Dispatch
 @testable import Emulator
 import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Logging
 import Planner
 import Recipe
@@ -145,6 +148,29 @@ import Testing
         return answer
     }
 
+    /// Sets the conditions from inside a synchronous progress callback. URLSession answers on a queue of its
+    /// own, so the wait holds no thread that a task (the apply's, another test's) needs to reach the answer.
+    static func setConditionsNow(_ base: String, _ json: String) {
+        var components = URLComponents(string: base + "/_sharelane/faults")!
+        components.queryItems = [URLQueryItem(name: "ckAPIToken", value: H.apiToken)]
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(json.utf8)
+        let status = StatusBox()
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { _, response, _ in
+            status.code = (response as? HTTPURLResponse)?.statusCode
+            done.signal()
+        }.resume()
+        done.wait()
+        #expect(status.code == 200, "POST /_sharelane/faults \(json)")
+    }
+
+    /// The status a URLSession callback hands to the thread waiting for it (the semaphore orders the two).
+    final class StatusBox: @unchecked Sendable {
+        var code: Int?
+    }
+
     /// The operation and fault of each request line the emulator logged while conditions were in force.
     static func faults(_ lines: [String]) -> [(operation: String, fault: String)] {
         lines.compactMap { line in
@@ -247,12 +273,7 @@ import Testing
             // (`POST /_sharelane/faults`), before the apply sends another.
             let first = try await Applier(store: store, logger: H.quiet, parallelism: 2).apply(plan) { step in
                 guard step.message.hasPrefix("wrote"), broke.setOnce() else { return }
-                let done = DispatchSemaphore(value: 0)
-                Task.detached {
-                    _ = try? await Self.setConditions(base, faults)
-                    done.signal()
-                }
-                done.wait()
+                Self.setConditionsNow(base, faults)
             }
             #expect(first.stopped != nil, "\(first.line)")
             #expect(first.line.hasPrefix("Apply stopped: \(cause);"), "\(first.line)")
