@@ -151,9 +151,13 @@ import Testing
     /// Sets the conditions from inside a synchronous progress callback. URLSession answers on a queue of its
     /// own, so the wait holds no thread that a task (the apply's, another test's) needs to reach the answer.
     static func setConditionsNow(_ base: String, _ json: String) {
-        var components = URLComponents(string: base + "/_sharelane/faults")!
-        components.queryItems = [URLQueryItem(name: "ckAPIToken", value: H.apiToken)]
-        var request = URLRequest(url: components.url!)
+        var components = URLComponents(string: base + "/_sharelane/faults")
+        components?.queryItems = [URLQueryItem(name: "ckAPIToken", value: H.apiToken)]
+        guard let url = components?.url else {
+            Issue.record("not a URL: \(base)")
+            return
+        }
+        var request = URLRequest(url: url)
         request.httpMethod = "POST"
         request.httpBody = Data(json.utf8)
         let status = StatusBox()
