@@ -1,7 +1,9 @@
+import ShareKit
+
 /// How long each Web Services answer of `sharelane serve` waits (`serve --latency`): a base and a jitter, in
 /// whole milliseconds. Each wait is drawn uniformly from base − jitter … base + jitter, never below zero.
 ///
-/// Written as Terraform writes durations, with `ms`, `s` and `m` (`80ms`, `1.5s`, `1m30s`), and `~` before
+/// Written as every duration is (`DurationText`: `80ms`, `1.5s`, `1m30s`), and `~` before
 /// the jitter: `80ms~20ms` waits 60 to 100 ms.
 public struct Latency: Sendable, Hashable {
     /// The middle of the waits, in milliseconds.
@@ -33,30 +35,14 @@ public struct Latency: Sendable, Hashable {
         max(0, milliseconds - jitterMilliseconds)...(milliseconds + jitterMilliseconds)
     }
 
-    /// The whole milliseconds that `text` spells (numbers each followed by `ms`, `s` or `m`; `0` alone is
-    /// zero), or nil. A bare number is refused: `80` could mean milliseconds or seconds.
+    /// The whole milliseconds that `text` spells, read as every duration is (`DurationText`), or nil. A bare
+    /// number other than `0` is refused here: `80` could mean milliseconds or seconds.
     static func milliseconds(in text: Substring) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed == "0" { return 0 }
-        var rest = Substring(trimmed)
-        guard !rest.isEmpty else { return nil }
-        var total = 0.0
-        while !rest.isEmpty {
-            let digits = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-            guard !digits.isEmpty, digits.filter({ $0 == "." }).count <= 1, let number = Double(digits),
-                number.isFinite
-            else { return nil }
-            rest = rest.dropFirst(digits.count)
-            let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            switch unit {
-            case "ms": total += number
-            case "s": total += number * 1_000
-            case "m": total += number * 60_000
-            default: return nil
-            }
-            guard total <= Double(Int32.max) else { return nil }
-        }
+        guard Double(trimmed) == nil, let seconds = DurationText.seconds(trimmed) else { return nil }
+        let total = seconds * 1_000
+        guard total <= Double(Int32.max) else { return nil }
         // Whole milliseconds only: `0.5ms` is finer than any network this rehearses.
         let rounded = total.rounded()
         guard abs(total - rounded) < 1e-6 else { return nil }
