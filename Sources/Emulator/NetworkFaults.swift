@@ -1,4 +1,5 @@
 import Foundation
+import ShareKit
 
 /// The network conditions in force in a running `sharelane serve`, and what they decide for each request in
 /// the order requests arrive: its wait and its fault (from the seeded draws), and whether its caller is over
@@ -24,8 +25,8 @@ final class NetworkFaults: @unchecked Sendable {
     private var conditions: NetworkConditions
     /// Which request meets which fault; apart from `jitter`, so that the faults a seed gives are the same
     /// with jitter or without.
-    private var faultDraws: SeededGenerator
-    private var jitterDraws: SeededGenerator
+    private var faultDraws: SplitMix64
+    private var jitterDraws: SplitMix64
     private var windows: RequestWindows?
 
     init(_ conditions: NetworkConditions, clock: EmulatorClock) {
@@ -79,10 +80,18 @@ final class NetworkFaults: @unchecked Sendable {
 
     /// The fault draws start from `seed` itself; the jitter draws from a second seed derived from it, so that
     /// the two streams do not repeat each other.
-    private static func generators(seed: UInt64?) -> (faults: SeededGenerator, jitter: SeededGenerator) {
+    private static func generators(seed: UInt64?) -> (faults: SplitMix64, jitter: SplitMix64) {
         var system = SystemRandomNumberGenerator()
         let seed = seed ?? system.next()
-        var derive = SeededGenerator(seed: seed ^ 0x6A09_E667_F3BC_C909)
-        return (SeededGenerator(seed: seed), SeededGenerator(seed: derive.next()))
+        var derive = SplitMix64(seed: seed ^ 0x6A09_E667_F3BC_C909)
+        return (SplitMix64(seed: seed), SplitMix64(seed: derive.next()))
+    }
+}
+
+extension SplitMix64 {
+    /// A number in `0..<bound` (the slight lean of a remainder toward small numbers does not matter for
+    /// deciding which request meets which fault).
+    fileprivate mutating func below(_ bound: Int) -> Int {
+        bound <= 1 ? 0 : Int(next() % UInt64(bound))
     }
 }

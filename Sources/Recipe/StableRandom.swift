@@ -1,9 +1,11 @@
+import ShareKit
+
 /// A deterministic random stream for generated data: FNV-1a over the seed and a path, then SplitMix64.
 ///
 /// Swift's `Hasher` is seeded per process, so it must never feed generated data; these functions give the
 /// same numbers on every run and every machine.
 struct StableRandom {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     /// A stream that depends only on `seed` and `path` (such as `zones/Trips/day-3/fields/note#0`).
     init(seed: UInt64, path: String) {
@@ -15,31 +17,25 @@ struct StableRandom {
         for shift in stride(from: 0, to: 64, by: 8) { mix(UInt8(truncatingIfNeeded: seed >> UInt64(shift))) }
         mix(0xFF)
         for byte in path.utf8 { mix(byte) }
-        state = hash
+        generator = SplitMix64(seed: hash)
     }
 
     /// The stream of `path#occurrence` (the `occurrence`-th placeholder of a value), without building
     /// that text.
     init(seed: UInt64, path: String, occurrence: Int) {
         self.init(seed: seed, path: path)
-        var hash = state
+        var hash = generator.state
         func mix(_ byte: UInt8) {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
         mix(UInt8(ascii: "#"))
         for byte in String(occurrence).utf8 { mix(byte) }
-        state = hash
+        generator.state = hash
     }
 
-    /// The next 64 random bits (SplitMix64).
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
+    /// The next 64 random bits.
+    mutating func next() -> UInt64 { generator.next() }
 
     /// A number in `0..<bound` (bound > 0).
     mutating func next(below bound: UInt64) -> UInt64 {

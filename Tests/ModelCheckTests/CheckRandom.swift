@@ -1,4 +1,7 @@
-/// A seeded SplitMix64 generator: the same seed gives the same case, action by action, on every machine.
+import ShareKit
+
+/// A seeded generator (ShareKit's `SplitMix64`): the same seed gives the same case, action by action, on
+/// every machine.
 ///
 /// The checker draws from its own generator rather than from swift-property-based's `Gen`: a case here is a
 /// recipe plus a sequence of actions whose validity depends on the state the earlier actions left (a
@@ -6,17 +9,11 @@
 /// and shrinking has to replay the sequence against real stores. A plain generator with a domain-aware
 /// shrinker (`CaseShrinker`) fits that stateful problem better than value-level generators and shrinking.
 struct CheckRandom: RandomNumberGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// A whole number in `range`.
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
