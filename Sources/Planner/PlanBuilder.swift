@@ -225,8 +225,8 @@ struct PlanBuilder {
                 }
             }
             // An update writes some fields, but the store checks the record as it will be: the VALIDATE
-            // references among the fields it keeps need their targets too (found by the model checker, run
-            // seed 6: a target deleted behind the recipe's back was created after the update that needed it).
+            // references among the fields it keeps need their targets too (else a target deleted behind the
+            // recipe's back would be created after the update that needs it).
             if record.operation == .update, let name = saves[index].recordName, let kept = live[name]?.fields {
                 for field in kept.keys.sorted() where record.fields[field] == nil {
                     names += kept[field]?.referencedRecordNames(action: .validate, inZone: zone) ?? []

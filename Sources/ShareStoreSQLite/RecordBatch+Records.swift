@@ -261,8 +261,8 @@ extension RecordBatch {
                 db, sql: "SELECT source FROM reference WHERE zoneId = ? AND target = ?", arguments: [zoneId, next])
         }
         // The records under a deleted record stay, but their parent chain no longer leads to the hierarchy's
-        // root, so they leave its share, as a record moved out of the hierarchy does (found by the model
-        // checker, run seed 3: a participant could still change a record whose parent the owner had deleted).
+        // root, so they leave its share, as a record moved out of the hierarchy does (else a participant could
+        // still change a record whose parent the owner had deleted).
         for row in removed where row.shareRoot != nil { try placeChildren(of: row.name, under: nil) }
         return .deleted(recordName: name)
     }

@@ -169,9 +169,9 @@ extension RecordBatch {
             result.append(entry)
         }
         if proposed.publicPermission != .none, let existing {
-            // A public user has the share's public permission, whatever it was when they joined (found by the
-            // model checker, run seed 4: carol, who joined read-only, showed read-only after the owner opened
-            // the share to read-write, and could write).
+            // A public user has the share's public permission, whatever it was when they joined (else one who
+            // joined read-only would show read-only after the owner opened the share to read-write, and yet
+            // could write).
             for var old in existing.participants where old.role == .publicUser && !seen.contains(old.userRecordName) {
                 old.permission = proposed.publicPermission
                 result.append(old)

@@ -310,14 +310,32 @@ import Testing
         throw ShareError(.internalError, "no seed starts with \(pattern)")
     }
 
-    @Test("a resent write that meets EXISTS or CONFLICT counts as done only when the store holds what it sent")
-    func onlyResentWritesAreReadBack() async throws {
+    /// A serve whose retries wait on a movable clock, one request at a time, with alice signed in and her
+    /// zone Z made.
+    static func withAliceInZone(
+        _ body: @Sendable (String, WebServicesStore, UserRecordName, ZoneID) async throws -> Void
+    ) async throws {
         let clock = MovableClock()
         try await H.withEmulator(clock: clock.emulatorClock) { base in
             let store = H.store(base, retryClock: clock.retryClock, parallelism: 1)
             let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
             let zone = ZoneID(zoneName: "Z")
             _ = try await store.modifyZones([ZoneOperation(.create, zone)], in: .private, as: alice)
+            try await body(base, store, alice, zone)
+        }
+    }
+
+    /// Serve applies the next request and loses its answer; the two after it (the resend and its read-back)
+    /// get through.
+    static func loseTheNextAnswer(_ base: String) async throws {
+        let rates = FaultRates(percent: [.lostAnswer: 50]) ?? FaultRates()
+        let seed = try seed(startingWith: [.lostAnswer, nil, nil], rates: rates)
+        try await setConditions(base, #"{"faults": "lost-answer=50%", "seed": \#(seed)}"#)
+    }
+
+    @Test("a resent write that meets EXISTS or CONFLICT counts as done only when the store holds what it sent")
+    func onlyResentWritesAreReadBack() async throws {
+        try await Self.withAliceInZone { base, store, alice, zone in
             func record(_ name: String, _ title: String, tag: String? = nil) -> Record {
                 Record(
                     recordName: name, recordType: "Note", zoneID: zone, fields: ["title": .string(title)],
@@ -335,9 +353,7 @@ import Testing
             #expect(fresh.first?.error?.code == .exists)
 
             // The next request's answer is lost after it was applied; it is sent again, then read back.
-            let rates = FaultRates(percent: [.lostAnswer: 50]) ?? FaultRates()
-            let seed = try Self.seed(startingWith: [.lostAnswer, nil, nil], rates: rates)
-            try await Self.setConditions(base, #"{"faults": "lost-answer=50%", "seed": \#(seed)}"#)
+            try await Self.loseTheNextAnswer(base)
             let outcomes = try await store.modifyRecords(
                 [
                     .init(.create, record("theirs", "mine")),  // exists with other fields: EXISTS stands
@@ -360,15 +376,10 @@ import Testing
     }
 
     @Test(
-        "a hierarchy share's deletion whose answer was lost is settled when sent again (the store answers NOT_FOUND, found by the model checker, run seed 2)"
+        "a hierarchy share's deletion whose answer was lost is settled when sent again (the store answers NOT_FOUND, as for any record)"
     )
     func lostShareDeletionIsSettled() async throws {
-        let clock = MovableClock()
-        try await H.withEmulator(clock: clock.emulatorClock) { base in
-            let store = H.store(base, retryClock: clock.retryClock, parallelism: 1)
-            let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
-            let zone = ZoneID(zoneName: "Z")
-            _ = try await store.modifyZones([ZoneOperation(.create, zone)], in: .private, as: alice)
+        try await Self.withAliceInZone { base, store, alice, zone in
             let saved = try await store.modifyRecords(
                 [
                     .init(.create, Record(recordName: "root", recordType: "Note", zoneID: zone)),
@@ -384,9 +395,7 @@ import Testing
                 database: .private, atomic: false, as: alice)
             #expect(missing.first?.error?.code == .notFound, "\(missing)")
             // The deletion's answer is lost; sent again, it is settled as done.
-            let rates = FaultRates(percent: [.lostAnswer: 50]) ?? FaultRates()
-            let seed = try Self.seed(startingWith: [.lostAnswer, nil, nil], rates: rates)
-            try await Self.setConditions(base, #"{"faults": "lost-answer=50%", "seed": \#(seed)}"#)
+            try await Self.loseTheNextAnswer(base)
             let deleted = try await store.modifyRecords(
                 [
                     .init(

@@ -166,8 +166,8 @@ final class CaseRun {
                 recipe = try CaseRunner.load(spec.yaml())
             } catch  where "\(error)".contains(RecipeGenerator.writeOrderCycle) {
                 // The edit made records need each other first (a VALIDATE reference into its own hierarchy):
-                // the loader rightly refuses that recipe; the case goes on with the one before (found by the
-                // checker, run seed 2: the edit stayed in the spec, and the next step's load threw).
+                // the loader rightly refuses that recipe; the case goes on with the one before (an edit kept in
+                // the spec would make the next step's load throw).
                 spec = unmutated
                 report.skipped += 1
                 return
@@ -270,8 +270,8 @@ final class CaseRun {
     /// The refusal any write to `record` meets, whoever writes it: a `VALIDATE` reference among its fields to a
     /// record the zone no longer has. The store checks the record as it will be, so an edit of another field
     /// is refused too (VALIDATING_REFERENCE_ERROR), after the access rules.
-    /// `written` is the field the write replaces (with text): its old reference no longer counts (found by the
-    /// checker, run seed 8: a write over the very field that held the dangling reference is allowed).
+    /// `written` is the field the write replaces (with text): its old reference no longer counts (a write over
+    /// the very field that held the dangling reference is allowed).
     private func danglingReference(in record: Record?, zone: String, written: String) async throws -> ShareError? {
         guard let record else { return nil }
         let kept = record.fields.filter { $0.key != written }
@@ -330,7 +330,7 @@ final class CaseRun {
         }
         // A record whose VALIDATE reference points to a record deleted behind the recipe's back cannot be
         // written by anyone: the store answers VALIDATING_REFERENCE_ERROR after the access rules allowed it
-        // (found by the checker, run seed 2). A lane's `can: write` judges access only, so it is not asked.
+        // A lane's `can: write` judges access only, so it is not asked.
         let dangling =
             expected == nil ? try await danglingReference(in: existing, zone: zone, written: field) : nil
         expected = expected ?? dangling

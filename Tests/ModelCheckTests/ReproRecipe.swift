@@ -32,7 +32,7 @@ enum ReproRecipe {
     /// record that only a later version declares (and no step saves) in the step's zone, as its record or as a
     /// save's parent, becomes a comment, and an expectation about such a record is asked of its zone (a refused
     /// write of a new record is refused in its zone too). Records are known per zone, as the validator knows
-    /// them: a save in another zone does not make the name known (found by the checker, run seeds 7, 8 and 9).
+    /// them: a save in another zone does not make the name known.
     static func runnable(_ steps: [String], recipe: RecipeSpec) -> [String] {
         var known: Set<String> = []
         for zone in recipe.zones {
