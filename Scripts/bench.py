@@ -236,18 +236,8 @@ def bench_size(binary, size, work):
     if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
         sys.exit(f"bench: the second no-op plan is not empty:\n{out[-2000:]}")
     row["plan_cached"] = (secs, rss, cpu)
-    records_per_zone = max(size // 100, 1)
-    # Generated records are numbered from 1 in each zone.
-    for label, places in [("plan_100_dense", [(1 + k // records_per_zone, 1 + k % records_per_zone) for k in range(100)]),
-                          ("plan_100_spread", [(z, 1) for z in range(1, 101)])]:
-        qty = 4 if label == "plan_100_dense" else 5
-        behind = os.path.join(work, f"behind-{size}-{label}.yaml")
-        with open(behind, "w") as f:
-            f.write("sharelane: 1\nname: behind\nusers:\n  owner: { email: owner@bench.example }\nowner: owner\n"
-                    "lanes:\n  change:\n    steps:\n")
-            for zone, item in places:
-                f.write(f"      - save: {{ zone: Z{zone:03}, record: item-{item:05}, type: Item, fields: {{ qty: {qty} }} }}\n")
-        run([binary, "run", "change", behind, "--store", store])
+    for label in ("plan_100_dense", "plan_100_spread"):
+        behind_its_back(binary, work, size, label, store)
         secs, rss, out, cpu = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], expect=(2,))
         if "Plan: 0 to add, 100 to change, 0 to destroy." not in out:
             sys.exit(f"bench: the plan after 100 changes behind its back does not show exactly them:\n{out[-2000:]}")
@@ -315,20 +305,21 @@ def network_requests(log_text):
             "lost_answers": lost, "errors": errors, "busiest_user": max(per_user.values(), default=0)}
 
 
-def behind_its_back(binary, work, size, label, served):
-    """Changes 100 records behind sharelane's back through `served` (dense: in as few zones as hold them;
-    spread: one in each zone), as `bench_size` does on SQLite; returns the lane recipe's path."""
+def behind_its_back(binary, work, size, label, store, env=None):
+    """Changes 100 records behind sharelane's back in `store` (dense: in as few zones as hold them; spread: one
+    in each zone), each to a value the recipe does not hold, with a lane of `save` steps."""
     records_per_zone = max(size // 100, 1)
+    # Generated records are numbered from 1 in each zone.
     places = ([(1 + k // records_per_zone, 1 + k % records_per_zone) for k in range(100)] if label.endswith("dense")
               else [(z, 1) for z in range(1, 101)])
     qty = 4 if label.endswith("dense") else 5
-    behind = os.path.join(work, f"behind-net-{size}-{label}.yaml")
+    behind = os.path.join(work, f"behind-{size}-{label}.yaml")
     with open(behind, "w") as f:
         f.write("sharelane: 1\nname: behind\nusers:\n  owner: { email: owner@bench.example }\nowner: owner\n"
                 "lanes:\n  change:\n    steps:\n")
         for zone, item in places:
             f.write(f"      - save: {{ zone: Z{zone:03}, record: item-{item:05}, type: Item, fields: {{ qty: {qty} }} }}\n")
-    run([binary, "run", "change", behind, "--store", served.url], env=served.env)
+    run([binary, "run", "change", behind, "--store", store], env=env)
 
 
 def bench_network(binary, size, work):
@@ -359,7 +350,7 @@ def bench_network(binary, size, work):
             sys.exit(f"bench: the cached no-op plan through --latency is not empty:\n{out[-2000:]}")
         row["latency_plan_cached"] = {"seconds": secs, "requests": network_requests(slow.log()[start:])["requests"]}
         for label in ("latency_plan_100_dense", "latency_plan_100_spread"):
-            behind_its_back(binary, work, size, label, slow)
+            behind_its_back(binary, work, size, label, slow.url, slow.env)
             start = len(slow.log())
             secs, rss, out, cpu = run(plan, env=slow.env, expect=(2,))
             if "Plan: 0 to add, 100 to change, 0 to destroy." not in out:
