@@ -149,7 +149,10 @@ let package = Package(
             exclude: ["Browser"]
         ),
         // The schema goldens are read beside the test file (`#filePath`), not as resources.
-        .testTarget(name: "EndToEndTests", dependencies: ["SharelaneTestSupport", "ShareKit"], exclude: ["Golden"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["SharelaneTestSupport", "ShareKit", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Golden"]),
         .testTarget(
             name: "ModelCheckTests",
             dependencies: [

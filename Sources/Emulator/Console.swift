@@ -11,14 +11,23 @@ import SharingReport
 /// Every page is a GET that reads the store as a user (`ConsoleReader`); the only POST starts a session. The
 /// API token is asked once (the sign-in form, or `?ckAPIToken=`), then a session cookie stands for it.
 struct Console: Sendable {
-    let store: any Store
+    /// Every container and environment the emulator keeps; the console shows one at a time.
+    let worlds: any StoreWorlds
+    /// The world the pages show (`viewing(_:)` picks it from the request).
+    var world = StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
+    /// The shown world's store, opened when a page first reads it.
+    var store: any Store {
+        get throws { try worlds.store(for: world) }
+    }
     let configuration: EmulatorConfiguration
     let sessions: ConsoleSessions
     let containers: ConsoleContainerLog
     /// The network conditions in force, shown on the overview.
     let network: NetworkFaults
 
-    var reader: ConsoleReader { ConsoleReader(store: store) }
+    var reader: ConsoleReader {
+        get throws { ConsoleReader(store: try store) }
+    }
 
     /// At most this many records on the history page.
     static let historyLimit = 500
@@ -34,20 +43,72 @@ struct Console: Sendable {
         router.get("/console/signout") { request, _ in await console.signOut(request) }
         let pages = router.group().add(
             middleware: ConsoleSessionMiddleware(configuration: configuration, sessions: sessions))
-        pages.get("/") { request, _ in await console.answer { try await console.overview(request) } }
-        pages.get("/users/:user") { _, context in
-            await console.answer { try await console.userPage(Self.parameter(context, "user")) }
+        pages.get("/") { request, _ in
+            await console.answer { try await console.viewing(request).overview(request) }
+        }
+        pages.get("/console/world") { request, _ in await console.answer { try console.chooseWorld(request) } }
+        pages.get("/users/:user") { request, context in
+            await console.answer { try await console.viewing(request).userPage(Self.parameter(context, "user")) }
         }
         pages.get("/users/:user/:database/:zone") { request, context in
             await console.answer {
-                try await console.zonePage(
+                try await console.viewing(request).zonePage(
                     user: Self.parameter(context, "user"), database: Self.parameter(context, "database"),
                     zone: Self.parameter(context, "zone"), owner: request.uri.queryParameters["owner"].map(String.init))
             }
         }
-        pages.get("/access") { request, _ in await console.answer { try await console.accessPage(request) } }
-        pages.get("/graph") { request, _ in await console.answer { try await console.graphPage(request) } }
-        pages.get("/history") { request, _ in await console.answer { try await console.historyPage(request) } }
+        pages.get("/access") { request, _ in
+            await console.answer { try await console.viewing(request).accessPage(request) }
+        }
+        pages.get("/graph") { request, _ in
+            await console.answer { try await console.viewing(request).graphPage(request) }
+        }
+        pages.get("/history") { request, _ in
+            await console.answer { try await console.viewing(request).historyPage(request) }
+        }
+    }
+
+    // MARK: - Worlds
+
+    /// The cookie that remembers which container and environment the pages show.
+    static let worldCookieName = "sharelane_console_world"
+
+    /// This console showing the world the request chose (`/console/world` remembers it in a cookie), else
+    /// the default container's development if the store keeps it, else the first world it keeps.
+    func viewing(_ request: Request) throws -> Console {
+        let chosen = request.cookies[Self.worldCookieName].flatMap { Self.world(from: $0.value) }
+        let known = try worlds.worlds()
+        let standard = StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
+        let world = chosen ?? (known.contains(standard) ? standard : known.first ?? standard)
+        var console = self
+        console.world = world
+        return console
+    }
+
+    /// `GET /console/world?world=CONTAINER/ENVIRONMENT`: shows that world from now on, from the overview.
+    func chooseWorld(_ request: Request) throws -> Response {
+        let given = request.uri.queryParameters["world"].map(String.init) ?? ""
+        guard let world = Self.world(from: given) else {
+            throw ConsoleFailure(
+                message: "\"\(given)\" is not a container and environment: give CONTAINER/development or "
+                    + "CONTAINER/production", status: .badRequest)
+        }
+        var response = Self.redirect(to: "/")
+        response.setCookie(
+            Cookie(
+                name: Self.worldCookieName, value: world.description, path: "/", httpOnly: true, sameSite: .strict))
+        return response
+    }
+
+    /// `CONTAINER/ENVIRONMENT`, as `StoreWorld.description` writes it; nil for anything else.
+    static func world(from text: String) -> StoreWorld? {
+        let text = text.removingPercentEncoding ?? text
+        guard let slash = text.lastIndex(of: "/"),
+            let environment = CloudKitEnvironment(rawValue: String(text[text.index(after: slash)...]))
+        else { return nil }
+        let container = String(text[..<slash])
+        guard StoreWorld.containerProblem(container) == nil else { return nil }
+        return StoreWorld(container: container, environment: environment)
     }
 
     // MARK: - Sessions

@@ -84,7 +84,7 @@ extension EmulatorService {
         guard await tickets.spend(form["ticket"]) else { return Self.expiredTicketPage(opener: opener) }
         let user: User
         do {
-            user = try await store.signIn(email: email, name: form["name"].flatMap { $0.isEmpty ? nil : $0 })
+            user = try await signIn(email: email, name: form["name"].flatMap { $0.isEmpty ? nil : $0 }, in: nil)
         } catch {
             return Self.page(
                 "Sign-in failed", "<p class=\"error\">\(HTML.escaped("\(error)"))</p>", status: .badRequest)

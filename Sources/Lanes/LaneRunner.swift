@@ -337,7 +337,7 @@ public struct LaneRunner: Sendable {
     {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let records = try await QueryRun(store: store).records(
             query, actor: actor.recordName, owner: owner.recordName)
         let names = records.map(\.recordName)
@@ -419,7 +419,7 @@ public struct LaneRunner: Sendable {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         var values: [String: FieldValue] = [:]
         for (key, declared) in fields {
             switch declared {
@@ -451,7 +451,7 @@ public struct LaneRunner: Sendable {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let record = Record(recordName: name, recordType: "", zoneID: zoneID)
         let outcomes = try await store.modifyRecords(
             [RecordOperation(.forceDelete, record)], in: zoneID, database: database, atomic: true, as: actor.recordName)

@@ -204,11 +204,11 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.serve")
         let url = StoreLocator.effectiveURL(option: store)
-        let served: any Store
+        let served: SQLiteWorlds
         do {
             switch try StoreLocator.location(of: url) {
-            case .sqlite(let path): served = try SQLiteStore(path: path, logger: logger)
-            case .memory: served = try SQLiteStore.inMemory(logger: logger)
+            case .sqlite(let path): served = try SQLiteWorlds(path: path, logger: logger)
+            case .memory: served = SQLiteWorlds(inMemoryWith: logger)
             case .http, .cloudKit(_, _):
                 throw CLIFailure(
                     "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")
@@ -228,7 +228,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network)
         let lag = indexLag.flatMap(DurationText.seconds) ?? 0
         configuration.indexLag = lag
-        let emulator = CloudKitEmulator(store: served, configuration: configuration, logger: logger)
+        let emulator = CloudKitEmulator(worlds: served, configuration: configuration, logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
         let opaqueChecksums = self.opaqueChecksums
