@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "sharelane", targets: ["sharelane"]),
         .library(name: "ShareKit", targets: ["ShareKit"]),
+        // sharelane serve in a Swift test suite: an in-process emulator seeded from a recipe (Docs/Testing.md).
+        .library(name: "SharelaneTesting", targets: ["SharelaneTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -67,11 +69,20 @@ let package = Package(
             name: "Lanes",
             dependencies: ["ShareKit", "Recipe", "Planner", .product(name: "Logging", package: "swift-log")]
         ),
+        // An emulator seeded from a recipe, with its reset point: `serve --recipe` and SharelaneTesting.
+        .target(
+            name: "SharelaneFixture",
+            dependencies: [
+                "ShareKit", "ShareStoreSQLite", "Emulator", "Recipe", "Planner", "Lanes",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "SharelaneTesting", dependencies: ["SharelaneFixture", "Emulator"]),
         .target(
             name: "SharelaneCLI",
             dependencies: [
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
-                "SharingReport",
+                "SharingReport", "SharelaneFixture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),

@@ -74,6 +74,10 @@ public struct CloudKitEmulator: Sendable {
         }
         router.post("/database/**") { request, _ in try service.unknownOperation(request) }
         router.get("/database/**") { request, _ in try service.unknownOperation(request) }
+        FixtureEndpoint(
+            emulator: self, gate: LocalCallerGate(configuration: service.configuration, sessions: consoleSessions),
+            logger: logger
+        ).register(on: router)
         NetworkFaultsEndpoint(
             faults: network, configuration: service.configuration, sessions: consoleSessions, logger: logger
         ).register(on: router)

@@ -32,6 +32,11 @@ actor EmulatorIdentities {
         present.insert(Presence(user: user.recordName, world: world))
     }
 
+    /// Forgets who has a user record in `world`: it was reset or restored, and its users may be gone.
+    func forget(_ world: StoreWorld) {
+        present = present.filter { $0.world != world }
+    }
+
     /// Who to sign in to `world` before `user`'s request there: nil when the user has a record there already,
     /// or is not a person who signed in (the API token's caller, a server-to-server key).
     func needingSignIn(_ user: UserRecordName, in world: StoreWorld) -> User? {

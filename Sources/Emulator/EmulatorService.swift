@@ -14,6 +14,10 @@ struct EmulatorService: Sendable {
     let worlds: any StoreWorlds
     /// Who signed in, and in which worlds they already have a user.
     let identities = EmulatorIdentities()
+    /// Each world's requests kept apart from its resets and restores.
+    let gate = WorldGate()
+    /// Reset points, named snapshots and the seeded recipes' people (`EmulatorFixture.swift`).
+    let fixture = FixtureState()
     let configuration: EmulatorConfiguration
     let tokens: TokenIssuer
     /// The one-time tickets of sign-in `redirectURL`s (EmulatorService+SignInPage).
@@ -121,9 +125,11 @@ struct EmulatorService: Sendable {
         // Kept assets are answered with a downloadURL on this server, as the client named it.
         let serving = WireAsset.Serving(downloadBase: baseURL(of: request), checksum: servedChecksum)
         let user = try context.user()
-        let store = try await self.store(for: world, as: user)
-        let answer = try await WireAsset.$serving.withValue(serving) {
-            try await dispatch(operation, store: store, world: world, database: database, body: body, as: user)
+        let answer = try await gate.request(world) {
+            let store = try await self.store(for: world, as: user)
+            return try await WireAsset.$serving.withValue(serving) {
+                try await dispatch(operation, store: store, world: world, database: database, body: body, as: user)
+            }
         }
         return WireResponse.json(answer)
     }

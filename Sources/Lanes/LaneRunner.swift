@@ -216,7 +216,10 @@ public struct LaneRunner: Sendable {
 
     /// Performs one step other than `lane`, returning what it has to say about its outcome.
     private func perform(_ step: Step, in recipe: Recipe, _ session: LaneSession) async throws -> StepOutcome {
-        let steps = PlannerSteps(store: store, logger: logger, location: step.location)
+        // `environment:` plans and applies the recipe in that environment of its container: a world of its own.
+        let steps = PlannerSteps(
+            store: try step.environment.map { try store.inEnvironment($0) } ?? store, logger: logger,
+            location: step.location)
         switch step.action {
         case .plan(let prune, let only):
             return try await steps.plan(recipe, prune: prune, only: only)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One CloudKit container in one environment: a world of its own, as on CloudKit, where each container
 /// keeps its own users, databases, zones, records, shares, subscriptions, change feeds and assets, and a
 /// container's production never sees what development holds.
@@ -54,4 +56,19 @@ public protocol StoreWorlds: Sendable {
     func store(for world: StoreWorld) throws -> any Store
     /// The worlds that exist, in a stable order (container, then development before production).
     func worlds() throws -> [StoreWorld]
+    /// A copy of one world as it is now, to go back to (`restore`), or to write to a file (`serialized`).
+    func snapshot(_ world: StoreWorld) async throws -> any WorldSnapshot
+    /// Puts a world back as `snapshot` holds it, in one step: a reader sees it before or after, never half.
+    /// Change tokens handed out before are refused afterwards (a new epoch), never read as "nothing changed".
+    /// - Throws: `ShareError` (`BAD_REQUEST`) for a snapshot of another kind of store.
+    func restore(_ world: StoreWorld, to snapshot: any WorldSnapshot) async throws
+    /// A snapshot read back from what `WorldSnapshot.serialized` wrote.
+    /// - Throws: `ShareError` (`BAD_REQUEST`) when the bytes are not such a snapshot.
+    func snapshot(serialized: Data) throws -> any WorldSnapshot
+}
+
+/// One world at a moment (`StoreWorlds.snapshot`).
+public protocol WorldSnapshot: Sendable {
+    /// The snapshot as bytes: for the embedded store, a SQLite database file.
+    func serialized() throws -> Data
 }

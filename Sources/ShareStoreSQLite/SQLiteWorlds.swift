@@ -257,7 +257,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         return StoreWorld(container: row["container"], environment: environment)
     }
 
-    private static func guarded<T>(_ displayName: String, _ body: () throws -> T) throws -> T {
+    static func guarded<T>(_ displayName: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as ShareError {
@@ -265,6 +265,88 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         } catch {
             throw ShareError(
                 .internalError, "reading the worlds of \(displayName) failed: \(error)", subject: displayName)
+        }
+    }
+}
+
+// MARK: - Snapshots
+
+extension SQLiteWorlds {
+    /// A world copied into a database in memory with SQLite's backup API: a page-for-page copy, taken in one
+    /// read transaction.
+    final class Snapshot: WorldSnapshot, @unchecked Sendable {
+        let copy: DatabaseQueue
+
+        init(_ copy: DatabaseQueue) { self.copy = copy }
+
+        func serialized() throws -> Data {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sharelane-snapshot-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("world.sqlite")
+            do {
+                let target = try DatabaseQueue(path: file.path)
+                try copy.backup(to: target)
+                try target.close()
+            } catch {
+                throw ShareError(.internalError, "cannot write a snapshot: \(error)")
+            }
+            return try Data(contentsOf: file)
+        }
+    }
+
+    public func snapshot(_ world: StoreWorld) async throws -> any WorldSnapshot {
+        let writer = try writer(for: world)
+        return try Self.guarded(displayName) {
+            let copy = try DatabaseQueue()
+            try writer.backup(to: copy)
+            return Snapshot(copy)
+        }
+    }
+
+    public func restore(_ world: StoreWorld, to snapshot: any WorldSnapshot) async throws {
+        guard let snapshot = snapshot as? Snapshot else {
+            throw ShareError(.badRequest, "this snapshot is not of a SQLite store; take it from this store")
+        }
+        let writer = try writer(for: world)
+        try Self.guarded(displayName) {
+            // Staged apart, so that the world's file takes it in one backup: its own record of the world it
+            // holds kept, and a new epoch, so that change tokens handed out since the snapshot are refused.
+            let recorded = try Self.recordedWorld(writer, displayName: displayName)
+            let staged = try DatabaseQueue()
+            try snapshot.copy.backup(to: staged)
+            try staged.write { db in
+                try db.execute(sql: "DELETE FROM storeWorld")
+                if let recorded {
+                    try db.execute(
+                        sql: "INSERT INTO storeWorld (id, container, environment) VALUES (1, ?, ?)",
+                        arguments: [recorded.container, recorded.environment.rawValue])
+                }
+                try db.execute(sql: "UPDATE counter SET epoch = ?", arguments: [ChangeSequence.newEpoch()])
+            }
+            try staged.backup(to: writer)
+        }
+        logger.info("restored a snapshot", metadata: ["world": "\(world)", "store": "\(displayName)"])
+    }
+
+    public func snapshot(serialized data: Data) throws -> any WorldSnapshot {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sharelane-snapshot-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("world.sqlite")
+        try data.write(to: file)
+        do {
+            let source = try DatabaseQueue(path: file.path)
+            defer { try? source.close() }
+            let copy = try DatabaseQueue()
+            try source.backup(to: copy)
+            // A snapshot of an older sharelane is brought up to this one's tables.
+            try Self.migrate(copy, displayName: displayName)
+            return Snapshot(copy)
+        } catch {
+            throw ShareError(.badRequest, "these bytes are not a snapshot of a sharelane store: \(error)")
         }
     }
 }
