@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         // `swift package generate-documentation --target ShareKit` builds ShareKit's DocC catalog.
@@ -83,6 +84,7 @@ let package = Package(
             dependencies: [
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
                 "SharingReport", "SharelaneFixture",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),

@@ -37,6 +37,9 @@ public struct CloudKitEmulator: Sendable {
         network = NetworkFaults(configuration.networkConditions, clock: configuration.clock)
     }
 
+    /// The store served, as messages name it (`sqlite:PATH`, `memory:`).
+    public var displayName: String { service.worlds.displayName }
+
     /// The routes: sign-in, every operation of `WireOperation.all` under Apple's path, an answer naming
     /// them for any other path under `/database/`, the network conditions' endpoint, and the console's pages.
     func router() -> Router<EmulatorRequestContext> {

@@ -4,6 +4,7 @@ import Emulator
 import Foundation
 import Logging
 import ShareKit
+import ServiceLifecycle
 import ShareStoreSQLite
 
 /// `sharelane serve`: a local CloudKit Web Services emulator over a SQLite store.
@@ -47,8 +48,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on (0 picks a free one).")
-    var port = 8420
+    @Option(help: "The port to listen on (default 8420; 0 picks a free one, as it does with a command after --).")
+    var port: Int?
+
+    @OptionGroup var fixture: FixtureOptions
 
     @Option(
         name: .customLong("api-token"),
@@ -191,7 +194,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 "--allow-origin \"\(origin)\" is not a web origin: give scheme://host[:port], such as "
                     + "https://app.example.test")
         }
-        guard (0...65535).contains(port) else {
+        if let port, !(0...65535).contains(port) {
             throw ValidationError("--port \(port) is not a port: give 0…65535")
         }
         if let apiToken, apiToken.isEmpty {
@@ -200,6 +203,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     @OptionGroup var logging: LoggingOptions
+
+    /// Wrapped around a command, serve's request log would fill the command's output: warnings only, unless
+    /// `--log-level` asks for more.
+    var chosenDefaultLogLevel: Logger.Level { fixture.command.isEmpty ? Self.defaultLogLevel : .warning }
 
     func run() async throws {
         let logger = Logger(label: "sharelane.serve")
@@ -223,6 +230,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let generated = apiToken == nil
         let keyring = try serverKeyring()
         let network = try networkConditions()
+        // Wrapped around a command, serve takes a free port unless told one, so that test runs do not meet.
+        let port = self.port ?? (fixture.command.isEmpty ? 8420 : 0)
         var configuration = EmulatorConfiguration(
             host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
             opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network)
@@ -234,6 +243,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let opaqueChecksums = self.opaqueChecksums
         let allowedOrigins = allowOrigin.compactMap(EmulatorConfiguration.origin(of:))
         let storeName = served.displayName
+        let seeded = try await fixture.prepare(emulator, worlds: served, logger: logger)
+        if !fixture.command.isEmpty {
+            return try await runWrapped(emulator, seeded: seeded, token: token, logger: logger)
+        }
         do {
             try await emulator.run { boundPort in
                 var lines = ["sharelane serve: CloudKit Web Services on http://\(host):\(boundPort) over \(storeName)"]
@@ -260,10 +273,61 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
                 // Docs/Console.md: the console's address, never with the token in it.
                 lines.append("Console: http://\(host):\(boundPort)/    (read-only; sign in with the API token)")
+                if let seeded {
+                    lines.append(
+                        "Seeded from \(seeded.recipe) in \(seeded.world) (\(seeded.users.count) users): "
+                            + "POST /_sharelane/reset goes back to it (Docs/Testing.md)")
+                }
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
         } catch {
             throw CLIFailure("cannot serve on \(host):\(port): \(error); is the port in use? try --port")
         }
+        try await fixture.exportIfAsked(emulator)
+    }
+
+    /// `serve … -- COMMAND`: serves while the command runs, with the fixture in its environment, then stops
+    /// and exits with the command's status.
+    private func runWrapped(
+        _ emulator: CloudKitEmulator, seeded: FixtureOptions.Seeded?, token: String, logger: Logger
+    ) async throws {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let application = emulator.application { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        // Stopped by a graceful shutdown when the command ends: serve's own signal handling is the command's.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: [application], logger: logger))
+        let server = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let boundPort = await iterator.next() else {
+            server.cancel()
+            throw CLIFailure("cannot serve on \(host): \((try? await server.value).map { "\($0)" } ?? "it stopped")")
+        }
+        let world = seeded?.world ?? StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
+        let users = try await emulator.fixtureUsers(container: world.container, environment: world.environment)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-fixture-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        // The users file holds web auth tokens: readable by this user only, and gone when serve stops.
+        let usersFile = scratch.appendingPathComponent("users.json")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try encoder.encode(Dictionary(users.map { ($0.handle, $0) }) { first, _ in first }).write(to: usersFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: usersFile.path)
+        let baseURL = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)"
+        Terminal.printError(
+            "sharelane serve: \(baseURL) over \(emulator.displayName)"
+                + (seeded.map { ", seeded from \($0.recipe) in \($0.world)" } ?? "") + "; running "
+                + fixture.command.joined(separator: " "))
+        let status = try await FixtureOptions.run(
+            fixture.command,
+            environment: FixtureOptions.commandEnvironment(
+                baseURL: baseURL, apiToken: token, world: world, users: users, usersFile: usersFile.path))
+        await group.triggerGracefulShutdown()
+        _ = try? await server.value
+        try await fixture.exportIfAsked(emulator)
+        if status != 0 { throw ExitCode(status) }
     }
 }
