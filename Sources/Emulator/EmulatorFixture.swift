@@ -127,7 +127,8 @@ extension CloudKitEmulator {
         async throws -> [StoreWorld]
     {
         guard let kept = await service.fixture.named[name] else {
-            throw ShareError(.notFound, "no snapshot is named \(name); take one with POST /_sharelane/snapshots/\(name)")
+            throw ShareError(
+                .notFound, "no snapshot is named \(name); take one with POST /_sharelane/snapshots/\(name)")
         }
         let wanted = Set(try await fixtureWorlds(container: container, environment: environment))
         var restored: [StoreWorld] = []
@@ -197,7 +198,8 @@ extension CloudKitEmulator {
             file = try JSONDecoder().decode(SnapshotFile.self, from: data)
         } catch {
             throw ShareError(
-                .badRequest, "not a sharelane snapshot file (JSON with format \"\(SnapshotFile.formatName)\"): \(error)")
+                .badRequest,
+                "not a sharelane snapshot file (JSON with format \"\(SnapshotFile.formatName)\"): \(error)")
         }
         guard file.format == SnapshotFile.formatName else {
             throw ShareError(.badRequest, "not a sharelane snapshot file: its format is \"\(file.format)\"")
@@ -225,11 +227,11 @@ extension CloudKitEmulator {
 
     /// A snapshot's name goes in a URL path: letters, digits, `.`, `-` and `_`.
     static func checkSnapshotName(_ name: String) throws {
-        guard !name.isEmpty, name.count <= 100,
-            name.unicodeScalars.allSatisfy({
-                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._-".unicodeScalars.contains($0)
-            })
-        else {
+        let allowed = name.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                || "._-".unicodeScalars.contains($0)
+        }
+        guard !name.isEmpty, name.count <= 100, allowed else {
             throw ShareError(
                 .badRequest, "\"\(name)\" cannot name a snapshot: use letters, digits, '.', '-' and '_' (at most 100)")
         }

@@ -40,12 +40,14 @@ struct FixtureEndpoint: Sendable {
             case nil, "seed": toEmpty = false
             case "empty": toEmpty = true
             case let other?:
-                throw ShareError(.badRequest, "\"to\": \"\(other)\" is not a state to reset to: give \"seed\" or \"empty\"")
+                throw ShareError(
+                    .badRequest, "\"to\": \"\(other)\" is not a state to reset to: give \"seed\" or \"empty\"")
             }
             let (container, environment) = try Self.world(body)
             let worlds = try await endpoint.emulator.reset(
                 container: container, environment: environment, toEmpty: toEmpty)
-            endpoint.logger.info("reset \(worlds.map(\.description).joined(separator: ", "))\(toEmpty ? " to empty" : "")")
+            let names = worlds.map(\.description).joined(separator: ", ")
+            endpoint.logger.info("reset \(names)\(toEmpty ? " to empty" : "")")
             return try Self.answer(["reset": worlds.map(\.description)])
         }
         router.post(RouterPath("\(Self.snapshotsPath)/:name")) { request, context in
