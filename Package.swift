@@ -154,6 +154,7 @@ let package = Package(
             dependencies: [
                 "SharelaneTestSupport",
                 "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "Planner", "Recipe", "Lanes",
+                "SharelaneTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

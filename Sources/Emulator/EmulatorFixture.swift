@@ -143,6 +143,11 @@ extension CloudKitEmulator {
         return restored
     }
 
+    /// The worlds a recipe seeded (or a snapshot file brought people to), in order.
+    public func seededWorlds() async -> [StoreWorld] {
+        await service.fixture.users.keys.sorted { $0.description < $1.description }
+    }
+
     /// The seeded recipe's people of a world (the only seeded world when none is named), each signed in with
     /// a new web auth token.
     public func fixtureUsers(container: String? = nil, environment: CloudKitEnvironment? = nil) async throws

@@ -305,7 +305,11 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             server.cancel()
             throw CLIFailure("cannot serve on \(host): \((try? await server.value).map { "\($0)" } ?? "it stopped")")
         }
-        let world = seeded?.world ?? StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
+        // The seeded world, or the one a snapshot file brought people to.
+        let fromFile = await emulator.seededWorlds()
+        let world =
+            seeded?.world ?? (fromFile.count == 1 ? fromFile[0] : nil)
+            ?? StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
         let users = try await emulator.fixtureUsers(container: world.container, environment: world.environment)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-fixture-\(UUID())")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

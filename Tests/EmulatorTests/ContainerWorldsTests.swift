@@ -19,21 +19,21 @@ import Testing
 
     /// Creates the zone `Trips` as the token's user in a world, over raw HTTP as a client written from the
     /// reference would.
-    static func createZone(_ url: String, token: String, _ container: String, _ environment: String) async throws
-        -> H.Answer
-    {
+    static func createZone(
+        _ url: String, token: String, _ container: String, _ environment: String, apiToken: String = H.apiToken
+    ) async throws -> H.Answer {
         try await H.raw(
             url, path(container, environment, "zones/modify"),
-            query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": token],
+            query: ["ckAPIToken": apiToken, "ckWebAuthToken": token],
             body: #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Trips"}}}]}"#)
     }
 
-    static func zoneNames(_ url: String, token: String, _ container: String, _ environment: String) async throws
-        -> [String]
-    {
+    static func zoneNames(
+        _ url: String, token: String, _ container: String, _ environment: String, apiToken: String = H.apiToken
+    ) async throws -> [String] {
         let answer = try await H.raw(
             url, path(container, environment, "zones/list"),
-            query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": token],
+            query: ["ckAPIToken": apiToken, "ckWebAuthToken": token],
             body: "{}")
         #expect(answer.status == 200, "\(answer.text)")
         let zones = answer.json["zones"] as? [[String: Any]] ?? []

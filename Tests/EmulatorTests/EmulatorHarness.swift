@@ -112,7 +112,9 @@ enum EmulatorHarness {
     }
 
     /// Signs in over raw HTTP: the first web auth token and the user record name.
-    static func signIn(_ baseURL: String, _ email: String) async throws -> (token: String, user: String) {
+    static func signIn(_ baseURL: String, _ email: String, apiToken: String = apiToken) async throws -> (
+        token: String, user: String
+    ) {
         let answer = try await raw(
             baseURL, "/auth/signin", query: ["ckAPIToken": apiToken], body: #"{"emailAddress":"\#(email)"}"#)
         guard let token = answer.json["ckWebAuthToken"] as? String, let user = answer.json["userRecordName"] as? String
