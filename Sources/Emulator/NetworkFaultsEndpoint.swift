@@ -11,7 +11,7 @@ import ShareKit
 /// "faults": "unavailable=3%,lost-answer=1%", "seed": 7}`. `POST` replaces the whole set, so a setting left out
 /// is off and `{}` is a good network; it answers the conditions now in force. Only callers on this machine
 /// (the connection's remote address in 127.0.0.0/8 or ::1) with the API token (`ckAPIToken`, or the console's
-/// session cookie) are served. The network conditions never apply to this endpoint.
+/// session cookie sent by no page but the console's own) are served. The network conditions never apply to this endpoint.
 struct NetworkFaultsEndpoint: Sendable {
     static let path = "/_sharelane/faults"
 
@@ -77,6 +77,20 @@ struct NetworkFaultsEndpoint: Sendable {
                 .authenticationFailed,
                 "\(Self.path) needs the emulator's API token: add ?ckAPIToken=… (or sign in to the console)")
         }
+        // A browser sends the cookie with a page's request to the same site, and a dev server on localhost:5173 is
+        // the same site as the console on localhost:8420: the cookie stands for the token only in a request of no
+        // page, or of this server's own.
+        if let origin = request.headers[.origin], origin != Self.ownOrigin(request) {
+            throw ShareError(
+                .authenticationFailed,
+                "\(Self.path) takes the console's session only from the console itself, not from a page of "
+                    + "\(EmulatorConfiguration.origin(of: origin) ?? "another origin"): send ?ckAPIToken=…")
+        }
+    }
+
+    /// `http://` and the name the request called this server by.
+    private static func ownOrigin(_ request: Request) -> String? {
+        request.head.authority.flatMap { EmulatorConfiguration.origin(of: "http://\($0)") }
     }
 
     private static func answer(_ conditions: NetworkConditions) throws -> Response {
