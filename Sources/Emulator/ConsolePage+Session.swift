@@ -56,7 +56,9 @@ extension ConsolePage {
             response.headers[policy] =
                 "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; form-action 'self'"
         }
-        if let referrer = HTTPField.Name("Referrer-Policy") { response.headers[referrer] = "no-referrer" }
+        // Never `no-referrer`: under it a browser sends `Origin: null` with the form's POST, which is no allowed
+        // origin.
+        if let referrer = HTTPField.Name("Referrer-Policy") { response.headers[referrer] = "same-origin" }
         return response
     }
 

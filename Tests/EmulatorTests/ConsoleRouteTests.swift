@@ -32,7 +32,7 @@ import Testing
             let policy = try #require(answer.headers.first(name: "Content-Security-Policy"))
             let nonce = try #require(answer.text.firstMatch(of: /<script nonce="([^"]+)">/)?.1)
             #expect(policy.contains("script-src 'nonce-\(nonce)'"), "\(policy)")
-            #expect(answer.headers.first(name: "Referrer-Policy") == "no-referrer")
+            #expect(answer.headers.first(name: "Referrer-Policy") == "same-origin")
             #expect(answer.headers.first(name: "Cache-Control") == "no-store")
             // What the page posts starts the session.
             let token2 = try #require(BrowserClientTests.hiddenValue("token", in: answer.text))

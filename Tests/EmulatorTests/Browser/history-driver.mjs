@@ -57,13 +57,13 @@ async function evaluate(sessionId, expression) {
   const result = await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
   return result.result.value;
 }
-// Waits until the tab shows `path` loaded, with a heading; returns the heading.
-async function arrive(sessionId, path) {
+// Waits until the tab shows `path` loaded, with a heading (`heading`, when given); returns the heading.
+async function arrive(sessionId, path, heading) {
   for (let waited = 0; waited < 15_000; waited += 100) {
-    const heading = await evaluate(sessionId,
+    const shown = await evaluate(sessionId,
       `document.readyState === 'complete' && location.pathname === ${JSON.stringify(path)} && document.querySelector('h1')?.textContent`)
       .catch(() => undefined);
-    if (heading) return heading;
+    if (shown && (!heading || shown === heading)) return shown;
     await sleep(100);
   }
   const where = await evaluate(sessionId, 'location.href + " " + document.title').catch(() => '?');
@@ -85,7 +85,8 @@ try {
   await send('Page.enable', {}, sessionId);
 
   await send('Page.navigate', { url: `${server}/?ckAPIToken=${encodeURIComponent(apiToken)}`, transitionType: 'typed' }, sessionId);
-  steps.push(`${await arrive(sessionId, '/')} after the address with the token`);
+  // The address shows `/` at once (the token taken out), the overview once the posted form signed in.
+  steps.push(`${await arrive(sessionId, '/', 'Overview')} after the address with the token`);
   await click(sessionId, 'nav a[href="/access"]');
   steps.push(`${await arrive(sessionId, '/access')} by its link`);
   await click(sessionId, 'form.signout button');
@@ -94,7 +95,7 @@ try {
   await evaluate(sessionId, `document.querySelector('input[name=token]').focus()`);
   await send('Input.insertText', { text: apiToken }, sessionId);
   await click(sessionId, 'main.signin button[type=submit]');
-  steps.push(`${await arrive(sessionId, '/')} after the sign-in form`);
+  steps.push(`${await arrive(sessionId, '/', 'Overview')} after the sign-in form`);
   await click(sessionId, 'nav a[href="/history"]');
   steps.push(`${await arrive(sessionId, '/history')} by its link`);
 
