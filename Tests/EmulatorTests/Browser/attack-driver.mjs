@@ -1,10 +1,11 @@
 // Plays two attacker pages in headless Chromium against `sharelane serve`, as a page on a developer's
 // machine could (Chromium is driven over the DevTools pipe, as popup-driver.mjs does):
 //
-// - rebinding: a page of http://rebind.example:PORT, where PORT is serve's and the name is mapped to 127.0.0.1
-//   (--host-resolver-rules), as a name an attacker rebinds to this machine. The page is same-origin with
-//   serve, so CORS never applies: with the API token (every CloudKit JS app's page source holds one) it signs
-//   alice in and reads her private records.
+// - rebinding: a page of http://rebind.example:PORT, where PORT is serve's. The attacker's server answers the
+//   page itself (played here by the DevTools Fetch domain, which fulfils that one request), then the name
+//   points at this machine (mapped to 127.0.0.1 with --host-resolver-rules), so the page's own requests reach
+//   serve. The page is same-origin with serve, so CORS never applies: with the API token (every CloudKit JS
+//   app's page source holds one) it signs alice in and reads her private records.
 // - no-cors: a page of http://evil.example:OTHER (a server of this driver's) sends `no-cors` text/plain POSTs,
 //   which need no preflight, to serve: a network change, a sign-in that would create a user, and a record
 //   written into alice's private zone with her web auth token. It cannot read the answers; what they did is
@@ -33,7 +34,10 @@ const profile = mkdtempSync(join(tmpdir(), 'sharelane-attack-'));
 const browser = spawn(chromiumPath, [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
   '--remote-debugging-pipe', `--user-data-dir=${profile}`,
-  '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP evil.example 127.0.0.1', 'about:blank',
+  '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP evil.example 127.0.0.1',
+  // Chromium asks the person before a page of a public address reaches this machine (Local Network Access);
+  // other browsers do not, and a person may say yes: turned off, the browser plays one without it.
+  '--disable-features=LocalNetworkAccessChecks', 'about:blank',
 ], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
 let finished = false;
 function finish(code, result) {
@@ -52,7 +56,7 @@ browser.on('exit', () => finish(1, { error: `chromium exited: ${stderr.slice(-20
 
 let nextID = 1;
 const pending = new Map();
-const events = [];
+const listeners = [];
 let buffered = Buffer.alloc(0);
 browser.stdio[4].on('data', (chunk) => {
   buffered = Buffer.concat([buffered, chunk]);
@@ -66,7 +70,7 @@ browser.stdio[4].on('data', (chunk) => {
       if (message.error) reject(new Error(JSON.stringify(message.error)));
       else resolve(message.result);
     } else {
-      events.push(message);
+      for (const listener of listeners) listener(message);
     }
   }
 });
@@ -77,12 +81,24 @@ function send(method, params = {}, sessionId) {
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// A tab on `url`, loaded; its session, and the HTTP status its document was answered with.
-async function open(url) {
+// A tab on `url`, loaded; its session, and the HTTP status its document was answered with. With `page`,
+// the document is that HTML, as another server answered it, and only the tab's later requests go out.
+async function open(url, page) {
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
   await send('Runtime.enable', {}, sessionId);
   await send('Page.enable', {}, sessionId);
+  if (page) {
+    listeners.push((message) => {
+      if (message.method !== 'Fetch.requestPaused' || message.sessionId !== sessionId) return;
+      send('Fetch.fulfillRequest', {
+        requestId: message.params.requestId, responseCode: 200,
+        responseHeaders: [{ name: 'Content-Type', value: 'text/html; charset=utf-8' }],
+        body: Buffer.from(page).toString('base64'),
+      }, sessionId).catch(() => {});
+    });
+    await send('Fetch.enable', { patterns: [{ urlPattern: url, requestStage: 'Request' }] }, sessionId);
+  }
   await send('Page.navigate', { url }, sessionId);
   for (let waited = 0; waited < 10_000; waited += 100) {
     const ready = await evaluate(sessionId, `document.readyState === 'complete' && location.href === ${JSON.stringify(url)}`);
@@ -100,7 +116,8 @@ async function evaluate(sessionId, expression) {
 
 try {
   // The rebound page: everything it asks is same-origin.
-  const rebound = await open(`http://rebind.example:${serverPort}/`);
+  const rebound = await open(`http://rebind.example:${serverPort}/`,
+    '<!doctype html><title>A page of a rebound name</title><p>Nothing to see here.</p>');
   const rebinding = await evaluate(rebound.sessionId, `(async () => {
     const text = (body) => ({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(body) });
     const signIn = await fetch('/auth/signin?ckAPIToken=' + encodeURIComponent(${JSON.stringify(apiToken)}),

@@ -89,7 +89,8 @@ try {
   steps.push(`${await arrive(sessionId, '/', 'Overview')} after the address with the token`);
   await click(sessionId, 'nav a[href="/access"]');
   steps.push(`${await arrive(sessionId, '/access')} by its link`);
-  await click(sessionId, 'form.signout button');
+  // The header's sign-out (a button; a link in older versions of the console).
+  await click(sessionId, 'form.signout button, a.signout');
   steps.push(`signed out: ${await arrive(sessionId, '/console/signin')}`);
 
   await evaluate(sessionId, `document.querySelector('input[name=token]').focus()`);
