@@ -69,18 +69,18 @@ extension ConsolePage {
             """
             <h1>sharelane console</h1>
             \(message.map { "<p class=\"error\">\(HTML.escaped($0))</p>" } ?? "")
-            \(check == nil ? "<p><a href=\"/\">Back to the overview</a></p>" : "<p>Sign this browser out of the console?</p>")
-            \(check.map { signOutForm(check: $0, label: "Sign out") } ?? "")
+            \(check.map { "<p>Sign this browser out of the console?</p>" + signOutForm(check: $0) } ?? "")
+            \(check == nil ? "<p><a href=\"/\">Back to the overview</a></p>" : "")
             """)
     }
 
     /// The sign-out button: a POST carrying the session's form check, which a page of another site cannot read.
-    static func signOutForm(check: String?, label: String = "Sign out") -> String {
+    static func signOutForm(check: String?) -> String {
         guard let check else { return "" }
         return """
             <form class="signout" method="post" action="/console/signout">\
             <input type="hidden" name="csrf" value="\(HTML.escaped(check))">\
-            <button type="submit">\(HTML.escaped(label))</button></form>
+            <button type="submit">Sign out</button></form>
             """
     }
 

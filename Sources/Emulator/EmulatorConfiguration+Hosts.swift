@@ -51,7 +51,7 @@ extension EmulatorConfiguration {
             return nil
         }
         if name.contains(":") || name.contains("/") || name.contains("@") {
-            return "not a host name alone: it has a scheme, port or path"
+            return "a URL or an address with a port, not a host name"
         }
         guard name.count <= 253,
             name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }),

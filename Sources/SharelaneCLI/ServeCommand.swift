@@ -210,7 +210,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         for name in allowHost {
             if let problem = EmulatorConfiguration.hostNameProblem(name) {
                 throw ValidationError(
-                    "--allow-host \"\(name)\" is \(problem): give a host name alone, such as devbox.local")
+                    "--allow-host \"\(name)\" is \(problem): write the name alone, such as devbox.local")
             }
         }
         guard (0...65535).contains(port) else {

@@ -56,8 +56,8 @@ struct HostAndOriginTests {
             let byName = [("Host", "localhost:\(port)")]
             let upload = try await H.raw(
                 base, H.databasePath("private", "assets/upload"), query: query,
-                body:
-                    #"{"zoneID":{"zoneName":"_defaultZone"},"tokens":[{"recordName":"milk","recordType":"Todo","fieldName":"photo"}]}"#,
+                body: #"{"zoneID":{"zoneName":"_defaultZone"},"tokens":[{"recordName":"milk","recordType":"Todo","#
+                    + #""fieldName":"photo"}]}"#,
                 headers: byName)
             let uploadURL = try #require(
                 ((upload.json["tokens"] as? [[String: Any]])?.first?["url"] as? String), "\(upload.text)")
