@@ -85,15 +85,18 @@ struct CrossOriginMiddleware: RouterMiddleware {
         headers[.vary] = "Origin"
         headers[.cacheControl] = "no-store"
         if let nosniff = HTTPField.Name("X-Content-Type-Options") { headers[nosniff] = "nosniff" }
-        let shown = EmulatorConfiguration.origin(of: origin) ?? "ORIGIN"
+        let text: String
+        if let shown = EmulatorConfiguration.origin(of: origin), shown == origin {
+            text =
+                "Pages of the origin \(origin) may not call this emulator: nothing was done. Start "
+                + "`sharelane serve --allow-origin \(shown)` to allow them (loopback origins are allowed).\n"
+        } else {
+            text =
+                "The request's Origin is not one origin as a browser writes it (scheme://host[:port], lower case, "
+                + "no path, no default port): nothing was done.\n"
+        }
         return Response(
-            status: .forbidden, headers: headers,
-            body: ResponseBody(
-                byteBuffer: ByteBuffer(
-                    string:
-                        "Pages of the origin \(origin) may not call this emulator: nothing was done. Start "
-                        + "`sharelane serve --allow-origin \(shown)` to allow them (loopback origins are "
-                        + "allowed).\n")))
+            status: .forbidden, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     private func add(_ origin: String, to headers: inout HTTPFields) {
