@@ -11,7 +11,12 @@ import Foundation
 enum FreePort {
     /// - Throws: when no socket can be bound.
     static func loopback() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #if canImport(Glibc)
+            let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+            let stream = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_INET, stream, 0)
         guard descriptor >= 0 else { throw FreePortError() }
         defer { close(descriptor) }
         var address = sockaddr_in()
