@@ -159,6 +159,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // Chromium's history file, read after a browser test to see what the browser kept.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Browser"]
         ),

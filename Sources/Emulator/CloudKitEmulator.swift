@@ -46,6 +46,8 @@ public struct CloudKitEmulator: Sendable {
         let router = Router(context: EmulatorRequestContext.self)
         let service = self.service
         router.add(middleware: RequestLogMiddleware(logger: logger))
+        // A name rebound to this machine is refused before anything else, then a page of an origin not allowed.
+        router.add(middleware: HostNameMiddleware(configuration: service.configuration))
         router.add(middleware: CrossOriginMiddleware(configuration: service.configuration))
         // Inside the CORS middleware, so that a page reads its 503 and 429 answers; before authentication, so
         // that a reset spends no token.

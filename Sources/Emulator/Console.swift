@@ -8,8 +8,8 @@ import SharingReport
 /// environments clients used, the users, each user's databases, zones, records and shares, the access
 /// matrix, the sharing graph and the change history, each as any user sees it. See Docs/Console.md.
 ///
-/// Every page is a GET that reads the store as a user (`ConsoleReader`); the only POST starts a session. The
-/// API token is asked once (the sign-in form, or `?ckAPIToken=`), then a session cookie stands for it.
+/// Every page is a GET that reads the store as a user (`ConsoleReader`); the only POSTs start and end a
+/// session. The API token is asked once (the sign-in form), then a session cookie stands for it.
 struct Console: Sendable {
     /// Every container and environment the emulator keeps; the console shows one at a time.
     let worlds: any StoreWorlds
@@ -40,7 +40,8 @@ struct Console: Sendable {
                 ConsolePage.signIn(next: Self.safeNext(request.uri.queryParameters["next"]), message: nil))
         }
         router.post("/console/signin") { request, _ in try await console.signIn(request) }
-        router.get("/console/signout") { request, _ in await console.signOut(request) }
+        router.get("/console/signout") { request, _ in await console.signOutPage(request) }
+        router.post("/console/signout") { request, _ in await console.signOut(request) }
         let pages = router.group().add(
             middleware: ConsoleSessionMiddleware(configuration: configuration, sessions: sessions))
         pages.get("/") { request, _ in
@@ -131,11 +132,41 @@ struct Console: Sendable {
         return await Self.startSession(sessions, goingTo: next)
     }
 
-    /// Ends the session and forgets the cookie.
+    /// `POST /console/signout` with the session's form check (`csrf`): ends the session and forgets the cookie.
+    /// Without the check (a form of another site) the session stays, and the answer says so.
     private func signOut(_ request: Request) async -> Response {
-        await sessions.end(request.cookies[ConsoleSessions.cookieName]?.value)
-        var response = Self.redirect(to: "/console/signin")
-        response.setCookie(Self.cookie("", maxAge: 0))
+        var request = request
+        let body =
+            (try? await request.collectBody(upTo: 16 << 10)).map {
+                String(decoding: $0.readableBytesView, as: UTF8.self)
+            }
+            ?? ""
+        let id = request.cookies[ConsoleSessions.cookieName]?.value
+        guard await sessions.isLive(id) else { return Self.signedOut() }
+        guard await sessions.end(id, check: Self.formFields(body)["csrf"]) else {
+            return ConsolePage.response(
+                ConsolePage.signOut(
+                    check: nil,
+                    message: "That sign-out did not come from this console's own page, so the session stays. "
+                        + "Sign out with the button of a console page."),
+                status: .forbidden)
+        }
+        return Self.signedOut()
+    }
+
+    /// `GET /console/signout` (an old link or bookmark): a GET never signs out, since any site can make a
+    /// browser follow a link; it shows the session's sign-out button instead.
+    private func signOutPage(_ request: Request) async -> Response {
+        guard let check = await sessions.formCheck(of: request.cookies[ConsoleSessions.cookieName]?.value) else {
+            return Self.redirect(to: "/console/signin")
+        }
+        return ConsolePage.response(ConsolePage.signOut(check: check, message: nil))
+    }
+
+    /// The sign-in page, the cookie forgotten.
+    private static func signedOut() -> Response {
+        var response = redirect(to: "/console/signin")
+        response.setCookie(cookie("", maxAge: 0))
         return response
     }
 
@@ -154,17 +185,20 @@ struct Console: Sendable {
             sameSite: .strict)
     }
 
+    /// A redirect to a page of this server: `place` goes through `safeNext`, so a `Location` never names
+    /// another host.
     static func redirect(to place: String) -> Response {
         var headers = HTTPFields()
-        headers[.location] = place
+        headers[.location] = safeNext(place[...])
         headers[.cacheControl] = "no-store"
         return Response(status: .seeOther, headers: headers)
     }
 
-    /// Where to go after signing in: a path on this server, never another site (`//host`, `/\host`).
+    /// Where to go after signing in: a path on this server, never another site (`//host`, `/\host`), and no
+    /// control character (a browser drops a tab or newline from a URL, so `/<tab>/host` would be `//host`).
     static func safeNext(_ next: Substring?) -> String {
         guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.hasPrefix("/\\"),
-            !next.contains(where: { $0.isNewline })
+            !next.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { return "/" }
         return String(next)
     }

@@ -31,5 +31,19 @@ struct LocalCallerGate: Sendable {
                 .authenticationFailed,
                 "\(path) needs the emulator's API token: add ?ckAPIToken=… (or sign in to the console)")
         }
+        // A browser sends the cookie with a page's request to the same site, and a dev server on localhost:5173 is
+        // the same site as the console on localhost:8420: the cookie stands for the token only in a request of no
+        // page, or of this server's own.
+        if let origin = request.headers[.origin], origin != Self.ownOrigin(request) {
+            throw ShareError(
+                .authenticationFailed,
+                "\(path) takes the console's session only from the console itself, not from a page of "
+                    + "\(EmulatorConfiguration.origin(of: origin) ?? "another origin"): send ?ckAPIToken=…")
+        }
+    }
+
+    /// `http://` and the name the request called this server by.
+    private static func ownOrigin(_ request: Request) -> String? {
+        request.head.authority.flatMap { EmulatorConfiguration.origin(of: "http://\($0)") }
     }
 }

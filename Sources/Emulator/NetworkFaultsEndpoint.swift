@@ -11,7 +11,8 @@ import ShareKit
 /// "faults": "unavailable=3%,lost-answer=1%", "seed": 7}`. `POST` replaces the whole set, so a setting left out
 /// is off and `{}` is a good network; it answers the conditions now in force. Only callers on this machine
 /// (the connection's remote address in 127.0.0.0/8 or ::1) with the API token (`ckAPIToken`, or the console's
-/// session cookie) are served. The network conditions never apply to this endpoint.
+/// session cookie sent by no page but the console's own) are served. The network conditions never apply to
+/// this endpoint.
 struct NetworkFaultsEndpoint: Sendable {
     static let path = "/_sharelane/faults"
 

@@ -22,8 +22,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             A read-only web console is served at / on the same address: the containers and environments \
             clients used, the users, each user's databases, zones, records and shares, the access matrix, \
             the sharing graph and the change history, each viewable as any user. Open the printed console \
-            URL and give the API token once in its sign-in form (or open /?ckAPIToken=…); the browser then \
-            keeps a session cookie. Nothing in the console changes data. See Docs/Console.md.
+            URL and give the API token once in its sign-in form; the browser then keeps a session cookie. \
+            Nothing in the console changes data. See Docs/Console.md.
+
+            serve answers only to the names 127.0.0.1, localhost, [::1] and --host (and those --allow-host \
+            gives), so a web page of a name rebound to this machine cannot use it, and refuses any request of \
+            a web page whose origin is not allowed (--allow-origin) before it does anything.
 
             To rehearse a bad network, as Apple's service is one (far away, throttling, now and then dropping a \
             connection after applying a write), give --latency, --throttle and --faults, and --fault-seed to \
@@ -110,6 +114,18 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     var allowOrigin: [String] = []
 
     @Option(
+        name: .customLong("allow-host"),
+        help: ArgumentHelp(
+            "Answer requests that call the emulator by this host name (repeatable).",
+            discussion:
+                "serve answers to 127.0.0.1, localhost, [::1], the --host name and the address a connection "
+                + "reached, on any port; a request naming another host (its Host header) is refused with 421, "
+                + "so that a page whose name an attacker points at this machine (DNS rebinding) cannot use it. "
+                + "Give the name alone, such as devbox.local (Docs/CloudKit.md).",
+            valueName: "name"))
+    var allowHost: [String] = []
+
+    @Option(
         help: ArgumentHelp(
             "Make each Web Services answer wait this long, as Apple's service is far away (e.g. 80ms~20ms).",
             discussion:
@@ -123,8 +139,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             "Answer 429 THROTTLED past this many requests a second (or a minute) from one user (e.g. 40/s).",
             discussion:
                 "N/s or N/m, counted over a sliding window for each user (the user of the request's web auth "
-                + "token; requests without one share a count). A refused request carries retryAfter in whole "
-                + "seconds, as CloudKit's, and changes nothing.",
+                + "token; requests without one are counted by the web page they come from, sign-ins apart). A "
+                + "refused request carries retryAfter in whole seconds, as CloudKit's, and changes nothing.",
             valueName: "rate"))
     var throttle: String?
 
@@ -194,6 +210,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 "--allow-origin \"\(origin)\" is not a web origin: give scheme://host[:port], such as "
                     + "https://app.example.test")
         }
+        for name in allowHost {
+            if let problem = EmulatorConfiguration.hostNameProblem(name) {
+                throw ValidationError(
+                    "--allow-host \"\(name)\" is \(problem): write the name alone, such as devbox.local")
+            }
+        }
         if let port, !(0...65535).contains(port) {
             throw ValidationError("--port \(port) is not a port: give 0…65535")
         }
@@ -237,11 +259,13 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network)
         let lag = indexLag.flatMap(DurationText.seconds) ?? 0
         configuration.indexLag = lag
+        configuration.allowedHosts = allowHost
         let emulator = CloudKitEmulator(worlds: served, configuration: configuration, logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
         let opaqueChecksums = self.opaqueChecksums
         let allowedOrigins = allowOrigin.compactMap(EmulatorConfiguration.origin(of:))
+        let allowedHosts = allowHost
         let storeName = served.displayName
         let seeded = try await fixture.prepare(emulator, worlds: served, logger: logger)
         if !fixture.command.isEmpty {
@@ -264,6 +288,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 if opaqueChecksums { lines.append("Asset checksums: opaque, as Apple's (--opaque-checksums)") }
                 if !allowedOrigins.isEmpty {
                     lines.append("Browser pages allowed: loopback origins, \(allowedOrigins.joined(separator: ", "))")
+                }
+                if !allowedHosts.isEmpty {
+                    lines.append(
+                        "Host names answered: 127.0.0.1, localhost, [::1], \(allowedHosts.joined(separator: ", "))")
                 }
                 if lag > 0 { lines.append("Query index lag: queries see a write \(lag) s after it (--index-lag)") }
                 if network != .none {
