@@ -22,16 +22,20 @@ public struct SharingGraphSVG: Sendable {
     var labelCharacters: Int { Int((nodeWidth - 16) / 7) }
 
     /// The picture as an `<svg>` element (with `role="img"` and a `<title>`), to put in a page or save as a
-    /// `.svg` file. An empty graph draws "No shares".
-    public func svg(_ graph: SharingGraph, title: String) -> String {
+    /// `.svg` file. An empty graph draws `empty`: "No shares" by default; as one user, what that user sees.
+    public func svg(
+        _ graph: SharingGraph, title: String, empty: String = "No shares: nothing is shared with anyone."
+    ) -> String {
         let margin = 20.0
         let headerHeight = 36.0
         guard !graph.nodes.isEmpty else {
+            // About 7 px a character at 14 px.
+            let width = Self.number(max(320, 40 + Double(empty.count) * 7))
             return """
-                <svg xmlns="http://www.w3.org/2000/svg" class="sharing-graph" role="img" width="320" height="80" \
-                viewBox="0 0 320 80"><title>\(HTML.escaped(title))</title>\
-                <text x="20" y="45" font-family="system-ui, sans-serif" font-size="14" fill="#656d76">No shares: \
-                nothing is shared with anyone.</text></svg>
+                <svg xmlns="http://www.w3.org/2000/svg" class="sharing-graph" role="img" width="\(width)" height="80" \
+                viewBox="0 0 \(width) 80"><title>\(HTML.escaped(title))</title>\
+                <text x="20" y="45" font-family="system-ui, sans-serif" font-size="14" fill="#656d76">\
+                \(HTML.escaped(empty))</text></svg>
 
                 """
         }
