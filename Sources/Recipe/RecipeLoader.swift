@@ -124,7 +124,7 @@ public struct RecipeLoader: Sendable {
         errors += (validator.errors + inference.errors).filter {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
         }
-        if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors)) }
+        if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors), warnings: validator.warnings) }
         recipe.warnings = validator.warnings + inference.warnings
         return recipe
     }

@@ -36,7 +36,7 @@ struct ValidateCommand: ParsableCommand, CommandExamples {
                     + (loaded.subscriptions.isEmpty ? "" : ", \(plural(loaded.subscriptions.count, "subscription"))")
                     + "\n")
         } catch {
-            var lines = error.errors.map(\.description)
+            var lines = (error.warnings + error.errors).map(\.description)
             lines.append("\(recipe): \(plural(error.errors.count, "error")) found")
             Terminal.printError(lines.joined(separator: "\n"))
             throw ExitCode.failure
