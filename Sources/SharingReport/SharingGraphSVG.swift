@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A layered layout, one column a kind of node: owners | zones | shared records (hierarchy roots) |
 /// participants, each column in the graph's order and centred on the tallest; columns with no node are left
-/// out. Edges are curves from the right side of a node to the left side of the next, labelled at their
-/// middle; new edges are green, changed ones orange, gone ones red and dashed (as in the DOT rendering).
+/// out. Edges are curves from the right side of a node to the left side of the next, labelled just before
+/// the node they point at, above their end; new edges are green, changed ones orange, gone ones red and dashed (as in the DOT rendering).
 /// Every name is escaped; a name too long for its box is cut with `…` and shown whole in the box's tooltip.
 public struct SharingGraphSVG: Sendable {
     /// The width of a node's box; columns are `nodeWidth + columnGap` apart.
@@ -72,6 +72,8 @@ public struct SharingGraphSVG: Sendable {
         }
         // Edges first, so that boxes are drawn over their ends; labels last, over everything.
         var labels = ""
+        // Labels of edges into one node are stacked above each other.
+        var labelsInto: [String: Int] = [:]
         var router = GapRouter(tops: tops, nodeHeight: nodeHeight, rowGap: rowGap)
         for edge in graph.edges {
             guard let from = boxes[edge.from], let to = boxes[edge.to] else { continue }
@@ -98,10 +100,15 @@ public struct SharingGraphSVG: Sendable {
             out +=
                 "<path class=\"edge \(edge.change.rawValue)\" d=\"\(d)\" fill=\"none\" stroke=\"\(colour)\" "
                 + "stroke-width=\"\(widthAttribute)\"\(dash) marker-end=\"url(#arrow-\(edge.change.rawValue))\"/>\n"
-            // The label sits at the middle of the last curve, in the space between two columns.
+            // The label sits just before the node the edge points at, above the edge's end, where edges into
+            // other nodes do not run: at the middle of the curve it lay across the edges that leave a column's
+            // gap together. Labels of edges into one node stack upwards.
+            let stacked = Double(labelsInto[edge.to, default: 0])
+            labelsInto[edge.to, default: 0] += 1
+            let labelY = end.y - 6 - stacked * 13
             labels +=
-                "<text class=\"edge-label\" x=\"\(Self.number((point.x + end.x) / 2))\" "
-                + "y=\"\(Self.number((point.y + end.y) / 2 - 4))\" text-anchor=\"middle\" font-size=\"11\" "
+                "<text class=\"edge-label\" x=\"\(Self.number(end.x - 10))\" "
+                + "y=\"\(Self.number(labelY))\" text-anchor=\"end\" font-size=\"11\" "
                 + "fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"4\" paint-order=\"stroke\">"
                 + "\(HTML.escaped(SharingGraphRenderer.marked(edge)))</text>\n"
         }
