@@ -31,6 +31,9 @@ public struct ZoneBasis: Sendable {
     /// The live records the plan neither declares nor writes (kept, `--prune` aside): a saved plan passes over
     /// their changes, and over records created since that it does not write. nil when the plan depends on the
     /// whole zone (it prunes or deletes it, or was made without the recipe's records), and in older plans.
+    ///
+    /// Not part of equality: it is the plan's reading of the basis, not the live state, and a plan made from
+    /// the cache (whose recipe's records were not loaded) leaves it nil while reading the same state.
     public var undeclared: [String]?
 
     public init(zoneName: String, exists: Bool, tags: [String: String] = [:]) {
@@ -50,14 +53,13 @@ public struct ZoneBasis: Sendable {
 
 extension ZoneBasis: Hashable {
     public static func == (a: ZoneBasis, b: ZoneBasis) -> Bool {
-        a.zoneName == b.zoneName && a.exists == b.exists && a.tags == b.tags && a.undeclared == b.undeclared
+        a.zoneName == b.zoneName && a.exists == b.exists && a.tags == b.tags
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(zoneName)
         hasher.combine(exists)
         hasher.combine(tags)
-        hasher.combine(undeclared)
     }
 }
 

@@ -128,7 +128,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         if report.allSatisfy({ $0.hasPrefix("Kept ") }) {
             report.append("Nothing to add: the project has everything init writes.")
         }
-        Terminal.write(report.joined(separator: "\n") + "\n\nNext:\n" + nextSteps().joined(separator: "\n") + "\n")
+        Terminal.write(report.joined(separator: "\n") + "\n\nNext:\n" + nextSteps(keptRecipe: existing != nil).joined(separator: "\n") + "\n")
     }
 
     /// Adds the line that gives editors the recipe's JSON Schema (`# yaml-language-server: $schema=…`) at the
@@ -152,13 +152,20 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// The commands to run next, each with what it does.
-    func nextSteps() -> [String] {
+    /// - Parameter keptRecipe: the project's own recipe was kept, the default one the commands find.
+    func nextSteps(keptRecipe: Bool = false) -> [String] {
         // `Recipes/sharelane.yaml` comes first among the default recipes: name the new one when it is there.
-        let shadowed = FileManager.default.fileExists(atPath: RecipeSelection.defaultPaths[0])
+        let shadowed = !keptRecipe && FileManager.default.fileExists(atPath: RecipeSelection.defaultPaths[0])
         let recipe = shadowed ? " \(Self.recipeFile)" : ""
         let store = fromStore.map { " --store \($0)" } ?? ""
         let steps: [(String, String)]
-        if fromStore != nil {
+        if keptRecipe {
+            steps = [
+                ("sharelane validate", "checks the recipe, and that editors find its schema"),
+                ("sharelane plan", "what apply would change in .sharelane/store.sqlite"),
+                ("sharelane lanes", "the recipe's lanes, to run with `sharelane run LANE`"),
+            ]
+        } else if fromStore != nil {
             steps = [
                 ("sharelane plan\(recipe)\(store)", "no changes: the recipe declares what the store holds"),
                 ("sharelane run \(StarterRecipe.laneName)\(recipe)\(store)", "checks that it still does"),

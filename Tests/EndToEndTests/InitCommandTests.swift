@@ -65,6 +65,9 @@ struct InitCommandTests {
         #expect(added.stdout.contains("Wrote .github/workflows/sharelane-plan.yml"), "\(added.output)")
         #expect(added.stdout.contains("Added .sharelane/ to .gitignore"), "\(added.output)")
         #expect(added.stdout.contains("Added the schema line to Recipes/sharelane.yaml"), "\(added.output)")
+        // What to run next is about the project's recipe, not the starter's lane.
+        #expect(added.stdout.contains("Next:\n  sharelane validate "), "\(added.output)")
+        #expect(!added.stdout.contains("run check"), "\(added.output)")
         let recipe = try contents("Recipes/sharelane.yaml")
         #expect(recipe.hasPrefix("# yaml-language-server: $schema=/"), "\(recipe)")
         #expect(recipe.hasSuffix("\nsharelane: 1\nname: mine\n"), "the recipe itself is untouched: \(recipe)")
