@@ -128,7 +128,9 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         if report.allSatisfy({ $0.hasPrefix("Kept ") }) {
             report.append("Nothing to add: the project has everything init writes.")
         }
-        Terminal.write(report.joined(separator: "\n") + "\n\nNext:\n" + nextSteps(keptRecipe: existing != nil).joined(separator: "\n") + "\n")
+        Terminal.write(
+            report.joined(separator: "\n") + "\n\nNext:\n"
+                + nextSteps(keptRecipe: existing != nil).joined(separator: "\n") + "\n")
     }
 
     /// Adds the line that gives editors the recipe's JSON Schema (`# yaml-language-server: $schema=…`) at the
