@@ -60,7 +60,8 @@ extension EmulatorService {
                 .badRequest,
                 "the asset is larger than CloudKit's limit of 50 MB an asset (\(limit) bytes), or was cut short")
         }
-        let bytes = [UInt8](buffer.readableBytesView)
+        let body = [UInt8](buffer.readableBytesView)
+        let bytes = try MultipartFile.bytes(of: body, contentType: request.headers[.contentType]) ?? body
         let kept = try await store.saveAssetBytes(bytes)
         let checksum = servedChecksum?(kept).fileChecksum ?? kept
         var singleFile = WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum))
