@@ -88,43 +88,53 @@ extension EmulatorService {
     // MARK: Records as the live service answers them
 
     /// A `forceDelete` of a record that does not exist succeeds on the live service (as a client's tests
-    /// recorded against Apple's public database), where the store answers `NOT_FOUND`. Such deletes are looked
-    /// up first, as the caller (a record they cannot see reads as missing, and stays so), and answered
-    /// `deleted` without reaching the store, so that an atomic request is not failed by them. The indices of
-    /// those answered here come back with the operations left for the store.
-    func settlingMissingForceDeletes(
-        _ operations: [RecordOperation], store: any Store, in zoneID: ZoneID, database: DatabaseScope,
-        as user: UserRecordName
-    ) async throws -> (sent: [RecordOperation], answered: [Int: RecordOutcome]) {
-        let forced = operations.indices.filter { operations[$0].kind == .forceDelete }
-        guard !forced.isEmpty else { return (operations, [:]) }
-        // A zone the caller cannot reach is the store's to refuse, in its place.
-        guard
-            let found = try? await store.lookupRecords(
-                forced.map { operations[$0].recordName }, in: zoneID, database: database, as: user)
-        else { return (operations, [:]) }
-        var answered: [Int: RecordOutcome] = [:]
-        for (index, outcome) in zip(forced, found) {
-            guard case .failed(_, let error) = outcome, error.code == .notFound else { continue }
-            answered[index] = .deleted(recordName: operations[index].recordName)
+    /// recorded against Apple's public database), where the store answers `NOT_FOUND`: such an answer is
+    /// `deleted` here. Only in the caller's own private database and the public one (where that live answer was
+    /// recorded), and only the store's own `NOT_FOUND` for a record: in the shared database a forced delete of
+    /// something the caller cannot reach keeps the store's refusal (a stranger is never told a delete happened
+    /// in someone else's zone), and a participant leaving a share is not a record. An atomic request the store refused for those alone (every other operation `ATOMIC_ERROR`) was
+    /// applied nowhere; the rest of it is sent to the store again, alone.
+    /// `run` sends operations to the store and answers their outcomes in order.
+    static func forceDeletingAsLive(
+        _ operations: [RecordOperation], database: DatabaseScope, atomic: Bool,
+        run: ([RecordOperation]) async throws -> [RecordOutcome]
+    ) async throws -> [RecordOutcome] {
+        let outcomes = try await run(operations)
+        guard database != .shared else { return outcomes }
+        let missing = Set(
+            operations.indices.filter { index in
+                guard operations[index].kind == .forceDelete, case .record = operations[index].item,
+                    index < outcomes.count
+                else { return false }
+                return outcomes[index].error?.code == .notFound
+            })
+        guard !missing.isEmpty else { return outcomes }
+        let others = operations.indices.filter { !missing.contains($0) }
+        if atomic, others.contains(where: { outcomes[$0].error != nil }) {
+            // Refused for the missing records alone: the rest again, without them.
+            guard others.allSatisfy({ outcomes[$0].error == nil || outcomes[$0].error?.code == .atomicError })
+            else { return outcomes }
+            var again = (others.isEmpty ? [] : try await run(others.map { operations[$0] })).makeIterator()
+            return operations.indices.map { index in
+                missing.contains(index)
+                    ? .deleted(recordName: operations[index].recordName)
+                    : again.next() ?? outcomes[index]
+            }
         }
-        let sent = operations.indices.filter { answered[$0] == nil }.map { operations[$0] }
-        return (sent, answered)
+        return operations.indices.map { index in
+            missing.contains(index) ? .deleted(recordName: operations[index].recordName) : outcomes[index]
+        }
     }
 
-    /// The outcomes in the request's order: those answered here in their places, the store's in the rest.
     /// A `create` the store refused as `EXISTS` answers `CONFLICT`, "record to insert already exists", as the
     /// live service answers it; the `http:` and `cloudkit:` stores read it back as `EXISTS`.
-    static func liveOutcomes(
-        _ operations: [RecordOperation], answered: [Int: RecordOutcome], store outcomes: [RecordOutcome]
-    ) -> [RecordOutcome] {
-        var fromStore = outcomes.makeIterator()
-        return operations.indices.map { index in
-            if let outcome = answered[index] { return outcome }
-            guard let outcome = fromStore.next() else { return .deleted(recordName: operations[index].recordName) }
-            guard operations[index].kind == .create, case .failed(let name, let error) = outcome,
-                error.code == .exists
-            else { return outcome }
+    static func conflictForExistingCreates(_ operations: [RecordOperation], _ outcomes: [RecordOutcome])
+        -> [RecordOutcome]
+    {
+        zip(operations, outcomes).map { operation, outcome in
+            guard operation.kind == .create, case .failed(let name, let error) = outcome, error.code == .exists else {
+                return outcome
+            }
             return .failed(
                 recordName: name,
                 ShareError(.conflict, "record to insert already exists: \(error.reason)", subject: error.subject))

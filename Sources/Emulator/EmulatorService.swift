@@ -107,14 +107,11 @@ struct EmulatorService: Sendable {
             let operations = try await keepingAssets(
                 try await recordOperations(request.operations, in: zoneID, store: store, as: user), store: store)
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
-            let (sent, answered) = try await settlingMissingForceDeletes(
-                operations, store: store, in: zoneID, database: database, as: user)
-            var fromStore: [RecordOutcome] = []
-            if !sent.isEmpty {
-                fromStore = try await modify(
-                    sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
-            }
-            let outcomes = Self.liveOutcomes(operations, answered: answered, store: fromStore)
+            let outcomes = Self.conflictForExistingCreates(
+                operations,
+                try await Self.forceDeletingAsLive(operations, database: database, atomic: atomic) { sent in
+                    try await modify(sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
+                })
             return try encode(
                 RecordsAnswer(
                     outcomes, currentUser: user, desiredKeys: request.desiredKeys,

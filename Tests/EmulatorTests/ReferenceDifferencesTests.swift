@@ -155,6 +155,29 @@ import Testing
         }
     }
 
+    @Test("a forced delete by someone the zone is not shared with is still refused, and deletes nothing")
+    func strangersForcedDeleteIsRefused() async throws {
+        try await H.withEmulator { base in
+            let token = try await Self.alice(base)
+            let (_, alice) = try await H.signIn(base, "alice@example.com")
+            _ = try await Self.save(base, token: token, Self.create("milk"))
+            let (bobToken, _) = try await H.signIn(base, "bob@example.com")
+            for name in ["milk", "never"] {
+                let (answer, json) = try await Self.call(
+                    base, "shared", "records/modify",
+                    #"{"zoneID":{"zoneName":"Lists","ownerRecordName":"\#(alice)"},"operations":[{"#
+                        + #""operationType":"forceDelete","record":{"recordName":"\#(name)"}}]}"#, token: bobToken)
+                let entry = json["records"]?[0]
+                #expect(entry?["deleted"] != .bool(true), "\(name): \(answer.text)")
+                #expect(answer.status != 200 || entry?["serverErrorCode"] != nil, "\(name): \(answer.text)")
+            }
+            let (_, looked) = try await Self.call(
+                base, "private", "records/lookup", #"{"zoneID":\#(Self.lists),"records":[{"recordName":"milk"}]}"#,
+                token: token)
+            #expect(looked["records"]?[0]?["recordChangeTag"]?.string != nil, "milk is still there: \(looked)")
+        }
+    }
+
     @Test("a field sent with no value is refused saying the value is missing, not that its type is unclear")
     func fieldWithoutValue() async throws {
         try await H.withEmulator { base in
