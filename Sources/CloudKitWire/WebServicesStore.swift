@@ -134,7 +134,8 @@ public final class WebServicesStore: Store {
         switch endpoint.kind {
         case .emulator:
             let response: SignInResponse = try await send(
-                path: WireSpelling.signInPath, body: SignInRequest(emailAddress: email, name: name), auth: .apiTokenOnly
+                path: WireSpelling.signInPath, body: SignInRequest(emailAddress: email, name: name, for: endpoint),
+                auth: .apiTokenOnly
             )
             let user = User(
                 recordName: response.userRecordName, email: response.emailAddress ?? email, name: response.name ?? name)
@@ -174,7 +175,7 @@ public final class WebServicesStore: Store {
             do {
                 response = try await send(
                     path: WireSpelling.signInPath,
-                    body: SignInRequest(emailAddress: email, name: nil, createUser: false),
+                    body: SignInRequest(emailAddress: email, name: nil, createUser: false, for: endpoint),
                     auth: .apiTokenOnly)
             } catch let error as ShareError where error.code == .notFound {
                 return nil

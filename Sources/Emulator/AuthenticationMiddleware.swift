@@ -120,7 +120,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     /// A refusal as CloudKit answers it; `AUTHENTICATION_REQUIRED` leads to the sign-in page.
     private func answer(_ error: ShareError, to request: Request, context: Context) async -> Response {
-        let redirectURL = error.code == .authenticationRequired ? await service.redirectURL(context: context) : nil
+        let redirectURL =
+            error.code == .authenticationRequired ? await service.redirectURL(request, context: context) : nil
         let body = (try? WireCoding.bodyEncoder().encode(WireError(error, redirectURL: redirectURL))) ?? Data()
         return WireResponse.json(body, status: error.status)
     }

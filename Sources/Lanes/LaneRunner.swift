@@ -216,7 +216,10 @@ public struct LaneRunner: Sendable {
 
     /// Performs one step other than `lane`, returning what it has to say about its outcome.
     private func perform(_ step: Step, in recipe: Recipe, _ session: LaneSession) async throws -> StepOutcome {
-        let steps = PlannerSteps(store: store, logger: logger, location: step.location)
+        // `environment:` plans and applies the recipe in that environment of its container: a world of its own.
+        let steps = PlannerSteps(
+            store: try step.environment.map { try store.inEnvironment($0) } ?? store, logger: logger,
+            location: step.location)
         switch step.action {
         case .plan(let prune, let only):
             return try await steps.plan(recipe, prune: prune, only: only)
@@ -337,7 +340,7 @@ public struct LaneRunner: Sendable {
     {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let records = try await QueryRun(store: store).records(
             query, actor: actor.recordName, owner: owner.recordName)
         let names = records.map(\.recordName)
@@ -419,7 +422,7 @@ public struct LaneRunner: Sendable {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         var values: [String: FieldValue] = [:]
         for (key, declared) in fields {
             switch declared {
@@ -451,7 +454,7 @@ public struct LaneRunner: Sendable {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let record = Record(recordName: name, recordType: "", zoneID: zoneID)
         let outcomes = try await store.modifyRecords(
             [RecordOperation(.forceDelete, record)], in: zoneID, database: database, atomic: true, as: actor.recordName)

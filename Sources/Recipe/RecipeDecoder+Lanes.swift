@@ -9,8 +9,8 @@ extension RecipeDecoder {
     /// Actions that may be written bare (`- apply`).
     static let bareActions = ["plan", "apply", "export", "reset", "deploy_schema"]
     static let actionKeys: [String: [String]] = [
-        "plan": ["as", "prune", "only"],
-        "apply": ["as", "prune", "only"],
+        "plan": ["as", "prune", "only", "environment"],
+        "apply": ["as", "prune", "only", "environment"],
         "accept": ["as", "zone", "record", "expect_error"],
         "leave": ["as", "zone", "record", "expect_error"],
         "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error", "environment"],

@@ -81,7 +81,7 @@ public struct Recipe: Sendable, Hashable, Codable {
     }
 
     /// The container of a recipe that names none: a local one, never Apple's.
-    public static let defaultContainer = "iCloud.local.sharelane"
+    public static let defaultContainer = StoreWorld.defaultContainer
 
     /// The user with this handle.
     public func user(_ handle: String) -> DeclaredUser? { users.first { $0.handle == handle } }

@@ -292,9 +292,10 @@ public protocol Store: Sendable {
 
     /// The environment whose schema the store's writes and queries follow (`SchemaRules`).
     var environment: CloudKitEnvironment { get }
-    /// The same store acting in another environment. A local store is one container: both environments see
-    /// the same records, each with its own schema.
-    func inEnvironment(_ environment: CloudKitEnvironment) -> any Store
+    /// The same container in another environment: on CloudKit, and in local stores, a world of its own
+    /// (`StoreWorld`), with its own records and schema.
+    /// - Throws: `ShareError` when that environment's store cannot be opened.
+    func inEnvironment(_ environment: CloudKitEnvironment) throws -> any Store
     /// The live schema of an environment.
     /// - Throws: `ShareError` (`BAD_REQUEST`) where the store keeps no schema (`capabilities.keepsSchema`).
     func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema

@@ -56,10 +56,13 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // address them, and the exported recipe names them so that it plans against the same place.
         // A store URL that names its container (cloudkit:CONTAINER/ENVIRONMENT) wins over the recipe's.
         let store = try storeOptions.open(for: loaded, logger: logger)
+        // A local store opened with no recipe is the container its file holds: the export names that one.
         let named = (store as? WebServicesStore)?.endpoint
-        let container = named?.container ?? loaded?.container ?? Recipe.defaultContainer
+        let local = (store as? SQLiteStore)?.world
+        let container = named?.container ?? loaded?.container ?? local?.container ?? Recipe.defaultContainer
         let environment =
-            named?.environment ?? loaded?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
+            named?.environment ?? loaded?.environment.rawValue ?? local?.environment.rawValue
+            ?? CloudKitEnvironment.development.rawValue
         let yaml = try await Self.exportedRecipe(
             from: store, owner: owner, zones: zones, name: name, container: container, environment: environment,
             out: out, logger: logger)

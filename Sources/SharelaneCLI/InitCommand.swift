@@ -156,8 +156,10 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let owner = try await chooseOwner(in: store)
         let exported = try await ExportCommand.exportedRecipe(
             from: store, owner: owner, zones: [], name: name,
-            container: container ?? endpoint?.container ?? Recipe.defaultContainer,
-            environment: endpoint?.environment ?? CloudKitEnvironment.development.rawValue, out: nil, logger: logger)
+            container: container ?? endpoint?.container ?? (store as? SQLiteStore)?.world.container
+                ?? Recipe.defaultContainer,
+            environment: endpoint?.environment ?? (store as? SQLiteStore)?.world.environment.rawValue
+                ?? CloudKitEnvironment.development.rawValue, out: nil, logger: logger)
         let loaded = try? RecipeLoader(overrides: [:]).load(yaml: exported, file: Self.recipeFile)
         let header = [
             "# Started by `sharelane init --from-store` from what \(store.displayName) held: `sharelane plan`",
