@@ -288,14 +288,19 @@ struct PlanRun {
 
     /// The plan of these changes, with its users, basis and access changes.
     private func makePlan(changes: [PlannedChange], notes: [String], basis: PlanBasis) -> Plan {
+        // By handle, once: `recipe.user` scans the users, and a scan for each user was 0.9 s of the 1 s of CPU
+        // that the no-op plan of 10,000 users took (0.08 s without).
+        var declared: [String: DeclaredUser] = [:]
+        declared.reserveCapacity(recipe.users.count)
+        for user in recipe.users where declared[user.handle] == nil { declared[user.handle] = user }
         let owner = users.owner
         let plannedOwner = PlannedUser(
             handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? "",
-            phone: recipe.user(owner.handle)?.phone, discoverable: recipe.user(owner.handle)?.discoverable)
+            phone: declared[owner.handle]?.phone, discoverable: declared[owner.handle]?.discoverable)
         let plannedUsers = users.entries.map {
             PlannedUser(
                 handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "",
-                phone: recipe.user($0.handle)?.phone, discoverable: recipe.user($0.handle)?.discoverable)
+                phone: declared[$0.handle]?.phone, discoverable: declared[$0.handle]?.discoverable)
         }
         var plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,

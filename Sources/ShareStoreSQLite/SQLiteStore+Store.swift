@@ -68,6 +68,22 @@ extension SQLiteStore: ReadsRecordsInPlace {
         }
     }
 
+    /// Every address in one read, as `signIn(_:)` writes every user in one transaction: a plan looks up each of
+    /// the recipe's users.
+    public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
+        try await read("looking up \(emails.count) users") { db in
+            let select = try db.cachedStatement(sql: "SELECT * FROM user WHERE email = ?")
+            return try emails.map { email in
+                do {
+                    let normalized = try Self.signInEmail(email)
+                    return .success(try UserRow.fetchOne(select, arguments: [normalized])?.user)
+                } catch let error as ShareError {
+                    return .failure(error)
+                }
+            }
+        }
+    }
+
     public func currentUser(as user: UserRecordName) async throws -> User {
         try Self.admit(user, .aboutTheUser, .public)
         return try await read("reading user \(user)") { db in
