@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Recipe
 import ShareKit
@@ -24,24 +25,21 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     }
 
     /// The users, in the recipe's order.
-    public private(set) var entries: [Entry]
+    public let entries: [Entry]
     /// The owner's handle.
-    public private(set) var ownerHandle: String
-    /// Positions in `entries` by handle and by record name: a plan asks for the user of each participant, and
-    /// a scan of the users for each was users × participants.
-    private var byHandle: [String: Int] = [:]
-    private var byRecordName: [UserRecordName: Int] = [:]
+    public let ownerHandle: String
+    /// The owner's position in `entries`, found once: every plan asks for the owner, often.
+    private let ownerPosition: Int?
+    /// Positions by handle and by record name, made on the first lookup and shared by the copies (`entries`
+    /// never changes): a plan asks for the user of each participant, and a scan of the users for each was
+    /// users × participants. Not made up front: a plan of 100,000 users that shares with none of them never
+    /// asks, and making them was a seventh of its no-op plan.
+    private let positions = Positions()
 
     public init(entries: [Entry], ownerHandle: String) {
         self.entries = entries
         self.ownerHandle = ownerHandle
-        for (position, entry) in entries.enumerated() {
-            // The first of a handle or record name answers, as a scan from the start found it.
-            if byHandle[entry.handle] == nil { byHandle[entry.handle] = position }
-            if let recordName = entry.recordName, byRecordName[recordName] == nil {
-                byRecordName[recordName] = position
-            }
-        }
+        ownerPosition = entries.firstIndex { $0.handle == ownerHandle }
     }
 
     /// The directory with the record names `recordName` gives the users who have none yet (the users an
@@ -214,7 +212,7 @@ public struct UserDirectory: Sendable, Hashable, Codable {
 
     /// The owner's entry.
     public var owner: Entry {
-        entry(handle: ownerHandle) ?? Entry(handle: ownerHandle, email: "", name: nil, recordName: nil)
+        ownerPosition.map { entries[$0] } ?? Entry(handle: ownerHandle, email: "", name: nil, recordName: nil)
     }
 
     /// The owner's user record name.
@@ -232,10 +230,50 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     }
 
     /// The entry of `handle`, if the recipe names it.
-    public func entry(handle: String) -> Entry? { byHandle[handle].map { entries[$0] } }
+    public func entry(handle: String) -> Entry? {
+        positions.ofHandle(handle, in: entries).map { entries[$0] }
+    }
 
     /// The handle of the user with this record name, if the recipe names them.
-    public func handle(of recordName: UserRecordName) -> String? { byRecordName[recordName].map { entries[$0].handle } }
+    public func handle(of recordName: UserRecordName) -> String? {
+        positions.ofRecordName(recordName, in: entries).map { entries[$0].handle }
+    }
+
+    /// `UserDirectory.positions`: the first entry of each handle and record name, as a scan from the start
+    /// finds it.
+    private final class Positions: @unchecked Sendable {
+        private let lock = NSLock()
+        private var byHandle: [String: Int]?
+        private var byRecordName: [UserRecordName: Int]?
+
+        func ofHandle(_ handle: String, in entries: [Entry]) -> Int? {
+            lock.withLock {
+                if byHandle == nil {
+                    var made: [String: Int] = [:]
+                    made.reserveCapacity(entries.count)
+                    for (position, entry) in entries.enumerated() where made[entry.handle] == nil {
+                        made[entry.handle] = position
+                    }
+                    byHandle = made
+                }
+                return byHandle?[handle]
+            }
+        }
+
+        func ofRecordName(_ recordName: UserRecordName, in entries: [Entry]) -> Int? {
+            lock.withLock {
+                if byRecordName == nil {
+                    var made: [UserRecordName: Int] = [:]
+                    made.reserveCapacity(entries.count)
+                    for (position, entry) in entries.enumerated() {
+                        if let name = entry.recordName, made[name] == nil { made[name] = position }
+                    }
+                    byRecordName = made
+                }
+                return byRecordName?[recordName]
+            }
+        }
+    }
 }
 
 // MARK: - Equatable, Hashable
