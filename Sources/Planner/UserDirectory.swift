@@ -215,6 +215,9 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         ownerPosition.map { entries[$0] } ?? Entry(handle: ownerHandle, email: "", name: nil, recordName: nil)
     }
 
+    /// The owner's entry, when the directory lists the owner.
+    var listedOwner: Entry? { ownerPosition.map { entries[$0] } }
+
     /// The owner's user record name.
     /// - Throws: `PlannerError.userNotFound` when the store has no account for the owner.
     public func ownerRecordName() throws -> UserRecordName { try recordName(of: ownerHandle) }

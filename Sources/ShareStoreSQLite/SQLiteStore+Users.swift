@@ -109,12 +109,16 @@ extension SQLiteStore {
     public func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?] {
         try Self.admit(user, .aboutTheUser, .public)
         return try await read("looking up users") { db in
-            try emails.map { email in
-                guard let row = try UserRow.all().filter(email: email).fetchOne(db) else { return nil }
-                let discoverable =
-                    try Bool.fetchOne(
-                        db, sql: "SELECT discoverable FROM user WHERE recordName = ?", arguments: [row.recordName])
-                    ?? false
+            // One cached statement for every address, the row and its discoverability together: a plan on a
+            // store that acts only as its owner looks up each of the recipe's users.
+            let select = try db.cachedStatement(
+                sql: "SELECT recordName, email, name, discoverable FROM user WHERE email = ?")
+            return try emails.map { email in
+                guard let found = try Row.fetchOne(select, arguments: [StableName.normalizedEmail(email)]) else {
+                    return nil
+                }
+                let row = try UserRow(row: found)
+                let discoverable: Bool = try found.decode(forColumn: "discoverable")
                 return AccessRules.mayDiscover(caller: user, user: row.recordName, discoverable: discoverable)
                     ? row.user : nil
             }
