@@ -65,10 +65,7 @@ extension ApplyRun {
     func cacheRecipe() -> (PlanMemo.Context, RememberedRecipe?)? {
         guard let keep = plan.cacheAfterApply else { return nil }
         var context = keep.context
-        for index in context.users.entries.indices where context.users.entries[index].recordName == nil {
-            context.users.entries[index].recordName =
-                newUserRecordNames[StableName.normalizedEmail(context.users.entries[index].email)]
-        }
+        context.users = context.users.filling { newUserRecordNames[StableName.normalizedEmail($0.email)] }
         guard context.users.entries.allSatisfy({ $0.recordName != nil }), context.users.owner.recordName == owner
         else { return nil }
         guard var remember = keep.remember else { return (context, nil) }
