@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes a generated benchmark recipe: RECORDS records in 100 zones, 1,000 participants in total.
 
-Usage: gen-bench-recipe.py RECORDS OUT.yaml
-Each of the 100 zones is shared zone-wide with 10 of 100 users (read-write and read-only alternating), and
-holds RECORDS/100 generated records with a string, an integer, a double and a generated sentence.
+Usage: gen-bench-recipe.py RECORDS OUT.yaml [ZONES [USERS]]
+Each of the 100 zones (or ZONES) is shared zone-wide with 10 of 100 users (or USERS; read-write and
+read-only alternating), and holds RECORDS/ZONES generated records with a string, an integer, a double and a
+generated sentence.
 """
 import sys
 
@@ -13,8 +14,13 @@ PARTICIPANTS_PER_ZONE = 10
 
 
 def main() -> None:
-    if len(sys.argv) != 3:
-        sys.exit("usage: gen-bench-recipe.py RECORDS OUT.yaml")
+    global ZONES, USERS
+    if len(sys.argv) not in (3, 4, 5):
+        sys.exit("usage: gen-bench-recipe.py RECORDS OUT.yaml [ZONES [USERS]]")
+    if len(sys.argv) >= 4:
+        ZONES = int(sys.argv[3])
+    if len(sys.argv) == 5:
+        USERS = int(sys.argv[4])
     records = int(sys.argv[1])
     per_zone = records // ZONES
     out = [

@@ -48,6 +48,9 @@ public struct Plan: Sendable, Hashable, Codable {
     /// addresses; nil in plans saved before they were kept.
     public var container: String?
     public var environment: CloudKitEnvironment?
+    /// What the plan is against when it is not a live store (`plan --against`); never saved with the plan,
+    /// which `plan --out` refuses to save.
+    public var against: PlanBase?
     /// What the apply of this plan needs to leave the plan's cache file current; made by a plan with a cache,
     /// never saved with the plan.
     var cacheAfterApply: CacheAfterApply?
