@@ -111,7 +111,8 @@ public final class WebServicesStore: Store {
 
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
-            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator)
+            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator,
+            readsZoneTags: true)
     }
 
     /// The same service and signed-in users (one set of token chains), in another environment: only the

@@ -28,7 +28,23 @@ public struct MarkdownPlanRenderer: Sendable {
     public func render(_ plan: Plan) -> String {
         // Each entry is one line: names and notes come from the store, so their control characters are
         // escaped (values were escaped when rendered).
-        var head: [String] = ["#### sharelane plan: `\(plan.recipeName)`", "", "**\(plan.summary.line)**", ""]
+        var head: [String] = [
+            "#### sharelane plan: `\(plan.recipeName)`\(plan.against.map { " against " + $0.name } ?? "")", "",
+        ]
+        if let against = plan.against {
+            if let problem = against.problem {
+                // Everything shows as new: the comment says so before anyone reads the changes as this
+                // pull request's.
+                head += [
+                    "> [!CAUTION]",
+                    "> This plan is against nothing: the base recipe \(against.name) \(problem). Every declared thing is planned as new, so it does not show what this change alone does.",
+                    "",
+                ]
+            } else {
+                head += ["Planned against the state \(against.name) declares, not a live store.", ""]
+            }
+        }
+        head += ["**\(plan.summary.line)**", ""]
         var tail: [String] = []
         let schemaChanges = plan.schemaChanges
         if !schemaChanges.isEmpty {
@@ -41,7 +57,10 @@ public struct MarkdownPlanRenderer: Sendable {
         }
         if plan.changes.isEmpty {
             if schemaChanges.isEmpty {
-                head.append("No changes: the store matches the recipe.")
+                head.append(
+                    plan.against == nil
+                        ? "No changes: the store matches the recipe."
+                        : "No changes: the recipe declares what the base recipe declares.")
                 head.append("")
             }
         } else {

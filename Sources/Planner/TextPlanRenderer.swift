@@ -28,6 +28,10 @@ public struct TextPlanRenderer: Sendable {
             output.write(s)
             output.write("\n")
         }
+        if let against = plan.against {
+            line(DisplayText.escaped(against.line))
+            line("")
+        }
         let schemaChanges = plan.schemaChanges
         if !schemaChanges.isEmpty {
             line("Schema changes (\(plan.schema?.environment.rawValue ?? "development")), made first:")
@@ -39,7 +43,11 @@ public struct TextPlanRenderer: Sendable {
         }
         if plan.changes.isEmpty {
             if schemaChanges.isEmpty {
-                line("No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName)).")
+                line(
+                    plan.against == nil
+                        ? "No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName))."
+                        : "No changes: recipe \(DisplayText.escaped(plan.recipeName)) declares what the base recipe declares."
+                )
             }
         } else {
             line(

@@ -143,9 +143,9 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
     /// several in flight.
     public var batchesInOneTransaction: Bool
     /// The store reads a zone's change tags without its records (`zoneTags(_:in:as:)`) at a small part of the
-    /// cost of reading the records: the embedded store, from its indexes. An apply then leaves the plan cache
-    /// as the store holds it after its writes (Docs/Plans.md, "Incremental plans"). Over Web Services the
-    /// tags come only with the records, so the next plan reads the zones an apply wrote instead.
+    /// cost of reading the records: the embedded store, from its indexes; Web Services, from the zones'
+    /// feeds asked for no field (`desiredKeys`), many zones a request. An apply then leaves the plan cache as
+    /// the store holds it after its writes (Docs/Plans.md, "Incremental plans").
     public var readsZoneTags: Bool
 
     public init(
