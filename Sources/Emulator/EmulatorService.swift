@@ -14,6 +14,8 @@ struct EmulatorService: Sendable {
     let worlds: any StoreWorlds
     /// Who signed in, and in which worlds they already have a user.
     let identities = EmulatorIdentities()
+    /// The last requests, for the console's Requests page.
+    let requests = RequestHistory()
     /// Each world's requests kept apart from its resets and restores.
     let gate = WorldGate()
     /// Reset points, named snapshots and the seeded recipes' people (`EmulatorFixture.swift`).
@@ -175,6 +177,9 @@ struct EmulatorService: Sendable {
                 try await Self.forceDeletingAsLive(operations, database: database, atomic: atomic) { sent in
                     try await modify(sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
                 })
+            for case .failed(let name, let error) in outcomes where error.code != .atomicError {
+                RequestNotes.refused(error, subject: "\(zoneID.zoneName)/\(name)")
+            }
             return try encode(
                 RecordsAnswer(
                     outcomes, currentUser: user, desiredKeys: request.desiredKeys,

@@ -27,8 +27,8 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane plan --out plan.json --detailed-exitcode --var-file production.yaml",
     ]
 
-    @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Option(help: "text (default; colour on a terminal), markdown (for a pull request) or json.")
     var format: PlanFormat = .text
@@ -60,6 +60,9 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var refreshOptions: RefreshOptions
+    @Flag(help: "Show every record a `repeat:` made on its own lines (by default they are one line).")
+    var expand = false
+
     @OptionGroup var parallelismOptions: ParallelismOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
@@ -84,7 +87,7 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         let style = format == .text ? await Terminal.planStyle() : .plain
         var output = StandardOutput()
-        format.write(plan, style: style, to: &output)
+        format.write(plan, style: style, expand: expand, to: &output)
         if showAccess, let access = plan.access {
             output.write("\n")
             output.write(
