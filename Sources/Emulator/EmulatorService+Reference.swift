@@ -63,7 +63,7 @@ extension EmulatorService {
                         metadata, shortGUID: guid.value, shouldFetchRootRecord: guid.shouldFetchRootRecord,
                         container: container, environment: store.environment, caller: user, rootRecord: root))
             case .failure(let error):
-                RequestNotes.refused(error, subject: guid.value)
+                if operation == .recordsAccept { RequestNotes.refused(error, subject: guid.value) }
                 results.append(WireShareMetadata(shortGUID: guid.value, error: error))
             }
         }
