@@ -29,7 +29,8 @@ extension ApplyRun {
         memo.databaseToken = feed.token
         let contextKey = context.key
         let unfinished = unfinishedZones()
-        let names = cachedZones.sorted().filter { !unfinished.contains($0) }
+        // A zone whose tags this run cannot know is left to the next plan, unread.
+        let names = cachedZones.sorted().filter { !unfinished.contains($0) && written.knows($0) }
         let basis = Dictionary(plan.basis.zones.map { ($0.zoneName, $0) }, uniquingKeysWith: { a, _ in a })
         // A few zones a call: a call a zone cost more than the reading, and every zone at once would hold every
         // record's tag at the same time (about 10 MB at 100,000 records, at the apply's peak). The embedded
@@ -132,8 +133,11 @@ extension ApplyRun {
 struct WrittenTags {
     private var saved: [String: String] = [:]
     private var deleted: [String: Set<String>] = [:]
-    /// Zones where a name could not be packed (a tab or newline in it): their tags are not known.
+    /// Zones where a name could not be packed (a tab or newline in it), or a share was accepted in several
+    /// calls at once: their tags are not known.
     private var unknown: Set<String> = []
+    /// The store call that accepted each share (zone and record name) so far.
+    private var acceptanceCalls: [String: Int] = [:]
 
     mutating func saved(_ name: String, tag: String?, zone: String) {
         let tag = tag ?? ""
@@ -143,6 +147,21 @@ struct WrittenTags {
         }
         saved[zone, default: ""] += "\(name)\t\(tag)\n"
     }
+
+    /// A share's tag after an acceptance in the store call numbered `call`; accepted in another call too,
+    /// its tag after the apply is the one the store wrote last, which the answers do not tell.
+    mutating func accepted(_ name: String, tag: String?, zone: String, call: Int) {
+        let key = zone + "\u{0}" + name
+        if let earlier = acceptanceCalls[key], earlier != call {
+            unknown.insert(zone)
+            return
+        }
+        acceptanceCalls[key] = call
+        saved(name, tag: tag, zone: zone)
+    }
+
+    /// Whether this run's writes in `zone` left tags it knows.
+    func knows(_ zone: String) -> Bool { !unknown.contains(zone) }
 
     mutating func deleted(_ name: String, zone: String) {
         deleted[zone, default: []].insert(name)

@@ -109,7 +109,10 @@ struct PlanWorkflowTests {
             lines.first
                 == "The plan of `sharelane.yaml` against the recipe on `main`: what this pull request changes, read from git. No live store was read (set the repository variable SHARELANE_STORE to plan against one too).",
             "\(plan)")
-        #expect(plan.contains("#### sharelane plan: `notes` against `sharelane.yaml` at `origin/main`"), "\(plan)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("#### sharelane plan: `") && $0.hasSuffix("` against `sharelane.yaml` at `origin/main`")
+            }, "\(plan)")
         #expect(plan.contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(plan)")
         #expect(plan.contains("! participant Notes/bob"), "\(plan)")
         #expect(outputs.contains("status=2\n"), "changes present: \(outputs)")
@@ -135,9 +138,9 @@ struct PlanWorkflowTests {
             plan.hasPrefix(
                 "Two plans of `sharelane.yaml`: first against the live store (what `sharelane apply` would change there now), then against the recipe on `main` (what this pull request changes).\n"
             ), "\(plan)")
-        let live = try #require(plan.range(of: "#### sharelane plan: `notes`\n"), "\(plan)")
-        let base = try #require(
-            plan.range(of: "#### sharelane plan: `notes` against `sharelane.yaml` at `origin/main`"))
+        // The live plan's heading names the recipe alone; the other's says what it is against.
+        let live = try #require(plan.range(of: "`\n\n**Plan: 5 to add"), "\(plan)")
+        let base = try #require(plan.range(of: "` against `sharelane.yaml` at `origin/main`\n"), "\(plan)")
         #expect(live.lowerBound < base.lowerBound, "the live plan first: \(plan)")
         #expect(plan[live.lowerBound..<base.lowerBound].contains("**Plan: 5 to add, 0 to change, 0 to destroy.**"))
         #expect(plan[base.lowerBound...].contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(plan)")
