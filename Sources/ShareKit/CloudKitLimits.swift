@@ -96,9 +96,18 @@ public enum CloudKitLimits {
             ? nil : "`\(name)` is not a field name; use letters, digits and `_`, starting with a letter"
     }
 
+    /// Why a schema cannot declare this field on `recordType` (a recipe's `schema:`, `schema/extend`): a field's
+    /// name as `fieldNameProblem` says, save for the system fields (`___recordID`, whose indexes a schema may
+    /// set) and the share type's own `cloudkit.` fields.
+    public static func declaredFieldProblem(_ name: String, recordType: String) -> String? {
+        if SchemaRules.isSystemField(name) { return nil }
+        if recordType == shareRecordType, name.hasPrefix("cloudkit."), name.utf8.count <= nameBytes { return nil }
+        return fieldNameProblem(name)
+    }
+
     /// ASCII letters, digits and `_`, starting with a letter. Read from the UTF-8 bytes: a recipe asks it for
     /// every field of every generated record.
-    public static func isIdentifier(_ s: String) -> Bool {
+    private static func isIdentifier(_ s: String) -> Bool {
         var bytes = s.utf8.makeIterator()
         guard let first = bytes.next(), isASCIILetter(first) else { return false }
         while let byte = bytes.next() {
