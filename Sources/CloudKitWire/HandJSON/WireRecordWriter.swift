@@ -412,7 +412,7 @@ package enum WireRecordWriter {
     /// A JSON string of UTF-8 bytes (a store's own), as `string(_:into:)` writes the `String` they read as:
     /// copied as they are when all are ASCII and none needs an escape.
     static func string(utf8 text: UnsafeRawBufferPointer, into bytes: inout JSONOutput) {
-        for byte in text where byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        for byte in text where byte >= 0x80 || JSONString.needsEscape(byte) {
             string(String(decoding: text, as: UTF8.self), into: &bytes)
             return
         }
@@ -421,13 +421,13 @@ package enum WireRecordWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped, `/` and the rest as UTF-8.
+    /// A JSON string, escaped as `JSONString` says.
     static func string(_ text: String, into bytes: inout JSONOutput) {
         bytes.append(UInt8(ascii: "\""))
         // Most names and values need no escape: checked and copied in one piece, not byte by byte (the
         // byte-by-byte append was an eighth of the emulator's time under load).
         let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for byte in utf8 where JSONString.needsEscape(byte) {
                 return false
             }
             bytes.append(contentsOf: utf8)
@@ -438,18 +438,10 @@ package enum WireRecordWriter {
             return
         }
         for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-            case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-            case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+            if JSONString.needsEscape(byte) {
+                bytes.append(contentsOf: JSONString.escape(byte))
+            } else {
+                bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
