@@ -428,11 +428,7 @@ struct EmulatorService: Sendable {
     // MARK: HTTP
 
     func checkLimit(_ count: Int, _ what: String) throws {
-        guard count <= CloudKitLimits.operationsPerRequest else {
-            throw ShareError(
-                .badRequest,
-                "\(count) \(what) in one request; CloudKit allows at most \(CloudKitLimits.operationsPerRequest)")
-        }
+        try CloudKitLimits.checkOperationCount(count, of: what)
     }
 
     private func readBody(_ request: inout Request) async throws -> Data {

@@ -15,6 +15,16 @@ public enum CloudKitLimits {
     /// An email address (RFC 5321's limit on a path, which iCloud addresses follow); `EmailAddress` checks it.
     public static let emailAddressLength = 254
 
+    /// Refuses a request of more than `operationsPerRequest` items, as CloudKit does: every store and the
+    /// emulator ask this, and the clients split their requests by the same number.
+    /// - Throws: `BAD_REQUEST` naming the items (`what`: "operations", "users"): "201 users in one request;
+    ///   CloudKit allows at most 200".
+    public static func checkOperationCount(_ count: Int, of what: String) throws(ShareError) {
+        guard count > operationsPerRequest else { return }
+        throw ShareError(
+            .badRequest, "\(count) \(what) in one request; CloudKit allows at most \(operationsPerRequest)")
+    }
+
     /// The size a record's fields count for against `recordBytes`: names and values in bytes, numbers as 8,
     /// assets not counted (CloudKit stores them apart).
     public static func size(of fields: [String: FieldValue]) -> Int {

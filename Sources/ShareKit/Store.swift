@@ -401,24 +401,19 @@ extension Store {
     private func tagsFromFeed(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
         -> ZoneTags?
     {
-        var tags = ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
-        var shares: [String: Share] = [:]
+        var fold = ZoneFeedFold()
+        let ending: ChangeFeedPaging.Ending
         do {
-            let ending = try await followZoneChanges(zoneID, in: database, since: nil, as: user) { page in
-                for record in page.changedRecords { tags.records[record.recordName] = record.changeTag ?? "" }
-                for share in page.changedShares { shares[share.recordName] = share }
-                for name in page.deletedRecordNames {
-                    tags.records[name] = nil
-                    shares[name] = nil
-                }
+            ending = try await followZoneChanges(zoneID, in: database, since: nil, as: user) { page in
+                fold.add(page)
                 return true
             }
-            tags.token = ending.token
         } catch let error as ShareError where error.code == .zoneNotFound {
             return nil
         }
-        tags.shares = shares.values.sorted { $0.recordName < $1.recordName }
-        return tags
+        return ZoneTags(
+            records: fold.records.mapValues { $0.changeTag ?? "" },
+            shares: fold.shares.values.sorted { $0.recordName < $1.recordName }, token: ending.token)
     }
 
     /// One user after another, for stores that act as one user a call.

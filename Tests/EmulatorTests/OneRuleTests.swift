@@ -315,6 +315,45 @@ struct OneRuleTests {
         }
     }
 
+    @Test("more than 200 operations a request: the store and serve refuse them in the same words")
+    func operationsPerRequest() async throws {
+        let count = CloudKitLimits.operationsPerRequest + 1
+        let expected = "\(count) subscription operations in one request; CloudKit allows at most 200"
+        #expect(throws: ShareError.self) {
+            try CloudKitLimits.checkOperationCount(count, of: "subscription operations")
+        }
+        let store = try Self.store()
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let operations = (0..<count).map {
+            SubscriptionOperation(.create, Subscription(subscriptionID: "s\($0)", kind: .query, recordType: "Todo"))
+        }
+        do {
+            _ = try await store.modifySubscriptions(operations, in: .private, as: alice)
+            Issue.record("the store took \(count) subscription operations")
+        } catch let error as ShareError {
+            #expect(error.reason == expected)
+        }
+        try await H.withEmulator { base in
+            let owner = try await H.signIn(base, "alice@example.com")
+            let query = ["ckAPIToken": H.apiToken, "ckWebAuthToken": owner.token]
+            for (path, key, item, what) in [
+                (
+                    "records/modify", "operations", #"{"operationType": "delete", "record": {"recordName": "r"}}"#,
+                    "operations"
+                ),
+                ("users/lookup/email", "users", #"{"emailAddress": "bob@example.com"}"#, "users"),
+            ] {
+                let answer = try await H.raw(
+                    base, H.databasePath(path.hasPrefix("users") ? "public" : "private", path), query: query,
+                    body: #"{"\#(key)": [\#(Array(repeating: item, count: count).joined(separator: ","))]}"#)
+                #expect(answer.status == 400, "\(path): \(answer.text.prefix(300))")
+                #expect(
+                    answer.json["reason"] as? String
+                        == "\(count) \(what) in one request; CloudKit allows at most 200", "\(path)")
+            }
+        }
+    }
+
     static func json(_ object: [String: Any]) throws -> String {
         String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
     }
