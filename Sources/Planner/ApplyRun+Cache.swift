@@ -15,9 +15,7 @@ extension ApplyRun {
         else { return }
         var memo =
             keep.memo
-            ?? PlanMemo(
-                version: PlanMemo.currentVersion, storeName: store.displayName, owner: owner,
-                databaseToken: ChangeToken(rawValue: ""), zones: [:])
+            ?? PlanMemo(storeName: store.displayName, owner: owner)
         guard memo.owner == owner, memo.storeName == store.displayName else { return }
         // Every zone written since the file's token: by this run, or behind its back. The token is taken
         // before the zones are read below, so that what changes after is named by the next plan's feed.

@@ -8,10 +8,6 @@ import ShareKit
 /// first, shares, zones). The applier writes a zone's record deletions before its saves and shares (see
 /// `Applier`): saving or stopping a share rewrites the records of its hierarchy.
 public struct Plan: Sendable, Hashable, Codable {
-    /// The version of the saved-plan format.
-    public static let currentFormatVersion = 2
-
-    public var formatVersion: Int
     /// The recipe's `name`.
     public var recipeName: String
     /// The store it was planned against (`Store.displayName`).
@@ -53,16 +49,15 @@ public struct Plan: Sendable, Hashable, Codable {
     var cacheAfterApply: CacheAfterApply?
 
     enum CodingKeys: String, CodingKey {
-        case formatVersion, recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
+        case recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
         case assetFiles, container, environment
     }
 
     public init(
-        formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,
+        recipeName: String, storeName: String, owner: PlannedUser,
         users: [PlannedUser] = [], changes: [PlannedChange], notes: [String] = [], waiting: [String] = [],
         basis: PlanBasis, access: PlanAccess? = nil
     ) {
-        self.formatVersion = formatVersion
         self.recipeName = recipeName
         self.storeName = storeName
         self.owner = owner
