@@ -138,7 +138,7 @@ extension WebServicesStore {
     private static func samePerson(_ a: Participant, _ b: Participant) -> Bool {
         if !a.userRecordName.isEmpty { return a.userRecordName == b.userRecordName }
         if let email = a.email {
-            return b.email.map { StableName.normalizedEmail($0) } == StableName.normalizedEmail(email)
+            return b.email.map { EmailAddress.normalized($0) } == EmailAddress.normalized(email)
         }
         if let phone = a.phone { return b.phone == phone }
         return false

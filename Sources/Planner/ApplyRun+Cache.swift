@@ -65,7 +65,7 @@ extension ApplyRun {
         var context = keep.context
         for index in context.users.entries.indices where context.users.entries[index].recordName == nil {
             context.users.entries[index].recordName =
-                newUserRecordNames[StableName.normalizedEmail(context.users.entries[index].email)]
+                newUserRecordNames[EmailAddress.normalized(context.users.entries[index].email)]
         }
         guard context.users.entries.allSatisfy({ $0.recordName != nil }), context.users.owner.recordName == owner
         else { return nil }
