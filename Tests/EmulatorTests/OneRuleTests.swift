@@ -300,7 +300,11 @@ struct OneRuleTests {
                 let extension_ = try await H.raw(
                     base, H.databasePath("public", "schema/extend"), query: query,
                     body: Self.json([
-                        "schema": ["recordTypes": [["name": type, "fields": [["name": field, "type": "STRING"]]]]]
+                        "schema": [
+                            "recordTypes": [
+                                ["name": type, "fields": [["name": field, "type": "STRING", "indexes": [String]()]]]
+                            ]
+                        ]
                     ]))
                 #expect(extension_.status == 400, "schema: \(type).\(field): \(extension_.text.prefix(300))")
                 #expect(extension_.json["reason"] as? String == problem, "schema: \(type).\(field)")

@@ -60,7 +60,9 @@ import Testing
         -> (outcomes: Result<[RecordOutcome], any Error>, waits: [StoreRetry])
     {
         let waits = Waits()
-        let outcomes: Result<[RecordOutcome], any Error> = await StoreRetryListener.$current.withValue(StoreRetryListener { waits.add($0) }) {
+        let outcomes: Result<[RecordOutcome], any Error> = await StoreRetryListener.$current.withValue(
+            StoreRetryListener { waits.add($0) }
+        ) {
             do {
                 return .success(
                     try await store.modifyRecords(
