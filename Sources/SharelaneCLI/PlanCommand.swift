@@ -23,9 +23,8 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     /// What `--help` ends with.
     static let examples = [
         "sharelane plan",
-        "sharelane plan Recipes/sharelane.yaml --format markdown > plan.md",
         "sharelane plan --out plan.json --detailed-exitcode --var-file production.yaml",
-        "sharelane plan sharelane.yaml --against git:origin/main --format markdown",
+        "sharelane plan sharelane.yaml --against git:origin/main --format markdown > plan.md",
     ]
 
     @OptionGroup var recipeArgument: RecipeArgument

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test("the node --test suite passes inside serve --recipe … -- node --test")
-    func nodeExample() throws {
+    func nodeExample() async throws {
         guard Self.nodeFound else {
             // CI installs node (.ci/run): there a missing node fails instead.
             #expect(ProcessInfo.processInfo.environment["SHARELANE_REQUIRE_BROWSER"] == nil, "node is not installed")
@@ -33,7 +33,7 @@ import Testing
         let scratch = try TemporaryDirectory("testing-doc")
         _ = try scratch.write("sharing.test.mjs", try Self.example("node-example", fence: "js"))
         let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.runOffPool(
             [
                 "serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--", "node", "--test",
                 "sharing.test.mjs",
@@ -44,10 +44,10 @@ import Testing
     }
 
     @Test("the curl calls run inside serve --recipe … -- bash")
-    func curlExample() throws {
+    func curlExample() async throws {
         let script = try Self.example("curl-fixture", fence: "sh")
         let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
-        let result = try SharelaneBinary.run([
+        let result = try await SharelaneBinary.runOffPool([
             "serve", "--store", "memory:", "--recipe", recipe, "--", "bash", "-euo", "pipefail", "-c", script,
         ])
         #expect(result.status == 0, "\(result.output)")
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test("the Swift example is FamilyListsTests.swift, which the suite runs")
-    func swiftExample() throws {
+    func swiftExample() async throws {
         let file = try String(
             contentsOf: BuiltProducts.packageRoot.appendingPathComponent("Tests/EmulatorTests/FamilyListsTests.swift"),
             encoding: .utf8)

@@ -20,7 +20,7 @@ import Testing
         return path
     }
 
-    @Test func theCommandRunsAgainstTheSeededStoreAndServeExitsWithItsStatus() throws {
+    @Test func theCommandRunsAgainstTheSeededStoreAndServeExitsWithItsStatus() async throws {
         // What a test suite reads: the fixture's address and tokens, and bob's shared zone over the wire.
         let check = try script(
             "check.sh",
@@ -41,7 +41,7 @@ import Testing
             PY
             exit 3
             """)
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.runOffPool(
             ["serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--", check], in: directory)
         #expect(result.status == 3, "\(result.output)")
         #expect(
@@ -51,11 +51,13 @@ import Testing
         // The demo lane ran before the command, on stderr; serve's request log stays quiet around the command.
         #expect(result.stderr.contains("lane demo succeeded"), "\(result.stderr)")
         #expect(!result.stderr.contains("POST /database/"), "\(result.stderr)")
-        let passing = try SharelaneBinary.run(["serve", "--store", "memory:", "--recipe", recipe, "--", "true"])
+        let passing = try await SharelaneBinary.runOffPool([
+            "serve", "--store", "memory:", "--recipe", recipe, "--", "true",
+        ])
         #expect(passing.status == 0, "\(passing.output)")
     }
 
-    @Test func aRecipeThatDoesNotValidateStopsServeBeforeTheCommandRuns() throws {
+    @Test func aRecipeThatDoesNotValidateStopsServeBeforeTheCommandRuns() async throws {
         let bad = try scratch.write(
             "bad.yaml",
             """
@@ -65,7 +67,7 @@ import Testing
             zones: { A: { recordz: {} } }
             """)
         let marker = scratch.file("ran")
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.runOffPool(
             ["serve", "--store", "memory:", "--recipe", bad, "--", "touch", marker], in: directory)
         #expect(result.status == 1)
         #expect(result.stderr.contains("bad.yaml:4:15: error: unknown key `recordz` in zone `A`"), "\(result.stderr)")
@@ -73,7 +75,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
-    @Test func sigtermReachesTheCommandAndNothingIsLeftRunning() throws {
+    @Test func sigtermReachesTheCommandAndNothingIsLeftRunning() async throws {
         let pidFile = scratch.file("child.pid")
         let termFile = scratch.file("terminated")
         let waiting = try script(
@@ -83,29 +85,35 @@ import Testing
             trap 'echo yes > \(termFile); exit 7' TERM
             while :; do sleep 0.1; done
             """)
-        let process = Process()
-        process.executableURL = SharelaneBinary.executable
-        process.arguments = ["serve", "--store", "memory:", "--", waiting]
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: pidFile), Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        // Waited for on a thread of its own, not one of the shared pool's (SharelaneBinary.runOffPool).
+        let directory = self.directory
+        let (status, child) = try await SharelaneBinary.offPool { () throws -> (Int32, Int32) in
+            let process = Process()
+            process.executableURL = SharelaneBinary.executable
+            process.arguments = ["serve", "--store", "memory:", "--", waiting]
+            process.currentDirectoryURL = directory
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: pidFile), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            guard let child = Int32(text) else { throw FixtureError(message: "the command wrote no pid: \(text)") }
+            process.terminate()  // SIGTERM to serve
+            process.waitUntilExit()
+            return (process.terminationStatus, child)
         }
-        let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let child = try #require(Int32(text))
-        process.terminate()  // SIGTERM to serve
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 7, "serve exits with the command's status")
+        #expect(status == 7, "serve exits with the command's status")
         #expect(FileManager.default.fileExists(atPath: termFile), "the command got the SIGTERM")
         #expect(kill(child, 0) == -1, "the command is not running")
     }
 
-    @Test func aSnapshotFileWrittenOnExitStartsTheNextServe() throws {
+    @Test func aSnapshotFileWrittenOnExitStartsTheNextServe() async throws {
         let snapshot = scratch.file("seeded.json")
-        let first = try SharelaneBinary.run(
+        let first = try await SharelaneBinary.runOffPool(
             [
                 "serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--export-on-exit", snapshot, "--",
                 "true",
@@ -132,12 +140,14 @@ import Testing
             print("eggs:", records[0]["fields"]["title"]["value"])
             PY
             """)
-        let second = try SharelaneBinary.run(
+        let second = try await SharelaneBinary.runOffPool(
             ["serve", "--store", "memory:", "--import", snapshot, "--", check], in: directory)
         #expect(second.status == 0, "\(second.output)")
         #expect(second.stdout.contains("eggs: Eggs"), "\(second.output)")
         let broken = try scratch.write("broken.json", #"{"format":"something-else","version":1,"worlds":[]}"#)
-        let refused = try SharelaneBinary.run(["serve", "--store", "memory:", "--import", broken, "--", "true"])
+        let refused = try await SharelaneBinary.runOffPool([
+            "serve", "--store", "memory:", "--import", broken, "--", "true",
+        ])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("not a sharelane snapshot file"), "\(refused.stderr)")
     }

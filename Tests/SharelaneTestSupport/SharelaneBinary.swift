@@ -37,6 +37,23 @@ public enum SharelaneBinary {
         return try runProcess(executable, arguments, in: directory, environment: environment)
     }
 
+    /// `run`, waited for on a thread of its own: an async test that runs a long command (serve wrapped around
+    /// a test suite) holds none of the shared pool's threads meanwhile, which the in-process emulators of other
+    /// tests answer on (on a 2-core machine the pool has two).
+    public static func runOffPool(
+        _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
+    ) async throws -> Result {
+        try await offPool { try run(arguments, in: directory, environment: extra) }
+    }
+
+    /// Runs blocking work (waiting for a process) on a thread of its own and hands back what it made.
+    public static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Swift.Result { try work() }) }
+            thread.start()
+        }
+    }
+
     /// Runs any executable with standard input closed and its output caught in files (not pipes: a process
     /// that writes more than a pipe holds would block until it is read).
     ///
