@@ -14,6 +14,8 @@ struct EmulatorService: Sendable {
     let worlds: any StoreWorlds
     /// Who signed in, and in which worlds they already have a user.
     let identities = EmulatorIdentities()
+    /// The last requests, for the console's Requests page.
+    let requests = RequestHistory()
     /// Each world's requests kept apart from its resets and restores.
     let gate = WorldGate()
     /// Reset points, named snapshots and the seeded recipes' people (`EmulatorFixture.swift`).
@@ -172,6 +174,9 @@ struct EmulatorService: Sendable {
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
             let outcomes = try await modify(
                 operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
+            for case .failed(let name, let error) in outcomes where error.code != .atomicError {
+                RequestNotes.refused(error, subject: "\(zoneID.zoneName)/\(name)")
+            }
             return try encode(
                 RecordsAnswer(
                     outcomes, currentUser: user, desiredKeys: request.desiredKeys,
@@ -260,7 +265,9 @@ struct EmulatorService: Sendable {
                 for (guid, result) in zip(request.shortGUIDs, accepted) {
                     switch result {
                     case .success(let metadata): results.append(WireShareMetadata(metadata, shortGUID: guid.value))
-                    case .failure(let error): results.append(WireShareMetadata(shortGUID: guid.value, error: error))
+                    case .failure(let error):
+                        RequestNotes.refused(error, subject: guid.value)
+                        results.append(WireShareMetadata(shortGUID: guid.value, error: error))
                     }
                 }
                 return try encode(ShareResultsResponse(results: results))

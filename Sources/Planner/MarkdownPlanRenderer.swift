@@ -16,9 +16,13 @@ public struct MarkdownPlanRenderer: Sendable {
     public static let defaultCharacterLimit = 60_000
 
     public var characterLimit: Int
+    /// Every generated record on its own lines; by default the records one `repeat:` made that change
+    /// alike are one line (`GeneratedRun`).
+    public var expand: Bool
 
-    public init(characterLimit: Int = MarkdownPlanRenderer.defaultCharacterLimit) {
+    public init(characterLimit: Int = MarkdownPlanRenderer.defaultCharacterLimit, expand: Bool = false) {
         self.characterLimit = characterLimit
+        self.expand = expand
     }
 
     public func render(_ plan: Plan) -> String {
@@ -117,8 +121,19 @@ public struct MarkdownPlanRenderer: Sendable {
         var body: [String] = []
         var used = 0
         var shown = 0
-        for change in plan.changes {
+        for entry in GeneratedRun.entries(plan, expand: expand) {
             var lines: [String] = []
+            guard case .change(let change) = entry else {
+                guard case .run(let run, let changes) = entry else { continue }
+                // `~` is not a diff line; an update is `!` here, as single changes are.
+                let line = run.action == .update ? "!" + run.line.dropFirst() : run.line
+                let size = line.count + 1
+                if used + size > budget { break }
+                used += size
+                body.append(DisplayText.escaped(String(line)))
+                shown += changes.count
+                continue
+            }
             switch change.action {
             case .create:
                 lines.append("+ \(change.address)")

@@ -12,6 +12,10 @@ enum GitHubPlanWorkflow {
     /// Where the workflow is written, relative to the repository's root.
     static let path = ".github/workflows/sharelane-plan.yml"
 
+    /// The branch of sharelane's repository the workflow builds unless `SHARELANE_REF` names another: one that
+    /// exists in every copy of the repository, where a release tag may not.
+    static let defaultRef = "main"
+
     /// The marker that finds the workflow's own comment among a pull request's comments.
     static let marker = "<!-- sharelane-plan -->"
 

@@ -28,8 +28,8 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane plan sharelane.yaml --against git:origin/main --format markdown",
     ]
 
-    @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Option(help: "text (default; colour on a terminal), markdown (for a pull request) or json.")
     var format: PlanFormat = .text
@@ -63,6 +63,9 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @OptionGroup var againstOptions: AgainstOptions
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var refreshOptions: RefreshOptions
+    @Flag(help: "Show every record a `repeat:` made on its own lines (by default they are one line).")
+    var expand = false
+
     @OptionGroup var parallelismOptions: ParallelismOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
@@ -99,7 +102,7 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         plan.against = base
         let style = format == .text ? await Terminal.planStyle() : .plain
         var output = StandardOutput()
-        format.write(plan, style: style, to: &output)
+        format.write(plan, style: style, expand: expand, to: &output)
         if showAccess, let access = plan.access {
             output.write("\n")
             output.write(
