@@ -68,7 +68,9 @@ let package = Package(
         ),
         .target(
             name: "Lanes",
-            dependencies: ["ShareKit", "Recipe", "Planner", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ShareKit", "Recipe", "Planner", "SharingReport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // An emulator seeded from a recipe, with its reset point: `serve --recipe` and SharelaneTesting.
         .target(

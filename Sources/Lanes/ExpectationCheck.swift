@@ -194,7 +194,7 @@ struct ExpectationCheck {
             return
                 "\(actorHandle) is not a participant of \(shareName) (public permission \(share.publicPermission.recipeName))"
         }
-        let permission = participant.role == .publicUser ? share.publicPermission : participant.permission
+        let permission = share.permission(of: participant)
         return "\(actorHandle) is a \(permission.recipeName) \(participant.role.recipeName), "
             + "\(participant.acceptance.recipeName), in \(shareName)"
     }

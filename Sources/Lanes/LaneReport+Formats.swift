@@ -1,5 +1,6 @@
 import Foundation
 import Recipe
+import SharingReport
 
 // A lane run as CI servers read it: JUnit XML (one test case a step, named by its line) and JSON, and the
 // annotation GitHub Actions shows beside the line that failed.
@@ -13,20 +14,20 @@ extension LaneReport {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"sharelane\" tests=\"\(steps.count)\" failures=\"\(failures)\" errors=\"0\" "
         xml += "time=\"\(Self.seconds(milliseconds))\">\n"
-        xml += "  <testsuite name=\"\(Self.escaped("lane \(lane)"))\" tests=\"\(steps.count)\" "
+        xml += "  <testsuite name=\"\(HTML.xml("lane \(lane)"))\" tests=\"\(steps.count)\" "
         xml += "failures=\"\(failures)\" errors=\"0\" skipped=\"0\" time=\"\(Self.seconds(milliseconds))\" "
         xml += "timestamp=\"\(Self.timestamp())\" hostname=\"localhost\">\n"
-        xml += "    <properties><property name=\"recipe\" value=\"\(Self.escaped(recipeFile))\"/></properties>\n"
+        xml += "    <properties><property name=\"recipe\" value=\"\(HTML.xml(recipeFile))\"/></properties>\n"
         for step in steps {
             let name = (step.hook.map { "\($0): " } ?? "") + step.summary + " (line \(step.location.line))"
-            xml += "    <testcase name=\"\(Self.escaped(name))\" "
-            xml += "classname=\"\(Self.escaped(Self.className(recipeFile, lane)))\" "
-            xml += "time=\"\(Self.seconds(step.milliseconds))\" file=\"\(Self.escaped(step.location.file))\" "
+            xml += "    <testcase name=\"\(HTML.xml(name))\" "
+            xml += "classname=\"\(HTML.xml(Self.className(recipeFile, lane)))\" "
+            xml += "time=\"\(Self.seconds(step.milliseconds))\" file=\"\(HTML.xml(step.location.file))\" "
             xml += "line=\"\(step.location.line)\""
             if let error = step.error {
                 let message = Self.message(of: error)
-                xml += ">\n      <failure message=\"\(Self.escaped(message))\" type=\"\(Self.kind(of: error))\">"
-                xml += Self.escaped("\(error.location ?? step.location): \(message)")
+                xml += ">\n      <failure message=\"\(HTML.xml(message))\" type=\"\(Self.kind(of: error))\">"
+                xml += HTML.xml("\(error.location ?? step.location): \(message)")
                 xml += "</failure>\n    </testcase>\n"
             } else {
                 xml += "/>\n"
@@ -36,7 +37,7 @@ extension LaneReport {
         let printed = steps.compactMap { step in
             step.output.map { "--- " + step.summary + " (line \(step.location.line)) ---\n" + $0 }
         }
-        xml += "    <system-out>\(Self.escaped(printed.joined(separator: "\n"), keepingNewlines: true))</system-out>\n"
+        xml += "    <system-out>\(HTML.xml(printed.joined(separator: "\n"), keepingNewlines: true))</system-out>\n"
         xml += "    <system-err></system-err>\n"
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
@@ -108,27 +109,5 @@ extension LaneReport {
         formatter.formatOptions = [.withInternetDateTime]
         // The Ant schema's timestamp has no zone designator.
         return String(formatter.string(from: Date()).dropLast())
-    }
-
-    /// Text for an XML attribute or element: the five special characters escaped, and characters XML 1.0
-    /// cannot hold dropped.
-    static func escaped(_ text: String, keepingNewlines: Bool = false) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n" where keepingNewlines: result += "\n"
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\t", "\n", "\r": result += "&#\(scalar.value);"
-            default:
-                if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
     }
 }

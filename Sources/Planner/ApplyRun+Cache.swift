@@ -16,9 +16,7 @@ extension ApplyRun {
         else { return }
         var memo =
             keep.memo
-            ?? PlanMemo(
-                version: PlanMemo.currentVersion, storeName: store.displayName, owner: owner,
-                databaseToken: ChangeToken(rawValue: ""), zones: [:])
+            ?? PlanMemo(storeName: store.displayName, owner: owner)
         guard memo.owner == owner, memo.storeName == store.displayName else { return }
         // Every zone written since the file's token: by this run, or behind its back. The token is taken
         // before the zones are read below, so that what changes after is named by the next plan's feed.
@@ -81,10 +79,7 @@ extension ApplyRun {
     func cacheRecipe() -> (PlanMemo.Context, RememberedRecipe?)? {
         guard let keep = plan.cacheAfterApply else { return nil }
         var context = keep.context
-        for index in context.users.entries.indices where context.users.entries[index].recordName == nil {
-            context.users.entries[index].recordName =
-                newUserRecordNames[StableName.normalizedEmail(context.users.entries[index].email)]
-        }
+        context.users = context.users.filling { newUserRecordNames[EmailAddress.normalized($0.email)] }
         guard context.users.entries.allSatisfy({ $0.recordName != nil }), context.users.owner.recordName == owner
         else { return nil }
         guard var remember = keep.remember else { return (context, nil) }

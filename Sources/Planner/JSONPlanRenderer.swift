@@ -210,33 +210,7 @@ enum JSONValue: Sendable {
 
     private static func writeString<Output: TextOutputStream>(_ s: String, to output: inout Output) {
         output.write("\"")
-        var needsEscape = false
-        for byte in s.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            needsEscape = true
-            break
-        }
-        guard needsEscape else {
-            output.write(s)
-            output.write("\"")
-            return
-        }
-        var escaped = ""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case "\u{08}": escaped += "\\b"
-            case "\u{0C}": escaped += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        output.write(escaped)
+        output.write(JSONString.escaped(s))
         output.write("\"")
     }
 }

@@ -6,7 +6,10 @@ import ShareKit
 /// What a `PlanCache` file holds: the store's change token from before the last plan read its zones, and
 /// for each zone that planned to no changes, what its plan depended on and what it took from the store.
 struct PlanMemo: Sendable, Codable {
-    static let currentVersion = 3
+    /// The version of the cache file's format, written in each file; a file of another version is not read.
+    /// It also salts every zone's digest (`Context.key`), so that digests of another version never match.
+    /// 4: the remembered recipe's users packed in columns (`PackedUsers`).
+    static let formatVersion = 4
 
     /// One zone that planned to no changes.
     struct Zone: Sendable {
@@ -36,11 +39,24 @@ struct PlanMemo: Sendable, Codable {
     /// without loading them.
     var recipe: RememberedRecipe?
 
+    /// A memo in this version (`formatVersion`): the one place a memo is made.
+    init(
+        storeName: String, owner: UserRecordName, databaseToken: ChangeToken = ChangeToken(rawValue: ""),
+        zones: [String: Zone] = [:], recipe: RememberedRecipe? = nil
+    ) {
+        version = Self.formatVersion
+        self.storeName = storeName
+        self.owner = owner
+        self.databaseToken = databaseToken
+        self.zones = zones
+        self.recipe = recipe
+    }
+
     /// The memo in `file` in this version, whatever its store and owner; nil otherwise.
     static func load(_ file: URL) -> PlanMemo? {
         guard let data = try? Data(contentsOf: file),
             let memo = try? JSONDecoder().decode(PlanMemo.self, from: data),
-            memo.version == currentVersion
+            memo.version == formatVersion
         else { return nil }
         return memo
     }
@@ -100,7 +116,9 @@ struct PlanMemo: Sendable, Codable {
         /// The context as a digest, written field by field in a fixed order: the same in every process.
         var key: String {
             var input = DigestInput()
-            input.feed("v2", container, users.owner.email, String(seed), "\(prune)", "\(destroy)", "\(actsAsAnyUser)")
+            input.feed(
+                "v\(PlanMemo.formatVersion)", container, users.owner.email, String(seed), "\(prune)", "\(destroy)",
+                "\(actsAsAnyUser)")
             for entry in users.entries {
                 input.feed(entry.handle, entry.email, entry.name ?? "", entry.recordName ?? "")
             }
@@ -264,6 +282,37 @@ struct RememberedRecipe: Sendable, Codable {
         self.users = users
         self.options = options
         self.digests = digests
+    }
+}
+
+// MARK: - Codable
+
+extension RememberedRecipe {
+    private enum CodingKeys: String, CodingKey { case inputs, header, users, options, digests, contents }
+
+    /// The header's users and the directory are written once, column by column (`PackedUsers`).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        inputs = try container.decode(RecipeInputs.self, forKey: .inputs)
+        header = try container.decode(Recipe.self, forKey: .header)
+        let packed = try container.decode(PackedUsers.self, forKey: .users)
+        header.users = try packed.declared()
+        users = try packed.userDirectory()
+        options = try container.decode(String.self, forKey: .options)
+        digests = try container.decode([String: String].self, forKey: .digests)
+        contents = try container.decode([String: String].self, forKey: .contents)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(inputs, forKey: .inputs)
+        var header = header
+        header.users = []
+        try container.encode(header, forKey: .header)
+        try container.encode(PackedUsers(declared: self.header.users, directory: users), forKey: .users)
+        try container.encode(options, forKey: .options)
+        try container.encode(digests, forKey: .digests)
+        try container.encode(contents, forKey: .contents)
     }
 }
 

@@ -317,14 +317,33 @@ struct PlanRun {
     }
 
     private func makePlan(changes: [PlannedChange], notes: [String], basis: PlanBasis) -> Plan {
+        // The directory holds the recipe's users in the recipe's order (`UserDirectory.make`): each entry's
+        // declaration is at its own position, checked, and found by handle otherwise. `recipe.user` scans the
+        // users, and a scan for each user was 0.9 s of the 1 s of CPU that the no-op plan of 10,000 users took.
+        let declaredUsers = recipe.users
+        var byHandle: [String: DeclaredUser]?
+        func declared(_ entry: UserDirectory.Entry, at position: Int) -> DeclaredUser? {
+            if position < declaredUsers.count, declaredUsers[position].handle == entry.handle {
+                return declaredUsers[position]
+            }
+            if byHandle == nil {
+                byHandle = Dictionary(declaredUsers.map { ($0.handle, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+            return byHandle?[entry.handle]
+        }
         let owner = users.owner
+        let declaredOwner = recipe.user(owner.handle)
         let plannedOwner = PlannedUser(
             handle: owner.handle, email: owner.email, name: owner.name, recordName: ownerRecordName ?? "",
-            phone: recipe.user(owner.handle)?.phone, discoverable: recipe.user(owner.handle)?.discoverable)
-        let plannedUsers = users.entries.map {
-            PlannedUser(
-                handle: $0.handle, email: $0.email, name: $0.name, recordName: $0.recordName ?? "",
-                phone: recipe.user($0.handle)?.phone, discoverable: recipe.user($0.handle)?.discoverable)
+            phone: declaredOwner?.phone, discoverable: declaredOwner?.discoverable)
+        var plannedUsers: [PlannedUser] = []
+        plannedUsers.reserveCapacity(users.entries.count)
+        for (position, entry) in users.entries.enumerated() {
+            let user = declared(entry, at: position)
+            plannedUsers.append(
+                PlannedUser(
+                    handle: entry.handle, email: entry.email, name: entry.name, recordName: entry.recordName ?? "",
+                    phone: user?.phone, discoverable: user?.discoverable))
         }
         var plan = Plan(
             recipeName: recipe.name, storeName: store.displayName,

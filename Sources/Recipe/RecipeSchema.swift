@@ -32,22 +32,16 @@ extension RecipeDecoder {
         guard let typePairs = pairs(node, "`schema`") else { return result }
         for typePair in typePairs {
             let typeName = typePair.key
-            guard CloudKitLimits.isIdentifier(typeName) || typeName == shareRecordType else {
-                error(
-                    "`\(typeName)` is not a record type; use letters, digits and `_`, starting with a letter",
-                    typePair.keyLocation)
+            if let problem = CloudKitLimits.recordTypeProblem(typeName) {
+                error(problem, typePair.keyLocation)
                 continue
             }
             var type = RecordTypeSchema(typeName)
             result.locations[typeName] = typePair.keyLocation
             for fieldPair in pairs(typePair.value, "record type `\(typeName)`") ?? [] {
                 let name = fieldPair.key
-                guard
-                    CloudKitLimits.isIdentifier(name) || SchemaRules.isSystemField(name) || name.hasPrefix("cloudkit.")
-                else {
-                    error(
-                        "`\(name)` is not a field name; use letters, digits and `_`, starting with a letter",
-                        fieldPair.keyLocation)
+                if let problem = CloudKitLimits.declaredFieldProblem(name, recordType: typeName) {
+                    error(problem, fieldPair.keyLocation)
                     continue
                 }
                 guard let text = string(fieldPair.value, "field `\(name)` of `\(typeName)`") else { continue }

@@ -6,6 +6,9 @@ struct RecipeValidator {
     var errors: [RecipeError] = []
     var warnings: [RecipeError] = []
     private var handles: [String] = []
+    /// `handles` as a set: every participant, actor and subscriber is checked against it, and a scan of the
+    /// users for each made a recipe of thousands of users and as many participants quadratic.
+    private var declaredHandles: Set<String> = []
     /// Users declared with an error in their own entry: that error is reported once, not at every reference.
     private var faultyHandles: Set<String> = []
 
@@ -16,6 +19,7 @@ struct RecipeValidator {
     /// Validates `recipe`, reordering each zone's records so parents come first.
     mutating func validate(_ recipe: inout Recipe, decoder: RecipeDecoder) {
         handles = recipe.users.map(\.handle)
+        declaredHandles = Set(handles)
         faultyHandles = decoder.faultyUserHandles
         if !recipe.owner.isEmpty, let ownerLocation = decoder.ownerLocation {
             checkUser(recipe.owner, "`owner`", ownerLocation)
@@ -124,7 +128,7 @@ struct RecipeValidator {
     }
 
     private mutating func checkUser(_ handle: String, _ what: String, _ location: SourceLocation) {
-        guard !handles.contains(handle), !faultyHandles.contains(handle) else { return }
+        guard !declaredHandles.contains(handle), !faultyHandles.contains(handle) else { return }
         error(
             "\(what) `\(handle)` names no user" + Suggestion.hint(for: handle, in: handles)
                 + "; users are declared under `users:`", location)

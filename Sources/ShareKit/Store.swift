@@ -182,6 +182,10 @@ public protocol Store: Sendable {
     /// none. Plans use it, because a plan changes nothing in a store, not even its list of users.
     /// - Throws: `ShareError` when the store cannot be reached or refuses.
     func signInExisting(email: String) async throws -> User?
+    /// `signInExisting(email:)` of several addresses at once, creating nothing: one result per address, in
+    /// order (nil where the store has no such user); one that fails does not stop the others.
+    /// - Throws: only when the store cannot be reached at all.
+    func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>]
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
     /// Users by email address (`users/lookup/email`); nil where no user has that address, or the user is
@@ -401,24 +405,19 @@ extension Store {
     private func tagsFromFeed(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
         -> ZoneTags?
     {
-        var tags = ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
-        var shares: [String: Share] = [:]
+        var fold = ZoneFeedFold()
+        let ending: ChangeFeedPaging.Ending
         do {
-            let ending = try await followZoneChanges(zoneID, in: database, since: nil, as: user) { page in
-                for record in page.changedRecords { tags.records[record.recordName] = record.changeTag ?? "" }
-                for share in page.changedShares { shares[share.recordName] = share }
-                for name in page.deletedRecordNames {
-                    tags.records[name] = nil
-                    shares[name] = nil
-                }
+            ending = try await followZoneChanges(zoneID, in: database, since: nil, as: user) { page in
+                fold.add(page)
                 return true
             }
-            tags.token = ending.token
         } catch let error as ShareError where error.code == .zoneNotFound {
             return nil
         }
-        tags.shares = shares.values.sorted { $0.recordName < $1.recordName }
-        return tags
+        return ZoneTags(
+            records: fold.records.mapValues { $0.changeTag ?? "" },
+            shares: fold.shares.values.sorted { $0.recordName < $1.recordName }, token: ending.token)
     }
 
     /// One user after another, for stores that act as one user a call.
@@ -428,6 +427,20 @@ extension Store {
         for user in users {
             do {
                 results.append(.success(try await signIn(email: user.email, name: user.name)))
+            } catch let error as ShareError {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// One user after another, for stores that act as one user a call.
+    public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
+        var results: [Result<User?, ShareError>] = []
+        results.reserveCapacity(emails.count)
+        for email in emails {
+            do {
+                results.append(.success(try await signInExisting(email: email)))
             } catch let error as ShareError {
                 results.append(.failure(error))
             }

@@ -52,7 +52,11 @@ public struct UserDiscoverability: Sendable, Hashable, Codable {
 /// ask, so that an address one of them takes, every one takes.
 public enum EmailAddress {
     /// The form that names a user: trimmed and lowercased (two spellings of one address are one user).
-    public static func normalized(_ text: String) -> String { StableName.normalizedEmail(text) }
+    public static func normalized(_ text: String) -> String {
+        let trimmed = StableName.trimmedWhitespace(text)
+        // Lowercasing allocates even when nothing changes; most addresses are lowercase already.
+        return trimmed.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? trimmed.lowercased() : trimmed
+    }
 
     /// Why `text` is not an address a user can have, in words for a message; nil when it is one: one `@`
     /// with something on each side, no white space inside, at most `CloudKitLimits.emailAddressLength`
@@ -63,10 +67,21 @@ public enum EmailAddress {
             return "an email address is at most \(CloudKitLimits.emailAddressLength) characters; this one has "
                 + "\(address.utf8.count)"
         }
-        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-            !address.contains(where: { $0.isWhitespace })
-        else {
+        let wellFormed: Bool
+        if address.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            // Printable ASCII, so no white space: the bytes say it, where walking the characters was 6% of
+            // an apply that signs in 100,000 users.
+            let at = address.utf8.firstIndex(of: UInt8(ascii: "@"))
+            wellFormed =
+                at != nil && at != address.utf8.startIndex && address.utf8.last != UInt8(ascii: "@")
+                && address.utf8.lastIndex(of: UInt8(ascii: "@")) == at
+        } else {
+            let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+            wellFormed =
+                parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
+                && !address.contains(where: { $0.isWhitespace })
+        }
+        guard wellFormed else {
             return "`\(address.count > 60 ? String(address.prefix(60)) + "…" : address)` is not an email address "
                 + "(name@example.com)"
         }

@@ -63,15 +63,8 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let yaml = try await Self.exportedRecipe(
             from: store, owner: owner, zones: zones, name: name, container: container, environment: environment,
             out: out, logger: logger)
-        if let out {
-            do {
-                try yaml.write(toFile: out, atomically: true, encoding: .utf8)
-            } catch {
-                throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
-            }
-            Terminal.printError("Wrote \(out); `sharelane plan \(out)` shows no changes against \(store.displayName).")
-        } else {
-            Terminal.write(yaml)
+        try OutputFile.write(yaml, to: out) {
+            "Wrote \($0); `sharelane plan \($0)` shows no changes against \(store.displayName)."
         }
     }
 

@@ -82,17 +82,6 @@ struct SchemaContext {
     }
 }
 
-/// Writes text to `out`, or to standard output.
-func writeOutput(_ text: String, to out: String?, what: String) throws {
-    guard let out else { return Terminal.write(text) }
-    do {
-        try text.write(toFile: out, atomically: true, encoding: .utf8)
-    } catch {
-        throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
-    }
-    Terminal.printError("Wrote \(what) to \(out).")
-}
-
 struct SchemaShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Print the live schema of the store, in the CloudKit Schema Language.")
@@ -169,7 +158,7 @@ struct SchemaExportCommand: AsyncParsableCommand, LoggingCommand, CommandExample
                 try RecipeSelection.resolve(recipe), nothingDone: "nothing was exported"
             ).schema.schema
         }
-        try writeOutput(try format.render(schema), to: out, what: "the schema (\(format.rawValue))")
+        try OutputFile.write(try format.render(schema), to: out) { "Wrote the schema (\(format.rawValue)) to \($0)." }
     }
 }
 

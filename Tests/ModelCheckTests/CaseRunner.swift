@@ -176,7 +176,7 @@ final class CaseRun {
     var logger: Logger { CaseRunner.logger }
 
     static func recordName(_ handle: String) -> UserRecordName {
-        StableName.userRecordName(email: StableName.normalizedEmail("\(handle)@example.com"))
+        StableName.userRecordName(email: EmailAddress.normalized("\(handle)@example.com"))
     }
 
     func loadedRecipe() throws -> Recipe {
