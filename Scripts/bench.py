@@ -279,6 +279,114 @@ def bench_size(binary, size, work):
     return row
 
 
+# Users at scale: a recipe of N users (`uN: { email: … }`) and one zone of one record
+# (`gen-bench-recipe.py --users N`), its steps as the records' rows take them.
+USER_STEPS = ["validate", "plan_empty", "apply", "plan_noop"]
+
+
+def bench_users(binary, users, work):
+    """validate, a plan into an empty SQLite store, the apply into it, and the no-op plan right after it, of a
+    recipe of `users` users; the no-op plan is checked to be empty and the store to hold every user."""
+    recipe = os.path.join(work, f"users-{users}.yaml")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen-bench-recipe.py"), "--users", str(users), recipe],
+                   check=True)
+    path = os.path.join(work, f"users-{users}.sqlite")
+    store = "sqlite:" + path
+    row = {"users": users}
+    secs, rss, _, cpu = run([binary, "validate", recipe])
+    row["validate"] = (secs, rss, cpu)
+    secs, rss, _, cpu = run([binary, "plan", recipe, "--store", store, "--format", "json"])
+    row["plan_empty"] = (secs, rss, cpu)
+    secs, rss, _, cpu = run([binary, "apply", recipe, "--store", store, "--yes"])
+    row["apply"] = (secs, rss, cpu)
+    secs, rss, out, cpu = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], expect=(0, 2))
+    if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
+        sys.exit(f"bench: the no-op plan after the apply of {users} users is not empty:\n{out[-2000:]}")
+    row["plan_noop"] = (secs, rss, cpu)
+    # The owner, the users, and nobody else: what the apply signed in.
+    counted = subprocess.run(["sqlite3", path, "SELECT count(*) FROM user"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    if counted != str(users + 1):
+        sys.exit(f"bench: the store holds {counted} users after the apply of {users} users and the owner")
+    return row
+
+
+def bench_fifo(binary, work):
+    """`validate` of a recipe whose `include:` names a FIFO, and of one whose `!asset` does: each must be
+    refused at its FILE:LINE, without waiting for a writer. One not answered within 10 s is stopped and
+    reported as such, so that the bench goes on."""
+    fifo = os.path.join(work, "pipe")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    head = "sharelane: 1\nname: fifo\n"
+    users = "users: { a: { email: a@example.com } }\nowner: a\n"
+    rows = {}
+    for label, text, line in [
+        ("include", head + "include: [pipe]\n" + users, 3),
+        ("asset", head + users + "zones:\n  Z:\n    records:\n      r: { type: T, fields: { f: !asset pipe } }\n", 8),
+    ]:
+        recipe = os.path.join(work, f"fifo-{label}.yaml")
+        with open(recipe, "w") as f:
+            f.write(text)
+        start = time.monotonic()
+        proc = subprocess.Popen([binary, "validate", recipe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            out, _ = proc.communicate(timeout=10)
+            seconds = time.monotonic() - start
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+            seconds = None
+        said = out.decode(errors="replace")
+        refused = proc.returncode != 0 and f"{recipe}:{line}:" in said and "FIFO" in said
+        rows[label] = {"seconds": seconds, "refused": refused, "message": said.strip()[:300]}
+    return rows
+
+
+def print_users(rows, fifo):
+    """The users' table: each step's wall time, CPU and peak RSS at each size, and its ratio to the first size."""
+    first = rows[0]
+    head = f"{'users':<12}" + "".join(f" | {str(r['users']) + ' users':>27}" for r in rows)
+    print(head)
+    print(f"{'':<12}" + "".join(f" | {'wall':>8} {'CPU':>8} {'peak RSS':>9}" if i == 0 else
+                                 f" | {'wall':>8} {'× first':>8} {'peak RSS':>9}" for i, _ in enumerate(rows)))
+    print("-" * len(head))
+    for step in USER_STEPS:
+        line = f"{step:<12}"
+        for i, r in enumerate(rows):
+            secs, rss, cpu = r[step]
+            line += (f" | {secs:7.2f}s {cpu:7.2f}s {rss:6.0f} MB" if i == 0 else
+                     f" | {secs:7.2f}s {secs / first[step][0]:7.1f}× {rss:6.0f} MB")
+        print(line)
+    if fifo:
+        for label, f in fifo.items():
+            took = "did not end within 10 s" if f["seconds"] is None else f"{f['seconds'] * 1000:.0f} ms"
+            print(f"a FIFO named by {'`include:`' if label == 'include' else '`!asset`':<10}: {took}, "
+                  f"{'refused with its place' if f['refused'] else 'NOT REFUSED'}")
+
+
+def users_json(rows):
+    """The users' rows as JSON: each step's seconds, CPU seconds, peak RSS and ratio to the first size."""
+    return [{"users": r["users"],
+             **{s: {"seconds": round(r[s][0], 3), "cpu_seconds": round(r[s][2], 3), "peak_rss_mb": round(r[s][1], 1),
+                    "to_first": round(r[s][0] / rows[0][s][0], 2)} for s in USER_STEPS}} for r in rows]
+
+
+def users_targets(rows, fifo):
+    targets = {}
+    if rows:
+        big = rows[-1]
+        targets[f"users_{big['users']}_apply_under_5s"] = big["apply"][0] < 5
+        targets[f"users_{big['users']}_noop_plan_under_1s"] = big["plan_noop"][0] < 1
+        if len(rows) >= 2:
+            targets["users_growth_at_most_12x"] = all(
+                big[s][0] / rows[0][s][0] <= 12 for s in USER_STEPS)
+    if fifo:
+        targets["fifo_refused_under_0.1s"] = all(f["refused"] and f["seconds"] is not None and f["seconds"] < 0.1
+                                                 for f in fifo.values())
+    return targets
+
+
 # A real link (Docs/CloudKit.md, "Limits the client follows"): serve playing Apple's distance and its throttle.
 LATENCY = 0.080
 THROTTLE = 40
@@ -382,7 +490,38 @@ def bench_network(binary, size, work):
         row["throttled_plan_after_empty"] = "Plan: 0 to add, 0 to change, 0 to destroy." in out
     finally:
         rough.stop()
+    row["plan_after_apply"] = bench_plan_after_apply(binary, work)
     return row
+
+
+def bench_plan_after_apply(binary, work):
+    """Over `serve --latency 80ms`, a 2,000-record recipe in 20 zones, each shared with 10 participants: the
+    first plan right after an apply (what CI runs to prove convergence) and the second, in BENCH_ROUNDS//2+1
+    rounds, each on a fresh server; the medians, and the requests of the last round."""
+    recipe = os.path.join(work, "bench-after-apply.yaml")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen-bench-recipe.py"), str(AFTER_APPLY_RECORDS), recipe,
+                    str(AFTER_APPLY_ZONES), "10"], check=True)
+    firsts, seconds = [], []
+    requests = {}
+    for round_number in range(max(1, ROUNDS // 2 + 1)):
+        slow = Served(binary, work, f"after-apply-{round_number}", ["--latency", f"{int(LATENCY * 1000)}ms"])
+        try:
+            run([binary, "apply", recipe, "--store", slow.url, "--yes", "--parallelism", str(PARALLELISM)],
+                env=slow.env)
+            plan = [binary, "plan", recipe, "--store", slow.url, "--detailed-exitcode"]
+            for label, into in (("first", firsts), ("second", seconds)):
+                start = len(slow.log())
+                secs, rss, out, cpu = run(plan, env=slow.env)
+                if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
+                    sys.exit(f"bench: the {label} plan after the apply is not empty:\n{out[-2000:]}")
+                into.append(secs)
+                requests[label] = network_requests(slow.log()[start:])["requests"]
+        finally:
+            slow.stop()
+    first, second = median(firsts), median(seconds)
+    return {"records": AFTER_APPLY_RECORDS, "zones": AFTER_APPLY_ZONES, "first": first, "second": second,
+            "ratio": first / second, "firsts": firsts, "seconds": seconds,
+            "first_requests": requests["first"], "second_requests": requests["second"]}
 
 
 def print_network(rows):
@@ -405,6 +544,14 @@ def print_network(rows):
               f"{t['bound']:10.2f}s | {t['ratio']:6.2f}× | ≤ 1.5× (requests ÷ 40/s); "
               f"{t['throttled']} throttled, {t['unavailable']} unavailable, {t['lost_answers']} lost answers; "
               f"plan after: {'empty' if r['throttled_plan_after_empty'] else 'NOT EMPTY'}")
+        if "plan_after_apply" in r:
+            a = r["plan_after_apply"]
+            print(f"{'first plan after apply, 80 ms':<28} | {a['records']:>7} | {a['first']:6.2f}s | "
+                  f"{a['first_requests']:>8} | {'':>11} | {a['ratio']:6.2f}× | ≤ 1.2× the second, < 0.5 s "
+                  f"({a['zones']} zones; × is over the second)")
+            print(f"{'second plan after apply':<28} | {a['records']:>7} | {a['second']:6.2f}s | "
+                  f"{a['second_requests']:>8} | {'':>11} | {'':>7} | (rounds: "
+                  + ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(a["firsts"], a["seconds"])) + ")")
         print(f"{'':<28}   the throttle counts each user apart: the busiest user sent {t['busiest_user']} "
               f"admitted requests, {t['busiest_user'] / THROTTLE:.2f} s at 40/s "
               f"({t['seconds'] / max(t['busiest_user'] / THROTTLE, 1e-9):.2f}× that)")
@@ -419,6 +566,8 @@ def network_targets(rows):
                                                        big["latency_plan_100_spread"]["seconds"]) < 1,
         "throttled_apply_at_most_1.5x_bound": big["throttled_apply"]["ratio"] <= 1.5,
         "throttled_apply_then_empty_plan": big["throttled_plan_after_empty"],
+        "latency_first_plan_after_apply_within_1.2x_second": big["plan_after_apply"]["ratio"] <= 1.2,
+        "latency_first_plan_after_apply_under_0.5s": big["plan_after_apply"]["first"] < 0.5,
     }
 
 
@@ -427,6 +576,9 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 STEPS = ["validate", "plan_empty", "apply", "plan_noop", "plan_cached", "plan_100_dense", "plan_100_spread", "apply_http",
          "plan_cached_http", "reference"]
 LIMIT_RSS_MB = 400
+# The plan after an apply: the shape of a recipe a team keeps in git (bench_plan_after_apply).
+AFTER_APPLY_RECORDS = 2000
+AFTER_APPLY_ZONES = 20
 
 
 def main():
@@ -436,12 +588,42 @@ def main():
     # BENCH_ONLY=network runs only the real link's steps; BENCH_NETWORK_SIZES chooses their sizes (default: the
     # first size: the throttled apply alone takes requests ÷ 40 s).
     only_network = os.environ.get("BENCH_ONLY") == "network"
+    if os.environ.get("BENCH_ONLY") == "after-apply":
+        # The plan after an apply alone (bench_plan_after_apply): a minute, not the whole bench.
+        try:
+            a = bench_plan_after_apply(binary, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps(a, indent=2))
+        met = a["ratio"] <= 1.2 and a["first"] < 0.5
+        print(f"{'met    ' if met else 'NOT MET'}  first plan after apply {a['first']:.2f}s ({a['first_requests']} "
+              f"requests), second {a['second']:.2f}s ({a['second_requests']} requests): {a['ratio']:.2f}×")
+        return
     network_sizes = [int(s) for s in os.environ.get("BENCH_NETWORK_SIZES", str(sizes[0])).split()]
+    # BENCH_ONLY=users runs only the users' rows and the FIFO refusals; BENCH_USERS chooses their sizes.
+    only_users = os.environ.get("BENCH_ONLY") == "users"
+    user_sizes = [int(s) for s in os.environ.get("BENCH_USERS", "10000 100000").split()]
     try:
+        user_rows = [] if only_network else [bench_users(binary, users, work) for users in user_sizes]
+        fifo = {} if only_network else bench_fifo(binary, work)
+        if only_users:
+            print_users(user_rows, fifo)
+            print()
+            targets = users_targets(user_rows, fifo)
+            for name, met in targets.items():
+                print(f"{'met    ' if met else 'NOT MET'}  {name}")
+            out = os.environ.get("BENCH_JSON", "bench-results.json")
+            with open(out, "w") as f:
+                json.dump({"users": users_json(user_rows), "fifo": fifo, "targets": targets}, f, indent=2)
+            print(f"\nwrote {out}")
+            return
         rows = [] if only_network else [bench_size(binary, size, work) for size in sizes]
         network_rows = [bench_network(binary, size, work) for size in network_sizes]
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if user_rows:
+        print_users(user_rows, fifo)
+        print()
     print_network(network_rows)
     print()
     for name, met in network_targets(network_rows).items():
@@ -530,6 +712,7 @@ def main():
             <= 300,
         }
     targets.update(network_targets(network_rows))
+    targets.update(users_targets(user_rows, fifo))
     if len(rows) >= 2:
         scaling = {s: round(rows[-1][s][0] / rows[0][s][0], 2) for s in STEPS}
         cpu_scaling = {s: round(rows[-1][s][2] / rows[0][s][2], 2) for s in STEPS}
@@ -540,7 +723,7 @@ def main():
     out = os.environ.get("BENCH_JSON", "bench-results.json")
     with open(out, "w") as f:
         json.dump({"results": results, "scaling": scaling, "cpu_scaling": cpu_scaling, "network": network_rows,
-                   "targets": targets}, f, indent=2)
+                   "users": users_json(user_rows), "fifo": fifo, "targets": targets}, f, indent=2)
     print(f"\nwrote {out}")
 
 

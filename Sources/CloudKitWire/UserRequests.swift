@@ -32,6 +32,13 @@ package struct WireUser: Codable, Sendable, Hashable {
         reason = "no user has the email address \(email)"
     }
 
+    /// An address no discoverable user has, as `users/lookup/email` answers it on Apple's service: the user
+    /// info with only the address filled, no record name and no error.
+    package init(addressOnly email: String) {
+        emailAddress = email
+        lookupInfo = WireLookupInfo(emailAddress: email)
+    }
+
     /// The user; nil for an error entry or an entry without a record name.
     package var user: User? {
         guard serverErrorCode == nil, let userRecordName else { return nil }

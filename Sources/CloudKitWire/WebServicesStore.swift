@@ -111,7 +111,8 @@ public final class WebServicesStore: Store {
 
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
-            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator)
+            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator,
+            readsZoneTags: true)
     }
 
     /// The same service and signed-in users (one set of token chains), in another environment: only the
@@ -355,8 +356,10 @@ public final class WebServicesStore: Store {
             let (response, resent): (RecordsResponse, Bool) = try await sendNoting(
                 .recordsModify, database: database, body: request, as: user)
             if resent { landed.formUnion(pending) }
-            var answered = try Self.inOrder(
-                response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: .recordsModify)
+            var answered = Self.existsForCreates(
+                batch,
+                try Self.inOrder(
+                    response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: .recordsModify))
             if echoSentFields {
                 for index in answered.indices {
                     guard case .saved(var saved) = answered[index], case .record(let sent) = batch[index].item

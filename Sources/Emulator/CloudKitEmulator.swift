@@ -45,7 +45,7 @@ public struct CloudKitEmulator: Sendable {
     func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         let service = self.service
-        router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.add(middleware: RequestLogMiddleware(logger: logger, history: service.requests))
         // A name rebound to this machine is refused before anything else, then a page of an origin not allowed.
         router.add(middleware: HostNameMiddleware(configuration: service.configuration))
         router.add(middleware: CrossOriginMiddleware(configuration: service.configuration))
@@ -88,7 +88,7 @@ public struct CloudKitEmulator: Sendable {
         ).register(on: router)
         Console(
             worlds: service.worlds, configuration: service.configuration, sessions: consoleSessions,
-            containers: service.containers, network: network
+            containers: service.containers, network: network, requests: service.requests
         ).register(on: router)
         return router
     }

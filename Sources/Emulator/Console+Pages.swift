@@ -338,7 +338,12 @@ extension Console {
             let snapshot = try await reader.snapshot(as: viewer, users: listed ?? [])
             let graph = SharingGraph(snapshot)
             let title = viewer.map { "Sharing as \(ConsoleReader.label($0))" } ?? "Sharing"
-            body += "<div class=\"graph\">\n\(SharingGraphSVG().svg(graph, title: title))</div>\n"
+            // As one user the graph holds only what that user sees: a share shows to a participant once accepted.
+            let empty =
+                viewer.map {
+                    "No shares that \(ConsoleReader.label($0)) sees: a share they were invited to shows here once they accept it."
+                } ?? "No shares: nothing is shared with anyone."
+            body += "<div class=\"graph\">\n\(SharingGraphSVG().svg(graph, title: title, empty: empty))</div>\n"
             body +=
                 "<details><summary>Mermaid</summary><pre>\(HTML.escaped(SharingGraphRenderer().mermaid(graph)))</pre>"
                 + "</details>\n<details><summary>Graphviz DOT</summary><pre>"

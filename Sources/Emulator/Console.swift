@@ -24,6 +24,8 @@ struct Console: Sendable {
     let containers: ConsoleContainerLog
     /// The network conditions in force, shown on the overview.
     let network: NetworkFaults
+    /// The last requests of clients, for the Requests page.
+    let requests: RequestHistory
 
     var reader: ConsoleReader {
         get throws { ConsoleReader(store: try store) }
@@ -66,6 +68,9 @@ struct Console: Sendable {
         }
         pages.get("/history") { request, _ in
             await console.answer { try await console.viewing(request).historyPage(request) }
+        }
+        pages.get("/requests") { request, _ in
+            await console.answer { try await console.viewing(request).requestsPage() }
         }
     }
 

@@ -29,7 +29,10 @@ struct ConsolePage {
             navigation.append(("Databases", Self.userPath(viewer.recordName)))
         }
         let query = viewer.map { "?as=" + Self.component($0.recordName) } ?? ""
-        navigation += [("Access", "/access" + query), ("Graph", "/graph" + query), ("History", "/history" + query)]
+        navigation += [
+            ("Access", "/access" + query), ("Graph", "/graph" + query), ("History", "/history" + query),
+            ("Requests", "/requests"),
+        ]
         let links = navigation.map { "<a href=\"\(HTML.escaped($0.1))\">\(HTML.escaped($0.0))</a>" }.joined(
             separator: " ")
         var form = ""

@@ -62,7 +62,8 @@ extension EmulatorService {
                 .badRequest,
                 "the asset is larger than CloudKit's limit of 50 MB an asset (\(limit) bytes), or was cut short")
         }
-        let bytes = [UInt8](buffer.readableBytesView)
+        let body = [UInt8](buffer.readableBytesView)
+        let bytes = try MultipartFile.bytes(of: body, contentType: request.headers[.contentType]) ?? body
         // The bytes are kept by the world that asked for the upload URL, as its records will name them.
         let kept = try await worlds.store(for: world).saveAssetBytes(bytes)
         let checksum = servedChecksum?(kept).fileChecksum ?? kept

@@ -14,6 +14,8 @@ struct EmulatorService: Sendable {
     let worlds: any StoreWorlds
     /// Who signed in, and in which worlds they already have a user.
     let identities = EmulatorIdentities()
+    /// The last requests, for the console's Requests page.
+    let requests = RequestHistory()
     /// Each world's requests kept apart from its resets and restores.
     let gate = WorldGate()
     /// Reset points, named snapshots and the seeded recipes' people (`EmulatorFixture.swift`).
@@ -170,8 +172,14 @@ struct EmulatorService: Sendable {
             let operations = try await keepingAssets(
                 try await recordOperations(request.operations, in: zoneID, store: store, as: user), store: store)
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
-            let outcomes = try await modify(
-                operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
+            let outcomes = Self.conflictForExistingCreates(
+                operations,
+                try await Self.forceDeletingAsLive(operations, database: database, atomic: atomic) { sent in
+                    try await modify(sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
+                })
+            for case .failed(let name, let error) in outcomes where error.code != .atomicError {
+                RequestNotes.refused(error, subject: "\(zoneID.zoneName)/\(name)")
+            }
             return try encode(
                 RecordsAnswer(
                     outcomes, currentUser: user, desiredKeys: request.desiredKeys,
@@ -199,17 +207,25 @@ struct EmulatorService: Sendable {
                 body.isEmpty
                 ? ZonesChangesRequest(metaSyncToken: nil) : try decode(ZonesChangesRequest.self, from: body)
             let changes = try await store.databaseChanges(
-                in: database, since: request.metaSyncToken.map(ChangeToken.init(rawValue:)), as: user)
-            return try encode(ZonesChangesResponse(changes))
+                in: database, since: request.metaSyncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) }, as: user)
+            var answer = ZonesChangesResponse(changes)
+            answer.metaSyncToken = OpaqueText.written(answer.metaSyncToken)
+            return try encode(answer)
         case .zonesList:
             let zones = try await store.listZones(in: database, as: user)
-            return try encode(ZonesResponse(zones: zones.map(WireZone.init)))
+            return try encode(
+                ZonesResponse(
+                    zones: await zoneDictionaries(zones.map(WireZone.init), store: store, database: database, as: user))
+            )
         case .zonesLookup:
             let request = try decode(LookupZonesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
             let zoneIDs = request.zones.map(\.zoneID)
             let results = try await store.lookupZones(zoneIDs, in: database, as: user)
-            return try encode(ZonesResponse(zones: zip(zoneIDs, results).map(wire)))
+            return try encode(
+                ZonesResponse(
+                    zones: await zoneDictionaries(
+                        zip(zoneIDs, results).map(wire), store: store, database: database, as: user)))
         case .zonesModify:
             let request = try decode(ModifyZonesRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
@@ -222,14 +238,19 @@ struct EmulatorService: Sendable {
                 return ZoneOperation(kind, operation.zone.zoneID.zoneID)
             }
             let results = try await store.modifyZones(operations, in: database, as: user)
-            return try encode(ZonesResponse(zones: zip(operations.map(\.zoneID), results).map(wire)))
+            return try encode(
+                ZonesResponse(
+                    zones: await zoneDictionaries(
+                        zip(operations.map(\.zoneID), results).map(wire), store: store, database: database, as: user)))
         case .changesDatabase:
             let request =
                 body.isEmpty
                 ? DatabaseChangesRequest(syncToken: nil) : try decode(DatabaseChangesRequest.self, from: body)
             let changes = try await store.databaseChanges(
-                in: database, since: request.syncToken.map(ChangeToken.init(rawValue:)), as: user)
-            return try encode(DatabaseChangesResponse(changes))
+                in: database, since: request.syncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) }, as: user)
+            var answer = DatabaseChangesResponse(changes)
+            answer.syncToken = OpaqueText.written(answer.syncToken)
+            return try encode(answer)
         case .changesZone:
             let request = try decode(ZoneChangesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
@@ -239,41 +260,15 @@ struct EmulatorService: Sendable {
             if AccessRules.isServerKeyCaller(user) { return try encode(WireUser(User(recordName: user))) }
             return try encode(WireUser(try await store.currentUser(as: user)))
         case .usersLookupEmail:
-            let request = try decode(LookupUsersRequest.self, from: body)
-            try checkLimit(request.users.count, "users")
-            let emails = try request.users.map { info in
-                guard let email = info.emailAddress else {
-                    throw ShareError(.badRequest, "users/lookup/email needs an emailAddress in every entry")
-                }
-                return email
-            }
-            // As Apple answers: discoverable users (and the caller); anyone else is NOT_FOUND.
-            let found = try await store.discoverUsers(emails.map(UserLookup.email), as: user)
-            return try encode(UsersResponse(users: found.map(WireUser.init)))
+            return try await lookupEmails(body, store: store, as: user)
+        case .usersLookupContacts:
+            // The caller's address book's discoverable users: the emulator keeps no address books.
+            if !body.isEmpty { _ = try decode(NoMembers.self, from: body) }
+            return try encode(UsersResponse(users: []))
         case .recordsResolve, .recordsAccept:
-            let request = try decode(ShortGUIDsRequest.self, from: body)
-            try checkLimit(request.shortGUIDs.count, "shortGUIDs")
-            var results: [WireShareMetadata] = []
-            if operation == .recordsAccept {
-                // All of the request's shares in one call: the SQLite store accepts them in one transaction.
-                let accepted = try await store.acceptShares(urls: request.shortGUIDs.map(\.value), as: user)
-                for (guid, result) in zip(request.shortGUIDs, accepted) {
-                    switch result {
-                    case .success(let metadata): results.append(WireShareMetadata(metadata, shortGUID: guid.value))
-                    case .failure(let error): results.append(WireShareMetadata(shortGUID: guid.value, error: error))
-                    }
-                }
-                return try encode(ShareResultsResponse(results: results))
-            }
-            for guid in request.shortGUIDs {
-                do {
-                    let metadata = try await store.resolveShare(url: guid.value, as: user)
-                    results.append(WireShareMetadata(metadata, shortGUID: guid.value))
-                } catch let error as ShareError {
-                    results.append(WireShareMetadata(shortGUID: guid.value, error: error))
-                }
-            }
-            return try encode(ShareResultsResponse(results: results))
+            return try await shareResults(operation, body: body, store: store, container: world.container, as: user)
+        case .assetsRereference:
+            return try await assetsRereference(body: body, store: store, database: database, as: user)
         case .schemaLookup:
             return try encode(SchemaResponse(schema: try await store.schema(in: store.environment, as: user)))
         case .schemaExtend:
@@ -286,6 +281,7 @@ struct EmulatorService: Sendable {
             }
             return try encode(SchemaChangesResponse(changes: try await store.extendSchema(request.schema, as: user)))
         case .schemaDeploy:
+            if !body.isEmpty { _ = try decode(NoMembers.self, from: body) }
             return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
         case .usersCaller, .usersDiscover, .usersLookupPhone, .usersLookupID, .usersSettings:
             return try await users(operation, store: store, body: body, as: user)
@@ -487,3 +483,6 @@ struct EmulatorService: Sendable {
         }
     }
 }
+
+/// A request body with nothing to read: decoding it checks only that it is JSON.
+private struct NoMembers: Decodable {}

@@ -7,7 +7,8 @@ import SharingReport
 extension LaneReport {
     /// The run as a JUnit XML document (the Ant JUnit schema CI servers read): one `testsuite` for the lane,
     /// one `testcase` a step (`classname` the recipe's file and lane, `name` the step's line and place), a
-    /// failed step's `failure` with its message and `FILE:LINE:COLUMN`, times in seconds.
+    /// failed step's `failure` with its message and `FILE:LINE:COLUMN`, times in seconds, and what each
+    /// command printed in the suite's `system-out`.
     public func junitXML(recipeFile: String) -> String {
         let failures = steps.count { !$0.succeeded }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -32,7 +33,12 @@ extension LaneReport {
                 xml += "/>\n"
             }
         }
-        xml += "    <system-out></system-out>\n    <system-err></system-err>\n"
+        // The Ant schema has one system-out, the suite's: each command's output under its step's name.
+        let printed = steps.compactMap { step in
+            step.output.map { "--- " + step.summary + " (line \(step.location.line)) ---\n" + $0 }
+        }
+        xml += "    <system-out>\(HTML.xml(printed.joined(separator: "\n"), keepingNewlines: true))</system-out>\n"
+        xml += "    <system-err></system-err>\n"
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
     }
@@ -88,9 +94,10 @@ extension LaneReport {
         return "step"
     }
 
+    /// `trips.demo`: the recipe file's name and the lane, as CI servers group test classes by their dots.
     static func className(_ recipeFile: String, _ lane: String) -> String {
         let name = URL(fileURLWithPath: recipeFile).deletingPathExtension().lastPathComponent
-        return "sharelane.\(name).\(lane)"
+        return "\(name).\(lane)"
     }
 
     static func seconds(_ milliseconds: Int) -> String {

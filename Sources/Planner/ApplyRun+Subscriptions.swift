@@ -8,22 +8,24 @@ extension ApplyRun {
     /// zone is deleted. A subscription watching a zone whose creation failed is not attempted.
     mutating func applySubscriptions() async {
         var groups: [(handle: String, database: DatabaseScope, indices: [Int])] = []
+        var positions: [GroupKey: Int] = [:]
         for index in indices(.subscription, .delete, not: true) + indices(.subscription, .delete) {
             guard let planned = plan.changes[index].subscription else {
                 fail([index], "the plan carries no subscription for this change")
                 continue
             }
-            if let position = groups.firstIndex(where: {
-                $0.handle == planned.handle && $0.database == planned.database
-            }) {
+            let key = GroupKey(handle: planned.handle, database: planned.database)
+            if let position = positions[key] {
                 groups[position].indices.append(index)
             } else {
+                positions[key] = groups.count
                 groups.append((planned.handle, planned.database, [index]))
             }
         }
+        let users = plannedUsersByHandle()
         for group in groups {
             guard stopped == nil else { return }
-            guard let user = ([plan.owner] + plan.users).first(where: { $0.handle == group.handle }), !user.isNew
+            guard let user = users[group.handle], !user.isNew
             else {
                 fail(group.indices, "\(group.handle) has no account in \(store.displayName) yet")
                 continue
@@ -83,17 +85,19 @@ extension ApplyRun {
         }
         guard wroteRecords else { return }
         var groups: [(handle: String, database: DatabaseScope, subscriptions: [Subscription])] = []
+        var positions: [GroupKey: Int] = [:]
         for planned in rearm {
-            if let position = groups.firstIndex(where: {
-                $0.handle == planned.handle && $0.database == planned.database
-            }) {
+            let key = GroupKey(handle: planned.handle, database: planned.database)
+            if let position = positions[key] {
                 groups[position].subscriptions.append(planned.subscription)
             } else {
+                positions[key] = groups.count
                 groups.append((planned.handle, planned.database, [planned.subscription]))
             }
         }
+        let users = plannedUsersByHandle()
         for group in groups {
-            guard let user = ([plan.owner] + plan.users).first(where: { $0.handle == group.handle }), !user.isNew
+            guard let user = users[group.handle], !user.isNew
             else { continue }
             do {
                 let live = Set(
@@ -116,5 +120,21 @@ extension ApplyRun {
                 logger.warning("could not save again \(group.handle)'s fires_once subscriptions: \(error)")
             }
         }
+    }
+
+    /// A user and database: subscriptions go one `subscriptions/modify` a group.
+    private struct GroupKey: Hashable {
+        var handle: String
+        var database: DatabaseScope
+    }
+
+    /// The plan's owner and users by handle (the owner's entry first): each subscription group asks for its
+    /// user, and a scan of the users, or of the groups, for each made the subscriptions of thousands of users
+    /// quadratic.
+    func plannedUsersByHandle() -> [String: PlannedUser] {
+        var users: [String: PlannedUser] = [plan.owner.handle: plan.owner]
+        users.reserveCapacity(plan.users.count + 1)
+        for user in plan.users where users[user.handle] == nil { users[user.handle] = user }
+        return users
     }
 }

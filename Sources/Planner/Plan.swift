@@ -44,13 +44,19 @@ public struct Plan: Sendable, Hashable, Codable {
     /// addresses; nil in plans saved before they were kept.
     public var container: String?
     public var environment: CloudKitEnvironment?
+    /// The name templates of the records each `repeat:` made (`item-{{i:03}}`), by zone (`(public)` for the
+    /// public database): the text and markdown renderings show such records as one line. nil when none.
+    public var generatedNames: [String: [String]]?
+    /// What the plan is against when it is not a live store (`plan --against`); never saved with the plan,
+    /// which `plan --out` refuses to save.
+    public var against: PlanBase?
     /// What the apply of this plan needs to leave the plan's cache file current; made by a plan with a cache,
     /// never saved with the plan.
     var cacheAfterApply: CacheAfterApply?
 
     enum CodingKeys: String, CodingKey {
         case recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
-        case assetFiles, container, environment
+        case assetFiles, container, environment, generatedNames
     }
 
     public init(

@@ -8,7 +8,8 @@ import ShareKit
 struct PlanMemo: Sendable, Codable {
     /// The version of the cache file's format, written in each file; a file of another version is not read.
     /// It also salts every zone's digest (`Context.key`), so that digests of another version never match.
-    static let formatVersion = 3
+    /// 4: the remembered recipe's users packed in columns (`PackedUsers`).
+    static let formatVersion = 4
 
     /// One zone that planned to no changes.
     struct Zone: Sendable {
@@ -281,6 +282,37 @@ struct RememberedRecipe: Sendable, Codable {
         self.users = users
         self.options = options
         self.digests = digests
+    }
+}
+
+// MARK: - Codable
+
+extension RememberedRecipe {
+    private enum CodingKeys: String, CodingKey { case inputs, header, users, options, digests, contents }
+
+    /// The header's users and the directory are written once, column by column (`PackedUsers`).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        inputs = try container.decode(RecipeInputs.self, forKey: .inputs)
+        header = try container.decode(Recipe.self, forKey: .header)
+        let packed = try container.decode(PackedUsers.self, forKey: .users)
+        header.users = try packed.declared()
+        users = try packed.userDirectory()
+        options = try container.decode(String.self, forKey: .options)
+        digests = try container.decode([String: String].self, forKey: .digests)
+        contents = try container.decode([String: String].self, forKey: .contents)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(inputs, forKey: .inputs)
+        var header = header
+        header.users = []
+        try container.encode(header, forKey: .header)
+        try container.encode(PackedUsers(declared: self.header.users, directory: users), forKey: .users)
+        try container.encode(options, forKey: .options)
+        try container.encode(digests, forKey: .digests)
+        try container.encode(contents, forKey: .contents)
     }
 }
 

@@ -137,7 +137,7 @@ public struct Planner: Sendable {
                 == PlanMemo.optionsKey(
                     prune: options.prune, destroy: options.destroy, actsAsAnyUser: store.capabilities.actsAsAnyUser),
             remembered.users.entries.allSatisfy({ $0.recordName != nil }),
-            let ownerEntry = remembered.users.entries.first(where: { $0.handle == remembered.users.ownerHandle })
+            let ownerEntry = remembered.users.listedOwner
         else { return nil }
         // The owner must still be the user the file knows (a store made again has other users); the other
         // users are known from the file: a store never deletes a user, and a store made again refuses the

@@ -30,11 +30,16 @@ struct SubscriptionPlan {
         // Declared creations, updates and deletions in the recipe's order, whichever user they are of.
         var position: [String: Int] = [:]
         for (index, subscription) in declared.enumerated() { position[subscription.path] = index }
+        // Groups by "handle database": a scan of the groups for each subscription made thousands of users'
+        // subscriptions quadratic.
+        var groupOf: [String: Int] = [:]
         for subscription in declared {
             let key = (subscription.handle, subscription.subscribe.database)
-            if let index = groups.firstIndex(where: { $0.handle == key.0 && $0.database == key.1 }) {
+            let name = key.0 + " " + key.1.rawValue
+            if let index = groupOf[name] {
                 groups[index].declared.append(subscription)
             } else {
+                groupOf[name] = groups.count
                 groups.append((key.0, key.1, [subscription]))
             }
         }

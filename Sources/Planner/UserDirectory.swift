@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Recipe
 import ShareKit
@@ -24,13 +25,31 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     }
 
     /// The users, in the recipe's order.
-    public var entries: [Entry]
+    public let entries: [Entry]
     /// The owner's handle.
-    public var ownerHandle: String
+    public let ownerHandle: String
+    /// The owner's position in `entries`, found once: every plan asks for the owner, often.
+    private let ownerPosition: Int?
+    /// Positions by handle and by record name, made on the first lookup and shared by the copies (`entries`
+    /// never changes): a plan asks for the user of each participant, and a scan of the users for each was
+    /// users × participants. Not made up front: a plan of 100,000 users that shares with none of them never
+    /// asks, and making them was a seventh of its no-op plan.
+    private let positions = Positions()
 
     public init(entries: [Entry], ownerHandle: String) {
         self.entries = entries
         self.ownerHandle = ownerHandle
+        ownerPosition = entries.firstIndex { $0.handle == ownerHandle }
+    }
+
+    /// The directory with the record names `recordName` gives the users who have none yet (the users an
+    /// apply signed in).
+    public func filling(_ recordName: (Entry) -> UserRecordName?) -> UserDirectory {
+        var filled = entries
+        for index in filled.indices where filled[index].recordName == nil {
+            filled[index].recordName = recordName(filled[index])
+        }
+        return UserDirectory(entries: filled, ownerHandle: ownerHandle)
     }
 
     /// Signs in the recipe's users: every one where the store acts as any user (creating the users it does
@@ -56,19 +75,12 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     {
         guard let owner = recipe.user(recipe.owner) else { throw PlannerError.unknownUser(handle: recipe.owner) }
         var entries: [Entry] = []
+        entries.reserveCapacity(recipe.users.count)
         if store.capabilities.actsAsAnyUser {
-            // `parallelism` sign-ins at a time: over `http:` each is a request of its own (as many as an apply's).
-            var recordNames = [UserRecordName?](repeating: nil, count: recipe.users.count)
-            let users = recipe.users
-            let limit = Parallelism.calls(parallelism, for: store, localLimit: Applier.localUsersInFlight)
-            try await BoundedTasks.run(Array(users.indices), limit: limit) { index in
-                await BoundedTasks.result {
-                    create
-                        ? try await signIn(users[index], store: store) : try await existing(users[index], store: store)
-                }
-            } receive: { (index, result) throws(any Error) in
-                recordNames[index] = try result.get()
-            }
+            let recordNames =
+                store.capabilities.batchesInOneTransaction
+                ? try await together(recipe.users, store: store, create: create)
+                : try await oneByOne(recipe.users, store: store, create: create, parallelism: parallelism)
             for (user, recordName) in zip(recipe.users, recordNames) {
                 entries.append(Entry(handle: user.handle, email: user.email, name: user.name, recordName: recordName))
             }
@@ -83,13 +95,15 @@ public struct UserDirectory: Sendable, Hashable, Codable {
                     throw PlannerError.storeFailed(operation: "looking up users", subject: store.displayName, error)
                 }
             }
+            // `others` is `recipe.users` without the owner, in order: one pass walks both.
+            var next = 0
             for user in recipe.users {
                 if user.handle == owner.handle {
                     entries.append(
                         Entry(handle: user.handle, email: user.email, name: user.name, recordName: ownerRecord))
                 } else {
-                    let index = others.firstIndex { $0.handle == user.handle }
-                    let record = index.flatMap { $0 < found.count ? found[$0] : nil }
+                    let record = next < found.count ? found[next] : nil
+                    next += 1
                     if record == nil { logger.info("no account found for \(user.handle) (\(user.email))") }
                     entries.append(
                         Entry(handle: user.handle, email: user.email, name: user.name, recordName: record?.recordName))
@@ -97,6 +111,68 @@ public struct UserDirectory: Sendable, Hashable, Codable {
             }
         }
         return UserDirectory(entries: entries, ownerHandle: owner.handle)
+    }
+
+    /// Every user in one store call, where the store does them in one transaction: one read or write for
+    /// 10,000 users rather than 10,000 (`signIn(_:)`, `signInExisting(_:)`).
+    private static func together(_ users: [DeclaredUser], store: any Store, create: Bool) async throws
+        -> [UserRecordName?]
+    {
+        guard !users.isEmpty else { return [] }
+        var recordNames: [UserRecordName?] = []
+        recordNames.reserveCapacity(users.count)
+        do {
+            if create {
+                let results = try await store.signIn(users.map { UserSignIn(email: $0.email, name: $0.name) })
+                for (user, result) in zip(users, results) {
+                    switch result {
+                    case .success(let signedIn): recordNames.append(signedIn.recordName)
+                    case .failure(let error):
+                        throw PlannerError.storeFailed(
+                            operation: "signing in as \(user.handle)", subject: user.email, error)
+                    }
+                }
+                for (user, recordName) in zip(users, recordNames) {
+                    if let recordName { try await setDiscoverability(of: user, recordName, store: store) }
+                }
+            } else {
+                let results = try await store.signInExisting(users.map(\.email))
+                for (user, result) in zip(users, results) {
+                    switch result {
+                    case .success(let found): recordNames.append(found?.recordName)
+                    case .failure(let error):
+                        throw PlannerError.storeFailed(
+                            operation: "looking up \(user.handle)", subject: user.email, error)
+                    }
+                }
+            }
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(
+                operation: create ? "signing in users" : "looking up users", subject: store.displayName, error)
+        }
+        guard recordNames.count == users.count else {
+            throw PlannerError.storeFailed(
+                operation: create ? "signing in users" : "looking up users", subject: store.displayName,
+                ShareError(.internalError, "the store answered \(recordNames.count) of \(users.count) users"))
+        }
+        return recordNames
+    }
+
+    /// One user a call, `parallelism` at a time: over `http:` each is a request of its own (as many as an
+    /// apply's).
+    private static func oneByOne(_ users: [DeclaredUser], store: any Store, create: Bool, parallelism: Int)
+        async throws -> [UserRecordName?]
+    {
+        var recordNames = [UserRecordName?](repeating: nil, count: users.count)
+        let limit = Parallelism.calls(parallelism, for: store, localLimit: Applier.localUsersInFlight)
+        try await BoundedTasks.run(Array(users.indices), limit: limit) { index in
+            await BoundedTasks.result {
+                create ? try await signIn(users[index], store: store) : try await existing(users[index], store: store)
+            }
+        } receive: { (index, result) throws(any Error) in
+            recordNames[index] = try result.get()
+        }
+        return recordNames
     }
 
     private static func existing(_ user: DeclaredUser, store: any Store) async throws -> UserRecordName? {
@@ -114,25 +190,33 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         } catch let error as ShareError {
             throw PlannerError.storeFailed(operation: "signing in as \(user.handle)", subject: user.email, error)
         }
-        // `phone:` and `discoverable:` are the user's own settings: set on sign-in where the recipe says them
-        // and the store acts as any user (on Apple's service each user chooses them in an app).
-        if store.capabilities.actsAsAnyUser, user.phone != nil || user.discoverable != nil {
-            do {
-                try await store.setDiscoverability(
-                    UserDiscoverability(phone: user.phone, discoverable: user.discoverable ?? false), as: recordName)
-            } catch let error as ShareError {
-                throw PlannerError.storeFailed(
-                    operation: "setting the phone number and discoverability of \(user.handle)", subject: user.email,
-                    error)
-            }
-        }
+        try await setDiscoverability(of: user, recordName, store: store)
         return recordName
+    }
+
+    /// `phone:` and `discoverable:` are the user's own settings: set on sign-in where the recipe says them
+    /// and the store acts as any user (on Apple's service each user chooses them in an app).
+    private static func setDiscoverability(of user: DeclaredUser, _ recordName: UserRecordName, store: any Store)
+        async throws
+    {
+        guard store.capabilities.actsAsAnyUser, user.phone != nil || user.discoverable != nil else { return }
+        do {
+            try await store.setDiscoverability(
+                UserDiscoverability(phone: user.phone, discoverable: user.discoverable ?? false), as: recordName)
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(
+                operation: "setting the phone number and discoverability of \(user.handle)", subject: user.email,
+                error)
+        }
     }
 
     /// The owner's entry.
     public var owner: Entry {
-        entries.first { $0.handle == ownerHandle } ?? Entry(handle: ownerHandle, email: "", name: nil, recordName: nil)
+        ownerPosition.map { entries[$0] } ?? Entry(handle: ownerHandle, email: "", name: nil, recordName: nil)
     }
+
+    /// The owner's entry, when the directory lists the owner.
+    var listedOwner: Entry? { ownerPosition.map { entries[$0] } }
 
     /// The owner's user record name.
     /// - Throws: `PlannerError.userNotFound` when the store has no account for the owner.
@@ -141,9 +225,7 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     /// The user record name of `handle`.
     /// - Throws: `PlannerError` when the handle is unknown or has no account in the store.
     public func recordName(of handle: String) throws -> UserRecordName {
-        guard let entry = entries.first(where: { $0.handle == handle }) else {
-            throw PlannerError.unknownUser(handle: handle)
-        }
+        guard let entry = entry(handle: handle) else { throw PlannerError.unknownUser(handle: handle) }
         guard let record = entry.recordName else {
             throw PlannerError.userNotFound(handle: handle, email: entry.email)
         }
@@ -151,10 +233,83 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     }
 
     /// The entry of `handle`, if the recipe names it.
-    public func entry(handle: String) -> Entry? { entries.first { $0.handle == handle } }
+    public func entry(handle: String) -> Entry? {
+        positions.ofHandle(handle, in: entries).map { entries[$0] }
+    }
 
     /// The handle of the user with this record name, if the recipe names them.
     public func handle(of recordName: UserRecordName) -> String? {
-        entries.first { $0.recordName == recordName }?.handle
+        positions.ofRecordName(recordName, in: entries).map { entries[$0].handle }
+    }
+
+    /// `UserDirectory.positions`: the first entry of each handle and record name, as a scan from the start
+    /// finds it.
+    private final class Positions: @unchecked Sendable {
+        private let lock = NSLock()
+        private var byHandle: [String: Int]?
+        private var byRecordName: [UserRecordName: Int]?
+
+        func ofHandle(_ handle: String, in entries: [Entry]) -> Int? {
+            lock.withLock {
+                if byHandle == nil {
+                    var made: [String: Int] = [:]
+                    made.reserveCapacity(entries.count)
+                    for (position, entry) in entries.enumerated() where made[entry.handle] == nil {
+                        made[entry.handle] = position
+                    }
+                    byHandle = made
+                }
+                return byHandle?[handle]
+            }
+        }
+
+        func ofRecordName(_ recordName: UserRecordName, in entries: [Entry]) -> Int? {
+            lock.withLock {
+                if byRecordName == nil {
+                    var made: [UserRecordName: Int] = [:]
+                    made.reserveCapacity(entries.count)
+                    for (position, entry) in entries.enumerated() {
+                        if let name = entry.recordName, made[name] == nil { made[name] = position }
+                    }
+                    byRecordName = made
+                }
+                return byRecordName?[recordName]
+            }
+        }
+    }
+}
+
+// MARK: - Equatable, Hashable
+
+extension UserDirectory {
+    /// The same users in the same order with the same owner (the positions follow from them).
+    public static func == (lhs: UserDirectory, rhs: UserDirectory) -> Bool {
+        lhs.ownerHandle == rhs.ownerHandle && lhs.entries == rhs.entries
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ownerHandle)
+        hasher.combine(entries)
+    }
+}
+
+// MARK: - Codable
+
+extension UserDirectory {
+    private enum CodingKeys: String, CodingKey {
+        case entries, ownerHandle
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            entries: try container.decode([Entry].self, forKey: .entries),
+            ownerHandle: try container.decode(String.self, forKey: .ownerHandle))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entries, forKey: .entries)
+        try container.encode(ownerHandle, forKey: .ownerHandle)
     }
 }

@@ -36,6 +36,14 @@ struct IncludeResolver {
         }
         let root: RecipeNode
         log.read(file: path)
+        // Refused unopened (`RecipePath.notRegularFile`). The recipe named on the command line may be a pipe
+        // (`validate <(…)`): only included files are held to this.
+        if let includedAt, let kind = RecipePath.notRegularFile(path) {
+            errors.append(
+                RecipeError(
+                    "included file \(path) is \(kind), not a regular file; include recipe files", at: includedAt))
+            return nil
+        }
         do {
             root = try YAMLReader.read(path: path, displayPath: path)
         } catch {

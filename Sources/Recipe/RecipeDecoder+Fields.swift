@@ -154,6 +154,11 @@ extension RecipeDecoder {
             error("asset file `\(path)` does not exist (looked for \(resolved))", node.location)
             return nil
         }
+        // Before it is opened: opening a FIFO waits for a writer (`RecipePath.notRegularFile`).
+        if let kind = RecipePath.notRegularFile(resolved) {
+            error("asset file `\(path)` is \(kind), not a regular file", node.location)
+            return nil
+        }
         guard let handle = FileHandle(forReadingAtPath: resolved) else {
             error("asset file `\(path)` cannot be read", node.location)
             return nil

@@ -25,12 +25,21 @@ public struct RecipeInputs: Sendable, Hashable, Codable {
         for (name, digest) in environment where Self.digest(variable: name, value: now[name]) != digest {
             return false
         }
-        for (path, digest) in files where Self.digest(file: path) != digest { return false }
+        for (path, digest) in files where digest == Self.notRegularFile || Self.digest(file: path) != digest {
+            return false
+        }
         return true
     }
 
+    /// What `digest(file:)` gives a FIFO, a socket or a device: never current, so a recipe read from one (a
+    /// pipe: `plan <(…)`) is always loaded again.
+    static let notRegularFile = "not a regular file"
+
     /// The digest of a file's content, or "" when it cannot be read.
     static func digest(file path: String) -> String {
+        // Not opened (opening a FIFO waits for a writer): an include become a FIFO since the last plan is then
+        // loaded again, and refused by the load.
+        if RecipePath.notRegularFile(path) != nil { return notRegularFile }
         guard let data = FileManager.default.contents(atPath: path) else { return "" }
         return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }

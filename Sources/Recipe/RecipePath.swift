@@ -45,6 +45,24 @@ enum RecipePath {
         return result.isEmpty ? "." : result
     }
 
+    /// What is at `path` when it is there but is neither a regular file nor a directory (`a FIFO (named
+    /// pipe)`, `a socket`, `a character device`, …); nil otherwise (callers say their own word about a
+    /// directory or a missing file). Symbolic links are followed. It asks the file system only: opening a FIFO
+    /// to read it waits for a writer, forever if none comes, so an `include:` or an `!asset` that names one
+    /// is refused before it is opened.
+    static func notRegularFile(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR: return nil
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        default: return "not a regular file"
+        }
+    }
+
     /// A key for cycle detection: the real path with symbolic links resolved.
     static func identity(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path

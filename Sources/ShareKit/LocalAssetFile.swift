@@ -66,6 +66,11 @@ public struct LocalAssetFile: Sendable {
     /// - Throws: `ShareError.badRequest` when it cannot be read, is over CloudKit's 50 MB, or its bytes are
     ///   not the ones planned (its `fnv1a64` checksum differs): a file changed since its plan is not kept.
     public func read() throws -> Data {
+        // Not opened unless it is a regular file: opening a FIFO waits for a writer, forever if none comes.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw ShareError(.badRequest, "the asset file \(path) is not a regular file", subject: recordName)
+        }
         let bytes: Data
         do {
             bytes = try Data(contentsOf: URL(fileURLWithPath: path))

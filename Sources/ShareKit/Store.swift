@@ -143,9 +143,9 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
     /// several in flight.
     public var batchesInOneTransaction: Bool
     /// The store reads a zone's change tags without its records (`zoneTags(_:in:as:)`) at a small part of the
-    /// cost of reading the records: the embedded store, from its indexes. An apply then leaves the plan cache
-    /// as the store holds it after its writes (Docs/Plans.md, "Incremental plans"). Over Web Services the
-    /// tags come only with the records, so the next plan reads the zones an apply wrote instead.
+    /// cost of reading the records: the embedded store, from its indexes; Web Services, from the zones'
+    /// feeds asked for no field (`desiredKeys`), many zones a request. An apply then leaves the plan cache as
+    /// the store holds it after its writes (Docs/Plans.md, "Incremental plans").
     public var readsZoneTags: Bool
 
     public init(
@@ -182,6 +182,10 @@ public protocol Store: Sendable {
     /// none. Plans use it, because a plan changes nothing in a store, not even its list of users.
     /// - Throws: `ShareError` when the store cannot be reached or refuses.
     func signInExisting(email: String) async throws -> User?
+    /// `signInExisting(email:)` of several addresses at once, creating nothing: one result per address, in
+    /// order (nil where the store has no such user); one that fails does not stop the others.
+    /// - Throws: only when the store cannot be reached at all.
+    func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>]
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
     /// Users by email address (`users/lookup/email`); nil where no user has that address, or the user is
@@ -423,6 +427,20 @@ extension Store {
         for user in users {
             do {
                 results.append(.success(try await signIn(email: user.email, name: user.name)))
+            } catch let error as ShareError {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// One user after another, for stores that act as one user a call.
+    public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
+        var results: [Result<User?, ShareError>] = []
+        results.reserveCapacity(emails.count)
+        for email in emails {
+            do {
+                results.append(.success(try await signInExisting(email: email)))
             } catch let error as ShareError {
                 results.append(.failure(error))
             }

@@ -67,10 +67,21 @@ public enum EmailAddress {
             return "an email address is at most \(CloudKitLimits.emailAddressLength) characters; this one has "
                 + "\(address.utf8.count)"
         }
-        let parts = address.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-            !address.contains(where: { $0.isWhitespace })
-        else {
+        let wellFormed: Bool
+        if address.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            // Printable ASCII, so no white space: the bytes say it, where walking the characters was 6% of
+            // an apply that signs in 100,000 users.
+            let at = address.utf8.firstIndex(of: UInt8(ascii: "@"))
+            wellFormed =
+                at != nil && at != address.utf8.startIndex && address.utf8.last != UInt8(ascii: "@")
+                && address.utf8.lastIndex(of: UInt8(ascii: "@")) == at
+        } else {
+            let parts = address.split(separator: "@", omittingEmptySubsequences: false)
+            wellFormed =
+                parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty
+                && !address.contains(where: { $0.isWhitespace })
+        }
+        guard wellFormed else {
             return "`\(address.count > 60 ? String(address.prefix(60)) + "…" : address)` is not an email address "
                 + "(name@example.com)"
         }

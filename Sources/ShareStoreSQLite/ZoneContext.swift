@@ -147,10 +147,21 @@ struct ZoneContext {
 
     /// The zone row, created if missing.
     static func ensureZone(scope: DatabaseScope, owner: String, name: String, db: Database) throws -> ZoneRow {
+        var sequence = try ChangeSequence.read(db)
+        let row = try ensureZone(scope: scope, owner: owner, name: name, db: db, sequence: &sequence)
+        try sequence.store(db)
+        return row
+    }
+
+    /// `ensureZone` taking its number from `sequence`, which the caller stores: signing in 100,000 users read
+    /// and wrote the counter for each.
+    static func ensureZone(
+        scope: DatabaseScope, owner: String, name: String, db: Database, sequence: inout ChangeSequence
+    ) throws -> ZoneRow {
         if let row = try ZoneRow.fetchOne(db, scope: scope, owner: owner, name: name) {
             return row
         }
-        let seq = try ChangeSequence.next(db)
+        let seq = sequence.next()
         // Through SQLite's C API: an apply creates zones and signs users in (each with a zone) by the hundred.
         try DirectStatement.run("INSERT INTO zone (scope, owner, name, seq) VALUES (?, ?, ?, ?)", in: db) {
             $0.bind(scope)

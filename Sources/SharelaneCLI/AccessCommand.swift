@@ -30,8 +30,8 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane access --format json | jq '.cells[] | select(.access != \"none\")'",
     ]
 
-    @Argument(help: "The recipe that names the users (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Option(
         name: .customLong("as"),

@@ -36,11 +36,8 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: ArgumentHelp("Write the recipe to this file instead of standard output.", valueName: "file"))
     var out: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "The recipe that names the handles (default: Recipes/sharelane.yaml, then sharelane.yaml).",
-            valueName: "file"))
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Option(help: "The exported recipe's name.")
     var name: String = "exported"

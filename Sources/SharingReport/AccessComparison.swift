@@ -29,11 +29,12 @@ public struct AccessComparison: Sendable {
         // Cells start with two characters for the change mark (`* ` or blanks); the headings line up with them.
         let header = ["user"] + columns.map { "  " + DisplayText.escaped($0.label) }
         var body: [[(text: String, cell: AccessCell?)]] = []
+        let (beforePositions, afterPositions) = (AccessMatrix.Positions(before), AccessMatrix.Positions(after))
         for user in users {
             var line: [(text: String, cell: AccessCell?)] = [(DisplayText.escaped(user.label), nil)]
             for column in columns {
-                let old = before.cell(user: user.recordName, column: column.id)
-                let new = after.cell(user: user.recordName, column: column.id)
+                let old = before.cell(user: user.recordName, column: column.id, beforePositions)
+                let new = after.cell(user: user.recordName, column: column.id, afterPositions)
                 line.append(
                     !AccessMatrix.differ(old, new)
                         ? ("  " + Self.text(new ?? old), nil) : ("* \(Self.text(old)) → \(Self.text(new))", new ?? old))

@@ -41,6 +41,30 @@ public struct AccessMatrix: Sendable, Hashable {
         return cells[row][column]
     }
 
+    /// Rows by record name and columns by id (the first of each, as `cell(user:column:)` finds them): the
+    /// comparison of a plan's before and after looks up every user's cells, and a scan of the rows for each
+    /// made the JSON plan of 100,000 users take 20.5 s of CPU (2.6 s without).
+    struct Positions {
+        var rows: [UserRecordName: Int] = [:]
+        var columns: [String: Int] = [:]
+
+        init(_ matrix: AccessMatrix) {
+            rows.reserveCapacity(matrix.rows.count)
+            for (index, row) in matrix.rows.enumerated() where rows[row.recordName] == nil {
+                rows[row.recordName] = index
+            }
+            for (index, column) in matrix.columns.enumerated() where columns[column.id] == nil {
+                columns[column.id] = index
+            }
+        }
+    }
+
+    /// `cell(user:column:)` through `positions`, made of this matrix.
+    func cell(user: UserRecordName, column id: String, _ positions: Positions) -> AccessCell? {
+        guard let row = positions.rows[user], let column = positions.columns[id] else { return nil }
+        return cells[row][column]
+    }
+
     /// The matrix narrowed to the users `text` names (handle, email or record name) and the columns of the zone
     /// `zone`; nil keeps all.
     public func narrowed(toUser text: String?, zone: String?) -> AccessMatrix {
@@ -69,11 +93,12 @@ public struct AccessMatrix: Sendable, Hashable {
     /// the users who have some right or place in it.
     public static func changes(from before: AccessMatrix, to after: AccessMatrix) -> [Change] {
         let (users, columns) = union(before, after)
+        let (beforePositions, afterPositions) = (Positions(before), Positions(after))
         var result: [Change] = []
         for user in users {
             for column in columns {
-                let old = before.cell(user: user.recordName, column: column.id)
-                let new = after.cell(user: user.recordName, column: column.id)
+                let old = before.cell(user: user.recordName, column: column.id, beforePositions)
+                let new = after.cell(user: user.recordName, column: column.id, afterPositions)
                 guard Self.differ(old, new) else { continue }
                 result.append(Change(user: user, column: column.label, columnID: column.id, before: old, after: new))
             }
@@ -84,9 +109,11 @@ public struct AccessMatrix: Sendable, Hashable {
     /// The rows and columns of either matrix: `after`'s in its order, then those only `before` has.
     static func union(_ before: AccessMatrix, _ after: AccessMatrix) -> (rows: [SharingUser], columns: [Column]) {
         var columns = after.columns
-        for column in before.columns where !columns.contains(where: { $0.id == column.id }) { columns.append(column) }
+        var columnIDs = Set(columns.map(\.id))
+        for column in before.columns where columnIDs.insert(column.id).inserted { columns.append(column) }
         var rows = after.rows
-        for user in before.rows where !rows.contains(where: { $0.recordName == user.recordName }) { rows.append(user) }
+        var recordNames = Set(rows.map(\.recordName))
+        for user in before.rows where recordNames.insert(user.recordName).inserted { rows.append(user) }
         return (rows, columns)
     }
 

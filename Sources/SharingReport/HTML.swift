@@ -10,10 +10,12 @@ public enum HTML {
     }
 
     /// XML 1.0 text for tools (a JUnit report): the same entities, tabs and line ends as character references
-    /// (an attribute keeps them that way), and the characters XML 1.0 cannot hold dropped.
-    public static func xml(_ text: String) -> String {
+    /// (an attribute keeps them that way), and the characters XML 1.0 cannot hold dropped. `keepingNewlines`
+    /// writes line ends as they are, for an element's text that people read (a step's output).
+    public static func xml(_ text: String, keepingNewlines: Bool = false) -> String {
         entities(text) { scalar, out in
             switch scalar {
+            case "\n" where keepingNewlines: out += "\n"
             case "\t", "\n", "\r": out += "&#\(scalar.value);"
             default:
                 if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {

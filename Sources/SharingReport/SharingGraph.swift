@@ -44,8 +44,10 @@ public struct SharingGraph: Sendable, Hashable {
             (snapshot.users + (before?.users ?? [])).map { ($0.recordName, $0) }, uniquingKeysWith: { a, _ in a })
         func label(_ user: UserRecordName) -> String { users[user]?.label ?? user }
         func add(_ node: Node) { if seen.insert(node.id).inserted { nodes.append(node) } }
+        // Edges by their ends: a scan of the edges for each was quadratic in the participants of all shares.
+        var edgeEnds = Set<[String]>()
         func addEdge(_ edge: Edge) {
-            if !edges.contains(where: { $0.from == edge.from && $0.to == edge.to }) { edges.append(edge) }
+            if edgeEnds.insert([edge.from, edge.to]).inserted { edges.append(edge) }
         }
         let afterShares = Dictionary(
             snapshot.shares.map { (AccessMatrix.columnID(of: $0), $0) }, uniquingKeysWith: { a, _ in a })

@@ -15,13 +15,15 @@ public struct SharingSnapshot: Sendable, Hashable, Codable {
             (a.zoneID.ownerRecordName, a.zoneID.zoneName, a.rootRecordName ?? "")
                 < (b.zoneID.ownerRecordName, b.zoneID.zoneName, b.rootRecordName ?? "")
         }
-        var seen = Set(users.map(\.recordName))
+        // Made at the first participant: a plan's before and after of 100,000 users and no share need none.
+        var seen: Set<UserRecordName>?
         var all = users
         // A participant the caller did not name (someone who joined a public share, a user outside the recipe)
         // still gets a row: the report hides nobody who has access.
         for share in self.shares {
             for participant in share.participants where participant.role != .owner {
-                if seen.insert(participant.userRecordName).inserted {
+                if seen == nil { seen = Set(users.map(\.recordName)) }
+                if seen?.insert(participant.userRecordName).inserted == true {
                     all.append(
                         SharingUser(
                             recordName: participant.userRecordName, email: participant.email, name: participant.name))

@@ -179,6 +179,10 @@ import Testing
                 #expect(!content.contains("alice@example.com"), "\(path) shows carol alice's address")
             }
             #expect(try await console.get("/history?as=\(carol)", cookie: session).text.contains("carol-note"))
+            // Her empty graph speaks of what she sees, not of everyone (a pending invitation shows once accepted).
+            let carolsGraph = try await console.get("/graph?as=\(carol)", cookie: session).main
+            #expect(carolsGraph.contains("No shares that carol@example.com sees"), "\(carolsGraph)")
+            #expect(!carolsGraph.contains("nothing is shared with anyone"))
             let sneaking = try await console.get(
                 "/users/\(carol)/shared/Secrets?owner=\(fixture.alice.recordName)", cookie: session)
             #expect(sneaking.status == 404)

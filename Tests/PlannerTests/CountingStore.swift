@@ -84,6 +84,14 @@ final class CountingStore: Store, @unchecked Sendable {
         count("signInExisting")
         return try await base.signInExisting(email: email)
     }
+    func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
+        count("signIn(users)")
+        return try await base.signIn(users)
+    }
+    func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
+        count("signInExisting(emails)")
+        return try await base.signInExisting(emails)
+    }
     func currentUser(as user: UserRecordName) async throws -> User {
         count("currentUser")
         return try await base.currentUser(as: user)

@@ -139,9 +139,22 @@ package enum WireRecordWriter {
             try object.member("results", response.results, into: &bytes) { results, bytes in
                 try array(results, into: &bytes) { metadata, bytes in
                     var metadataObject = ObjectWriter()
-                    metadataObject.member("shortGUID", metadata.shortGUID, into: &bytes, string)
+                    metadataObject.member("shortGUID", metadata.shortGUID, into: &bytes) { value, bytes in
+                        var guidObject = ObjectWriter()
+                        guidObject.member("value", value, into: &bytes, string)
+                        guidObject.member(
+                            "shouldFetchRootRecord", metadata.shouldFetchRootRecord, into: &bytes, boolean)
+                        guidObject.end(into: &bytes)
+                    }
+                    metadataObject.member(
+                        "containerIdentifier", metadata.containerIdentifier, into: &bytes, string)
+                    metadataObject.member("environment", metadata.environment, into: &bytes, string)
+                    metadataObject.member("databaseScope", metadata.databaseScope, into: &bytes, string)
                     metadataObject.member("zoneID", metadata.zoneID, into: &bytes, zone)
                     metadataObject.member("rootRecordName", metadata.rootRecordName, into: &bytes, string)
+                    try metadataObject.member("rootRecord", metadata.rootRecord, into: &bytes) {
+                        try record($0, encoder: encoder, into: &$1)
+                    }
                     try metadataObject.member("share", metadata.share, into: &bytes) {
                         try record($0, encoder: encoder, into: &$1)
                     }
@@ -193,7 +206,8 @@ package enum WireRecordWriter {
         tail(
             &object, parent: record.parent.map { WireRecordPointer(recordName: $0) },
             share: record.shareRecordName.map { WireShareReference(recordName: $0, zoneID: record.zoneID) },
-            zoneID: WireZoneID(record.zoneID), created: record.created, modified: record.modified, into: &bytes)
+            zoneID: WireZoneID(record.zoneID), created: record.created.map { WireStamp($0) },
+            modified: record.modified.map { WireStamp($0) }, into: &bytes)
         object.end(into: &bytes)
         return true
     }
@@ -244,7 +258,7 @@ package enum WireRecordWriter {
     /// A record's members after its fields, up to its stamps.
     private static func tail(
         _ object: inout ObjectWriter, parent: WireRecordPointer?, share: WireShareReference?, zoneID: WireZoneID?,
-        created: Stamp?, modified: Stamp?, into bytes: inout JSONOutput
+        created: WireStamp?, modified: WireStamp?, into bytes: inout JSONOutput
     ) {
         object.member("parent", parent, into: &bytes, pointer)
         object.member("share", share, into: &bytes) { share, bytes in
@@ -323,10 +337,11 @@ package enum WireRecordWriter {
         object.end(into: &bytes)
     }
 
-    private static func stamp(_ stamp: Stamp, into bytes: inout JSONOutput) {
+    private static func stamp(_ stamp: WireStamp, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("timestamp", stamp.timestamp, into: &bytes, integer)
         object.member("userRecordName", stamp.userRecordName, into: &bytes, string)
+        object.member("deviceID", stamp.deviceID, into: &bytes, string)
         object.end(into: &bytes)
     }
 
