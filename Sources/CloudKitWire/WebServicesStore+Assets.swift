@@ -220,6 +220,16 @@ extension WebServicesStore {
             }
         }
         guard (200..<300).contains(reply.status) else {
+            if reply.isRetryable {
+                // Still refused for a moment when the request's retry budget ran out: the service's passing
+                // refusal (an apply stops on the network, not on the upload), with how the retries ended.
+                var error =
+                    reply.wireError?.shareError(subject: nil)
+                    ?? ShareError(WireSpelling.code(httpStatus: reply.status), "HTTP \(reply.status)")
+                error.reason =
+                    "the upload of the asset \(what): \(error.reason)" + (reply.gaveUp.map { "; \($0)" } ?? "")
+                throw error
+            }
             let reason =
                 (try? JSONDecoder().decode(WireError.self, from: reply.data))?.reason ?? "HTTP \(reply.status)"
             throw ShareError(.badRequest, "the upload of the asset \(what) was refused: \(reason)")
