@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "sharelane", targets: ["sharelane"]),
         .library(name: "ShareKit", targets: ["ShareKit"]),
+        // sharelane serve in a Swift test suite: an in-process emulator seeded from a recipe (Docs/Testing.md).
+        .library(name: "SharelaneTesting", targets: ["SharelaneTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -16,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         // `swift package generate-documentation --target ShareKit` builds ShareKit's DocC catalog.
@@ -65,13 +68,25 @@ let package = Package(
         ),
         .target(
             name: "Lanes",
-            dependencies: ["ShareKit", "Recipe", "Planner", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ShareKit", "Recipe", "Planner", "SharingReport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
+        // An emulator seeded from a recipe, with its reset point: `serve --recipe` and SharelaneTesting.
+        .target(
+            name: "SharelaneFixture",
+            dependencies: [
+                "ShareKit", "ShareStoreSQLite", "Emulator", "Recipe", "Planner", "Lanes",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "SharelaneTesting", dependencies: ["SharelaneFixture", "Emulator"]),
         .target(
             name: "SharelaneCLI",
             dependencies: [
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
-                "SharingReport",
+                "SharingReport", "SharelaneFixture",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Rainbow", package: "Rainbow"),
@@ -141,15 +156,21 @@ let package = Package(
             dependencies: [
                 "SharelaneTestSupport",
                 "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "Planner", "Recipe", "Lanes",
+                "SharelaneTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // Chromium's history file, read after a browser test to see what the browser kept.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Browser"]
         ),
         // The schema goldens are read beside the test file (`#filePath`), not as resources.
-        .testTarget(name: "EndToEndTests", dependencies: ["SharelaneTestSupport", "ShareKit"], exclude: ["Golden"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["SharelaneTestSupport", "ShareKit", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Golden"]),
         .testTarget(
             name: "ModelCheckTests",
             dependencies: [

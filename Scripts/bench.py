@@ -494,7 +494,38 @@ def bench_network(binary, size, work):
         row["throttled_plan_after_empty"] = "Plan: 0 to add, 0 to change, 0 to destroy." in out
     finally:
         rough.stop()
+    row["plan_after_apply"] = bench_plan_after_apply(binary, work)
     return row
+
+
+def bench_plan_after_apply(binary, work):
+    """Over `serve --latency 80ms`, a 2,000-record recipe in 20 zones, each shared with 10 participants: the
+    first plan right after an apply (what CI runs to prove convergence) and the second, in BENCH_ROUNDS//2+1
+    rounds, each on a fresh server; the medians, and the requests of the last round."""
+    recipe = os.path.join(work, "bench-after-apply.yaml")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen-bench-recipe.py"), str(AFTER_APPLY_RECORDS), recipe,
+                    str(AFTER_APPLY_ZONES), "10"], check=True)
+    firsts, seconds = [], []
+    requests = {}
+    for round_number in range(max(1, ROUNDS // 2 + 1)):
+        slow = Served(binary, work, f"after-apply-{round_number}", ["--latency", f"{int(LATENCY * 1000)}ms"])
+        try:
+            run([binary, "apply", recipe, "--store", slow.url, "--yes", "--parallelism", str(PARALLELISM)],
+                env=slow.env)
+            plan = [binary, "plan", recipe, "--store", slow.url, "--detailed-exitcode"]
+            for label, into in (("first", firsts), ("second", seconds)):
+                start = len(slow.log())
+                secs, rss, out, cpu = run(plan, env=slow.env)
+                if "Plan: 0 to add, 0 to change, 0 to destroy." not in out:
+                    sys.exit(f"bench: the {label} plan after the apply is not empty:\n{out[-2000:]}")
+                into.append(secs)
+                requests[label] = network_requests(slow.log()[start:])["requests"]
+        finally:
+            slow.stop()
+    first, second = median(firsts), median(seconds)
+    return {"records": AFTER_APPLY_RECORDS, "zones": AFTER_APPLY_ZONES, "first": first, "second": second,
+            "ratio": first / second, "firsts": firsts, "seconds": seconds,
+            "first_requests": requests["first"], "second_requests": requests["second"]}
 
 
 def print_network(rows):
@@ -517,6 +548,14 @@ def print_network(rows):
               f"{t['bound']:10.2f}s | {t['ratio']:6.2f}× | ≤ 1.5× (requests ÷ 40/s); "
               f"{t['throttled']} throttled, {t['unavailable']} unavailable, {t['lost_answers']} lost answers; "
               f"plan after: {'empty' if r['throttled_plan_after_empty'] else 'NOT EMPTY'}")
+        if "plan_after_apply" in r:
+            a = r["plan_after_apply"]
+            print(f"{'first plan after apply, 80 ms':<28} | {a['records']:>7} | {a['first']:6.2f}s | "
+                  f"{a['first_requests']:>8} | {'':>11} | {a['ratio']:6.2f}× | ≤ 1.2× the second, < 0.5 s "
+                  f"({a['zones']} zones; × is over the second)")
+            print(f"{'second plan after apply':<28} | {a['records']:>7} | {a['second']:6.2f}s | "
+                  f"{a['second_requests']:>8} | {'':>11} | {'':>7} | (rounds: "
+                  + ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(a["firsts"], a["seconds"])) + ")")
         print(f"{'':<28}   the throttle counts each user apart: the busiest user sent {t['busiest_user']} "
               f"admitted requests, {t['busiest_user'] / THROTTLE:.2f} s at 40/s "
               f"({t['seconds'] / max(t['busiest_user'] / THROTTLE, 1e-9):.2f}× that)")
@@ -531,6 +570,8 @@ def network_targets(rows):
                                                        big["latency_plan_100_spread"]["seconds"]) < 1,
         "throttled_apply_at_most_1.5x_bound": big["throttled_apply"]["ratio"] <= 1.5,
         "throttled_apply_then_empty_plan": big["throttled_plan_after_empty"],
+        "latency_first_plan_after_apply_within_1.2x_second": big["plan_after_apply"]["ratio"] <= 1.2,
+        "latency_first_plan_after_apply_under_0.5s": big["plan_after_apply"]["first"] < 0.5,
     }
 
 
@@ -539,6 +580,9 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 STEPS = ["validate", "plan_empty", "apply", "plan_noop", "plan_cached", "plan_100_dense", "plan_100_spread", "apply_http",
          "plan_cached_http", "reference"]
 LIMIT_RSS_MB = 400
+# The plan after an apply: the shape of a recipe a team keeps in git (bench_plan_after_apply).
+AFTER_APPLY_RECORDS = 2000
+AFTER_APPLY_ZONES = 20
 
 
 def main():
@@ -548,6 +592,17 @@ def main():
     # BENCH_ONLY=network runs only the real link's steps; BENCH_NETWORK_SIZES chooses their sizes (default: the
     # first size: the throttled apply alone takes requests ÷ 40 s).
     only_network = os.environ.get("BENCH_ONLY") == "network"
+    if os.environ.get("BENCH_ONLY") == "after-apply":
+        # The plan after an apply alone (bench_plan_after_apply): a minute, not the whole bench.
+        try:
+            a = bench_plan_after_apply(binary, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps(a, indent=2))
+        met = a["ratio"] <= 1.2 and a["first"] < 0.5
+        print(f"{'met    ' if met else 'NOT MET'}  first plan after apply {a['first']:.2f}s ({a['first_requests']} "
+              f"requests), second {a['second']:.2f}s ({a['second_requests']} requests): {a['ratio']:.2f}×")
+        return
     network_sizes = [int(s) for s in os.environ.get("BENCH_NETWORK_SIZES", str(sizes[0])).split()]
     # BENCH_ONLY=users runs only the users' rows and the FIFO refusals; BENCH_USERS chooses their sizes.
     only_users = os.environ.get("BENCH_ONLY") == "users"

@@ -25,4 +25,7 @@ swift build -c release --product sharelane 2>&1 | grep -E "error|warning: |Compi
 swift build -c release --product sharelane-bench-baseline 2>&1 | grep -E "error|Build complete" || true
 python3 Scripts/bench.py .build/release/sharelane "$@"
 echo
+# The emulator as a test fixture (Docs/Testing.md): seeding, resets, and eight workers in containers of their own.
+python3 Scripts/bench-fixture.py .build/release/sharelane
+echo
 exec python3 Scripts/load.py .build/release/sharelane .build/release/sharelane-bench-baseline

@@ -2,12 +2,12 @@
 """Writes a generated benchmark recipe: RECORDS records in 100 zones, 1,000 participants in total; or, with
 --users, USERS users and one zone of one record.
 
-Usage: gen-bench-recipe.py RECORDS OUT.yaml
+Usage: gen-bench-recipe.py RECORDS OUT.yaml [ZONES [USERS]]
        gen-bench-recipe.py --users USERS OUT.yaml
-Each of the 100 zones is shared zone-wide with 10 of 100 users (read-write and read-only alternating), and
-holds RECORDS/100 generated records with a string, an integer, a double and a generated sentence. The users'
-recipe declares the owner and USERS users more (`uN: { email: uN@bench.example }`), which nothing shares with:
-what it measures is the users alone.
+Each of the 100 zones (or ZONES) is shared zone-wide with 10 of 100 users (or USERS; read-write and
+read-only alternating), and holds RECORDS/ZONES generated records with a string, an integer, a double and a
+generated sentence. The users' recipe declares the owner and USERS users more (`uN: { email: uN@bench.example }`),
+which nothing shares with: what it measures is the users alone.
 """
 import sys
 
@@ -30,12 +30,17 @@ def users_recipe(users: int) -> list:
 
 
 def main() -> None:
+    global ZONES, USERS
     if len(sys.argv) == 4 and sys.argv[1] == "--users":
         with open(sys.argv[3], "w") as f:
             f.write("\n".join(users_recipe(int(sys.argv[2]))) + "\n")
         return
-    if len(sys.argv) != 3:
-        sys.exit("usage: gen-bench-recipe.py RECORDS OUT.yaml | gen-bench-recipe.py --users USERS OUT.yaml")
+    if len(sys.argv) not in (3, 4, 5):
+        sys.exit("usage: gen-bench-recipe.py RECORDS OUT.yaml [ZONES [USERS]] | gen-bench-recipe.py --users USERS OUT.yaml")
+    if len(sys.argv) >= 4:
+        ZONES = int(sys.argv[3])
+    if len(sys.argv) == 5:
+        USERS = int(sys.argv[4])
     records = int(sys.argv[1])
     per_zone = records // ZONES
     out = [

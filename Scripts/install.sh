@@ -6,7 +6,8 @@
 #
 # Environment:
 #   PREFIX             where to install (default /usr/local): bin/, share/man/man1/, share/bash-completion/,
-#                      share/zsh/site-functions/, share/fish/vendor_completions.d/
+#                      share/zsh/site-functions/, share/fish/vendor_completions.d/, and share/sharelane/ (the
+#                      recipe JSON Schema, which `sharelane init` points editors at)
 #   DESTDIR            a staging root put before PREFIX, for packagers (default none)
 #   CONFIGURATION      release (default) or debug: the build to install
 #   SWIFT_BUILD_FLAGS  more flags for `swift build` (e.g. --static-swift-stdlib, for a binary that runs on a
@@ -31,6 +32,7 @@ files=(
   "share/bash-completion/completions/sharelane"
   "share/zsh/site-functions/_sharelane"
   "share/fish/vendor_completions.d/sharelane.fish"
+  "share/sharelane/recipe.schema.json"
 )
 
 case "$action" in
@@ -61,12 +63,13 @@ install)
   "$BINARY" --experimental-dump-help | python3 Scripts/manpage.py --version "$version" >"$scratch/sharelane.1"
 
   install -d "$root/bin" "$root/share/man/man1" "$root/share/bash-completion/completions" \
-    "$root/share/zsh/site-functions" "$root/share/fish/vendor_completions.d"
+    "$root/share/zsh/site-functions" "$root/share/fish/vendor_completions.d" "$root/share/sharelane"
   install -m 755 "$BINARY" "$root/bin/sharelane"
   install -m 644 "$scratch/sharelane.1" "$root/share/man/man1/sharelane.1"
   install -m 644 "$scratch/sharelane.bash" "$root/share/bash-completion/completions/sharelane"
   install -m 644 "$scratch/_sharelane" "$root/share/zsh/site-functions/_sharelane"
   install -m 644 "$scratch/sharelane.fish" "$root/share/fish/vendor_completions.d/sharelane.fish"
+  install -m 644 Recipes/recipe.schema.json "$root/share/sharelane/recipe.schema.json"
   echo "Installed sharelane $version ($built) in $root:"
   for file in "${files[@]}"; do echo "  $root/$file"; done
   ;;

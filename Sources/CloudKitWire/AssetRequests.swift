@@ -55,3 +55,66 @@ package struct UploadedAssetResponse: Codable, Sendable {
         self.singleFile = singleFile
     }
 }
+
+/// `assets/rereference`: `{zoneID?, assets: [{recordName, fieldName}]}`, the asset fields whose assets
+/// another record is to reference (at most 200).
+package struct RereferenceAssetsRequest: Codable, Sendable {
+    package var zoneID: WireZoneID?
+    package var assets: [Field]
+
+    /// One asset field of a record (the reference's Assets Field Dictionary).
+    package struct Field: Codable, Sendable, Hashable {
+        package var recordName: String
+        package var fieldName: String
+
+        package init(recordName: String, fieldName: String) {
+            self.recordName = recordName
+            self.fieldName = fieldName
+        }
+    }
+
+    package init(zoneID: ZoneID?, assets: [Field]) {
+        self.zoneID = zoneID.map(WireZoneID.init)
+        self.assets = assets
+    }
+}
+
+/// The answer to `assets/rereference`: `{assets: [entry]}`, one per field asked, in order. The reference
+/// says "an array of asset value dictionaries" and names no key; serve answers under `assets`, as the request
+/// asks, each entry an Asset Dictionary that `records/modify` saves as another record's value
+/// (`{fileChecksum, size, receipt, downloadURL}`) with the `recordName` and `fieldName` it answers, or
+/// `{recordName, fieldName, serverErrorCode, reason}`.
+package struct RereferenceAssetsResponse: Codable, Sendable {
+    package var assets: [Entry]
+
+    package struct Entry: Codable, Sendable, Hashable {
+        package var recordName: String
+        package var fieldName: String
+        package var fileChecksum: String?
+        package var size: Int?
+        package var receipt: String?
+        package var downloadURL: String?
+        package var serverErrorCode: String?
+        package var reason: String?
+
+        package init(_ field: RereferenceAssetsRequest.Field, asset: WireAsset) {
+            recordName = field.recordName
+            fieldName = field.fieldName
+            fileChecksum = asset.fileChecksum
+            size = asset.size
+            receipt = asset.receipt
+            downloadURL = asset.downloadURL
+        }
+
+        package init(_ field: RereferenceAssetsRequest.Field, error: ShareError) {
+            recordName = field.recordName
+            fieldName = field.fieldName
+            serverErrorCode = error.code.rawValue
+            reason = error.reason
+        }
+    }
+
+    package init(assets: [Entry]) {
+        self.assets = assets
+    }
+}

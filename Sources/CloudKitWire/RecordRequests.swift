@@ -91,7 +91,8 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
         package var distance: Double?
     }
 
-    package struct Sort: Codable, Sendable, Hashable {
+    /// The reference's Sort Descriptor Dictionary.
+    package struct Sort: Sendable, Hashable {
         package var fieldName: String
         package var ascending: Bool?
         /// For a `LOCATION` field: sort by distance from here.
@@ -186,5 +187,45 @@ package struct RecordsAnswer: Sendable {
     package func entry(_ outcome: RecordOutcome) -> WireRecord {
         WireRecord(outcome, currentUser: currentUser).answering(
             desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+    }
+}
+
+// MARK: - Codable
+
+extension QueryRecordsRequest.Sort: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case fieldName, ascending, relativeLocation
+    }
+
+    /// `relativeLocation` is a field-value dictionary, `{"value": {"latitude", "longitude"}, "type":
+    /// "LOCATION"}`, as the reference's Sort Descriptor Dictionary has it; a bare location dictionary, as
+    /// sharelane's client wrote it before, is read too.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fieldName = try container.decode(String.self, forKey: .fieldName)
+        ascending = try container.decodeIfPresent(Bool.self, forKey: .ascending)
+        guard container.contains(.relativeLocation), !(try container.decodeNil(forKey: .relativeLocation)) else {
+            return
+        }
+        if let location = try? container.decode(Location.self, forKey: .relativeLocation) {
+            relativeLocation = location
+            return
+        }
+        let field = try container.decode(WireField.self, forKey: .relativeLocation)
+        guard case .location(let location) = field.value else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .relativeLocation, in: container,
+                debugDescription:
+                    "relativeLocation is a LOCATION field value: {\"value\": {\"latitude\": …, \"longitude\": …}, "
+                    + "\"type\": \"LOCATION\"}")
+        }
+        relativeLocation = location
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fieldName, forKey: .fieldName)
+        try container.encodeIfPresent(ascending, forKey: .ascending)
+        try container.encodeIfPresent(relativeLocation.map { WireField(.location($0)) }, forKey: .relativeLocation)
     }
 }

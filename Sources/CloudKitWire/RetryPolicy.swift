@@ -11,9 +11,10 @@ import ShareKit
 /// - A connection that closed after the request went out (reset, or the answer lost) is sent again after the
 ///   backoff: the request may have been applied, which the caller settles (`WebServicesStore`'s writes read
 ///   back what they sent; reads, sign-ins and accepts are the same when sent twice).
-/// - At most `maxAttempts` attempts, and at most `totalWait` seconds of waiting for one request: a
-///   `retryAfter` beyond what is left ends the retries rather than being cut short. Then the caller gets the
-///   last answer, or the error, and an apply stops.
+/// - At most `maxAttempts` attempts, and at most `totalWait` seconds of waiting for one request, its asset
+///   uploads and throttled operations included (`RetryBudget`, one for all the loops that send part of it
+///   again): a `retryAfter` beyond what is left ends the retries rather than being cut short. Then the caller
+///   gets the last answer, or the error, and an apply stops.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first included.
     public var maxAttempts: Int
@@ -73,7 +74,12 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Why an answer is sent again, in a person's words (`StoreRetry.Reason`): throttled or unavailable.
-    static func reason(status: Int, code: ServerErrorCode?) -> StoreRetry.Reason {
+    static func reason(status: Int? = nil, code: ServerErrorCode?) -> StoreRetry.Reason {
         status == 429 || code == .throttled ? .throttled : .unavailable
+    }
+
+    /// Why the operations of one answer that failed with `codes` are sent again: throttled when any was.
+    static func reason(codes: [ServerErrorCode?]) -> StoreRetry.Reason {
+        codes.contains { reason(code: $0) == .throttled } ? .throttled : .unavailable
     }
 }

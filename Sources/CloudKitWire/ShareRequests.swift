@@ -5,6 +5,8 @@ package struct ShortGUIDsRequest: Codable, Sendable, Hashable {
     package struct ShortGUID: Codable, Sendable, Hashable {
         package var value: String
         package var shouldFetchRootRecord: Bool?
+        /// The root record's fields to answer (all when nil).
+        package var rootRecordDesiredKeys: [String]?
     }
 
     package var shortGUIDs: [ShortGUID]
@@ -14,14 +16,27 @@ package struct ShortGUIDsRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// One result of `records/resolve` or `records/accept`: what a share URL leads to, or an error.
+/// One result of `records/resolve` or `records/accept`: the reference's ShortGUID Result Dictionary, or its
+/// ShortGUID Fetch Error Dictionary.
 ///
-/// `{shortGUID, zoneID, rootRecordName?, share, participantType?, participantPermission?,
-/// participantStatus?}`; the caller's own participant entry is the share's `currentUserParticipant`.
-package struct WireShareMetadata: Codable, Sendable, Hashable {
+/// `{shortGUID: {value, shouldFetchRootRecord}, containerIdentifier, environment, databaseScope, zoneID,
+/// rootRecordName?, rootRecord?, share, ownerIdentity, participantType?, participantPermission?,
+/// participantStatus?}`; the caller's own participant entry is also the share's `currentUserParticipant`.
+/// `shortGUID` is a dictionary, as the reference and the live service write it (a client that decodes it
+/// strictly takes nothing else); a bare string, as serve wrote it before, is read too.
+package struct WireShareMetadata: Sendable, Hashable {
     package var shortGUID: String?
+    /// Whether the request asked for the root record (`shortGUIDs[].shouldFetchRootRecord`), written back in
+    /// the result's `shortGUID` dictionary.
+    package var shouldFetchRootRecord: Bool?
+    package var containerIdentifier: String?
+    /// `development` or `production`.
+    package var environment: String?
+    /// `PRIVATE` for the share's owner, `SHARED` for anyone else.
+    package var databaseScope: String?
     package var zoneID: WireZoneID?
     package var rootRecordName: String?
+    package var rootRecord: WireRecord?
     package var share: WireRecord?
     package var ownerIdentity: WireUserIdentity?
     package var participantType: String?
@@ -33,14 +48,29 @@ package struct WireShareMetadata: Codable, Sendable, Hashable {
     /// No members: what a reader fills in.
     package init() {}
 
-    package init(_ metadata: ShareMetadata, shortGUID: String?) {
+    /// The result for `metadata`, as the caller sees it in `container` and `environment`; `rootRecord` when
+    /// the request asked for it.
+    package init(
+        _ metadata: ShareMetadata, shortGUID: String?, shouldFetchRootRecord: Bool? = nil, container: String? = nil,
+        environment: CloudKitEnvironment? = nil, caller: UserRecordName? = nil, rootRecord: WireRecord? = nil
+    ) {
         self.shortGUID = shortGUID
+        self.shouldFetchRootRecord = shouldFetchRootRecord
+        containerIdentifier = container
+        self.environment = environment?.rawValue
+        if let caller {
+            databaseScope = caller == metadata.share.ownerRecordName ? "PRIVATE" : "SHARED"
+        }
         zoneID = WireZoneID(metadata.zoneID)
         rootRecordName = metadata.rootRecordName
+        self.rootRecord = rootRecord
         var share = WireRecord(metadata.share)
         share.currentUserParticipant = metadata.participant.map(WireParticipant.init)
         self.share = share
-        ownerIdentity = WireUserIdentity(userRecordName: metadata.share.ownerRecordName, email: nil, name: nil)
+        // The owner as the share lists them (name and address), else by record name alone.
+        ownerIdentity =
+            share.owner?.userIdentity
+            ?? WireUserIdentity(userRecordName: metadata.share.ownerRecordName, email: nil, name: nil)
         participantType = metadata.participant.map { WireSpelling.participantType($0.role) }
         participantPermission = metadata.participant.map { WireSpelling.permission($0.permission) }
         participantStatus = metadata.participant.map { WireSpelling.acceptanceStatus($0.acceptance) }
@@ -65,6 +95,64 @@ package struct WireShareMetadata: Codable, Sendable, Hashable {
         return ShareMetadata(
             share: try share.shareValue(in: share.zoneID?.zoneID ?? zone), zoneID: zone,
             rootRecordName: rootRecordName, participant: share.currentUserParticipant?.participant)
+    }
+}
+
+// MARK: - Codable
+
+extension WireShareMetadata: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case shortGUID, containerIdentifier, environment, databaseScope, zoneID, rootRecordName, rootRecord, share
+        case ownerIdentity, participantType, participantPermission, participantStatus, serverErrorCode, reason
+    }
+
+    private struct ShortGUIDDictionary: Codable {
+        var value: String
+        var shouldFetchRootRecord: Bool?
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let dictionary = try? container.decodeIfPresent(ShortGUIDDictionary.self, forKey: .shortGUID) {
+            shortGUID = dictionary.value
+            shouldFetchRootRecord = dictionary.shouldFetchRootRecord
+        } else {
+            shortGUID = try container.decodeIfPresent(String.self, forKey: .shortGUID)
+        }
+        containerIdentifier = try container.decodeIfPresent(String.self, forKey: .containerIdentifier)
+        environment = try container.decodeIfPresent(String.self, forKey: .environment)
+        databaseScope = try container.decodeIfPresent(String.self, forKey: .databaseScope)
+        zoneID = try container.decodeIfPresent(WireZoneID.self, forKey: .zoneID)
+        rootRecordName = try container.decodeIfPresent(String.self, forKey: .rootRecordName)
+        rootRecord = try container.decodeIfPresent(WireRecord.self, forKey: .rootRecord)
+        share = try container.decodeIfPresent(WireRecord.self, forKey: .share)
+        ownerIdentity = try container.decodeIfPresent(WireUserIdentity.self, forKey: .ownerIdentity)
+        participantType = try container.decodeIfPresent(String.self, forKey: .participantType)
+        participantPermission = try container.decodeIfPresent(String.self, forKey: .participantPermission)
+        participantStatus = try container.decodeIfPresent(String.self, forKey: .participantStatus)
+        serverErrorCode = try container.decodeIfPresent(String.self, forKey: .serverErrorCode)
+        reason = try container.decodeIfPresent(String.self, forKey: .reason)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if let shortGUID {
+            try container.encode(
+                ShortGUIDDictionary(value: shortGUID, shouldFetchRootRecord: shouldFetchRootRecord), forKey: .shortGUID)
+        }
+        try container.encodeIfPresent(containerIdentifier, forKey: .containerIdentifier)
+        try container.encodeIfPresent(environment, forKey: .environment)
+        try container.encodeIfPresent(databaseScope, forKey: .databaseScope)
+        try container.encodeIfPresent(zoneID, forKey: .zoneID)
+        try container.encodeIfPresent(rootRecordName, forKey: .rootRecordName)
+        try container.encodeIfPresent(rootRecord, forKey: .rootRecord)
+        try container.encodeIfPresent(share, forKey: .share)
+        try container.encodeIfPresent(ownerIdentity, forKey: .ownerIdentity)
+        try container.encodeIfPresent(participantType, forKey: .participantType)
+        try container.encodeIfPresent(participantPermission, forKey: .participantPermission)
+        try container.encodeIfPresent(participantStatus, forKey: .participantStatus)
+        try container.encodeIfPresent(serverErrorCode, forKey: .serverErrorCode)
+        try container.encodeIfPresent(reason, forKey: .reason)
     }
 }
 

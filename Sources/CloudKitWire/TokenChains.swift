@@ -58,7 +58,7 @@ struct TokenChains: Sendable {
                     // The emulator's token ran out (or it restarted): sign in again once, then retry.
                     reSignedIn = true
                     let signInBody = try WireCoding.bodyEncoder().encode(
-                        SignInRequest(emailAddress: email, name: session.name))
+                        SignInRequest(emailAddress: email, name: session.name, for: self.endpoint))
                     let again: SignInResponse = try await self.transport.attempt(
                         path: WireSpelling.signInPath, body: signInBody, auth: .apiTokenOnly, token: nil
                     ).decoded()
@@ -82,7 +82,8 @@ struct TokenChains: Sendable {
     /// sign-in fails (the user keeps the sessions they have).
     private func addSession(for user: UserRecordName, like session: SessionBook.Session) async -> SessionBook.Session? {
         guard let email = session.email,
-            let body = try? WireCoding.bodyEncoder().encode(SignInRequest(emailAddress: email, name: session.name)),
+            let body = try? WireCoding.bodyEncoder().encode(
+                SignInRequest(emailAddress: email, name: session.name, for: self.endpoint)),
             let reply = try? await transport.attempt(
                 path: WireSpelling.signInPath, body: body, auth: .apiTokenOnly, token: nil),
             let signedIn: SignInResponse = try? reply.decoded(), signedIn.userRecordName == user

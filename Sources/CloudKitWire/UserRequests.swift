@@ -32,6 +32,13 @@ package struct WireUser: Codable, Sendable, Hashable {
         reason = "no user has the email address \(email)"
     }
 
+    /// An address no discoverable user has, as `users/lookup/email` answers it on Apple's service: the user
+    /// info with only the address filled, no record name and no error.
+    package init(addressOnly email: String) {
+        emailAddress = email
+        lookupInfo = WireLookupInfo(emailAddress: email)
+    }
+
     /// The user; nil for an error entry or an entry without a record name.
     package var user: User? {
         guard serverErrorCode == nil, let userRecordName else { return nil }
@@ -62,17 +69,49 @@ package struct UsersResponse: Codable, Sendable, Hashable {
 }
 
 /// The emulator's sign-in: `POST /auth/signin` with `{"emailAddress": …}` (and optionally `name`, and
-/// `createUser: false` to sign in only a user the emulator has, answering `NOT_FOUND` otherwise).
+/// `createUser: false` to sign in only a user the emulator has, answering `NOT_FOUND` otherwise; `container`
+/// and `environment` to sign in to that world only, as sharelane's own client does).
 package struct SignInRequest: Codable, Sendable, Hashable {
     package var emailAddress: String
     package var name: String?
     /// nil or true: an unknown address becomes a new user; false: it is `NOT_FOUND`.
     package var createUser: Bool?
+    /// The world to sign in to; both or neither.
+    package var container: String?
+    package var environment: String?
 
-    package init(emailAddress: String, name: String?, createUser: Bool? = nil) {
+    package init(
+        emailAddress: String, name: String?, createUser: Bool? = nil, container: String? = nil,
+        environment: String? = nil
+    ) {
         self.emailAddress = emailAddress
         self.name = name
         self.createUser = createUser
+        self.container = container
+        self.environment = environment
+    }
+
+    /// A sign-in to the endpoint's container and environment: each is a world of its own on the emulator.
+    package init(emailAddress: String, name: String?, createUser: Bool? = nil, for endpoint: WebServicesEndpoint) {
+        self.init(
+            emailAddress: emailAddress, name: name, createUser: createUser, container: endpoint.container,
+            environment: endpoint.environment)
+    }
+
+    /// The world the request names, or nil for none.
+    /// - Throws: `BAD_REQUEST` for one of the two without the other, an unknown environment or a container
+    ///   identifier that cannot be one.
+    package func world() throws -> StoreWorld? {
+        guard container != nil || environment != nil else { return nil }
+        guard let container, let environment else {
+            throw ShareError(.badRequest, "sign-in takes container and environment together, or neither")
+        }
+        guard let parsed = CloudKitEnvironment(rawValue: environment) else {
+            throw ShareError(
+                .badRequest, "unknown environment \"\(environment)\" in sign-in; expected development or production")
+        }
+        if let problem = StoreWorld.containerProblem(container) { throw ShareError(.badRequest, problem) }
+        return StoreWorld(container: container, environment: parsed)
     }
 }
 

@@ -36,7 +36,7 @@ public struct WebAuthSignIn: Sendable {
 
     /// `sharelane serve` only: signs in by email address.
     public func signIn(email: String, name: String? = nil) async throws -> Session {
-        let body = try WireCoding.bodyEncoder().encode(SignInRequest(emailAddress: email, name: name))
+        let body = try WireCoding.bodyEncoder().encode(SignInRequest(emailAddress: email, name: name, for: endpoint))
         let response: SignInResponse = try await transport.attempt(
             path: WireSpelling.signInPath, body: body, auth: .apiTokenOnly, token: nil
         ).decoded()

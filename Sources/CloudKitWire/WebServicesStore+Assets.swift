@@ -179,13 +179,21 @@ extension WebServicesStore {
 
     /// POSTs the bytes to an upload URL (no tokens: the URL is the credential) and reads `singleFile`. An upload
     /// URL serves once, so after a connection lost once the bytes went out, the bytes go to a new URL
-    /// (`newURL`), within the retry policy; 503 and 429 are sent again to the same URL (nothing was taken).
+    /// (`newURL`); 503 and 429 are sent again to the same URL (nothing was taken). Every wait, the new URL's
+    /// request included, is spent from the one budget of the request the asset is for (`RetryBudget`).
     private func upload(
         _ bytes: Data, to firstURL: String, what: String, newURL: () async throws -> String
     ) async throws -> WireAsset {
+        try await RetryBudget.sharing(retryPolicy) { budget in
+            try await upload(bytes, to: firstURL, what: what, budget: budget, newURL: newURL)
+        }
+    }
+
+    private func upload(
+        _ bytes: Data, to firstURL: String, what: String, budget: RetryBudget, newURL: () async throws -> String
+    ) async throws -> WireAsset {
         var url = firstURL
-        var attempt = 1
-        var waited = 0.0
+        var lost = 0
         var reply: Reply
         while true {
             var request = HTTPClientRequest(url: url)
@@ -196,20 +204,16 @@ extension WebServicesStore {
                 reply = try await chains.transport.exchange(
                     request, what: "the upload of \(what)", resendAfterLoss: false, timeout: .seconds(300))
                 break
-            } catch let lost as LostConnection {
-                guard
-                    let wait = retryPolicy.wait(
-                        afterAttempt: attempt, retryAfter: nil, waited: waited, draw: Double.random(in: 0..<1))
-                else {
+            } catch let connection as LostConnection {
+                lost += 1
+                guard case (let wait, let attempt)? = budget.spend(retryAfter: nil) else {
                     throw ShareError(
                         .tryAgainLater,
-                        "lost the connection uploading the asset \(what), \(attempt) times (\(lost.reason)); check the "
-                            + "network and run the command again")
+                        "lost the connection uploading the asset \(what), \(lost) time\(lost == 1 ? "" : "s") "
+                            + "(\(connection.reason)); check the network and run the command again")
                 }
-                chains.transport.announce(.connectionLost, wait: wait, attempt: attempt + 1, path: "assets/upload")
+                chains.transport.announce(.connectionLost, wait: wait, attempt: attempt, path: "assets/upload")
                 try await chains.transport.clock.sleep(wait)
-                waited += wait
-                attempt += 1
                 url = try await newURL()
             } catch {
                 throw ShareError(.internalError, "cannot upload the asset \(what): \(error)")

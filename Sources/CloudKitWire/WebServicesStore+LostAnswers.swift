@@ -43,6 +43,19 @@ extension WebServicesStore {
         return result
     }
 
+    /// The live service answers a `create` of a record that exists `CONFLICT` ("record to insert already
+    /// exists"), where the embedded store says `EXISTS`: the client hears `EXISTS` from every store, so that a
+    /// caller (and a lost answer's retry, below) meets one word for it. A stale change tag's `CONFLICT` is only
+    /// ever an update's, a replace's or a delete's.
+    static func existsForCreates(_ batch: [RecordOperation], _ answered: [RecordOutcome]) -> [RecordOutcome] {
+        zip(batch, answered).map { operation, outcome in
+            guard operation.kind == .create, case .failed(let name, var error) = outcome, error.code == .conflict
+            else { return outcome }
+            error.code = .exists
+            return .failed(recordName: name, error)
+        }
+    }
+
     /// Whether `code` is what a second attempt of an operation of `kind` meets when its first attempt was
     /// applied.
     static func mayBeOwnEarlierAttempt(_ kind: OperationKind, _ code: ServerErrorCode, atomic: Bool) -> Bool {
@@ -138,7 +151,7 @@ extension WebServicesStore {
     private static func samePerson(_ a: Participant, _ b: Participant) -> Bool {
         if !a.userRecordName.isEmpty { return a.userRecordName == b.userRecordName }
         if let email = a.email {
-            return b.email.map { StableName.normalizedEmail($0) } == StableName.normalizedEmail(email)
+            return b.email.map { EmailAddress.normalized($0) } == EmailAddress.normalized(email)
         }
         if let phone = a.phone { return b.phone == phone }
         return false

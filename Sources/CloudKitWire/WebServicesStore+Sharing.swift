@@ -1,11 +1,9 @@
 import Foundation
 import ShareKit
 
-// Sharing, change feeds, the schema and maintenance over Web Services: the requests `WebServicesStore` sends
-// for the `Store` calls beyond zones and records.
+// Sharing over Web Services: resolving, accepting and leaving shares, the requests `WebServicesStore` sends
+// for the `Store` calls about shares beyond saving them.
 extension WebServicesStore {
-    // MARK: Sharing
-
     public func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
         try await shareRequest(.recordsResolve, url: url, as: user)
     }
@@ -56,85 +54,6 @@ extension WebServicesStore {
         throw error
     }
 
-    // MARK: Changes
-
-    public func databaseChanges(in database: DatabaseScope, since token: ChangeToken?, as user: UserRecordName)
-        async throws -> DatabaseChanges
-    {
-        let response: DatabaseChangesResponse = try await send(
-            .changesDatabase, database: database,
-            body: DatabaseChangesRequest(syncToken: token?.rawValue), as: user)
-        return response.changes
-    }
-
-    public func zoneChanges(
-        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
-        as user: UserRecordName
-    ) async throws -> ZoneChanges {
-        // With the other zones' reads made at the same moment, in one request (`ZoneFeedBatches`).
-        let answer = try await feeds.read(
-            ZoneChangesRequest.ZoneRequest(
-                zoneID: WireZoneID(zoneID), syncToken: token?.rawValue, resultsLimit: resultsLimit),
-            as: ZoneFeedBatches.Key(user: user, database: database))
-        var changes = try answer.changes(in: zoneID)
-        changes.changedRecords = try await knowingAssetContents(changes.changedRecords)
-        return changes
-    }
-
-    // MARK: Schema
-
-    public var environment: CloudKitEnvironment { CloudKitEnvironment(rawValue: endpoint.environment) ?? .development }
-
-    public func inEnvironment(_ environment: CloudKitEnvironment) -> any Store {
-        environment == self.environment ? self : WebServicesStore(sharing: self, environment: environment)
-    }
-
-    public func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema {
-        try requireSchemaOperations()
-        guard environment == self.environment else {
-            return try await inEnvironment(environment).schema(in: environment, as: user)
-        }
-        let response: SchemaResponse = try await send(.schemaLookup, database: .public, body: nil as String?, as: user)
-        return response.schema
-    }
-
-    public func extendSchema(_ schema: Schema, as user: UserRecordName) async throws -> [SchemaChange] {
-        try requireSchemaOperations()
-        guard environment == .development else {
-            return try await inEnvironment(.development).extendSchema(schema, as: user)
-        }
-        let response: SchemaChangesResponse = try await send(
-            .schemaExtend, database: .public, body: SchemaResponse(schema: schema), as: user)
-        return response.changes
-    }
-
-    public func deploySchema(as user: UserRecordName) async throws -> [SchemaChange] {
-        try requireSchemaOperations()
-        let response: SchemaChangesResponse = try await send(
-            .schemaDeploy, database: .public, body: [String: String](), as: user)
-        return response.changes
-    }
-
-    /// Apple's schema lives outside Web Services: refuse with what to use instead.
-    private func requireSchemaOperations() throws {
-        guard endpoint.kind == .emulator else {
-            throw ShareError(
-                .badRequest,
-                "\(displayName) does not serve schemas over Web Services: export Apple's with "
-                    + "`xcrun cktool export-schema`, import a .ckdb from `sharelane schema export` with "
-                    + "`xcrun cktool import-schema`, and deploy in the CloudKit Console")
-        }
-    }
-
-    // MARK: Maintenance
-
-    public func reset() async throws {
-        throw ShareError(
-            .badRequest,
-            "\(displayName) cannot be reset from here: reset works on local stores only (sqlite:, memory:); "
-                + "stop `sharelane serve` and delete its store file instead")
-    }
-
     private func shareRequest(_ operation: WireOperation, url: String, as user: UserRecordName) async throws
         -> ShareMetadata
     {
@@ -146,10 +65,4 @@ extension WebServicesStore {
         }
         return try first.metadata()
     }
-}
-
-// MARK: - ReadsZoneFeedsTogether
-
-extension WebServicesStore: ReadsZoneFeedsTogether {
-    package var zoneFeedsPerRequest: Int { Self.zoneFeedsPerRequest }
 }

@@ -111,7 +111,8 @@ public final class WebServicesStore: Store {
 
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
-            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator)
+            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator,
+            readsZoneTags: true)
     }
 
     /// The same service and signed-in users (one set of token chains), in another environment: only the
@@ -134,7 +135,8 @@ public final class WebServicesStore: Store {
         switch endpoint.kind {
         case .emulator:
             let response: SignInResponse = try await send(
-                path: WireSpelling.signInPath, body: SignInRequest(emailAddress: email, name: name), auth: .apiTokenOnly
+                path: WireSpelling.signInPath, body: SignInRequest(emailAddress: email, name: name, for: endpoint),
+                auth: .apiTokenOnly
             )
             let user = User(
                 recordName: response.userRecordName, email: response.emailAddress ?? email, name: response.name ?? name)
@@ -174,7 +176,7 @@ public final class WebServicesStore: Store {
             do {
                 response = try await send(
                     path: WireSpelling.signInPath,
-                    body: SignInRequest(emailAddress: email, name: nil, createUser: false),
+                    body: SignInRequest(emailAddress: email, name: nil, createUser: false, for: endpoint),
                     auth: .apiTokenOnly)
             } catch let error as ShareError where error.code == .notFound {
                 return nil
@@ -317,21 +319,31 @@ public final class WebServicesStore: Store {
     }
 
     /// One request of at most 200 operations; operations that failed with `THROTTLED` or `TRY_AGAIN_LATER`
-    /// are sent again after their `retryAfter`, within the retry policy (an atomic request is sent again
-    /// whole, as all its operations failed with it). Operations whose request was sent again after a lost
-    /// connection settle what their earlier attempt did (`settlingLostAnswers`).
+    /// are sent again after their `retryAfter` (an atomic request is sent again whole, as all its operations
+    /// failed with it). The asset uploads, the request's own retries and these share one `RetryBudget`.
+    /// Operations whose request was sent again after a lost connection settle what their earlier attempt did
+    /// (`settlingLostAnswers`).
     private func modifyChunk(
         _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
+        try await RetryBudget.opening(retryPolicy) { budget in
+            try await modifyChunk(chunk, in: zoneID, database: database, atomic: atomic, as: user, budget: budget)
+        }
+    }
+
+    private func modifyChunk(
+        _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        as user: UserRecordName, budget: RetryBudget
+    ) async throws -> [RecordOutcome] {
         var outcomes = [RecordOutcome?](repeating: nil, count: chunk.count)
         var pending = Array(chunk.indices)
         var landed = Set<Int>()
-        var attempt = 1
-        var waited = 0.0
+        // Local files in asset fields go up through assets/upload once, first; every attempt carries their
+        // receipts.
+        let uploaded = try await uploadingAssets(chunk, in: zoneID, database: database, as: user)
         while true {
-            // Local files in asset fields go up through assets/upload first; the save carries their receipts.
-            let batch = try await uploadingAssets(pending.map { chunk[$0] }, in: zoneID, database: database, as: user)
+            let batch = pending.map { uploaded[$0] }
             var request = ModifyRecordsRequest(batch, in: zoneID, atomic: atomic)
             // Records that are created or replaced whole are, once saved, the fields sent: the answer need not
             // carry them back (`desiredKeys`: none but a share's title, a share's one field, when the request
@@ -344,8 +356,10 @@ public final class WebServicesStore: Store {
             let (response, resent): (RecordsResponse, Bool) = try await sendNoting(
                 .recordsModify, database: database, body: request, as: user)
             if resent { landed.formUnion(pending) }
-            var answered = try Self.inOrder(
-                response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: .recordsModify)
+            var answered = Self.existsForCreates(
+                batch,
+                try Self.inOrder(
+                    response.records.map { $0.outcome(in: zoneID) }, count: batch.count, what: .recordsModify))
             if echoSentFields {
                 for index in answered.indices {
                     guard case .saved(var saved) = answered[index], case .record(let sent) = batch[index].item
@@ -362,22 +376,18 @@ public final class WebServicesStore: Store {
             let retryable = answered.indices.filter { RetryPolicy.isRetryable(answered[$0].error?.code) }
             for (index, outcome) in zip(pending, answered) { outcomes[index] = outcome }
             guard !retryable.isEmpty,
-                let wait = retryPolicy.wait(
-                    afterAttempt: attempt, retryAfter: retryable.compactMap { answered[$0].error?.retryAfter }.max(),
-                    waited: waited, draw: Double.random(in: 0..<1))
+                case (let wait, let attempt)? = budget.spend(
+                    retryAfter: retryable.compactMap { answered[$0].error?.retryAfter }.max())
             else { break }
-            let throttled = retryable.contains { answered[$0].error?.code == .throttled }
             let notice = StoreRetry(
-                reason: throttled ? .throttled : .unavailable, seconds: wait, attempt: attempt + 1,
-                operation: WireOperation.recordsModify.description)
+                reason: RetryPolicy.reason(codes: retryable.map { answered[$0].error?.code }), seconds: wait,
+                attempt: attempt, operation: WireOperation.recordsModify.description)
             logger.info(
                 "\(notice); sending those records again",
-                metadata: ["records": "\(retryable.count)", "attempt": "\(attempt + 1)", "wait": "\(wait)s"])
+                metadata: ["records": "\(retryable.count)", "attempt": "\(attempt)", "wait": "\(wait)s"])
             notice.tell()
             try await chains.transport.clock.sleep(wait)
-            waited += wait
             pending = atomic ? pending : retryable.map { pending[$0] }
-            attempt += 1
         }
         return try await knowingAssetContents(
             outcomes.enumerated().map { index, outcome in

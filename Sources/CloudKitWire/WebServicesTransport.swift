@@ -70,13 +70,22 @@ struct WebServicesTransport: Sendable {
     }
 
     /// Runs `once` (one exchange, with the newest token) until it answers something other than a retryable
-    /// refusal, or the retry policy or the reach timeout says to stop.
+    /// refusal, or the request's retry budget (`RetryBudget.current`, shared with the loops of the call that
+    /// sends it) or the reach timeout says to stop.
     private func retrying(
         path: String, token: String?, resendAfterLoss: Bool = true, _ once: (String?) async throws -> Reply
     ) async throws -> Reply {
-        var attemptNumber = 1
+        try await RetryBudget.sharing(retryPolicy) { budget in
+            try await retrying(path: path, token: token, resendAfterLoss: resendAfterLoss, budget: budget, once)
+        }
+    }
+
+    private func retrying(
+        path: String, token: String?, resendAfterLoss: Bool, budget: RetryBudget,
+        _ once: (String?) async throws -> Reply
+    ) async throws -> Reply {
+        var lostHere = 0
         var token = token
-        var waited = 0.0
         var lostBefore = false
         // When connections began to fail, for the reach timeout: reset by every exchange that got through.
         var unreachableSince: ContinuousClock.Instant?
@@ -108,22 +117,18 @@ struct WebServicesTransport: Sendable {
             } catch let lost as LostConnection {
                 unreachableSince = nil
                 guard resendAfterLoss else { throw lost }
-                guard
-                    let wait = retryPolicy.wait(
-                        afterAttempt: attemptNumber, retryAfter: nil, waited: waited, draw: Double.random(in: 0..<1))
-                else {
+                lostHere += 1
+                guard case (let wait, let attempt)? = budget.spend(retryAfter: nil) else {
                     throw ShareError(
                         .tryAgainLater,
                         "lost the connection to \(displayName) (\(path)) after sending the request, "
-                            + "\(attemptNumber) time\(attemptNumber == 1 ? "" : "s") (\(lost.reason)); it may have been "
+                            + "\(lostHere) time\(lostHere == 1 ? "" : "s") (\(lost.reason)); it may have been "
                             + "applied. Check the network; running the command again finishes the job (a plan shows "
                             + "what is left)")
                 }
                 lostBefore = true
-                announce(.connectionLost, wait: wait, attempt: attemptNumber + 1, path: path)
+                announce(.connectionLost, wait: wait, attempt: attempt, path: path)
                 try await clock.sleep(wait)
-                waited += wait
-                attemptNumber += 1
                 continue
             }
             unreachableSince = nil
@@ -132,25 +137,14 @@ struct WebServicesTransport: Sendable {
             answer.mayHaveLandedBefore = lostBefore
             guard reply.isRetryable else { return answer }
             let code = reply.wireError.flatMap { ServerErrorCode(rawValue: $0.serverErrorCode) }
-            guard
-                let wait = retryPolicy.wait(
-                    afterAttempt: attemptNumber, retryAfter: reply.retryAfter, waited: waited,
-                    draw: Double.random(in: 0..<1))
-            else {
-                answer.gaveUp =
-                    "gave up after \(attemptNumber) attempt\(attemptNumber == 1 ? "" : "s") and "
-                    + "\(String(format: "%.1f", waited)) s of waiting"
-                    + (attemptNumber < retryPolicy.maxAttempts
-                        ? " (the next wait, \(String(format: "%.0f", reply.retryAfter ?? 0)) s, was past the retry budget)"
-                        : "")
+            guard case (let wait, let attempt)? = budget.spend(retryAfter: reply.retryAfter) else {
+                answer.gaveUp = budget.gaveUp(nextRetryAfter: reply.retryAfter)
                 return answer
             }
             announce(
-                RetryPolicy.reason(status: reply.status, code: code), wait: wait, attempt: attemptNumber + 1,
-                path: path, status: reply.status)
+                RetryPolicy.reason(status: reply.status, code: code), wait: wait, attempt: attempt, path: path,
+                status: reply.status)
             try await clock.sleep(wait)
-            waited += wait
-            attemptNumber += 1
         }
     }
 

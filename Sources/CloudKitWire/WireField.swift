@@ -31,6 +31,16 @@ extension WireField: Codable {
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        // `{}` is what CloudKit JS sends for a file input left empty: no value at all, which is not a value
+        // whose type is unclear. The reference documents no meaning for it, so it is refused as missing.
+        guard container.contains(.value) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "the field has no value (its dictionary has no \"value\"); give {\"value\": …}, or leave "
+                        + "the field out of fields to leave it as it is"))
+        }
         if let typeName = try container.decodeIfPresent(String.self, forKey: .type) {
             guard let type = FieldType(rawValue: typeName) else {
                 throw DecodingError.dataCorruptedError(

@@ -60,6 +60,11 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     public static let usersLookupEmail = WireOperation(
         path: "users/lookup/email", methods: [.post], databases: [.public], isAboutTheUser: true)
 
+    /// The caller's address book's discoverable users ("Fetching Contacts"); served by the emulator as an
+    /// empty list, having no address books. GET as well, as CloudKit JS 1.x may send it without a body.
+    public static let usersLookupContacts = WireOperation(
+        path: "users/lookup/contacts", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+
     public static let usersCaller = WireOperation(
         path: "users/caller", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
     /// POST with `lookupInfos`; GET (the reference's "the caller's address book") answers 500 as live does.
@@ -106,6 +111,11 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     public static let assetsUpload = WireOperation(
         path: "assets/upload", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
 
+    /// Asset dictionaries of assets records already hold, to save in other records without uploading the
+    /// bytes again: `{zoneID?, assets: [{recordName, fieldName}]}` → `{assets: [asset]}`.
+    public static let assetsRereference = WireOperation(
+        path: "assets/rereference", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+
     /// Every operation, in the order the docs list them.
     public static let all: [WireOperation] = [
         recordsModify, recordsLookup, recordsQuery, recordsChanges, recordsResolve, recordsAccept, zonesList,
@@ -113,11 +123,11 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         schemaLookup, schemaExtend,
         schemaDeploy,
         // Users as Apple.
-        usersCaller, usersDiscover, usersLookupPhone, usersLookupID, usersSettings,
+        usersCaller, usersDiscover, usersLookupPhone, usersLookupID, usersLookupContacts, usersSettings,
         // Subscriptions and notifications.
         subscriptionsList, subscriptionsLookup, subscriptionsModify, tokensCreate, tokensRegister,
         // Assets.
-        assetsUpload,
+        assetsUpload, assetsRereference,
     ]
 
     /// Whether Apple's service serves the operation (the schema operations are the emulator's own).

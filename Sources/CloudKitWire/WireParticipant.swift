@@ -77,10 +77,11 @@ extension WireParticipant: Codable {
         }
         self.permission = parsed
         let status = try container.decodeIfPresent(String.self, forKey: .acceptanceStatus) ?? "INVITED"
-        guard let acceptance = WireSpelling.acceptance(status) else {
+        guard let acceptance = WireSpelling.requestedAcceptance(status) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .acceptanceStatus, in: container,
-                debugDescription: "unknown acceptance status \"\(status)\"; expected INVITED, ACCEPTED or REMOVED")
+                debugDescription: "unknown acceptance status \"\(status)\"; expected one of "
+                    + WireSpelling.documentedAcceptanceStatuses.joined(separator: ", "))
         }
         self.acceptance = acceptance
     }

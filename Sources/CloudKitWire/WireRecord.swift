@@ -15,8 +15,8 @@ package struct WireRecord: Codable, Sendable, Hashable {
     package var parent: WireRecordPointer?
     package var share: WireShareReference?
     package var zoneID: WireZoneID?
-    package var created: Stamp?
-    package var modified: Stamp?
+    package var created: WireStamp?
+    package var modified: WireStamp?
     package var deleted: Bool?
     package var createShortGUID: Bool?
 
@@ -50,8 +50,8 @@ package struct WireRecord: Codable, Sendable, Hashable {
         parent = record.parent.map { WireRecordPointer(recordName: $0) }
         share = record.shareRecordName.map { WireShareReference(recordName: $0, zoneID: record.zoneID) }
         zoneID = includeZoneID ? WireZoneID(record.zoneID) : nil
-        created = record.created
-        modified = record.modified
+        created = record.created.map { WireStamp($0) }
+        modified = record.modified.map { WireStamp($0) }
     }
 
     /// A share as a `cloudkit.share` record.
@@ -149,7 +149,7 @@ package struct WireRecord: Codable, Sendable, Hashable {
         Record(
             recordName: recordName ?? "", recordType: recordType ?? "",
             zoneID: self.zoneID?.zoneID ?? zoneID, fields: (fields ?? [:]).mapValues(\.value),
-            parent: parent?.recordName, changeTag: recordChangeTag, created: created, modified: modified,
+            parent: parent?.recordName, changeTag: recordChangeTag, created: created?.stamp, modified: modified?.stamp,
             shareRecordName: share?.recordName)
     }
 

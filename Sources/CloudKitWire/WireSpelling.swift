@@ -12,6 +12,15 @@ public enum WireSpelling {
     public static let apiTokenParameter = "ckAPIToken"
     /// The query parameter that carries the web auth token.
     public static let webAuthTokenParameter = "ckWebAuthToken"
+    /// The query parameter CloudKit JS 1.x sends beside `ckWebAuthToken`, also carrying the session.
+    public static let sessionParameter = "ckSession"
+    /// What CloudKit JS 1.x sends as `ckWebAuthToken` and `ckSession` while signed out: the literal word, as
+    /// JavaScript writes a null in a URL. It names no user.
+    public static let signedOutToken = "null"
+    /// The `deviceID` of a record's `created` and `modified`: the reference's Record Dictionary has it and its
+    /// example answers write it; serve does not know the device a write came from, and writes the one word
+    /// for every write.
+    public static let deviceID = "iCloud"
     /// Server-to-server signing headers.
     public static let keyIDHeader = "X-Apple-CloudKit-Request-KeyID"
     public static let dateHeader = "X-Apple-CloudKit-Request-ISO8601Date"
@@ -61,6 +70,18 @@ public enum WireSpelling {
     public static func acceptance(_ word: String) -> AcceptanceStatus? {
         if word == "PENDING" { return .pending }
         return AcceptanceStatus.allCases.first { acceptanceStatus($0) == word }
+    }
+
+    /// Every acceptance status word the reference documents for a participant (`UNKNOWN` included) and
+    /// CloudKit JS's `PENDING`.
+    public static let documentedAcceptanceStatuses = ["INVITED", "ACCEPTED", "REMOVED", "UNKNOWN", "PENDING"]
+
+    /// An acceptance status as a request sends it: any documented word. The server decides a participant's
+    /// status (an owner adding someone invites them; only they accept, or leave), as Apple's does, so
+    /// `UNKNOWN`, what a client sends for a participant it just made, reads as invited. Nil for a word the
+    /// reference does not document.
+    public static func requestedAcceptance(_ word: String) -> AcceptanceStatus? {
+        word == "UNKNOWN" ? .pending : acceptance(word)
     }
 
     /// The permission word written for a permission.

@@ -36,3 +36,20 @@ package struct WireShareReference: Codable, Sendable, Hashable {
         self.zoneID = zoneID.map(WireZoneID.init)
     }
 }
+
+/// A record's `created` or `modified`: `{timestamp, userRecordName, deviceID}`, as the reference's Record
+/// Dictionary has them. Every one serve writes carries `deviceID` (`WireSpelling.deviceID`); one read without
+/// it is taken.
+package struct WireStamp: Codable, Sendable, Hashable {
+    package var timestamp: Int64
+    package var userRecordName: String
+    package var deviceID: String?
+
+    package init(_ stamp: Stamp, deviceID: String? = WireSpelling.deviceID) {
+        timestamp = stamp.timestamp
+        userRecordName = stamp.userRecordName
+        self.deviceID = deviceID
+    }
+
+    package var stamp: Stamp { Stamp(timestamp: timestamp, userRecordName: userRecordName) }
+}

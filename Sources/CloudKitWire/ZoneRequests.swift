@@ -3,6 +3,11 @@ import ShareKit
 /// A zone on the wire: `{zoneID, share?, deleted?}`, or a per-zone error.
 package struct WireZone: Codable, Sendable, Hashable {
     package var zoneID: WireZoneID?
+    /// The reference's Zone Dictionary: the current point in the zone's change history (a token
+    /// `records/changes` and `changes/zone` take), and whether the zone takes atomic requests (custom zones
+    /// do, the default zone does not). Answered by `zones/list`, `zones/lookup` and `zones/modify`.
+    package var syncToken: String?
+    package var atomic: Bool?
     package var share: WireShareReference?
     package var deleted: Bool?
     package var serverErrorCode: String?

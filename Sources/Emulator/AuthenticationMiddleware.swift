@@ -37,8 +37,12 @@ struct AuthenticationMiddleware: RouterMiddleware {
         } catch let error as ShareError {
             return await answer(error, to: request, context: context)
         }
-        let token = request.uri.queryParameters[WireSpelling.webAuthTokenParameter[...]].map(String.init)
-        guard let token, !token.isEmpty else {
+        // CloudKit JS 1.x sends `ckWebAuthToken=null&ckSession=null` while signed out (the literal word), and
+        // the session in `ckSession` once signed in: either names the user, the word `null` none.
+        let token = [WireSpelling.webAuthTokenParameter, WireSpelling.sessionParameter].lazy
+            .compactMap { request.uri.queryParameters[$0[...]].map(String.init) }
+            .first { !$0.isEmpty && $0 != WireSpelling.signedOutToken }
+        guard let token else {
             // The API token alone: the store's access rules say what such a caller may do.
             if let database,
                 let refusal = AccessRules.unauthenticated(
@@ -116,7 +120,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     /// A refusal as CloudKit answers it; `AUTHENTICATION_REQUIRED` leads to the sign-in page.
     private func answer(_ error: ShareError, to request: Request, context: Context) async -> Response {
-        let redirectURL = error.code == .authenticationRequired ? await service.redirectURL(context: context) : nil
+        let redirectURL =
+            error.code == .authenticationRequired ? await service.redirectURL(request, context: context) : nil
         let body = (try? WireCoding.bodyEncoder().encode(WireError(error, redirectURL: redirectURL))) ?? Data()
         return WireResponse.json(body, status: error.status)
     }

@@ -11,7 +11,7 @@ import ShareKit
 /// databases and writes also need a `ckWebAuthToken` that this emulator issued. Every answer carries the
 /// next token in the `X-Apple-CloudKit-Web-Auth-Token` header, where CloudKit JS reads it; older tokens stay
 /// good until they expire (`strictTokens`: one request each). Any container and environment are
-/// accepted: they all reach the one store. Beside them, at `/`, a read-only web console (`Console`). Between
+/// accepted, each a world of its own (`StoreWorlds`). Beside them, at `/`, a read-only web console (`Console`). Between
 /// the emulator and its clients, a network as bad as asked (`NetworkFaultMiddleware`), changed while it runs
 /// at `/_sharelane/faults`.
 public struct CloudKitEmulator: Sendable {
@@ -23,11 +23,12 @@ public struct CloudKitEmulator: Sendable {
     let network: NetworkFaults
 
     /// - Parameters:
-    ///   - store: the data and the access rules; the emulator adds none of its own.
+    ///   - worlds: the data, one store per container and environment, and the access rules; the emulator adds
+    ///     none of its own.
     ///   - logger: one `info` line per request (method, path, status, user, time), never a token.
-    public init(store: any Store, configuration: EmulatorConfiguration, logger: Logger) {
+    public init(worlds: any StoreWorlds, configuration: EmulatorConfiguration, logger: Logger) {
         service = EmulatorService(
-            store: store, configuration: configuration,
+            worlds: worlds, configuration: configuration,
             tokens: TokenIssuer(
                 lifetime: configuration.tokenLifetime, clock: configuration.clock, strict: configuration.strictTokens),
             tickets: SignInTickets(clock: configuration.clock))
@@ -36,12 +37,17 @@ public struct CloudKitEmulator: Sendable {
         network = NetworkFaults(configuration.networkConditions, clock: configuration.clock)
     }
 
+    /// The store served, as messages name it (`sqlite:PATH`, `memory:`).
+    public var displayName: String { service.worlds.displayName }
+
     /// The routes: sign-in, every operation of `WireOperation.all` under Apple's path, an answer naming
     /// them for any other path under `/database/`, the network conditions' endpoint, and the console's pages.
     func router() -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         let service = self.service
-        router.add(middleware: RequestLogMiddleware(logger: logger))
+        router.add(middleware: RequestLogMiddleware(logger: logger, history: service.requests))
+        // A name rebound to this machine is refused before anything else, then a page of an origin not allowed.
+        router.add(middleware: HostNameMiddleware(configuration: service.configuration))
         router.add(middleware: CrossOriginMiddleware(configuration: service.configuration))
         // Inside the CORS middleware, so that a page reads its 503 and 429 answers; before authentication, so
         // that a reset spends no token.
@@ -73,12 +79,16 @@ public struct CloudKitEmulator: Sendable {
         }
         router.post("/database/**") { request, _ in try service.unknownOperation(request) }
         router.get("/database/**") { request, _ in try service.unknownOperation(request) }
+        FixtureEndpoint(
+            emulator: self, gate: LocalCallerGate(configuration: service.configuration, sessions: consoleSessions),
+            logger: logger
+        ).register(on: router)
         NetworkFaultsEndpoint(
             faults: network, configuration: service.configuration, sessions: consoleSessions, logger: logger
         ).register(on: router)
         Console(
-            store: service.store, configuration: service.configuration, sessions: consoleSessions,
-            containers: service.containers, network: network
+            worlds: service.worlds, configuration: service.configuration, sessions: consoleSessions,
+            containers: service.containers, network: network, requests: service.requests
         ).register(on: router)
         return router
     }

@@ -13,6 +13,34 @@ extension Console {
 
     // MARK: - Overview
 
+    /// Each container and environment the store keeps or a client named, the one shown marked, the others a
+    /// link that shows them.
+    func worldsSection() async throws -> String {
+        var requests: [StoreWorld: Int] = [:]
+        for entry in await containers.entries() {
+            guard let environment = CloudKitEnvironment(rawValue: entry.environment) else { continue }
+            requests[StoreWorld(container: entry.container, environment: environment), default: 0] += entry.requests
+        }
+        let all = Set(try worlds.worlds()).union(requests.keys).union([world]).sorted {
+            ($0.container, $0.environment.rawValue) < ($1.container, $1.environment.rawValue)
+        }
+        var body =
+            "<p>Each container and environment is a world of its own, as on CloudKit: its own users, zones, "
+            + "records, shares and schema.</p>\n<table class=\"data containers\"><thead><tr><th>container</th>"
+            + "<th>environment</th><th>requests</th><th></th></tr></thead><tbody>\n"
+        for each in all {
+            let link =
+                each == world
+                ? "<strong>shown</strong>"
+                : "<a href=\"/console/world?world=\(HTML.escaped(ConsolePage.component(each.description)))\">show</a>"
+            body +=
+                "<tr><td><code>\(HTML.escaped(each.container))</code></td>"
+                + "<td>\(HTML.escaped(each.environment.rawValue))</td>"
+                + "<td class=\"number\">\(requests[each] ?? 0)</td><td>\(link)</td></tr>\n"
+        }
+        return body + "</tbody></table>\n"
+    }
+
     /// `/`: the containers and environments clients named, the store, the users with counts, and links.
     /// `/?as=USER` goes on to that user's page (the "view as" form of the overview).
     func overview(_ request: Request) async throws -> Response {
@@ -21,26 +49,13 @@ extension Console {
         }
         let listed = try await reader.listedUsers()
         var body = """
-            <p>The store <code>\(HTML.escaped(store.displayName))</code>, served as CloudKit Web Services. Pages show \
+            <p>The store <code>\(HTML.escaped(worlds.displayName))</code>, served as CloudKit Web Services; these \
+            pages show <strong><code>\(HTML.escaped(world.description))</code></strong>. Pages show \
             what the store returns to each user; nothing here changes it.</p>
             <h2>Containers and environments</h2>
 
             """
-        let entries = await containers.entries()
-        if entries.isEmpty {
-            body += "<p class=\"empty\">No Web Services request has named a container yet.</p>\n"
-        } else {
-            body +=
-                "<p>Every container and environment reaches the one store: they are what clients asked for, "
-                + "not separate data.</p>\n<table class=\"data containers\"><thead><tr><th>container</th>"
-                + "<th>environment</th><th>requests</th></tr></thead><tbody>\n"
-            for entry in entries {
-                body +=
-                    "<tr><td><code>\(HTML.escaped(entry.container))</code></td>"
-                    + "<td>\(HTML.escaped(entry.environment))</td><td class=\"number\">\(entry.requests)</td></tr>\n"
-            }
-            body += "</tbody></table>\n"
-        }
+        body += try await worldsSection()
         body += Self.networkSection(network.current)
         body += "<h2>Users</h2>\n"
         if let listed {
@@ -323,7 +338,12 @@ extension Console {
             let snapshot = try await reader.snapshot(as: viewer, users: listed ?? [])
             let graph = SharingGraph(snapshot)
             let title = viewer.map { "Sharing as \(ConsoleReader.label($0))" } ?? "Sharing"
-            body += "<div class=\"graph\">\n\(SharingGraphSVG().svg(graph, title: title))</div>\n"
+            // As one user the graph holds only what that user sees: a share shows to a participant once accepted.
+            let empty =
+                viewer.map {
+                    "No shares that \(ConsoleReader.label($0)) sees: a share they were invited to shows here once they accept it."
+                } ?? "No shares: nothing is shared with anyone."
+            body += "<div class=\"graph\">\n\(SharingGraphSVG().svg(graph, title: title, empty: empty))</div>\n"
             body +=
                 "<details><summary>Mermaid</summary><pre>\(HTML.escaped(SharingGraphRenderer().mermaid(graph)))</pre>"
                 + "</details>\n<details><summary>Graphviz DOT</summary><pre>"

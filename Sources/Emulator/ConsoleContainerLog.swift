@@ -1,7 +1,7 @@
 /// The containers and environments that Web Services requests named, for the console's overview.
 ///
-/// The emulator serves any container and environment from its one store, so this is only what clients
-/// asked for, not a partition of the data.
+/// Each container and environment is a world of its own (`StoreWorlds`); this counts the requests each was
+/// named in, beside the worlds the store keeps.
 actor ConsoleContainerLog {
     /// A container and environment, and how many database requests named them.
     struct Entry: Sendable, Hashable {

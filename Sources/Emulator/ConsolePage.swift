@@ -29,7 +29,10 @@ struct ConsolePage {
             navigation.append(("Databases", Self.userPath(viewer.recordName)))
         }
         let query = viewer.map { "?as=" + Self.component($0.recordName) } ?? ""
-        navigation += [("Access", "/access" + query), ("Graph", "/graph" + query), ("History", "/history" + query)]
+        navigation += [
+            ("Access", "/access" + query), ("Graph", "/graph" + query), ("History", "/history" + query),
+            ("Requests", "/requests"),
+        ]
         let links = navigation.map { "<a href=\"\(HTML.escaped($0.1))\">\(HTML.escaped($0.0))</a>" }.joined(
             separator: " ")
         var form = ""
@@ -68,7 +71,7 @@ struct ConsolePage {
             </head>
             <body>
             <header><span class="brand">sharelane console</span> <nav>\(links)</nav> \(form) \
-            <a class="signout" href="/console/signout">Sign out</a></header>
+            \(Self.signOutForm(check: ConsoleSessions.formCheck))</header>
             <main>
             \(banner)<h1>\(HTML.escaped(title))</h1>
             \(body)
@@ -96,38 +99,6 @@ struct ConsolePage {
             headers[name] = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'"
         }
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    /// The sign-in form: the API token once, then a session cookie. `message` says why it is shown again.
-    static func signIn(next: String, message: String?) -> String {
-        """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Sign in · sharelane console</title>
-        <style>
-        \(css)
-        </style>
-        </head>
-        <body>
-        <main class="signin">
-        <h1>sharelane console</h1>
-        <p>A read-only view of the store that this <code>sharelane serve</code> serves. Give the emulator's API \
-        token once (printed when <code>sharelane serve</code> starts, or the one given with \
-        <code>--api-token</code>); the browser then keeps a session cookie.</p>
-        \(message.map { "<p class=\"error\">\(HTML.escaped($0))</p>" } ?? "")
-        <form method="post" action="/console/signin">
-        <input type="hidden" name="next" value="\(HTML.escaped(next))">
-        <label>API token <input type="password" name="token" autocomplete="off" required autofocus></label>
-        <button type="submit">Sign in</button>
-        </form>
-        </main>
-        </body>
-        </html>
-
-        """
     }
 
     // MARK: - Links
@@ -167,6 +138,9 @@ struct ConsolePage {
         header .brand { font-weight: 700; }
         header nav a { margin-right: 14px; }
         header .signout { margin-left: auto; }
+        header .signout button { font: inherit; color: #0969da; background: none; border: 0; padding: 0;
+          cursor: pointer; }
+        header .signout button:hover { text-decoration: underline; }
         form.view-as select, form.view-as button, main.signin input, main.signin button { font: inherit; }
         main { padding: 8px 24px 24px; max-width: 1200px; }
         main.signin { max-width: 560px; margin: 40px auto; }

@@ -7,10 +7,14 @@ import Hummingbird
 /// in `Access-Control-Allow-Origin` and exposes `X-Apple-CloudKit-Web-Auth-Token` (CloudKit JS reads the
 /// next token from it), and a preflight `OPTIONS` of any path is answered here, before the routes.
 ///
-/// Allowed: loopback origins, and those `serve --allow-origin` names (`EmulatorConfiguration.allowsOrigin`).
-/// Hummingbird's `CORSMiddleware` takes a fixed list of origins; loopback origins come on any port, so the
-/// check is this type's. A request of another origin is answered without these headers (a browser then
-/// keeps the answer from the page), and its preflight with `403`, saying how to allow it.
+/// Allowed: loopback origins, those `serve --allow-origin` names (`EmulatorConfiguration.allowsOrigin`), and
+/// the emulator's own (a console page posting its form). Hummingbird's `CORSMiddleware` takes a fixed list of
+/// origins; loopback origins come on any port, so the check is this type's.
+///
+/// A request of any other origin is refused here with `403`, whatever its method and content type, before
+/// anything runs: withholding the answer is not enough, since a page may send a `no-cors` `text/plain` POST
+/// (no preflight) that would change the store without reading the answer. A request without `Origin` (curl,
+/// Node, sharelane itself) is no page's, and passes.
 struct CrossOriginMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
@@ -24,21 +28,12 @@ struct CrossOriginMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let origin = request.headers[.origin] else { return try await next(request, context) }
-        let allowed = configuration.allowsOrigin(origin)
+        let given = request.headers[values: .origin]
+        guard !given.isEmpty else { return try await next(request, context) }
+        guard given.count == 1, let origin = allowedOrigin(given[0], request: request) else {
+            return Self.refusal(given.joined(separator: ", "))
+        }
         if request.method == .options {
-            guard allowed else {
-                var headers = HTTPFields()
-                headers[.contentType] = "text/plain; charset=utf-8"
-                headers[.vary] = "Origin"
-                return Response(
-                    status: .forbidden, headers: headers,
-                    body: ResponseBody(
-                        byteBuffer: ByteBuffer(
-                            string:
-                                "The origin \(origin) may not call this emulator from a browser; start "
-                                + "`sharelane serve --allow-origin \(origin)` (loopback origins are allowed).\n")))
-            }
             var headers = HTTPFields()
             add(origin, to: &headers)
             headers[.accessControlAllowMethods] = "GET, POST, OPTIONS"
@@ -50,6 +45,13 @@ struct CrossOriginMiddleware: RouterMiddleware {
             }
             headers[.accessControlAllowHeaders] = (Self.allowedHeaders + extra).joined(separator: ", ")
             headers[.accessControlMaxAge] = "600"
+            // Chromium asks before a page of a public address calls one on this machine (Private Network
+            // Access); an allowed origin may.
+            if let asks = HTTPField.Name("Access-Control-Request-Private-Network"), request.headers[asks] == "true",
+                let answer = HTTPField.Name("Access-Control-Allow-Private-Network")
+            {
+                headers[answer] = "true"
+            }
             return Response(status: .noContent, headers: headers)
         }
         var response: Response
@@ -60,8 +62,41 @@ struct CrossOriginMiddleware: RouterMiddleware {
             // and the page could not read why it was refused.
             response = try error.response(from: request, context: context)
         }
-        if allowed { add(origin, to: &response.headers) } else { response.headers[.vary] = "Origin" }
+        add(origin, to: &response.headers)
         return response
+    }
+
+    /// The origin as a browser writes it, when a page of it may call the emulator; nil otherwise. Text that no
+    /// browser writes (a path, upper case, spaces, a default port) is no allowed origin, so an answer never
+    /// repeats it.
+    private func allowedOrigin(_ text: String, request: Request) -> String? {
+        guard let origin = EmulatorConfiguration.origin(of: text), origin == text else { return nil }
+        if configuration.allowsOrigin(origin) { return origin }
+        // The emulator's own pages (the console on an --allow-host name): the Host middleware checked the name.
+        if let authority = request.head.authority, EmulatorConfiguration.origin(of: "http://\(authority)") == origin {
+            return origin
+        }
+        return nil
+    }
+
+    static func refusal(_ origin: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        headers[.vary] = "Origin"
+        headers[.cacheControl] = "no-store"
+        if let nosniff = HTTPField.Name("X-Content-Type-Options") { headers[nosniff] = "nosniff" }
+        let text: String
+        if let shown = EmulatorConfiguration.origin(of: origin), shown == origin {
+            text =
+                "Pages of the origin \(origin) may not call this emulator: nothing was done. Start "
+                + "`sharelane serve --allow-origin \(shown)` to allow them (loopback origins are allowed).\n"
+        } else {
+            text =
+                "The request's Origin is not one origin as a browser writes it (scheme://host[:port], lower case, "
+                + "no path, no default port): nothing was done.\n"
+        }
+        return Response(
+            status: .forbidden, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     private func add(_ origin: String, to headers: inout HTTPFields) {

@@ -34,6 +34,10 @@ public struct EmulatorConfiguration: Sendable {
     /// The network played between the emulator and its clients from the start (`serve --latency`,
     /// `--throttle`, `--faults`, `--fault-seed`); `POST /_sharelane/faults` changes it while it runs.
     public var networkConditions: NetworkConditions
+    /// Host names besides this machine's loopback ones and `host` that a request's `Host` header may give
+    /// (`serve --allow-host`); any other name is refused (`HostNameMiddleware`), so that a page of
+    /// a name rebound to this machine cannot use the emulator.
+    public var allowedHosts: [String] = []
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),
@@ -83,22 +87,26 @@ public struct EmulatorConfiguration: Sendable {
         return allowedOrigins.contains(normalized)
     }
 
-    /// `scheme://host[:port]` of an origin or URL, scheme and host lowercased; nil when it is not an http(s)
-    /// origin.
+    /// `scheme://host[:port]` of an origin or URL as a browser writes it: scheme and host lowercased, no
+    /// default port; nil when it is not an http(s) origin.
     public static func origin(of text: String) -> String? {
         guard let components = URLComponents(string: text.trimmingCharacters(in: .whitespaces)),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = components.host, !host.isEmpty, components.user == nil, components.password == nil
         else { return nil }
         let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "\(scheme)://\(shownHost.lowercased())" + (components.port.map { ":\($0)" } ?? "")
+        let port = components.port.flatMap { $0 == (scheme == "https" ? 443 : 80) ? nil : $0 }
+        return "\(scheme)://\(shownHost.lowercased())" + (port.map { ":\($0)" } ?? "")
     }
 
     /// Whether `given` is this emulator's API token, compared in constant time so that the answer's timing
     /// does not tell how much of a guess was right.
     public func acceptsAPIToken(_ given: String) -> Bool {
-        let x = Array(given.utf8)
-        let y = Array(apiToken.utf8)
+        Self.sameSecret(Array(given.utf8), Array(apiToken.utf8))
+    }
+
+    /// Whether two secrets are the same, in time that does not depend on where they differ.
+    static func sameSecret(_ x: [UInt8], _ y: [UInt8]) -> Bool {
         guard !x.isEmpty, x.count == y.count else { return false }
         var difference: UInt8 = 0
         for index in x.indices { difference |= x[index] ^ y[index] }

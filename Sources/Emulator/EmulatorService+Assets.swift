@@ -15,7 +15,7 @@ extension EmulatorService {
     static let uploadLifetime: Duration = .seconds(15 * 60)
 
     /// Answers `assets/upload`: one upload URL per token, in order.
-    func assetsUpload(body: Data) async throws -> ByteBuffer {
+    func assetsUpload(body: Data, world: StoreWorld) async throws -> ByteBuffer {
         let request = try decode(UploadAssetsRequest.self, from: body)
         try checkLimit(request.tokens.count, "tokens")
         guard !request.tokens.isEmpty else {
@@ -27,7 +27,8 @@ extension EmulatorService {
             guard !token.fieldName.isEmpty, !token.recordType.isEmpty else {
                 throw ShareError(.badRequest, "every assets/upload token needs a recordType and a fieldName")
             }
-            let ticket = await uploads.issue(now: configuration.clock.now(), lifetime: Self.uploadLifetime)
+            let ticket = await uploads.issue(
+                now: configuration.clock.now(), lifetime: Self.uploadLifetime, world: world)
             answers.append(
                 UploadAssetsResponse.Token(
                     recordName: token.recordName ?? UUID().uuidString.lowercased(), fieldName: token.fieldName,
@@ -42,8 +43,9 @@ extension EmulatorService {
     func uploadAsset(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
         var request = request
         let ticket = request.uri.queryParameters["ticket"].map(String.init) ?? ""
+        let world: StoreWorld
         do {
-            try await uploads.spend(ticket, now: configuration.clock.now())
+            world = try await uploads.spend(ticket, now: configuration.clock.now())
         } catch AssetUploadTickets.Refusal.expired {
             throw ShareError(
                 .notFound, "this upload URL expired (they are good for 15 minutes); ask assets/upload for a new one")
@@ -60,8 +62,10 @@ extension EmulatorService {
                 .badRequest,
                 "the asset is larger than CloudKit's limit of 50 MB an asset (\(limit) bytes), or was cut short")
         }
-        let bytes = [UInt8](buffer.readableBytesView)
-        let kept = try await store.saveAssetBytes(bytes)
+        let body = [UInt8](buffer.readableBytesView)
+        let bytes = try MultipartFile.bytes(of: body, contentType: request.headers[.contentType]) ?? body
+        // The bytes are kept by the world that asked for the upload URL, as its records will name them.
+        let kept = try await worlds.store(for: world).saveAssetBytes(bytes)
         let checksum = servedChecksum?(kept).fileChecksum ?? kept
         var singleFile = WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum))
         // Apple's answer carries the key the asset was encrypted with and a checksum of the reference; a client
@@ -78,12 +82,21 @@ extension EmulatorService {
     func downloadAsset(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
         let given = context.parameters.get("checksum") ?? ""
         let checksum = keptChecksum(given) ?? given
-        guard let bytes = try await store.assetBytes(checksum: checksum) else {
+        guard let bytes = try await assetBytes(checksum: checksum) else {
             throw ShareError(.notFound, "no asset \(checksum) is kept here", subject: checksum)
         }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// The bytes kept under a checksum in any world: a download URL names the content only, and the same
+    /// bytes are the same asset wherever they are kept.
+    private func assetBytes(checksum: String) async throws -> [UInt8]? {
+        for world in try worlds.worlds() {
+            if let bytes = try await worlds.store(for: world).assetBytes(checksum: checksum) { return bytes }
+        }
+        return nil
     }
 
     /// How this server spells a kept checksum in its answers: as Apple's look with `--opaque-checksums`

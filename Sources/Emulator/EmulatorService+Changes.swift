@@ -12,13 +12,14 @@ extension EmulatorService {
         async throws -> ByteBuffer
     {
         var query = try request.recordQuery()
+        query.continuationMarker = query.continuationMarker.map(OpaqueText.read)
         let limit = min(query.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse)
         query.resultsLimit = limit
         func answer(_ records: [Record], marker: String?) throws -> ByteBuffer {
             try encode(
                 RecordsAnswer(
                     records.map(RecordOutcome.saved), currentUser: user, desiredKeys: request.desiredKeys,
-                    numbersAsStrings: request.numbersAsStrings, continuationMarker: marker))
+                    numbersAsStrings: request.numbersAsStrings, continuationMarker: marker.map(OpaqueText.written)))
         }
         if configuration.indexLag > 0 {
             return try await lagging(query, request: request, store: store, database: database, as: user)
@@ -30,7 +31,7 @@ extension EmulatorService {
                 capacity: limit * 400)
             let marker = try await store.queryRecords(
                 query, in: request.zoneID?.zoneID ?? .defaultZone, database: database, as: user, into: answer)
-            return try encode(answer, continuationMarker: marker)
+            return try encode(answer, continuationMarker: marker.map(OpaqueText.written))
         }
         var offset = 0
         if let marker = query.continuationMarker {
@@ -99,7 +100,8 @@ extension EmulatorService {
         return try encode(
             RecordsAnswer(
                 page.map(RecordOutcome.saved), currentUser: user, desiredKeys: request.desiredKeys,
-                numbersAsStrings: request.numbersAsStrings, continuationMarker: next < found.count ? "w\(next)" : nil))
+                numbersAsStrings: request.numbersAsStrings,
+                continuationMarker: next < found.count ? OpaqueText.written("w\(next)") : nil))
     }
 
     /// `changes/zone`: each zone's own keys override the request's.
@@ -110,12 +112,14 @@ extension EmulatorService {
         for zone in request.zones {
             do {
                 let changes = try await store.zoneChanges(
-                    zone.zoneID.zoneID, in: database, since: zone.syncToken.map(ChangeToken.init(rawValue:)),
+                    zone.zoneID.zoneID, in: database,
+                    since: zone.syncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) },
                     resultsLimit: min(
                         zone.resultsLimit ?? request.resultsLimit ?? CloudKitLimits.recordsPerResponse,
                         CloudKitLimits.recordsPerResponse),
                     as: user)
                 var result = ZoneChangesResponse.ZoneResult(changes, currentUser: user)
+                result.syncToken = result.syncToken.map(OpaqueText.written)
                 result.records = shaped(
                     result.records ?? [], desiredKeys: zone.desiredKeys ?? request.desiredKeys,
                     desiredRecordTypes: zone.desiredRecordTypes ?? request.desiredRecordTypes,
@@ -141,7 +145,7 @@ extension EmulatorService {
                 subject: zoneID.zoneName)
         }
         let changes = try await store.zoneChanges(
-            zoneID, in: database, since: request.syncToken.map(ChangeToken.init(rawValue:)),
+            zoneID, in: database, since: request.syncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) },
             resultsLimit: min(
                 request.resultsLimit ?? CloudKitLimits.recordsPerResponse, CloudKitLimits.recordsPerResponse),
             as: user)
@@ -151,7 +155,7 @@ extension EmulatorService {
             records: shaped(
                 result.records ?? [], desiredKeys: request.desiredKeys, desiredRecordTypes: nil, reverse: nil,
                 numbersAsStrings: request.numbersAsStrings),
-            syncToken: changes.token.rawValue, moreComing: changes.moreComing)
+            syncToken: OpaqueText.written(changes.token.rawValue), moreComing: changes.moreComing)
     }
 
     /// The records of a change feed page as the request asks for them. A deletion (`deleted: true`, no type)

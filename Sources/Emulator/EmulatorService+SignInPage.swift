@@ -19,22 +19,25 @@ extension EmulatorService {
 
     /// The `redirectURL` of a refusal: the sign-in page on the address the request's connection reached (the
     /// socket's, never the `Host` header, which a client writes and could point at another server), with a
-    /// new one-time ticket.
-    func redirectURL(context: EmulatorRequestContext) async -> String? {
+    /// new one-time ticket. A refused request of an allowed page (its `Origin`) makes a ticket for that page,
+    /// so that the popup hands the token to it.
+    func redirectURL(_ request: Request, context: EmulatorRequestContext) async -> String? {
         guard let address = context.localAddress else { return nil }
-        let ticket = await tickets.issue()
+        let ticket = await tickets.issue(opener: openerOrigin(request.headers[.origin]))
         return "http://\(address)\(Self.signInPagePath)?ticket=\(ticket)"
     }
 
     /// `GET /auth/signin?ticket=…[&callback=…]`: the sign-in form.
     ///
-    /// Opened as CloudKit JS opens it, in a popup from a web app's page, the page's origin comes in the
-    /// `Referer` header; when that origin is allowed (`EmulatorConfiguration.allowsOrigin`) the form carries it,
-    /// and the signed-in page hands the token to that origin alone (`postMessage`), never to `*`.
+    /// Opened as CloudKit JS opens it, in a popup from a web app's page: the page's origin is the one the
+    /// ticket was issued to (the `Origin` of the refused request), else the one in the `Referer` header (an
+    /// `https` page sends none to this `http` one). When that origin is allowed
+    /// (`EmulatorConfiguration.allowsOrigin`), the form carries it, and the signed-in page hands the token to
+    /// that origin alone (`postMessage`), never to `*`.
     func signInPage(_ request: Request) async -> Response {
         let ticket = request.uri.queryParameters["ticket"].map(String.init)
         let callback = request.uri.queryParameters[Self.callbackParameter[...]].map(String.init)
-        let opener = openerOrigin(request.headers[.referer])
+        let opener = await tickets.opener(of: ticket) ?? openerOrigin(request.headers[.referer])
         guard await tickets.isValid(ticket) else { return Self.expiredTicketPage(opener: opener) }
         if let callback, Self.loopbackCallback(callback) == nil {
             return Self.page(
@@ -70,7 +73,7 @@ extension EmulatorService {
         let form = Console.formFields(body)
         let email = (form["emailAddress"] ?? "").trimmingCharacters(in: .whitespaces)
         let callback = form["callback"].flatMap { $0.isEmpty ? nil : $0 }
-        let opener = openerOrigin(form["opener"])
+        var opener = openerOrigin(form["opener"])
         if let callback, Self.loopbackCallback(callback) == nil {
             return Self.page(
                 "Sign-in callback refused",
@@ -81,10 +84,14 @@ extension EmulatorService {
                 "Sign in to sharelane serve",
                 "<p class=\"error\">\(HTML.escaped(problem)). Go back and try again.</p>", status: .badRequest)
         }
-        guard await tickets.spend(form["ticket"]) else { return Self.expiredTicketPage(opener: opener) }
+        guard let ticketOpener = await tickets.spend(form["ticket"]) else {
+            return Self.expiredTicketPage(opener: opener)
+        }
+        // The page the ticket was made for wins over what the form says.
+        if let ticketOpener { opener = ticketOpener }
         let user: User
         do {
-            user = try await store.signIn(email: email, name: form["name"].flatMap { $0.isEmpty ? nil : $0 })
+            user = try await signIn(email: email, name: form["name"].flatMap { $0.isEmpty ? nil : $0 }, in: nil)
         } catch {
             return Self.page(
                 "Sign-in failed", "<p class=\"error\">\(HTML.escaped("\(error)"))</p>", status: .badRequest)

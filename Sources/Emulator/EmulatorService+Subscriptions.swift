@@ -55,7 +55,7 @@ extension EmulatorService {
             throw ShareError(.badRequest, "the request body is larger than \(configuration.maxBodyBytes) bytes")
         }
         let body = try decode(TokensRequest.self, from: Data(bodyData.readableBytesView))
-        let store = self.store.inEnvironment(environment)
+        let store = try await self.store(for: StoreWorld(container: container, environment: environment), as: user)
         switch operation {
         case .tokensCreate:
             var channel = try await store.openNotificationChannel(apnsEnvironment: body.apnsEnvironment, as: user)
@@ -94,7 +94,7 @@ extension EmulatorService {
             // Clamped before converting: `wait=1e300` or `inf` must not overflow.
             wait = .milliseconds(Int64(min(seconds, 20) * 1000))
         }
-        let store = self.store.inEnvironment(entry.environment)
+        let store = try worlds.store(for: StoreWorld(container: entry.container, environment: entry.environment))
         let deadline = ContinuousClock.now + wait
         while true {
             let found = try await store.receiveNotifications(on: entry.channel, limit: 1, as: entry.user)

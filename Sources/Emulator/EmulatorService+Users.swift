@@ -63,11 +63,7 @@ extension EmulatorService {
     }
 
     private static func lookups(_ infos: [WireLookupInfo], operation: WireOperation) throws -> [UserLookup] {
-        guard infos.count <= CloudKitLimits.operationsPerRequest else {
-            throw ShareError(
-                .badRequest,
-                "\(infos.count) users in one request; CloudKit allows at most \(CloudKitLimits.operationsPerRequest)")
-        }
+        try CloudKitLimits.checkOperationCount(infos.count, of: "users")
         return try infos.enumerated().map { index, info in
             guard let lookup = info.lookup else {
                 throw ShareError(

@@ -10,7 +10,16 @@ import ShareKit
 /// access rules of its own (the store enforces them) and no HTTP concerns (authentication and logging are
 /// middleware; a thrown `ShareError` answers as CloudKit does).
 struct EmulatorService: Sendable {
-    let store: any Store
+    /// One store per container and environment (`StoreWorld`): a request reaches the world its path names.
+    let worlds: any StoreWorlds
+    /// Who signed in, and in which worlds they already have a user.
+    let identities = EmulatorIdentities()
+    /// The last requests, for the console's Requests page.
+    let requests = RequestHistory()
+    /// Each world's requests kept apart from its resets and restores.
+    let gate = WorldGate()
+    /// Reset points, named snapshots and the seeded recipes' people (`EmulatorFixture.swift`).
+    let fixture = FixtureState()
     let configuration: EmulatorConfiguration
     let tokens: TokenIssuer
     /// The one-time tickets of sign-in `redirectURL`s (EmulatorService+SignInPage).
@@ -24,29 +33,74 @@ struct EmulatorService: Sendable {
 
     // MARK: Sign-in
 
+    /// `POST /auth/signin`. With `container` and `environment` in the body (sharelane's own client sends
+    /// them) the user is signed in to that world, and `createUser: false` looks there only; without them, as
+    /// a person signing in to iCloud, the user gets a user record in each world the token is first used in.
     func signIn(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
         var request = request
         let body = try await readBody(&request)
         let signIn = try decode(SignInRequest.self, from: body)
-        // The store refuses an address a user cannot have (`EmailAddress`), as every entry point does.
-        let email = signIn.emailAddress
+        let world = try signIn.world()
         let user: User
         if signIn.createUser == false {
-            guard let existing = try await store.signInExisting(email: email) else {
+            guard let existing = try await existingUser(email: signIn.emailAddress, in: world) else {
                 throw ShareError(
                     .notFound,
-                    "no user has the email address \(email); sign in without createUser: false to create one",
-                    subject: email)
+                    "no user has the email address \(signIn.emailAddress)"
+                        + (world.map { " in \($0)" } ?? "") + "; sign in without createUser: false to create one",
+                    subject: signIn.emailAddress)
             }
             user = existing
         } else {
-            user = try await store.signIn(email: email, name: signIn.name)
+            user = try await self.signIn(email: signIn.emailAddress, name: signIn.name, in: world)
         }
         context.caller.user = user.recordName
         let token = await tokens.issue(for: user.recordName)
         var response = WireResponse.json(try encode(SignInResponse(ckWebAuthToken: token, user: user)))
         if let name = HTTPField.Name(WireSpelling.webAuthTokenHeader) { response.headers[name] = token }
         return response
+    }
+
+    /// Signs in a user: in `world` when one is named, else as an identity whose user record each world makes
+    /// when the user's token first reaches it (`store(for:as:)`). The address is checked as every store
+    /// checks it (`EmailAddress`).
+    func signIn(email: String, name: String?, in world: StoreWorld?) async throws -> User {
+        if let refusal = EmailAddress.check(email) { throw refusal }
+        let user: User
+        if let world {
+            user = try await worlds.store(for: world).signIn(email: email, name: name)
+            await identities.signedIn(user, in: world)
+        } else {
+            let normalized = EmailAddress.normalized(email)
+            let recordName = StableName.userRecordName(email: normalized)
+            let given = name?.isEmpty == false ? name : nil
+            let known = await identities.identity(of: recordName)
+            user = User(recordName: recordName, email: normalized, name: given ?? known?.name)
+        }
+        await identities.remember(user)
+        return user
+    }
+
+    /// The user with this address in `world`, or, with no world, signed in before or in any world.
+    private func existingUser(email: String, in world: StoreWorld?) async throws -> User? {
+        if let refusal = EmailAddress.check(email) { throw refusal }
+        if let world { return try await worlds.store(for: world).signInExisting(email: email) }
+        let recordName = StableName.userRecordName(email: EmailAddress.normalized(email))
+        if let known = await identities.identity(of: recordName) { return known }
+        for world in try worlds.worlds() {
+            if let found = try await worlds.store(for: world).signInExisting(email: email) { return found }
+        }
+        return nil
+    }
+
+    /// The store of the world a request names, with its user given a user record there the first time.
+    func store(for world: StoreWorld, as user: UserRecordName) async throws -> any Store {
+        let store = try worlds.store(for: world)
+        if let identity = await identities.needingSignIn(user, in: world) {
+            let signedIn = try await store.signIn(email: identity.email ?? "", name: identity.name)
+            await identities.signedIn(signedIn, in: world)
+        }
+        return store
     }
 
     // MARK: Database operations
@@ -67,22 +121,34 @@ struct EmulatorService: Sendable {
                     + operation.databases.map(\.rawValue).joined(separator: " and ")
                     + " database, not \(database.rawValue)")
         }
+        let world = try Self.world(context)
+        await containers.record(container: world.container, environment: world.environment.rawValue)
+        let body = try await readBody(&request)
+        // Kept assets are answered with a downloadURL on this server, as the client named it.
+        let serving = WireAsset.Serving(downloadBase: baseURL(of: request), checksum: servedChecksum)
+        let user = try context.user()
+        let answer = try await gate.request(world) {
+            let store = try await self.store(for: world, as: user)
+            return try await WireAsset.$serving.withValue(serving) {
+                try await dispatch(operation, store: store, world: world, database: database, body: body, as: user)
+            }
+        }
+        return WireResponse.json(answer)
+    }
+
+    /// The container and environment a request's path names.
+    static func world(_ context: EmulatorRequestContext) throws -> StoreWorld {
         let environmentName = context.parameters.get("environment") ?? ""
         guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
             throw ShareError(
                 .badRequest,
                 "unknown environment \"\(environmentName)\" in the path; expected development or production")
         }
-        await containers.record(container: context.parameters.get("container") ?? "", environment: environmentName)
-        let body = try await readBody(&request)
-        // Kept assets are answered with a downloadURL on this server, as the client named it.
-        let serving = WireAsset.Serving(downloadBase: baseURL(of: request), checksum: servedChecksum)
-        let user = try context.user()
-        let answer = try await WireAsset.$serving.withValue(serving) {
-            try await dispatch(
-                operation, store: store.inEnvironment(environment), database: database, body: body, as: user)
+        let container = context.parameters.get("container") ?? ""
+        if let problem = StoreWorld.containerProblem(container) {
+            throw ShareError(.badRequest, problem + " (in the path)", subject: container)
         }
-        return WireResponse.json(answer)
+        return StoreWorld(container: container, environment: environment)
     }
 
     /// An unknown path under `/database/`.
@@ -95,7 +161,8 @@ struct EmulatorService: Sendable {
 
     /// Answers one operation with `store` acting in the request's environment.
     private func dispatch(
-        _ operation: WireOperation, store: any Store, database: DatabaseScope, body: Data, as user: UserRecordName
+        _ operation: WireOperation, store: any Store, world: StoreWorld, database: DatabaseScope, body: Data,
+        as user: UserRecordName
     ) async throws -> ByteBuffer {
         switch operation {
         case .recordsModify:
@@ -105,8 +172,14 @@ struct EmulatorService: Sendable {
             let operations = try await keepingAssets(
                 try await recordOperations(request.operations, in: zoneID, store: store, as: user), store: store)
             let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
-            let outcomes = try await modify(
-                operations, store: store, in: zoneID, database: database, atomic: atomic, as: user)
+            let outcomes = Self.conflictForExistingCreates(
+                operations,
+                try await Self.forceDeletingAsLive(operations, database: database, atomic: atomic) { sent in
+                    try await modify(sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
+                })
+            for case .failed(let name, let error) in outcomes where error.code != .atomicError {
+                RequestNotes.refused(error, subject: "\(zoneID.zoneName)/\(name)")
+            }
             return try encode(
                 RecordsAnswer(
                     outcomes, currentUser: user, desiredKeys: request.desiredKeys,
@@ -134,17 +207,25 @@ struct EmulatorService: Sendable {
                 body.isEmpty
                 ? ZonesChangesRequest(metaSyncToken: nil) : try decode(ZonesChangesRequest.self, from: body)
             let changes = try await store.databaseChanges(
-                in: database, since: request.metaSyncToken.map(ChangeToken.init(rawValue:)), as: user)
-            return try encode(ZonesChangesResponse(changes))
+                in: database, since: request.metaSyncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) }, as: user)
+            var answer = ZonesChangesResponse(changes)
+            answer.metaSyncToken = OpaqueText.written(answer.metaSyncToken)
+            return try encode(answer)
         case .zonesList:
             let zones = try await store.listZones(in: database, as: user)
-            return try encode(ZonesResponse(zones: zones.map(WireZone.init)))
+            return try encode(
+                ZonesResponse(
+                    zones: await zoneDictionaries(zones.map(WireZone.init), store: store, database: database, as: user))
+            )
         case .zonesLookup:
             let request = try decode(LookupZonesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
             let zoneIDs = request.zones.map(\.zoneID)
             let results = try await store.lookupZones(zoneIDs, in: database, as: user)
-            return try encode(ZonesResponse(zones: zip(zoneIDs, results).map(wire)))
+            return try encode(
+                ZonesResponse(
+                    zones: await zoneDictionaries(
+                        zip(zoneIDs, results).map(wire), store: store, database: database, as: user)))
         case .zonesModify:
             let request = try decode(ModifyZonesRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
@@ -157,14 +238,19 @@ struct EmulatorService: Sendable {
                 return ZoneOperation(kind, operation.zone.zoneID.zoneID)
             }
             let results = try await store.modifyZones(operations, in: database, as: user)
-            return try encode(ZonesResponse(zones: zip(operations.map(\.zoneID), results).map(wire)))
+            return try encode(
+                ZonesResponse(
+                    zones: await zoneDictionaries(
+                        zip(operations.map(\.zoneID), results).map(wire), store: store, database: database, as: user)))
         case .changesDatabase:
             let request =
                 body.isEmpty
                 ? DatabaseChangesRequest(syncToken: nil) : try decode(DatabaseChangesRequest.self, from: body)
             let changes = try await store.databaseChanges(
-                in: database, since: request.syncToken.map(ChangeToken.init(rawValue:)), as: user)
-            return try encode(DatabaseChangesResponse(changes))
+                in: database, since: request.syncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) }, as: user)
+            var answer = DatabaseChangesResponse(changes)
+            answer.syncToken = OpaqueText.written(answer.syncToken)
+            return try encode(answer)
         case .changesZone:
             let request = try decode(ZoneChangesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
@@ -174,41 +260,15 @@ struct EmulatorService: Sendable {
             if AccessRules.isServerKeyCaller(user) { return try encode(WireUser(User(recordName: user))) }
             return try encode(WireUser(try await store.currentUser(as: user)))
         case .usersLookupEmail:
-            let request = try decode(LookupUsersRequest.self, from: body)
-            try checkLimit(request.users.count, "users")
-            let emails = try request.users.map { info in
-                guard let email = info.emailAddress else {
-                    throw ShareError(.badRequest, "users/lookup/email needs an emailAddress in every entry")
-                }
-                return email
-            }
-            // As Apple answers: discoverable users (and the caller); anyone else is NOT_FOUND.
-            let found = try await store.discoverUsers(emails.map(UserLookup.email), as: user)
-            return try encode(UsersResponse(users: found.map(WireUser.init)))
+            return try await lookupEmails(body, store: store, as: user)
+        case .usersLookupContacts:
+            // The caller's address book's discoverable users: the emulator keeps no address books.
+            if !body.isEmpty { _ = try decode(NoMembers.self, from: body) }
+            return try encode(UsersResponse(users: []))
         case .recordsResolve, .recordsAccept:
-            let request = try decode(ShortGUIDsRequest.self, from: body)
-            try checkLimit(request.shortGUIDs.count, "shortGUIDs")
-            var results: [WireShareMetadata] = []
-            if operation == .recordsAccept {
-                // All of the request's shares in one call: the SQLite store accepts them in one transaction.
-                let accepted = try await store.acceptShares(urls: request.shortGUIDs.map(\.value), as: user)
-                for (guid, result) in zip(request.shortGUIDs, accepted) {
-                    switch result {
-                    case .success(let metadata): results.append(WireShareMetadata(metadata, shortGUID: guid.value))
-                    case .failure(let error): results.append(WireShareMetadata(shortGUID: guid.value, error: error))
-                    }
-                }
-                return try encode(ShareResultsResponse(results: results))
-            }
-            for guid in request.shortGUIDs {
-                do {
-                    let metadata = try await store.resolveShare(url: guid.value, as: user)
-                    results.append(WireShareMetadata(metadata, shortGUID: guid.value))
-                } catch let error as ShareError {
-                    results.append(WireShareMetadata(shortGUID: guid.value, error: error))
-                }
-            }
-            return try encode(ShareResultsResponse(results: results))
+            return try await shareResults(operation, body: body, store: store, container: world.container, as: user)
+        case .assetsRereference:
+            return try await assetsRereference(body: body, store: store, database: database, as: user)
         case .schemaLookup:
             return try encode(SchemaResponse(schema: try await store.schema(in: store.environment, as: user)))
         case .schemaExtend:
@@ -221,13 +281,14 @@ struct EmulatorService: Sendable {
             }
             return try encode(SchemaChangesResponse(changes: try await store.extendSchema(request.schema, as: user)))
         case .schemaDeploy:
+            if !body.isEmpty { _ = try decode(NoMembers.self, from: body) }
             return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
         case .usersCaller, .usersDiscover, .usersLookupPhone, .usersLookupID, .usersSettings:
             return try await users(operation, store: store, body: body, as: user)
         case .subscriptionsList, .subscriptionsLookup, .subscriptionsModify:
             return try await subscriptions(operation, store: store, database: database, body: body, as: user)
         case .assetsUpload:
-            return try await assetsUpload(body: body)
+            return try await assetsUpload(body: body, world: world)
         default:
             throw ShareError(.badRequest, "unknown operation \(operation)")
         }
@@ -363,11 +424,7 @@ struct EmulatorService: Sendable {
     // MARK: HTTP
 
     func checkLimit(_ count: Int, _ what: String) throws {
-        guard count <= CloudKitLimits.operationsPerRequest else {
-            throw ShareError(
-                .badRequest,
-                "\(count) \(what) in one request; CloudKit allows at most \(CloudKitLimits.operationsPerRequest)")
-        }
+        try CloudKitLimits.checkOperationCount(count, of: what)
     }
 
     private func readBody(_ request: inout Request) async throws -> Data {
@@ -426,3 +483,6 @@ struct EmulatorService: Sendable {
         }
     }
 }
+
+/// A request body with nothing to read: decoding it checks only that it is JSON.
+private struct NoMembers: Decodable {}

@@ -17,8 +17,9 @@ import ShareKit
 /// It runs before authentication, so that a reset or a refusal spends no web auth token (`--strict-tokens`).
 /// The throttle counts each user apart: the user whose web auth token the request carries, whom
 /// authentication then puts on the context (`TokenIssuer.holder(of:)` reads it without spending it); each
-/// server-to-server key apart; and every request without either (sign-in, API-token-only reads of the public
-/// database, asset bytes) in one shared count.
+/// server-to-server key apart; and the requests without either by the page they come from (their `Origin`, or
+/// none): sign-ins in one count, the rest (API-token-only reads of the public database, asset bytes) in
+/// another.
 struct NetworkFaultMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
@@ -85,7 +86,11 @@ struct NetworkFaultMiddleware: RouterMiddleware {
         {
             return "user \(user)"
         }
-        return "-"
+        // Without a user: each page's origin apart, and sign-ins apart from the rest, so that a page's (or a
+        // script's) tokenless requests never use up the count that the next real sign-in needs.
+        let page = request.headers[.origin].flatMap(EmulatorConfiguration.origin(of:)) ?? "no page"
+        let signIn = request.uri.path == WireSpelling.signInPath && request.method == .post
+        return (signIn ? "sign-in from " : "anonymous from ") + page
     }
 
     private static let databasePrefix = WireSpelling.databasePathPrefix + "/"

@@ -11,7 +11,8 @@ import ShareKit
 /// "faults": "unavailable=3%,lost-answer=1%", "seed": 7}`. `POST` replaces the whole set, so a setting left out
 /// is off and `{}` is a good network; it answers the conditions now in force. Only callers on this machine
 /// (the connection's remote address in 127.0.0.0/8 or ::1) with the API token (`ckAPIToken`, or the console's
-/// session cookie) are served. The network conditions never apply to this endpoint.
+/// session cookie sent by no page but the console's own) are served. The network conditions never apply to
+/// this endpoint.
 struct NetworkFaultsEndpoint: Sendable {
     static let path = "/_sharelane/faults"
 
@@ -55,28 +56,9 @@ struct NetworkFaultsEndpoint: Sendable {
         return try Self.answer(conditions)
     }
 
-    /// Lets only a caller on this machine with the API token (or a console session) through.
-    /// - Throws: `ACCESS_DENIED` from another machine, `AUTHENTICATION_FAILED` without the token.
     private func admit(_ request: Request, context: EmulatorRequestContext) async throws {
-        guard let address = context.remoteIPAddress, EmulatorConfiguration.isLoopback(ipAddress: address) else {
-            throw ShareError(
-                .accessDenied,
-                "\(Self.path) answers callers on this machine only (127.0.0.0/8, ::1): send the request from "
-                    + "the machine that runs sharelane serve")
-        }
-        if let given = request.uri.queryParameters[WireSpelling.apiTokenParameter[...]], !given.isEmpty {
-            guard configuration.acceptsAPIToken(String(given)) else {
-                throw ShareError(
-                    .authenticationFailed,
-                    "the ckAPIToken is not this emulator's API token (printed when `sharelane serve` starts)")
-            }
-            return
-        }
-        guard await sessions.isLive(request.cookies[ConsoleSessions.cookieName]?.value) else {
-            throw ShareError(
-                .authenticationFailed,
-                "\(Self.path) needs the emulator's API token: add ?ckAPIToken=… (or sign in to the console)")
-        }
+        try await LocalCallerGate(configuration: configuration, sessions: sessions).admit(
+            request, context: context, path: Self.path)
     }
 
     private static func answer(_ conditions: NetworkConditions) throws -> Response {

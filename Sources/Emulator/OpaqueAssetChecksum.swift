@@ -33,8 +33,7 @@ struct OpaqueAssetChecksum: Sendable {
         let masked = Array(data[1..<9])
         guard Array(data[9...]) == tag(masked) else { return nil }
         let value = masked.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } ^ mask()
-        let hex = String(value, radix: 16)
-        return AssetValue.checksumPrefix + String(repeating: "0", count: 16 - hex.count) + hex
+        return AssetValue.checksumPrefix + value.sixteenHexDigits
     }
 
     /// The checksum as it may stand in a URL path (URL-safe base64, no padding).

@@ -15,18 +15,25 @@ struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
 
     let logger: Logger
+    /// Where the console's Requests page reads them (Web Services, sign-ins and `/_sharelane/`, not its own
+    /// pages).
+    var history: RequestHistory? = nil
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let started = ContinuousClock.now
         let response: Response
+        let notes = RequestNotes()
+        var refusal: ShareError?
         do {
-            response = try await next(request, context)
+            response = try await RequestNotes.$current.withValue(notes) { try await next(request, context) }
         } catch let error as any HTTPResponseError where !(error is ShareError) {
             response = try error.response(from: request, context: context)
         } catch {
-            response = try ShareError.answering(error).response(from: request, context: context)
+            let answered = ShareError.answering(error)
+            refusal = answered
+            response = try answered.response(from: request, context: context)
         }
         let elapsed = ContinuousClock.now - started
         // Tenths of a millisecond, spelled without `String(format:)`, whose trip through `NSString` was half the
@@ -41,6 +48,24 @@ struct RequestLogMiddleware: RouterMiddleware {
         if let met { metadata["fault"] = "\(met.rawValue)" }
         let status = met == .reset ? "-" : "\(response.status.code)"
         logger.info("\(request.method.rawValue) \(request.uri.path) \(status)", metadata: metadata)
+        if let history, Self.isClientRequest(request.uri.path) {
+            var refusals = notes.noted
+            if let refusal {
+                refusals.insert(
+                    RequestHistory.Refusal(
+                        code: refusal.code.rawValue, reason: refusal.reason, subject: refusal.subject),
+                    at: 0)
+            }
+            await history.record(
+                RequestHistory.Entry(
+                    at: Date(), method: request.method.rawValue, path: request.uri.path, user: context.caller.user,
+                    status: Int(response.status.code), refusals: refusals))
+        }
         return response
+    }
+
+    /// Whether a path is a client's (Web Services, sign-in, assets, `/_sharelane/`), not the console's own.
+    static func isClientRequest(_ path: String) -> Bool {
+        ["/database/", "/device/", "/auth/", "/assets/", "/_sharelane/"].contains { path.hasPrefix($0) }
     }
 }

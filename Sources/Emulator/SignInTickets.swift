@@ -4,8 +4,19 @@ import Foundation
 /// carried this emulator's API token gets a `redirectURL` to the sign-in page with a new ticket; the page
 /// signs one user in with it, then the ticket is spent. A ticket stands for the API token the refused
 /// request carried, so the page itself never asks for it.
+///
+/// A ticket also remembers the allowed origin of the page whose request it answered (its `Origin` header), so
+/// that the sign-in popup knows which page to hand the token to without the `Referer` header, which a browser
+/// leaves out when an `https` page opens the emulator's `http` one (the default referrer policy,
+/// `strict-origin-when-cross-origin`).
 actor SignInTickets {
-    private var expiries: [String: ContinuousClock.Instant] = [:]
+    /// A ticket's expiry and the page origin it was issued to.
+    private struct Entry {
+        var expiry: ContinuousClock.Instant
+        var opener: String?
+    }
+
+    private var entries: [String: Entry] = [:]
     private let lifetime: Duration
     private let clock: EmulatorClock
     private let limit = 10_000
@@ -25,28 +36,37 @@ actor SignInTickets {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// A new ticket.
-    func issue() -> String {
+    /// A new ticket; `opener` is the allowed origin of the page that asked, when a page did.
+    func issue(opener: String? = nil) -> String {
         let ticket = Self.randomToken()
         let now = clock.now()
-        if expiries.count >= limit { expiries = expiries.filter { $0.value > now } }
-        if expiries.count >= limit, let oldest = expiries.min(by: { $0.value < $1.value })?.key {
-            expiries.removeValue(forKey: oldest)
+        if entries.count >= limit { entries = entries.filter { $0.value.expiry > now } }
+        if entries.count >= limit, let oldest = entries.min(by: { $0.value.expiry < $1.value.expiry })?.key {
+            entries.removeValue(forKey: oldest)
         }
-        expiries[ticket] = now + lifetime
+        entries[ticket] = Entry(expiry: now + lifetime, opener: opener)
         return ticket
     }
 
     /// Whether `ticket` is good (issued here, not spent, not expired).
     func isValid(_ ticket: String?) -> Bool {
-        guard let ticket, let expiry = expiries[ticket] else { return false }
-        return expiry > clock.now()
+        entry(ticket) != nil
     }
 
-    /// Spends `ticket`: true when it was good.
-    func spend(_ ticket: String?) -> Bool {
-        guard isValid(ticket), let ticket else { return false }
-        expiries.removeValue(forKey: ticket)
-        return true
+    /// The origin of the page a good ticket was issued to; nil when none (or the ticket is not good).
+    func opener(of ticket: String?) -> String? {
+        entry(ticket)?.opener
+    }
+
+    /// Spends `ticket`: nil when it was not good, else the origin it was issued to (`.some(nil)` for none).
+    func spend(_ ticket: String?) -> String?? {
+        guard let ticket, let entry = entry(ticket) else { return nil }
+        entries.removeValue(forKey: ticket)
+        return .some(entry.opener)
+    }
+
+    private func entry(_ ticket: String?) -> Entry? {
+        guard let ticket, let entry = entries[ticket], entry.expiry > clock.now() else { return nil }
+        return entry
     }
 }

@@ -13,6 +13,8 @@ struct ExpectationCheck {
     let actor: User
     let owner: User
     let location: SourceLocation
+    /// `database: public`: the expectation reads the public database (its one zone) as the user.
+    var isPublic = false
 
     private var store: any Store { session.store }
     private var isOwner: Bool { actor.recordName == owner.recordName }
@@ -63,9 +65,9 @@ struct ExpectationCheck {
             }
             return why
         case .field(let zone, let record, let name, let equals):
-            let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
+            let (database, zoneID) = place(ofZone: zone)
             let outcome = try await store.lookupRecords([record], in: zoneID, database: database, as: actor.recordName)
-            let subject = "\(zone)/\(record).\(name) as \(actorHandle) sees it"
+            let subject = "\(isPublic ? "public " : "\(zone)/")\(record).\(name) as \(actorHandle) sees it"
             switch outcome.first {
             case .saved(let live):
                 guard let value = live.fields[name] else {
@@ -91,6 +93,12 @@ struct ExpectationCheck {
         }
     }
 
+    /// Where the user reads the zone: the public database's one zone, the owner's private database, or
+    /// anyone else's shared database.
+    private func place(ofZone zone: String) -> (database: DatabaseScope, zoneID: ZoneID) {
+        isPublic ? (.public, .defaultZone) : session.place(ofZone: zone, for: actor, owner: owner)
+    }
+
     // MARK: - Access
 
     private func access(_ capability: Expectation.Capability, zone: String, record: String?) async throws -> (
@@ -106,7 +114,7 @@ struct ExpectationCheck {
 
     /// Tries the read as the user.
     private func canRead(zone: String, record: String?) async throws -> (Bool, String) {
-        let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
+        let (database, zoneID) = place(ofZone: zone)
         let place = "\(actorHandle)'s \(database.rawValue) database"
         do {
             if let record {
@@ -186,7 +194,7 @@ struct ExpectationCheck {
             return
                 "\(actorHandle) is not a participant of \(shareName) (public permission \(share.publicPermission.recipeName))"
         }
-        let permission = participant.role == .publicUser ? share.publicPermission : participant.permission
+        let permission = share.permission(of: participant)
         return "\(actorHandle) is a \(permission.recipeName) \(participant.role.recipeName), "
             + "\(participant.acceptance.recipeName), in \(shareName)"
     }

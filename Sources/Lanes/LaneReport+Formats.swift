@@ -1,37 +1,44 @@
 import Foundation
 import Recipe
+import SharingReport
 
 // A lane run as CI servers read it: JUnit XML (one test case a step, named by its line) and JSON, and the
 // annotation GitHub Actions shows beside the line that failed.
 extension LaneReport {
     /// The run as a JUnit XML document (the Ant JUnit schema CI servers read): one `testsuite` for the lane,
     /// one `testcase` a step (`classname` the recipe's file and lane, `name` the step's line and place), a
-    /// failed step's `failure` with its message and `FILE:LINE:COLUMN`, times in seconds.
+    /// failed step's `failure` with its message and `FILE:LINE:COLUMN`, times in seconds, and what each
+    /// command printed in the suite's `system-out`.
     public func junitXML(recipeFile: String) -> String {
         let failures = steps.count { !$0.succeeded }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"sharelane\" tests=\"\(steps.count)\" failures=\"\(failures)\" errors=\"0\" "
         xml += "time=\"\(Self.seconds(milliseconds))\">\n"
-        xml += "  <testsuite name=\"\(Self.escaped("lane \(lane)"))\" tests=\"\(steps.count)\" "
+        xml += "  <testsuite name=\"\(HTML.xml("lane \(lane)"))\" tests=\"\(steps.count)\" "
         xml += "failures=\"\(failures)\" errors=\"0\" skipped=\"0\" time=\"\(Self.seconds(milliseconds))\" "
         xml += "timestamp=\"\(Self.timestamp())\" hostname=\"localhost\">\n"
-        xml += "    <properties><property name=\"recipe\" value=\"\(Self.escaped(recipeFile))\"/></properties>\n"
+        xml += "    <properties><property name=\"recipe\" value=\"\(HTML.xml(recipeFile))\"/></properties>\n"
         for step in steps {
             let name = (step.hook.map { "\($0): " } ?? "") + step.summary + " (line \(step.location.line))"
-            xml += "    <testcase name=\"\(Self.escaped(name))\" "
-            xml += "classname=\"\(Self.escaped(Self.className(recipeFile, lane)))\" "
-            xml += "time=\"\(Self.seconds(step.milliseconds))\" file=\"\(Self.escaped(step.location.file))\" "
+            xml += "    <testcase name=\"\(HTML.xml(name))\" "
+            xml += "classname=\"\(HTML.xml(Self.className(recipeFile, lane)))\" "
+            xml += "time=\"\(Self.seconds(step.milliseconds))\" file=\"\(HTML.xml(step.location.file))\" "
             xml += "line=\"\(step.location.line)\""
             if let error = step.error {
                 let message = Self.message(of: error)
-                xml += ">\n      <failure message=\"\(Self.escaped(message))\" type=\"\(Self.kind(of: error))\">"
-                xml += Self.escaped("\(error.location ?? step.location): \(message)")
+                xml += ">\n      <failure message=\"\(HTML.xml(message))\" type=\"\(Self.kind(of: error))\">"
+                xml += HTML.xml("\(error.location ?? step.location): \(message)")
                 xml += "</failure>\n    </testcase>\n"
             } else {
                 xml += "/>\n"
             }
         }
-        xml += "    <system-out></system-out>\n    <system-err></system-err>\n"
+        // The Ant schema has one system-out, the suite's: each command's output under its step's name.
+        let printed = steps.compactMap { step in
+            step.output.map { "--- " + step.summary + " (line \(step.location.line)) ---\n" + $0 }
+        }
+        xml += "    <system-out>\(HTML.xml(printed.joined(separator: "\n"), keepingNewlines: true))</system-out>\n"
+        xml += "    <system-err></system-err>\n"
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
     }
@@ -87,9 +94,10 @@ extension LaneReport {
         return "step"
     }
 
+    /// `trips.demo`: the recipe file's name and the lane, as CI servers group test classes by their dots.
     static func className(_ recipeFile: String, _ lane: String) -> String {
         let name = URL(fileURLWithPath: recipeFile).deletingPathExtension().lastPathComponent
-        return "sharelane.\(name).\(lane)"
+        return "\(name).\(lane)"
     }
 
     static func seconds(_ milliseconds: Int) -> String {
@@ -101,26 +109,5 @@ extension LaneReport {
         formatter.formatOptions = [.withInternetDateTime]
         // The Ant schema's timestamp has no zone designator.
         return String(formatter.string(from: Date()).dropLast())
-    }
-
-    /// Text for an XML attribute or element: the five special characters escaped, and characters XML 1.0
-    /// cannot hold dropped.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\t", "\n", "\r": result += "&#\(scalar.value);"
-            default:
-                if scalar.value >= 0x20 && !(0xFFFE...0xFFFF).contains(scalar.value) {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
     }
 }

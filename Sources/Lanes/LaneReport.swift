@@ -16,6 +16,8 @@ public struct LaneReport: Sendable, Hashable {
         public var depth: Int
         /// `before_all`, `after_all` or `error` for hook steps, nil otherwise.
         public var hook: String?
+        /// What a command or an outside action printed (`sh:`, `sharelane-NAME`), for the reports.
+        public var output: String?
 
         public var succeeded: Bool { error == nil }
     }

@@ -121,7 +121,12 @@ public struct LaneRunner: Sendable {
         let summary = StepSummary.text(of: step, owner: scope.recipe.owner)
         let start = ContinuousClock.now
         logger.debug("step \(summary) at \(step.location)")
+        // What a command prints is kept for the reports, whether the step succeeds or fails.
+        let transcript = StepTranscript()
         do {
+            // Every step's text gets the lane's values the same way, whatever its action.
+            let step = try await LaneValueResolver(session: session, recipe: scope.recipe, values: run.values)
+                .resolve(step)
             let outcome: StepOutcome
             switch step.action {
             case .lane(let name, let parameters):
@@ -131,10 +136,10 @@ public struct LaneRunner: Sendable {
             case .sh(let shell):
                 // Its output streams under this line as it comes.
                 output.line("\(indent)▸ \(summary)")
-                outcome = try await script(scope, session, run, indent: indent).shell(shell, step: step)
+                outcome = try await script(scope, session, run, indent: indent, transcript).shell(shell, step: step)
             case .outside(let action):
                 output.line("\(indent)▸ \(summary)")
-                outcome = try await script(scope, session, run, indent: indent).outside(action, step: step)
+                outcome = try await script(scope, session, run, indent: indent, transcript).outside(action, step: step)
             default:
                 outcome = try await perform(step, in: scope.recipe, session)
             }
@@ -148,7 +153,7 @@ public struct LaneRunner: Sendable {
             run.steps.append(
                 LaneReport.StepResult(
                     summary: summary, detail: detail, error: nil, milliseconds: ms, location: step.location,
-                    depth: depth, hook: hook))
+                    depth: depth, hook: hook, output: transcript.text))
         } catch {
             let ms = Self.milliseconds(since: start)
             let laneError = Self.laneError(error, action: summary, at: step.location).naming(session.handles)
@@ -161,15 +166,17 @@ public struct LaneRunner: Sendable {
             run.steps.append(
                 LaneReport.StepResult(
                     summary: summary, detail: nil, error: laneError, milliseconds: ms, location: step.location,
-                    depth: depth, hook: hook))
+                    depth: depth, hook: hook, output: transcript.text))
             throw laneError
         }
     }
 
-    private func script(_ scope: Scope, _ session: LaneSession, _ run: Run, indent: String) -> ScriptSteps {
+    private func script(
+        _ scope: Scope, _ session: LaneSession, _ run: Run, indent: String, _ transcript: StepTranscript
+    ) -> ScriptSteps {
         ScriptSteps(
-            store: store, output: output, session: session, recipe: scope.recipe, lane: scope.lanes.first ?? "",
-            values: run.values, indent: indent)
+            store: store, output: output, recipe: scope.recipe, lane: scope.lanes.first ?? "",
+            values: run.values, indent: indent, transcript: transcript)
     }
 
     private func callLane(
@@ -216,7 +223,10 @@ public struct LaneRunner: Sendable {
 
     /// Performs one step other than `lane`, returning what it has to say about its outcome.
     private func perform(_ step: Step, in recipe: Recipe, _ session: LaneSession) async throws -> StepOutcome {
-        let steps = PlannerSteps(store: store, logger: logger, location: step.location)
+        // `environment:` plans and applies the recipe in that environment of its container: a world of its own.
+        let steps = PlannerSteps(
+            store: try step.environment.map { try store.inEnvironment($0) } ?? store, logger: logger,
+            location: step.location)
         switch step.action {
         case .plan(let prune, let only):
             return try await steps.plan(recipe, prune: prune, only: only)
@@ -295,6 +305,8 @@ public struct LaneRunner: Sendable {
             return nil
         case .accept(let zone, let record):
             return try await accept(zone: zone, record: record, step: step, recipe: recipe, session)
+        case .acceptURL(let url):
+            return try await accept(url: url, step: step, recipe: recipe, session)
         case .leave(let zone, let record):
             return try await leave(zone: zone, record: record, step: step, recipe: recipe, session)
         case .save(let zone, let record, let type, let parent, let fields):
@@ -306,8 +318,9 @@ public struct LaneRunner: Sendable {
         case .expect(let expectation):
             let (handle, actor) = try await session.actor(of: step, in: recipe)
             let owner = try await session.owner(in: recipe, at: location)
-            let check = ExpectationCheck(
+            var check = ExpectationCheck(
                 session: session, actorHandle: handle, actor: actor, owner: owner, location: location)
+            check.isPublic = step.database == .public
             return try await check.verify(expectation)
         case .reset:
             guard store.capabilities.canReset else {
@@ -337,7 +350,7 @@ public struct LaneRunner: Sendable {
     {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let records = try await QueryRun(store: store).records(
             query, actor: actor.recordName, owner: owner.recordName)
         let names = records.map(\.recordName)
@@ -357,61 +370,6 @@ public struct LaneRunner: Sendable {
         }
     }
 
-    private func accept(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws
-        -> String?
-    {
-        let (handle, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
-        let what = StepSummary.address(zone, record)
-        if actor.recordName == owner.recordName {
-            throw LaneError.stepFailed(
-                action: "accept \(what)",
-                reason: "\(handle) owns this share; a participant accepts it (add `as: HANDLE` to the step)",
-                location: step.location)
-        }
-        let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
-        if share.participant(actor.recordName)?.acceptance == .accepted {
-            return "already accepted"
-        }
-        guard let url = share.url ?? share.shortGUID else {
-            throw LaneError.stepFailed(
-                action: "accept \(what)", reason: "the store handed out no URL for this share (\(store.displayName))",
-                location: step.location)
-        }
-        let metadata = try await store.acceptShare(url: url, as: actor.recordName)
-        let permission = metadata.participant?.permission ?? metadata.share.publicPermission
-        return "\(permission.recipeName) in \(handle)'s shared database"
-    }
-
-    private func leave(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws
-        -> String?
-    {
-        let (handle, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
-        let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
-        if actor.recordName == owner.recordName {
-            // The owner leaving its own share stops sharing, as CloudKit's "Stop Sharing" deletes the share.
-            let outcomes = try await store.modifyRecords(
-                [RecordOperation(.forceDelete, share: share)], in: ZoneID(zoneName: zone), database: .private,
-                atomic: true, as: owner.recordName)
-            if let error = outcomes.first?.error { throw error }
-            return "stopped sharing: the share is deleted for everyone"
-        }
-        switch share.participant(actor.recordName)?.acceptance {
-        case nil:
-            throw LaneError.stepFailed(
-                action: "leave \(StepSummary.address(zone, record))",
-                reason: "\(handle) is not a participant of this share", location: step.location)
-        case .removed:
-            return "already left"
-        case .pending, .accepted:
-            try await store.leaveShare(
-                recordName: share.recordName, in: ZoneID(zoneName: zone, ownerRecordName: owner.recordName),
-                as: actor.recordName)
-            return "removed from \(handle)'s shared database"
-        }
-    }
-
     private func save(
         zone: String, record name: String, type: String, parent: String?, fields: [String: DeclaredValue],
         step: Step, recipe: Recipe, _ session: LaneSession
@@ -419,7 +377,7 @@ public struct LaneRunner: Sendable {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         var values: [String: FieldValue] = [:]
         for (key, declared) in fields {
             switch declared {
@@ -451,7 +409,7 @@ public struct LaneRunner: Sendable {
         let (_, actor) = try await session.actor(of: step, in: recipe)
         let owner = try await session.owner(in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
-        let store = step.environment.map { self.store.inEnvironment($0) } ?? self.store
+        let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let record = Record(recordName: name, recordType: "", zoneID: zoneID)
         let outcomes = try await store.modifyRecords(
             [RecordOperation(.forceDelete, record)], in: zoneID, database: database, atomic: true, as: actor.recordName)

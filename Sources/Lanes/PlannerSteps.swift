@@ -73,6 +73,12 @@ struct PlannerSteps {
     /// One line per change (`+ record FamilyLists/groceries`), then the plan's notes; `sharelane plan`
     /// shows the fields as well.
     private func changeLines(_ plan: Plan) -> [String] {
-        plan.changes.map { "\($0.symbol) \($0.address)" } + plan.notes + plan.waiting
+        let changes = GeneratedRun.entries(plan, expand: false).map { entry in
+            switch entry {
+            case .change(let change): "\(change.symbol) \(change.address)"
+            case .run(let run, _): run.line
+            }
+        }
+        return changes + plan.notes + plan.waiting
     }
 }

@@ -3,18 +3,19 @@ import Recipe
 import ShareKit
 
 /// The steps that make a lane a script, as fastlane's are: `sh:` runs a command, a step named after an
-/// outside action runs `sharelane-NAME`, and values pass from one step to the next (`register:`,
-/// `${share_url:ZONE}`, `${record_name:HANDLE}`). Only `sharelane run` runs a lane: `validate`, `plan`,
+/// outside action runs `sharelane-NAME`, and what they print is registered for later steps (`register:`;
+/// `LaneValueResolver` puts it into their text). Only `sharelane run` runs a lane: `validate`, `plan`,
 /// `apply`, `destroy` and `export` never run a command a recipe names.
 struct ScriptSteps {
     let store: any Store
     let output: LaneOutput
-    let session: LaneSession
     let recipe: Recipe
     /// The lane the command line runs (`SHARELANE_LANE`).
     let lane: String
     let values: LaneValues
     let indent: String
+    /// Where the lines a command prints are kept for the lane's reports, as well as shown.
+    var transcript: StepTranscript?
 
     /// The recipe's folder: where commands run and where `actions/` is.
     var recipeDirectory: String {
@@ -24,20 +25,16 @@ struct ScriptSteps {
     // MARK: - sh
 
     func shell(_ shell: ShellStep, step: Step) async throws -> StepOutcome {
+        // The runner put the lane's values into the step's text before it came here.
         let arguments: [String]
         switch shell.command {
-        case .shell(let line): arguments = ["/bin/sh", "-c", try await expand(line, step: step)]
-        case .arguments(let words):
-            var expanded: [String] = []
-            for word in words { expanded.append(try await expand(word, step: step)) }
-            arguments = expanded
+        case .shell(let line): arguments = ["/bin/sh", "-c", line]
+        case .arguments(let words): arguments = words
         }
         var environment = try await baseEnvironment(step: step)
-        for (key, value) in shell.environment { environment[key] = try await expand(value, step: step) }
-        var directory: String?
-        if let given = shell.directory { directory = try await expand(given, step: step) }
+        for (key, value) in shell.environment { environment[key] = value }
         let result = try await run(
-            arguments, input: nil, environment: environment, directory: directory, timeout: shell.timeout,
+            arguments, input: nil, environment: environment, directory: shell.directory, timeout: shell.timeout,
             streamingStandardOutput: true, step: step)
         let summary = StepSummary.text(of: step, owner: recipe.owner)
         if let timeout = shell.timeout, result.timedOut {
@@ -71,8 +68,7 @@ struct ScriptSteps {
                     "no executable \(OutsideActions.prefix)\(action.name) in the recipe's actions/ folder or on PATH",
                 location: step.location)
         }
-        let parameters = try await expand(action.parameters, step: step)
-        let input = try JSONSerialization.data(withJSONObject: parameters.jsonObject, options: [.sortedKeys])
+        let input = try JSONSerialization.data(withJSONObject: action.parameters.jsonObject, options: [.sortedKeys])
         let result = try await run(
             [executable.path], input: input, environment: try await baseEnvironment(step: step), directory: nil,
             timeout: nil, streamingStandardOutput: false, step: step)
@@ -81,6 +77,7 @@ struct ScriptSteps {
         if object == nil {
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
                 output.line("\(indent)    \(line)")
+                transcript?.append(String(line))
             }
         }
         guard result.status == 0 else {
@@ -94,74 +91,6 @@ struct ScriptSteps {
         }
         let members = object.map { "result: " + $0.keys.sorted().joined(separator: ", ") }
         return StepOutcome(members ?? (action.register.map { "${\($0)} registered" }))
-    }
-
-    // MARK: - Values handed on
-
-    /// `text` with the values a lane hands on put in: `${share_url:ZONE}`, `${share_url:ZONE/RECORD}` (the
-    /// live share's URL, read as the owner), `${record_name:HANDLE}` (a user's record name), and `${NAME}`,
-    /// `${NAME.key}` (what a step registered). Anything else is left as it is.
-    func expand(_ text: String, step: Step) async throws -> String {
-        guard text.contains("${") else { return text }
-        var result = ""
-        var rest = Substring(text)
-        while let open = rest.range(of: "${") {
-            result += rest[..<open.lowerBound]
-            guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
-                result += rest[open.lowerBound...]
-                rest = ""
-                break
-            }
-            let body = String(rest[open.upperBound..<close])
-            result += try await value(of: body, step: step) ?? "${\(body)}"
-            rest = rest[rest.index(after: close)...]
-        }
-        return result + rest
-    }
-
-    private func value(of body: String, step: Step) async throws -> String? {
-        if body.hasPrefix("share_url:") {
-            let address = body.dropFirst("share_url:".count).split(separator: "/", maxSplits: 1).map(String.init)
-            guard let zone = address.first else { return nil }
-            let owner = try await session.owner(in: recipe, at: step.location)
-            let share = try await session.namedShare(
-                zone: zone, record: address.count > 1 ? address[1] : nil, owner: owner, at: step.location)
-            guard let url = share.url ?? share.shortGUID else {
-                throw LaneError.stepFailed(
-                    action: StepSummary.text(of: step, owner: recipe.owner),
-                    reason: "the share of \(body.dropFirst("share_url:".count)) has no URL", location: step.location)
-            }
-            return url
-        }
-        if body.hasPrefix("record_name:") {
-            let handle = String(body.dropFirst("record_name:".count))
-            return try await session.user(handle, in: recipe, at: step.location).recordName
-        }
-        let parts = body.split(separator: ".", maxSplits: 1).map(String.init)
-        guard let name = parts.first, let value = values.value(name) else { return nil }
-        if parts.count == 1 { return value.text }
-        guard let member = value.member(parts[1]) else {
-            throw LaneError.stepFailed(
-                action: StepSummary.text(of: step, owner: recipe.owner),
-                reason: "`${\(body)}`: the result registered as \(name) has no member \(parts[1])",
-                location: step.location)
-        }
-        return member
-    }
-
-    private func expand(_ value: ActionValue, step: Step) async throws -> ActionValue {
-        switch value {
-        case .string(let text): return .string(try await expand(text, step: step))
-        case .list(let items):
-            var expanded: [ActionValue] = []
-            for item in items { expanded.append(try await expand(item, step: step)) }
-            return .list(expanded)
-        case .object(let members):
-            var expanded: [String: ActionValue] = [:]
-            for (key, member) in members { expanded[key] = try await expand(member, step: step) }
-            return .object(expanded)
-        default: return value
-        }
     }
 
     /// What a command or an outside action finds in its environment besides this process's: the store, the
@@ -206,7 +135,7 @@ struct ScriptSteps {
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
-        let collected = OutputCollector(output: output, indent: indent + "    ")
+        let collected = OutputCollector(output: output, indent: indent + "    ", transcript: transcript)
         outPipe.fileHandleForReading.readabilityHandler = { handle in
             collected.append(handle.availableData, standardOutput: true, stream: streamingStandardOutput)
         }
@@ -275,14 +204,21 @@ private final class OutputCollector: @unchecked Sendable {
     private let lock = NSLock()
     private let output: LaneOutput
     private let indent: String
+    private let transcript: StepTranscript?
     private var out = Data()
     private var err = Data()
     private var pendingOut = Data()
     private var pendingErr = Data()
 
-    init(output: LaneOutput, indent: String) {
+    init(output: LaneOutput, indent: String, transcript: StepTranscript?) {
         self.output = output
         self.indent = indent
+        self.transcript = transcript
+    }
+
+    private func show(_ line: String) {
+        output.line(indent + line)
+        transcript?.append(line)
     }
 
     func append(_ data: Data, standardOutput: Bool, stream: Bool) {
@@ -293,7 +229,7 @@ private final class OutputCollector: @unchecked Sendable {
             var pending = standardOutput ? pendingOut : pendingErr
             pending.append(data)
             while let newline = pending.firstIndex(of: 0x0A) {
-                output.line(indent + String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                show(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
                 pending.removeSubrange(pending.startIndex...newline)
             }
             if standardOutput { pendingOut = pending } else { pendingErr = pending }
@@ -303,7 +239,7 @@ private final class OutputCollector: @unchecked Sendable {
     func finish(stream: Bool) {
         lock.withLock {
             for pending in [stream ? pendingOut : Data(), pendingErr] where !pending.isEmpty {
-                output.line(indent + String(decoding: pending, as: UTF8.self))
+                show(String(decoding: pending, as: UTF8.self))
             }
             pendingOut = Data()
             pendingErr = Data()
@@ -312,6 +248,15 @@ private final class OutputCollector: @unchecked Sendable {
 
     var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
     var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+}
+
+/// The lines one step's command printed, kept for the lane's reports (JUnit's `system-out`).
+final class StepTranscript: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var text: String? { lock.withLock { lines.isEmpty ? nil : lines.joined(separator: "\n") } }
 }
 
 /// The values steps registered for later steps (`register: NAME`).

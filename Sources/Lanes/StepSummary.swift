@@ -13,6 +13,8 @@ enum StepSummary {
             return "apply" + options(prune: prune, only: only) + who
         case .accept(let zone, let record):
             return "accept \(address(zone, record))" + who
+        case .acceptURL(let url):
+            return "accept \(url)" + who
         case .leave(let zone, let record):
             return "leave \(address(zone, record))" + who
         case .save(let zone, let record, let type, _, _):
@@ -20,7 +22,7 @@ enum StepSummary {
         case .delete(let zone, let record):
             return "delete \(zone)/\(record)" + who + environment(step)
         case .expect(let expectation):
-            return "expect " + text(of: expectation, actor: step.actor ?? owner)
+            return "expect " + text(of: expectation, actor: step.actor ?? owner, isPublic: step.database == .public)
         case .export(let out, let zones):
             let scope = zones.isEmpty ? "" : " " + zones.joined(separator: ", ")
             return "export\(scope)" + (out.map { " to \($0)" } ?? "") + who
@@ -51,8 +53,12 @@ enum StepSummary {
         step.environment.map { " in \($0.rawValue)" } ?? ""
     }
 
-    static func text(of expectation: Expectation, actor: String) -> String {
+    static func text(of expectation: Expectation, actor: String, isPublic: Bool = false) -> String {
         switch expectation {
+        case .access(let can, _, let record?, let toBe) where isPublic:
+            return "\(actor) \(toBe ? "can" : "cannot") \(can.rawValue) public \(record)"
+        case .field(_, let record, let name, let equals) where isPublic:
+            return "\(actor) sees public \(record).\(name) = \(equals.displayString)"
         case .access(let can, let zone, let record, let toBe):
             return "\(actor) \(toBe ? "can" : "cannot") \(can.rawValue) \(address(zone, record))"
         case .records(let zone, let count):

@@ -30,10 +30,13 @@ extension Applier {
         if !changed.isEmpty { throw PlannerError.stalePlan(changes: Array(Set(changed)).sorted()) }
     }
 
-    /// Checks that the store still holds the state `plan` was computed from: its users, zones, records and
-    /// shares.
+    /// Checks that the store still holds the state `plan` was computed from: its users, zones, shares, the
+    /// records its recipe declares and those it writes. Records the plan neither declares nor writes may
+    /// change (another person's note in a shared zone): CloudKit's change tags tell them apart.
+    /// - Returns: the changes passed over, to be said.
     /// - Throws: `PlannerError.stalePlan` naming every user, zone, record and share that changed.
-    public func verify(_ plan: Plan) async throws {
+    @discardableResult
+    public func verify(_ plan: Plan) async throws -> [String] {
         guard plan.storeName == store.displayName else {
             throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
         }
@@ -49,6 +52,11 @@ extension Applier {
             : try await reader.read(
                 zoneNames: plan.basis.zones.map(\.zoneName), publicRecordNames: plan.basis.publicRecordNames)
         var differences: [String] = []
+        var passedOver: [String] = []
+        var written: [String: Set<String>] = [:]
+        for change in plan.changes where change.kind == .record && change.database == .private {
+            if let name = change.recordName { written[change.zoneName, default: []].insert(name) }
+        }
         for zone in plan.basis.zones {
             let liveZone = live.zones[zone.zoneName]
             if zone.exists != (liveZone != nil) {
@@ -56,14 +64,27 @@ extension Applier {
                 continue
             }
             let now = liveZone?.tags ?? [:]
+            let undeclared = zone.undeclared.map(Set.init)
+            let writes = written[zone.zoneName, default: []]
             for name in Set(zone.tags.keys).union(now.keys).sorted() {
                 let what = Self.describe(name: name, zone: zone.zoneName, live: liveZone)
+                let difference: String
                 switch (zone.tags[name], now[name]) {
-                case (nil, _?): differences.append("\(what) was created")
-                case (_?, nil): differences.append("\(what) was deleted")
+                case (nil, _?): difference = "\(what) was created"
+                case (_?, nil): difference = "\(what) was deleted"
                 case (let before?, let after?) where before != after:
-                    differences.append("\(what) changed (change tag \(before) → \(after))")
-                default: break
+                    difference = "\(what) changed (change tag \(before) → \(after))"
+                default: continue
+                }
+                // A record the plan neither declares nor writes: undeclared when planned, or created since
+                // and not among the plan's writes (a declared record missing then is one the plan creates).
+                let isShare = name == zoneShareRecordName || liveZone?.shares[name] != nil
+                if let undeclared, !isShare, !writes.contains(name),
+                    undeclared.contains(name) || zone.tags[name] == nil
+                {
+                    passedOver.append(difference)
+                } else {
+                    differences.append(difference)
                 }
             }
         }
@@ -82,6 +103,7 @@ extension Applier {
         }
         differences += Self.changedAssetFiles(plan)
         if !differences.isEmpty { throw PlannerError.stalePlan(changes: differences) }
+        return passedOver
     }
 
     /// The asset files a plan uploads whose bytes are no longer those planned (the digest in their

@@ -37,11 +37,16 @@ extension ApplyRun {
         guard !requests.isEmpty else { return }
         let groups = store.capabilities.batchesInOneTransaction ? [requests] : requests.map { [$0] }
         let store = self.store
+        // Calls answered so far: a share accepted in two calls (two users' requests over `http:`, under way
+        // at once) was written last by whichever the store ran last, which the order of the answers does not
+        // tell, so its tag after the apply is not known.
+        var answered = 0
         await BoundedTasks.run(groups, limit: usersInFlight, while: { stopped == nil }) { group in
             await BoundedTasks.result {
                 try await store.acceptShares(group.map { ShareAcceptances(user: $0.user, urls: $0.accepts.map(\.url)) })
             }
         } receive: { group, outcome in
+            answered += 1
             for (number, request) in group.enumerated() {
                 switch outcome {
                 case .failure(let error):
@@ -55,7 +60,9 @@ extension ApplyRun {
                             // Each acceptance writes the share again; the last one's tag is the share's now.
                             let zone = metadata.zoneID.zoneName
                             if cachedZones.contains(zone) {
-                                written.saved(metadata.share.recordName, tag: metadata.share.changeTag, zone: zone)
+                                written.accepted(
+                                    metadata.share.recordName, tag: metadata.share.changeTag, zone: zone, call: answered
+                                )
                             }
                             succeed([index])
                         case .failure(let error)?: fail([index], acceptFailure(index, error.description))

@@ -7,17 +7,16 @@ extension ApplyRun {
     /// Leaves the plan's cache file as the store holds it after this run (`CacheAfterApply`), so that the
     /// next plan reads only what changed since: the zones the file remembers that nothing wrote since its
     /// token, and the zones this run left exactly as declared. Does nothing for a plan without a cache, a run
-    /// that stopped early, or a store that cannot read a zone's change tags alone (`readsZoneTags`); then the
-    /// file stays as the plan left it, and the next plan reads what the apply wrote.
+    /// that stopped early, or a store that cannot read a zone's change tags without its records
+    /// (`readsZoneTags`); then the file stays as the plan left it, and the next plan reads what the apply
+    /// wrote.
     mutating func keepPlanCache() async {
         guard let keep = plan.cacheAfterApply, !cachedZones.isEmpty, stopped == nil,
             let (context, remembered) = cacheRecipe()
         else { return }
         var memo =
             keep.memo
-            ?? PlanMemo(
-                version: PlanMemo.currentVersion, storeName: store.displayName, owner: owner,
-                databaseToken: ChangeToken(rawValue: ""), zones: [:])
+            ?? PlanMemo(storeName: store.displayName, owner: owner)
         guard memo.owner == owner, memo.storeName == store.displayName else { return }
         // Every zone written since the file's token: by this run, or behind its back. The token is taken
         // before the zones are read below, so that what changes after is named by the next plan's feed.
@@ -30,15 +29,29 @@ extension ApplyRun {
         memo.databaseToken = feed.token
         let contextKey = context.key
         let unfinished = unfinishedZones()
-        let names = cachedZones.sorted().filter { !unfinished.contains($0) }
+        // A zone whose tags this run cannot know is left to the next plan, unread.
+        let names = cachedZones.sorted().filter { !unfinished.contains($0) && written.knows($0) }
         let basis = Dictionary(plan.basis.zones.map { ($0.zoneName, $0) }, uniquingKeysWith: { a, _ in a })
         // A few zones a call: a call a zone cost more than the reading, and every zone at once would hold every
-        // record's tag at the same time (about 10 MB at 100,000 records, at the apply's peak).
-        for start in stride(from: 0, to: names.count, by: Self.zonesPerTagRead) {
-            let batch = Array(names[start..<min(start + Self.zonesPerTagRead, names.count)])
-            guard let read = try? await store.zoneTags(batch.map { ZoneID(zoneName: $0) }, in: .private, as: owner),
-                read.count == batch.count
-            else { return }
+        // record's tag at the same time (about 10 MB at 100,000 records, at the apply's peak). The embedded
+        // store reads one call after another; over Web Services the calls go together, so that their zones'
+        // feeds travel in one round, 20 zones a request (a round is 80 ms and more away from Apple).
+        let batches = stride(from: 0, to: names.count, by: Self.zonesPerTagRead).map {
+            Array(names[$0..<min($0 + Self.zonesPerTagRead, names.count)])
+        }
+        let store = self.store
+        let owner = self.owner
+        var complete = true
+        await BoundedTasks.run(
+            batches, limit: store.capabilities.batchesInOneTransaction ? 1 : max(1, parallelism),
+            while: { complete }
+        ) { batch in
+            try? await store.zoneTags(batch.map { ZoneID(zoneName: $0) }, in: .private, as: owner)
+        } receive: { batch, read in
+            guard let read, read.count == batch.count else {
+                complete = false
+                return
+            }
             for (name, now) in zip(batch, read) {
                 guard let pending = keep.pending[name], let now,
                     let tags = writtenExactly(now, in: name, basis: basis[name]?.tags ?? [:])
@@ -49,6 +62,7 @@ extension ApplyRun {
                     undeclared: pending.undeclared)
             }
         }
+        guard complete else { return }
         var recipeJSON: Data?
         if let remembered {
             DeclaredRecordFile.removeAll(
@@ -65,7 +79,7 @@ extension ApplyRun {
     func cacheRecipe() -> (PlanMemo.Context, RememberedRecipe?)? {
         guard let keep = plan.cacheAfterApply else { return nil }
         var context = keep.context
-        context.users = context.users.filling { newUserRecordNames[StableName.normalizedEmail($0.email)] }
+        context.users = context.users.filling { newUserRecordNames[EmailAddress.normalized($0.email)] }
         guard context.users.entries.allSatisfy({ $0.recordName != nil }), context.users.owner.recordName == owner
         else { return nil }
         guard var remember = keep.remember else { return (context, nil) }
@@ -119,8 +133,11 @@ extension ApplyRun {
 struct WrittenTags {
     private var saved: [String: String] = [:]
     private var deleted: [String: Set<String>] = [:]
-    /// Zones where a name could not be packed (a tab or newline in it): their tags are not known.
+    /// Zones where a name could not be packed (a tab or newline in it), or a share was accepted in several
+    /// calls at once: their tags are not known.
     private var unknown: Set<String> = []
+    /// The store call that accepted each share (zone and record name) so far.
+    private var acceptanceCalls: [String: Int] = [:]
 
     mutating func saved(_ name: String, tag: String?, zone: String) {
         let tag = tag ?? ""
@@ -130,6 +147,21 @@ struct WrittenTags {
         }
         saved[zone, default: ""] += "\(name)\t\(tag)\n"
     }
+
+    /// A share's tag after an acceptance in the store call numbered `call`; accepted in another call too,
+    /// its tag after the apply is the one the store wrote last, which the answers do not tell.
+    mutating func accepted(_ name: String, tag: String?, zone: String, call: Int) {
+        let key = zone + "\u{0}" + name
+        if let earlier = acceptanceCalls[key], earlier != call {
+            unknown.insert(zone)
+            return
+        }
+        acceptanceCalls[key] = call
+        saved(name, tag: tag, zone: zone)
+    }
+
+    /// Whether this run's writes in `zone` left tags it knows.
+    func knows(_ zone: String) -> Bool { !unknown.contains(zone) }
 
     mutating func deleted(_ name: String, zone: String) {
         deleted[zone, default: []].insert(name)

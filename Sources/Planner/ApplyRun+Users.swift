@@ -85,7 +85,7 @@ extension ApplyRun {
         }
         for user in users {
             if let email = user.email, let recordName = recordNames[user.handle] {
-                newUserRecordNames[StableName.normalizedEmail(email)] = recordName
+                newUserRecordNames[EmailAddress.normalized(email)] = recordName
             }
         }
         return signedIn.failure

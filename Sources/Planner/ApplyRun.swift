@@ -224,7 +224,7 @@ struct ApplyRun {
     /// copied all of them (about 50 MB at 100,000 records, the apply's peak memory).
     func filled(_ participant: PlannedParticipant) -> PlannedParticipant {
         guard participant.userRecordName.isEmpty, !newUserRecordNames.isEmpty, let email = participant.email,
-            let recordName = newUserRecordNames[StableName.normalizedEmail(email)]
+            let recordName = newUserRecordNames[EmailAddress.normalized(email)]
         else { return participant }
         var filled = participant
         filled.userRecordName = recordName

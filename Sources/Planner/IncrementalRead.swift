@@ -72,9 +72,7 @@ struct IncrementalRead {
         let listed = try await reader.listZones()
         calls += 1
         self.listed = listed
-        memo = PlanMemo(
-            version: PlanMemo.currentVersion, storeName: reader.store.displayName, owner: owner,
-            databaseToken: feed.token, zones: [:])
+        memo = PlanMemo(storeName: reader.store.displayName, owner: owner, databaseToken: feed.token)
         touched = Set((feed.changedZones + feed.deletedZones).map(\.zoneName))
         existing = Set(listed.map(\.zoneID.zoneName))
         self.previous = previous

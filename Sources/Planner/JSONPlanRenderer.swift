@@ -3,8 +3,9 @@ import ShareKit
 import SharingReport
 
 /// Renders a plan as JSON for machines: `format_version`, `recipe`, `store`, `summary` {add, change,
-/// destroy}, `changes[]` (each with `action`, `kind`, `address`, `before`, `after`), `notes`, `waiting`, and
-/// `access_changes[]` (the access cells the plan changes; see `accessChanges`).
+/// destroy}, `changes[]` (each with `action`, `kind`, `address`, `before`, `after`), `notes`, `waiting`,
+/// `access_changes[]` (the access cells the plan changes; see `accessChanges`), and for `plan --against`,
+/// `against` (see `against(_:)`).
 ///
 /// `before` and `after` are objects of the attributes that differ (null for a create's `before` and a
 /// delete's `after`): properties by name (`type`, `parent`, `title`, `permission`, `accepted`), record fields
@@ -40,9 +41,20 @@ public struct JSONPlanRenderer: Sendable {
                 "notes": .array(plan.notes.map(JSONValue.string)),
                 "waiting": .array(plan.waiting.map(JSONValue.string)),
             ].merging(plan.access.map { ["access_changes": Self.accessChanges($0)] } ?? [:]) { a, _ in a }
-                .merging(plan.schema.map { ["schema_changes": Self.schemaChanges($0)] } ?? [:]) { a, _ in a })
+                .merging(plan.schema.map { ["schema_changes": Self.schemaChanges($0)] } ?? [:]) { a, _ in a }
+                .merging(plan.against.map { ["against": Self.against($0)] } ?? [:]) { a, _ in a })
         document.write(to: &output, indent: 0)
         output.write("\n")
+    }
+
+    /// What a `plan --against` plan is against: `recipe`, `revision` (null for a file), and `problem` (null
+    /// when the base recipe was applied; else why the plan is against nothing).
+    static func against(_ base: PlanBase) -> JSONValue {
+        .object([
+            "recipe": .string(base.recipe),
+            "revision": base.revision.map(JSONValue.string) ?? .null,
+            "problem": base.problem.map(JSONValue.string) ?? .null,
+        ])
     }
 
     /// The schema changes: `environment` and `changes[]`, each with `action` (`add-type`, `add-field`,
@@ -198,33 +210,7 @@ enum JSONValue: Sendable {
 
     private static func writeString<Output: TextOutputStream>(_ s: String, to output: inout Output) {
         output.write("\"")
-        var needsEscape = false
-        for byte in s.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            needsEscape = true
-            break
-        }
-        guard needsEscape else {
-            output.write(s)
-            output.write("\"")
-            return
-        }
-        var escaped = ""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case "\u{08}": escaped += "\\b"
-            case "\u{0C}": escaped += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        output.write(escaped)
+        output.write(JSONString.escaped(s))
         output.write("\"")
     }
 }

@@ -16,15 +16,35 @@ public struct MarkdownPlanRenderer: Sendable {
     public static let defaultCharacterLimit = 60_000
 
     public var characterLimit: Int
+    /// Every generated record on its own lines; by default the records one `repeat:` made that change
+    /// alike are one line (`GeneratedRun`).
+    public var expand: Bool
 
-    public init(characterLimit: Int = MarkdownPlanRenderer.defaultCharacterLimit) {
+    public init(characterLimit: Int = MarkdownPlanRenderer.defaultCharacterLimit, expand: Bool = false) {
         self.characterLimit = characterLimit
+        self.expand = expand
     }
 
     public func render(_ plan: Plan) -> String {
         // Each entry is one line: names and notes come from the store, so their control characters are
         // escaped (values were escaped when rendered).
-        var head: [String] = ["#### sharelane plan: `\(plan.recipeName)`", "", "**\(plan.summary.line)**", ""]
+        var head: [String] = [
+            "#### sharelane plan: `\(plan.recipeName)`\(plan.against.map { " against " + $0.name } ?? "")", "",
+        ]
+        if let against = plan.against {
+            if let problem = against.problem {
+                // Everything shows as new: the comment says so before anyone reads the changes as this
+                // pull request's.
+                head += [
+                    "> [!CAUTION]",
+                    "> This plan is against nothing: the base recipe \(against.name) \(problem). Every declared thing is planned as new, so it does not show what this change alone does.",
+                    "",
+                ]
+            } else {
+                head += ["Planned against the state \(against.name) declares, not a live store.", ""]
+            }
+        }
+        head += ["**\(plan.summary.line)**", ""]
         var tail: [String] = []
         let schemaChanges = plan.schemaChanges
         if !schemaChanges.isEmpty {
@@ -37,7 +57,10 @@ public struct MarkdownPlanRenderer: Sendable {
         }
         if plan.changes.isEmpty {
             if schemaChanges.isEmpty {
-                head.append("No changes: the store matches the recipe.")
+                head.append(
+                    plan.against == nil
+                        ? "No changes: the store matches the recipe."
+                        : "No changes: the recipe declares what the base recipe declares.")
                 head.append("")
             }
         } else {
@@ -98,8 +121,19 @@ public struct MarkdownPlanRenderer: Sendable {
         var body: [String] = []
         var used = 0
         var shown = 0
-        for change in plan.changes {
+        for entry in GeneratedRun.entries(plan, expand: expand) {
             var lines: [String] = []
+            guard case .change(let change) = entry else {
+                guard case .run(let run, let changes) = entry else { continue }
+                // `~` is not a diff line; an update is `!` here, as single changes are.
+                let line = run.action == .update ? "!" + run.line.dropFirst() : run.line
+                let size = line.count + 1
+                if used + size > budget { break }
+                used += size
+                body.append(DisplayText.escaped(String(line)))
+                shown += changes.count
+                continue
+            }
             switch change.action {
             case .create:
                 lines.append("+ \(change.address)")

@@ -45,36 +45,21 @@ struct PartialZone: Sendable {
     ) async -> PartialZone? {
         guard let since = known.token, known.undeclared == 0 else { return nil }
         let shareNames = Set(known.shares.map(\.recordName))
-        var live: [String: Record] = [:]
-        var order: [String] = []
-        var deleted: Set<String> = []
+        var fold = ZoneFeedFold()
         // A token the store refuses, or any other failure: the whole read says what is wrong. A change to a
-        // share stops the read there: the zone is read whole.
+        // share, or the deletion of one, stops the read there: the zone is read whole.
         guard
             let ending = try? await reader.store.followZoneChanges(
                 ZoneID(zoneName: zoneName), in: .private, since: since, as: reader.owner,
                 receive: { page in
-                    guard page.changedShares.isEmpty else { return false }
-                    for record in page.changedRecords {
-                        if record.recordType == shareRecordType || shareNames.contains(record.recordName) {
-                            return false
-                        }
-                        if live.updateValue(record, forKey: record.recordName) == nil {
-                            order.append(record.recordName)
-                        }
-                        deleted.remove(record.recordName)
-                    }
-                    for name in page.deletedRecordNames {
-                        if shareNames.contains(name) { return false }
-                        live[name] = nil
-                        deleted.insert(name)
-                    }
-                    return true
+                    fold.add(page)
+                    return fold.changedShareNames.isEmpty && fold.deleted.isDisjoint(with: shareNames)
+                        && shareNames.isDisjoint(with: fold.records.keys)
                 }),
             !ending.stoppedEarly
         else { return nil }
         let (token, calls) = (ending.token, ending.calls)
-        order = order.filter { live[$0] != nil }
+        let (live, order, deleted) = (fold.records, fold.orderedRecordNames, fold.deleted)
         let names = Set(order).union(deleted)
         guard let declared = file.records(named: names) else { return nil }
         let declaredNames = Set(declared.map(\.name))

@@ -8,10 +8,6 @@ import ShareKit
 /// first, shares, zones). The applier writes a zone's record deletions before its saves and shares (see
 /// `Applier`): saving or stopping a share rewrites the records of its hierarchy.
 public struct Plan: Sendable, Hashable, Codable {
-    /// The version of the saved-plan format.
-    public static let currentFormatVersion = 2
-
-    public var formatVersion: Int
     /// The recipe's `name`.
     public var recipeName: String
     /// The store it was planned against (`Store.displayName`).
@@ -48,21 +44,26 @@ public struct Plan: Sendable, Hashable, Codable {
     /// addresses; nil in plans saved before they were kept.
     public var container: String?
     public var environment: CloudKitEnvironment?
+    /// The name templates of the records each `repeat:` made (`item-{{i:03}}`), by zone (`(public)` for the
+    /// public database): the text and markdown renderings show such records as one line. nil when none.
+    public var generatedNames: [String: [String]]?
+    /// What the plan is against when it is not a live store (`plan --against`); never saved with the plan,
+    /// which `plan --out` refuses to save.
+    public var against: PlanBase?
     /// What the apply of this plan needs to leave the plan's cache file current; made by a plan with a cache,
     /// never saved with the plan.
     var cacheAfterApply: CacheAfterApply?
 
     enum CodingKeys: String, CodingKey {
-        case formatVersion, recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
-        case assetFiles, container, environment
+        case recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
+        case assetFiles, container, environment, generatedNames
     }
 
     public init(
-        formatVersion: Int = Plan.currentFormatVersion, recipeName: String, storeName: String, owner: PlannedUser,
+        recipeName: String, storeName: String, owner: PlannedUser,
         users: [PlannedUser] = [], changes: [PlannedChange], notes: [String] = [], waiting: [String] = [],
         basis: PlanBasis, access: PlanAccess? = nil
     ) {
-        self.formatVersion = formatVersion
         self.recipeName = recipeName
         self.storeName = storeName
         self.owner = owner

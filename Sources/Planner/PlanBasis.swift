@@ -28,6 +28,13 @@ public struct ZoneBasis: Sendable {
         set { storedTags = ChangeTags(newValue) }
     }
     private var storedTags: ChangeTags
+    /// The live records the plan neither declares nor writes (kept, `--prune` aside): a saved plan passes over
+    /// their changes, and over records created since that it does not write. nil when the plan depends on the
+    /// whole zone (it prunes or deletes it, or was made without the recipe's records), and in older plans.
+    ///
+    /// Not part of equality: it is the plan's reading of the basis, not the live state, and a plan made from
+    /// the cache (whose recipe's records were not loaded) leaves it nil while reading the same state.
+    public var undeclared: [String]?
 
     public init(zoneName: String, exists: Bool, tags: [String: String] = [:]) {
         self.zoneName = zoneName
@@ -59,7 +66,7 @@ extension ZoneBasis: Hashable {
 // MARK: - Codable
 
 extension ZoneBasis: Codable {
-    enum CodingKeys: String, CodingKey { case zoneName, exists, tags }
+    enum CodingKeys: String, CodingKey { case zoneName, exists, tags, undeclared }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -67,6 +74,7 @@ extension ZoneBasis: Codable {
             zoneName: try container.decode(String.self, forKey: .zoneName),
             exists: try container.decode(Bool.self, forKey: .exists),
             tags: try container.decode([String: String].self, forKey: .tags))
+        undeclared = try container.decodeIfPresent([String].self, forKey: .undeclared)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -74,5 +82,6 @@ extension ZoneBasis: Codable {
         try container.encode(zoneName, forKey: .zoneName)
         try container.encode(exists, forKey: .exists)
         try container.encode(tags, forKey: .tags)
+        try container.encodeIfPresent(undeclared, forKey: .undeclared)
     }
 }

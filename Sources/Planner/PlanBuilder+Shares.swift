@@ -20,6 +20,40 @@ extension PlanBuilder {
             return
         }
         let liveParticipants = (live?.participants ?? []).filter { $0.acceptance != .removed && $0.role != .owner }
+        var (planned, participantChanges) = try plannedParticipants(
+            declared, zone: zone, root: root, live: live, liveParticipants: liveParticipants)
+        // Public users join a public share through its URL; a recipe cannot name them (CloudKit does not mix
+        // them with private participants), so while the share stays public they are kept, not removed.
+        if declared.publicPermission != .none {
+            for joined in liveParticipants where joined.role == .publicUser {
+                planned.append(
+                    PlannedParticipant(
+                        handle: users.handle(of: joined.userRecordName) ?? joined.email ?? joined.userRecordName,
+                        userRecordName: joined.userRecordName, email: joined.email, name: joined.name,
+                        participantID: joined.participantID, permission: joined.permission, role: joined.role,
+                        acceptance: joined.acceptance))
+            }
+        }
+        let declaredUsers = Set(planned.map(\.userRecordName).filter { !$0.isEmpty })
+        var removals = liveParticipants.filter { !declaredUsers.contains($0.userRecordName) }.map {
+            participantRemoval($0, path: path, zone: zone, root: root, live: live)
+        }
+        let share = plannedShare(declared, zone: zone, root: root, live: live, participants: planned)
+        if let change = shareChange(declared, share: share, address: address, zone: zone, root: root, live: live) {
+            shareSaves.append(change)
+        }
+        for index in participantChanges.indices { participantChanges[index].share = share }
+        participantSaves += participantChanges
+        for index in removals.indices { removals[index].share = share }
+        participantDeletes += removals
+    }
+
+    /// The declared participants as planned, and the changes that make them so; a note for each who left and
+    /// is invited again, a waiting line for each who should accept and cannot be acted as.
+    private mutating func plannedParticipants(
+        _ declared: DeclaredShare, zone: String, root: String?, live: Share?, liveParticipants: [Participant]
+    ) throws -> (planned: [PlannedParticipant], changes: [PlannedChange]) {
+        let path = root.map { "\(zone)/\($0)" } ?? zone
         // Participants who left (or were removed) stay on the share as `removed`; the recipe naming one again
         // invites them again, as a CloudKit owner adds someone who left.
         let leftParticipants = (live?.participants ?? []).filter { $0.acceptance == .removed && $0.role != .owner }
@@ -77,114 +111,106 @@ extension PlanBuilder {
                         action: .update, kind: .participant, address: participantAddress, zoneName: zone,
                         recordName: root, attributes: attributes, participant: planned[planned.count - 1],
                         baseChangeTag: live?.changeTag))
-            } else if let liveParticipant {
-                var attributes: [AttributeChange] = []
-                if liveParticipant.permission != participant.permission {
-                    attributes.append(
-                        AttributeChange(
-                            name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
-                            after: .text(participant.permission.recipeName)))
-                }
-                if liveParticipant.role != participant.role {
-                    attributes.append(
-                        AttributeChange(
-                            name: "role", isField: false, before: .text(liveParticipant.role.recipeName),
-                            after: .text(participant.role.recipeName)))
-                }
-                if accept {
-                    attributes.append(
-                        AttributeChange(name: "accepted", isField: false, before: .text("false"), after: .text("true")))
-                }
-                if !attributes.isEmpty {
-                    let onlyAccepts = accept && attributes.count == 1
-                    participantChanges.append(
-                        PlannedChange(
-                            action: .update, kind: .participant, address: participantAddress, zoneName: zone,
-                            recordName: root, attributes: attributes, participant: plannedParticipant,
-                            baseChangeTag: live?.changeTag, onlyAccepts: onlyAccepts ? true : nil))
-                }
-            } else {
-                participantChanges.append(
-                    PlannedChange(
-                        action: .create, kind: .participant, address: participantAddress, zoneName: zone,
-                        recordName: root,
-                        attributes: [
-                            AttributeChange(
-                                name: "permission", isField: false, before: nil,
-                                after: .text(participant.permission.recipeName)),
-                            AttributeChange(
-                                name: "role", isField: false, before: nil, after: .text(participant.role.recipeName)),
-                            AttributeChange(
-                                name: "accepted", isField: false, before: nil,
-                                after: .text(String(participant.accepted))),
-                        ],
-                        participant: plannedParticipant, baseChangeTag: live?.changeTag))
+            } else if let change = participantChange(
+                participant, planned: plannedParticipant, live: liveParticipant, accept: accept,
+                address: participantAddress, zone: zone, root: root, share: live)
+            {
+                participantChanges.append(change)
             }
         }
-        // Public users join a public share through its URL; a recipe cannot name them (CloudKit does not mix
-        // them with private participants), so while the share stays public they are kept, not removed.
-        if declared.publicPermission != .none {
-            for joined in liveParticipants where joined.role == .publicUser {
-                planned.append(
-                    PlannedParticipant(
-                        handle: users.handle(of: joined.userRecordName) ?? joined.email ?? joined.userRecordName,
-                        userRecordName: joined.userRecordName, email: joined.email, name: joined.name,
-                        participantID: joined.participantID, permission: joined.permission, role: joined.role,
-                        acceptance: joined.acceptance))
-            }
+        waiting += waitingHere
+        return (planned, participantChanges)
+    }
+
+    /// The create of a declared participant the share lacks, or the update of one it has (permission, role, an
+    /// acceptance the apply makes); nil when the live participant is as declared.
+    private func participantChange(
+        _ participant: DeclaredParticipant, planned: PlannedParticipant, live liveParticipant: Participant?,
+        accept: Bool, address: String, zone: String, root: String?, share live: Share?
+    ) -> PlannedChange? {
+        guard let liveParticipant else {
+            return PlannedChange(
+                action: .create, kind: .participant, address: address, zoneName: zone, recordName: root,
+                attributes: [
+                    AttributeChange(
+                        name: "permission", isField: false, before: nil,
+                        after: .text(participant.permission.recipeName)),
+                    AttributeChange(
+                        name: "role", isField: false, before: nil, after: .text(participant.role.recipeName)),
+                    AttributeChange(
+                        name: "accepted", isField: false, before: nil, after: .text(String(participant.accepted))),
+                ],
+                participant: planned, baseChangeTag: live?.changeTag)
         }
-        let declaredUsers = Set(planned.map(\.userRecordName).filter { !$0.isEmpty })
-        var removals: [PlannedChange] = []
-        for liveParticipant in liveParticipants where !declaredUsers.contains(liveParticipant.userRecordName) {
-            let handle =
-                users.handle(of: liveParticipant.userRecordName) ?? liveParticipant.email
-                ?? liveParticipant.userRecordName
-            removals.append(
-                PlannedChange(
-                    action: .delete, kind: .participant, address: "participant \(path)/\(handle)", zoneName: zone,
-                    recordName: root,
-                    attributes: [
-                        AttributeChange(
-                            name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
-                            after: nil)
-                    ],
-                    participant: PlannedParticipant(
-                        handle: handle, userRecordName: liveParticipant.userRecordName, email: liveParticipant.email,
-                        name: liveParticipant.name, participantID: liveParticipant.participantID,
-                        permission: liveParticipant.permission, role: liveParticipant.role,
-                        acceptance: liveParticipant.acceptance),
-                    baseChangeTag: live?.changeTag))
+        var attributes: [AttributeChange] = []
+        if liveParticipant.permission != participant.permission {
+            attributes.append(
+                AttributeChange(
+                    name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
+                    after: .text(participant.permission.recipeName)))
         }
-        let share = PlannedShare(
+        if liveParticipant.role != participant.role {
+            attributes.append(
+                AttributeChange(
+                    name: "role", isField: false, before: .text(liveParticipant.role.recipeName),
+                    after: .text(participant.role.recipeName)))
+        }
+        if accept {
+            attributes.append(
+                AttributeChange(name: "accepted", isField: false, before: .text("false"), after: .text("true")))
+        }
+        guard !attributes.isEmpty else { return nil }
+        let onlyAccepts = accept && attributes.count == 1
+        return PlannedChange(
+            action: .update, kind: .participant, address: address, zoneName: zone, recordName: root,
+            attributes: attributes, participant: planned, baseChangeTag: live?.changeTag,
+            onlyAccepts: onlyAccepts ? true : nil)
+    }
+
+    /// The removal of a live participant the recipe does not declare.
+    private func participantRemoval(
+        _ liveParticipant: Participant, path: String, zone: String, root: String?, live: Share?
+    ) -> PlannedChange {
+        let handle =
+            users.handle(of: liveParticipant.userRecordName) ?? liveParticipant.email ?? liveParticipant.userRecordName
+        return PlannedChange(
+            action: .delete, kind: .participant, address: "participant \(path)/\(handle)", zoneName: zone,
+            recordName: root,
+            attributes: [
+                AttributeChange(
+                    name: "permission", isField: false, before: .text(liveParticipant.permission.recipeName),
+                    after: nil)
+            ],
+            participant: PlannedParticipant(
+                handle: handle, userRecordName: liveParticipant.userRecordName, email: liveParticipant.email,
+                name: liveParticipant.name, participantID: liveParticipant.participantID,
+                permission: liveParticipant.permission, role: liveParticipant.role,
+                acceptance: liveParticipant.acceptance),
+            baseChangeTag: live?.changeTag)
+    }
+
+    /// The share as planned: the live one's name, URL and tag, the declared title, permission and participants,
+    /// and for a new `stable_url: true` share the short GUID derived from the recipe.
+    private func plannedShare(
+        _ declared: DeclaredShare, zone: String, root: String?, live: Share?, participants: [PlannedParticipant]
+    ) -> PlannedShare {
+        PlannedShare(
             recordName: live?.recordName ?? (root == nil ? zoneShareRecordName : nil), zoneName: zone,
             rootRecordName: root, title: declared.title ?? live?.title, publicPermission: declared.publicPermission,
-            participants: planned, url: live?.url, baseChangeTag: live?.changeTag,
+            participants: participants, url: live?.url, baseChangeTag: live?.changeTag,
             proposedShortGUID: live == nil && declared.stableURL
                 ? ShortGUID.derived(
                     from: [recipe.container, users.owner.email, zone, root ?? "", String(recipe.seed)].joined(
                         separator: "\u{0}"))
                 : nil)
+    }
+
+    /// The share's own create or update (its title and public permission); nil when the live share has both.
+    private func shareChange(
+        _ declared: DeclaredShare, share: PlannedShare, address: String, zone: String, root: String?, live: Share?
+    ) -> PlannedChange? {
         var shareAttributes: [AttributeChange] = []
-        if let live {
-            if let title = declared.title, title != live.title {
-                shareAttributes.append(
-                    AttributeChange(
-                        name: "title", isField: false, before: live.title.map { .value(.string($0)) },
-                        after: .value(.string(title))))
-            }
-            if live.publicPermission != declared.publicPermission {
-                shareAttributes.append(
-                    AttributeChange(
-                        name: "public_permission", isField: false, before: .text(live.publicPermission.recipeName),
-                        after: .text(declared.publicPermission.recipeName)))
-            }
-            if !shareAttributes.isEmpty {
-                shareSaves.append(
-                    PlannedChange(
-                        action: .update, kind: .share, address: address, zoneName: zone, recordName: root,
-                        attributes: shareAttributes, share: share, baseChangeTag: live.changeTag))
-            }
-        } else {
+        guard let live else {
             if let title = declared.title {
                 shareAttributes.append(
                     AttributeChange(name: "title", isField: false, before: nil, after: .value(.string(title))))
@@ -193,15 +219,25 @@ extension PlanBuilder {
                 AttributeChange(
                     name: "public_permission", isField: false, before: nil,
                     after: .text(declared.publicPermission.recipeName)))
-            shareSaves.append(
-                PlannedChange(
-                    action: .create, kind: .share, address: address, zoneName: zone, recordName: root,
-                    attributes: shareAttributes, share: share))
+            return PlannedChange(
+                action: .create, kind: .share, address: address, zoneName: zone, recordName: root,
+                attributes: shareAttributes, share: share)
         }
-        for index in participantChanges.indices { participantChanges[index].share = share }
-        participantSaves += participantChanges
-        for index in removals.indices { removals[index].share = share }
-        participantDeletes += removals
-        waiting += waitingHere
+        if let title = declared.title, title != live.title {
+            shareAttributes.append(
+                AttributeChange(
+                    name: "title", isField: false, before: live.title.map { .value(.string($0)) },
+                    after: .value(.string(title))))
+        }
+        if live.publicPermission != declared.publicPermission {
+            shareAttributes.append(
+                AttributeChange(
+                    name: "public_permission", isField: false, before: .text(live.publicPermission.recipeName),
+                    after: .text(declared.publicPermission.recipeName)))
+        }
+        guard !shareAttributes.isEmpty else { return nil }
+        return PlannedChange(
+            action: .update, kind: .share, address: address, zoneName: zone, recordName: root,
+            attributes: shareAttributes, share: share, baseChangeTag: live.changeTag)
     }
 }

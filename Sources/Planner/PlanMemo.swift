@@ -6,8 +6,10 @@ import ShareKit
 /// What a `PlanCache` file holds: the store's change token from before the last plan read its zones, and
 /// for each zone that planned to no changes, what its plan depended on and what it took from the store.
 struct PlanMemo: Sendable, Codable {
+    /// The version of the cache file's format, written in each file; a file of another version is not read.
+    /// It also salts every zone's digest (`Context.key`), so that digests of another version never match.
     /// 4: the remembered recipe's users packed in columns (`PackedUsers`).
-    static let currentVersion = 4
+    static let formatVersion = 4
 
     /// One zone that planned to no changes.
     struct Zone: Sendable {
@@ -37,11 +39,24 @@ struct PlanMemo: Sendable, Codable {
     /// without loading them.
     var recipe: RememberedRecipe?
 
+    /// A memo in this version (`formatVersion`): the one place a memo is made.
+    init(
+        storeName: String, owner: UserRecordName, databaseToken: ChangeToken = ChangeToken(rawValue: ""),
+        zones: [String: Zone] = [:], recipe: RememberedRecipe? = nil
+    ) {
+        version = Self.formatVersion
+        self.storeName = storeName
+        self.owner = owner
+        self.databaseToken = databaseToken
+        self.zones = zones
+        self.recipe = recipe
+    }
+
     /// The memo in `file` in this version, whatever its store and owner; nil otherwise.
     static func load(_ file: URL) -> PlanMemo? {
         guard let data = try? Data(contentsOf: file),
             let memo = try? JSONDecoder().decode(PlanMemo.self, from: data),
-            memo.version == currentVersion
+            memo.version == formatVersion
         else { return nil }
         return memo
     }
@@ -101,7 +116,9 @@ struct PlanMemo: Sendable, Codable {
         /// The context as a digest, written field by field in a fixed order: the same in every process.
         var key: String {
             var input = DigestInput()
-            input.feed("v2", container, users.owner.email, String(seed), "\(prune)", "\(destroy)", "\(actsAsAnyUser)")
+            input.feed(
+                "v\(PlanMemo.formatVersion)", container, users.owner.email, String(seed), "\(prune)", "\(destroy)",
+                "\(actsAsAnyUser)")
             for entry in users.entries {
                 input.feed(entry.handle, entry.email, entry.name ?? "", entry.recordName ?? "")
             }

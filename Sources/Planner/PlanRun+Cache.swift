@@ -85,10 +85,7 @@ extension PlanRun {
             // without loading it (`Planner.recipeFromCache`).
             DeclaredRecordFile.removeAll(
                 in: PlanMemo.recordsDirectory(of: cache.file), except: Set(remember.contents.values))
-            PlanMemo(
-                version: PlanMemo.currentVersion, storeName: store.displayName, owner: "",
-                databaseToken: ChangeToken(rawValue: ""), zones: [:], recipe: remember
-            ).save(to: cache.file)
+            PlanMemo(storeName: store.displayName, owner: "", recipe: remember).save(to: cache.file)
         }
         if !pending.isEmpty {
             // The apply writes the file again, the recipe with its users as they are then.

@@ -97,17 +97,25 @@ struct PlanRun {
         builder.live.publicRecords = livePublic
         try builder.addPublic(publicRecords)
         let rearm = try await planSubscriptions()
-        let basis = PlanBasis(
+        let readBasis = PlanBasis(
             zones: zoneBases,
             publicRecordNames: publicRecords.map(\.name),
             publicTags: livePublic.compactMapValues { $0.changeTag ?? "" }
         )
+        let basis = basisNamingUndeclared(readBasis)
         var changes = builder.takeOrderedChanges()
         var notes = undeclared + builder.notes
         if !options.targets.isEmpty {
             let targets = try options.targets.map { (text) throws(PlannerError) in try PlanTarget(parsing: text) }
             let selection = TargetSelection.select(changes, targets: targets)
             changes = selection.kept
+            // A target the recipe declares but that needs no change is said; one naming nothing is a typo.
+            let declaredAddresses = PlanTarget.declaredAddresses(of: recipe)
+            for target in selection.unmatched where !declaredAddresses.contains(target.description) {
+                throw PlannerError.unknownTarget(
+                    target.description,
+                    closest: Suggestion.closest(to: target.description, in: declaredAddresses))
+            }
             notes += selection.unmatched.map { "--target '\($0)' names nothing this plan changes." }
             // Terraform's warning: a targeted plan is partial.
             notes.append(
@@ -287,6 +295,27 @@ struct PlanRun {
     }
 
     /// The plan of these changes, with its users, basis and access changes.
+    /// `basis` with each zone's undeclared live records named, so that a saved plan is refused only when
+    /// something it reads or writes changed: the zone's shares, the records the recipe declares, the records
+    /// it writes. A zone the plan prunes or deletes depends on every record in it, and so does every zone
+    /// when the recipe's records were not loaded (an unchanged recipe taken from the cache).
+    private func basisNamingUndeclared(_ basis: PlanBasis) -> PlanBasis {
+        guard writesRecords, !options.destroy else { return basis }
+        var basis = basis
+        let declaredZones = Dictionary(zones.map { ($0.name, $0) }) { first, _ in first }
+        var shareNames: [String: Set<String>] = [:]
+        for share in liveShares { shareNames[share.zoneID.zoneName, default: []].insert(share.recordName) }
+        for index in basis.zones.indices {
+            let name = basis.zones[index].zoneName
+            guard let zone = declaredZones[name], !zone.absent, !zone.prune, !options.prune else { continue }
+            let declared = Set(zone.records.map(\.name))
+            let shares = shareNames[name, default: []].union([zoneShareRecordName])
+            basis.zones[index].undeclared = basis.zones[index].tags.keys
+                .filter { !declared.contains($0) && !shares.contains($0) }.sorted()
+        }
+        return basis
+    }
+
     private func makePlan(changes: [PlannedChange], notes: [String], basis: PlanBasis) -> Plan {
         // The directory holds the recipe's users in the recipe's order (`UserDirectory.make`): each entry's
         // declaration is at its own position, checked, and found by handle otherwise. `recipe.user` scans the
@@ -324,6 +353,14 @@ struct PlanRun {
         plan.assetFiles = Planner.assetFiles(of: changes, recipe: recipe)
         plan.container = recipe.container
         plan.environment = recipe.environment
+        var generatedNames: [String: [String]] = [:]
+        for zone in zones where !zone.generated.isEmpty {
+            generatedNames[zone.name] = zone.generated.map(\.nameTemplate)
+        }
+        if !recipe.generatedPublicRecords.isEmpty {
+            generatedNames[GeneratedRun.publicZone] = recipe.generatedPublicRecords.map(\.nameTemplate)
+        }
+        plan.generatedNames = generatedNames.isEmpty ? nil : generatedNames
         return plan
     }
 }

@@ -1,3 +1,4 @@
+import Recipe
 import ShareKit
 
 /// An address given to `--target`, as plans print it: `zone FamilyLists`, `record Trips/italy`,
@@ -29,6 +30,27 @@ public struct PlanTarget: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "\(kind.rawValue) \(path)" }
+
+    /// Every address the recipe declares, as plans print them: what a `--target` may name.
+    static func declaredAddresses(of recipe: Recipe) -> [String] {
+        var addresses: [String] = []
+        func share(_ declaration: ShareDeclaration?, path: String) {
+            guard case .share(let share) = declaration else { return }
+            addresses.append("share \(path)")
+            addresses += share.participants.map { "participant \(path)/\($0.handle)" }
+        }
+        for zone in recipe.zones {
+            addresses.append("zone \(zone.name)")
+            share(zone.share, path: zone.name)
+            for record in zone.records {
+                addresses.append("record \(zone.name)/\(record.name)")
+                share(record.share, path: "\(zone.name)/\(record.name)")
+            }
+        }
+        addresses += recipe.publicRecords.map { "record (public)/\($0.name)" }
+        addresses += recipe.subscriptions.map { "subscription \($0.path)" }
+        return addresses
+    }
 
     /// Whether the change is one this address names. A zone names everything in it; a share names its
     /// participants too, since a share is saved with all of them.

@@ -20,6 +20,9 @@ public enum PlannerError: Error, Sendable, Hashable, CustomStringConvertible {
     case zoneNotFound(zone: String)
     /// A `--target` that is not an address as plans print it.
     case invalidTarget(String)
+    /// A `--target` address that names nothing the recipe declares (nor the live store holds): a typo, most
+    /// often; with the closest declared address.
+    case unknownTarget(String, closest: String?)
     /// Fields the recipe gives another type than the live schema has, each with its place in the recipe.
     case schemaConflicts([String])
     /// A production schema lacks what the recipe needs; it changes only by deploying development's.
@@ -39,6 +42,10 @@ public enum PlannerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidTarget(let text):
             return
                 "--target '\(text)' is not an address: write it as plans print it, `KIND NAME` with KIND zone, record, share or participant (--target 'zone FamilyLists', --target 'record Trips/italy', or without quotes --target record.Trips/italy)"
+        case .unknownTarget(let text, let closest):
+            return "--target '\(text)' names nothing the recipe declares"
+                + (closest.map { "; did you mean '\($0)'?" } ?? "")
+                + " (addresses are as plans print them: 'zone NAME', 'record ZONE/NAME', 'share ZONE', 'participant ZONE/HANDLE')"
         case .unknownUser(let handle):
             return "the recipe names user '\(handle)', who is not among its users: add '\(handle)' under users:"
         case .userNotFound(let handle, let email):

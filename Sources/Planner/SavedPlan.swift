@@ -3,7 +3,7 @@ import Foundation
 
 /// A plan saved to a file by `plan --out`, to be applied exactly by `apply FILE`.
 ///
-/// The file is JSON: `{"sharelane_saved_plan": 2, "digest": "sha256:…", "plan": {…}}`, the plan with the
+/// The file is JSON: `{"sharelane_saved_plan": 3, "digest": "sha256:…", "plan": {…}}`, the plan with the
 /// change tags it was computed from and a digest of the plan's content. A file whose plan does not match
 /// its digest was edited after it was written, and is refused: what a reviewer approved is what applies.
 public struct SavedPlan: Sendable, Hashable, Codable {
@@ -13,13 +13,14 @@ public struct SavedPlan: Sendable, Hashable, Codable {
     public var digest: String
     public var plan: Plan
 
-    /// The file format this sharelane writes and reads.
-    public static let currentFormat = 2
+    /// The version of the saved-plan file's format, the one this sharelane writes and reads: 3 since the plan
+    /// inside no longer carries a version of its own.
+    public static let formatVersion = 3
 
     /// A saved plan of `plan`, with its digest.
     /// - Throws: when the plan cannot be encoded.
     public init(plan: Plan) throws {
-        self.sharelaneSavedPlan = Self.currentFormat
+        self.sharelaneSavedPlan = Self.formatVersion
         self.digest = try Self.digest(of: plan)
         self.plan = plan
     }
@@ -76,8 +77,8 @@ public struct SavedPlan: Sendable, Hashable, Codable {
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
             throw PlannerError.unreadablePlan(path: path, reason: "it is not a plan saved by `sharelane plan --out`")
         }
-        guard header.sharelane_saved_plan == currentFormat else {
-            let which = header.sharelane_saved_plan > currentFormat ? "a newer" : "an older"
+        guard header.sharelane_saved_plan == formatVersion else {
+            let which = header.sharelane_saved_plan > formatVersion ? "a newer" : "an older"
             throw PlannerError.unreadablePlan(
                 path: path, reason: "it was saved by \(which) sharelane (format \(header.sharelane_saved_plan))")
         }
@@ -86,10 +87,6 @@ public struct SavedPlan: Sendable, Hashable, Codable {
             saved = try JSONDecoder().decode(SavedPlan.self, from: data)
         } catch {
             throw PlannerError.unreadablePlan(path: path, reason: "it is not a plan saved by `sharelane plan --out`")
-        }
-        guard saved.plan.formatVersion <= Plan.currentFormatVersion else {
-            throw PlannerError.unreadablePlan(
-                path: path, reason: "it was saved by a newer sharelane (plan format \(saved.plan.formatVersion))")
         }
         guard (try? digest(of: saved.plan)) == saved.digest else {
             throw PlannerError.unreadablePlan(

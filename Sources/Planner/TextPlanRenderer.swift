@@ -7,9 +7,13 @@ import ShareKit
 /// colours on a terminal where `NO_COLOR` is unset).
 public struct TextPlanRenderer: Sendable {
     public var style: TextStyle
+    /// Every generated record on its own lines; by default the records one `repeat:` made that change
+    /// alike are one line (`GeneratedRun`).
+    public var expand: Bool
 
-    public init(style: TextStyle = .plain) {
+    public init(style: TextStyle = .plain, expand: Bool = false) {
         self.style = style
+        self.expand = expand
     }
 
     public func render(_ plan: Plan) -> String {
@@ -24,6 +28,10 @@ public struct TextPlanRenderer: Sendable {
             output.write(s)
             output.write("\n")
         }
+        if let against = plan.against {
+            line(DisplayText.escaped(against.line))
+            line("")
+        }
         let schemaChanges = plan.schemaChanges
         if !schemaChanges.isEmpty {
             line("Schema changes (\(plan.schema?.environment.rawValue ?? "development")), made first:")
@@ -35,14 +43,24 @@ public struct TextPlanRenderer: Sendable {
         }
         if plan.changes.isEmpty {
             if schemaChanges.isEmpty {
-                line("No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName)).")
+                line(
+                    plan.against == nil
+                        ? "No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName))."
+                        : "No changes: recipe \(DisplayText.escaped(plan.recipeName)) declares what the base recipe declares."
+                )
             }
         } else {
             line(
                 "sharelane will make these changes for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):"
             )
             line("")
-            for change in plan.changes {
+            for entry in GeneratedRun.entries(plan, expand: expand) {
+                guard case .change(let change) = entry else {
+                    if case .run(let run, _) = entry {
+                        line("  " + style.change(DisplayText.escaped(run.line), run.action))
+                    }
+                    continue
+                }
                 line(
                     "  "
                         + style.change(

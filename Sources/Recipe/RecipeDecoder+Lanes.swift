@@ -9,9 +9,9 @@ extension RecipeDecoder {
     /// Actions that may be written bare (`- apply`).
     static let bareActions = ["plan", "apply", "export", "reset", "deploy_schema"]
     static let actionKeys: [String: [String]] = [
-        "plan": ["as", "prune", "only"],
-        "apply": ["as", "prune", "only"],
-        "accept": ["as", "zone", "record", "expect_error"],
+        "plan": ["as", "prune", "only", "environment"],
+        "apply": ["as", "prune", "only", "environment"],
+        "accept": ["as", "zone", "record", "url", "expect_error"],
         "leave": ["as", "zone", "record", "expect_error"],
         "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error", "environment"],
         "delete": ["as", "zone", "record", "expect_error", "environment"],
@@ -21,7 +21,7 @@ extension RecipeDecoder {
         ],
         "deploy_schema": ["as"],
         "subscribe": ["as", "id", "database", "type", "zone", "record_type", "fires_on", "fires_once", "alert"],
-        "expect": ["as", "can", "zone", "record", "to_be", "records", "field", "notified", "within"],
+        "expect": ["as", "database", "can", "zone", "record", "to_be", "records", "field", "notified", "within"],
         "sh": ["run", "dir", "env", "timeout", "allow_failure", "register"],
         "export": ["as", "out", "zones"],
         "reset": ["as"],
@@ -148,6 +148,7 @@ extension RecipeDecoder {
                         + Suggestion.hint(for: word, in: codes), node.location)
             }
         }
+        var database: DatabaseScope? = nil
         var environment: CloudKitEnvironment? = nil
         if let node = value("environment"), let word = string(node, "`environment`") {
             environment = CloudKitEnvironment(rawValue: word)
@@ -167,7 +168,21 @@ extension RecipeDecoder {
             let prune = value("prune").flatMap { bool($0, "`prune`") } ?? false
             let only = zoneList("only")
             action = name == "plan" ? .plan(prune: prune, only: only) : .apply(prune: prune, only: only)
+        case "accept" where value("url") != nil:
+            // A person accepts by opening the link; the step does not need to know whose share it is.
+            for key in ["zone", "record"] where value(key) != nil {
+                error(
+                    "`accept` names the share by `url:` or by `zone:` (and `record:`), not both; remove `\(key):`",
+                    args.first { $0.key == key }?.keyLocation ?? location)
+            }
+            action = text("url", required: true).map { .acceptURL($0) }
         case "accept", "leave":
+            if name == "accept", value("zone") == nil {
+                error(
+                    "`accept` needs `zone:` (and `record:` for a share rooted at a record), or `url:` with the share's URL",
+                    arguments?.location ?? location)
+                return nil
+            }
             let zone = text("zone", required: true)
             let record = text("record", required: false)
             action = zone.map {
@@ -205,7 +220,17 @@ extension RecipeDecoder {
             let record = text("record", required: true)
             if let zone, let record { action = .delete(zone: zone, record: record) } else { action = nil }
         case "expect":
-            action = decodeExpectation(args, arguments: arguments, location: location).map { .expect($0) }
+            if let node = value("database"), let word = string(node, "`database`") {
+                database = DatabaseScope(rawValue: word)
+                if database != .public {
+                    // Where a user reads a zone follows from who they are; only the public database is asked for.
+                    error(
+                        "`database:` on `expect` takes `public`, not `\(word)`; without it the owner reads its "
+                            + "private database and anyone else the shared one", node.location)
+                }
+            }
+            action = decodeExpectation(args, arguments: arguments, location: location, isPublic: database == .public)
+                .map { .expect($0) }
         case "export":
             action = .export(out: text("out", required: false), zones: zoneList("zones"))
         case "reset":
@@ -229,6 +254,7 @@ extension RecipeDecoder {
         guard let action, errors.count == before else { return nil }
         var step = Step(action: action, actor: actor, location: location, expectedError: expectedError)
         step.environment = environment
+        step.database = database
         if let node = value("within") {
             guard let text = string(node, "`within`"), let seconds = DurationText.seconds(text) else {
                 error("`within` is a length of time such as `10s` or `500ms`", node.location)
@@ -243,18 +269,31 @@ extension RecipeDecoder {
     /// expect: {records: N} | {names: [...]} }`.
     private func decodeQuery(_ value: (String) -> RecipeNode?, location: SourceLocation) -> QueryStep? {
         let before = errors.count
-        guard let zone = value("zone").flatMap({ string($0, "`zone`") }) else {
-            if value("zone") == nil { error("`query` needs `zone:`", location) }
+        var database: DatabaseScope? = nil
+        if let node = value("database"), let word = string(node, "`database`") {
+            database = DatabaseScope(rawValue: word)
+            if database == nil { error("unknown database `\(word)`; use private, shared or public", node.location) }
+        }
+        // The public database has one zone: a query there names none.
+        let zone: String
+        if let node = value("zone") {
+            guard let name = string(node, "`zone`") else { return nil }
+            if database == .public, name != defaultZoneName {
+                error(
+                    "the public database has one zone, `\(defaultZoneName)`, not `\(name)`; remove `zone:`",
+                    node.location)
+                return nil
+            }
+            zone = name
+        } else if database == .public {
+            zone = defaultZoneName
+        } else {
+            error("`query` needs `zone:` (or `database: public`, whose one zone needs no name)", location)
             return nil
         }
         guard let type = value("type").flatMap({ string($0, "`type`") }) else {
             if value("type") == nil { error("`query` needs `type:`", location) }
             return nil
-        }
-        var database: DatabaseScope? = nil
-        if let node = value("database"), let word = string(node, "`database`") {
-            database = DatabaseScope(rawValue: word)
-            if database == nil { error("unknown database `\(word)`; use private, shared or public", node.location) }
         }
         var query = RecordQuery(recordType: type)
         for item in value("filter").map({ $0.items ?? [$0] }) ?? [] {
@@ -328,10 +367,27 @@ extension RecipeDecoder {
         return QueryStep(database: database, zone: zone, query: query, expect: expected)
     }
 
-    private func decodeExpectation(_ args: [RecipePair], arguments: RecipeNode?, location: SourceLocation)
-        -> Expectation?
-    {
+    private func decodeExpectation(
+        _ args: [RecipePair], arguments: RecipeNode?, location: SourceLocation, isPublic: Bool
+    ) -> Expectation? {
         func value(_ key: String) -> RecipeNode? { args.first { $0.key == key }?.value }
+        /// The zone an expectation names: in the public database, its one zone, which needs no `zone:`.
+        func zone(_ node: RecipeNode?, _ what: String) -> String? {
+            guard isPublic else {
+                guard let node else {
+                    error("`expect` with `\(what):` needs `zone:`", arguments?.location ?? location)
+                    return nil
+                }
+                return string(node, "`zone`")
+            }
+            if let node, let name = string(node, "`zone`"), name != defaultZoneName {
+                error(
+                    "the public database has one zone, `\(defaultZoneName)`, not `\(name)`; remove `zone:`",
+                    node.location)
+                return nil
+            }
+            return defaultZoneName
+        }
         let kinds = ["can", "records", "field", "notified"].filter { value($0) != nil }
         guard kinds.count == 1 else {
             error(
@@ -361,12 +417,15 @@ extension RecipeDecoder {
                         + "; use `read`, `write`, `delete` or `share`", canNode.location)
                 return nil
             }
-            guard let zoneNode = value("zone") else {
-                error("`expect` with `can:` needs `zone:`", arguments?.location ?? location)
+            guard let zone = zone(value("zone"), "can") else { return nil }
+            let record = value("record").flatMap { string($0, "`record`") }
+            if isPublic, capability != .read || record == nil {
+                error(
+                    "in the public database `expect` checks `can: read` of a `record:`; access to public records "
+                        + "is the schema's security roles, which sharelane does not judge",
+                    arguments?.location ?? location)
                 return nil
             }
-            guard let zone = string(zoneNode, "`zone`") else { return nil }
-            let record = value("record").flatMap { string($0, "`record`") }
             let toBe = value("to_be").flatMap { bool($0, "`to_be`") } ?? true
             return .access(can: capability, zone: zone, record: record, toBe: toBe)
         case "records":
@@ -380,17 +439,24 @@ extension RecipeDecoder {
                 error("`records` must be 0 or more", countNode.location)
                 return nil
             }
-            guard let zoneNode = value("zone") else {
-                error("`expect` with `records:` needs `zone:`", arguments?.location ?? location)
+            if isPublic {
+                error(
+                    "`records:` counts a zone's records; in the public database, count with a `query:` step "
+                        + "(`query: { database: public, type: T, expect: { records: N } }`)",
+                    arguments?.location ?? location)
                 return nil
             }
-            guard let zone = string(zoneNode, "`zone`") else { return nil }
+            guard let zone = zone(value("zone"), "records") else { return nil }
             return .records(zone: zone, count: Int(count))
         default:
             guard let fieldNode = value("field"), let fieldPairs = pairs(fieldNode, "`field`") else { return nil }
             checkKeys(fieldPairs, allowed: Self.fieldExpectationKeys, in: "`field`")
             var parts: [String: String] = [:]
-            for key in ["zone", "record", "name"] {
+            if isPublic {
+                guard let zone = zone(fieldNode["zone"], "field") else { return nil }
+                parts["zone"] = zone
+            }
+            for key in ["zone", "record", "name"] where parts[key] == nil {
                 guard let n = fieldNode[key] else {
                     error("`field` needs `\(key):`", fieldNode.location)
                     return nil

@@ -26,6 +26,7 @@ extension RecipeDecoder {
                     continue
                 }
                 if count == 0 { continue }
+                if count > 1 { generated.append(GeneratedRecords(nameTemplate: pair.key, count: Int(count))) }
                 let before = errors.count
                 decodeRecord(pair, spec: spec, zone: zone, parent: parent, index: 1, into: &out)
                 // One broken template would otherwise be reported once per generated record.

@@ -31,6 +31,8 @@ final class RecipeDecoder {
     /// The fields written with an explicit type (`{type: …, value: …}`), by the place of their record or
     /// lane step: the others may take their field's type from the recipe's schema (`SchemaInference`).
     var typedFields: [SourceLocation: Set<String>] = [:]
+    /// The records each `repeat:` made so far; a zone takes those made while its records were decoded.
+    var generated: [GeneratedRecords] = []
 
     var seed: UInt64 = 0
     /// Where `owner:` was written.
@@ -226,10 +228,13 @@ final class RecipeDecoder {
         var zones: [DeclaredZone] = []
         if let node = root["zones"], let zonePairs = pairs(node, "`zones`") { zones = decodeZones(zonePairs) }
         var publicRecords: [DeclaredRecord] = []
+        var generatedPublicRecords: [GeneratedRecords] = []
         if let node = root["public"], let publicPairs = pairs(node, "`public`") {
             checkKeys(publicPairs, allowed: Self.publicKeys, in: "`public`")
             if let recordsNode = node["records"] {
+                let before = generated.count
                 decodeRecords(recordsNode, zone: nil, parent: nil, index: nil, into: &publicRecords)
+                generatedPublicRecords = Array(generated[before...])
             }
         }
 
@@ -248,6 +253,7 @@ final class RecipeDecoder {
             environment: environment, seed: seed, file: file, variables: variables, users: users, owner: owner,
             zones: zones, publicRecords: publicRecords, lanes: lanes, beforeAll: beforeAll, afterAll: afterAll,
             onError: onError)
+        recipe.generatedPublicRecords = generatedPublicRecords
         if let node = root["schema"] { recipe.schema = decodeSchema(node) }
         if let node = root["subscriptions"] {
             recipe.subscriptions = decodeSubscriptions(node, users: users, owner: owner, zones: zones)
@@ -311,7 +317,9 @@ final class RecipeDecoder {
             }
         }
         if let node = pair.value["records"] {
+            let before = generated.count
             decodeRecords(node, zone: name, parent: nil, index: nil, into: &zone.records)
+            zone.generated = Array(generated[before...])
         }
         if zone.absent && (zone.share != nil || !zone.records.isEmpty) {
             error("zone `\(name)` is `absent: true` and cannot also declare records or a share", pair.keyLocation)

@@ -36,10 +36,14 @@ public struct RecipeErrors: Error, Sendable, CustomStringConvertible {
     /// The problems, in the order of the files and lines they point at.
     public var errors: [RecipeError]
 
-    public init(_ errors: [RecipeError]) {
+    /// Warnings found alongside (a zone named like a recipe key): often the cause of the errors.
+    public var warnings: [RecipeError] = []
+
+    public init(_ errors: [RecipeError], warnings: [RecipeError] = []) {
         self.errors = errors
+        self.warnings = warnings
     }
 
-    /// One line per problem.
-    public var description: String { errors.map(\.description).joined(separator: "\n") }
+    /// One line per problem, the warnings first.
+    public var description: String { (warnings + errors).map(\.description).joined(separator: "\n") }
 }

@@ -89,6 +89,7 @@ public struct RecipeLoader: Sendable {
         var variables = Variables(
             overrides: overrides, vars: [:], environment: environment, envFiles: envFiles, log: log)
         variables.runtimeNames = Self.registeredNames(in: tree)
+        errors += LaneValueReferences(tree: tree, registered: variables.runtimeNames).errors
         // `vars:` values may use the environment and overrides, not each other.
         if let varsNode = tree["vars"] {
             if let pairs = varsNode.pairs {
@@ -123,8 +124,8 @@ public struct RecipeLoader: Sendable {
         errors += (validator.errors + inference.errors).filter {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
         }
-        if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors)) }
-        recipe.warnings = validator.warnings
+        if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors), warnings: validator.warnings) }
+        recipe.warnings = validator.warnings + inference.warnings
         return recipe
     }
 

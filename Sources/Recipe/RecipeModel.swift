@@ -40,6 +40,8 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var zones: [DeclaredZone]
     /// Records of the public database (`public.records`), parents before children.
     public var publicRecords: [DeclaredRecord]
+    /// The public records each `repeat:` made, by their name template.
+    public var generatedPublicRecords: [GeneratedRecords] = []
     /// The record types, fields and indexes the recipe needs: `schema:` and what its records imply.
     public var schema = RecipeSchema()
     /// The subscriptions the recipe's users hold (`subscriptions:`), in the order the recipe declares them.
@@ -81,7 +83,7 @@ public struct Recipe: Sendable, Hashable, Codable {
     }
 
     /// The container of a recipe that names none: a local one, never Apple's.
-    public static let defaultContainer = "iCloud.local.sharelane"
+    public static let defaultContainer = StoreWorld.defaultContainer
 
     /// The user with this handle.
     public func user(_ handle: String) -> DeclaredUser? { users.first { $0.handle == handle } }
@@ -134,6 +136,8 @@ public struct DeclaredZone: Sendable, Hashable, Codable {
     /// `absent: true`: the zone is deleted.
     public var absent: Bool
     public var location: SourceLocation
+    /// The records each `repeat:` made, by their name template.
+    public var generated: [GeneratedRecords] = []
 
     public init(
         name: String, share: ShareDeclaration? = nil, records: [DeclaredRecord] = [], prune: Bool = false,
@@ -201,6 +205,18 @@ public enum DeclaredValue: Sendable, Hashable, Codable {
     case shareURL(zone: String, record: String?)
 }
 
+/// The records one `repeat:` made, which plans show as one line (`+ 200 records Household/item-{001…200}`).
+public struct GeneratedRecords: Sendable, Hashable, Codable {
+    /// The name as written, placeholders and all: `item-{{i:03}}`.
+    public var nameTemplate: String
+    public var count: Int
+
+    public init(nameTemplate: String, count: Int) {
+        self.nameTemplate = nameTemplate
+        self.count = count
+    }
+}
+
 /// A record as declared.
 public struct DeclaredRecord: Sendable, Hashable, Codable {
     public var name: String
@@ -262,6 +278,9 @@ public struct Step: Sendable, Hashable, Codable {
     /// many seconds have passed (the last failure is the one reported). Queries on CloudKit are eventually
     /// consistent: an index lags behind the writes.
     public var within: Double?
+    /// `database: public` on `expect`: the check reads the public database (its default zone) instead of the
+    /// owner's zone, as the user sees it.
+    public var database: DatabaseScope?
 
     public init(action: Action, actor: String? = nil, location: SourceLocation, expectedError: ServerErrorCode? = nil) {
         self.action = action
@@ -277,6 +296,8 @@ public enum Action: Sendable, Hashable, Codable {
     case apply(prune: Bool, only: [String])
     /// Accept the zone-wide share of `zone`, or the hierarchy share rooted at `record`.
     case accept(zone: String, record: String?)
+    /// Accept the share behind a URL, as a person who opened the link does (`accept: { url: "${link}" }`).
+    case acceptURL(String)
     case leave(zone: String, record: String?)
     case save(zone: String, record: String, type: String, parent: String?, fields: [String: DeclaredValue])
     case delete(zone: String, record: String)

@@ -32,22 +32,16 @@ extension RecipeDecoder {
         guard let typePairs = pairs(node, "`schema`") else { return result }
         for typePair in typePairs {
             let typeName = typePair.key
-            guard CloudKitLimits.isIdentifier(typeName) || typeName == shareRecordType else {
-                error(
-                    "`\(typeName)` is not a record type; use letters, digits and `_`, starting with a letter",
-                    typePair.keyLocation)
+            if let problem = CloudKitLimits.recordTypeProblem(typeName) {
+                error(problem, typePair.keyLocation)
                 continue
             }
             var type = RecordTypeSchema(typeName)
             result.locations[typeName] = typePair.keyLocation
             for fieldPair in pairs(typePair.value, "record type `\(typeName)`") ?? [] {
                 let name = fieldPair.key
-                guard
-                    CloudKitLimits.isIdentifier(name) || SchemaRules.isSystemField(name) || name.hasPrefix("cloudkit.")
-                else {
-                    error(
-                        "`\(name)` is not a field name; use letters, digits and `_`, starting with a letter",
-                        fieldPair.keyLocation)
+                if let problem = CloudKitLimits.declaredFieldProblem(name, recordType: typeName) {
+                    error(problem, fieldPair.keyLocation)
                     continue
                 }
                 guard let text = string(fieldPair.value, "field `\(name)` of `\(typeName)`") else { continue }
@@ -82,6 +76,7 @@ struct SchemaInference {
     /// (`RecipeDecoder.typedFields`): those keep the type they were given, and may contradict the schema.
     var typedFields: [SourceLocation: Set<String>] = [:]
     var errors: [RecipeError] = []
+    var warnings: [RecipeError] = []
 
     mutating func infer(_ recipe: inout Recipe) {
         settleRecords(&recipe)
@@ -102,7 +97,7 @@ struct SchemaInference {
 
     /// Settles the records' plain whole numbers to the type their field has elsewhere in the recipe: the
     /// declared one, else the first type a value that could not be settled gives it.
-    private func settleRecords(_ recipe: inout Recipe) {
+    private mutating func settleRecords(_ recipe: inout Recipe) {
         var targets: [String: [String: FieldType]] = recipe.schema.schema.recordTypes.mapValues {
             $0.fields.mapValues(\.type)
         }
@@ -125,15 +120,22 @@ struct SchemaInference {
             $0.value.values.contains { [.double, .timestamp, .doubleList, .timestampList].contains($0) }
         }
         guard !settling.isEmpty else { return }
+        // The values that chose a field's type, and how many whole numbers took it, for the warning.
+        var deciding = FieldTallies()
+        var settled: [String: Int] = [:]
         func settle(_ record: inout DeclaredRecord) {
             guard let fieldTypes = settling[record.type] else { return }
             for (name, value) in record.fields {
-                guard let type = fieldTypes[name], case .value(let v) = value,
-                    mayBeSettled(value, field: name, at: record.location)
-                else { continue }
+                guard let type = fieldTypes[name], case .value(let v) = value else { continue }
+                guard mayBeSettled(value, field: name, at: record.location) else {
+                    if v.type == type { deciding.count("\(record.type).\(name)", type, record) }
+                    continue
+                }
                 record.fields[name] = .value(SchemaRules.settled(v, as: type))
+                settled["\(record.type).\(name)", default: 0] += 1
             }
         }
+        defer { warnSettled(deciding, settled: settled, declared: recipe.schema.schema) }
         for zoneIndex in recipe.zones.indices {
             for recordIndex in recipe.zones[zoneIndex].records.indices {
                 settle(&recipe.zones[zoneIndex].records[recordIndex])
@@ -193,7 +195,7 @@ struct SchemaInference {
             : "an earlier record made \(key) \(known.type.rawValue)\(location)"
         return RecipeError(
             "field `\(name)` of record `\(record)` is \(given.rawValue), but \(origin); a field keeps one type in "
-                + "CloudKit: write the value as \(known.type.rawValue)" + hint(known.type), at: place)
+                + "CloudKit: write the value as \(known.type.rawValue)" + typeHint(known.type), at: place)
     }
 
     private mutating func inferTypes(_ recipe: inout Recipe) {
@@ -203,6 +205,7 @@ struct SchemaInference {
         // fields all match them adds nothing and contradicts nothing, and is passed over without sorting its
         // field names (100,000 generated records have the same four fields).
         var agreed: [String: [String: FieldType]] = [:]
+        var conflicted: Set<String> = []
         func fieldType(_ value: DeclaredValue) -> FieldType {
             switch value {
             case .value(let v): v.type
@@ -229,11 +232,8 @@ struct SchemaInference {
                         agreed[record.type, default: [:]][name] = type
                         continue
                     }
-                    errors.append(
-                        Self.contradiction(
-                            field: name, record: record.name, given: type, known: known, recordType: record.type,
-                            declared: declared.field(name, of: record.type) != nil, schema: result,
-                            at: record.location))
+                    // Said once per field, naming the fewer values, after every record is counted.
+                    conflicted.insert(key)
                     continue
                 }
                 result.schema.recordTypes[record.type]?.fields[name] = SchemaField(
@@ -246,6 +246,7 @@ struct SchemaInference {
             for record in zone.records { infer(record) }
         }
         for record in recipe.publicRecords { infer(record) }
+        if !conflicted.isEmpty { reportConflicts(conflicted, in: recipe, schema: &result, declared: declared) }
         let shares = recipe.zones.contains { zone in
             if case .share = zone.share { return true }
             return zone.records.contains { if case .share = $0.share { return true } else { return false } }
@@ -257,7 +258,7 @@ struct SchemaInference {
         recipe.schema = result
     }
 
-    private static func hint(_ type: FieldType) -> String {
+    static func typeHint(_ type: FieldType) -> String {
         switch type {
         case .double: " (e.g. `500.0`, or `{type: DOUBLE, value: 500}`)"
         case .int64: " (a whole number, or `{type: INT64, value: …}`)"

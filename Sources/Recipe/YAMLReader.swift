@@ -97,7 +97,7 @@ struct YAMLReader {
             parser = try Parser(yaml: text, resolver: .basic)
             root = try parser.singleRoot()
         } catch let error as YamlError {
-            throw RecipeErrors([convert(error)])
+            throw RecipeErrors([convert(error, text: text)])
         } catch {
             throw RecipeErrors([RecipeError("malformed YAML: \(error)", file: displayPath)])
         }
@@ -244,11 +244,19 @@ struct YAMLReader {
         }
     }
 
-    private func convert(_ error: YamlError) -> RecipeError {
+    private func convert(_ error: YamlError, text: String) -> RecipeError {
         switch error {
         case .scanner(let context, let problem, let mark, _),
             .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
+            if let said = YAMLMistake.said(
+                problem: problem, line: mark.line, column: mark.column, contextLine: context?.mark.line,
+                in: text)
+            {
+                return RecipeError(
+                    "malformed YAML: " + said,
+                    at: SourceLocation(file: displayPath, line: mark.line, column: mark.column))
+            }
             var message = "malformed YAML: \(problem)"
             if let context {
                 message += " (\(context.text) at line \(context.mark.line), column \(context.mark.column))"

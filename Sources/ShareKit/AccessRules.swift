@@ -58,7 +58,7 @@ public enum AccessRules {
         // read-only one, and one that slipped in (an old store) gets no more than its permission.
         case .administrator: return entry.permission == .readWrite ? .administrator : access(for: entry.permission)
         case .privateUser: return access(for: entry.permission)
-        case .publicUser: return access(for: share.publicPermission)
+        case .publicUser: return access(for: share.permission(of: entry))
         }
     }
 

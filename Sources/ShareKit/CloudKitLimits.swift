@@ -15,6 +15,16 @@ public enum CloudKitLimits {
     /// An email address (RFC 5321's limit on a path, which iCloud addresses follow); `EmailAddress` checks it.
     public static let emailAddressLength = 254
 
+    /// Refuses a request of more than `operationsPerRequest` items, as CloudKit does: every store and the
+    /// emulator ask this, and the clients split their requests by the same number.
+    /// - Throws: `BAD_REQUEST` naming the items (`what`: "operations", "users"): "201 users in one request;
+    ///   CloudKit allows at most 200".
+    public static func checkOperationCount(_ count: Int, of what: String) throws(ShareError) {
+        guard count > operationsPerRequest else { return }
+        throw ShareError(
+            .badRequest, "\(count) \(what) in one request; CloudKit allows at most \(operationsPerRequest)")
+    }
+
     /// The size a record's fields count for against `recordBytes`: names and values in bytes, numbers as 8,
     /// assets not counted (CloudKit stores them apart).
     public static func size(of fields: [String: FieldValue]) -> Int {
@@ -96,9 +106,18 @@ public enum CloudKitLimits {
             ? nil : "`\(name)` is not a field name; use letters, digits and `_`, starting with a letter"
     }
 
+    /// Why a schema cannot declare this field on `recordType` (a recipe's `schema:`, `schema/extend`): a field's
+    /// name as `fieldNameProblem` says, save for the system fields (`___recordID`, whose indexes a schema may
+    /// set) and the share type's own `cloudkit.` fields.
+    public static func declaredFieldProblem(_ name: String, recordType: String) -> String? {
+        if SchemaRules.isSystemField(name) { return nil }
+        if recordType == shareRecordType, name.hasPrefix("cloudkit."), name.utf8.count <= nameBytes { return nil }
+        return fieldNameProblem(name)
+    }
+
     /// ASCII letters, digits and `_`, starting with a letter. Read from the UTF-8 bytes: a recipe asks it for
     /// every field of every generated record.
-    public static func isIdentifier(_ s: String) -> Bool {
+    private static func isIdentifier(_ s: String) -> Bool {
         var bytes = s.utf8.makeIterator()
         guard let first = bytes.next(), isASCIILetter(first) else { return false }
         while let byte = bytes.next() {

@@ -20,8 +20,5 @@ public struct FNV1a64: Sendable {
     }
 
     /// Sixteen lowercase hex digits.
-    public var hex: String {
-        let s = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - s.count) + s
-    }
+    public var hex: String { value.sixteenHexDigits }
 }

@@ -279,7 +279,8 @@ public enum SchemaRules {
     }
 
     /// `live` with `declared` merged in (new types, new fields, indexes added), as `additions` lists.
-    /// - Throws: `BAD_REQUEST` for a declared field whose type differs from the live one; nothing merges.
+    /// - Throws: `BAD_REQUEST` for a declared field whose type differs from the live one, and for a new type or
+    ///   field whose name a save would refuse (`CloudKitLimits`); nothing merges.
     public static func merging(_ declared: Schema, into live: Schema) throws(ShareError) -> Schema {
         var merged = live
         for change in additions(declared: declared, live: live) {
@@ -289,10 +290,18 @@ public enum SchemaRules {
                     throw mismatch(after.type, field: before, recordType: change.recordType, subject: change.address)
                 }
             case .addType:
+                if let problem = CloudKitLimits.recordTypeProblem(change.recordType) {
+                    throw ShareError(.badRequest, problem, subject: change.address)
+                }
                 merged.recordTypes[change.recordType] =
                     merged.recordTypes[change.recordType]
                     ?? RecordTypeSchema(change.recordType)
             case .addField, .changeIndexes:
+                if change.kind == .addField, let name = change.after?.name,
+                    let problem = CloudKitLimits.declaredFieldProblem(name, recordType: change.recordType)
+                {
+                    throw ShareError(.badRequest, problem, subject: change.address)
+                }
                 if let field = change.after {
                     merged.recordTypes[change.recordType, default: RecordTypeSchema(change.recordType)]
                         .fields[field.name] = field

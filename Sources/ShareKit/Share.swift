@@ -70,6 +70,13 @@ public struct Share: Sendable, Hashable, Codable {
 
     public var isZoneWide: Bool { rootRecordName == nil }
 
+    /// The permission `participant` has in this share: a public user's is the share's `publicPermission`,
+    /// whatever their entry says (one source: an entry's copy would go stale when the owner changes the public
+    /// permission after they joined); anyone else's is their entry's.
+    public func permission(of participant: Participant) -> Permission {
+        participant.role == .publicUser ? publicPermission : participant.permission
+    }
+
     /// The participant entry of `user`, if any.
     public func participant(_ user: UserRecordName) -> Participant? {
         participants.first { $0.userRecordName == user }

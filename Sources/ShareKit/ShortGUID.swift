@@ -8,7 +8,7 @@ public enum ShortGUID {
     /// 32 lowercase hex digits from the system's cryptographically secure generator (128 bits).
     public static func random() -> String {
         var generator = SystemRandomNumberGenerator()
-        return hex(generator.next()) + hex(generator.next())
+        return generator.next().sixteenHexDigits + generator.next().sixteenHexDigits
     }
 
     /// A GUID derived from text that names the share (a recipe's container, owner, zone, root and seed):
@@ -21,10 +21,5 @@ public enum ShortGUID {
     public static func isWellFormed(_ text: String) -> Bool {
         (16...64).contains(text.utf8.count)
             && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -5,17 +5,10 @@ import Foundation
 /// The names come from a 128-bit FNV-1a hash: stable across runs, platforms and Swift versions (unlike
 /// `Hasher`), and cheap. It is not a security measure: nothing secret is derived from it.
 public enum StableName {
-    /// The user record name for an email address: `_` and 32 hex digits of the hash of the lowercased,
-    /// trimmed address, so the same person gets the same record name in every local store.
+    /// The user record name for an email address: `_` and 32 hex digits of the hash of its normalized form
+    /// (`EmailAddress.normalized`), so the same person gets the same record name in every local store.
     public static func userRecordName(email: String) -> UserRecordName {
-        "_" + fnv1a128Hex(normalizedEmail(email))
-    }
-
-    /// The form of an email address that names a user: trimmed and lowercased.
-    public static func normalizedEmail(_ email: String) -> String {
-        let trimmed = trimmedWhitespace(email)
-        // Lowercasing allocates even when nothing changes; most addresses are lowercase already.
-        return trimmed.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? trimmed.lowercased() : trimmed
+        "_" + fnv1a128Hex(EmailAddress.normalized(email))
     }
 
     /// `text` without the white space and line breaks at its ends: the scalars Foundation's
@@ -77,11 +70,6 @@ public enum StableName {
             hi = high
             lo = low
         }
-        return hex(hi) + hex(lo)
-    }
-
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        return hi.sixteenHexDigits + lo.sixteenHexDigits
     }
 }

@@ -143,9 +143,9 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
     /// several in flight.
     public var batchesInOneTransaction: Bool
     /// The store reads a zone's change tags without its records (`zoneTags(_:in:as:)`) at a small part of the
-    /// cost of reading the records: the embedded store, from its indexes. An apply then leaves the plan cache
-    /// as the store holds it after its writes (Docs/Plans.md, "Incremental plans"). Over Web Services the
-    /// tags come only with the records, so the next plan reads the zones an apply wrote instead.
+    /// cost of reading the records: the embedded store, from its indexes; Web Services, from the zones'
+    /// feeds asked for no field (`desiredKeys`), many zones a request. An apply then leaves the plan cache as
+    /// the store holds it after its writes (Docs/Plans.md, "Incremental plans").
     public var readsZoneTags: Bool
 
     public init(
@@ -296,9 +296,10 @@ public protocol Store: Sendable {
 
     /// The environment whose schema the store's writes and queries follow (`SchemaRules`).
     var environment: CloudKitEnvironment { get }
-    /// The same store acting in another environment. A local store is one container: both environments see
-    /// the same records, each with its own schema.
-    func inEnvironment(_ environment: CloudKitEnvironment) -> any Store
+    /// The same container in another environment: on CloudKit, and in local stores, a world of its own
+    /// (`StoreWorld`), with its own records and schema.
+    /// - Throws: `ShareError` when that environment's store cannot be opened.
+    func inEnvironment(_ environment: CloudKitEnvironment) throws -> any Store
     /// The live schema of an environment.
     /// - Throws: `ShareError` (`BAD_REQUEST`) where the store keeps no schema (`capabilities.keepsSchema`).
     func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema
@@ -404,24 +405,19 @@ extension Store {
     private func tagsFromFeed(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
         -> ZoneTags?
     {
-        var tags = ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
-        var shares: [String: Share] = [:]
+        var fold = ZoneFeedFold()
+        let ending: ChangeFeedPaging.Ending
         do {
-            let ending = try await followZoneChanges(zoneID, in: database, since: nil, as: user) { page in
-                for record in page.changedRecords { tags.records[record.recordName] = record.changeTag ?? "" }
-                for share in page.changedShares { shares[share.recordName] = share }
-                for name in page.deletedRecordNames {
-                    tags.records[name] = nil
-                    shares[name] = nil
-                }
+            ending = try await followZoneChanges(zoneID, in: database, since: nil, as: user) { page in
+                fold.add(page)
                 return true
             }
-            tags.token = ending.token
         } catch let error as ShareError where error.code == .zoneNotFound {
             return nil
         }
-        tags.shares = shares.values.sorted { $0.recordName < $1.recordName }
-        return tags
+        return ZoneTags(
+            records: fold.records.mapValues { $0.changeTag ?? "" },
+            shares: fold.shares.values.sorted { $0.recordName < $1.recordName }, token: ending.token)
     }
 
     /// One user after another, for stores that act as one user a call.

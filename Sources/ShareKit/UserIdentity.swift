@@ -52,7 +52,11 @@ public struct UserDiscoverability: Sendable, Hashable, Codable {
 /// ask, so that an address one of them takes, every one takes.
 public enum EmailAddress {
     /// The form that names a user: trimmed and lowercased (two spellings of one address are one user).
-    public static func normalized(_ text: String) -> String { StableName.normalizedEmail(text) }
+    public static func normalized(_ text: String) -> String {
+        let trimmed = StableName.trimmedWhitespace(text)
+        // Lowercasing allocates even when nothing changes; most addresses are lowercase already.
+        return trimmed.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? trimmed.lowercased() : trimmed
+    }
 
     /// Why `text` is not an address a user can have, in words for a message; nil when it is one: one `@`
     /// with something on each side, no white space inside, at most `CloudKitLimits.emailAddressLength`

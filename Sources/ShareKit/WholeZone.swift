@@ -19,8 +19,7 @@ public struct WholeZone: Sendable, Hashable {
 }
 
 extension Store {
-    /// Reads `zoneID` whole as `user`: every page of its change feed, later pages replacing what earlier
-    /// ones gave and deletions removing it.
+    /// Reads `zoneID` whole as `user`: every page of its change feed, folded by `ZoneFeedFold`.
     /// - Parameters:
     ///   - zoneID: the zone to read.
     ///   - database: the database the caller reaches the zone in.
@@ -30,30 +29,13 @@ extension Store {
     public func wholeZone(
         _ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName, pageSize: Int? = nil
     ) async throws -> WholeZone {
-        var records: [String: Record] = [:]
-        var recordOrder: [String] = []
-        var shares: [String: Share] = [:]
-        var shareOrder: [String] = []
-        var seenRecords = Set<String>()
-        var seenShares = Set<String>()
+        var fold = ZoneFeedFold()
         let ending = try await followZoneChanges(zoneID, in: database, since: nil, pageSize: pageSize, as: user) {
             page in
-            for record in page.changedRecords where record.recordType != shareRecordType {
-                records[record.recordName] = record
-                if seenRecords.insert(record.recordName).inserted { recordOrder.append(record.recordName) }
-            }
-            for share in page.changedShares {
-                shares[share.recordName] = share
-                if seenShares.insert(share.recordName).inserted { shareOrder.append(share.recordName) }
-            }
-            for name in page.deletedRecordNames {
-                records[name] = nil
-                shares[name] = nil
-            }
+            fold.add(page)
             return true
         }
         return WholeZone(
-            records: recordOrder.compactMap { records[$0] }, shares: shareOrder.compactMap { shares[$0] },
-            calls: ending.calls, token: ending.token)
+            records: fold.orderedRecords, shares: fold.orderedShares, calls: ending.calls, token: ending.token)
     }
 }

@@ -126,7 +126,7 @@ extension RecordBatch {
                 subject: subject)
         }
         let row = UserRow(
-            recordName: StableName.userRecordName(email: email), email: StableName.normalizedEmail(email),
+            recordName: StableName.userRecordName(email: email), email: EmailAddress.normalized(email),
             name: participant.name)
         try row.insert(db, onConflict: .ignore)
         return row
@@ -151,7 +151,6 @@ extension RecordBatch {
                 entry.acceptance = old.acceptance
                 if old.role == .publicUser {
                     entry.role = .publicUser
-                    entry.permission = proposed.publicPermission
                 } else if old.acceptance == .removed, participant.acceptance != .removed {
                     // Listed again, not as removed, after leaving or being removed: invited again, as a
                     // CloudKit owner adds back someone who left. They accept again to see the share.
@@ -169,11 +168,9 @@ extension RecordBatch {
             result.append(entry)
         }
         if proposed.publicPermission != .none, let existing {
-            // A public user has the share's public permission, whatever it was when they joined (else one who
-            // joined read-only would show read-only after the owner opened the share to read-write, and yet
-            // could write).
-            for var old in existing.participants where old.role == .publicUser && !seen.contains(old.userRecordName) {
-                old.permission = proposed.publicPermission
+            // Public users stay while the share stays public, with its public permission whatever it was when
+            // they joined (`Share.permission(of:)`).
+            for old in existing.participants where old.role == .publicUser && !seen.contains(old.userRecordName) {
                 result.append(old)
             }
         }

@@ -28,12 +28,7 @@ extension SQLiteStore {
         _ operations: [SubscriptionOperation], in database: DatabaseScope, as user: UserRecordName
     ) async throws -> [SubscriptionOutcome] {
         try Self.admit(user, .aboutTheUser, database)
-        guard operations.count <= CloudKitLimits.operationsPerRequest else {
-            throw ShareError(
-                .badRequest,
-                "\(operations.count) subscription operations in one call; CloudKit allows at most "
-                    + "\(CloudKitLimits.operationsPerRequest)")
-        }
+        try CloudKitLimits.checkOperationCount(operations.count, of: "subscription operations")
         return try await write("modifying subscriptions") { db in
             try operations.map { operation in
                 do {

@@ -114,7 +114,7 @@ extension SQLiteStore {
             let select = try db.cachedStatement(
                 sql: "SELECT recordName, email, name, discoverable FROM user WHERE email = ?")
             return try emails.map { email in
-                guard let found = try Row.fetchOne(select, arguments: [StableName.normalizedEmail(email)]) else {
+                guard let found = try Row.fetchOne(select, arguments: [EmailAddress.normalized(email)]) else {
                     return nil
                 }
                 let row = try UserRow(row: found)

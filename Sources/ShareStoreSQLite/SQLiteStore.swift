@@ -16,9 +16,13 @@ public final class SQLiteStore: Store {
         StoreCapabilities(actsAsAnyUser: true, canReset: true, batchesInOneTransaction: true, readsZoneTags: true)
     }
 
-    /// The environment whose schema writes and queries follow; the same file holds both environments'
-    /// schemas and one set of records (a local store is one container).
-    public let environment: CloudKitEnvironment
+    /// The container and environment this store is: a world of its own (`SQLiteWorlds`), whose users,
+    /// zones, records, shares, subscriptions and assets no other world sees.
+    public let world: StoreWorld
+    /// The environment whose schema writes and queries follow.
+    public var environment: CloudKitEnvironment { world.environment }
+    /// The other worlds of the same file (or of the same `memory:`), for `inEnvironment` and the schema.
+    public let worlds: SQLiteWorlds
 
     let writer: any DatabaseWriter
     let logger: Logger
@@ -29,84 +33,47 @@ public final class SQLiteStore: Store {
     /// save is refused.
     public let assetFiles = AssetFileResolver()
 
-    /// Opens (or creates) the store file at `path`, creating its parent directory, in WAL mode.
+    /// Opens (or creates) the world of the store file at `path`, in WAL mode. With no `container`, the
+    /// container the file holds (or, for a new file, the default one).
     /// - Throws: when the file cannot be created or opened, or holds a schema newer than this sharelane.
-    public convenience init(path: String, environment: CloudKitEnvironment = .development, logger: Logger) throws {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ShareError(
-                .internalError,
-                "cannot create the directory \(directory.path) for the store: \(error.localizedDescription)",
-                subject: "sqlite:\(path)")
-        }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // WAL with NORMAL sync: durable across a crash of the process, one fsync per checkpoint.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        let pool: DatabasePool
-        do {
-            pool = try Self.openPool(path: path, configuration: configuration)
-        } catch {
-            throw ShareError(
-                .internalError,
-                "cannot open the store file \(path): \(error); check it is a sharelane store and writable",
-                subject: "sqlite:\(path)")
-        }
-        try self.init(writer: pool, displayName: "sqlite:\(path)", environment: environment, logger: logger)
-    }
-
-    /// Opens the pool of a store file. Several processes opening one new file at once can find it being
-    /// switched to WAL by another: SQLite then answers `PRAGMA journal_mode = WAL` with SQLITE_BUSY at once,
-    /// without the busy timeout (six stores opening a new file at once met it in about one file in twenty).
-    /// The switch takes milliseconds, so the open is tried again, for up to a second.
-    static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
-        var attempt = 1
-        while true {
-            do {
-                return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 50 {
-                attempt += 1
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-        }
+    public convenience init(
+        path: String, container: String? = nil, environment: CloudKitEnvironment = .development, logger: Logger
+    ) throws {
+        let worlds = try SQLiteWorlds(path: path, logger: logger)
+        let world = StoreWorld(
+            container: container ?? worlds.homeWorld?.container ?? StoreWorld.defaultContainer,
+            environment: environment)
+        try self.init(writer: try worlds.writer(for: world), world: world, worlds: worlds)
     }
 
     /// A store in memory (`memory:`): the same code as the file store, gone when released.
     public static func inMemory(
-        environment: CloudKitEnvironment = .development, logger: Logger = Logger(label: "sharelane.store.memory")
+        container: String = StoreWorld.defaultContainer, environment: CloudKitEnvironment = .development,
+        logger: Logger = Logger(label: "sharelane.store.memory")
     ) throws -> SQLiteStore {
-        try SQLiteStore(writer: DatabaseQueue(), displayName: "memory:", environment: environment, logger: logger)
+        try SQLiteWorlds(inMemoryWith: logger).sqliteStore(
+            for: StoreWorld(container: container, environment: environment))
     }
 
-    /// A store over any GRDB database (tests use an in-memory `DatabaseQueue()`).
+    /// A store over any GRDB database (tests use an in-memory `DatabaseQueue()`), as the default container
+    /// in development.
     /// - Throws: when the schema cannot be migrated.
     public convenience init(writer: any DatabaseWriter, logger: Logger = Logger(label: "sharelane.store")) throws {
         let path = writer.path
-        try self.init(
-            writer: writer, displayName: path == ":memory:" || path.isEmpty ? "memory:" : "sqlite:\(path)",
-            logger: logger)
+        let world = StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
+        let worlds = try SQLiteWorlds(
+            writer: writer, world: world,
+            displayName: path == ":memory:" || path.isEmpty ? "memory:" : "sqlite:\(path)", logger: logger)
+        self.init(writer: writer, world: world, worlds: worlds)
     }
 
-    init(
-        writer: any DatabaseWriter, displayName: String, environment: CloudKitEnvironment = .development,
-        logger: Logger
-    ) throws {
+    /// One world's store over its migrated database (`SQLiteWorlds` opens and migrates it).
+    init(writer: any DatabaseWriter, world: StoreWorld, worlds: SQLiteWorlds) {
         self.writer = writer
-        self.displayName = displayName
-        self.environment = environment
-        self.logger = logger
-        do {
-            try Self.migrate(writer)
-        } catch {
-            throw ShareError(
-                .internalError, "cannot prepare the store \(displayName): \(error)", subject: displayName)
-        }
-        logger.debug("opened store", metadata: ["store": "\(displayName)"])
+        self.world = world
+        self.worlds = worlds
+        self.displayName = worlds.displayName
+        self.logger = worlds.logger
     }
 
     /// Migrates the schema, safely when several processes open a new file at once: each migration runs in
@@ -130,17 +97,10 @@ public final class SQLiteStore: Store {
         }
     }
 
-    /// The same database acting in another environment (no migration: this store ran them).
-    private init(sharing store: SQLiteStore, environment: CloudKitEnvironment) {
-        self.writer = store.writer
-        self.displayName = store.displayName
-        self.environment = environment
-        self.logger = store.logger
-    }
-
-    /// This store, acting in `environment`.
-    public func inEnvironment(_ environment: CloudKitEnvironment) -> any Store {
-        environment == self.environment ? self : SQLiteStore(sharing: self, environment: environment)
+    /// The same container in another environment: a world of its own, with its own records and schema.
+    /// - Throws: when that world's file cannot be opened.
+    public func inEnvironment(_ environment: CloudKitEnvironment) throws -> any Store {
+        environment == self.environment ? self : try worlds.sqliteStore(for: world.inEnvironment(environment))
     }
 
     static var now: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }

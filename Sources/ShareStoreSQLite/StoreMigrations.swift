@@ -156,6 +156,17 @@ enum StoreMigrations {
                         bytes BLOB NOT NULL) WITHOUT ROWID
                     """)
         }
+        migrator.registerMigration("v8: the container and environment a file holds") { db in
+            // One row once a world has claimed the file (`SQLiteWorlds`); a file written before containers
+            // were kept apart has none until the first container and environment to open it claims it.
+            try db.execute(
+                sql: """
+                    CREATE TABLE storeWorld (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        container TEXT NOT NULL,
+                        environment TEXT NOT NULL)
+                    """)
+        }
         return migrator
     }
 }

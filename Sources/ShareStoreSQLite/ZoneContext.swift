@@ -252,11 +252,17 @@ enum ParticipantLoader {
 
 /// Turns share rows into `Share` values.
 enum ShareMapping {
+    /// A public user's permission is the share row's (`Share.permission(of:)`); their participant row's
+    /// `permission` column, which the table requires, is never read.
     static func share(_ row: ShareRow, participants: [Participant], owner: String, zoneID: ZoneID) -> Share {
-        Share(
+        var share = Share(
             recordName: row.name, zoneID: zoneID, rootRecordName: row.root, title: row.title,
             publicPermission: row.publicPermission, ownerRecordName: owner,
             participants: participants, changeTag: ChangeSequence.tag(row.seq), shortGUID: row.shortGUID,
             url: StableName.shareURL(shortGUID: row.shortGUID))
+        for index in share.participants.indices where share.participants[index].role == .publicUser {
+            share.participants[index].permission = share.permission(of: share.participants[index])
+        }
+        return share
     }
 }

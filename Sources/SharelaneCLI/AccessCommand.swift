@@ -30,8 +30,8 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane access --format json | jq '.cells[] | select(.access != \"none\")'",
     ]
 
-    @Argument(help: "The recipe that names the users (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Option(
         name: .customLong("as"),
@@ -75,16 +75,7 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             "Access in \(store.displayName) — \(Self.count(matrix.rows.count, "user")) × \(Self.count(matrix.columns.count, "share"))"
         let style = format == .text && out == nil ? await Terminal.accessStyle() : .plain
         let text = AccessMatrixRenderer(style: style).render(matrix, format: format, title: title)
-        if let out {
-            do {
-                try text.write(toFile: out, atomically: true, encoding: .utf8)
-            } catch {
-                throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
-            }
-            Terminal.printError("Wrote the access matrix (\(format.rawValue)) to \(out).")
-        } else {
-            Terminal.write(text)
-        }
+        try OutputFile.write(text, to: out) { "Wrote the access matrix (\(format.rawValue)) to \($0)." }
     }
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

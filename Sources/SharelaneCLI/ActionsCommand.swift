@@ -16,8 +16,8 @@ struct ActionsCommand: ParsableCommand, CommandExamples {
 
     static let examples = ["sharelane actions", "sharelane actions Recipes/lanes-that-script.yaml"]
 
-    @Argument(help: "The recipe whose actions/ folder is searched (default: the current directory's).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     /// What each built-in step does, in a line.
     static let builtIn: [(String, String)] = [

@@ -29,17 +29,18 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane plan --out plan.json && sharelane apply plan.json --yes",
     ]
 
-    @Argument(
-        help:
-            "A recipe, or a plan saved with `sharelane plan --out` (default: Recipes/sharelane.yaml, then sharelane.yaml)."
-    )
-    var target: String?
+    /// The recipe, or in its place a plan saved with `sharelane plan --out`.
+    @OptionGroup var recipeArgument: RecipeArgument
+    var target: String? { recipeArgument.path }
 
     @Flag(help: "Apply without asking.")
     var yes = false
 
     @Flag(help: "Delete undeclared records and fields in every declared zone (recipes only).")
     var prune = false
+
+    @Flag(help: "Show every record a `repeat:` made on its own lines (by default they are one line).")
+    var expand = false
 
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var refreshOptions: RefreshOptions
@@ -56,7 +57,7 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // (about 40 MB at 100,000 records) serves the apply's writes instead of adding to its peak.
         let (plan, store, applier, lock) = try await planned(logger: logger)
         defer { withExtendedLifetime(lock) {} }
-        try await ApplyFlow(store: store, applier: applier, yes: yes).run(plan)
+        try await ApplyFlow(store: store, applier: applier, yes: yes, expand: expand).run(plan)
         KeptUntilExit.keep(plan)
     }
 
@@ -92,7 +93,12 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         do {
             if let saved {
                 plan = saved
-                try await applier.verify(plan)
+                let passedOver = try await applier.verify(plan)
+                if !passedOver.isEmpty {
+                    Terminal.printError(
+                        "The store changed since the plan, but not in what the plan reads or writes; applying it:\n"
+                            + passedOver.map { "  - \($0)" }.joined(separator: "\n"))
+                }
                 if let files = plan.assetFiles {
                     // The plan's `!asset` files, which `verify` found unchanged, are kept or uploaded from where
                     // it says.
@@ -121,18 +127,26 @@ struct ApplyFlow {
     let yes: Bool
     /// `destroy`'s words for the question and the last line.
     var destroying = false
+    /// `--expand`: every generated record on its own lines.
+    var expand = false
     var command: String { destroying ? "destroy" : "apply" }
 
     func run(_ plan: Plan) async throws {
         let style = await Terminal.planStyle()
+        if destroying, plan.isEmpty {
+            // "the store matches the recipe" would read as if the recipe were applied: it matches its absence.
+            Terminal.write(
+                "Nothing to destroy: \(store.displayName) holds nothing that recipe \(plan.recipeName) declares.\n")
+            return
+        }
         // With --yes and the output going to a file or a pipe (CI, scripts), nobody reads the plan before the
         // apply starts: it is written out while the first batches are written. On a terminal it comes first.
         let renderAlongside = yes && !plan.isEmpty && !Terminal.stdoutIsTerminal
         let rendering = Task.detached {
             guard renderAlongside else { return }
-            Self.writePlan(plan, style: style, blankLineAfter: true)
+            Self.writePlan(plan, style: style, expand: expand, blankLineAfter: true)
         }
-        if !renderAlongside { Self.writePlan(plan, style: style, blankLineAfter: false) }
+        if !renderAlongside { Self.writePlan(plan, style: style, expand: expand, blankLineAfter: false) }
         if plan.isEmpty { return }
 
         if !yes {
@@ -191,9 +205,9 @@ struct ApplyFlow {
         if !report.succeeded { throw ExitCode.failure }
     }
 
-    private static func writePlan(_ plan: Plan, style: TextStyle, blankLineAfter: Bool) {
+    private static func writePlan(_ plan: Plan, style: TextStyle, expand: Bool, blankLineAfter: Bool) {
         var output = StandardOutput()
-        PlanFormat.text.write(plan, style: style, to: &output)
+        PlanFormat.text.write(plan, style: style, expand: expand, to: &output)
         if blankLineAfter { output.write("\n") }
         output.flush()
     }

@@ -27,14 +27,17 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane destroy --target 'zone Trips'",
     ]
 
-    @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Flag(help: "Destroy without asking.")
     var yes = false
 
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var refreshOptions: RefreshOptions
+    @Flag(help: "Show every record a `repeat:` made on its own lines (by default they are one line).")
+    var expand = false
+
     @OptionGroup var parallelismOptions: ParallelismOptions
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
@@ -61,6 +64,6 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
         }
         let applier = Applier(store: store, logger: logger, parallelism: parallelism)
-        try await ApplyFlow(store: store, applier: applier, yes: yes, destroying: true).run(plan)
+        try await ApplyFlow(store: store, applier: applier, yes: yes, destroying: true, expand: expand).run(plan)
     }
 }

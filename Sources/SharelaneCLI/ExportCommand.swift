@@ -36,11 +36,8 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: ArgumentHelp("Write the recipe to this file instead of standard output.", valueName: "file"))
     var out: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "The recipe that names the handles (default: Recipes/sharelane.yaml, then sharelane.yaml).",
-            valueName: "file"))
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Option(help: "The exported recipe's name.")
     var name: String = "exported"
@@ -56,22 +53,18 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // address them, and the exported recipe names them so that it plans against the same place.
         // A store URL that names its container (cloudkit:CONTAINER/ENVIRONMENT) wins over the recipe's.
         let store = try storeOptions.open(for: loaded, logger: logger)
+        // A local store opened with no recipe is the container its file holds: the export names that one.
         let named = (store as? WebServicesStore)?.endpoint
-        let container = named?.container ?? loaded?.container ?? Recipe.defaultContainer
+        let local = (store as? SQLiteStore)?.world
+        let container = named?.container ?? loaded?.container ?? local?.container ?? Recipe.defaultContainer
         let environment =
-            named?.environment ?? loaded?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
+            named?.environment ?? loaded?.environment.rawValue ?? local?.environment.rawValue
+            ?? CloudKitEnvironment.development.rawValue
         let yaml = try await Self.exportedRecipe(
             from: store, owner: owner, zones: zones, name: name, container: container, environment: environment,
             out: out, logger: logger)
-        if let out {
-            do {
-                try yaml.write(toFile: out, atomically: true, encoding: .utf8)
-            } catch {
-                throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
-            }
-            Terminal.printError("Wrote \(out); `sharelane plan \(out)` shows no changes against \(store.displayName).")
-        } else {
-            Terminal.write(yaml)
+        try OutputFile.write(yaml, to: out) {
+            "Wrote \($0); `sharelane plan \($0)` shows no changes against \(store.displayName)."
         }
     }
 

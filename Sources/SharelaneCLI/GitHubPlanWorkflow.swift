@@ -1,13 +1,20 @@
 /// The GitHub Actions workflow `sharelane init --ci github` writes: on a pull request that touches the
-/// recipes, it builds sharelane, plans the recipe against the store the repository names, and keeps one
-/// comment on the pull request with the plan (found again by a marker and updated, never a second one).
+/// recipes, it builds sharelane and plans the recipe against the base branch's recipe (`plan --against`, no
+/// store and no credentials needed), and, when the repository names a store, against that store too; it keeps
+/// one comment on the pull request with the plans (found again by a marker and updated, never a second one).
 ///
-/// The plan step's script reads everything from its environment (no `${{ }}` inside it, so a value can
-/// neither inject shell nor be printed by the runner's echo of the script); credentials come from the
-/// repository's secrets and sharelane masks them in everything it prints.
+/// Scripts read everything from their environment (no `${{ }}` inside them, so a value can neither inject
+/// shell nor be printed by the runner's echo of the script); credentials come from the repository's secrets
+/// and sharelane masks them in everything it prints. Actions are pinned to commits, checkouts keep no token,
+/// and only the job that comments, which runs no code of the pull request, may write to it: `actionlint` and
+/// `zizmor` find nothing (`.ci/run` checks both).
 enum GitHubPlanWorkflow {
     /// Where the workflow is written, relative to the repository's root.
     static let path = ".github/workflows/sharelane-plan.yml"
+
+    /// The branch of sharelane's repository the workflow builds unless `SHARELANE_REF` names another: one that
+    /// exists in every copy of the repository, where a release tag may not.
+    static let defaultRef = "main"
 
     /// The marker that finds the workflow's own comment among a pull request's comments.
     static let marker = "<!-- sharelane-plan -->"
@@ -19,14 +26,19 @@ enum GitHubPlanWorkflow {
         # Plans the sharelane recipe on every pull request that touches it and keeps one comment on the pull
         # request with the plan, updated on each push. Written by `sharelane init --ci github`.
         #
+        # With no store configured, the comment is the plan of the pull request's recipe against the recipe on
+        # the base branch: what the change does, read from git, with no store and no credentials. With a store
+        # configured, the comment holds the plan against that store first, then the plan against the base branch.
+        #
         # In the repository's settings, Secrets and variables → Actions:
         #   variable SHARELANE_REPOSITORY    sharelane's repository on GitHub (OWNER/NAME), built here
         #   variable SHARELANE_REF           its tag or branch to build (default \(version))
-        #   variable SHARELANE_STORE         the store to plan against: cloudkit: or http://HOST:PORT (a secret works too)
+        #   variable SHARELANE_STORE         optional: a live store to plan against too, cloudkit: or http://HOST:PORT
+        #                                    (a secret works too)
         #   secret   CLOUDKIT_API_TOKEN      the container's API token (cloudkit:, http:)
         #   secret   CLOUDKIT_WEB_AUTH_TOKEN a web auth token of the recipe's owner (cloudkit:)
         # Secrets never reach the log: the runner masks them and so does sharelane. Pull requests from forks
-        # get no secrets, so the job runs only for branches of this repository. Add the files the recipe
+        # get no secrets, so the jobs run only for branches of this repository. Add the files the recipe
         # includes to `paths:` below.
         name: sharelane plan
 
@@ -37,10 +49,7 @@ enum GitHubPlanWorkflow {
               - "Recipes/**"
               - "\(path)"
 
-        permissions:
-          contents: read
-          issues: write
-          pull-requests: write
+        permissions: {}
 
         concurrency:
           group: sharelane-plan-${{ github.event.pull_request.number }}
@@ -48,9 +57,15 @@ enum GitHubPlanWorkflow {
 
         jobs:
           plan:
+            name: Plan the recipe
             if: github.event.pull_request.head.repo.full_name == github.repository
             runs-on: ubuntu-24.04
             container: swift:6.3
+            permissions:
+              contents: read # to check out the recipes and their history
+            outputs:
+              status: ${{ steps.plan.outputs.status }}
+              comment: ${{ steps.plan.outputs.comment }}
             defaults:
               run:
                 shell: bash
@@ -64,18 +79,23 @@ enum GitHubPlanWorkflow {
                     exit 1
                   fi
 
+              # The whole history, so that the base branch is there to plan against (origin/BASE).
               - name: Check out the recipes
-                uses: actions/checkout@v4
+                uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+                with:
+                  fetch-depth: 0
+                  persist-credentials: false
 
               - name: Check out sharelane
-                uses: actions/checkout@v4
+                uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
                 with:
                   repository: ${{ vars.SHARELANE_REPOSITORY }}
                   ref: ${{ vars.SHARELANE_REF || '\(version)' }}
                   path: .sharelane-build
+                  persist-credentials: false
 
               - name: Cache sharelane's build
-                uses: actions/cache@v4
+                uses: actions/cache@5a3ec84eff668545956fd18022155c47e93e2684 # v4.2.3
                 with:
                   path: .sharelane-build/.build
                   key: sharelane-${{ runner.os }}-${{ vars.SHARELANE_REF || '\(version)' }}-${{ hashFiles('.sharelane-build/Package.swift') }}
@@ -93,52 +113,99 @@ enum GitHubPlanWorkflow {
                   SHARELANE_STORE: ${{ vars.SHARELANE_STORE || secrets.SHARELANE_STORE }}
                   CLOUDKIT_API_TOKEN: ${{ secrets.CLOUDKIT_API_TOKEN }}
                   CLOUDKIT_WEB_AUTH_TOKEN: ${{ secrets.CLOUDKIT_WEB_AUTH_TOKEN }}
+                  BASE_REF: ${{ github.base_ref }}
                   PLAN_FILE: ${{ runner.temp }}/sharelane-plan.md
                 run: |
-                  if [ -z "${SHARELANE_STORE:-}" ]; then
-                    echo "::error::set the repository variable SHARELANE_STORE to the store to plan against (cloudkit: or http://HOST:PORT)"
-                    exit 1
-                  fi
+                  # Plans into the file $1 (the markdown plan, or sharelane's message when it fails) with the
+                  # options after it; keeps the worst status: 1 a failure, 2 changes, 0 none.
                   status=0
-                  "$SHARELANE" plan "$SHARELANE_RECIPE" --format markdown --detailed-exitcode \\
-                    > "$PLAN_FILE" 2> "$PLAN_FILE.errors" || status=$?
-                  if [ "$status" -eq 1 ]; then
+                  plan_into() {
+                    local file="$1" result=0
+                    shift
+                    "$SHARELANE" plan "$SHARELANE_RECIPE" --format markdown --detailed-exitcode "$@" \\
+                      > "$file" 2> "$file.errors" || result=$?
+                    if [ "$result" -eq 1 ]; then
+                      {
+                        echo "**sharelane plan failed** for \\`$SHARELANE_RECIPE\\`:"
+                        echo
+                        echo '```text'
+                        head -c 30000 "$file.errors"
+                        echo '```'
+                      } > "$file"
+                    fi
+                    cat "$file.errors" >&2
+                    if [ "$result" -eq 1 ] || { [ "$result" -eq 2 ] && [ "$status" -eq 0 ]; }; then status=$result; fi
+                  }
+                  base="git:origin/$BASE_REF"
+                  if [ -n "${SHARELANE_STORE:-}" ]; then
+                    plan_into "$PLAN_FILE.live"
+                    plan_into "$PLAN_FILE.base" --against "$base"
                     {
-                      echo "**sharelane plan failed** for \\`$SHARELANE_RECIPE\\`:"
+                      echo "Two plans of \\`$SHARELANE_RECIPE\\`: first against the live store (what \\`sharelane apply\\` would change there now), then against the recipe on \\`$BASE_REF\\` (what this pull request changes)."
                       echo
-                      echo '```text'
-                      head -c 60000 "$PLAN_FILE.errors"
-                      echo '```'
+                      cat "$PLAN_FILE.live"
+                      printf '\\n---\\n\\n'
+                      cat "$PLAN_FILE.base"
+                    } > "$PLAN_FILE"
+                    # A comment holds at most 65,536 characters; the live plan stays, the other goes to the run's summary.
+                    if [ "$(wc -c < "$PLAN_FILE")" -gt 64000 ]; then
+                      {
+                        echo "The plan of \\`$SHARELANE_RECIPE\\` against the live store (what \\`sharelane apply\\` would change there now). The plan against the recipe on \\`$BASE_REF\\` is too long to share this comment: it is in the run's summary."
+                        echo
+                        cat "$PLAN_FILE.live"
+                      } > "$PLAN_FILE"
+                      cat "$PLAN_FILE.base" >> "$GITHUB_STEP_SUMMARY"
+                    fi
+                  else
+                    plan_into "$PLAN_FILE.base" --against "$base"
+                    {
+                      echo "The plan of \\`$SHARELANE_RECIPE\\` against the recipe on \\`$BASE_REF\\`: what this pull request changes, read from git. No live store was read (set the repository variable SHARELANE_STORE to plan against one too)."
+                      echo
+                      cat "$PLAN_FILE.base"
                     } > "$PLAN_FILE"
                   fi
-                  cat "$PLAN_FILE.errors" >&2
                   echo "status=$status" >> "$GITHUB_OUTPUT"
                   echo "file=$PLAN_FILE" >> "$GITHUB_OUTPUT"
+                  # A delimiter the plan cannot hold: its values come from the pull request.
+                  delimiter="sharelane-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')"
+                  {
+                    echo "comment<<$delimiter"
+                    cat "$PLAN_FILE"
+                    echo
+                    echo "$delimiter"
+                  } >> "$GITHUB_OUTPUT"
 
+          # Apart from the plan: the only job that may write to the pull request runs none of its code.
+          comment:
+            name: Comment on the pull request
+            needs: plan
+            runs-on: ubuntu-24.04
+            permissions:
+              pull-requests: write # to write the plan's comment
+            steps:
               - name: Comment on the pull request
-                uses: actions/github-script@v7
                 env:
-                  PLAN_FILE: ${{ steps.plan.outputs.file }}
-                with:
-                  script: |
-                    const fs = require('fs');
-                    const marker = '\(marker)';
-                    const body = `${marker}\\n${fs.readFileSync(process.env.PLAN_FILE, 'utf8')}`;
-                    const { owner, repo } = context.repo;
-                    const issue_number = context.issue.number;
-                    const comments = await github.paginate(github.rest.issues.listComments, {
-                      owner, repo, issue_number, per_page: 100,
-                    });
-                    const previous = comments.find(
-                      (comment) => comment.user.type === 'Bot' && comment.body.startsWith(marker));
-                    if (previous) {
-                      await github.rest.issues.updateComment({ owner, repo, comment_id: previous.id, body });
-                    } else {
-                      await github.rest.issues.createComment({ owner, repo, issue_number, body });
-                    }
+                  GH_TOKEN: ${{ github.token }}
+                  REPOSITORY: ${{ github.repository }}
+                  PULL_REQUEST: ${{ github.event.pull_request.number }}
+                  COMMENT: ${{ needs.plan.outputs.comment }}
+                run: |
+                  marker='\(marker)'
+                  printf '%s\\n%s\\n' "$marker" "$COMMENT" > "$RUNNER_TEMP/comment.md"
+                  jq -n --rawfile body "$RUNNER_TEMP/comment.md" '{body: $body}' > "$RUNNER_TEMP/comment.json"
+                  previous=$(gh api --paginate "repos/$REPOSITORY/issues/$PULL_REQUEST/comments" \\
+                    --jq ".[] | select(.user.type == \\"Bot\\" and (.body | startswith(\\"$marker\\"))) | .id")
+                  previous=${previous%%$'\\n'*}
+                  if [ -n "$previous" ]; then
+                    gh api --method PATCH "repos/$REPOSITORY/issues/comments/$previous" \\
+                      --input "$RUNNER_TEMP/comment.json" > /dev/null
+                  else
+                    gh api --method POST "repos/$REPOSITORY/issues/$PULL_REQUEST/comments" \\
+                      --input "$RUNNER_TEMP/comment.json" > /dev/null
+                  fi
 
               - name: Fail when the plan failed
-                if: steps.plan.outputs.status == '1'
+                if: needs.plan.outputs.status == '1'
                 run: exit 1
 
         """

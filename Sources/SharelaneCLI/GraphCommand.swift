@@ -9,7 +9,7 @@ import SharingReport
 struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "graph",
-        abstract: "Draw the sharing graph to an SVG or PNG file (needs Graphviz's dot).",
+        abstract: "Draw the sharing graph as SVG or PNG (needs Graphviz's dot).",
         discussion: """
             Owners → the zones and hierarchy roots they share → participants, edges labelled with the \
             permission and status, public permissions shown, as `sharelane show --format dot` writes it, drawn \
@@ -20,15 +20,18 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     /// What `--help` ends with.
     static let examples = [
         "sharelane graph --out sharing.svg",
+        "sharelane graph Recipes/trips.yaml > sharing.svg",
         "sharelane graph --as bob --out bob.png",
         "sharelane show --format dot | dot -Tpdf -o sharing.pdf",
     ]
 
-    @Argument(help: "The recipe that names the users (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
-    @Option(help: ArgumentHelp("The file to draw: FILE.svg or FILE.png.", valueName: "file"))
-    var out: String
+    @Option(
+        help: ArgumentHelp(
+            "The file to draw: FILE.svg or FILE.png (default: SVG on standard output).", valueName: "file"))
+    var out: String?
 
     @Option(
         name: .customLong("as"),
@@ -46,6 +49,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let formats = ["svg": "svg", "png": "png"]
 
     func validate() throws {
+        guard let out else { return }
         let ext = URL(fileURLWithPath: out).pathExtension.lowercased()
         guard Self.formats[ext] != nil else {
             throw ValidationError(
@@ -64,11 +68,17 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let store = try storeOptions.open(for: loaded, logger: logger)
         let snapshot = try await ShowCommand.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
         let source = SharingGraphRenderer().dot(SharingGraph(snapshot), title: "Sharing in \(store.displayName)")
+        let shares = "\(snapshot.shares.count) share\(snapshot.shares.count == 1 ? "" : "s")"
+        guard let out else {
+            // Without --out the drawing goes where a pipe or a redirection takes it, as `dot` itself does.
+            try Self.draw(source, with: dot, format: "svg", to: nil)
+            Terminal.printError(
+                "Drew the sharing graph (\(shares)) as SVG on standard output; --out FILE.svg|FILE.png writes a file.")
+            return
+        }
         let format = Self.formats[URL(fileURLWithPath: out).pathExtension.lowercased()] ?? "svg"
         try Self.draw(source, with: dot, format: format, to: out)
-        Terminal.printError(
-            "Drew the sharing graph (\(snapshot.shares.count) share\(snapshot.shares.count == 1 ? "" : "s")) to \(out)."
-        )
+        Terminal.printError("Drew the sharing graph (\(shares)) to \(out).")
     }
 
     /// `dot` on the PATH, if there is one.
@@ -83,15 +93,15 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     /// Runs `dot -TFORMAT -o FILE` with `source` on its standard input.
     /// - Throws: `CLIFailure` with what dot said when it fails.
-    static func draw(_ source: String, with dot: URL, format: String, to file: String) throws {
+    static func draw(_ source: String, with dot: URL, format: String, to file: String?) throws {
         let process = Process()
         process.executableURL = dot
-        process.arguments = ["-T\(format)", "-o", file]
+        process.arguments = ["-T\(format)"] + (file.map { ["-o", $0] } ?? [])
         let input = Pipe()
         let errors = Pipe()
         process.standardInput = input
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = file == nil ? FileHandle.standardOutput : FileHandle.nullDevice
         do {
             try process.run()
         } catch {
@@ -103,7 +113,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CLIFailure(
-                "dot could not draw \(file) (exit \(process.terminationStatus)): "
+                "dot could not draw \(file ?? "the graph") (exit \(process.terminationStatus)): "
                     + String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }

@@ -18,9 +18,11 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             check who can see and change what: `sharelane plan` and `sharelane run check` work on it as \
             written. With --from-store, the recipe declares what the store holds instead (as `sharelane \
             export` writes it), with a lane that checks it. .sharelane/ (the local store and the plan cache) \
-            is added to .gitignore. --ci github also writes a GitHub Actions workflow that comments each pull \
-            request with the plan. A file that exists is left alone, and nothing is written, unless --force \
-            is given.
+            is added to .gitignore, and the recipe starts with the line that gives editors the recipe's JSON \
+            Schema. --ci github also writes a GitHub Actions workflow that comments each pull request with the \
+            plan. In a project that has its recipe (Recipes/sharelane.yaml or sharelane.yaml), init keeps it and \
+            adds only what is missing: the workflow, the .gitignore line, the schema line. --force writes the \
+            recipe and the workflow again.
             """)
 
     /// What `--help` ends with.
@@ -66,7 +68,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: ArgumentHelp("Also write a workflow that plans each pull request: github.", valueName: "system"))
     var ci: CISystem?
 
-    @Flag(help: "Overwrite the recipe and the workflow when they exist.")
+    @Flag(help: "Write the recipe and the workflow again when they exist.")
     var force = false
 
     @OptionGroup var logging: LoggingOptions
@@ -82,48 +84,90 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let directory = FileManager.default.currentDirectoryPath
-        var files = [Self.recipeFile]
-        if ci == .github { files.append(GitHubPlanWorkflow.path) }
-        let existing = files.filter { FileManager.default.fileExists(atPath: $0) }
-        if !existing.isEmpty, !force {
+        // A project that has its recipe keeps it: init adds what is missing around it.
+        let existing = force ? nil : RecipeSelection.defaultPaths.first { FileManager.default.fileExists(atPath: $0) }
+        if let existing, fromStore != nil {
             throw CLIFailure(
-                "\(existing.joined(separator: " and ")) \(existing.count == 1 ? "exists" : "exist") in \(directory); nothing was written. Pass --force to overwrite, or run init in another directory"
+                "\(existing) exists in \(directory); nothing was written. Pass --force to replace it with the recipe --from-store makes, or run init in another directory"
             )
         }
-        let name = self.name ?? Self.defaultName(directory: directory)
-        let recipe: String
-        let summary: String
-        if let fromStore {
-            (recipe, summary) = try await recipeFromStore(fromStore, name: name)
+        let recipePath = existing ?? Self.recipeFile
+        var report: [String] = []
+        if let existing {
+            report.append("Kept \(existing), the project's recipe (--force writes a new one over it).")
         } else {
-            recipe = StarterRecipe.yaml(name: name, container: container ?? Recipe.defaultContainer)
-            summary = "recipe `\(name)`: three users, zone Notes shared with bob, lane \(StarterRecipe.laneName)"
+            let name = self.name ?? Self.defaultName(directory: directory)
+            let recipe: String
+            let summary: String
+            if let fromStore {
+                (recipe, summary) = try await recipeFromStore(fromStore, name: name)
+            } else {
+                recipe = StarterRecipe.yaml(name: name, container: container ?? Recipe.defaultContainer)
+                summary = "recipe `\(name)`: three users, zone Notes shared with bob, lane \(StarterRecipe.laneName)"
+            }
+            try Self.write(recipe, to: Self.recipeFile)
+            report.append("Wrote \(Self.recipeFile), \(summary).")
         }
-        try Self.write(recipe, to: Self.recipeFile)
-        var report = ["Wrote \(Self.recipeFile), \(summary)."]
         if ci == .github {
-            try Self.write(
-                GitHubPlanWorkflow.yaml(recipe: Self.recipeFile, version: SharelaneVersion.current),
-                to: GitHubPlanWorkflow.path)
-            report.append(
-                "Wrote \(GitHubPlanWorkflow.path): each pull request that changes the recipe gets its plan as one comment. Set the repository variables SHARELANE_REPOSITORY and SHARELANE_STORE and the secrets the store needs (CLOUDKIT_API_TOKEN, CLOUDKIT_WEB_AUTH_TOKEN); the workflow's first lines say how."
-            )
+            if !force, FileManager.default.fileExists(atPath: GitHubPlanWorkflow.path) {
+                report.append("Kept \(GitHubPlanWorkflow.path) (--force writes it again).")
+            } else {
+                try Self.write(
+                    GitHubPlanWorkflow.yaml(recipe: recipePath, version: GitHubPlanWorkflow.defaultRef),
+                    to: GitHubPlanWorkflow.path)
+                report.append(
+                    "Wrote \(GitHubPlanWorkflow.path): each pull request that changes the recipe gets its plan as one comment. Set the repository variables SHARELANE_REPOSITORY (sharelane's repository on GitHub, OWNER/NAME, which the workflow builds) and SHARELANE_STORE and the secrets the store needs (CLOUDKIT_API_TOKEN, CLOUDKIT_WEB_AUTH_TOKEN); the workflow's first lines say how."
+                )
+            }
         }
         if try Self.ignoreLocalState() {
             report.append(
                 "Added \(Self.ignoredFolder) to .gitignore: the local store and the plan cache stay out of git.")
         }
-        Terminal.write(report.joined(separator: "\n") + "\n\nNext:\n" + nextSteps().joined(separator: "\n") + "\n")
+        report += try schemaLine(in: recipePath)
+        if report.allSatisfy({ $0.hasPrefix("Kept ") }) {
+            report.append("Nothing to add: the project has everything init writes.")
+        }
+        Terminal.write(
+            report.joined(separator: "\n") + "\n\nNext:\n"
+                + nextSteps(keptRecipe: existing != nil).joined(separator: "\n") + "\n")
+    }
+
+    /// Adds the line that gives editors the recipe's JSON Schema (`# yaml-language-server: $schema=…`) at the
+    /// top of the recipe, when it has none and the schema file is found.
+    /// - Returns: what to say about it.
+    private func schemaLine(in recipePath: String) throws -> [String] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: recipePath, encoding: .utf8)
+        } catch {
+            throw CLIFailure("cannot read \(recipePath): \(error.localizedDescription)")
+        }
+        if text.contains(RecipeSchemaFile.modelinePrefix) { return [] }
+        guard let schema = RecipeSchemaFile.find() else {
+            return [
+                "No recipe.schema.json was found beside sharelane, so the recipe has no schema line: `make install` installs it in PREFIX/share/sharelane/; then start the recipe with `\(RecipeSchemaFile.modelinePrefix)PATH` for completion in editors."
+            ]
+        }
+        try Self.write(RecipeSchemaFile.modeline(schema) + "\n" + text, to: recipePath)
+        return ["Added the schema line to \(recipePath): editors with the YAML language server complete and check it."]
     }
 
     /// The commands to run next, each with what it does.
-    func nextSteps() -> [String] {
+    /// - Parameter keptRecipe: the project's own recipe was kept, the default one the commands find.
+    func nextSteps(keptRecipe: Bool = false) -> [String] {
         // `Recipes/sharelane.yaml` comes first among the default recipes: name the new one when it is there.
-        let shadowed = FileManager.default.fileExists(atPath: RecipeSelection.defaultPaths[0])
+        let shadowed = !keptRecipe && FileManager.default.fileExists(atPath: RecipeSelection.defaultPaths[0])
         let recipe = shadowed ? " \(Self.recipeFile)" : ""
         let store = fromStore.map { " --store \($0)" } ?? ""
         let steps: [(String, String)]
-        if fromStore != nil {
+        if keptRecipe {
+            steps = [
+                ("sharelane validate", "checks the recipe, and that editors find its schema"),
+                ("sharelane plan", "what apply would change in .sharelane/store.sqlite"),
+                ("sharelane lanes", "the recipe's lanes, to run with `sharelane run LANE`"),
+            ]
+        } else if fromStore != nil {
             steps = [
                 ("sharelane plan\(recipe)\(store)", "no changes: the recipe declares what the store holds"),
                 ("sharelane run \(StarterRecipe.laneName)\(recipe)\(store)", "checks that it still does"),
@@ -156,8 +200,10 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let owner = try await chooseOwner(in: store)
         let exported = try await ExportCommand.exportedRecipe(
             from: store, owner: owner, zones: [], name: name,
-            container: container ?? endpoint?.container ?? Recipe.defaultContainer,
-            environment: endpoint?.environment ?? CloudKitEnvironment.development.rawValue, out: nil, logger: logger)
+            container: container ?? endpoint?.container ?? (store as? SQLiteStore)?.world.container
+                ?? Recipe.defaultContainer,
+            environment: endpoint?.environment ?? (store as? SQLiteStore)?.world.environment.rawValue
+                ?? CloudKitEnvironment.development.rawValue, out: nil, logger: logger)
         let loaded = try? RecipeLoader(overrides: [:]).load(yaml: exported, file: Self.recipeFile)
         let header = [
             "# Started by `sharelane init --from-store` from what \(store.displayName) held: `sharelane plan`",

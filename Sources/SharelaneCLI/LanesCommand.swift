@@ -19,8 +19,8 @@ struct LanesCommand: AsyncParsableCommand, CommandExamples {
         "sharelane lanes Recipes/topics-notes.yaml --all --json",
     ]
 
-    @Argument(help: "The recipe file.")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @Flag(name: .long, help: "Also list private lanes (callable only from other lanes).")
     var all = false

@@ -19,10 +19,13 @@ protocol LoggingCommand {
     var logging: LoggingOptions { get }
     /// The level when `--log-level` is not given.
     static var defaultLogLevel: Logger.Level { get }
+    /// The level when `--log-level` is not given, as the command's other options choose it.
+    var chosenDefaultLogLevel: Logger.Level { get }
 }
 
 extension LoggingCommand {
     static var defaultLogLevel: Logger.Level { .info }
+    var chosenDefaultLogLevel: Logger.Level { Self.defaultLogLevel }
 }
 
 extension SharelaneCommand {

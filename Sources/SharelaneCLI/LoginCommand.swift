@@ -51,8 +51,8 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         help: ArgumentHelp("cloudkit: how long to wait for the browser (default 5m).", valueName: "duration"))
     var wait: TimeLimit?
 
-    @Argument(help: "The recipe that names the container, environment and handles (optional).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @OptionGroup var recipeSelection: RecipeSelection
 
@@ -214,8 +214,8 @@ struct LogoutCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: "Only the user with this email address or user record name.")
     var email: String?
 
-    @Argument(help: "The recipe that names the container, environment and handles (optional).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @OptionGroup var recipeSelection: RecipeSelection
 

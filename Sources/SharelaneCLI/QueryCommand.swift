@@ -25,8 +25,8 @@ struct QueryCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
-    @Argument(help: "The recipe that names the users (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
     @Option(name: .customLong("as"), help: ArgumentHelp("The user who asks: a recipe handle.", valueName: "handle"))
     var user: String?
     @Option(help: "private, shared or public (default: private for the owner, shared for others).")

@@ -117,7 +117,7 @@ struct RecipeSelection: ParsableArguments {
             Self.printWarnings(of: loaded.recipe)
             return loaded
         } catch {
-            for problem in error.errors { Terminal.printError(problem.description) }
+            for problem in error.warnings + error.errors { Terminal.printError(problem.description) }
             Terminal.printError(
                 "\(path): \(error.errors.count) error\(error.errors.count == 1 ? "" : "s")\(nothingDone.isEmpty ? "" : "; " + nothingDone)"
             )

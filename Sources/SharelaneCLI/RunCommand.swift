@@ -40,6 +40,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @OptionGroup var lockOptions: LockOptions
 
     @OptionGroup var recipeSelection: RecipeSelection
+    @OptionGroup var recipeOption: RecipeOption
 
     @Option(
         name: .customLong("report"),
@@ -73,7 +74,10 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             let split = try RecipeSelection.splitRunArguments(arguments)
             // --var-file, then --var, then the trailing KEY=VALUE parameters: later ones win.
             parameters = try recipeSelection.overrides().merging(split.parameters) { _, new in new }
-            recipePath = try RecipeSelection.resolve(split.path)
+            if let positional = split.path, let named = recipeOption.recipe, positional != named {
+                throw CLIFailure("the recipe is named twice ('\(positional)' and --recipe '\(named)'); name it once")
+            }
+            recipePath = try RecipeSelection.resolve(split.path ?? recipeOption.recipe)
         } catch let error as CLIFailure {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
@@ -137,7 +141,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         func writes(_ steps: [Step]) -> Bool {
             steps.contains { step in
                 switch step.action {
-                case .apply, .accept, .leave, .save, .delete, .reset, .deploySchema, .subscribe: return true
+                case .apply, .accept, .acceptURL, .leave, .save, .delete, .reset, .deploySchema, .subscribe: return true
                 // A command or an outside action writes through its own process, which takes the lock itself.
                 case .plan, .expect, .export, .query, .sh, .outside: return false
                 case .lane(let name, _):

@@ -82,17 +82,6 @@ struct SchemaContext {
     }
 }
 
-/// Writes text to `out`, or to standard output.
-func writeOutput(_ text: String, to out: String?, what: String) throws {
-    guard let out else { return Terminal.write(text) }
-    do {
-        try text.write(toFile: out, atomically: true, encoding: .utf8)
-    } catch {
-        throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
-    }
-    Terminal.printError("Wrote \(what) to \(out).")
-}
-
 struct SchemaShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "show", abstract: "Print the live schema of the store, in the CloudKit Schema Language.")
@@ -102,8 +91,8 @@ struct SchemaShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples 
         "sharelane schema show --store http://127.0.0.1:8420 --format json",
     ]
 
-    @Argument(help: "The recipe that gives the container, environment and owner.")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
     @Option(help: "development or production (default: the recipe's).")
     var environment: CloudKitEnvironment?
     @Option(help: "ckdb (default) or json.")
@@ -142,8 +131,8 @@ struct SchemaExportCommand: AsyncParsableCommand, LoggingCommand, CommandExample
         "sharelane schema export --live --environment production --format json",
     ]
 
-    @Argument(help: "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
     @Flag(help: "Export the store's live schema instead of the recipe's.")
     var live = false
     @Option(help: "With --live: development or production (default: the recipe's).")
@@ -169,7 +158,7 @@ struct SchemaExportCommand: AsyncParsableCommand, LoggingCommand, CommandExample
                 try RecipeSelection.resolve(recipe), nothingDone: "nothing was exported"
             ).schema.schema
         }
-        try writeOutput(try format.render(schema), to: out, what: "the schema (\(format.rawValue))")
+        try OutputFile.write(try format.render(schema), to: out) { "Wrote the schema (\(format.rawValue)) to \($0)." }
     }
 }
 
@@ -263,8 +252,8 @@ struct SchemaDeployCommand: AsyncParsableCommand, LoggingCommand, CommandExample
 
     static let examples = ["sharelane schema deploy --yes", "sharelane schema deploy Recipes/fasting.yaml --yes"]
 
-    @Argument(help: "The recipe that gives the container and owner.")
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
     @Flag(help: "Deploy without asking.")
     var yes = false
     @OptionGroup var recipeSelection: RecipeSelection

@@ -4,6 +4,7 @@ import Emulator
 import Foundation
 import Logging
 import ShareKit
+import ServiceLifecycle
 import ShareStoreSQLite
 
 /// `sharelane serve`: a local CloudKit Web Services emulator over a SQLite store.
@@ -21,8 +22,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             A read-only web console is served at / on the same address: the containers and environments \
             clients used, the users, each user's databases, zones, records and shares, the access matrix, \
             the sharing graph and the change history, each viewable as any user. Open the printed console \
-            URL and give the API token once in its sign-in form (or open /?ckAPIToken=…); the browser then \
-            keeps a session cookie. Nothing in the console changes data. See Docs/Console.md.
+            URL and give the API token once in its sign-in form; the browser then keeps a session cookie. \
+            Nothing in the console changes data. See Docs/Console.md.
+
+            serve answers only to the names 127.0.0.1, localhost, [::1] and --host (and those --allow-host \
+            gives), so a web page of a name rebound to this machine cannot use it, and refuses any request of \
+            a web page whose origin is not allowed (--allow-origin) before it does anything.
 
             To rehearse a bad network, as Apple's service is one (far away, throttling, now and then dropping a \
             connection after applying a write), give --latency, --throttle and --faults, and --fault-seed to \
@@ -47,8 +52,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on (0 picks a free one).")
-    var port = 8420
+    @Option(help: "The port to listen on (default 8420; 0 picks a free one, as it does with a command after --).")
+    var port: Int?
+
+    @OptionGroup var fixture: FixtureOptions
 
     @Option(
         name: .customLong("api-token"),
@@ -107,6 +114,18 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     var allowOrigin: [String] = []
 
     @Option(
+        name: .customLong("allow-host"),
+        help: ArgumentHelp(
+            "Answer requests that call the emulator by this host name (repeatable).",
+            discussion:
+                "serve answers to 127.0.0.1, localhost, [::1], the --host name and the address a connection "
+                + "reached, on any port; a request naming another host (its Host header) is refused with 421, "
+                + "so that a page whose name an attacker points at this machine (DNS rebinding) cannot use it. "
+                + "Give the name alone, such as devbox.local (Docs/CloudKit.md).",
+            valueName: "name"))
+    var allowHost: [String] = []
+
+    @Option(
         help: ArgumentHelp(
             "Make each Web Services answer wait this long, as Apple's service is far away (e.g. 80ms~20ms).",
             discussion:
@@ -120,8 +139,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             "Answer 429 THROTTLED past this many requests a second (or a minute) from one user (e.g. 40/s).",
             discussion:
                 "N/s or N/m, counted over a sliding window for each user (the user of the request's web auth "
-                + "token; requests without one share a count). A refused request carries retryAfter in whole "
-                + "seconds, as CloudKit's, and changes nothing.",
+                + "token; requests without one are counted by the web page they come from, sign-ins apart). A "
+                + "refused request carries retryAfter in whole seconds, as CloudKit's, and changes nothing.",
             valueName: "rate"))
     var throttle: String?
 
@@ -191,7 +210,13 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 "--allow-origin \"\(origin)\" is not a web origin: give scheme://host[:port], such as "
                     + "https://app.example.test")
         }
-        guard (0...65535).contains(port) else {
+        for name in allowHost {
+            if let problem = EmulatorConfiguration.hostNameProblem(name) {
+                throw ValidationError(
+                    "--allow-host \"\(name)\" is \(problem): write the name alone, such as devbox.local")
+            }
+        }
+        if let port, !(0...65535).contains(port) {
             throw ValidationError("--port \(port) is not a port: give 0…65535")
         }
         if let apiToken, apiToken.isEmpty {
@@ -201,14 +226,18 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var logging: LoggingOptions
 
+    /// Wrapped around a command, serve's request log would fill the command's output: warnings only, unless
+    /// `--log-level` asks for more.
+    var chosenDefaultLogLevel: Logger.Level { fixture.command.isEmpty ? Self.defaultLogLevel : .warning }
+
     func run() async throws {
         let logger = Logger(label: "sharelane.serve")
         let url = StoreLocator.effectiveURL(option: store)
-        let served: any Store
+        let served: SQLiteWorlds
         do {
             switch try StoreLocator.location(of: url) {
-            case .sqlite(let path): served = try SQLiteStore(path: path, logger: logger)
-            case .memory: served = try SQLiteStore.inMemory(logger: logger)
+            case .sqlite(let path): served = try SQLiteWorlds(path: path, logger: logger)
+            case .memory: served = SQLiteWorlds(inMemoryWith: logger)
             case .http, .cloudKit(_, _):
                 throw CLIFailure(
                     "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")
@@ -223,17 +252,25 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let generated = apiToken == nil
         let keyring = try serverKeyring()
         let network = try networkConditions()
+        // Wrapped around a command, serve takes a free port unless told one, so that test runs do not meet.
+        let port = self.port ?? (fixture.command.isEmpty ? 8420 : 0)
         var configuration = EmulatorConfiguration(
             host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
             opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network)
         let lag = indexLag.flatMap(DurationText.seconds) ?? 0
         configuration.indexLag = lag
-        let emulator = CloudKitEmulator(store: served, configuration: configuration, logger: logger)
+        configuration.allowedHosts = allowHost
+        let emulator = CloudKitEmulator(worlds: served, configuration: configuration, logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
         let opaqueChecksums = self.opaqueChecksums
         let allowedOrigins = allowOrigin.compactMap(EmulatorConfiguration.origin(of:))
+        let allowedHosts = allowHost
         let storeName = served.displayName
+        let seeded = try await fixture.prepare(emulator, worlds: served, logger: logger)
+        if !fixture.command.isEmpty {
+            return try await runWrapped(emulator, seeded: seeded, token: token, logger: logger)
+        }
         do {
             try await emulator.run { boundPort in
                 var lines = ["sharelane serve: CloudKit Web Services on http://\(host):\(boundPort) over \(storeName)"]
@@ -252,6 +289,10 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 if !allowedOrigins.isEmpty {
                     lines.append("Browser pages allowed: loopback origins, \(allowedOrigins.joined(separator: ", "))")
                 }
+                if !allowedHosts.isEmpty {
+                    lines.append(
+                        "Host names answered: 127.0.0.1, localhost, [::1], \(allowedHosts.joined(separator: ", "))")
+                }
                 if lag > 0 { lines.append("Query index lag: queries see a write \(lag) s after it (--index-lag)") }
                 if network != .none {
                     // Docs/CloudKit.md, "Rehearsing a bad network".
@@ -260,10 +301,65 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
                 // Docs/Console.md: the console's address, never with the token in it.
                 lines.append("Console: http://\(host):\(boundPort)/    (read-only; sign in with the API token)")
+                if let seeded {
+                    lines.append(
+                        "Seeded from \(seeded.recipe) in \(seeded.world) (\(seeded.users.count) users): "
+                            + "POST /_sharelane/reset goes back to it (Docs/Testing.md)")
+                }
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
         } catch {
             throw CLIFailure("cannot serve on \(host):\(port): \(error); is the port in use? try --port")
         }
+        try await fixture.exportIfAsked(emulator)
+    }
+
+    /// `serve … -- COMMAND`: serves while the command runs, with the fixture in its environment, then stops
+    /// and exits with the command's status.
+    private func runWrapped(
+        _ emulator: CloudKitEmulator, seeded: FixtureOptions.Seeded?, token: String, logger: Logger
+    ) async throws {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let application = emulator.application { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        // Stopped by a graceful shutdown when the command ends: serve's own signal handling is the command's.
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: [application], logger: logger))
+        let server = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let boundPort = await iterator.next() else {
+            server.cancel()
+            throw CLIFailure("cannot serve on \(host): \((try? await server.value).map { "\($0)" } ?? "it stopped")")
+        }
+        // The seeded world, or the one a snapshot file brought people to.
+        let fromFile = await emulator.seededWorlds()
+        let world =
+            seeded?.world ?? (fromFile.count == 1 ? fromFile[0] : nil)
+            ?? StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
+        let users = try await emulator.fixtureUsers(container: world.container, environment: world.environment)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-fixture-\(UUID())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        // The users file holds web auth tokens: readable by this user only, and gone when serve stops.
+        let usersFile = scratch.appendingPathComponent("users.json")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        try encoder.encode(Dictionary(users.map { ($0.handle, $0) }) { first, _ in first }).write(to: usersFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: usersFile.path)
+        let baseURL = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)"
+        Terminal.printError(
+            "sharelane serve: \(baseURL) over \(emulator.displayName)"
+                + (seeded.map { ", seeded from \($0.recipe) in \($0.world)" } ?? "") + "; running "
+                + fixture.command.joined(separator: " "))
+        let status = try await FixtureOptions.run(
+            fixture.command,
+            environment: FixtureOptions.commandEnvironment(
+                baseURL: baseURL, apiToken: token, world: world, users: users, usersFile: usersFile.path))
+        await group.triggerGracefulShutdown()
+        _ = try? await server.value
+        try await fixture.exportIfAsked(emulator)
+        if status != 0 { throw ExitCode(status) }
     }
 }

@@ -39,7 +39,7 @@ public struct SharelaneCommand: AsyncParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             if let logs = command as? any LoggingCommand {
-                bootstrapLogging(logs.logging.level ?? type(of: logs).defaultLogLevel)
+                bootstrapLogging(logs.logging.level ?? logs.chosenDefaultLogLevel)
             }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -49,8 +49,8 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             """)
     var format: ShowFormat = .tree
 
-    @Option(help: ArgumentHelp("The recipe that names handles, container and environment.", valueName: "file"))
-    var recipe: String?
+    @OptionGroup var recipeArgument: RecipeArgument
+    var recipe: String? { recipeArgument.path }
 
     @OptionGroup var recipeSelection: RecipeSelection
 

@@ -84,23 +84,27 @@ public enum StoreLocator {
     /// Opens the store a URL names.
     ///
     /// - Parameters:
-    ///   - container: the CloudKit container (the recipe's `container:`) for `http:` and `cloudkit:`.
+    ///   - container: the CloudKit container (the recipe's `container:`); nil when nothing names one: a local
+    ///     store then opens the container its file holds (`SQLiteWorlds`), `http:` the default one.
     ///   - environment: `development` or `production` (the recipe's `environment:`).
     ///   - apiToken: `--api-token`; otherwise `CLOUDKIT_API_TOKEN`.
     /// - Throws: `StoreLocatorError` for a URL sharelane cannot use, `ShareError` when the store cannot open.
     public static func open(
-        _ url: String, logger: Logger, container: String = defaultContainer, environment: String = "development",
+        _ url: String, logger: Logger, container named: String? = nil, environment: String = "development",
         apiToken: String? = nil, environmentVariables: [String: String] = ProcessInfo.processInfo.environment,
         reachTimeout: Double? = nil, parallelism: Int = Parallelism.default
     ) throws -> any Store {
         let reach = reachTimeout ?? WebServicesStore.defaultReachTimeout
+        let container = named ?? defaultContainer
         switch try location(of: url) {
         case .sqlite(let path):
             return try SQLiteStore(
-                path: path, environment: CloudKitEnvironment(rawValue: environment) ?? .development, logger: logger)
+                path: path, container: named,
+                environment: CloudKitEnvironment(rawValue: environment) ?? .development, logger: logger)
         case .memory:
             return try SQLiteStore.inMemory(
-                environment: CloudKitEnvironment(rawValue: environment) ?? .development, logger: logger)
+                container: container, environment: CloudKitEnvironment(rawValue: environment) ?? .development,
+                logger: logger)
         case .http:
             let token = apiToken ?? environmentVariables[apiTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
             guard let token else { throw StoreLocatorError.missingAPIToken(url) }

@@ -54,6 +54,8 @@ public struct StoreOptions: ParsableArguments {
         SecretMask.register(apiToken)
         let url = self.url
         let container = recipe?.container ?? named ?? Recipe.defaultContainer
+        // Nothing names a container: a local store opens the one its file holds.
+        let namedContainer = recipe?.container ?? named
         let environmentName = (environment ?? recipe?.environment ?? .development).rawValue
         var variables = ProcessInfo.processInfo.environment
         var apiToken = self.apiToken
@@ -77,7 +79,7 @@ public struct StoreOptions: ParsableArguments {
                 }
             }
             let store = try StoreLocator.open(
-                url, logger: logger, container: container, environment: environmentName, apiToken: apiToken,
+                url, logger: logger, container: namedContainer, environment: environmentName, apiToken: apiToken,
                 environmentVariables: variables, reachTimeout: timeout?.seconds, parallelism: parallelism)
             if let saved, let web = store as? WebServicesStore {
                 TokenKeeper.track(web, entry: saved.0, file: saved.1)

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Recipe
 
-/// `sharelane validate RECIPE`: checks a recipe without touching a store.
+/// `sharelane validate [RECIPE]`: checks a recipe without touching a store.
 struct ValidateCommand: ParsableCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "validate",
@@ -14,16 +14,17 @@ struct ValidateCommand: ParsableCommand, CommandExamples {
 
     /// What `--help` ends with.
     static let examples = [
-        "sharelane validate Recipes/sharelane.yaml",
+        "sharelane validate",
+        "sharelane validate Recipes/trips.yaml",
         "sharelane validate recipe.yaml --var owner_email=ann@example.com --var-file staging.yaml",
     ]
 
-    @Argument(help: "The recipe file (.yaml or .yml).")
-    var recipe: String
+    @OptionGroup var recipeArgument: RecipeArgument
 
     @OptionGroup var recipeSelection: RecipeSelection
 
     func run() throws {
+        let recipe = try RecipeSelection.resolve(recipeArgument.path)
         let loader = try recipeSelection.loader()
         do {
             let loaded = try loader.load(path: recipe)
@@ -35,7 +36,7 @@ struct ValidateCommand: ParsableCommand, CommandExamples {
                     + (loaded.subscriptions.isEmpty ? "" : ", \(plural(loaded.subscriptions.count, "subscription"))")
                     + "\n")
         } catch {
-            var lines = error.errors.map(\.description)
+            var lines = (error.warnings + error.errors).map(\.description)
             lines.append("\(recipe): \(plural(error.errors.count, "error")) found")
             Terminal.printError(lines.joined(separator: "\n"))
             throw ExitCode.failure

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A layered layout, one column a kind of node: owners | zones | shared records (hierarchy roots) |
 /// participants, each column in the graph's order and centred on the tallest; columns with no node are left
-/// out. Edges are curves from the right side of a node to the left side of the next, labelled at their
-/// middle; new edges are green, changed ones orange, gone ones red and dashed (as in the DOT rendering).
+/// out. Edges are curves from the right side of a node to the left side of the next, labelled just before
+/// the node they point at, above their end; new edges are green, changed ones orange, gone ones red and dashed (as in the DOT rendering).
 /// Every name is escaped; a name too long for its box is cut with `…` and shown whole in the box's tooltip.
 public struct SharingGraphSVG: Sendable {
     /// The width of a node's box; columns are `nodeWidth + columnGap` apart.
@@ -22,16 +22,20 @@ public struct SharingGraphSVG: Sendable {
     var labelCharacters: Int { Int((nodeWidth - 16) / 7) }
 
     /// The picture as an `<svg>` element (with `role="img"` and a `<title>`), to put in a page or save as a
-    /// `.svg` file. An empty graph draws "No shares".
-    public func svg(_ graph: SharingGraph, title: String) -> String {
+    /// `.svg` file. An empty graph draws `empty`: "No shares" by default; as one user, what that user sees.
+    public func svg(
+        _ graph: SharingGraph, title: String, empty: String = "No shares: nothing is shared with anyone."
+    ) -> String {
         let margin = 20.0
         let headerHeight = 36.0
         guard !graph.nodes.isEmpty else {
+            // About 7 px a character at 14 px.
+            let width = Self.number(max(320, 40 + Double(empty.count) * 7))
             return """
-                <svg xmlns="http://www.w3.org/2000/svg" class="sharing-graph" role="img" width="320" height="80" \
-                viewBox="0 0 320 80"><title>\(HTML.escaped(title))</title>\
-                <text x="20" y="45" font-family="system-ui, sans-serif" font-size="14" fill="#656d76">No shares: \
-                nothing is shared with anyone.</text></svg>
+                <svg xmlns="http://www.w3.org/2000/svg" class="sharing-graph" role="img" width="\(width)" height="80" \
+                viewBox="0 0 \(width) 80"><title>\(HTML.escaped(title))</title>\
+                <text x="20" y="45" font-family="system-ui, sans-serif" font-size="14" fill="#656d76">\
+                \(HTML.escaped(empty))</text></svg>
 
                 """
         }
@@ -68,6 +72,8 @@ public struct SharingGraphSVG: Sendable {
         }
         // Edges first, so that boxes are drawn over their ends; labels last, over everything.
         var labels = ""
+        // Labels of edges into one node are stacked above each other.
+        var labelsInto: [String: Int] = [:]
         var router = GapRouter(tops: tops, nodeHeight: nodeHeight, rowGap: rowGap)
         for edge in graph.edges {
             guard let from = boxes[edge.from], let to = boxes[edge.to] else { continue }
@@ -94,10 +100,15 @@ public struct SharingGraphSVG: Sendable {
             out +=
                 "<path class=\"edge \(edge.change.rawValue)\" d=\"\(d)\" fill=\"none\" stroke=\"\(colour)\" "
                 + "stroke-width=\"\(widthAttribute)\"\(dash) marker-end=\"url(#arrow-\(edge.change.rawValue))\"/>\n"
-            // The label sits at the middle of the last curve, in the space between two columns.
+            // The label sits just before the node the edge points at, above the edge's end, where edges into
+            // other nodes do not run: at the middle of the curve it lay across the edges that leave a column's
+            // gap together. Labels of edges into one node stack upwards.
+            let stacked = Double(labelsInto[edge.to, default: 0])
+            labelsInto[edge.to, default: 0] += 1
+            let labelY = end.y - 6 - stacked * 13
             labels +=
-                "<text class=\"edge-label\" x=\"\(Self.number((point.x + end.x) / 2))\" "
-                + "y=\"\(Self.number((point.y + end.y) / 2 - 4))\" text-anchor=\"middle\" font-size=\"11\" "
+                "<text class=\"edge-label\" x=\"\(Self.number(end.x - 10))\" "
+                + "y=\"\(Self.number(labelY))\" text-anchor=\"end\" font-size=\"11\" "
                 + "fill=\"\(colour)\" stroke=\"#ffffff\" stroke-width=\"4\" paint-order=\"stroke\">"
                 + "\(HTML.escaped(SharingGraphRenderer.marked(edge)))</text>\n"
         }

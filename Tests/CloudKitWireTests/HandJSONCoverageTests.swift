@@ -22,8 +22,8 @@ struct HandJSONCoverageTests {
         record.parent = WireRecordPointer(recordName: "list", recordChangeTag: "p1")
         record.share = WireShareReference(recordName: "s", zoneID: zone)
         record.zoneID = WireZoneID(zone)
-        record.created = Stamp(timestamp: 1, userRecordName: "_owner")
-        record.modified = Stamp(timestamp: 2, userRecordName: "_bob")
+        record.created = WireStamp(Stamp(timestamp: 1, userRecordName: "_owner"))
+        record.modified = WireStamp(Stamp(timestamp: 2, userRecordName: "_bob"))
         record.deleted = false
         record.createShortGUID = true
         record.forRecord = WireRecordPointer(recordName: "list", recordChangeTag: "p1")
@@ -114,7 +114,8 @@ struct HandJSONCoverageTests {
         if Bool.random(using: &random) { record.recordChangeTag = text(&random) }
         if Bool.random(using: &random) { record.parent = WireRecordPointer(recordName: "p" + text(&random)) }
         if Bool.random(using: &random) {
-            record.created = Stamp(timestamp: Int64.random(in: 0...1 << 42, using: &random), userRecordName: "_u")
+            record.created = WireStamp(
+                Stamp(timestamp: Int64.random(in: 0...1 << 42, using: &random), userRecordName: "_u"))
         }
         if Int.random(in: 0...9, using: &random) == 0 {
             record = WireRecord(recordName: record.recordName, error: ShareError(.notFound, text(&random)))

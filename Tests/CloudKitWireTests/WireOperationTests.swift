@@ -17,8 +17,11 @@ import Testing
         let rows = lines[(header + 2)...].prefix { $0.hasPrefix("|") }
         #expect(rows.count == WireOperation.all.count, "one table row per operation")
         for operation in WireOperation.all {
+            // Each row links to its endpoint in the table of the reference's dictionaries.
             let expected =
-                "| `\(operation.path)` | \(operation.methods.map(\.rawValue).joined(separator: ", ")) | "
+                "| [`\(operation.path)`](Reference/Dictionaries.md#endpoint-"
+                + operation.path.replacingOccurrences(of: "/", with: "-") + ") | "
+                + operation.methods.map(\.rawValue).joined(separator: ", ") + " | "
                 + operation.databases.map(\.rawValue).joined(separator: ", ") + " |"
             #expect(rows.contains { $0.hasPrefix(expected) }, "Docs/CloudKit.md lacks the row \(expected)")
         }

@@ -47,7 +47,7 @@ struct BrowserClientTests {
                 #expect(refused.status == 421)
                 #expect(refused.headers["access-control-allow-origin"] == origin)
             }
-            // Another origin: no CORS headers, and its preflight is refused saying how to allow it.
+            // Another origin: no CORS headers, and its preflight and requests are refused saying how to allow it.
             let stranger = "https://elsewhere.example"
             let preflight = try await H.raw(
                 base, path, method: "OPTIONS",
@@ -58,6 +58,9 @@ struct BrowserClientTests {
             let answer = try await H.raw(
                 base, path, query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": alice.token], method: "GET",
                 headers: [("Origin", stranger)])
+            #expect(answer.status == 403)
+            #expect(answer.text.contains("--allow-origin \(stranger)"))
+            #expect(answer.nextToken == nil)
             #expect(answer.headers["access-control-allow-origin"] == nil)
             #expect(answer.headers["access-control-expose-headers"] == nil)
         }
@@ -80,12 +83,14 @@ struct BrowserClientTests {
         }
     }
 
-    /// The sign-in page reached from the `redirectURL` of a refusal, as a popup opened by `opener` would ask
-    /// for it (its `Referer`), and the page its form answers with.
-    static func popupSignIn(_ base: String, referer: String?) async throws -> (page: H.Answer, answer: H.Answer) {
+    /// The sign-in page reached from the `redirectURL` of a refusal of a request of `origin` (nil: of no page),
+    /// as a popup would ask for it (its `Referer`), and the page its form answers with.
+    static func popupSignIn(
+        _ base: String, origin: String? = app, referer: String?
+    ) async throws -> (page: H.Answer, answer: H.Answer) {
         let refused = try await H.raw(
             base, H.databasePath("public", "users/caller"), query: ["ckAPIToken": H.apiToken], method: "GET",
-            headers: [("Origin", app)])
+            headers: origin.map { [("Origin", $0)] } ?? [])
         let redirect = try #require(refused.json["redirectURL"] as? String, "\(refused.text)")
         let components = try #require(URLComponents(string: redirect))
         let ticket = try #require(components.queryItems?.first { $0.name == "ticket" }?.value)
@@ -125,11 +130,11 @@ struct BrowserClientTests {
         }
     }
 
-    @Test("a popup opened by a page of an origin not allowed, or with no Referer, posts no token")
+    @Test("a popup whose ticket no page asked for, opened by a page not allowed or with no Referer, posts no token")
     func popupRefusesStrangers() async throws {
         try await H.withEmulator { base in
             for referer in ["https://elsewhere.example/app", nil] {
-                let (page, answer) = try await Self.popupSignIn(base, referer: referer)
+                let (page, answer) = try await Self.popupSignIn(base, origin: nil, referer: referer)
                 #expect(Self.hiddenValue("opener", in: page.text) == nil)
                 #expect(answer.status == 200)
                 #expect(!answer.text.contains("postMessage"), "\(referer ?? "no Referer")")
@@ -140,7 +145,7 @@ struct BrowserClientTests {
 
     @Test("a redirectURL names the address the connection reached, whatever the Host header says")
     func redirectFromSocket() async throws {
-        try await H.withEmulator { base in
+        try await H.withEmulator(allowedHosts: ["attacker.example"]) { base in
             let refused = try await H.raw(
                 base, H.databasePath("private", "zones/list"), query: ["ckAPIToken": H.apiToken], method: "GET",
                 headers: [("Host", "attacker.example:80")])

@@ -54,4 +54,32 @@ struct BrowserSignInTests {
         // The browser's preflight of the JSON request reached serve and was answered.
         #expect(server.log.contains("OPTIONS"), "\(server.log)")
     }
+
+    /// An app served over https (a certificate made for the run), allowed with `--allow-origin`: Chromium's
+    /// default referrer policy sends no `Referer` when the https page opens serve's http sign-in page, so the
+    /// popup learns its opener from the ticket of the refused request the page made.
+    @Test("an https app of an allowed origin signs in through the popup with no Referer sent")
+    func httpsAppSignsInWithoutReferer() throws {
+        let chromium = try #require(ConsoleBrowser.executable, "SHARELANE_REQUIRE_BROWSER=1 but Chromium is missing")
+        let node = try #require(Self.node, "node is needed to drive the browser")
+        let appOrigin = "https://app.example.test:\(try FreePort.loopback())"
+        let server = try ServeProcess(apiToken: "https-app-token", extraArguments: ["--allow-origin", appOrigin])
+        defer { server.stop() }
+        try FileManager.default.createDirectory(at: ConsoleBrowser.screenshots, withIntermediateDirectories: true)
+        let screenshot = ConsoleBrowser.screenshots.appendingPathComponent("browser-sign-in-https.png")
+        let driver = BuiltProducts.packageRoot.appendingPathComponent("Tests/EmulatorTests/Browser/popup-driver.mjs")
+        let result = try SharelaneBinary.runProcess(
+            node, [driver.path, chromium.path, server.url, server.apiToken, screenshot.path, appOrigin], timeout: 120)
+        let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require(
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            "the driver said: \(result.stdout)\n\(result.stderr)\nserve:\n\(server.log)")
+        let steps = report["steps"] as? [String] ?? []
+        #expect(report["status"] as? String == "done", "\(report)\n\(result.stderr)\nserve:\n\(server.log)")
+        #expect(report["appOrigin"] as? String == appOrigin)
+        // What makes this case: the popup was told nothing of the page that opened it.
+        #expect(report["referer"] as? String == "", "\(report)")
+        #expect(steps.contains("ok the sign-in popup handed over a session"), "\(steps)")
+        #expect(steps.last == "ok read back: Eggs at 3", "\(steps)")
+    }
 }

@@ -102,6 +102,8 @@ import Testing
             "users/lookup/id", "public", body: #"{"users":[{"userRecordName":"{BOB}"}]}"#, answerKeys: ["users"],
             decode: reads(UsersResponse.self)),
         Example(
+            "users/lookup/contacts", "public", body: "{}", answerKeys: ["users"], decode: reads(UsersResponse.self)),
+        Example(
             "users/settings", "public", body: #"{"phoneNumber":"+15550100001","discoverable":true}"#,
             answerKeys: ["phoneNumber", "discoverable"], decode: reads(UserSettingsRequest.self)),
         Example(
@@ -136,6 +138,9 @@ import Testing
             "assets/upload",
             body: #"{"zoneID":\#(lists),"tokens":[{"recordName":"milk","recordType":"Todo","fieldName":"photo"}]}"#,
             answerKeys: ["tokens"], decode: reads(UploadAssetsResponse.self)),
+        Example(
+            "assets/rereference", body: #"{"zoneID":\#(lists),"assets":[{"recordName":"milk","fieldName":"title"}]}"#,
+            answerKeys: ["assets"], decode: reads(RereferenceAssetsResponse.self)),
     ]
 
     @Test("every operation of the catalogue has an example here")

@@ -108,20 +108,31 @@ struct ConsoleHarness {
     }
 
     /// `POST path` with a form body.
-    func post(_ path: String, form: [String: String], cookie: String? = nil) async throws -> Page {
-        var request = HTTPClientRequest(url: base + path)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+    func post(
+        _ path: String, form: [String: String], cookie: String? = nil, headers: [(String, String)] = []
+    ) async throws -> Page {
         let body = form.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.formEncoded($0.value))" }.joined(
             separator: "&")
+        return try await post(
+            path, body: body, cookie: cookie,
+            headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers)
+    }
+
+    /// `POST path` with `body` as it is.
+    func post(
+        _ path: String, body: String, cookie: String? = nil, headers: [(String, String)] = []
+    ) async throws -> Page {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .POST
+        if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
         return try await send(request)
     }
 
-    /// Signs in with the API token in the query, as the README says, and returns the cookie to send.
+    /// Signs in with the API token in the sign-in form, as a person does, and returns the cookie to send.
     func signIn() async throws -> String {
-        let page = try await get("/?ckAPIToken=\(Self.formEncoded(Self.apiToken))")
+        let page = try await post("/console/signin", form: ["token": Self.apiToken, "next": "/"])
         guard page.status == 303, let cookie = page.setCookie?.split(separator: ";").first else {
             throw ShareError(.internalError, "signing in answered \(page.status): \(page.text)")
         }

@@ -19,13 +19,28 @@ import Testing
         }
     }
 
-    @Test func theTokenInTheQueryStartsASessionAndLeavesTheAddress() async throws {
+    @Test func theTokenInTheQueryIsAnsweredWithAPageThatPostsIt() async throws {
         try await ConsoleHarness.with { console, _ in
             let token = ConsoleHarness.formEncoded(ConsoleHarness.apiToken)
             let answer = try await console.get("/access?zone=Secrets&ckAPIToken=\(token)")
-            #expect(answer.status == 303)
-            #expect(answer.location == "/access?zone=Secrets")
-            let cookie = try #require(answer.setCookie)
+            // A GET starts no session: the page posts the token, and the address it goes on to has none.
+            #expect(answer.status == 401)
+            #expect(answer.setCookie == nil)
+            #expect(answer.text.contains("<form method=\"post\" action=\"/console/signin\">"))
+            #expect(answer.text.contains("name=\"next\" value=\"/access?zone=Secrets\""))
+            #expect(answer.text.contains("history.replaceState(null, \"\", \"/access?zone=Secrets\")"))
+            let policy = try #require(answer.headers.first(name: "Content-Security-Policy"))
+            let nonce = try #require(answer.text.firstMatch(of: /<script nonce="([^"]+)">/)?.1)
+            #expect(policy.contains("script-src 'nonce-\(nonce)'"), "\(policy)")
+            #expect(answer.headers.first(name: "Referrer-Policy") == "same-origin")
+            #expect(answer.headers.first(name: "Cache-Control") == "no-store")
+            // What the page posts starts the session.
+            let token2 = try #require(BrowserClientTests.hiddenValue("token", in: answer.text))
+            let posted = try await console.post(
+                "/console/signin", form: ["token": token2, "next": "/access?zone=Secrets"])
+            #expect(posted.status == 303)
+            #expect(posted.location == "/access?zone=Secrets")
+            let cookie = try #require(posted.setCookie)
             #expect(cookie.hasPrefix("sharelane_console="))
             for attribute in ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=28800"] {
                 #expect(cookie.contains(attribute), "the cookie lacks \(attribute): \(cookie)")
@@ -37,9 +52,28 @@ import Testing
             #expect(!page.text.contains(ConsoleHarness.apiToken))
             #expect(!page.text.contains(token))
             // The request log names paths only.
-            #expect(console.log.all.contains { $0.contains("GET /access 303") }, "\(console.log.all)")
+            #expect(console.log.all.contains { $0.contains("GET /access 401") }, "\(console.log.all)")
             #expect(!console.log.all.joined().contains(ConsoleHarness.apiToken))
             #expect(!console.log.all.joined().contains(token))
+        }
+    }
+
+    @Test func everyPlaceToGoOnToIsAPathOfThisServer() async throws {
+        try await ConsoleHarness.with { console, _ in
+            let token = ConsoleHarness.formEncoded(ConsoleHarness.apiToken)
+            // `//access` is a page of this server, never `//access` (a host, to a browser).
+            for asked in ["//access?zone=Secrets", "///access?zone=Secrets"] {
+                let posting = try await console.get("\(asked)&ckAPIToken=\(token)")
+                let next = BrowserClientTests.hiddenValue("next", in: posting.text)
+                #expect(next == "/access?zone=Secrets", "\(asked): \(next ?? posting.text)")
+                let signIn = try await console.get(asked)
+                #expect(BrowserClientTests.hiddenValue("next", in: signIn.text)?.hasPrefix("//") == false)
+            }
+            for elsewhere in ["/\t/evil.example/", "/\n/evil.example", "/\u{7F}x", "/x\u{85}"] {
+                let away = try await console.post(
+                    "/console/signin", form: ["token": ConsoleHarness.apiToken, "next": elsewhere])
+                #expect(away.location == "/", "signing in went on to \(elsewhere.debugDescription)")
+            }
         }
     }
 
@@ -74,12 +108,26 @@ import Testing
         }
     }
 
-    @Test func signingOutEndsTheSession() async throws {
+    @Test func signingOutTakesAPostWithTheSessionsCheck() async throws {
         try await ConsoleHarness.with { console, _ in
             let session = try await console.signIn()
+            let overview = try await console.get("/", cookie: session)
+            #expect(overview.status == 200)
+            let check = try #require(BrowserClientTests.hiddenValue("csrf", in: overview.text), "\(overview.text)")
+            // A link of another site (a GET) signs nobody out; it shows the button.
+            let link = try await console.get("/console/signout", cookie: session)
+            #expect(link.status == 200)
+            #expect(link.text.contains("action=\"/console/signout\""))
             #expect(try await console.get("/", cookie: session).status == 200)
-            let out = try await console.get("/console/signout", cookie: session)
+            // A form of another site (its POST carries no check, or a wrong one) neither.
+            for form in [[:], ["csrf": "0123"], ["csrf": check + "0"]] {
+                let forged = try await console.post("/console/signout", form: form, cookie: session)
+                #expect(forged.status == 403, "\(form)")
+                #expect(try await console.get("/", cookie: session).status == 200)
+            }
+            let out = try await console.post("/console/signout", form: ["csrf": check], cookie: session)
             #expect(out.status == 303)
+            #expect(out.location == "/console/signin")
             #expect(out.setCookie?.contains("Max-Age=0") == true)
             #expect(try await console.get("/", cookie: session).status == 401)
         }
@@ -131,6 +179,10 @@ import Testing
                 #expect(!content.contains("alice@example.com"), "\(path) shows carol alice's address")
             }
             #expect(try await console.get("/history?as=\(carol)", cookie: session).text.contains("carol-note"))
+            // Her empty graph speaks of what she sees, not of everyone (a pending invitation shows once accepted).
+            let carolsGraph = try await console.get("/graph?as=\(carol)", cookie: session).main
+            #expect(carolsGraph.contains("No shares that carol@example.com sees"), "\(carolsGraph)")
+            #expect(!carolsGraph.contains("nothing is shared with anyone"))
             let sneaking = try await console.get(
                 "/users/\(carol)/shared/Secrets?owner=\(fixture.alice.recordName)", cookie: session)
             #expect(sneaking.status == 404)

@@ -22,18 +22,18 @@ enum EmulatorHarness {
     static func withEmulator<T: Sendable>(
         storePath: String? = nil, tokenLifetime: Duration = .seconds(3600), maxBodyBytes: Int = 16 << 20,
         clock: EmulatorClock = .system, strictTokens: Bool = false, serverKeys: ServerKeyring = ServerKeyring(),
-        opaqueChecksums: Bool = false, allowedOrigins: [String] = [], networkConditions: NetworkConditions = .none,
-        logger: Logger = quiet, _ body: @Sendable (String) async throws -> T
+        opaqueChecksums: Bool = false, allowedOrigins: [String] = [], allowedHosts: [String] = [],
+        networkConditions: NetworkConditions = .none, logger: Logger = quiet,
+        _ body: @Sendable (String) async throws -> T
     ) async throws -> T {
         try await TemporaryDirectory.with("emulator") { scratch in
             let store = try SQLiteStore(path: storePath ?? scratch.file("serve.sqlite"), logger: quiet)
-            return try await InProcessEmulator.with(
-                store: store,
-                configuration: EmulatorConfiguration(
-                    apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes, clock: clock,
-                    strictTokens: strictTokens, serverKeys: serverKeys, opaqueChecksums: opaqueChecksums,
-                    allowedOrigins: allowedOrigins, networkConditions: networkConditions),
-                logger: logger, body)
+            var configuration = EmulatorConfiguration(
+                apiToken: apiToken, tokenLifetime: tokenLifetime, maxBodyBytes: maxBodyBytes, clock: clock,
+                strictTokens: strictTokens, serverKeys: serverKeys, opaqueChecksums: opaqueChecksums,
+                allowedOrigins: allowedOrigins, networkConditions: networkConditions)
+            configuration.allowedHosts = allowedHosts
+            return try await InProcessEmulator.with(store: store, configuration: configuration, logger: logger, body)
         }
     }
 
@@ -112,7 +112,9 @@ enum EmulatorHarness {
     }
 
     /// Signs in over raw HTTP: the first web auth token and the user record name.
-    static func signIn(_ baseURL: String, _ email: String) async throws -> (token: String, user: String) {
+    static func signIn(_ baseURL: String, _ email: String, apiToken: String = apiToken) async throws -> (
+        token: String, user: String
+    ) {
         let answer = try await raw(
             baseURL, "/auth/signin", query: ["ckAPIToken": apiToken], body: #"{"emailAddress":"\#(email)"}"#)
         guard let token = answer.json["ckWebAuthToken"] as? String, let user = answer.json["userRecordName"] as? String

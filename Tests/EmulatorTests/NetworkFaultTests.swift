@@ -163,12 +163,14 @@ import Testing
             #expect(Self.isClosedConnection(attempt.error), "\(String(describing: attempt.error))")
             try await Self.setConditions(base, "{}")
             #expect(try await Self.stored(base, token: alice.token, ["applied"]) == ["applied"])
-            // A client that sends the create again learns that it was applied.
+            // A client that sends the create again learns that it was applied: CONFLICT, "record to insert already
+            // exists", as the live service answers it.
             let again = try await H.raw(
                 base, H.databasePath("private", "records/modify"), query: Self.auth(alice.token),
                 body: Self.createBody("applied"))
             let record = (again.json["records"] as? [[String: Any]])?.first
-            #expect(record?["serverErrorCode"] as? String == "EXISTS", "\(again.text)")
+            #expect(record?["serverErrorCode"] as? String == "CONFLICT", "\(again.text)")
+            #expect((record?["reason"] as? String)?.contains("record to insert already exists") == true)
             // The log gives the status of the answer that was never sent.
             let line = try #require(await Self.line(log, "records/modify"))
             #expect(line.contains("records/modify 200"), "\(line)")

@@ -91,7 +91,9 @@ import Testing
             #expect(answer.json.isEmpty, "the refused POST changed the settings: \(answer.text)")
 
             // The console's session cookie stands for the API token, as on the console's pages.
-            let signIn = try await H.raw(base, "/", query: Self.withToken, method: "GET")
+            let signIn = try await H.raw(
+                base, "/console/signin", body: "token=\(H.percentEncoded(H.apiToken))&next=%2F",
+                contentType: "application/x-www-form-urlencoded")
             let cookie = try #require(signIn.headers["set-cookie"]?.split(separator: ";").first.map(String.init))
             answer = try await H.raw(
                 base, Self.path, body: #"{"latency": "10ms"}"#, headers: [("Cookie", cookie)])

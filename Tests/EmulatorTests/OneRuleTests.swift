@@ -237,6 +237,127 @@ struct OneRuleTests {
         }
     }
 
+    @Test(
+        "a bad record type or field name: a recipe's schema, records/modify and schema/extend refuse it in the same words"
+    )
+    func namesAtEveryDoor() async throws {
+        let long = String(repeating: "n", count: CloudKitLimits.nameBytes + 45)
+        // (record type, field, the refusal): each name breaks one rule.
+        let cases: [(type: String, field: String, problem: String)] = [
+            ("bad name!", "title", try #require(CloudKitLimits.recordTypeProblem("bad name!"))),
+            ("T" + long, "title", try #require(CloudKitLimits.recordTypeProblem("T" + long))),
+            ("Todo", "due-date", try #require(CloudKitLimits.fieldNameProblem("due-date"))),
+            ("Todo", "f" + long, try #require(CloudKitLimits.fieldNameProblem("f" + long))),
+        ]
+
+        // The recipe's `schema:`, at the bad name.
+        for (type, field, problem) in cases {
+            let found = Self.recipeProblems(
+                Self.recipe(zones: "  Lists: {}") + "\nschema:\n  \"\(type)\":\n    \"\(field)\": STRING\n")
+            let errors = found.filter { $0.contains(": error: ") }
+            #expect(errors.count == 1 && errors[0].hasSuffix("error: \(problem)"), "\(type).\(field): \(found)")
+        }
+
+        // The store: a save and a schema extension.
+        let store = try Self.store()
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let lists = ZoneID(zoneName: "Lists")
+        _ = try await store.modifyZones([.init(.create, lists)], in: .private, as: alice)
+        for (type, field, problem) in cases {
+            let record = Record(recordName: "r", recordType: type, zoneID: lists, fields: [field: .string("x")])
+            let saved = try await store.modifyRecords(
+                [.init(.create, record)], in: lists, database: .private, atomic: true, as: alice)
+            #expect(Self.reason(saved[0]) == problem, "records: \(type).\(field)")
+            let schema = Schema(recordTypes: [RecordTypeSchema(type, fields: [SchemaField(field, .string)])])
+            await #expect(throws: ShareError.self) { _ = try await store.extendSchema(schema, as: alice) }
+            do {
+                _ = try await store.extendSchema(schema, as: alice)
+            } catch let error as ShareError {
+                #expect(error.reason == problem, "schema: \(type).\(field)")
+            }
+        }
+        #expect(try await store.schema(in: .development, as: alice).recordTypes.isEmpty)
+
+        // serve: `records/modify`'s outcome and `schema/extend`'s refusal.
+        try await H.withEmulator { base in
+            let owner = try await H.signIn(base, "alice@example.com")
+            let query = ["ckAPIToken": H.apiToken, "ckWebAuthToken": owner.token]
+            _ = try await H.raw(
+                base, H.databasePath("private", "zones/modify"), query: query,
+                body: #"{"operations": [{"operationType": "create", "zone": {"zoneID": {"zoneName": "Lists"}}}]}"#)
+            for (type, field, problem) in cases {
+                let operation: [String: Any] = [
+                    "operationType": "create",
+                    "record": [
+                        "recordName": "r", "recordType": type, "fields": [field: ["value": "x", "type": "STRING"]],
+                    ],
+                ]
+                let records = try await H.raw(
+                    base, H.databasePath("private", "records/modify"), query: query,
+                    body: Self.json(["zoneID": ["zoneName": "Lists"], "operations": [operation]]))
+                let refusal = (records.json["records"] as? [[String: Any]])?.first
+                #expect(refusal?["reason"] as? String == problem, "records: \(type).\(field)")
+                let extension_ = try await H.raw(
+                    base, H.databasePath("public", "schema/extend"), query: query,
+                    body: Self.json([
+                        "schema": [
+                            "recordTypes": [
+                                ["name": type, "fields": [["name": field, "type": "STRING", "indexes": [String]()]]]
+                            ]
+                        ]
+                    ]))
+                #expect(extension_.status == 400, "schema: \(type).\(field): \(extension_.text.prefix(300))")
+                #expect(extension_.json["reason"] as? String == problem, "schema: \(type).\(field)")
+            }
+            let lookup = try await H.raw(
+                base, H.databasePath("public", "schema/lookup"), query: query, method: "GET")
+            #expect(lookup.status == 200 && !lookup.text.contains("Todo"), "\(lookup.text.prefix(300))")
+        }
+    }
+
+    @Test("more than 200 operations a request: the store and serve refuse them in the same words")
+    func operationsPerRequest() async throws {
+        let count = CloudKitLimits.operationsPerRequest + 1
+        let expected = "\(count) subscription operations in one request; CloudKit allows at most 200"
+        #expect(throws: ShareError.self) {
+            try CloudKitLimits.checkOperationCount(count, of: "subscription operations")
+        }
+        let store = try Self.store()
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let operations = (0..<count).map {
+            SubscriptionOperation(.create, Subscription(subscriptionID: "s\($0)", kind: .query, recordType: "Todo"))
+        }
+        do {
+            _ = try await store.modifySubscriptions(operations, in: .private, as: alice)
+            Issue.record("the store took \(count) subscription operations")
+        } catch let error as ShareError {
+            #expect(error.reason == expected)
+        }
+        try await H.withEmulator { base in
+            let owner = try await H.signIn(base, "alice@example.com")
+            let query = ["ckAPIToken": H.apiToken, "ckWebAuthToken": owner.token]
+            for (path, key, item, what) in [
+                (
+                    "records/modify", "operations", #"{"operationType": "delete", "record": {"recordName": "r"}}"#,
+                    "operations"
+                ),
+                ("users/lookup/email", "users", #"{"emailAddress": "bob@example.com"}"#, "users"),
+            ] {
+                let answer = try await H.raw(
+                    base, H.databasePath(path.hasPrefix("users") ? "public" : "private", path), query: query,
+                    body: #"{"\#(key)": [\#(Array(repeating: item, count: count).joined(separator: ","))]}"#)
+                #expect(answer.status == 400, "\(path): \(answer.text.prefix(300))")
+                #expect(
+                    answer.json["reason"] as? String
+                        == "\(count) \(what) in one request; CloudKit allows at most 200", "\(path)")
+            }
+        }
+    }
+
+    static func json(_ object: [String: Any]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+
     // MARK: - Who may see a share
 
     @Test("who may resolve a share is who may accept it, in the store and over serve")

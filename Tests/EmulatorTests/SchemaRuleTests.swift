@@ -84,7 +84,10 @@ import Testing
     func productionHoldsOnlyWhatWasDeployed(kind: Kind) async throws {
         try await Self.onStore(kind) { store, alice in
             try await Self.makeZone(store, as: alice)
-            let production = store.inEnvironment(.production)
+            // Production is a world of its own: alice's zone there is another zone.
+            let production = try store.inEnvironment(.production)
+            _ = try await production.signIn(email: "alice@example.com", name: nil)
+            try await Self.makeZone(production, as: alice)
             #expect(production.environment == .production)
             let early = try await Self.save(production, "hotel", "Cost", ["amount": .double(1)], as: alice)
             #expect(early.error?.code == .badRequest)
@@ -113,7 +116,10 @@ import Testing
     func sharingInProductionNeedsTheShareType(kind: Kind) async throws {
         try await Self.onStore(kind) { store, alice in
             try await Self.makeZone(store, as: alice)
-            let production = store.inEnvironment(.production)
+            // Production is a world of its own: alice's zone there is another zone.
+            let production = try store.inEnvironment(.production)
+            _ = try await production.signIn(email: "alice@example.com", name: nil)
+            try await Self.makeZone(production, as: alice)
             let refused = try await production.modifyRecords(
                 [RecordOperation(.create, share: .zoneWide(Self.trips, title: "Trips"))], in: Self.trips,
                 database: .private, atomic: false, as: alice)
@@ -179,15 +185,20 @@ import Testing
                 #expect(
                     error.reason.hasPrefix("Field 'note' has a value type of ENCRYPTED_STRING and cannot be queried"))
             }
-            // Production has none of it until deployed.
+            // Production is a world of its own: its schema has none of it until deployed, and it never holds
+            // development's records.
+            let production = try store.inEnvironment(.production)
+            _ = try await production.signIn(email: "alice@example.com", name: nil)
+            try await Self.makeZone(production, as: alice)
             await #expect(throws: ShareError.self) {
-                try await query([QueryFilter("goal", .equals, .string("16h"))], on: store.inEnvironment(.production))
+                try await query([QueryFilter("goal", .equals, .string("16h"))], on: production)
             }
             _ = try await store.deploySchema(as: alice)
             #expect(
-                try await query(
-                    [QueryFilter("___recordID", .equals, .string("a"))], on: store.inEnvironment(.production)
-                ).records.count == 1)
+                try await query([QueryFilter("___recordID", .equals, .string("a"))], on: production).records.isEmpty)
+            _ = try await Self.save(production, "b", "Fast", ["goal": .string("18h")], as: alice)
+            let found = try await query([QueryFilter("goal", .equals, .string("18h"))], on: production).records
+            #expect(found.map(\.recordName) == ["b"])
         }
     }
 

@@ -103,6 +103,29 @@ import Testing
         #expect(!result.output.contains("CloudKit Web Services on"), "serve started: \(result.output)")
     }
 
+    @Test("--allow-host names are answered, printed on start, and a name that is not one is refused")
+    func allowHost() async throws {
+        let server = try ServeProcess(extraArguments: ["--allow-host", "devbox.test", "--allow-host", "[fd00::7]"])
+        defer { server.stop() }
+        #expect(server.log.contains("Host names answered: 127.0.0.1, localhost, [::1], devbox.test, [fd00::7]"))
+        let port = try #require(URLComponents(string: server.url)?.port)
+        for (host, status) in [("devbox.test:\(port)", 200), ("[fd00::7]:\(port)", 200), ("other.test:\(port)", 421)] {
+            let page = try await EmulatorHarness.raw(
+                server.url, "/console/signin", method: "GET", headers: [("Host", host)])
+            #expect(page.status == status, "\(host): \(page.text)")
+        }
+        for (name, message) in [
+            ("http://devbox.test:8420", "is a URL or an address with a port, not a host name"),
+            ("devbox test", "is not a host name (letters, digits, '-' and '.')"), ("", "is empty"),
+        ] {
+            let result = try SharelaneBinary.runProcess(
+                BuiltProducts.sharelane, ["serve", "--store", "memory:", "--port", "0", "--allow-host", name],
+                timeout: 60)
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.stderr.contains("--allow-host \"\(name)\" \(message)"), "\(result.output)")
+        }
+    }
+
     @Test("serve --help explains each network option with an example")
     func helpExplainsTheNetworkOptions() throws {
         let result = try SharelaneBinary.run(["serve", "--help"])

@@ -62,14 +62,16 @@ struct AssetCommandTests {
         for name in ["cover.jpg", "p1.txt", "p2.txt"] {
             try FileManager.default.removeItem(at: scratch.url.appendingPathComponent(name))
         }
-        let show = try SharelaneBinary.run(["show", "--store", store])
+        // Run where the recipe is, not in a project whose own recipe names another container.
+        let show = try SharelaneBinary.run(["show", "--store", store], in: scratch.url)
         #expect(show.output.contains("cover: asset(fnv1a64:"), "\(show.output)")
         #expect(!show.output.contains("cover.jpg"), "the store holds the bytes, not the recipe's path:\n\(show.output)")
         let out = scratch.url.appendingPathComponent("exported/album.yaml").path
         try FileManager.default.createDirectory(
             at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
         // The recipe no longer loads (its files are gone): the owner is named by email.
-        let export = try SharelaneBinary.run(["export", "--store", store, "--owner", "ann@example.com", "--out", out])
+        let export = try SharelaneBinary.run(
+            ["export", "--store", store, "--owner", "ann@example.com", "--out", out], in: scratch.url)
         #expect(export.status == 0, "\(export.output)")
         let cover = try Data(contentsOf: scratch.url.appendingPathComponent("exported/assets/Album/a1.cover"))
         #expect(cover == Data((0..<5000).map { UInt8(($0 * 7) % 256) }))

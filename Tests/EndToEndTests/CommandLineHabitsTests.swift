@@ -51,6 +51,12 @@ struct CommandLineHabitsTests {
         #expect(destroyed.status == 0, "\(destroyed.output)")
         #expect(destroyed.stdout.contains("  - zone Lists\n"), "\(destroyed.stdout)")
         #expect(destroyed.stdout.hasSuffix("Destroy complete! Resources: 1 destroyed.\n"), "\(destroyed.stdout)")
+        // Again: the store matches the recipe's absence, and says so, not that it matches the recipe.
+        let again = try run(["destroy", recipe, "--yes", "--store", store])
+        #expect(again.status == 0, "\(again.output)")
+        #expect(
+            again.stdout == "Nothing to destroy: \(store) holds nothing that recipe habits declares.\n",
+            "\(again.stdout)")
         let plan = try run(["plan", recipe, "--detailed-exitcode", "--store", store])
         #expect(plan.status == 2)
         #expect(plan.stdout.hasSuffix("Plan: 4 to add, 0 to change, 0 to destroy.\n"), "\(plan.stdout)")

@@ -22,6 +22,7 @@ struct InstallTests {
         let files = [
             "bin/sharelane", "share/man/man1/sharelane.1", "share/bash-completion/completions/sharelane",
             "share/zsh/site-functions/_sharelane", "share/fish/vendor_completions.d/sharelane.fish",
+            "share/sharelane/recipe.schema.json",
         ]
         for file in files { #expect(FileManager.default.fileExists(atPath: prefix.file(file)), "\(file)") }
         let page = try String(contentsOfFile: prefix.file("share/man/man1/sharelane.1"), encoding: .utf8)
@@ -39,6 +40,15 @@ struct InstallTests {
         let validated = try SharelaneBinary.runProcess(
             binary, ["validate", "Recipes/sharelane.yaml"], in: BuiltProducts.packageRoot, environment: environment)
         #expect(validated.status == 0, "\(validated.output)")
+        // init points the editor at the installed schema.
+        let project = try TemporaryDirectory("install-init")
+        let initialized = try SharelaneBinary.runProcess(binary, ["init"], in: project.url, environment: environment)
+        #expect(initialized.status == 0, "\(initialized.output)")
+        let recipe = try String(contentsOfFile: project.file("sharelane.yaml"), encoding: .utf8)
+        #expect(
+            recipe.hasPrefix(
+                "# yaml-language-server: $schema=\(prefix.file("share/sharelane/recipe.schema.json"))\n"),
+            "\(recipe.prefix(200))")
 
         let removed = try SharelaneBinary.runProcess(
             make, ["uninstall"] + variables, in: BuiltProducts.packageRoot, environment: environment, timeout: 60)

@@ -3,8 +3,8 @@ import SharelaneTestSupport
 import Testing
 
 /// The GitHub Actions workflow `sharelane init --ci github` writes: its plan step's script, taken from the
-/// written file and run with bash as the runner would, against the embedded store. (`.ci/run` checks the
-/// whole file with actionlint.)
+/// written file and run with bash as the runner would, in a real git repository with a base branch, with and
+/// without the embedded store. (`.ci/run` checks the whole file with actionlint and zizmor.)
 @Suite("The pull-request plan workflow", .serialized)
 struct PlanWorkflowTests {
     let directory: TemporaryDirectory
@@ -38,7 +38,33 @@ struct PlanWorkflowTests {
         return body.map { String($0.dropFirst(min(margin, $0.count))) }.joined(separator: "\n")
     }
 
-    /// Runs the plan step's script with bash in the directory, with the environment the workflow gives it.
+    /// Makes the directory a git repository whose base branch (`origin/main`, as a checkout of the whole
+    /// history leaves it) holds the recipe as `init` wrote it.
+    func commitTheBaseBranch() throws {
+        func git(_ arguments: String...) throws {
+            let result = try SharelaneBinary.runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+                    + arguments, in: directory.url)
+            guard result.status == 0 else { throw FixtureError(message: "git \(arguments): \(result.output)") }
+        }
+        try git("init", "--quiet", "--initial-branch=main")
+        try git("add", "sharelane.yaml")
+        try git("commit", "--quiet", "-m", "The recipe")
+        try git("update-ref", "refs/remotes/origin/main", "HEAD")
+    }
+
+    /// The pull request's change: bob may only read the notes now.
+    func changeTheRecipe() throws {
+        let file = directory.file("sharelane.yaml")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let changed = text.replacingOccurrences(of: "permission: read-write", with: "permission: read-only")
+        #expect(changed != text)
+        try directory.write("sharelane.yaml", changed)
+    }
+
+    /// Runs the plan step's script with bash in the directory, with the environment the workflow gives it;
+    /// answers what it printed, the comment it wrote and its step outputs.
     func runPlanStep(_ script: String, store: String?) throws -> (SharelaneBinary.Result, plan: String, outputs: String)
     {
         let file = try directory.write("plan-step.sh", script)
@@ -48,10 +74,13 @@ struct PlanWorkflowTests {
         environment["SHARELANE_RECIPE"] = "sharelane.yaml"
         environment["CLOUDKIT_API_TOKEN"] = Self.secret
         environment["CLOUDKIT_WEB_AUTH_TOKEN"] = Self.secret + "-web"
+        environment["BASE_REF"] = "main"
         environment["PLAN_FILE"] = directory.file("plan.md")
         environment["GITHUB_OUTPUT"] = directory.file("github-output")
+        environment["GITHUB_STEP_SUMMARY"] = directory.file("step-summary")
         environment["NO_COLOR"] = "1"
         if let store { environment["SHARELANE_STORE"] = store }
+        try? FileManager.default.removeItem(atPath: directory.file("github-output"))
         let result = try SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment, timeout: 120)
         let plan = (try? String(contentsOfFile: directory.file("plan.md"), encoding: .utf8)) ?? ""
@@ -59,61 +88,112 @@ struct PlanWorkflowTests {
         return (result, plan, outputs)
     }
 
-    @Test("the plan step writes the markdown plan of the recipe against the store it is given, secrets unsaid")
-    func planStepWritesTheMarkdownPlan() throws {
+    /// The `comment` output as the runner reads it: the lines between `comment<<DELIMITER` and DELIMITER.
+    static func commentOutput(_ outputs: String) -> String? {
+        let lines = outputs.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("comment<<") }) else { return nil }
+        let delimiter = String(lines[start].dropFirst("comment<<".count))
+        guard delimiter.count > 20, let end = lines[(start + 1)...].firstIndex(of: delimiter) else { return nil }
+        return lines[(start + 1)..<end].joined(separator: "\n")
+    }
+
+    @Test("with no store, the comment is the plan against the base branch's recipe, read from git")
+    func planStepPlansAgainstTheBaseBranch() throws {
         let script = try Self.script(of: "plan", in: try workflow())
-        #expect(script.contains("--format markdown"), "\(script)")
+        try commitTheBaseBranch()
+        try changeTheRecipe()
+        let (result, plan, outputs) = try runPlanStep(script, store: nil)
+        #expect(result.status == 0, "\(result.output)")
+        let lines = plan.components(separatedBy: "\n")
+        #expect(
+            lines.first
+                == "The plan of `sharelane.yaml` against the recipe on `main`: what this pull request changes, read from git. No live store was read (set the repository variable SHARELANE_STORE to plan against one too).",
+            "\(plan)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("#### sharelane plan: `") && $0.hasSuffix("` against `sharelane.yaml` at `origin/main`")
+            }, "\(plan)")
+        #expect(plan.contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(plan)")
+        #expect(plan.contains("! participant Notes/bob"), "\(plan)")
+        #expect(outputs.contains("status=2\n"), "changes present: \(outputs)")
+        #expect(
+            Self.commentOutput(outputs)?.trimmingCharacters(in: .newlines) == plan.trimmingCharacters(in: .newlines),
+            "the job's output is the comment: \(outputs)")
+        // No store was opened in the repository.
+        #expect(!FileManager.default.fileExists(atPath: directory.file(".sharelane/store.sqlite")))
+        for text in [result.output, plan, outputs] { #expect(!text.contains(Self.secret), "\(text)") }
+    }
+
+    @Test(
+        "with a store, the comment holds the live plan first, then the plan against the base branch, saying which is which"
+    )
+    func planStepWritesBothPlans() throws {
+        let script = try Self.script(of: "plan", in: try workflow())
+        try commitTheBaseBranch()
         let store = "sqlite:" + directory.file("ci.sqlite")
+        try changeTheRecipe()
         let (result, plan, outputs) = try runPlanStep(script, store: store)
         #expect(result.status == 0, "\(result.output)")
-        #expect(plan.hasPrefix("#### sharelane plan: `"), "\(plan)")
-        #expect(plan.contains("**Plan: 5 to add, 0 to change, 0 to destroy.**"), "\(plan)")
-        #expect(plan.contains("<details>") && plan.contains("```diff") && plan.contains("+ zone Notes"), "\(plan)")
-        #expect(outputs.contains("status=2\n"), "changes present: \(outputs)")
-        #expect(outputs.contains("file=\(directory.file("plan.md"))\n"), "\(outputs)")
+        #expect(
+            plan.hasPrefix(
+                "Two plans of `sharelane.yaml`: first against the live store (what `sharelane apply` would change there now), then against the recipe on `main` (what this pull request changes).\n"
+            ), "\(plan)")
+        // The live plan's heading names the recipe alone; the other's says what it is against.
+        let live = try #require(plan.range(of: "`\n\n**Plan: 5 to add"), "\(plan)")
+        let base = try #require(plan.range(of: "` against `sharelane.yaml` at `origin/main`\n"), "\(plan)")
+        #expect(live.lowerBound < base.lowerBound, "the live plan first: \(plan)")
+        #expect(plan[live.lowerBound..<base.lowerBound].contains("**Plan: 5 to add, 0 to change, 0 to destroy.**"))
+        #expect(plan[base.lowerBound...].contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(plan)")
+        #expect(outputs.contains("status=2\n"), "\(outputs)")
         for text in [result.output, plan, outputs] { #expect(!text.contains(Self.secret), "\(text)") }
 
-        // Once applied, the plan says so and the step says there is nothing to change.
+        // Once applied, the live plan has nothing to change; the change against the base branch remains.
         let applied = try SharelaneBinary.run(["apply", "--yes", "--store", store], in: directory.url)
         #expect(applied.status == 0, "\(applied.output)")
-        let (again, settled, settledOutputs) = try runPlanStep(script, store: store)
+        let (again, settled, _) = try runPlanStep(script, store: store)
         #expect(again.status == 0, "\(again.output)")
         #expect(settled.contains("No changes: the store matches the recipe."), "\(settled)")
-        #expect(settledOutputs.contains("status=0\n"), "\(settledOutputs)")
+        #expect(settled.contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(settled)")
     }
 
     @Test("a plan that fails becomes the comment, with sharelane's message, and status 1 fails the job later")
     func planStepReportsAFailure() throws {
         let script = try Self.script(of: "plan", in: try workflow())
+        try commitTheBaseBranch()
         try directory.write(
             "sharelane.yaml",
             "sharelane: 1\nname: broken\nzones: { A: { records: { r: { type: T, parent: nowhere } } } }\n")
         let (result, plan, outputs) = try runPlanStep(script, store: "sqlite:" + directory.file("ci.sqlite"))
         #expect(result.status == 0, "the step itself succeeds, so the comment is posted: \(result.output)")
-        #expect(plan.hasPrefix("**sharelane plan failed** for `sharelane.yaml`:"), "\(plan)")
+        #expect(plan.contains("**sharelane plan failed** for `sharelane.yaml`:"), "\(plan)")
         #expect(plan.contains("sharelane.yaml:"), "the message names its place: \(plan)")
         #expect(outputs.contains("status=1\n"), "\(outputs)")
     }
 
-    @Test("without a store the step fails at once, saying which repository variable to set")
-    func planStepNeedsAStore() throws {
-        let script = try Self.script(of: "plan", in: try workflow())
-        let (result, _, outputs) = try runPlanStep(script, store: nil)
-        #expect(result.status == 1)
-        #expect(result.stdout.contains("::error::set the repository variable SHARELANE_STORE"), "\(result.output)")
-        #expect(outputs.isEmpty)
-    }
-
-    @Test("the workflow takes credentials from secrets, comments once by a marker, and skips forks")
+    @Test("the workflow pins its actions, keeps no token in checkouts, and only its comment job may write")
     func workflowShape() throws {
         let text = try workflow()
         #expect(text.contains("CLOUDKIT_API_TOKEN: ${{ secrets.CLOUDKIT_API_TOKEN }}"))
         #expect(text.contains("CLOUDKIT_WEB_AUTH_TOKEN: ${{ secrets.CLOUDKIT_WEB_AUTH_TOKEN }}"))
-        #expect(text.contains("const marker = '<!-- sharelane-plan -->';"))
-        #expect(text.contains("github.rest.issues.updateComment") && text.contains("github.rest.issues.createComment"))
+        #expect(text.contains("marker='<!-- sharelane-plan -->'"))
         #expect(text.contains("if: github.event.pull_request.head.repo.full_name == github.repository"))
+        #expect(text.contains("\npermissions: {}\n"), "no permission unless a job asks: \(text)")
+        // Every action is pinned to a commit, its tag beside it.
+        let uses = text.components(separatedBy: "\n").filter { $0.contains("uses:") }
+        #expect(uses.count == 3, "\(uses)")
+        for line in uses {
+            #expect(line.range(of: #"@[0-9a-f]{40} # v\d+\.\d+\.\d+$"#, options: .regularExpression) != nil, "\(line)")
+        }
+        #expect(text.components(separatedBy: "persist-credentials: false").count - 1 == 2, "\(text)")
         // No script line interpolates an expression: values reach the shell only through the environment.
-        let script = try Self.script(of: "plan", in: text)
-        #expect(!script.contains("${{"), "\(script)")
+        for step in ["plan"] {
+            let script = try Self.script(of: step, in: text)
+            #expect(!script.contains("${{"), "\(script)")
+        }
+        let comment = try #require(text.range(of: "  comment:\n"))
+        #expect(
+            !text[comment.lowerBound...].contains("checkout"), "the comment job runs none of the pull request's code")
+        #expect(
+            text[..<comment.lowerBound].contains("contents: read") && !text[..<comment.lowerBound].contains(": write"))
     }
 }

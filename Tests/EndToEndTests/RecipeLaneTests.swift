@@ -73,8 +73,11 @@ struct RecipeLaneTests {
         let run = try SharelaneBinary.run(["run", "friends-only", "Recipes/contacts.yaml", "--store", store])
         #expect(run.status == 0, "\(run.output)")
 
-        let owner = try SharelaneBinary.run(["show", "--store", store, "--zone", "PrivateInfo"])
-        let stranger = try SharelaneBinary.run(["show", "--store", store, "--as", "mallory@example.com"])
+        let recipe = "Recipes/contacts.yaml"
+        let owner = try SharelaneBinary.run(["show", "--recipe", recipe, "--store", store, "--zone", "PrivateInfo"])
+        let stranger = try SharelaneBinary.run([
+            "show", "--recipe", recipe, "--store", store, "--as", "mallory@example.com",
+        ])
         let pattern = #"https://[^" ]+/share/[0-9a-zA-Z]+"#
         let shareURL = try #require(
             owner.stdout.range(of: pattern, options: .regularExpression).map { owner.stdout[$0] })

@@ -177,6 +177,25 @@ struct ScriptingLaneTests {
         #expect((object?["steps"] as? [[String: Any]])?.count == 2)
     }
 
+    @Test("the JUnit report keeps what a failing command printed in system-out, and names the class FILE.LANE")
+    func junitKeepsCommandOutput() throws {
+        let report = directory.file("report.xml")
+        let result = try run(
+            """
+                  - sh: 'echo "seeding 3 lists"; echo "no such table: lists" >&2; exit 2'
+            """, ["--report", "junit:" + report])
+        #expect(result.status == 1, "\(result.output)")
+        let document = try JUnitDocument(contentsOf: URL(fileURLWithPath: report))
+        #expect(document.problems.isEmpty, "\(document.problems)")
+        #expect(document.cases.map(\.classname) == ["scripting.go"])
+        #expect(
+            document.systemOut.contains(
+                "--- sh echo \"seeding 3 lists\"; echo \"no such table: lists\" >&2; exit 2 (line 17) ---\n"),
+            "\(document.systemOut)")
+        #expect(document.systemOut.contains("seeding 3 lists\n"), "\(document.systemOut)")
+        #expect(document.systemOut.contains("no such table: lists"), "\(document.systemOut)")
+    }
+
     @Test("within: makes a lane pass against serve --index-lag that fails without it")
     func withinWaitsOutAnIndexLag() throws {
         let server = try ServeProcess(apiToken: "index-lag-token", extraArguments: ["--index-lag", "2s"])
@@ -207,6 +226,7 @@ struct ScriptingLaneTests {
 final class JUnitDocument: NSObject, XMLParserDelegate {
     struct TestCase {
         var name: String
+        var classname = ""
         var failure: String?
     }
 
@@ -214,6 +234,8 @@ final class JUnitDocument: NSObject, XMLParserDelegate {
     private(set) var suites: [[String: String]] = []
     private(set) var cases: [TestCase] = []
     private(set) var problems: [String] = []
+    /// The suite's `system-out`.
+    private(set) var systemOut = ""
     private var path: [String] = []
     private var text = ""
 
@@ -244,7 +266,7 @@ final class JUnitDocument: NSObject, XMLParserDelegate {
         case "testcase":
             if parent != "testsuite" { problems.append("<testcase> inside <\(parent ?? "")>") }
             require(["name", "classname", "time"])
-            cases.append(TestCase(name: attributes["name"] ?? ""))
+            cases.append(TestCase(name: attributes["name"] ?? "", classname: attributes["classname"] ?? ""))
         case "failure", "error":
             if parent != "testcase" { problems.append("<\(name)> inside <\(parent ?? "")>") }
             require(["message", "type"])
@@ -260,6 +282,7 @@ final class JUnitDocument: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         path.removeLast()
         if name == "failure", !cases.isEmpty { cases[cases.count - 1].failure = text }
+        if name == "system-out" { systemOut = text }
         if name == "testsuite", let suite = suites.last, let tests = suite["tests"], Int(tests) != cases.count {
             problems.append("testsuite says \(tests) tests, holds \(cases.count)")
         }

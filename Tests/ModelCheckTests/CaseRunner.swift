@@ -41,15 +41,29 @@ struct CaseRunner: Sendable {
     static let logger = Logger(label: "sharelane.modelcheck") { _ in SwiftLogNoOpLogHandler() }
 
     func run(_ checkCase: CheckCase) async throws -> CaseReport {
-        try await sqlite.reset()
-        try await serveBacking.reset()
+        for world in CheckCase.worlds {
+            try await sqlite.worlds.sqliteStore(for: world).reset()
+            try await serveBacking.worlds.sqliteStore(for: world).reset()
+        }
+        // The case runs in one container's development; a bystander's data waits in every other world of
+        // both sides, and must be there, unchanged and alone, when the case ends.
+        let world = checkCase.world
+        let sqlite = try self.sqlite.worlds.sqliteStore(for: world)
+        let serveBacking = try self.serveBacking.worlds.sqliteStore(for: world)
+        var bystanders: [String: Bystander] = [:]
+        for (label, side) in [("sqlite", self.sqlite), ("serve", self.serveBacking)] {
+            for other in CheckCase.worlds where other != world {
+                bystanders["\(label) \(other)"] = try await Bystander.seed(try side.worlds.sqliteStore(for: other))
+            }
+        }
         // A case that broke a promise may have left the network bad.
         try await faults?.off()
         // Short backoffs, `retryAfter` waited out on `clock`; over a bad network three attempts a request, so
         // that some applies meet a request that cannot get through and must stop cleanly, then converge.
         let http = WebServicesStore(
             endpoint: .emulator(
-                url: serveURL, apiToken: apiToken, container: "iCloud.local.sharelane", environment: "development"),
+                url: serveURL, apiToken: apiToken, container: world.container,
+                environment: world.environment.rawValue),
             retryPolicy: RetryPolicy(maxAttempts: faults == nil ? 8 : 3, baseDelay: 0.01, maxDelay: 0.05),
             retryClock: clock.retryClock,
             logger: Self.logger)
@@ -99,10 +113,34 @@ struct CaseRunner: Sendable {
         }
         do {
             try await run.compareFullViews(step: checkCase.actions.count - 1)
+            try await checkWorldsApart(world, bystanders: bystanders, step: checkCase.actions.count - 1)
         } catch let violation as Violation {
             run.report.violation = violation
         }
         return run.report
+    }
+
+    /// Nothing the case did crossed into another container or environment, and nothing of theirs into the
+    /// case's: each other world holds its bystander alone, as seeded, and the case's world has no bystander.
+    func checkWorldsApart(_ world: StoreWorld, bystanders: [String: Bystander], step: Int) async throws {
+        for (label, side) in [("sqlite", self.sqlite), ("serve", self.serveBacking)] {
+            let own = try side.worlds.sqliteStore(for: world)
+            if try await own.allUsers().contains(where: { $0.email == Bystander.email }) {
+                throw Violation(
+                    invariant: "worlds-apart", detail: "\(label): the bystander of another world is a user of \(world)",
+                    step: step)
+            }
+            for other in CheckCase.worlds where other != world {
+                let found = try await Bystander.read(try side.worlds.sqliteStore(for: other))
+                if found != bystanders["\(label) \(other)"] {
+                    throw Violation(
+                        invariant: "worlds-apart",
+                        detail: "\(label): \(other) changed while the case ran in \(world):\n"
+                            + "seeded: \(String(describing: bystanders["\(label) \(other)"]))\nfound:  \(found)",
+                        step: step)
+                }
+            }
+        }
     }
 
     static func load(_ yaml: String) throws -> Recipe {
@@ -138,7 +176,7 @@ final class CaseRun {
     var logger: Logger { CaseRunner.logger }
 
     static func recordName(_ handle: String) -> UserRecordName {
-        StableName.userRecordName(email: StableName.normalizedEmail("\(handle)@example.com"))
+        StableName.userRecordName(email: EmailAddress.normalized("\(handle)@example.com"))
     }
 
     func loadedRecipe() throws -> Recipe {

@@ -6,6 +6,21 @@ struct CheckCase: Hashable, Sendable {
     var recipe: RecipeSpec
     var actions: [CheckAction]
 
+    /// The containers a case may run in, in development: each store keeps both, and production of each,
+    /// beside the case's, and what the case does must not reach them (`CaseRunner.checkWorldsApart`).
+    static let containers = ["iCloud.local.sharelane", "iCloud.com.example.Other"]
+    /// Every world a side keeps during a run: both containers, both environments.
+    static let worlds = containers.flatMap { container in
+        CloudKitEnvironment.allCases.map { StoreWorld(container: container, environment: $0) }
+    }
+
+    /// The world the case runs in: drawn from the seed apart from the generator's stream, so that a seed's
+    /// recipe and actions are what they were before containers were drawn.
+    var world: StoreWorld {
+        StoreWorld(
+            container: Self.containers[Int((seed >> 17) % UInt64(Self.containers.count))], environment: .development)
+    }
+
     /// The case a seed stands for.
     static func generate(seed: UInt64, bugs: KnownBugs) -> CheckCase {
         var generator = RecipeGenerator(random: CheckRandom(seed: seed), bugs: bugs)

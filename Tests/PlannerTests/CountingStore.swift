@@ -62,7 +62,7 @@ final class CountingStore: Store, @unchecked Sendable {
     var displayName: String { base.displayName }
     var capabilities: StoreCapabilities { base.capabilities }
     var environment: CloudKitEnvironment { base.environment }
-    func inEnvironment(_ environment: CloudKitEnvironment) -> any Store { base.inEnvironment(environment) }
+    func inEnvironment(_ environment: CloudKitEnvironment) throws -> any Store { try base.inEnvironment(environment) }
     func schema(in environment: CloudKitEnvironment, as user: UserRecordName) async throws -> Schema {
         count("schema")
         return try await base.schema(in: environment, as: user)

@@ -110,13 +110,21 @@ struct DestroyAndTargetTests {
             "\(Self.addresses(rest))")
     }
 
-    @Test("a target that names nothing planned says so; one that is not an address is an error naming the forms")
+    @Test(
+        "a declared target with nothing to change says so; one naming nothing declared, or not an address, is an error"
+    )
     func targetsThatNameNothing() async throws {
         let store = try freshStore()
         let recipe = try PromiseTests.load(Self.trips)
-        let plan = try await Self.plan(recipe, store, PlanOptions(targets: ["zone Nope"]))
+        try await Self.apply(try await Self.plan(recipe, store), store)
+        let plan = try await Self.plan(recipe, store, PlanOptions(targets: ["zone Lists"]))
         #expect(plan.changes.isEmpty)
-        #expect(plan.notes.contains("--target 'zone Nope' names nothing this plan changes."))
+        #expect(plan.notes.contains("--target 'zone Lists' names nothing this plan changes."))
+        await #expect {
+            _ = try await Self.plan(recipe, store, PlanOptions(targets: ["zone List"]))
+        } throws: { error in
+            "\(error)".hasPrefix("--target 'zone List' names nothing the recipe declares; did you mean 'zone Lists'?")
+        }
         await #expect {
             _ = try await Self.plan(recipe, store, PlanOptions(targets: ["thing x"]))
         } throws: { error in

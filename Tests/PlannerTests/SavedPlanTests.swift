@@ -43,6 +43,31 @@ struct SavedPlanTests {
         #expect(try await planner.plan(recipe).changes == [])
     }
 
+    @Test("a saved plan carries one format version, the file's; a file of another version is refused by it")
+    func oneVersionPerFile() async throws {
+        let store = try freshStore()
+        let plan = try await Planner(store: store, logger: quietLogger).plan(SampleRecipes.family())
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
+        try SavedPlan.write(plan, to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(json["sharelane_saved_plan"] as? Int == SavedPlan.formatVersion)
+        let inner = try #require(json["plan"] as? [String: Any])
+        #expect(!inner.keys.contains { $0.lowercased().contains("version") }, "\(inner.keys.sorted())")
+        for other in [SavedPlan.formatVersion - 1, SavedPlan.formatVersion + 1] {
+            try text.replacingOccurrences(
+                of: "\"sharelane_saved_plan\" : \(SavedPlan.formatVersion)", with: "\"sharelane_saved_plan\" : \(other)"
+            ).write(toFile: path, atomically: true, encoding: .utf8)
+            let which = other < SavedPlan.formatVersion ? "an older" : "a newer"
+            #expect {
+                _ = try SavedPlan.read(from: path)
+            } throws: { error in
+                "\(error)".contains("saved by \(which) sharelane (format \(other))")
+            }
+        }
+    }
+
     @Test("a saved plan edited after it was written is refused, and the store is left unchanged")
     func editedPlanIsRefused() async throws {
         let store = try freshStore()

@@ -18,6 +18,35 @@ import Testing
         }
     }
 
+    @Test("one wrong value among many is one error, at it, naming the minority: not one per correct record")
+    func oneWrongValueAmongMany() throws {
+        let recipe = """
+            sharelane: 1
+            name: s
+            users: { alice: { email: alice@example.com } }
+            zones:
+              Household:
+                records:
+                  first: { type: Item, fields: { qty: "2" } }
+                  second: { type: Item, fields: { qty: 3 } }
+                  "item-{{i}}": { repeat: 200, type: Item, fields: { qty: 1 } }
+            """
+        #expect(
+            problems(recipe) == [
+                "s.yaml:7:7: error: field `qty` of `Item`: 1 STRING value at 7:7 (record `first`) against 201 INT64 "
+                    + "values; a field keeps one type in CloudKit: write it as INT64 (a whole number, or "
+                    + "`{type: INT64, value: …}`)"
+            ])
+        // The other way round: one DOUBLE makes every qty a DOUBLE, which is said.
+        let loaded = try load(recipe.replacingOccurrences(of: "qty: \"2\"", with: "qty: 1.5"))
+        #expect(
+            loaded.warnings.map(\.description) == [
+                "s.yaml:7:7: warning: field `qty` of `Item` is DOUBLE for all 202 values because of 1 DOUBLE value at "
+                    + "7:7; the 201 whole numbers become DOUBLE too. If qty is a whole number, write that value as one; "
+                    + "if not, declare `qty: DOUBLE` under `schema: Item:` to say so"
+            ])
+    }
+
     @Test("two records of one type that disagree on a field's type are reported at the later record")
     func recordsThatDisagree() {
         let found = problems(
@@ -34,12 +63,12 @@ import Testing
             """)
         #expect(
             found == [
-                "s.yaml:8:7: error: field `amount` of record `flight` is INT64, but an earlier record made Cost.amount "
-                    + "DOUBLE (s.yaml:7:7); a field keeps one type in CloudKit: write the value as DOUBLE (e.g. "
-                    + "`500.0`, or `{type: DOUBLE, value: 500}`)",
-                "s.yaml:9:7: error: field `amount` of record `train` is STRING, but an earlier record made Cost.amount "
-                    + "DOUBLE (s.yaml:7:7); a field keeps one type in CloudKit: write the value as DOUBLE (e.g. "
-                    + "`500.0`, or `{type: DOUBLE, value: 500}`)",
+                "s.yaml:8:7: error: field `amount` of `Cost`: 1 INT64 value at 8:7 (record `flight`) against 1 DOUBLE "
+                    + "value; a field keeps one type in CloudKit: write it as DOUBLE (e.g. `500.0`, or "
+                    + "`{type: DOUBLE, value: 500}`)",
+                "s.yaml:9:7: error: field `amount` of `Cost`: 1 STRING value at 9:7 (record `train`) against 1 DOUBLE "
+                    + "value; a field keeps one type in CloudKit: write it as DOUBLE (e.g. `500.0`, or "
+                    + "`{type: DOUBLE, value: 500}`)",
             ])
     }
 
@@ -141,7 +170,7 @@ import Testing
         #expect(
             found.contains {
                 $0.hasPrefix(
-                    "s.yaml:12:7: error: field `amount` of record `hotel` is STRING, but the schema declares Cost.amount DOUBLE (s.yaml:6:13)"
+                    "s.yaml:12:7: error: field `amount` of `Cost`: 1 STRING value at 12:7 (record `hotel`), but the schema declares Cost.amount DOUBLE (s.yaml:6:13)"
                 )
             })
     }

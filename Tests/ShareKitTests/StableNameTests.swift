@@ -37,7 +37,7 @@ import Testing
                         StableName.trimmedWhitespace(text) == text.trimmingCharacters(in: .whitespacesAndNewlines),
                         "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
                     #expect(
-                        StableName.normalizedEmail(text)
+                        EmailAddress.normalized(text)
                             == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
                 }
             }

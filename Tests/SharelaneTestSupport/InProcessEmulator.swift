@@ -36,7 +36,9 @@ public enum InProcessEmulator {
         var configuration = configuration
         configuration.host = host
         configuration.port = 0
-        let emulator = CloudKitEmulator(store: store, configuration: configuration, logger: logger)
+        // The store's own world is the one its requests' paths name (the default container unless the store
+        // was opened for another); every other container and environment starts empty beside it.
+        let emulator = CloudKitEmulator(worlds: store.worlds, configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let application = emulator.application { port in
             continuation.yield(port)

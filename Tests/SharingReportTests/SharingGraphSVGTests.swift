@@ -80,6 +80,33 @@ import Testing
         #expect(parsed.texts.contains { $0.hasPrefix("very-long-name-") && $0.hasSuffix("…") })
     }
 
+    /// At the middle of its curve a label lay across the edges leaving a column's gap together (a pending
+    /// participant's label over another participant's edge); it sits just before the box its edge points at.
+    @Test func eachLabelSitsBeforeTheBoxItsEdgePointsAt() async throws {
+        let fixture = try await SharingFixture()
+        let graph = SharingGraph(try await fixture.snapshot())
+        let svg = SharingGraphSVG().svg(graph, title: "Sharing")
+        func numbers(_ pattern: String) throws -> [(Double, Double)] {
+            let regex = try Regex(pattern)
+            return svg.matches(of: regex).compactMap { match in
+                guard let x = match.output[1].substring.flatMap({ Double($0) }),
+                    let y = match.output[2].substring.flatMap({ Double($0) })
+                else { return nil }
+                return (x, y)
+            }
+        }
+        let boxes = try numbers(#"<g class="node [a-z]+"><title>[^<]*</title><rect x="([0-9.]+)" y="([0-9.]+)""#)
+        let labels = try numbers(#"<text class="edge-label" x="([0-9.]+)" y="([0-9.]+)""#)
+        #expect(labels.count == graph.edges.count)
+        let height = SharingGraphSVG().nodeHeight
+        for (x, y) in labels {
+            let before = boxes.contains { box in
+                box.0 - x > 0 && box.0 - x <= 12 && abs(y - (box.1 + height / 2)) <= 15 + 13 * 3
+            }
+            #expect(before, "the label at \(x), \(y) is not just before a box: \(boxes)")
+        }
+    }
+
     @Test func anEmptyGraphSaysSo() throws {
         let svg = SharingGraphSVG().svg(SharingGraph(SharingSnapshot(users: [], shares: [])), title: "Nothing")
         let parsed = try SVGElements(svg)

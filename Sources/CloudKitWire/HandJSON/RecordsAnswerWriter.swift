@@ -126,6 +126,7 @@ extension WireRecordWriter {
         var object = ObjectWriter()
         object.member("timestamp", stamp.0, into: &bytes, integer)
         object.member("userRecordName", stamp.1, into: &bytes, string(utf8:into:))
+        object.member("deviceID", WireSpelling.deviceID, into: &bytes, WireRecordWriter.string)
         object.end(into: &bytes)
     }
 

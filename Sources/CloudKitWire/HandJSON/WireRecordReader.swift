@@ -103,63 +103,7 @@ package enum WireRecordReader {
         }
     }
 
-    /// The answer of `records/accept` or `records/resolve`, or nil where `JSONDecoder` must read it.
-    package static func shareResults(_ data: Data) -> ShareResultsResponse? {
-        read(data) { reader in
-            var results: [WireShareMetadata]?
-            var seen = Seen()
-            try reader.object { reader, key in
-                guard key == "results" else { throw Unreadable() }
-                try seen.once(0)
-                results = try reader.array { reader in try metadata(&reader, data: data) }
-            }
-            guard let results else { throw Unreadable() }
-            return ShareResultsResponse(results: results)
-        }
-    }
-
     // MARK: - Members
-
-    private static func metadata(_ reader: inout JSONBytes, data: Data) throws -> WireShareMetadata {
-        var metadata = WireShareMetadata()
-        var seen = Seen()
-        try reader.object { reader, key in
-            switch key {
-            case "shortGUID":
-                try seen.once(0)
-                metadata.shortGUID = try reader.optionalString()
-            case "zoneID":
-                try seen.once(1)
-                metadata.zoneID = try reader.isNull() ? nil : zone(&reader)
-            case "rootRecordName":
-                try seen.once(2)
-                metadata.rootRecordName = try reader.optionalString()
-            case "share":
-                try seen.once(3)
-                metadata.share = try reader.isNull() ? nil : record(&reader, data: data)
-            case "ownerIdentity":
-                try seen.once(4)
-                metadata.ownerIdentity = try reader.isNull() ? nil : identity(&reader)
-            case "participantType":
-                try seen.once(5)
-                metadata.participantType = try reader.optionalString()
-            case "participantPermission":
-                try seen.once(6)
-                metadata.participantPermission = try reader.optionalString()
-            case "participantStatus":
-                try seen.once(7)
-                metadata.participantStatus = try reader.optionalString()
-            case "serverErrorCode":
-                try seen.once(8)
-                metadata.serverErrorCode = try reader.optionalString()
-            case "reason":
-                try seen.once(9)
-                metadata.reason = try reader.optionalString()
-            default: throw Unreadable()
-            }
-        }
-        return metadata
-    }
 
     /// As `WireParticipant.init(from:)` reads it: an absent type, permission or status has its default; an
     /// unknown word is left to `JSONDecoder`, which refuses it.
@@ -192,14 +136,14 @@ package enum WireRecordReader {
         }
         guard let identity, let role = WireSpelling.participantRole(type ?? "USER"),
             let permission = WireSpelling.permission(permission ?? "READ_ONLY"),
-            let acceptance = WireSpelling.acceptance(status ?? "INVITED")
+            let acceptance = WireSpelling.requestedAcceptance(status ?? "INVITED")
         else { throw Unreadable() }
         return WireParticipant(
             participantId: participantId, userIdentity: identity, role: role, permission: permission,
             acceptance: acceptance)
     }
 
-    private static func identity(_ reader: inout JSONBytes) throws -> WireUserIdentity {
+    static func identity(_ reader: inout JSONBytes) throws -> WireUserIdentity {
         var identity = WireUserIdentity(userRecordName: nil, email: nil, name: nil)
         var seen = Seen()
         try reader.object { reader, key in
@@ -270,7 +214,7 @@ package enum WireRecordReader {
     }
 
     /// A plain record read here, any other by `JSONDecoder` from its own bytes.
-    private static func record(_ reader: inout JSONBytes, data: Data) throws -> WireRecord {
+    static func record(_ reader: inout JSONBytes, data: Data) throws -> WireRecord {
         let start = reader.offset
         var attempt = reader
         if let record = try? plainRecord(&attempt) {
@@ -381,7 +325,7 @@ package enum WireRecordReader {
         }
     }
 
-    private static func zone(_ reader: inout JSONBytes) throws -> WireZoneID {
+    static func zone(_ reader: inout JSONBytes) throws -> WireZoneID {
         var name: String?
         var owner: String?
         var seen = Seen()
@@ -440,9 +384,10 @@ package enum WireRecordReader {
         return reference
     }
 
-    private static func stamp(_ reader: inout JSONBytes) throws -> Stamp {
+    private static func stamp(_ reader: inout JSONBytes) throws -> WireStamp {
         var timestamp: Int64?
         var user: String?
+        var device: String?
         var seen = Seen()
         try reader.object { reader, key in
             switch key {
@@ -452,11 +397,14 @@ package enum WireRecordReader {
             case "userRecordName":
                 try seen.once(1)
                 user = try reader.string()
+            case "deviceID":
+                try seen.once(2)
+                device = try reader.optionalString()
             default: throw Unreadable()
             }
         }
         guard let timestamp, let user else { throw Unreadable() }
-        return Stamp(timestamp: timestamp, userRecordName: user)
+        return WireStamp(Stamp(timestamp: timestamp, userRecordName: user), deviceID: device)
     }
 
     // MARK: - The document
@@ -465,7 +413,7 @@ package enum WireRecordReader {
     struct Unreadable: Error {}
 
     /// The members an object had: a member twice is left to `JSONDecoder`.
-    private struct Seen {
+    struct Seen {
         private var bits: UInt32 = 0
 
         mutating func once(_ bit: Int) throws {
@@ -475,7 +423,7 @@ package enum WireRecordReader {
         }
     }
 
-    private static func read<Value>(_ data: Data, _ body: (inout JSONBytes) throws -> Value) -> Value? {
+    static func read<Value>(_ data: Data, _ body: (inout JSONBytes) throws -> Value) -> Value? {
         data.withUnsafeBytes { raw -> Value? in
             var reader = JSONBytes(raw.bindMemory(to: UInt8.self))
             guard let value = try? body(&reader) else { return nil }

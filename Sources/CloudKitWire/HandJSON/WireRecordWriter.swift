@@ -139,9 +139,22 @@ package enum WireRecordWriter {
             try object.member("results", response.results, into: &bytes) { results, bytes in
                 try array(results, into: &bytes) { metadata, bytes in
                     var metadataObject = ObjectWriter()
-                    metadataObject.member("shortGUID", metadata.shortGUID, into: &bytes, string)
+                    metadataObject.member("shortGUID", metadata.shortGUID, into: &bytes) { value, bytes in
+                        var guidObject = ObjectWriter()
+                        guidObject.member("value", value, into: &bytes, string)
+                        guidObject.member(
+                            "shouldFetchRootRecord", metadata.shouldFetchRootRecord, into: &bytes, boolean)
+                        guidObject.end(into: &bytes)
+                    }
+                    metadataObject.member(
+                        "containerIdentifier", metadata.containerIdentifier, into: &bytes, string)
+                    metadataObject.member("environment", metadata.environment, into: &bytes, string)
+                    metadataObject.member("databaseScope", metadata.databaseScope, into: &bytes, string)
                     metadataObject.member("zoneID", metadata.zoneID, into: &bytes, zone)
                     metadataObject.member("rootRecordName", metadata.rootRecordName, into: &bytes, string)
+                    try metadataObject.member("rootRecord", metadata.rootRecord, into: &bytes) {
+                        try record($0, encoder: encoder, into: &$1)
+                    }
                     try metadataObject.member("share", metadata.share, into: &bytes) {
                         try record($0, encoder: encoder, into: &$1)
                     }
@@ -193,7 +206,8 @@ package enum WireRecordWriter {
         tail(
             &object, parent: record.parent.map { WireRecordPointer(recordName: $0) },
             share: record.shareRecordName.map { WireShareReference(recordName: $0, zoneID: record.zoneID) },
-            zoneID: WireZoneID(record.zoneID), created: record.created, modified: record.modified, into: &bytes)
+            zoneID: WireZoneID(record.zoneID), created: record.created.map { WireStamp($0) },
+            modified: record.modified.map { WireStamp($0) }, into: &bytes)
         object.end(into: &bytes)
         return true
     }
@@ -244,7 +258,7 @@ package enum WireRecordWriter {
     /// A record's members after its fields, up to its stamps.
     private static func tail(
         _ object: inout ObjectWriter, parent: WireRecordPointer?, share: WireShareReference?, zoneID: WireZoneID?,
-        created: Stamp?, modified: Stamp?, into bytes: inout JSONOutput
+        created: WireStamp?, modified: WireStamp?, into bytes: inout JSONOutput
     ) {
         object.member("parent", parent, into: &bytes, pointer)
         object.member("share", share, into: &bytes) { share, bytes in
@@ -323,10 +337,11 @@ package enum WireRecordWriter {
         object.end(into: &bytes)
     }
 
-    private static func stamp(_ stamp: Stamp, into bytes: inout JSONOutput) {
+    private static func stamp(_ stamp: WireStamp, into bytes: inout JSONOutput) {
         var object = ObjectWriter()
         object.member("timestamp", stamp.timestamp, into: &bytes, integer)
         object.member("userRecordName", stamp.userRecordName, into: &bytes, string)
+        object.member("deviceID", stamp.deviceID, into: &bytes, string)
         object.end(into: &bytes)
     }
 
@@ -412,7 +427,7 @@ package enum WireRecordWriter {
     /// A JSON string of UTF-8 bytes (a store's own), as `string(_:into:)` writes the `String` they read as:
     /// copied as they are when all are ASCII and none needs an escape.
     static func string(utf8 text: UnsafeRawBufferPointer, into bytes: inout JSONOutput) {
-        for byte in text where byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        for byte in text where byte >= 0x80 || JSONString.needsEscape(byte) {
             string(String(decoding: text, as: UTF8.self), into: &bytes)
             return
         }
@@ -421,13 +436,13 @@ package enum WireRecordWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped, `/` and the rest as UTF-8.
+    /// A JSON string, escaped as `JSONString` says.
     static func string(_ text: String, into bytes: inout JSONOutput) {
         bytes.append(UInt8(ascii: "\""))
         // Most names and values need no escape: checked and copied in one piece, not byte by byte (the
         // byte-by-byte append was an eighth of the emulator's time under load).
         let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for byte in utf8 where JSONString.needsEscape(byte) {
                 return false
             }
             bytes.append(contentsOf: utf8)
@@ -438,18 +453,10 @@ package enum WireRecordWriter {
             return
         }
         for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: bytes.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: bytes.append(contentsOf: #"\r"#.utf8)
-            case 0x09: bytes.append(contentsOf: #"\t"#.utf8)
-            case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: #"\u00"#.utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+            if JSONString.needsEscape(byte) {
+                bytes.append(contentsOf: JSONString.escape(byte))
+            } else {
+                bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -11,7 +11,7 @@ struct UserRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     var recordName: String
-    /// Trimmed and lowercased, as `StableName.normalizedEmail` makes it.
+    /// Trimmed and lowercased, as `EmailAddress.normalized` makes it.
     var email: String?
     var name: String?
 
@@ -38,8 +38,8 @@ extension UserRow {
 // MARK: - Requests
 
 extension DerivableRequest<UserRow> {
-    /// The user of this email address, in any spelling `StableName.normalizedEmail` makes the same.
+    /// The user of this email address, in any spelling `EmailAddress.normalized` makes the same.
     func filter(email: String) -> Self {
-        filter(UserRow.Columns.email == StableName.normalizedEmail(email))
+        filter(UserRow.Columns.email == EmailAddress.normalized(email))
     }
 }

@@ -4,34 +4,59 @@
 // to finish its saves and queries. It speaks the Chrome DevTools Protocol over the pipe Chromium opens with
 // `--remote-debugging-pipe` (JSON messages ended by NUL, on file descriptors 3 and 4), which any Node has.
 //
-//   node popup-driver.mjs CHROMIUM SERVER API_TOKEN SCREENSHOT.png
+//   node popup-driver.mjs CHROMIUM SERVER API_TOKEN SCREENSHOT.png [https://NAME:PORT]
 //
-// Prints one JSON line: {status, steps, popupOrigin, appOrigin}; exits 1 when the app did not reach "done".
-import { spawn } from 'node:child_process';
+// With an https origin, the app is served there instead: NAME is mapped to 127.0.0.1 in Chromium
+// (--host-resolver-rules), and the certificate is a self-signed one made with openssl for this run (Chromium
+// is told to accept it). Under the browser's default referrer policy, the https page's popup on serve's http
+// address is opened with no Referer.
+//
+// Prints one JSON line: {status, steps, popupOrigin, appOrigin, referer}; exits 1 when the app did not reach
+// "done".
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [chromiumPath, server, apiToken, screenshot] = process.argv.slice(2);
+const [chromiumPath, server, apiToken, screenshot, secureOrigin] = process.argv.slice(2);
 const here = dirname(fileURLToPath(import.meta.url));
 const page = readFileSync(join(here, 'app.html'));
 const deadline = Date.now() + 60_000;
 
-// The app's own origin: localhost (serve listens on 127.0.0.1), so the two origins differ.
-const app = createServer((request, response) => {
+const profile = mkdtempSync(join(tmpdir(), 'sharelane-popup-'));
+const serveApp = (request, response) => {
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
   response.end(page);
-});
-await new Promise((resolve) => app.listen(0, '127.0.0.1', resolve));
-const appOrigin = `http://localhost:${app.address().port}`;
+};
+// The app's own origin: localhost (serve listens on 127.0.0.1), so the two origins differ; or the https origin.
+let app;
+let appOrigin;
+const extraFlags = [];
+if (secureOrigin) {
+  const { hostname, port } = new URL(secureOrigin);
+  const key = join(profile, 'app-key.pem');
+  const cert = join(profile, 'app-cert.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', `/CN=${hostname}`, '-addext', `subjectAltName=DNS:${hostname}`, '-keyout', key, '-out', cert,
+  ], { stdio: 'ignore' });
+  app = createSecureServer({ key: readFileSync(key), cert: readFileSync(cert) }, serveApp);
+  await new Promise((resolve) => app.listen(Number(port), '127.0.0.1', resolve));
+  appOrigin = secureOrigin;
+  extraFlags.push(`--host-resolver-rules=MAP ${hostname} 127.0.0.1`, '--ignore-certificate-errors');
+} else {
+  app = createServer(serveApp);
+  await new Promise((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appOrigin = `http://localhost:${app.address().port}`;
+}
 
-const profile = mkdtempSync(join(tmpdir(), 'sharelane-popup-'));
 const browser = spawn(chromiumPath, [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
   '--hide-scrollbars', '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--window-size=1000,800',
-  'about:blank',
+  ...extraFlags, 'about:blank',
 ], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
 let finished = false;
 function finish(code, result) {
@@ -122,6 +147,8 @@ try {
   await until('the sign-in form', () =>
     evaluate(popupSession, "!!document.querySelector('input[name=emailAddress]')"));
   const popupOrigin = await evaluate(popupSession, 'location.origin');
+  // What the popup was told of its opener: the browser's Referer, if it sent one.
+  const referer = await evaluate(popupSession, 'document.referrer');
   await evaluate(popupSession, `(() => {
     document.querySelector('input[name=emailAddress]').value = 'mei@example.com';
     document.querySelector('input[name=name]').value = 'Mei';
@@ -137,7 +164,7 @@ try {
     "[...document.querySelectorAll('#steps li')].map((li) => li.className + ' ' + li.textContent)");
   const shot = await send('Page.captureScreenshot', { format: 'png' }, appSession);
   writeFileSync(screenshot, Buffer.from(shot.data, 'base64'));
-  finish(status === 'done' ? 0 : 1, { status, steps, popupOrigin, appOrigin });
+  finish(status === 'done' ? 0 : 1, { status, steps, popupOrigin, appOrigin, referer });
 } catch (error) {
   finish(1, { status: `error: ${error.message}`, steps: [] });
 }

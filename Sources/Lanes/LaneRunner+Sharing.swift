@@ -1,0 +1,88 @@
+import Recipe
+import ShareKit
+
+// The steps that take a user into a share or out of it: `accept` (by the share's zone and record, or by its
+// URL as a person who opened the link) and `leave`.
+extension LaneRunner {
+    func accept(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws
+        -> String?
+    {
+        let (handle, actor) = try await session.actor(of: step, in: recipe)
+        let owner = try await session.owner(in: recipe, at: step.location)
+        let what = StepSummary.address(zone, record)
+        if actor.recordName == owner.recordName {
+            throw LaneError.stepFailed(
+                action: "accept \(what)",
+                reason: "\(handle) owns this share; a participant accepts it (add `as: HANDLE` to the step)",
+                location: step.location)
+        }
+        let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
+        if share.participant(actor.recordName)?.acceptance == .accepted {
+            return "already accepted"
+        }
+        guard let url = share.url ?? share.shortGUID else {
+            throw LaneError.stepFailed(
+                action: "accept \(what)", reason: "the store handed out no URL for this share (\(store.displayName))",
+                location: step.location)
+        }
+        let metadata = try await store.acceptShare(url: url, as: actor.recordName)
+        let permission = metadata.participant?.permission ?? metadata.share.publicPermission
+        return "\(permission.recipeName) in \(handle)'s shared database"
+    }
+
+    func leave(zone: String, record: String?, step: Step, recipe: Recipe, _ session: LaneSession) async throws
+        -> String?
+    {
+        let (handle, actor) = try await session.actor(of: step, in: recipe)
+        let owner = try await session.owner(in: recipe, at: step.location)
+        let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
+        if actor.recordName == owner.recordName {
+            // The owner leaving its own share stops sharing, as CloudKit's "Stop Sharing" deletes the share.
+            let outcomes = try await store.modifyRecords(
+                [RecordOperation(.forceDelete, share: share)], in: ZoneID(zoneName: zone), database: .private,
+                atomic: true, as: owner.recordName)
+            if let error = outcomes.first?.error { throw error }
+            return "stopped sharing: the share is deleted for everyone"
+        }
+        switch share.participant(actor.recordName)?.acceptance {
+        case nil:
+            throw LaneError.stepFailed(
+                action: "leave \(StepSummary.address(zone, record))",
+                reason: "\(handle) is not a participant of this share", location: step.location)
+        case .removed:
+            return "already left"
+        case .pending, .accepted:
+            try await store.leaveShare(
+                recordName: share.recordName, in: ZoneID(zoneName: zone, ownerRecordName: owner.recordName),
+                as: actor.recordName)
+            return "removed from \(handle)'s shared database"
+        }
+    }
+
+    /// `accept: { as, url }`: the user accepts the share behind the URL, as one who opened the link does; the
+    /// runner does not need to know whose share it is or where it lives.
+    func accept(url: String, step: Step, recipe: Recipe, _ session: LaneSession) async throws -> String? {
+        let (handle, actor) = try await session.actor(of: step, in: recipe)
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            throw LaneError.stepFailed(
+                action: "accept \(url)",
+                reason:
+                    "`url:` must be a share's URL (https://…), such as `\"${share_url:ZONE}\"` or a value an earlier step registered",
+                location: step.location)
+        }
+        let found = try await store.resolveShare(url: url, as: actor.recordName)
+        let what = StepSummary.address(found.zoneID.zoneName, found.rootRecordName)
+        if found.share.ownerRecordName == actor.recordName {
+            throw LaneError.stepFailed(
+                action: "accept \(what)",
+                reason: "\(handle) owns this share; a participant accepts it (add `as: HANDLE` to the step)",
+                location: step.location)
+        }
+        if found.participant?.acceptance == .accepted {
+            return "\(what): already accepted"
+        }
+        let metadata = try await store.acceptShare(url: url, as: actor.recordName)
+        let permission = metadata.participant?.permission ?? metadata.share.publicPermission
+        return "\(what): \(permission.recipeName) in \(handle)'s shared database"
+    }
+}

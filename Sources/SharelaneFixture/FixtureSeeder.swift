@@ -1,0 +1,61 @@
+import Emulator
+import Foundation
+import Lanes
+import Logging
+import Planner
+import Recipe
+import ShareKit
+import ShareStoreSQLite
+
+/// Seeds an emulator's store from a recipe, as `sharelane apply` then `sharelane run LANE` would: the
+/// recipe's users signed in, its zones, records, shares and acceptances applied in its container and
+/// environment, then the named lanes run. What it leaves is the fixture's reset point.
+public struct FixtureSeeder: Sendable {
+    public let worlds: SQLiteWorlds
+    public let logger: Logger
+    /// Where the lanes' lines go (the terminal for `serve`, nowhere for a test).
+    public let output: LaneOutput
+
+    public init(worlds: SQLiteWorlds, output: LaneOutput = .discard, logger: Logger) {
+        self.worlds = worlds
+        self.output = output
+        self.logger = logger
+    }
+
+    /// Why seeding stopped: the apply's failures, or the lane that failed.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Applies `recipe` to its world and runs `lanes` there, in order.
+    /// - Parameter reload: loads the recipe again with other variables (lanes that call lanes with
+    ///   parameters); nil where the recipe came from a string.
+    /// - Returns: the recipe's people, for `GET /_sharelane/users`.
+    /// - Throws: `Failure` naming what did not apply or which lane failed; a store's or lane's own error.
+    @discardableResult
+    public func seed(
+        _ recipe: Recipe, lanes: [String] = [], reload: LaneRunner.RecipeReloader? = nil,
+        overrides: [String: String] = [:]
+    ) async throws -> (world: StoreWorld, users: [FixtureUser]) {
+        let world = StoreWorld(container: recipe.container, environment: recipe.environment)
+        let store = try worlds.sqliteStore(for: world)
+        let file = recipe.file
+        store.assetFiles.set { Recipe.assetPath(for: $0, recipeFile: file) }
+        let plan = try await Planner(store: store, logger: logger).plan(recipe)
+        let report = try await Applier(store: store, logger: logger).apply(plan)
+        if !report.failures.isEmpty {
+            throw Failure(
+                description: "seeding \(recipe.file) did not apply whole:\n"
+                    + report.failures.map { "  \($0.description)" }.joined(separator: "\n"))
+        }
+        for lane in lanes {
+            let runner = LaneRunner(store: store, output: output, logger: logger, reload: reload, overrides: overrides)
+            let result = try await runner.run(lane: lane, of: recipe)
+            if !result.succeeded {
+                throw Failure(description: "seeding stopped: lane \(lane) of \(recipe.file) failed")
+            }
+        }
+        let users = recipe.users.map { FixtureUser(handle: $0.handle, email: $0.email, name: $0.name) }
+        return (world, users)
+    }
+}

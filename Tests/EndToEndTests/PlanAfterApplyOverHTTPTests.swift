@@ -1,0 +1,54 @@
+import Foundation
+import SharelaneTestSupport
+import Testing
+
+/// The plan right after an apply through `sharelane serve`: the apply leaves the plan's cache file as the store
+/// holds it, so that plan reads only the change feed, as the one after it does (Docs/Plans.md, "After an
+/// apply").
+@Suite struct PlanAfterApplyOverHTTPTests {
+    /// The debug line that says how many zones a plan took from the cache.
+    static func fromCache(_ result: SharelaneBinary.Result) -> String? {
+        result.stderr.split(separator: "\n").first { $0.contains("from the cache)") }.map {
+            String($0.drop { $0 != "(" })
+        }
+    }
+
+    /// The `changes/zone` requests in a stretch of serve's log.
+    static func zoneFeedRequests(_ log: Substring) -> Int {
+        log.split(separator: "\n").count { $0.contains("/changes/zone") }
+    }
+
+    @Test("the first plan after an apply takes every zone from the cache, reading no zone's feed")
+    func firstPlanAfterApply() throws {
+        let server = try ServeProcess()
+        defer { server.stop() }
+        let scratch = try TemporaryDirectory("after-apply")
+        let environment = ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": scratch.file("cache")]
+        func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
+            try SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
+        }
+        let applied = try run(["apply", "Recipes/sharelane.yaml", "--yes"])
+        #expect(applied.status == 0, "\(applied.output)")
+        let plan = ["plan", "Recipes/sharelane.yaml", "--log-level", "debug", "--detailed-exitcode"]
+        let before = server.log.count
+        let first = try run(plan)
+        let firstLog = server.log.dropFirst(before)
+        #expect(first.status == 0, "the apply converged: \(first.output)")
+        #expect(Self.fromCache(first) == "(3 store calls, 2 zones from the cache)", "\(first.stderr)")
+        #expect(Self.zoneFeedRequests(firstLog) == 0, "\(firstLog)")
+        let second = try run(plan)
+        #expect(Self.fromCache(second) == Self.fromCache(first), "\(second.stderr)")
+
+        // A change behind sharelane's back after the apply is still found: the cache only says what the store
+        // held when the apply ended.
+        let recipe = try String(
+            contentsOf: BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"), encoding: .utf8)
+        let withLane = recipe + "\n  dana-leaves:\n    steps:\n      - leave: { as: dana, zone: FamilyLists }\n"
+        try withLane.write(toFile: scratch.file("leave.yaml"), atomically: true, encoding: .utf8)
+        let left = try run(["run", "dana-leaves", scratch.file("leave.yaml")])
+        #expect(left.status == 0, "\(left.output)")
+        let third = try run(plan)
+        #expect(third.status == 2, "\(third.output)")
+        #expect(third.stdout.contains("participant FamilyLists/dana"), "\(third.stdout)")
+    }
+}

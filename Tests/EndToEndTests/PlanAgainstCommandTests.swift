@@ -1,0 +1,236 @@
+import Foundation
+import SharelaneTestSupport
+import Testing
+
+/// `sharelane plan --against`: the plan of a recipe against the state another recipe declares, from a file or
+/// from a git revision of a real repository made here, with no store and no credentials.
+@Suite("plan --against another recipe", .serialized)
+final class PlanAgainstCommandTests {
+    let repository: TemporaryDirectory
+
+    /// The recipe on `main`: Alice shares her lists with Bob (read-write) and Carol (read-only), and a trip
+    /// with Carol; Bob and Carol come from an include, the Lists share's title from a variables file, and a
+    /// record holds an asset file.
+    static let recipe = """
+        sharelane: 1
+        name: family
+        include: [common/people.yaml]
+        users:
+          alice: { email: alice@example.com }
+        owner: alice
+        zones:
+          Lists:
+            share:
+              title: "${lists_title}"
+              participants:
+                bob: read-write
+                carol: read-only
+            records:
+              groceries: { type: TodoList, fields: { title: Groceries, photo: !asset assets/photo.txt } }
+          Trips:
+            records:
+              italy:
+                type: Group
+                fields: { name: Italy }
+                share:
+                  participants:
+                    carol: read-write
+
+        """
+
+    static let people = """
+        vars:
+          lists_title: Family lists
+        users:
+          bob: { email: bob@example.com }
+          carol: { email: carol@example.com }
+
+        """
+
+    init() throws {
+        repository = try TemporaryDirectory("against")
+        try git("init", "--quiet", "--initial-branch=main")
+        try repository.write("sharelane.yaml", Self.recipe)
+        try repository.write("common/people.yaml", Self.people)
+        try repository.write("assets/photo.txt", "a photo\n")
+        try commit("The family's recipe")
+    }
+
+    @discardableResult
+    func git(_ arguments: String...) throws -> SharelaneBinary.Result {
+        let result = try SharelaneBinary.runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
+                + arguments,
+            in: repository.url)
+        guard result.status == 0 else { throw FixtureError(message: "git \(arguments) failed: \(result.output)") }
+        return result
+    }
+
+    func commit(_ message: String) throws {
+        try git("add", "--all")
+        try git("commit", "--quiet", "-m", message)
+    }
+
+    /// `sharelane plan ARGUMENTS` in the repository, with a store variable that would fail if it were opened
+    /// (no credentials for Apple's service): `--against` opens no store.
+    func plan(_ arguments: String...) throws -> SharelaneBinary.Result {
+        try SharelaneBinary.run(
+            ["plan"] + arguments, in: repository.url,
+            environment: ["SHARELANE_STORE": "cloudkit:", "NO_COLOR": "1", "CLOUDKIT_API_TOKEN": ""])
+    }
+
+    func edit(_ file: String, _ change: (String) -> String) throws {
+        let text = try String(contentsOfFile: repository.file(file), encoding: .utf8)
+        let changed = change(text)
+        #expect(changed != text, "the edit of \(file) changes it")
+        try repository.write(file, changed)
+    }
+
+    @Test("the same recipe plans to no changes against itself at HEAD, and nothing is written beside it")
+    func unchangedRecipe() throws {
+        let result = try plan("--against", "git:HEAD")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            result.stdout.hasPrefix(
+                "Against `sharelane.yaml` at `HEAD`: the state that recipe declares, not a live store.\n"),
+            "\(result.stdout)")
+        #expect(result.stdout.contains("No changes: recipe family declares what the base recipe declares."))
+        #expect(result.stdout.contains("Plan: 0 to add, 0 to change, 0 to destroy."))
+        // No store was opened: nothing beside the recipe, and git sees no change.
+        #expect(!FileManager.default.fileExists(atPath: repository.file(".sharelane")))
+        #expect(try git("status", "--porcelain").stdout.isEmpty)
+    }
+
+    @Test("a changed participant: one change, the permission before → after")
+    func changedParticipant() throws {
+        try edit("sharelane.yaml") { $0.replacingOccurrences(of: "bob: read-write", with: "bob: read-only") }
+        let result = try plan("--against", "git:main", "--detailed-exitcode")
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.stdout.contains("~ participant Lists/bob"), "\(result.stdout)")
+        #expect(result.stdout.contains("permission: read-write → read-only"), "\(result.stdout)")
+        #expect(result.stdout.contains("Plan: 0 to add, 1 to change, 0 to destroy."), "\(result.stdout)")
+    }
+
+    @Test("a new zone: its creation, against a revision named by a tag and an explicit path")
+    func newZone() throws {
+        try git("tag", "v1")
+        try edit("sharelane.yaml") {
+            $0.replacingOccurrences(
+                of: "  Trips:\n",
+                with: "  Notes:\n    records:\n      first: { type: Note, fields: { text: Hi } }\n  Trips:\n")
+        }
+        try commit("A zone of notes")
+        let result = try plan("--against", "git:v1:sharelane.yaml", "--format", "json")
+        #expect(result.status == 0, "\(result.output)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let against = json?["against"] as? [String: Any]
+        #expect(against?["recipe"] as? String == "sharelane.yaml")
+        #expect(against?["revision"] as? String == "v1")
+        #expect(against?["problem"] is NSNull, "\(String(describing: against))")
+        let addresses = (json?["changes"] as? [[String: Any]])?.compactMap { $0["address"] as? String }
+        #expect(addresses == ["zone Notes", "record Notes/first"], "\(result.stdout)")
+    }
+
+    @Test("a removed share: its deletion, and the markdown says what the plan is against and what it destroys")
+    func removedShare() throws {
+        try edit("sharelane.yaml") {
+            $0.replacingOccurrences(
+                of: "        share:\n          participants:\n            carol: read-write\n",
+                with: "        share: none\n")
+        }
+        let result = try plan("--against", "git:main", "--format", "markdown")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            result.stdout.hasPrefix("#### sharelane plan: `family` against `sharelane.yaml` at `main`\n"),
+            "\(result.stdout)")
+        #expect(result.stdout.contains("Planned against the state `sharelane.yaml` at `main` declares"))
+        #expect(result.stdout.contains("> This plan destroys 1 thing: `share Trips/italy`."), "\(result.stdout)")
+        #expect(result.stdout.contains("**Plan: 0 to add, 0 to change, 1 to destroy.**"), "\(result.stdout)")
+        #expect(!result.stdout.contains("[!CAUTION]"))
+    }
+
+    @Test("an include, a variables file's value and an asset changed on one side only are read at the revision")
+    func includeChangedOnOneSide() throws {
+        // The recipe file is the same on both sides; only what it includes and holds changed.
+        try edit("common/people.yaml") {
+            $0.replacingOccurrences(of: "Family lists", with: "Our lists")
+                + "  dana: { email: dana@example.com }\n"
+        }
+        try repository.write("assets/photo.txt", "another photo\n")
+        try edit("sharelane.yaml") {
+            $0.replacingOccurrences(of: "carol: read-only\n", with: "carol: read-only\n        dana: read-only\n")
+        }
+        let result = try plan("--against", "git:main")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("+ participant Lists/dana"), "\(result.stdout)")
+        #expect(result.stdout.contains("title: \"Family lists\" → \"Our lists\""), "\(result.stdout)")
+        #expect(result.stdout.contains("~ record Lists/groceries"), "the asset's bytes changed: \(result.stdout)")
+
+        // The other way round: the base branch moved on, the working tree's include did not.
+        try git("checkout", "--quiet", "--", ".")
+        try git("checkout", "--quiet", "-b", "topic")
+        try git("checkout", "--quiet", "main")
+        try edit("common/people.yaml") { $0.replacingOccurrences(of: "bob@example.com", with: "robert@example.com") }
+        try commit("Bob's new address")
+        try git("checkout", "--quiet", "topic")
+        let behind = try plan("--against", "git:main")
+        #expect(behind.status == 0, "\(behind.output)")
+        // On the base, Bob is robert@; here he is bob@ again: a new person in Bob's place.
+        #expect(behind.stdout.contains("participant Lists/bob"), "\(behind.stdout)")
+        #expect(!behind.stdout.contains("Plan: 0 to add, 0 to change, 0 to destroy."), "\(behind.stdout)")
+    }
+
+    @Test("a base that does not validate: its problems named at the revision, a plan against nothing, marked")
+    func baseThatDoesNotValidate() throws {
+        try git("checkout", "--quiet", "-b", "broken")
+        try edit("sharelane.yaml") { $0.replacingOccurrences(of: "bob: read-write", with: "bobby: read-write") }
+        try commit("A participant nobody declared")
+        try git("checkout", "--quiet", "main")
+        let result = try plan("--against", "git:broken", "--format", "markdown")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stderr.contains("broken:sharelane.yaml:"), "the problem at the revision: \(result.stderr)")
+        #expect(result.stderr.contains("error:") && result.stderr.contains("bobby"), "\(result.stderr)")
+        #expect(!result.stderr.contains("sharelane-against-"), "no temporary path: \(result.stderr)")
+        #expect(result.stdout.contains("> [!CAUTION]"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("the base recipe `sharelane.yaml` at `broken` does not validate (1 error)"),
+            "\(result.stdout)")
+        // Against nothing, everything the recipe declares is new.
+        #expect(result.stdout.contains("+ zone Lists") && result.stdout.contains("+ zone Trips"), "\(result.stdout)")
+        #expect(result.stdout.contains("0 to change, 0 to destroy.**"), "\(result.stdout)")
+
+        let text = try plan("--against", "git:broken")
+        #expect(
+            text.stdout.hasPrefix(
+                "Against nothing: `sharelane.yaml` at `broken` does not validate (1 error); every declared thing is planned as new.\n"
+            ), "\(text.stdout)")
+    }
+
+    @Test("a recipe new on this side plans against nothing; a revision git does not have is an error")
+    func missingBase() throws {
+        try repository.write("other.yaml", Self.recipe.replacingOccurrences(of: "name: family", with: "name: other"))
+        let result = try plan("other.yaml", "--against", "git:main")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.hasPrefix("Against nothing: `other.yaml` at `main` does not exist;"), "\(result.stdout)")
+
+        let unknown = try plan("--against", "git:no-such-branch")
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no commit named no-such-branch"), "\(unknown.stderr)")
+    }
+
+    @Test("against a file: the other recipe on disk; --out and --store are refused")
+    func againstAFile() throws {
+        try repository.write(
+            "base.yaml", Self.recipe.replacingOccurrences(of: "carol: read-only", with: "carol: read-write"))
+        let result = try plan("--against", "base.yaml")
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.hasPrefix("Against `base.yaml`: the state"), "\(result.stdout)")
+        #expect(result.stdout.contains("permission: read-write → read-only"), "\(result.stdout)")
+
+        let saved = try plan("--against", "base.yaml", "--out", "plan.json")
+        #expect(saved.status != 0 && saved.stderr.contains("--out"), "\(saved.output)")
+        let stored = try plan("--against", "base.yaml", "--store", "memory:")
+        #expect(stored.status != 0 && stored.stderr.contains("--store"), "\(stored.output)")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import SharelaneTestSupport
+import Testing
+
+/// `sharelane serve` as a test fixture, as a test suite's script runs it: seeded from a recipe, wrapped
+/// around a command whose status it exits with, stopped with it, and carried over in a snapshot file.
+@Suite final class ServeFixtureCommandTests {
+    let scratch: TemporaryDirectory
+    var directory: URL { scratch.url }
+    let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
+
+    init() throws {
+        scratch = try TemporaryDirectory("e2e-fixture")
+    }
+
+    /// A shell script in the scratch folder.
+    func script(_ name: String, _ body: String) throws -> String {
+        let path = try scratch.write(name, "#!/bin/sh\n" + body)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        return path
+    }
+
+    @Test func theCommandRunsAgainstTheSeededStoreAndServeExitsWithItsStatus() throws {
+        // What a test suite reads: the fixture's address and tokens, and bob's shared zone over the wire.
+        let check = try script(
+            "check.sh",
+            """
+            echo "container=$CLOUDKIT_CONTAINER environment=$CLOUDKIT_ENVIRONMENT store=$SHARELANE_STORE"
+            test "$SHARELANE_STORE" = "$SHARELANE_URL" || exit 10
+            python3 - <<'PY'
+            import json, os, urllib.parse, urllib.request
+            users = json.load(open(os.environ["SHARELANE_USERS"]))
+            print("users", sorted(users), users["bob"]["emailAddress"])
+            assert users["bob"]["webAuthToken"] == os.environ["SHARELANE_WEB_AUTH_TOKEN_BOB"]
+            query = urllib.parse.urlencode({"ckAPIToken": os.environ["CLOUDKIT_API_TOKEN"],
+                                            "ckWebAuthToken": os.environ["SHARELANE_WEB_AUTH_TOKEN_BOB"]})
+            url = "%s/database/1/%s/%s/shared/zones/list?%s" % (os.environ["SHARELANE_URL"],
+                os.environ["CLOUDKIT_CONTAINER"], os.environ["CLOUDKIT_ENVIRONMENT"], query)
+            zones = json.load(urllib.request.urlopen(urllib.request.Request(url, data=b"{}")))["zones"]
+            print("bob shares", [z["zoneID"]["zoneName"] for z in zones])
+            PY
+            exit 3
+            """)
+        let result = try SharelaneBinary.run(
+            ["serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--", check], in: directory)
+        #expect(result.status == 3, "\(result.output)")
+        #expect(
+            result.stdout.contains("container=iCloud.com.example.Lists environment=development"), "\(result.output)")
+        #expect(result.stdout.contains("users ['alice', 'bob', 'carol', 'dana'] bob@example.com"), "\(result.output)")
+        #expect(result.stdout.contains("bob shares ['FamilyLists']"), "\(result.output)")
+        // The demo lane ran before the command, on stderr; serve's request log stays quiet around the command.
+        #expect(result.stderr.contains("lane demo succeeded"), "\(result.stderr)")
+        #expect(!result.stderr.contains("POST /database/"), "\(result.stderr)")
+        let passing = try SharelaneBinary.run(["serve", "--store", "memory:", "--recipe", recipe, "--", "true"])
+        #expect(passing.status == 0, "\(passing.output)")
+    }
+
+    @Test func aRecipeThatDoesNotValidateStopsServeBeforeTheCommandRuns() throws {
+        let bad = try scratch.write(
+            "bad.yaml",
+            """
+            sharelane: 1
+            name: broken
+            users: { alice: { email: alice@example.com } }
+            zones: { A: { recordz: {} } }
+            """)
+        let marker = scratch.file("ran")
+        let result = try SharelaneBinary.run(
+            ["serve", "--store", "memory:", "--recipe", bad, "--", "touch", marker], in: directory)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("bad.yaml:4:15: error: unknown key `recordz` in zone `A`"), "\(result.stderr)")
+        #expect(result.stderr.contains("serve: not started"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func sigtermReachesTheCommandAndNothingIsLeftRunning() throws {
+        let pidFile = scratch.file("child.pid")
+        let termFile = scratch.file("terminated")
+        let waiting = try script(
+            "wait.sh",
+            """
+            echo $$ > \(pidFile)
+            trap 'echo yes > \(termFile); exit 7' TERM
+            while :; do sleep 0.1; done
+            """)
+        let process = Process()
+        process.executableURL = SharelaneBinary.executable
+        process.arguments = ["serve", "--store", "memory:", "--", waiting]
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: pidFile), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let child = try #require(Int32(text))
+        process.terminate()  // SIGTERM to serve
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 7, "serve exits with the command's status")
+        #expect(FileManager.default.fileExists(atPath: termFile), "the command got the SIGTERM")
+        #expect(kill(child, 0) == -1, "the command is not running")
+    }
+
+    @Test func aSnapshotFileWrittenOnExitStartsTheNextServe() throws {
+        let snapshot = scratch.file("seeded.json")
+        let first = try SharelaneBinary.run(
+            [
+                "serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--export-on-exit", snapshot, "--",
+                "true",
+            ],
+            in: directory)
+        #expect(first.status == 0, "\(first.output)")
+        let file =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: snapshot))) as? [String: Any]
+        #expect(file?["format"] as? String == "sharelane-snapshot")
+        #expect(file?["version"] as? Int == 1)
+        // No recipe this time: the imported state is what the command meets (eggs is the demo lane's).
+        let check = try script(
+            "eggs.sh",
+            """
+            python3 - <<'PY'
+            import json, os, urllib.parse, urllib.request
+            users = json.load(open(os.environ["SHARELANE_USERS"]))
+            query = urllib.parse.urlencode({"ckAPIToken": os.environ["CLOUDKIT_API_TOKEN"],
+                                            "ckWebAuthToken": users["alice"]["webAuthToken"]})
+            url = "%s/database/1/iCloud.com.example.Lists/development/private/records/lookup?%s" % (
+                os.environ["SHARELANE_URL"], query)
+            body = json.dumps({"zoneID": {"zoneName": "FamilyLists"}, "records": [{"recordName": "eggs"}]}).encode()
+            records = json.load(urllib.request.urlopen(urllib.request.Request(url, data=body)))["records"]
+            print("eggs:", records[0]["fields"]["title"]["value"])
+            PY
+            """)
+        let second = try SharelaneBinary.run(
+            ["serve", "--store", "memory:", "--import", snapshot, "--", check], in: directory)
+        #expect(second.status == 0, "\(second.output)")
+        #expect(second.stdout.contains("eggs: Eggs"), "\(second.output)")
+        let broken = try scratch.write("broken.json", #"{"format":"something-else","version":1,"worlds":[]}"#)
+        let refused = try SharelaneBinary.run(["serve", "--store", "memory:", "--import", broken, "--", "true"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("not a sharelane snapshot file"), "\(refused.stderr)")
+    }
+}
