@@ -344,19 +344,23 @@ def bench_fifo(binary, work):
 
 
 def print_users(rows, fifo):
-    """The users' table: each step's wall time, CPU and peak RSS at each size, and its ratio to the first size."""
-    first = rows[0]
+    """The users' table: each step's wall time, CPU and peak RSS at each size, and its growth from the first
+    size to the last by wall time and by CPU (steadier on a shared machine)."""
     head = f"{'users':<12}" + "".join(f" | {str(r['users']) + ' users':>27}" for r in rows)
+    if len(rows) >= 2:
+        head += f" | {str(rows[-1]['users']) + '/' + str(rows[0]['users']):>13}"
     print(head)
-    print(f"{'':<12}" + "".join(f" | {'wall':>8} {'CPU':>8} {'peak RSS':>9}" if i == 0 else
-                                 f" | {'wall':>8} {'× first':>8} {'peak RSS':>9}" for i, _ in enumerate(rows)))
+    print(f"{'':<12}" + "".join(f" | {'wall':>8} {'CPU':>8} {'peak RSS':>9}" for _ in rows)
+          + (f" | {'wall (CPU)':>13}" if len(rows) >= 2 else ""))
     print("-" * len(head))
     for step in USER_STEPS:
         line = f"{step:<12}"
-        for i, r in enumerate(rows):
+        for r in rows:
             secs, rss, cpu = r[step]
-            line += (f" | {secs:7.2f}s {cpu:7.2f}s {rss:6.0f} MB" if i == 0 else
-                     f" | {secs:7.2f}s {secs / first[step][0]:7.1f}× {rss:6.0f} MB")
+            line += f" | {secs:7.2f}s {cpu:7.2f}s {rss:6.0f} MB"
+        if len(rows) >= 2:
+            first, last = rows[0][step], rows[-1][step]
+            line += f" | {last[0] / first[0]:5.1f}× ({last[2] / first[2]:4.1f}×)"
         print(line)
     if fifo:
         for label, f in fifo.items():

@@ -20,16 +20,31 @@ extension SQLiteStore {
     public func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
         try await write("signing in \(users.count) users") { db in
             var sequence = try ChangeSequence.read(db)
-            let results = try users.map { user -> Result<User, ShareError> in
+            var results = [Result<User, ShareError>?](repeating: nil, count: users.count)
+            var admitted: [(index: Int, normalized: String, recordName: UserRecordName)] = []
+            admitted.reserveCapacity(users.count)
+            for (index, user) in users.enumerated() {
                 do {
                     let normalized = try Self.signInEmail(user.email)
-                    return .success(try Self.signIn(normalized, name: user.name, db: db, sequence: &sequence))
+                    admitted.append((index, normalized, StableName.userRecordName(email: normalized)))
                 } catch let error as ShareError {
-                    return .failure(error)  // refused before anything of this user was written
+                    results[index] = .failure(error)  // refused before anything of this user was written
+                }
+            }
+            // In the order of their record names, the keys of the user table and of their zones: in the order
+            // of the recipe (their hashes' order) SQLite's own inserts of 100,000 users and zones took 2.4 s of
+            // CPU, sorted 1.4 s (the sqlite3 tool, the same rows).
+            admitted.sort { $0.recordName < $1.recordName }
+            for user in admitted {
+                do {
+                    results[user.index] = .success(
+                        try Self.signIn(user.normalized, name: users[user.index].name, db: db, sequence: &sequence))
+                } catch let error as ShareError {
+                    results[user.index] = .failure(error)
                 }
             }
             try sequence.store(db)
-            return results
+            return results.map { $0 ?? .failure(ShareError(.internalError, "no result")) }
         }
     }
 
