@@ -55,7 +55,7 @@ import Testing
         #expect(applied.status == 0, "\(applied.output)")
         // As such a file is: its data, and no container recorded.
         let file = try DatabaseQueue(path: scratch.file("store.sqlite"))
-        try file.write { try $0.execute(sql: "DELETE FROM storeWorld") }
+        try await file.write { try $0.execute(sql: "DELETE FROM storeWorld") }
         try file.close()
 
         let first = try await SharelaneBinary.runOffPool(["plan", a, "--store", store], in: directory)
