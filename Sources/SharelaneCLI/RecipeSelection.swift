@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Lanes
 import Recipe
 
 /// The recipe a command works on: `[RECIPE]`, `--var KEY=VALUE`, `--var-file FILE`, `--env NAME`.
@@ -19,6 +20,16 @@ struct RecipeSelection: ParsableArguments {
 
     @Option(name: .customLong("env"), help: ArgumentHelp("Also load .env.NAME beside the recipe.", valueName: "NAME"))
     var envName: String?
+
+    /// Loads the recipe at `path` again with other variables, as `run` and `serve --recipe` hand it to their
+    /// lanes (a `lane:` step with parameters): the process's environment and `--env` as given.
+    func reloader(path: String) -> LaneRunner.RecipeReloader {
+        let environment = ProcessInfo.processInfo.environment
+        let envName = self.envName
+        return { overrides in
+            try RecipeLoader(environment: environment, overrides: overrides, envName: envName).load(path: path)
+        }
+    }
 
     /// The recipe files tried, in order, when none is given.
     static let defaultPaths = ["Recipes/sharelane.yaml", "sharelane.yaml"]

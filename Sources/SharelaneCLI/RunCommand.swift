@@ -82,11 +82,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let environment = ProcessInfo.processInfo.environment
-        let envName = recipeSelection.envName
-        let load: LaneRunner.RecipeReloader = { overrides in
-            try RecipeLoader(environment: environment, overrides: overrides, envName: envName).load(path: recipePath)
-        }
+        let load = recipeSelection.reloader(path: recipePath)
         let recipe: Recipe
         do {
             recipe = try load(parameters)

@@ -76,11 +76,7 @@ struct FixtureOptions: ParsableArguments {
             return nil
         }
         let overrides = try recipeSelection.overrides()
-        let environment = ProcessInfo.processInfo.environment
-        let envName = recipeSelection.envName
-        let reload: LaneRunner.RecipeReloader = { given in
-            try RecipeLoader(environment: environment, overrides: given, envName: envName).load(path: recipe)
-        }
+        let reload = recipeSelection.reloader(path: recipe)
         let loaded: Recipe
         do {
             loaded = try reload(overrides)
