@@ -33,11 +33,12 @@ extension LaneReport {
                 xml += "/>\n"
             }
         }
-        // The Ant schema has one system-out, the suite's: each command's output under its step's name.
+        // The Ant schema has one system-out, the suite's: each command's output under its step's name. Every
+        // line ends with a newline, so a command's last line reads the same whichever stream printed it.
         let printed = steps.compactMap { step in
-            step.output.map { "--- " + step.summary + " (line \(step.location.line)) ---\n" + $0 }
+            step.output.map { "--- " + step.summary + " (line \(step.location.line)) ---\n" + $0 + "\n" }
         }
-        xml += "    <system-out>\(HTML.xml(printed.joined(separator: "\n"), keepingNewlines: true))</system-out>\n"
+        xml += "    <system-out>\(HTML.xml(printed.joined(), keepingNewlines: true))</system-out>\n"
         xml += "    <system-err></system-err>\n"
         xml += "  </testsuite>\n</testsuites>\n"
         return xml

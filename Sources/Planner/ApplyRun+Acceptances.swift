@@ -39,7 +39,7 @@ extension ApplyRun {
         let store = self.store
         // Calls answered so far: a share accepted in two calls (two users' requests over `http:`, under way
         // at once) was written last by whichever the store ran last, which the order of the answers does not
-        // tell, so its tag after the apply is not known.
+        // tell (`WrittenTags.tags(in:from:now:)` asks the store which).
         var answered = 0
         await BoundedTasks.run(groups, limit: usersInFlight, while: { stopped == nil }) { group in
             await BoundedTasks.result {
@@ -61,8 +61,8 @@ extension ApplyRun {
                             let zone = metadata.zoneID.zoneName
                             if cachedZones.contains(zone) {
                                 written.accepted(
-                                    metadata.share.recordName, tag: metadata.share.changeTag, zone: zone, call: answered
-                                )
+                                    metadata.share.recordName, tag: metadata.share.changeTag, zone: zone,
+                                    by: request.user, call: answered)
                             }
                             succeed([index])
                         case .failure(let error)?: fail([index], acceptFailure(index, error.description))

@@ -51,4 +51,56 @@ import Testing
         #expect(third.status == 2, "\(third.output)")
         #expect(third.stdout.contains("participant FamilyLists/dana"), "\(third.stdout)")
     }
+
+    @Test("a share several participants accept at once is taken from the cache by the next plan, as the store wrote it")
+    func shareAcceptedInSeveralRequests() throws {
+        let server = try ServeProcess()
+        defer { server.stop() }
+        let scratch = try TemporaryDirectory("after-accepts")
+        let environment = ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": scratch.file("cache")]
+        let people = ["bob", "carol", "dana", "erin", "frank", "gina"]
+        let recipe = try scratch.write(
+            "club.yaml",
+            """
+            sharelane: 1
+            name: club
+            users:
+              alice: { email: alice@example.com }
+            \(people.map { "  \($0): { email: \($0)@example.com }" }.joined(separator: "\n"))
+            owner: alice
+            zones:
+            \((1...3).map { zone in
+                "  Club\(zone):\n    share:\n      participants:\n"
+                    + people.map { "        \($0): read-write" }.joined(separator: "\n")
+                    + "\n    records:\n      notice: { type: Note, fields: { title: Zone \(zone) } }"
+            }.joined(separator: "\n"))
+            """)
+        func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
+            try SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
+        }
+        let applied = try run(["apply", recipe, "--yes"])
+        #expect(applied.status == 0, "\(applied.output)")
+        let plan = ["plan", recipe, "--log-level", "debug", "--detailed-exitcode"]
+        let before = server.log.count
+        let first = try run(plan)
+        let firstLog = server.log.dropFirst(before)
+        #expect(first.status == 0, "the apply converged: \(first.output)")
+        #expect(Self.fromCache(first)?.hasSuffix("3 zones from the cache)") == true, "\(first.stderr)")
+        #expect(Self.zoneFeedRequests(firstLog) == 0, "\(firstLog)")
+
+        // What the cache keeps of each share is what the store holds: one participant leaving behind
+        // sharelane's back is still found.
+        try """
+        \(String(contentsOfFile: recipe, encoding: .utf8))
+        lanes:
+          gina-leaves:
+            steps:
+              - leave: { as: gina, zone: Club2 }
+        """.write(toFile: scratch.file("leave.yaml"), atomically: true, encoding: .utf8)
+        let left = try run(["run", "gina-leaves", scratch.file("leave.yaml")])
+        #expect(left.status == 0, "\(left.output)")
+        let third = try run(plan)
+        #expect(third.status == 2, "\(third.output)")
+        #expect(third.stdout.contains("participant Club2/gina"), "\(third.stdout)")
+    }
 }

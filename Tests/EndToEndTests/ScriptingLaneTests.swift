@@ -193,7 +193,8 @@ struct ScriptingLaneTests {
                 "--- sh echo \"seeding 3 lists\"; echo \"no such table: lists\" >&2; exit 2 (line 17) ---\n"),
             "\(document.systemOut)")
         #expect(document.systemOut.contains("seeding 3 lists\n"), "\(document.systemOut)")
-        #expect(document.systemOut.contains("no such table: lists"), "\(document.systemOut)")
+        #expect(document.systemOut.contains("no such table: lists\n"), "\(document.systemOut)")
+        #expect(document.systemOut.hasSuffix("\n"), "\(document.systemOut)")
     }
 
     @Test("within: makes a lane pass against serve --index-lag that fails without it")
