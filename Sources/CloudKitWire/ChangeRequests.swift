@@ -126,6 +126,9 @@ package struct ZoneChangesResponse: Codable, Sendable, Hashable {
         package var serverErrorCode: String?
         package var reason: String?
 
+        /// An entry with no member, for a reader to fill.
+        package init() {}
+
         package init(_ changes: ZoneChanges, currentUser: UserRecordName?) {
             zoneID = WireZoneID(changes.zoneID)
             records =

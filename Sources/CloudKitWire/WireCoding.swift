@@ -68,3 +68,9 @@ extension ShareResultsResponse: WireBodyWritable, WireBodyReadable {
     package func wireBody() throws -> Data { try WireRecordWriter.encode(self) }
     package static func readWireBody(_ data: Data) -> ShareResultsResponse? { WireRecordReader.shareResults(data) }
 }
+
+extension ZoneChangesResponse: WireBodyReadable {
+    package static func readWireBody(_ data: Data) -> ZoneChangesResponse? {
+        WireRecordReader.zoneChangesResponse(data)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import ShareKit
+import Testing
+
+@testable import CloudKitWire
+
+/// The client reads `changes/zone` answers without `JSONDecoder`, as it reads records: what it reads is what
+/// `JSONDecoder` reads, and what `JSONDecoder` refuses it leaves to it.
+@Suite("Zone changes reader")
+struct ZoneChangesReaderTests {
+    static var response: ZoneChangesResponse {
+        let zone = ZoneID(zoneName: "Lists", ownerRecordName: "_owner")
+        var full = ZoneChangesResponse.ZoneResult()
+        full.zoneID = WireZoneID(zone)
+        full.records = WireRecordReaderTests.response.records
+        full.syncToken = "c3QuMTIz"
+        full.moreComing = true
+        var bare = ZoneChangesResponse.ZoneResult()
+        bare.zoneID = WireZoneID(ZoneID(zoneName: "Empty"))
+        bare.records = []
+        bare.syncToken = "c3QuMQ=="
+        bare.moreComing = false
+        return ZoneChangesResponse(zones: [
+            full, bare,
+            ZoneChangesResponse.ZoneResult(
+                zoneID: ZoneID(zoneName: "Gone"), error: ShareError(.zoneNotFound, "zone \"Gone\" does not exist")),
+        ])
+    }
+
+    @Test("answers written by either writer read as JSONDecoder reads them, by the reader itself")
+    func answers() throws {
+        let response = Self.response
+        for data in [
+            try WireRecordWriter.encode(response).data, try WireCoding.bodyEncoder().encode(response),
+            try WireCoding.encoder(pretty: true).encode(response),
+        ] {
+            #expect(try #require(WireRecordReader.zoneChangesResponse(data)) == response)
+            WireRecordReaderTests.expectSameAsJSONDecoder(ZoneChangesResponse.self, data)
+        }
+    }
+
+    @Test("odd, damaged and broken answers read as JSONDecoder reads them, or are refused as it refuses them")
+    func oddAnswers() throws {
+        for body in [
+            #"{"zones":[]}"#, #"{"zones":[{}]}"#, #"{"zones":[{"zoneID":null,"records":null,"moreComing":null}]}"#,
+            #"{"zones":[{"zoneID":{"zoneName":"Z"},"syncToken":1}]}"#,
+            #"{"zones":[{"zoneID":{"zoneName":"Z"},"x":1}]}"#,
+            #"{"zones":[{"zoneID":{"zoneName":"Z"},"moreComing":"yes"}]}"#, #"{"zones":{}}"#, #"{}"#,
+            #"{"zones":[{},]}"#,
+            #"{"zones":[{"syncToken":"a","syncToken":"b"}]}"#, #"{"zones":[{"records":[{"recordName":"r","x":{}}]}]}"#,
+        ] {
+            WireRecordReaderTests.expectSameAsJSONDecoder(ZoneChangesResponse.self, Data(body.utf8))
+        }
+        var random = SplitMix64(seed: 20_261_126)
+        let data = [UInt8](try WireRecordWriter.encode(Self.response).data)
+        for _ in 0..<300 {
+            var damaged = data
+            let at = Int.random(in: 0..<damaged.count, using: &random)
+            switch Int.random(in: 0...2, using: &random) {
+            case 0:
+                let marks = Array("{}[]\",:0-.e\\ ntf".utf8)
+                damaged[at] = marks[Int.random(in: 0..<marks.count, using: &random)]
+            case 1: damaged.remove(at: at)
+            default: damaged.insert(damaged[at], at: at)
+            }
+            WireRecordReaderTests.expectSameAsJSONDecoder(ZoneChangesResponse.self, Data(damaged))
+        }
+    }
+}
