@@ -74,6 +74,20 @@ struct HandJSONCoverageTests {
     /// The same seed, the same bodies.
     typealias Seeded = SplitMix64
 
+    /// `data` with one byte changed to a mark of JSON's, dropped or doubled.
+    static func damaged(_ data: Data, _ random: inout Seeded) -> Data {
+        var damaged = [UInt8](data)
+        let at = Int.random(in: 0..<damaged.count, using: &random)
+        switch Int.random(in: 0...2, using: &random) {
+        case 0:
+            let marks = Array("{}[]\",:0-.e\\ ntf".utf8)
+            damaged[at] = marks[Int.random(in: 0..<marks.count, using: &random)]
+        case 1: damaged.remove(at: at)
+        default: damaged.insert(damaged[at], at: at)
+        }
+        return Data(damaged)
+    }
+
     static let alphabet = Array("abcXYZ019 _-/.\"\\\t\n\u{0}\u{1F}\u{7F}é🐑")
 
     static func text(_ random: inout Seeded) -> String {
@@ -134,17 +148,9 @@ struct HandJSONCoverageTests {
             for data in written {
                 WireRecordReaderTests.expectSameAsJSONDecoder(RecordsResponse.self, data)
                 // One byte changed, dropped or doubled: whatever JSONDecoder makes of it, so does the reader.
-                var damaged = [UInt8](data)
-                guard !damaged.isEmpty else { continue }
-                let at = Int.random(in: 0..<damaged.count, using: &random)
-                switch Int.random(in: 0...2, using: &random) {
-                case 0:
-                    let marks = Array("{}[]\",:0-.e\\ ntf".utf8)
-                    damaged[at] = marks[Int.random(in: 0..<marks.count, using: &random)]
-                case 1: damaged.remove(at: at)
-                default: damaged.insert(damaged[at], at: at)
-                }
-                WireRecordReaderTests.expectSameAsJSONDecoder(RecordsResponse.self, Data(damaged))
+                guard !data.isEmpty else { continue }
+                WireRecordReaderTests.expectSameAsJSONDecoder(
+                    RecordsResponse.self, Self.damaged(data, &random))
             }
             let request = ModifyRecordsRequest(
                 operations: records.filter { $0.serverErrorCode == nil }.map {

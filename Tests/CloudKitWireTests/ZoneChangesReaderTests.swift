@@ -51,19 +51,11 @@ struct ZoneChangesReaderTests {
         ] {
             WireRecordReaderTests.expectSameAsJSONDecoder(ZoneChangesResponse.self, Data(body.utf8))
         }
-        var random = SplitMix64(seed: 20_261_126)
-        let data = [UInt8](try WireRecordWriter.encode(Self.response).data)
+        var random = HandJSONCoverageTests.Seeded(seed: 20_261_126)
+        let data = try WireRecordWriter.encode(Self.response).data
         for _ in 0..<300 {
-            var damaged = data
-            let at = Int.random(in: 0..<damaged.count, using: &random)
-            switch Int.random(in: 0...2, using: &random) {
-            case 0:
-                let marks = Array("{}[]\",:0-.e\\ ntf".utf8)
-                damaged[at] = marks[Int.random(in: 0..<marks.count, using: &random)]
-            case 1: damaged.remove(at: at)
-            default: damaged.insert(damaged[at], at: at)
-            }
-            WireRecordReaderTests.expectSameAsJSONDecoder(ZoneChangesResponse.self, Data(damaged))
+            WireRecordReaderTests.expectSameAsJSONDecoder(
+                ZoneChangesResponse.self, HandJSONCoverageTests.damaged(data, &random))
         }
     }
 }
