@@ -136,18 +136,28 @@ struct ScriptSteps {
         process.standardError = errPipe
         process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
         let collected = OutputCollector(output: output, indent: indent + "    ", transcript: transcript)
-        outPipe.fileHandleForReading.readabilityHandler = { handle in
-            collected.append(handle.availableData, standardOutput: true, stream: streamingStandardOutput)
-        }
-        errPipe.fileHandleForReading.readabilityHandler = { handle in
-            collected.append(handle.availableData, standardOutput: false, stream: true)
-        }
         do {
             try process.run()
         } catch {
             throw LaneError.stepFailed(
                 action: StepSummary.text(of: step, owner: recipe.owner), reason: "cannot run \(program): \(error)",
                 location: step.location)
+        }
+        // Each stream read to its end on a thread of its own, and both ends awaited: a readability handler
+        // could still be holding a last piece of output when the process was seen to exit, and that piece
+        // was lost from the step's lines and the lane's report.
+        let readers = DispatchGroup()
+        for (pipe, isStandardOutput) in [(outPipe, true), (errPipe, false)] {
+            readers.enter()
+            Thread.detachNewThread {
+                let handle = pipe.fileHandleForReading
+                while case let data = handle.availableData, !data.isEmpty {
+                    collected.append(
+                        data, standardOutput: isStandardOutput,
+                        stream: isStandardOutput ? streamingStandardOutput : true)
+                }
+                readers.leave()
+            }
         }
         if let input {
             inPipe.fileHandleForWriting.write(input)
@@ -166,14 +176,10 @@ struct ScriptSteps {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 process.waitUntilExit()
+                readers.wait()
                 continuation.resume()
             }
         }
-        outPipe.fileHandleForReading.readabilityHandler = nil
-        errPipe.fileHandleForReading.readabilityHandler = nil
-        collected.append(
-            outPipe.fileHandleForReading.readDataToEndOfFile(), standardOutput: true, stream: streamingStandardOutput)
-        collected.append(errPipe.fileHandleForReading.readDataToEndOfFile(), standardOutput: false, stream: true)
         collected.finish(stream: streamingStandardOutput)
         return Finished(
             status: process.terminationStatus, standardOutput: collected.standardOutput,
