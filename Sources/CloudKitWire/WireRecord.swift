@@ -77,6 +77,8 @@ package struct WireRecord: Codable, Sendable, Hashable {
         currentUserParticipant = currentUser.flatMap { share.participant($0) }.map(WireParticipant.init)
         shortGUID = share.shortGUID
         url = share.url
+        created = share.created.map { WireStamp($0) }
+        modified = share.modified.map { WireStamp($0) }
     }
 
     /// An operation's outcome, as a response reports it.
@@ -176,7 +178,8 @@ package struct WireRecord: Codable, Sendable, Hashable {
                 ?? defaultOwnerName,
             participants: (participants ?? []).filter { $0.role != .owner }.map(\.participant),
             changeTag: recordChangeTag,
-            shortGUID: shortGUID, url: url ?? shortGUID.map { "https://www.icloud.com/share/\($0)" })
+            shortGUID: shortGUID, url: url ?? shortGUID.map { "https://www.icloud.com/share/\($0)" },
+            created: created?.stamp, modified: modified?.stamp)
     }
 
     /// This entry as the outcome of one operation: a saved record or share, a deletion, or a failure.

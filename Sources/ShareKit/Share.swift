@@ -45,11 +45,17 @@ public struct Share: Sendable, Hashable, Codable {
     public var shortGUID: String?
     /// The URL a participant opens to accept, handed out by the store.
     public var url: String?
+    /// When and by whom the store saved the share first, and last (an acceptance or a departure is a save):
+    /// a share record carries them as every record does. Nil for a share not yet saved, and for one a store
+    /// saved before it kept them.
+    public var created: Stamp?
+    public var modified: Stamp?
 
     public init(
         recordName: String, zoneID: ZoneID, rootRecordName: String? = nil, title: String? = nil,
         publicPermission: Permission = .none, ownerRecordName: UserRecordName = defaultOwnerName,
-        participants: [Participant] = [], changeTag: String? = nil, shortGUID: String? = nil, url: String? = nil
+        participants: [Participant] = [], changeTag: String? = nil, shortGUID: String? = nil, url: String? = nil,
+        created: Stamp? = nil, modified: Stamp? = nil
     ) {
         self.recordName = recordName
         self.zoneID = zoneID
@@ -61,6 +67,8 @@ public struct Share: Sendable, Hashable, Codable {
         self.changeTag = changeTag
         self.shortGUID = shortGUID
         self.url = url
+        self.created = created
+        self.modified = modified
     }
 
     /// A new zone-wide share of `zoneID`.

@@ -220,9 +220,11 @@ extension RecordBatch {
         share.participants = try mergedParticipants(proposed, existing: nil, subject: subject)
         if let refusal = AccessRules.validateParticipants(of: share, subject: subject) { throw refusal }
         let shortGUID = try shortGUID(proposed: proposed.shortGUID, subject: subject)
+        let stamp = Stamp(timestamp: now, userRecordName: caller)
         let row = ShareRow(
             zoneId: zoneId, name: name, root: share.rootRecordName, title: share.title,
-            publicPermission: share.publicPermission, seq: nextSeq(), shortGUID: shortGUID)
+            publicPermission: share.publicPermission, seq: nextSeq(), shortGUID: shortGUID, created: stamp,
+            modified: stamp)
         try row.insert(in: db)
         try writeParticipants(share.participants, shareName: name)
         if let root = share.rootRecordName {
@@ -292,8 +294,11 @@ extension RecordBatch {
         }
         if let refusal = AccessRules.validateParticipants(of: share, subject: subject) { throw refusal }
         try db.execute(
-            sql: "UPDATE share SET title = ?, publicPermission = ?, seq = ? WHERE zoneId = ? AND name = ?",
-            arguments: [share.title, share.publicPermission, nextSeq(), zoneId, name])
+            sql: """
+                UPDATE share SET title = ?, publicPermission = ?, seq = ?, modifiedAt = ?, modifiedBy = ?
+                WHERE zoneId = ? AND name = ?
+                """,
+            arguments: [share.title, share.publicPermission, nextSeq(), now, caller, zoneId, name])
         try writeParticipants(share.participants, shareName: name)
         let kept = Set(share.participants.map(\.userRecordName))
         for gone in existing.participants where !kept.contains(gone.userRecordName) && gone.acceptance == .accepted {

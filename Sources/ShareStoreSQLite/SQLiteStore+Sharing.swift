@@ -74,8 +74,8 @@ extension SQLiteStore {
         var byGUID: [String: (share: Share, zoneId: Int64)] = [:]
         private var sequence: ChangeSequence?
         private var subscriptions: Bool?
-        /// The last sequence number each share was written at, by zone row id and share name.
-        private var shareSeqs: [ShareKey: Int64] = [:]
+        /// The last sequence number each share was written at, and its stamp, by zone row id and share name.
+        private var shareSeqs: [ShareKey: (seq: Int64, modified: Stamp)] = [:]
         /// The last sequence number each zone was written at, by row id.
         private var zoneSeqs: [Int64: Int64] = [:]
 
@@ -84,9 +84,9 @@ extension SQLiteStore {
             var name: String
         }
 
-        /// Notes that the share `name` of the zone `zoneId` was written at `seq`.
-        mutating func wrote(share name: String, zoneId: Int64, at seq: Int64) {
-            shareSeqs[ShareKey(zoneId: zoneId, name: name)] = seq
+        /// Notes that the share `name` of the zone `zoneId` was written at `seq`, as `modified` says.
+        mutating func wrote(share name: String, zoneId: Int64, at seq: Int64, modified: Stamp) {
+            shareSeqs[ShareKey(zoneId: zoneId, name: name)] = (seq, modified)
             zoneSeqs[zoneId] = seq
         }
 
@@ -108,9 +108,13 @@ extension SQLiteStore {
         /// Stores the sequence numbers the shares and zones were last written at; call before reading a share
         /// of the store again within the transaction.
         mutating func storeSeqs(_ db: Database) throws {
-            for (key, seq) in shareSeqs {
-                try DirectStatement.run("UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?", in: db) {
-                    $0.bind(seq)
+            for (key, written) in shareSeqs {
+                try DirectStatement.run(
+                    "UPDATE share SET seq = ?, modifiedAt = ?, modifiedBy = ? WHERE zoneId = ? AND name = ?", in: db
+                ) {
+                    $0.bind(written.seq)
+                    $0.bind(written.modified.timestamp)
+                    $0.bind(written.modified.userRecordName)
                     $0.bind(key.zoneId)
                     $0.bind(key.name)
                 }
@@ -198,7 +202,8 @@ extension SQLiteStore {
             }
         }
         // The share's and zone's numbers are stored once each, by `finish`: ten participants accept a share.
-        shares.wrote(share: share.recordName, zoneId: zoneId, at: seq)
+        let modified = Stamp(timestamp: Self.now, userRecordName: user)
+        shares.wrote(share: share.recordName, zoneId: zoneId, at: seq, modified: modified)
         if try shares.anySubscription(db) {
             try SubscriptionFiring.fireZoneChange(
                 zone: share.zoneID.zoneName, owner: share.ownerRecordName, participants: [user], by: user, db: db)
@@ -210,6 +215,7 @@ extension SQLiteStore {
             var updated = share
             updated.participants[position].acceptance = .accepted
             updated.changeTag = ChangeSequence.tag(seq)
+            updated.modified = modified
             accepted = updated
         } else {
             try shares.storeSeqs(db)
@@ -247,8 +253,8 @@ extension SQLiteStore {
                 sql: "UPDATE participant SET acceptance = ? WHERE zoneId = ? AND shareName = ? AND user = ?",
                 arguments: [AcceptanceStatus.removed, zoneId, recordName, user])
             try db.execute(
-                sql: "UPDATE share SET seq = ? WHERE zoneId = ? AND name = ?",
-                arguments: [shareSeq, zoneId, recordName])
+                sql: "UPDATE share SET seq = ?, modifiedAt = ?, modifiedBy = ? WHERE zoneId = ? AND name = ?",
+                arguments: [shareSeq, Self.now, user, zoneId, recordName])
             try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [shareSeq, zoneId])
             try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: zone.name, seq: sequence.next())
                 .insert(db, onConflict: .replace)

@@ -23,20 +23,24 @@ enum SharedZones {
 
     /// The share with this short GUID, named as its owner names it, and its zone's row id.
     /// - Throws: `ShareError` (`NOT_FOUND`) when no share has it.
+    /// A share's columns in `ShareRow.selection`'s order, then its zone's name and owner.
+    private static let shareByGUID = """
+        SELECT \(ShareRow.selection.split(separator: ", ").map { "s." + $0 }.joined(separator: ", ")), z.name, z.owner
+        FROM share s JOIN zone z ON z.id = s.zoneId WHERE s.shortGUID = ?
+        """
+
     static func share(shortGUID: String, url: String, db: Database) throws -> (Share, Int64) {
         // A cached statement read through SQLite's C API: an apply accepts a thousand shares, and preparing and
         // GRDB's rows cost more than the query.
         var select = DirectStatement(
-            try db.cachedStatement(
-                sql: """
-                    SELECT s.zoneId, s.name, s.root, s.title, s.publicPermission, s.seq, s.shortGUID, z.name, z.owner
-                    FROM share s JOIN zone z ON z.id = s.zoneId WHERE s.shortGUID = ?
-                    """))
+            try db.cachedStatement(sql: shareByGUID))
         select.bind(shortGUID)
         var found: (row: ShareRow, zoneName: String, owner: String)?
         // The share's columns in `ShareRow.selection`'s order, then its zone's name and owner.
         try select.forEachRow { columns in
-            found = (try ShareRow(columns), columns.string(7), columns.string(8))
+            found = (
+                try ShareRow(columns), columns.string(ShareRow.columnCount), columns.string(ShareRow.columnCount + 1)
+            )
             return false
         }
         guard let (row, zoneName, owner) = found else {

@@ -167,6 +167,12 @@ enum StoreMigrations {
                         environment TEXT NOT NULL)
                     """)
         }
+        migrator.registerMigration("v9: when and by whom a share was saved") { db in
+            // Null in the shares saved before: the store did not know; each is stamped when next saved.
+            for column in ["createdAt INTEGER", "createdBy TEXT", "modifiedAt INTEGER", "modifiedBy TEXT"] {
+                try db.execute(sql: "ALTER TABLE share ADD COLUMN \(column)")
+            }
+        }
         return migrator
     }
 }

@@ -149,11 +149,8 @@ struct ReferenceTable: Sendable {
         }
         var found: [String] = []
         let deleted = members["deleted"] == .bool(true)
-        let isShare = members["recordType"] == .string("cloudkit.share")
         for key in dictionary.keys {
-            let required =
-                key.presence == "always" || (key.presence == "unlessDeleted" && !deleted)
-                || (key.presence == "savedRecord" && !deleted && !isShare)
+            let required = key.presence == "always" || (key.presence == "unlessDeleted" && !deleted)
             guard let member = members[key.key] else {
                 if required { found.append("\(path): \(dictionary.title) lacks \(key.key)") }
                 continue

@@ -64,6 +64,46 @@ import Testing
         }
     }
 
+    @Test("A share says when and by whom it was saved first and last: the owner's save, an acceptance, a departure")
+    func shareStamps() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let bob = try await store.signIn(email: "bob@example.com", name: "Bob").recordName
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        var share = Share.zoneWide(zone, title: "Lists")
+        share.participants = [Participant(userRecordName: "", email: "bob@example.com", permission: .readWrite)]
+        let before = Int64(Date().timeIntervalSince1970 * 1000) - 1
+        let saved = try #require(
+            try await store.modifyRecords(
+                [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        let created = try #require(saved.created)
+        #expect(created.userRecordName == alice)
+        #expect(created.timestamp >= before)
+        #expect(saved.modified == created)
+
+        let accepted = try await store.acceptShare(url: try #require(saved.url), as: bob)
+        #expect(accepted.share.created == created)
+        #expect(accepted.share.modified?.userRecordName == bob)
+        let read = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
+        #expect(read.created == created)
+        #expect(read.modified == accepted.share.modified)
+        #expect((read.modified?.timestamp ?? 0) >= created.timestamp)
+
+        try await store.leaveShare(
+            recordName: zoneShareRecordName, in: ZoneID(zoneName: "Lists", ownerRecordName: alice), as: bob)
+        let left = try #require(try await store.share(zoneShareRecordName, in: zone, as: alice))
+        #expect(left.created == created)
+        #expect(left.modified?.userRecordName == bob)
+        #expect(left.changeTag != read.changeTag)
+
+        var retitled = left
+        retitled.title = "Family lists"
+        let updated = try #require(
+            try await store.modifyRecords(
+                [.init(.update, share: retitled)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        #expect(updated.created == created)
+        #expect(updated.modified?.userRecordName == alice)
+    }
+
     @Test("The share an acceptance answers is the share as a read gives it afterwards")
     func acceptanceAnswersTheStoredShare() async throws {
         let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName

@@ -12,11 +12,18 @@ struct ShareRow {
     var publicPermission: Permission
     var seq: Int64
     var shortGUID: String
+    /// Nil in a row written before the store kept them.
+    var created: Stamp?
+    var modified: Stamp?
 }
 
 extension ShareRow {
     /// Every column, in the order `init(_:)` reads them and `insert(in:)` binds them.
-    static let selection = "zoneId, name, root, title, publicPermission, seq, shortGUID"
+    static let selection =
+        "zoneId, name, root, title, publicPermission, seq, shortGUID, createdAt, createdBy, modifiedAt, modifiedBy"
+
+    /// How many columns `selection` names: a query's own columns follow them.
+    static let columnCount: Int32 = 11
 
     /// The row of a query whose first columns are `selection`'s, read through SQLite's C API: a zone's shares
     /// are read with it, and an acceptance reads its share (a thousand an apply of the benchmark, each a
@@ -32,13 +39,19 @@ extension ShareRow {
         self.init(
             zoneId: columns.int64(0), name: columns.string(1), root: columns.optionalString(2),
             title: columns.optionalString(3), publicPermission: publicPermission, seq: columns.int64(5),
-            shortGUID: columns.string(6))
+            shortGUID: columns.string(6), created: Self.stamp(columns, at: 7), modified: Self.stamp(columns, at: 9))
+    }
+
+    /// The stamp in the columns `at` (milliseconds) and `at + 1` (the user), nil where they are null.
+    private static func stamp(_ columns: borrowing DirectStatement.Columns, at column: Int32) -> Stamp? {
+        guard !columns.isNull(column), let user = columns.optionalString(column + 1) else { return nil }
+        return Stamp(timestamp: columns.int64(column), userRecordName: user)
     }
 
     /// Inserts the row through a cached statement and SQLite's C API: an apply saves a hundred shares.
     func insert(in db: Database) throws {
         try DirectStatement.run(
-            "INSERT INTO share (\(Self.selection)) VALUES (?, ?, ?, ?, ?, ?, ?)", in: db
+            "INSERT INTO share (\(Self.selection)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", in: db
         ) {
             $0.bind(zoneId)
             $0.bind(name)
@@ -47,6 +60,10 @@ extension ShareRow {
             $0.bind(publicPermission)
             $0.bind(seq)
             $0.bind(shortGUID)
+            $0.bind(created?.timestamp)
+            $0.bind(created?.userRecordName)
+            $0.bind(modified?.timestamp)
+            $0.bind(modified?.userRecordName)
         }
     }
 }
