@@ -74,18 +74,21 @@ package struct RecordChangesRequest: Codable, Sendable, Hashable {
     package var numbersAsStrings: Bool?
 }
 
-/// The answer to `records/changes`: `{zoneID, records, syncToken, moreComing}`, or a request error.
+/// The answer to `records/changes`: `{zoneID, records, syncToken, moreComing, reverse}`, or a request error.
 package struct RecordChangesResponse: Codable, Sendable, Hashable {
     package var zoneID: WireZoneID?
     package var records: [WireRecord]
     package var syncToken: String
     package var moreComing: Bool
+    /// Whether the records are newest first; the reference's answer has it, and serve answers in change order.
+    package var reverse: Bool?
 
-    package init(zoneID: WireZoneID?, records: [WireRecord], syncToken: String, moreComing: Bool) {
+    package init(zoneID: WireZoneID?, records: [WireRecord], syncToken: String, moreComing: Bool, reverse: Bool?) {
         self.zoneID = zoneID
         self.records = records
         self.syncToken = syncToken
         self.moreComing = moreComing
+        self.reverse = reverse
     }
 }
 

@@ -155,7 +155,7 @@ extension EmulatorService {
             records: shaped(
                 result.records ?? [], desiredKeys: request.desiredKeys, desiredRecordTypes: nil, reverse: nil,
                 numbersAsStrings: request.numbersAsStrings),
-            syncToken: OpaqueText.written(changes.token.rawValue), moreComing: changes.moreComing)
+            syncToken: OpaqueText.written(changes.token.rawValue), moreComing: changes.moreComing, reverse: false)
     }
 
     /// The records of a change feed page as the request asks for them. A deletion (`deleted: true`, no type)
