@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ShareKit
 import ShareStoreSQLite
 import Testing
@@ -102,6 +103,37 @@ import Testing
                 [.init(.update, share: retitled)], in: zone, database: .private, atomic: true, as: alice)[0].share)
         #expect(updated.created == created)
         #expect(updated.modified?.userRecordName == alice)
+    }
+
+    @Test("A share saved by a version that kept no stamps has none when the file is opened, and modified once saved")
+    func shareSavedBeforeStamps() async throws {
+        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
+        let bob = try await store.signIn(email: "bob@example.com", name: "Bob").recordName
+        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
+        var share = Share.zoneWide(zone, title: "Lists")
+        share.participants = [Participant(userRecordName: "", email: "bob@example.com", permission: .readWrite)]
+        let saved = try #require(
+            try await store.modifyRecords(
+                [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        // The file as the version before wrote it: no stamp columns, and its migrations stop before them.
+        let old = try DatabaseQueue(path: temp.path)
+        try await old.write { db in
+            for column in ["createdAt", "createdBy", "modifiedAt", "modifiedBy"] {
+                try db.execute(sql: "ALTER TABLE share DROP COLUMN \(column)")
+            }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v9:%'")
+        }
+        try old.close()
+
+        let reopened = try temp.reopen()
+        let before = try #require(try await reopened.share(zoneShareRecordName, in: zone, as: alice))
+        #expect(before.created == nil)
+        #expect(before.modified == nil)
+        #expect(before.changeTag == saved.changeTag)
+        let accepted = try await reopened.acceptShare(url: try #require(saved.url), as: bob)
+        #expect(accepted.share.created == nil)
+        #expect(accepted.share.modified?.userRecordName == bob)
+        #expect(try await reopened.share(zoneShareRecordName, in: zone, as: alice)?.modified?.userRecordName == bob)
     }
 
     @Test("The share an acceptance answers is the share as a read gives it afterwards")
