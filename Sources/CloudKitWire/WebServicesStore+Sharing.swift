@@ -43,7 +43,7 @@ extension WebServicesStore {
         var record = WireRecord(recordName: recordName, recordType: shareRecordType)
         record.recordChangeTag = nil
         let request = ModifyRecordsRequest(
-            operations: [.init(operationType: OperationKind.forceDelete.rawValue, record: record)],
+            operations: [.init(operationType: WireSpelling.operationType(.forceDelete), record: record)],
             zoneID: WireZoneID(zoneID), atomic: false)
         let (response, resent): (RecordsResponse, Bool) = try await sendNoting(
             .recordsModify, database: .shared, body: request, as: user)

@@ -110,7 +110,7 @@ struct EmulatorService: Sendable {
     {
         var request = request
         let databaseName = context.parameters.get("database") ?? ""
-        guard let database = DatabaseScope(rawValue: databaseName) else {
+        guard let database = WireSpelling.database(databaseName) else {
             throw ShareError(
                 .badRequest, "unknown database \"\(databaseName)\" in the path; expected public, private or shared")
         }
@@ -118,11 +118,11 @@ struct EmulatorService: Sendable {
             throw ShareError(
                 .badRequest,
                 "\(operation) is served in the "
-                    + operation.databases.map(\.rawValue).joined(separator: " and ")
-                    + " database, not \(database.rawValue)")
+                    + operation.databases.map(WireSpelling.database).joined(separator: " and ")
+                    + " database, not \(WireSpelling.database(database))")
         }
         let world = try Self.world(context)
-        await containers.record(container: world.container, environment: world.environment.rawValue)
+        await containers.record(container: world.container, environment: WireSpelling.environment(world.environment))
         let body = try await readBody(&request)
         // Kept assets are answered with a downloadURL on this server, as the client named it.
         let serving = WireAsset.Serving(downloadBase: baseURL(of: request), checksum: servedChecksum)
@@ -139,7 +139,7 @@ struct EmulatorService: Sendable {
     /// The container and environment a request's path names.
     static func world(_ context: EmulatorRequestContext) throws -> StoreWorld {
         let environmentName = context.parameters.get("environment") ?? ""
-        guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
+        guard let environment = WireSpelling.environment(environmentName) else {
             throw ShareError(
                 .badRequest,
                 "unknown environment \"\(environmentName)\" in the path; expected development or production")
@@ -230,7 +230,7 @@ struct EmulatorService: Sendable {
             let request = try decode(ModifyZonesRequest.self, from: body)
             try checkLimit(request.operations.count, "operations")
             let operations = try request.operations.map { operation in
-                guard let kind = ZoneOperation.Kind(rawValue: operation.operationType) else {
+                guard let kind = WireSpelling.zoneOperationKind(operation.operationType) else {
                     throw ShareError(
                         .badRequest,
                         "unknown zone operationType \"\(operation.operationType)\"; expected create or delete")
@@ -389,11 +389,11 @@ struct EmulatorService: Sendable {
     private func recordOperation(_ operation: ModifyRecordsRequest.Operation, in zoneID: ZoneID) throws
         -> RecordOperation
     {
-        guard let kind = OperationKind(rawValue: operation.operationType) else {
+        guard let kind = WireSpelling.operationKind(operation.operationType) else {
             throw ShareError(
                 .badRequest,
                 "unknown operationType \"\(operation.operationType)\"; expected one of "
-                    + OperationKind.allCases.map(\.rawValue).joined(separator: ", "))
+                    + OperationKind.allCases.map(WireSpelling.operationType).joined(separator: ", "))
         }
         var record = operation.record
         if record.isShare || record.recordName == zoneShareRecordName {
@@ -403,13 +403,14 @@ struct EmulatorService: Sendable {
         }
         if record.recordName == nil {
             guard kind == .create || kind == .forceUpdate || kind == .forceReplace else {
-                throw ShareError(.badRequest, "a \(kind.rawValue) operation needs record.recordName")
+                throw ShareError(.badRequest, "a \(WireSpelling.operationType(kind)) operation needs record.recordName")
             }
             record.recordName = UUID().uuidString.lowercased()
         }
         if record.recordType == nil, !kind.isDelete {
             throw ShareError(
-                .badRequest, "a \(kind.rawValue) operation needs record.recordType", subject: record.recordName)
+                .badRequest, "a \(WireSpelling.operationType(kind)) operation needs record.recordType",
+                subject: record.recordName)
         }
         return RecordOperation(kind, record.record(in: zoneID))
     }
