@@ -206,9 +206,9 @@ public final class WebServicesStore: Store {
                 .usersLookupEmail, database: .public, body: LookupUsersRequest(emails: chunk), as: user)
             var byEmail: [String: User] = [:]
             for entry in response.users {
-                if let user = entry.user, let email = user.email { byEmail[email.lowercased()] = user }
+                if let user = entry.user, let email = user.email { byEmail[EmailAddress.normalized(email)] = user }
             }
-            return chunk.map { byEmail[$0.lowercased()] }
+            return chunk.map { byEmail[EmailAddress.normalized($0)] }
         }
     }
 
