@@ -178,6 +178,29 @@ enum ReferenceWords {
         }
     }
 
+    @Test func schemaBodiesWriteTheReferencesFieldTypesAndReadThemBack() throws {
+        let fields = FieldType.allCases.map { SchemaField("f\($0)", $0, indexes: .queryable) }
+        let schema = Schema(recordTypes: [RecordTypeSchema("T", fields: fields)])
+        let data = try WireCoding.bodyEncoder().encode(SchemaResponse(schema: schema))
+        let body = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let types = try #require((body["schema"] as? [String: Any])?["recordTypes"] as? [[String: Any]])
+        let written = try #require(types.first?["fields"] as? [[String: Any]])
+        #expect(written.count == FieldType.allCases.count)
+        for field in written {
+            let name = try #require(field["name"] as? String)
+            let type = try #require(FieldType.allCases.first { "f\($0)" == name })
+            #expect(field["type"] as? String == ReferenceWords.fieldTypes[type], "\(name)")
+        }
+        #expect(try JSONDecoder().decode(SchemaResponse.self, from: data).schema == schema)
+        let changes = [
+            SchemaChange(.addType, recordType: "T"),
+            SchemaChange(.changeType, recordType: "T", before: fields[0], after: fields[1]),
+        ]
+        let answer = try WireCoding.bodyEncoder().encode(SchemaChangesResponse(changes: changes))
+        #expect(try JSONDecoder().decode(SchemaChangesResponse.self, from: answer).changes == changes)
+        #expect(String(decoding: answer, as: UTF8.self).contains(#""type":"STRING""#))
+    }
+
     // MARK: - No wire writer asks ShareKit for a raw value
 
     /// The ShareKit enums that go on the wire, and the names of the members that hold them.
