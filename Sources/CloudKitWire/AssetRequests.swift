@@ -109,7 +109,7 @@ package struct RereferenceAssetsResponse: Codable, Sendable {
         package init(_ field: RereferenceAssetsRequest.Field, error: ShareError) {
             recordName = field.recordName
             fieldName = field.fieldName
-            serverErrorCode = error.code.rawValue
+            serverErrorCode = WireSpelling.errorCode(error.code)
             reason = error.reason
         }
     }

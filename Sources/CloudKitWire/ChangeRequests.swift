@@ -144,7 +144,7 @@ package struct ZoneChangesResponse: Codable, Sendable, Hashable {
 
         package init(zoneID: ZoneID, error: ShareError) {
             self.zoneID = WireZoneID(zoneID)
-            serverErrorCode = error.code.rawValue
+            serverErrorCode = WireSpelling.errorCode(error.code)
             reason = error.reason
         }
 

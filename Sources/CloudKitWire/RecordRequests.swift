@@ -47,7 +47,7 @@ package struct ModifyRecordsRequest: Codable, Sendable, Hashable {
                 deletion.recordChangeTag = record.recordChangeTag
                 record = deletion
             }
-            return Operation(operationType: operation.kind.rawValue, record: record)
+            return Operation(operationType: WireSpelling.operationType(operation.kind), record: record)
         }
         self.zoneID = WireZoneID(zoneID)
         self.atomic = atomic
@@ -116,7 +116,8 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
                 ? nil
                 : query.filters.map {
                     Filter(
-                        comparator: $0.comparator.rawValue, fieldName: $0.fieldName, fieldValue: WireField($0.value),
+                        comparator: WireSpelling.comparator($0.comparator), fieldName: $0.fieldName,
+                        fieldValue: WireField($0.value),
                         distance: $0.distance)
                 },
             sortBy: query.sort.isEmpty
@@ -133,11 +134,11 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
     /// - Throws: `ShareError` (`BAD_REQUEST`) for an unknown comparator.
     package func recordQuery() throws -> RecordQuery {
         let filters = try (query.filterBy ?? []).map { filter in
-            guard let comparator = QueryFilter.Comparator(rawValue: filter.comparator) else {
+            guard let comparator = WireSpelling.comparator(filter.comparator) else {
                 throw ShareError(
                     .badRequest,
                     "unknown comparator \"\(filter.comparator)\"; expected one of "
-                        + QueryFilter.Comparator.allCases.map(\.rawValue).joined(separator: ", "))
+                        + QueryFilter.Comparator.allCases.map(WireSpelling.comparator).joined(separator: ", "))
             }
             return QueryFilter(filter.fieldName, comparator, filter.fieldValue.value, distance: filter.distance)
         }

@@ -57,9 +57,10 @@ package struct WireShareMetadata: Sendable, Hashable {
         self.shortGUID = shortGUID
         self.shouldFetchRootRecord = shouldFetchRootRecord
         containerIdentifier = container
-        self.environment = environment?.rawValue
+        self.environment = environment.map(WireSpelling.environment)
         if let caller {
-            databaseScope = caller == metadata.share.ownerRecordName ? "PRIVATE" : "SHARED"
+            databaseScope = WireSpelling.metadataDatabaseScope(
+                caller == metadata.share.ownerRecordName ? .private : .shared)
         }
         zoneID = WireZoneID(metadata.zoneID)
         rootRecordName = metadata.rootRecordName
@@ -78,7 +79,7 @@ package struct WireShareMetadata: Sendable, Hashable {
 
     package init(shortGUID: String, error: ShareError) {
         self.shortGUID = shortGUID
-        serverErrorCode = error.code.rawValue
+        serverErrorCode = WireSpelling.errorCode(error.code)
         reason = error.reason
     }
 

@@ -25,7 +25,7 @@ package struct WireSubscription: Codable, Sendable, Hashable {
 
     package init(_ subscription: Subscription) {
         subscriptionID = subscription.subscriptionID
-        subscriptionType = subscription.kind.rawValue
+        subscriptionType = WireSpelling.subscriptionType(subscription.kind)
         if let recordType = subscription.recordType, subscription.kind == .query {
             query = QueryRecordsRequest.Query(
                 recordType: recordType,
@@ -33,7 +33,8 @@ package struct WireSubscription: Codable, Sendable, Hashable {
                     ? nil
                     : subscription.filters.map {
                         QueryRecordsRequest.Filter(
-                            comparator: $0.comparator.rawValue, fieldName: $0.fieldName, fieldValue: WireField($0.value)
+                            comparator: WireSpelling.comparator($0.comparator), fieldName: $0.fieldName,
+                            fieldValue: WireField($0.value)
                         )
                     }, sortBy: nil)
             firesOn = subscription.firesOn.map(WireSpelling.trigger)
@@ -50,7 +51,7 @@ package struct WireSubscription: Codable, Sendable, Hashable {
 
     package init(subscriptionID: String, error: ShareError) {
         self.subscriptionID = subscriptionID
-        serverErrorCode = error.code.rawValue
+        serverErrorCode = WireSpelling.errorCode(error.code)
         reason = error.reason
         uuid = WireError.newUUID()
     }
@@ -67,7 +68,7 @@ package struct WireSubscription: Codable, Sendable, Hashable {
     /// - Throws: `BAD_REQUEST` for an unknown `subscriptionType`, `firesOn` word or comparator.
     package func subscription() throws -> Subscription {
         let type = subscriptionType ?? ""
-        guard let kind = Subscription.Kind(rawValue: type) else {
+        guard let kind = WireSpelling.subscriptionKind(type) else {
             throw ShareError(
                 .badRequest, "unknown subscriptionType \"\(type)\"; expected query, zone or database",
                 subject: subscriptionID)
@@ -139,7 +140,7 @@ package struct ModifySubscriptionsRequest: Codable, Sendable, Hashable {
     package init(_ operations: [SubscriptionOperation]) {
         self.operations = operations.map { operation in
             Operation(
-                operationType: operation.kind.rawValue,
+                operationType: WireSpelling.subscriptionOperationType(operation.kind),
                 subscription: operation.kind == .delete
                     ? WireSubscription(deleted: operation.subscription.subscriptionID)
                     : WireSubscription(operation.subscription))
@@ -150,7 +151,7 @@ package struct ModifySubscriptionsRequest: Codable, Sendable, Hashable {
     /// - Throws: `BAD_REQUEST` for an unknown `operationType` or a malformed subscription.
     package func subscriptionOperations() throws -> [SubscriptionOperation] {
         try operations.map { operation in
-            guard let kind = SubscriptionOperation.Kind(rawValue: operation.operationType) else {
+            guard let kind = WireSpelling.subscriptionOperationKind(operation.operationType) else {
                 throw ShareError(
                     .badRequest,
                     "unknown subscription operationType \"\(operation.operationType)\"; expected create, update or "
@@ -237,14 +238,14 @@ package struct WireNotification: Codable, Sendable, Hashable {
         let owner = zoneID.ownerRecordName == defaultOwnerName ? notification.recipient : zoneID.ownerRecordName
         var details = Details(
             sid: notification.subscriptionID, rid: nil, zid: nil, zoid: nil, fo: nil,
-            dbs: Self.scopeNumber(notification.database))
+            dbs: WireSpelling.databaseScopeNumber(notification.database))
         ck = CK(nid: notification.notificationID, cid: container)
         switch notification.kind {
         case .query:
             details.rid = notification.recordName
             details.zid = zoneID.zoneName
             details.zoid = owner
-            details.fo = notification.reason?.payloadCode
+            details.fo = notification.reason.map(WireSpelling.triggerCode)
             ck.qry = details
         case .zone:
             details.zid = zoneID.zoneName
@@ -255,24 +256,11 @@ package struct WireNotification: Codable, Sendable, Hashable {
         }
     }
 
-    /// CloudKit's database scope numbers (`CKDatabaseScope`).
-    package static func scopeNumber(_ scope: DatabaseScope) -> Int {
-        switch scope {
-        case .public: 1
-        case .private: 2
-        case .shared: 3
-        }
-    }
-
-    package static func scope(_ number: Int) -> DatabaseScope? {
-        DatabaseScope.allCases.first { scopeNumber($0) == number }
-    }
-
     /// The notification this payload carries, for `recipient`.
     package func notification(recipient: UserRecordName) -> SubscriptionNotification? {
         let (kind, details): (Subscription.Kind, Details?) =
             ck.qry != nil ? (.query, ck.qry) : ck.fet != nil ? (.zone, ck.fet) : (.database, ck.met)
-        guard let details, let database = Self.scope(details.dbs) else { return nil }
+        guard let details, let database = WireSpelling.databaseScope(number: details.dbs) else { return nil }
         let owner = details.zoid ?? recipient
         let zoneID = ZoneID(
             zoneName: details.zid ?? defaultZoneName,
@@ -280,7 +268,7 @@ package struct WireNotification: Codable, Sendable, Hashable {
         return SubscriptionNotification(
             sequence: 0, notificationID: ck.nid, recipient: recipient, subscriptionID: details.sid, kind: kind,
             database: database, zoneID: zoneID, recordName: details.rid,
-            reason: details.fo.flatMap { code in Subscription.Trigger.allCases.first { $0.payloadCode == code } },
+            reason: details.fo.flatMap(WireSpelling.trigger(code:)),
             alertBody: aps.alert, changedBy: "")
     }
 }

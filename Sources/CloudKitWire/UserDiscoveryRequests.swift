@@ -73,7 +73,7 @@ extension WireUser {
         } else {
             self.init(notFound: "")
             emailAddress = nil
-            serverErrorCode = ServerErrorCode.notFound.rawValue
+            serverErrorCode = WireSpelling.errorCode(.notFound)
             reason = "no discoverable user has the \(identity.lookup.kindName) \(identity.lookup)"
         }
         lookupInfo = WireLookupInfo(identity.lookup)

@@ -28,7 +28,7 @@ package struct WireUser: Codable, Sendable, Hashable {
     package init(notFound email: String) {
         emailAddress = email
         lookupInfo = WireLookupInfo(emailAddress: email)
-        serverErrorCode = ServerErrorCode.notFound.rawValue
+        serverErrorCode = WireSpelling.errorCode(.notFound)
         reason = "no user has the email address \(email)"
     }
 
@@ -106,7 +106,7 @@ package struct SignInRequest: Codable, Sendable, Hashable {
         guard let container, let environment else {
             throw ShareError(.badRequest, "sign-in takes container and environment together, or neither")
         }
-        guard let parsed = CloudKitEnvironment(rawValue: environment) else {
+        guard let parsed = WireSpelling.environment(environment) else {
             throw ShareError(
                 .badRequest, "unknown environment \"\(environment)\" in sign-in; expected development or production")
         }

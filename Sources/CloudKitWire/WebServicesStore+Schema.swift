@@ -4,7 +4,7 @@ import ShareKit
 // The schema and maintenance over Web Services: `schema/lookup`, `schema/extend`, `schema/deploy`, and the
 // reset only local stores offer.
 extension WebServicesStore {
-    public var environment: CloudKitEnvironment { CloudKitEnvironment(rawValue: endpoint.environment) ?? .development }
+    public var environment: CloudKitEnvironment { WireSpelling.environment(endpoint.environment) ?? .development }
 
     public func inEnvironment(_ environment: CloudKitEnvironment) -> any Store {
         environment == self.environment ? self : WebServicesStore(sharing: self, environment: environment)

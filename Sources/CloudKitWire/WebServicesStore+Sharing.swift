@@ -17,7 +17,7 @@ extension WebServicesStore {
         -> [Result<ShareMetadata, ShareError>]
     {
         try await inChunks(urls) { chunk in
-            let guids = chunk.map(StableName.shortGUID(fromURL:))
+            let guids = chunk.map(ShareURL.shortGUID(from:))
             let response: ShareResultsResponse = try await send(
                 .recordsAccept, database: .public, body: ShortGUIDsRequest(guids), as: user)
             var results: [Result<ShareMetadata, ShareError>] = []
@@ -43,7 +43,7 @@ extension WebServicesStore {
         var record = WireRecord(recordName: recordName, recordType: shareRecordType)
         record.recordChangeTag = nil
         let request = ModifyRecordsRequest(
-            operations: [.init(operationType: OperationKind.forceDelete.rawValue, record: record)],
+            operations: [.init(operationType: WireSpelling.operationType(.forceDelete), record: record)],
             zoneID: WireZoneID(zoneID), atomic: false)
         let (response, resent): (RecordsResponse, Bool) = try await sendNoting(
             .recordsModify, database: .shared, body: request, as: user)
@@ -57,7 +57,7 @@ extension WebServicesStore {
     private func shareRequest(_ operation: WireOperation, url: String, as user: UserRecordName) async throws
         -> ShareMetadata
     {
-        let guid = StableName.shortGUID(fromURL: url)
+        let guid = ShareURL.shortGUID(from: url)
         let response: ShareResultsResponse = try await send(
             operation, database: .public, body: ShortGUIDsRequest([guid]), as: user)
         guard let first = response.results.first else {

@@ -34,7 +34,7 @@ extension WebServicesStore {
                     var request = ZoneChangesRequest.ZoneRequest(
                         zoneID: WireZoneID(zoneID), syncToken: token?.rawValue, resultsLimit: nil)
                     // A share's title is a field, and the plan's cache keeps whole shares.
-                    request.desiredKeys = [WireSpelling.shareTitleField]
+                    request.desiredKeys = [shareTitleField]
                     return try await feeds.read(request, as: key).changes(in: zoneID)
                 },
                 receive: { page in

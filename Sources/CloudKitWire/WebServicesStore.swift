@@ -119,7 +119,7 @@ public final class WebServicesStore: Store {
     /// environment in the path changes.
     init(sharing store: WebServicesStore, environment: CloudKitEnvironment) {
         var endpoint = store.endpoint
-        endpoint.environment = environment.rawValue
+        endpoint.environment = WireSpelling.environment(environment)
         self.endpoint = endpoint
         self.retryPolicy = store.retryPolicy
         self.logger = store.logger
@@ -206,9 +206,9 @@ public final class WebServicesStore: Store {
                 .usersLookupEmail, database: .public, body: LookupUsersRequest(emails: chunk), as: user)
             var byEmail: [String: User] = [:]
             for entry in response.users {
-                if let user = entry.user, let email = user.email { byEmail[email.lowercased()] = user }
+                if let user = entry.user, let email = user.email { byEmail[EmailAddress.normalized(email)] = user }
             }
-            return chunk.map { byEmail[$0.lowercased()] }
+            return chunk.map { byEmail[EmailAddress.normalized($0)] }
         }
     }
 
@@ -351,7 +351,7 @@ public final class WebServicesStore: Store {
             // encode and decode.
             let echoSentFields = batch.allSatisfy { Self.savesWholeRecord($0) || Self.isShare($0) }
             if echoSentFields {
-                request.desiredKeys = batch.contains(where: Self.isShare) ? [WireSpelling.shareTitleField] : []
+                request.desiredKeys = batch.contains(where: Self.isShare) ? [shareTitleField] : []
             }
             let (response, resent): (RecordsResponse, Bool) = try await sendNoting(
                 .recordsModify, database: database, body: request, as: user)

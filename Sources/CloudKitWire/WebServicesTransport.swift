@@ -136,7 +136,7 @@ struct WebServicesTransport: Sendable {
             var answer = reply
             answer.mayHaveLandedBefore = lostBefore
             guard reply.isRetryable else { return answer }
-            let code = reply.wireError.flatMap { ServerErrorCode(rawValue: $0.serverErrorCode) }
+            let code = reply.wireError.flatMap { WireSpelling.errorCode($0.serverErrorCode) }
             guard case (let wait, let attempt)? = budget.spend(retryAfter: reply.retryAfter) else {
                 answer.gaveUp = budget.gaveUp(nextRetryAfter: reply.retryAfter)
                 return answer
@@ -297,7 +297,7 @@ struct Reply: Sendable {
 
     var isRetryable: Bool {
         RetryPolicy.isRetryable(
-            status: status, code: wireError.flatMap { ServerErrorCode(rawValue: $0.serverErrorCode) })
+            status: status, code: wireError.flatMap { WireSpelling.errorCode($0.serverErrorCode) })
     }
 
     /// The body as `T`, or the error it carries as a `ShareError`.

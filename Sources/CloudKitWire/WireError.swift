@@ -11,7 +11,7 @@ package struct WireError: Codable, Sendable, Hashable {
 
     package init(_ error: ShareError, redirectURL: String? = nil) {
         uuid = Self.newUUID()
-        serverErrorCode = error.code.rawValue
+        serverErrorCode = WireSpelling.errorCode(error.code)
         reason = error.reason
         self.redirectURL = redirectURL
         retryAfter = error.retryAfter
@@ -30,7 +30,7 @@ package struct WireError: Codable, Sendable, Hashable {
     /// lacks the `cloudkit.share` type gets its remedy spelled out.
     static func shareError(code: String, reason: String?, subject: String?, retryAfter: Double?) -> ShareError {
         var text = reason ?? "no reason given"
-        let known = ServerErrorCode(rawValue: code)
+        let known = WireSpelling.errorCode(code)
         if known == nil { text = "\(code): \(text)" }
         if text.contains(shareRecordType), text.lowercased().contains("production") {
             text +=

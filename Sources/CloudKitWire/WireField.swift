@@ -42,11 +42,11 @@ extension WireField: Codable {
                         + "the field out of fields to leave it as it is"))
         }
         if let typeName = try container.decodeIfPresent(String.self, forKey: .type) {
-            guard let type = FieldType(rawValue: typeName) else {
+            guard let type = WireSpelling.fieldType(typeName) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .type, in: container,
                     debugDescription: "unknown field type \"\(typeName)\"; expected one of "
-                        + FieldType.allCases.map(\.rawValue).joined(separator: ", "))
+                        + WireSpelling.fieldTypeWords.joined(separator: ", "))
             }
             // The common case first, read straight from the container: a batch of 200 records holds about a
             // thousand fields, and a nested decoder for each, or a failed attempt at another JSON type, costs
@@ -79,7 +79,7 @@ extension WireField: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         if numbersAsStrings {
             try Self.encodeValue(value, to: container.superEncoder(forKey: .value), numbersAsStrings: true)
-            try container.encode(value.type.rawValue, forKey: .type)
+            try container.encode(WireSpelling.fieldType(value.type), forKey: .type)
             return
         }
         switch value {
@@ -90,7 +90,7 @@ extension WireField: Codable {
         case .assetID(let text) where WireAsset(assetIDText: text) == nil: try container.encode(text, forKey: .value)
         default: try Self.encodeValue(value, to: container.superEncoder(forKey: .value))
         }
-        try container.encode(value.type.rawValue, forKey: .type)
+        try container.encode(WireSpelling.fieldType(value.type), forKey: .type)
     }
 
     static func decodeValue(of type: FieldType, from decoder: any Decoder) throws -> FieldValue {
@@ -193,7 +193,7 @@ extension WireField: Codable {
                     .init(
                         codingPath: decoder.codingPath,
                         debugDescription:
-                            "a list mixes types (\(types.map(\.rawValue).sorted().joined(separator: ", "))); give \"type\""
+                            "a list mixes types (\(types.map(WireSpelling.fieldType).sorted().joined(separator: ", "))); give \"type\""
                     ))
             }
             return .list(elementType: values.first?.type ?? .string, values)

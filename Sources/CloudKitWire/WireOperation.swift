@@ -24,7 +24,7 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
 
     /// The full path of the operation in one container, environment and database.
     public func fullPath(container: String, environment: String, database: DatabaseScope) -> String {
-        "\(WireSpelling.databasePathPrefix)/\(container)/\(environment)/\(database.rawValue)/\(path)"
+        "\(WireSpelling.databasePathPrefix)/\(container)/\(environment)/\(WireSpelling.database(database))/\(path)"
     }
 
     private static let everyDatabase: [DatabaseScope] = [.public, .private, .shared]

@@ -67,7 +67,7 @@ package struct WireRecord: Codable, Sendable, Hashable {
         recordName = share.recordName
         recordType = shareRecordType
         recordChangeTag = share.changeTag
-        fields = share.title.map { [WireSpelling.shareTitleField: WireField(.string($0))] } ?? [:]
+        fields = share.title.map { [shareTitleField: WireField(.string($0))] } ?? [:]
         zoneID = includeZoneID ? WireZoneID(share.zoneID) : nil
         forRecord = share.rootRecordName.map { WireRecordPointer(recordName: $0) }
         publicPermission = WireSpelling.permission(share.publicPermission)
@@ -102,7 +102,7 @@ package struct WireRecord: Codable, Sendable, Hashable {
     /// A per-record error.
     package init(recordName: String?, error: ShareError) {
         self.recordName = recordName
-        serverErrorCode = error.code.rawValue
+        serverErrorCode = WireSpelling.errorCode(error.code)
         reason = error.reason
         retryAfter = error.retryAfter
         uuid = WireError.newUUID()
@@ -169,7 +169,7 @@ package struct WireRecord: Codable, Sendable, Hashable {
                 subject: recordName)
         }
         var title: String?
-        if case .string(let text)? = fields?[WireSpelling.shareTitleField]?.value { title = text }
+        if case .string(let text)? = fields?[shareTitleField]?.value { title = text }
         return Share(
             recordName: recordName ?? (forRecord == nil ? zoneShareRecordName : ""),
             zoneID: self.zoneID?.zoneID ?? zoneID,

@@ -25,8 +25,6 @@ public enum WireSpelling {
     public static let keyIDHeader = "X-Apple-CloudKit-Request-KeyID"
     public static let dateHeader = "X-Apple-CloudKit-Request-ISO8601Date"
     public static let signatureHeader = "X-Apple-CloudKit-Request-SignatureV1"
-    /// The share's title field.
-    public static let shareTitleField = "cloudkit.title"
     /// The path every database request starts with, before the container.
     public static let databasePathPrefix = "/database/1"
     /// The path the live service and CloudKit JS send `tokens/create|register` to, before the container.
@@ -128,33 +126,18 @@ public enum WireSpelling {
         Subscription.Trigger.allCases.first { trigger($0) == word }
     }
 
-    // MARK: - HTTP statuses
-
-    /// The HTTP status Web Services answers with for an error code.
-    public static func httpStatus(_ code: ServerErrorCode) -> Int {
-        switch code {
-        case .accessDenied: 403
-        case .atomicError, .badRequest: 400
-        case .authenticationFailed: 401
-        case .authenticationRequired: 421
-        case .conflict, .exists: 409
-        case .internalError: 500
-        case .notFound, .zoneNotFound: 404
-        case .quotaExceeded: 413
-        case .throttled: 429
-        case .tryAgainLater: 503
-        case .validatingReferenceError: 412
+    /// A notification payload's `ck.qry.fo` (native CloudKit's, not in the reference): 1 created,
+    /// 2 updated, 3 deleted.
+    public static func triggerCode(_ trigger: Subscription.Trigger) -> Int {
+        switch trigger {
+        case .create: 1
+        case .update: 2
+        case .delete: 3
         }
     }
 
-    /// The error code of an answer that carries none but its HTTP status (a proxy's, or a bare 5xx): the
-    /// general code where several share a status (400 is `BAD_REQUEST`, 404 `NOT_FOUND`, 409 `CONFLICT`).
-    public static func code(httpStatus: Int) -> ServerErrorCode {
-        switch httpStatus {
-        case 400: .badRequest
-        case 404: .notFound
-        case 409: .conflict
-        default: ServerErrorCode.allCases.first { self.httpStatus($0) == httpStatus } ?? .internalError
-        }
+    /// Reads a `ck.qry.fo` number; nil for any other number.
+    public static func trigger(code: Int) -> Subscription.Trigger? {
+        Subscription.Trigger.allCases.first { triggerCode($0) == code }
     }
 }

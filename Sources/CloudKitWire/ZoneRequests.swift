@@ -26,7 +26,7 @@ package struct WireZone: Codable, Sendable, Hashable {
 
     package init(zoneID: ZoneID?, error: ShareError) {
         self.zoneID = zoneID.map(WireZoneID.init)
-        serverErrorCode = error.code.rawValue
+        serverErrorCode = WireSpelling.errorCode(error.code)
         reason = error.reason
         uuid = WireError.newUUID()
     }
@@ -70,7 +70,8 @@ package struct ModifyZonesRequest: Codable, Sendable, Hashable {
 
     package init(_ operations: [ZoneOperation]) {
         self.operations = operations.map {
-            Operation(operationType: $0.kind.rawValue, zone: ZoneBody(zoneID: WireZoneID($0.zoneID)))
+            Operation(
+                operationType: WireSpelling.zoneOperationType($0.kind), zone: ZoneBody(zoneID: WireZoneID($0.zoneID)))
         }
     }
 }

@@ -28,7 +28,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
             try checkAPIToken(request)
             return try await next(request, context)
         }
-        let database = context.parameters.get("database").flatMap(DatabaseScope.init(rawValue:))
+        let database = context.parameters.get("database").flatMap(WireSpelling.database)
         if let keyName = HTTPField.Name(WireSpelling.keyIDHeader), request.headers[keyName] != nil {
             return try await signed(request, database: database, context: context, next: next)
         }
@@ -99,7 +99,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
             return await answer(
                 ShareError(
                     .authenticationFailed,
-                    "a server-to-server key reaches the public database only; the \(database.rawValue) database "
+                    "a server-to-server key reaches the public database only; the \(WireSpelling.database(database)) database "
                         + "needs a signed-in user's ckWebAuthToken"),
                 to: request, context: context)
         }

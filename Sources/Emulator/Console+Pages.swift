@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 import Hummingbird
 import ShareKit
@@ -18,11 +19,13 @@ extension Console {
     func worldsSection() async throws -> String {
         var requests: [StoreWorld: Int] = [:]
         for entry in await containers.entries() {
-            guard let environment = CloudKitEnvironment(rawValue: entry.environment) else { continue }
+            guard let environment = WireSpelling.environment(entry.environment) else { continue }
             requests[StoreWorld(container: entry.container, environment: environment), default: 0] += entry.requests
         }
         let all = Set(try worlds.worlds()).union(requests.keys).union([world]).sorted {
-            ($0.container, $0.environment.rawValue) < ($1.container, $1.environment.rawValue)
+            ($0.container, WireSpelling.environment($0.environment)) < (
+                $1.container, WireSpelling.environment($1.environment)
+            )
         }
         var body =
             "<p>Each container and environment is a world of its own, as on CloudKit: its own users, zones, "
@@ -35,7 +38,7 @@ extension Console {
                 : "<a href=\"/console/world?world=\(HTML.escaped(ConsolePage.component(each.description)))\">show</a>"
             body +=
                 "<tr><td><code>\(HTML.escaped(each.container))</code></td>"
-                + "<td>\(HTML.escaped(each.environment.rawValue))</td>"
+                + "<td>\(HTML.escaped(WireSpelling.environment(each.environment)))</td>"
                 + "<td class=\"number\">\(requests[each] ?? 0)</td><td>\(link)</td></tr>\n"
         }
         return body + "</tbody></table>\n"
@@ -195,7 +198,7 @@ extension Console {
         async throws -> Response
     {
         let user = try await existingUser(recordName)
-        guard let database = DatabaseScope(rawValue: name) else {
+        guard let database = WireSpelling.database(name) else {
             throw ConsoleFailure(message: "No database \"\(name)\": private, shared or public.", status: .notFound)
         }
         if database == .shared, owner == nil {
@@ -205,7 +208,8 @@ extension Console {
         let zoneID = ZoneID(zoneName: zone, ownerRecordName: database == .shared ? owner ?? "" : defaultOwnerName)
         guard case .success? = try await store.lookupZones([zoneID], in: database, as: user.recordName).first else {
             throw ConsoleFailure(
-                message: "\(ConsoleReader.label(user)) has no zone \"\(zone)\" in the \(database.rawValue) database.",
+                message:
+                    "\(ConsoleReader.label(user)) has no zone \"\(zone)\" in the \(WireSpelling.database(database)) database.",
                 status: .notFound)
         }
         let listed = try await reader.listedUsers()
@@ -213,7 +217,7 @@ extension Console {
         let names = try await self.names(as: user, listed: listed)
         let shares = contents.shares.map { Self.owned($0, by: user.recordName, in: database) }
         var body =
-            "<p>In the \(database.rawValue) database of <a href=\"\(HTML.escaped(ConsolePage.userPath(user.recordName)))\">"
+            "<p>In the \(WireSpelling.database(database)) database of <a href=\"\(HTML.escaped(ConsolePage.userPath(user.recordName)))\">"
         body += "\(HTML.escaped(ConsoleReader.label(user)))</a>"
         if database == .shared { body += ", owned by \(HTML.escaped(Self.name(zoneID.ownerRecordName, names)))" }
         body += ". <a href=\"/access?as=\(HTML.escaped(ConsolePage.component(user.recordName)))&amp;zone="
@@ -384,7 +388,8 @@ extension Console {
                     body += "<td><a href=\"\(link)\">\(HTML.escaped(record.recordName))</a></td>"
                     body += "<td>\(HTML.escaped(record.recordType))</td>"
                     body += "<td>\(HTML.escaped(entry.zoneID.zoneName))\(owner)</td>"
-                    body += "<td>\(entry.database.rawValue)</td><td>\(Self.stamp(record.created, names))</td></tr>\n"
+                    body +=
+                        "<td>\(WireSpelling.database(entry.database))</td><td>\(Self.stamp(record.created, names))</td></tr>\n"
                 }
                 body += "</tbody></table>\n"
             }

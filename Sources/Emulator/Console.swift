@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -110,7 +111,7 @@ struct Console: Sendable {
     static func world(from text: String) -> StoreWorld? {
         let text = text.removingPercentEncoding ?? text
         guard let slash = text.lastIndex(of: "/"),
-            let environment = CloudKitEnvironment(rawValue: String(text[text.index(after: slash)...]))
+            let environment = WireSpelling.environment(String(text[text.index(after: slash)...]))
         else { return nil }
         let container = String(text[..<slash])
         guard StoreWorld.containerProblem(container) == nil else { return nil }
@@ -233,7 +234,7 @@ struct Console: Sendable {
             return errorPage(error.message, status: error.status)
         } catch let error as ShareError {
             return errorPage(
-                "The store answered \(error.code.rawValue): \(error.reason)",
+                "The store answered \(WireSpelling.errorCode(error.code)): \(error.reason)",
                 status: HTTPResponse.Status(code: error.code == .zoneNotFound ? 404 : 500))
         } catch {
             return errorPage("The console failed: \(error)", status: .internalServerError)

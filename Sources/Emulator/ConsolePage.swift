@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -116,7 +117,7 @@ struct ConsolePage {
 
     /// A zone as `user` sees it in `database`; a shared zone names its owner.
     static func zonePath(_ user: UserRecordName, _ database: DatabaseScope, _ zoneID: ZoneID) -> String {
-        var path = "\(userPath(user))/\(database.rawValue)/\(component(zoneID.zoneName))"
+        var path = "\(userPath(user))/\(WireSpelling.database(database))/\(component(zoneID.zoneName))"
         if database == .shared { path += "?owner=\(component(zoneID.ownerRecordName))" }
         return path
     }

@@ -74,7 +74,9 @@ extension CloudKitEmulator {
         }
         let points = await service.fixture.resetPoints.keys
         return Set(try service.worlds.worlds()).union(points).sorted {
-            ($0.container, $0.environment.rawValue) < ($1.container, $1.environment.rawValue)
+            ($0.container, WireSpelling.environment($0.environment)) < (
+                $1.container, WireSpelling.environment($1.environment)
+            )
         }
     }
 

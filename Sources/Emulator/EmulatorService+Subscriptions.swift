@@ -41,7 +41,7 @@ extension EmulatorService {
     {
         var request = request
         let environmentName = context.parameters.get("environment") ?? ""
-        guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
+        guard let environment = WireSpelling.environment(environmentName) else {
             throw ShareError(
                 .badRequest,
                 "unknown environment \"\(environmentName)\" in the path; expected development or production")

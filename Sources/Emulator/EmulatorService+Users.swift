@@ -3,11 +3,23 @@ import Foundation
 import Hummingbird
 import ShareKit
 
-// The `users/*` operations beyond `users/current` and `users/lookup/email`: who the caller is,
+// The `users/*` operations beyond `users/lookup/email`: who the caller is (`users/current`, `users/caller`),
 // discovering users by email address, phone number or user record name, and the emulator's own
 // `users/settings`, where a signed-in user sets their phone number and discoverability. Discoverability is
 // the store's (`Store.discoverUsers`): a user who is not discoverable answers like one who does not exist.
 extension EmulatorService {
+    func currentUser(_ call: OperationCall) async throws -> ByteBuffer {
+        // A server-to-server key acts as a user of its own, whom no store holds: its record name alone.
+        if AccessRules.isServerKeyCaller(call.user) { return try encode(WireUser(User(recordName: call.user))) }
+        return try encode(WireUser(try await call.store.currentUser(as: call.user)))
+    }
+
+    func lookupContacts(_ call: OperationCall) throws -> ByteBuffer {
+        // The caller's address book's discoverable users: the emulator keeps no address books.
+        if !call.body.isEmpty { _ = try decode(NoMembers.self, from: call.body) }
+        return try encode(UsersResponse(users: []))
+    }
+
     /// Answers `users/caller`, `users/discover`, `users/lookup/phone`, `users/lookup/id` and `users/settings`.
     func users(_ operation: WireOperation, store: any Store, body: Data, as user: UserRecordName) async throws
         -> ByteBuffer

@@ -110,7 +110,7 @@ struct EmulatorService: Sendable {
     {
         var request = request
         let databaseName = context.parameters.get("database") ?? ""
-        guard let database = DatabaseScope(rawValue: databaseName) else {
+        guard let database = WireSpelling.database(databaseName) else {
             throw ShareError(
                 .badRequest, "unknown database \"\(databaseName)\" in the path; expected public, private or shared")
         }
@@ -118,11 +118,11 @@ struct EmulatorService: Sendable {
             throw ShareError(
                 .badRequest,
                 "\(operation) is served in the "
-                    + operation.databases.map(\.rawValue).joined(separator: " and ")
-                    + " database, not \(database.rawValue)")
+                    + operation.databases.map(WireSpelling.database).joined(separator: " and ")
+                    + " database, not \(WireSpelling.database(database))")
         }
         let world = try Self.world(context)
-        await containers.record(container: world.container, environment: world.environment.rawValue)
+        await containers.record(container: world.container, environment: WireSpelling.environment(world.environment))
         let body = try await readBody(&request)
         // Kept assets are answered with a downloadURL on this server, as the client named it.
         let serving = WireAsset.Serving(downloadBase: baseURL(of: request), checksum: servedChecksum)
@@ -130,7 +130,9 @@ struct EmulatorService: Sendable {
         let answer = try await gate.request(world) {
             let store = try await self.store(for: world, as: user)
             return try await WireAsset.$serving.withValue(serving) {
-                try await dispatch(operation, store: store, world: world, database: database, body: body, as: user)
+                try await dispatch(
+                    operation,
+                    OperationCall(store: store, world: world, database: database, body: body, user: user))
             }
         }
         return WireResponse.json(answer)
@@ -139,7 +141,7 @@ struct EmulatorService: Sendable {
     /// The container and environment a request's path names.
     static func world(_ context: EmulatorRequestContext) throws -> StoreWorld {
         let environmentName = context.parameters.get("environment") ?? ""
-        guard let environment = CloudKitEnvironment(rawValue: environmentName) else {
+        guard let environment = WireSpelling.environment(environmentName) else {
             throw ShareError(
                 .badRequest,
                 "unknown environment \"\(environmentName)\" in the path; expected development or production")
@@ -159,42 +161,23 @@ struct EmulatorService: Sendable {
                 + WireOperation.all.map(\.path).joined(separator: ", "))
     }
 
-    /// Answers one operation with `store` acting in the request's environment.
-    private func dispatch(
-        _ operation: WireOperation, store: any Store, world: StoreWorld, database: DatabaseScope, body: Data,
-        as user: UserRecordName
-    ) async throws -> ByteBuffer {
+    /// What one database operation is answered with: the store acting in the request's world, the
+    /// database the path names, the request's body and its user.
+    struct OperationCall {
+        let store: any Store
+        let world: StoreWorld
+        let database: DatabaseScope
+        let body: Data
+        let user: UserRecordName
+    }
+
+    /// Answers one operation with `store` acting in the request's environment: the route of each operation
+    /// to the method that answers it.
+    private func dispatch(_ operation: WireOperation, _ call: OperationCall) async throws -> ByteBuffer {
+        let (store, database, body, user) = (call.store, call.database, call.body, call.user)
         switch operation {
-        case .recordsModify:
-            let request = try decode(ModifyRecordsRequest.self, from: body)
-            try checkLimit(request.operations.count, "operations")
-            let zoneID = request.zoneID?.zoneID ?? .defaultZone
-            let operations = try await keepingAssets(
-                try await recordOperations(request.operations, in: zoneID, store: store, as: user), store: store)
-            let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
-            let outcomes = Self.conflictForExistingCreates(
-                operations,
-                try await Self.forceDeletingAsLive(operations, database: database, atomic: atomic) { sent in
-                    try await modify(sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
-                })
-            for case .failed(let name, let error) in outcomes where error.code != .atomicError {
-                RequestNotes.refused(error, subject: "\(zoneID.zoneName)/\(name)")
-            }
-            return try encode(
-                RecordsAnswer(
-                    outcomes, currentUser: user, desiredKeys: request.desiredKeys,
-                    numbersAsStrings: request.numbersAsStrings))
-        case .recordsLookup:
-            let request = try decode(LookupRecordsRequest.self, from: body)
-            try checkLimit(request.records.count, "records")
-            let zoneID = request.zoneID?.zoneID ?? .defaultZone
-            // Written as the store reads them.
-            let answer = RecordsAnswerWriter(
-                currentUser: user, desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings,
-                capacity: request.records.count * 400)
-            try await store.lookupRecords(
-                request.records.map(\.recordName), in: zoneID, database: database, as: user, into: answer)
-            return try encode(answer, continuationMarker: nil)
+        case .recordsModify: return try await modifyRecords(call)
+        case .recordsLookup: return try await lookupRecords(call)
         case .recordsQuery:
             return try await query(
                 try decode(QueryRecordsRequest.self, from: body), store: store, database: database, as: user)
@@ -202,222 +185,30 @@ struct EmulatorService: Sendable {
             return try encode(
                 try await recordChanges(
                     try decode(RecordChangesRequest.self, from: body), store: store, database: database, as: user))
-        case .zonesChanges:
-            let request =
-                body.isEmpty
-                ? ZonesChangesRequest(metaSyncToken: nil) : try decode(ZonesChangesRequest.self, from: body)
-            let changes = try await store.databaseChanges(
-                in: database, since: request.metaSyncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) }, as: user)
-            var answer = ZonesChangesResponse(changes)
-            answer.metaSyncToken = OpaqueText.written(answer.metaSyncToken)
-            return try encode(answer)
-        case .zonesList:
-            let zones = try await store.listZones(in: database, as: user)
-            return try encode(
-                ZonesResponse(
-                    zones: await zoneDictionaries(zones.map(WireZone.init), store: store, database: database, as: user))
-            )
-        case .zonesLookup:
-            let request = try decode(LookupZonesRequest.self, from: body)
-            try checkLimit(request.zones.count, "zones")
-            let zoneIDs = request.zones.map(\.zoneID)
-            let results = try await store.lookupZones(zoneIDs, in: database, as: user)
-            return try encode(
-                ZonesResponse(
-                    zones: await zoneDictionaries(
-                        zip(zoneIDs, results).map(wire), store: store, database: database, as: user)))
-        case .zonesModify:
-            let request = try decode(ModifyZonesRequest.self, from: body)
-            try checkLimit(request.operations.count, "operations")
-            let operations = try request.operations.map { operation in
-                guard let kind = ZoneOperation.Kind(rawValue: operation.operationType) else {
-                    throw ShareError(
-                        .badRequest,
-                        "unknown zone operationType \"\(operation.operationType)\"; expected create or delete")
-                }
-                return ZoneOperation(kind, operation.zone.zoneID.zoneID)
-            }
-            let results = try await store.modifyZones(operations, in: database, as: user)
-            return try encode(
-                ZonesResponse(
-                    zones: await zoneDictionaries(
-                        zip(operations.map(\.zoneID), results).map(wire), store: store, database: database, as: user)))
-        case .changesDatabase:
-            let request =
-                body.isEmpty
-                ? DatabaseChangesRequest(syncToken: nil) : try decode(DatabaseChangesRequest.self, from: body)
-            let changes = try await store.databaseChanges(
-                in: database, since: request.syncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) }, as: user)
-            var answer = DatabaseChangesResponse(changes)
-            answer.syncToken = OpaqueText.written(answer.syncToken)
-            return try encode(answer)
+        case .recordsResolve, .recordsAccept:
+            return try await shareResults(
+                operation, body: body, store: store, container: call.world.container, as: user)
+        case .zonesChanges: return try await zonesChanges(call)
+        case .zonesList: return try await listZones(call)
+        case .zonesLookup: return try await lookupZones(call)
+        case .zonesModify: return try await modifyZones(call)
+        case .changesDatabase: return try await databaseChanges(call)
         case .changesZone:
             let request = try decode(ZoneChangesRequest.self, from: body)
             try checkLimit(request.zones.count, "zones")
             return try encode(try await zoneChanges(request, store: store, database: database, as: user))
-        case .usersCurrent:
-            // A server-to-server key acts as a user of its own, whom no store holds: its record name alone.
-            if AccessRules.isServerKeyCaller(user) { return try encode(WireUser(User(recordName: user))) }
-            return try encode(WireUser(try await store.currentUser(as: user)))
-        case .usersLookupEmail:
-            return try await lookupEmails(body, store: store, as: user)
-        case .usersLookupContacts:
-            // The caller's address book's discoverable users: the emulator keeps no address books.
-            if !body.isEmpty { _ = try decode(NoMembers.self, from: body) }
-            return try encode(UsersResponse(users: []))
-        case .recordsResolve, .recordsAccept:
-            return try await shareResults(operation, body: body, store: store, container: world.container, as: user)
-        case .assetsRereference:
-            return try await assetsRereference(body: body, store: store, database: database, as: user)
-        case .schemaLookup:
-            return try encode(SchemaResponse(schema: try await store.schema(in: store.environment, as: user)))
-        case .schemaExtend:
-            let request = try decode(SchemaResponse.self, from: body)
-            guard store.environment == .development else {
-                throw ShareError(
-                    .badRequest,
-                    "the production schema changes only by deploying development's (schema/deploy), as in the "
-                        + "CloudKit Console")
-            }
-            return try encode(SchemaChangesResponse(changes: try await store.extendSchema(request.schema, as: user)))
-        case .schemaDeploy:
-            if !body.isEmpty { _ = try decode(NoMembers.self, from: body) }
-            return try encode(SchemaChangesResponse(changes: try await store.deploySchema(as: user)))
+        case .usersCurrent: return try await currentUser(call)
+        case .usersLookupEmail: return try await lookupEmails(body, store: store, as: user)
+        case .usersLookupContacts: return try lookupContacts(call)
         case .usersCaller, .usersDiscover, .usersLookupPhone, .usersLookupID, .usersSettings:
             return try await users(operation, store: store, body: body, as: user)
+        case .schemaLookup, .schemaExtend, .schemaDeploy: return try await schema(operation, call)
         case .subscriptionsList, .subscriptionsLookup, .subscriptionsModify:
             return try await subscriptions(operation, store: store, database: database, body: body, as: user)
-        case .assetsUpload:
-            return try await assetsUpload(body: body, world: world)
-        default:
-            throw ShareError(.badRequest, "unknown operation \(operation)")
-        }
-    }
-
-    /// Applies record operations. In the shared database a participant that deletes a share leaves it, as
-    /// in CloudKit; those deletes go to `leaveShare`, the rest to `modifyRecords`, and the outcomes keep the
-    /// request's order.
-    private func modify(
-        _ operations: [RecordOperation], store: any Store, in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
-        as user: UserRecordName
-    ) async throws -> [RecordOutcome] {
-        let operations = try await namingShares(operations, store: store, in: zoneID, database: database, as: user)
-        func isLeave(_ operation: RecordOperation) -> Bool {
-            guard database == .shared, operation.kind.isDelete, case .share = operation.item else { return false }
-            return true
-        }
-        guard operations.contains(where: isLeave) else {
-            return try await store.modifyRecords(operations, in: zoneID, database: database, atomic: atomic, as: user)
-        }
-        let others = operations.filter { !isLeave($0) }
-        var otherOutcomes =
-            others.isEmpty
-            ? []
-            : try await store.modifyRecords(others, in: zoneID, database: database, atomic: atomic, as: user)
-        var outcomes: [RecordOutcome] = []
-        for operation in operations {
-            if isLeave(operation) {
-                do {
-                    try await store.leaveShare(recordName: operation.recordName, in: zoneID, as: user)
-                    outcomes.append(.deleted(recordName: operation.recordName))
-                } catch let error as ShareError {
-                    outcomes.append(.failed(recordName: operation.recordName, error))
-                }
-            } else {
-                outcomes.append(otherOutcomes.removeFirst())
-            }
-        }
-        return outcomes
-    }
-
-    /// In the shared database, a delete that names a record by its name alone (CloudKit JS's `deleteRecords`
-    /// sends no type) may name a share, which the participant then leaves: such names are looked up, as the
-    /// caller, and a share's becomes a share operation.
-    private func namingShares(
-        _ operations: [RecordOperation], store: any Store, in zoneID: ZoneID, database: DatabaseScope,
-        as user: UserRecordName
-    ) async throws -> [RecordOperation] {
-        guard database == .shared else { return operations }
-        let untyped = operations.indices.filter { index in
-            guard operations[index].kind.isDelete, case .record(let record) = operations[index].item else {
-                return false
-            }
-            return record.recordType.isEmpty
-        }
-        guard !untyped.isEmpty else { return operations }
-        let found = try await store.lookupRecords(
-            untyped.map { operations[$0].recordName }, in: zoneID, database: database, as: user)
-        var result = operations
-        for (index, outcome) in zip(untyped, found) {
-            guard case .savedShare(var share) = outcome, case .record(let record) = operations[index].item else {
-                continue
-            }
-            share.changeTag = record.changeTag
-            result[index] = RecordOperation(operations[index].kind, share: share)
-        }
-        return result
-    }
-
-    // MARK: Conversions
-
-    /// The request's operations as the store takes them. Values sent without a `type` (as CloudKit JS sends
-    /// them) take their field's type in the schema (`SchemaRules.settling`): the schema as it is, grown by the
-    /// request's earlier operations, so that a field one operation creates settles the values after it. The
-    /// schema is read only for a request that has such a value; sharelane's own client always sends `type`.
-    private func recordOperations(
-        _ wireOperations: [ModifyRecordsRequest.Operation], in zoneID: ZoneID, store: any Store,
-        as user: UserRecordName
-    ) async throws -> [RecordOperation] {
-        var operations = try wireOperations.map { try recordOperation($0, in: zoneID) }
-        let untyped = wireOperations.map(\.record.untypedFieldNames)
-        guard untyped.contains(where: { !$0.isEmpty }) else { return operations }
-        var schema = try await store.schema(in: store.environment, as: user)
-        for index in operations.indices {
-            guard case .record(var record) = operations[index].item else { continue }
-            if !untyped[index].isEmpty {
-                record.fields = SchemaRules.settling(
-                    record.fields, untyped: untyped[index], recordType: record.recordType, in: schema)
-                operations[index].item = .record(record)
-            }
-            // A refusal here is the store's to answer, in its place in the batch.
-            _ = try? SchemaRules.admit(
-                recordType: record.recordType, fields: record.fields, into: &schema, environment: store.environment)
-        }
-        return operations
-    }
-
-    private func recordOperation(_ operation: ModifyRecordsRequest.Operation, in zoneID: ZoneID) throws
-        -> RecordOperation
-    {
-        guard let kind = OperationKind(rawValue: operation.operationType) else {
-            throw ShareError(
-                .badRequest,
-                "unknown operationType \"\(operation.operationType)\"; expected one of "
-                    + OperationKind.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        var record = operation.record
-        if record.isShare || record.recordName == zoneShareRecordName {
-            // A new share without a name is named by the store (zone-wide shares are cloudkit.zoneshare).
-            record.recordType = shareRecordType
-            return RecordOperation(kind, share: try record.shareValue(in: zoneID))
-        }
-        if record.recordName == nil {
-            guard kind == .create || kind == .forceUpdate || kind == .forceReplace else {
-                throw ShareError(.badRequest, "a \(kind.rawValue) operation needs record.recordName")
-            }
-            record.recordName = UUID().uuidString.lowercased()
-        }
-        if record.recordType == nil, !kind.isDelete {
-            throw ShareError(
-                .badRequest, "a \(kind.rawValue) operation needs record.recordType", subject: record.recordName)
-        }
-        return RecordOperation(kind, record.record(in: zoneID))
-    }
-
-    private func wire(_ zoneID: ZoneID, _ result: Result<Zone, ShareError>) -> WireZone {
-        switch result {
-        case .success(let zone): WireZone(zone)
-        case .failure(let error): WireZone(zoneID: zoneID, error: error)
+        case .assetsRereference:
+            return try await assetsRereference(body: body, store: store, database: database, as: user)
+        case .assetsUpload: return try await assetsUpload(body: body, world: call.world)
+        default: throw ShareError(.badRequest, "unknown operation \(operation)")
         }
     }
 
@@ -485,4 +276,4 @@ struct EmulatorService: Sendable {
 }
 
 /// A request body with nothing to read: decoding it checks only that it is JSON.
-private struct NoMembers: Decodable {}
+struct NoMembers: Decodable {}

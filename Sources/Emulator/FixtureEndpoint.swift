@@ -107,7 +107,7 @@ struct FixtureEndpoint: Sendable {
 
     static func world(_ body: Body) throws -> (String?, CloudKitEnvironment?) {
         guard let name = body.environment else { return (body.container, nil) }
-        guard let environment = CloudKitEnvironment(rawValue: name) else {
+        guard let environment = WireSpelling.environment(name) else {
             throw ShareError(.badRequest, "unknown environment \"\(name)\": give development or production")
         }
         return (body.container, environment)

@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 import ShareKit
 
@@ -52,7 +53,8 @@ final class RequestNotes: @unchecked Sendable {
         notes.lock.withLock {
             if notes.refusals.count < 50 {
                 notes.refusals.append(
-                    RequestHistory.Refusal(code: error.code.rawValue, reason: error.reason, subject: subject))
+                    RequestHistory.Refusal(
+                        code: WireSpelling.errorCode(error.code), reason: error.reason, subject: subject))
             }
         }
     }

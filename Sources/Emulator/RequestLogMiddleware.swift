@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 import Hummingbird
 import Logging
@@ -53,7 +54,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             if let refusal {
                 refusals.insert(
                     RequestHistory.Refusal(
-                        code: refusal.code.rawValue, reason: refusal.reason, subject: refusal.subject),
+                        code: WireSpelling.errorCode(refusal.code), reason: refusal.reason, subject: refusal.subject),
                     at: 0)
             }
             await history.record(

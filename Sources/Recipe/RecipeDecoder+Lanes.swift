@@ -116,146 +116,41 @@ extension RecipeDecoder {
         if name == "lane", let arguments, case .scalar(let s, _) = arguments.content, !s.isEmpty {
             return Step(action: .lane(name: s, parameters: [:]), location: location)
         }
-        var args: [RecipePair] = []
+        var pairs: [RecipePair] = []
         if let arguments {
-            guard let p = pairs(arguments, "the arguments of `\(name)`") else { return nil }
-            args = p
+            guard let p = self.pairs(arguments, "the arguments of `\(name)`") else { return nil }
+            pairs = p
         }
-        checkKeys(args, allowed: Self.actionKeys[name] ?? [], in: "`\(name)`")
-        func value(_ key: String) -> RecipeNode? { args.first { $0.key == key }?.value }
-        func text(_ key: String, required: Bool) -> String? {
-            guard let node = value(key) else {
-                if required { error("`\(name)` needs `\(key):`", arguments?.location ?? location) }
-                return nil
-            }
-            return string(node, "`\(key)`")
-        }
-        func zoneList(_ key: String) -> [String] {
-            guard let node = value(key) else { return [] }
-            if let items = node.items { return items.compactMap { string($0, "a zone name") } }
-            return string(node, "`\(key)`").map { [$0] } ?? []
-        }
-        var actor: String? = nil
-        if let asNode = value("as") { actor = string(asNode, "`as`") }
+        checkKeys(pairs, allowed: Self.actionKeys[name] ?? [], in: "`\(name)`")
+        let args = ActionArguments(name: name, pairs: pairs, location: arguments?.location ?? location)
+        let actor = args.value("as").flatMap { string($0, "`as`") }
         let before = errors.count
-        var expectedError: ServerErrorCode? = nil
-        if let node = value("expect_error"), let word = string(node, "`expect_error`") {
-            expectedError = ServerErrorCode(rawValue: word)
-            if expectedError == nil {
-                let codes = ServerErrorCode.allCases.map(\.rawValue)
-                error(
-                    "`expect_error` takes a CloudKit error code such as ACCESS_DENIED, not `\(word)`"
-                        + Suggestion.hint(for: word, in: codes), node.location)
-            }
-        }
+        let expectedError = expectedError(of: args)
+        let environment = environment(of: args)
         var database: DatabaseScope? = nil
-        var environment: CloudKitEnvironment? = nil
-        if let node = value("environment"), let word = string(node, "`environment`") {
-            environment = CloudKitEnvironment(rawValue: word)
-            if environment == nil {
-                error("unknown environment `\(word)`; use `development` or `production`", node.location)
-            }
-        }
         let action: Action?
         switch name {
-        case "query":
-            action = decodeQuery(value, location: arguments?.location ?? location).map { .query($0) }
-        case "deploy_schema":
-            action = .deploySchema
-        case "subscribe":
-            action = decodeSubscribe(value, location: arguments?.location ?? location).map { .subscribe($0) }
-        case "plan", "apply":
-            let prune = value("prune").flatMap { bool($0, "`prune`") } ?? false
-            let only = zoneList("only")
-            action = name == "plan" ? .plan(prune: prune, only: only) : .apply(prune: prune, only: only)
-        case "accept" where value("url") != nil:
-            // A person accepts by opening the link; the step does not need to know whose share it is.
-            for key in ["zone", "record"] where value(key) != nil {
-                error(
-                    "`accept` names the share by `url:` or by `zone:` (and `record:`), not both; remove `\(key):`",
-                    args.first { $0.key == key }?.keyLocation ?? location)
-            }
-            action = text("url", required: true).map { .acceptURL($0) }
-        case "accept", "leave":
-            if name == "accept", value("zone") == nil {
-                error(
-                    "`accept` needs `zone:` (and `record:` for a share rooted at a record), or `url:` with the share's URL",
-                    arguments?.location ?? location)
-                return nil
-            }
-            let zone = text("zone", required: true)
-            let record = text("record", required: false)
-            action = zone.map {
-                name == "accept" ? .accept(zone: $0, record: record) : .leave(zone: $0, record: record)
-            }
-        case "save":
-            let zone = text("zone", required: true)
-            let record = text("record", required: true)
-            let type = text("type", required: true)
-            let parent = text("parent", required: false)
-            var fields: [String: DeclaredValue] = [:]
-            if let fieldsNode = value("fields"), let fieldPairs = pairs(fieldsNode, "`fields`") {
-                for field in fieldPairs {
-                    if let problem = CloudKitLimits.fieldNameProblem(field.key) {
-                        error(problem, field.keyLocation)
-                        continue
-                    }
-                    let context = ValueContext(
-                        zone: zone, path: "lanes/\(zone ?? "")/\(record ?? "")/\(field.key)", index: nil,
-                        allowShareURL: true)
-                    if let v = declaredValue(field.value, context) { fields[field.key] = v }
-                    noteTyped(field, at: location)
-                }
-            }
-            if let zone, let record, let type {
-                if let problem = CloudKitLimits.recordTypeProblem(type) {
-                    error(problem, value("type")?.location ?? location)
-                }
-                action = .save(zone: zone, record: record, type: type, parent: parent, fields: fields)
-            } else {
-                action = nil
-            }
-        case "delete":
-            let zone = text("zone", required: true)
-            let record = text("record", required: true)
-            if let zone, let record { action = .delete(zone: zone, record: record) } else { action = nil }
+        case "query": action = decodeQuery(args.value, location: args.location).map { .query($0) }
+        case "deploy_schema": action = .deploySchema
+        case "subscribe": action = decodeSubscribe(args.value, location: args.location).map { .subscribe($0) }
+        case "plan", "apply": action = planOrApply(args)
+        case "accept", "leave": action = acceptOrLeave(args)
+        case "save": action = save(args, at: location)
+        case "delete": action = delete(args)
         case "expect":
-            if let node = value("database"), let word = string(node, "`database`") {
-                database = DatabaseScope(rawValue: word)
-                if database != .public {
-                    // Where a user reads a zone follows from who they are; only the public database is asked for.
-                    error(
-                        "`database:` on `expect` takes `public`, not `\(word)`; without it the owner reads its "
-                            + "private database and anyone else the shared one", node.location)
-                }
-            }
-            action = decodeExpectation(args, arguments: arguments, location: location, isPublic: database == .public)
+            database = expectDatabase(args)
+            action = decodeExpectation(pairs, arguments: arguments, location: location, isPublic: database == .public)
                 .map { .expect($0) }
-        case "export":
-            action = .export(out: text("out", required: false), zones: zoneList("zones"))
-        case "reset":
-            action = .reset
-        case "lane":
-            guard let laneName = text("name", required: true) else { return nil }
-            var parameters: [String: String] = [:]
-            if let paramsNode = value("parameters"), let paramPairs = pairs(paramsNode, "`parameters`") {
-                for p in paramPairs {
-                    guard Variables.isValidName(p.key) else {
-                        error("`\(p.key)` is not a parameter name; use letters, digits and `_`", p.keyLocation)
-                        continue
-                    }
-                    if let v = string(p.value, "parameter `\(p.key)`") { parameters[p.key] = v }
-                }
-            }
-            action = .lane(name: laneName, parameters: parameters)
-        default:
-            action = nil
+        case "export": action = .export(out: text("out", of: args, required: false), zones: zoneList("zones", of: args))
+        case "reset": action = .reset
+        case "lane": action = laneCall(args)
+        default: action = nil
         }
         guard let action, errors.count == before else { return nil }
         var step = Step(action: action, actor: actor, location: location, expectedError: expectedError)
         step.environment = environment
         step.database = database
-        if let node = value("within") {
+        if let node = args.value("within") {
             guard let text = string(node, "`within`"), let seconds = DurationText.seconds(text) else {
                 error("`within` is a length of time such as `10s` or `500ms`", node.location)
                 return nil
@@ -265,8 +160,6 @@ extension RecipeDecoder {
         return step
     }
 
-    /// `query: { zone, type, database, filter: [{field, comparator, value}], sort: [{field, ascending}], limit,
-    /// expect: {records: N} | {names: [...]} }`.
     private func decodeQuery(_ value: (String) -> RecipeNode?, location: SourceLocation) -> QueryStep? {
         let before = errors.count
         var database: DatabaseScope? = nil

@@ -13,6 +13,9 @@ public let zoneShareRecordName = "cloudkit.zoneshare"
 /// The record type of every share.
 public let shareRecordType = "cloudkit.share"
 
+/// The field of a share record that holds its title.
+public let shareTitleField = "cloudkit.title"
+
 /// One of the three databases a user sees in a container.
 public enum DatabaseScope: String, Sendable, Hashable, Codable, CaseIterable {
     case `private`

@@ -1,7 +1,7 @@
 /// One difference between two schemas: a record type or field added or removed, a field's type changed, or
 /// its indexes changed. Plans, `schema diff` and `schema deploy` list these.
 public struct SchemaChange: Sendable, Hashable, Codable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case addType = "add-type"
         case removeType = "remove-type"
         case addField = "add-field"

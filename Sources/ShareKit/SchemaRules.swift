@@ -27,7 +27,7 @@ public enum SchemaRules {
 
     /// The fields of the share record type, as Apple's exported schemas list them.
     public static let shareTypeFields: [SchemaField] = [
-        SchemaField("cloudkit.thumbnailImageData", .bytes), SchemaField("cloudkit.title", .string),
+        SchemaField("cloudkit.thumbnailImageData", .bytes), SchemaField(shareTitleField, .string),
         SchemaField("cloudkit.type", .string),
     ]
 

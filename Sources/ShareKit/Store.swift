@@ -63,7 +63,7 @@ public enum RecordOutcome: Sendable, Hashable, Codable {
 
 /// A zone operation of `zones/modify`.
 public struct ZoneOperation: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable { case create, delete }
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable { case create, delete }
     public var kind: Kind
     public var zoneID: ZoneID
 

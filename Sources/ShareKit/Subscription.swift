@@ -21,16 +21,16 @@ public struct Subscription: Sendable, Hashable, Codable {
         case update
         case delete
 
-        /// The live payload's `ck.qry.fo`: 1 created, 2 updated, 3 deleted.
-        public var payloadCode: Int {
+        /// Create, update, delete: the order a subscription lists them in.
+        private var rank: Int {
             switch self {
-            case .create: 1
-            case .update: 2
-            case .delete: 3
+            case .create: 0
+            case .update: 1
+            case .delete: 2
             }
         }
 
-        public static func < (lhs: Trigger, rhs: Trigger) -> Bool { lhs.payloadCode < rhs.payloadCode }
+        public static func < (lhs: Trigger, rhs: Trigger) -> Bool { lhs.rank < rhs.rank }
     }
 
     /// What two query subscriptions of one user and database must not share: live CloudKit keeps one query

@@ -53,7 +53,7 @@ public struct UserDiscoverability: Sendable, Hashable, Codable {
 public enum EmailAddress {
     /// The form that names a user: trimmed and lowercased (two spellings of one address are one user).
     public static func normalized(_ text: String) -> String {
-        let trimmed = StableName.trimmedWhitespace(text)
+        let trimmed = WhiteSpace.trimmed(text)
         // Lowercasing allocates even when nothing changes; most addresses are lowercase already.
         return trimmed.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) ? trimmed.lowercased() : trimmed
     }

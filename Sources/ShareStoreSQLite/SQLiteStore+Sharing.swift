@@ -6,7 +6,7 @@ import ShareKit
 extension SQLiteStore {
     public func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
         try Self.admit(user, .aboutTheUser, .public)
-        let guid = StableName.shortGUID(fromURL: url)
+        let guid = ShareURL.shortGUID(from: url)
         return try await read("resolving a share") { db in
             let (share, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
             // Who may see a share's metadata is who may accept it.
@@ -153,7 +153,7 @@ extension SQLiteStore {
     private static func acceptOne(url: String, as user: UserRecordName, shares: inout AcceptedShares, db: Database)
         throws -> ShareMetadata
     {
-        let guid = StableName.shortGUID(fromURL: url)
+        let guid = ShareURL.shortGUID(from: url)
         let (share, zoneId): (Share, Int64)
         if let known = shares.byGUID[guid] {
             (share, zoneId) = known

@@ -259,7 +259,7 @@ enum ShareMapping {
             recordName: row.name, zoneID: zoneID, rootRecordName: row.root, title: row.title,
             publicPermission: row.publicPermission, ownerRecordName: owner,
             participants: participants, changeTag: ChangeSequence.tag(row.seq), shortGUID: row.shortGUID,
-            url: StableName.shareURL(shortGUID: row.shortGUID), created: row.created, modified: row.modified)
+            url: ShareURL.url(shortGUID: row.shortGUID), created: row.created, modified: row.modified)
         for index in share.participants.indices where share.participants[index].role == .publicUser {
             share.participants[index].permission = share.permission(of: share.participants[index])
         }

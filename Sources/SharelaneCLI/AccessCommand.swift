@@ -37,7 +37,7 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         name: .customLong("as"),
         help: ArgumentHelp(
             "Only this user's row: a handle, an email address or a user record name.", valueName: "user"))
-    var user: String?
+    var user: UserArgument?
 
     @Option(help: ArgumentHelp("Only the shares of the zone with this name.", valueName: "name"))
     var zone: String?
@@ -57,14 +57,8 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let loaded = try recipeSelection.loadIfAny(recipe)
         let store = try storeOptions.open(for: loaded, logger: logger)
         let snapshot = try await StoreUsers.snapshot(of: store, recipe: loaded)
-        var matrix = AccessMatrix(snapshot).narrowed(toUser: user, zone: zone)
-        if let user, matrix.rows.isEmpty {
-            let known = snapshot.users.map(\.label)
-            throw CLIFailure(
-                "no user '\(user)' in \(store.displayName)"
-                    + (known.isEmpty ? "" : " (its users: \(known.joined(separator: ", ")))")
-                    + ": --as takes a handle, an email address or a user record name")
-        }
+        var matrix = AccessMatrix(snapshot).narrowed(toUser: user?.text, zone: zone)
+        if let user, matrix.rows.isEmpty { throw user.unknown(in: store.displayName, recipe: loaded) }
         if let zone, matrix.columns.isEmpty {
             Terminal.printError("No share in a zone named \(zone) in \(store.displayName).")
         }

@@ -28,42 +28,20 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     ]
 
     @OptionGroup var recipeArgument: RecipeArgument
-    var recipe: String? { recipeArgument.path }
 
     @Flag(help: "Destroy without asking.")
     var yes = false
 
-    @OptionGroup var targetOptions: TargetOptions
-    @OptionGroup var refreshOptions: RefreshOptions
-    @Flag(help: "Show every record a `repeat:` made on its own lines (by default they are one line).")
-    var expand = false
-
-    @OptionGroup var parallelismOptions: ParallelismOptions
-    @OptionGroup var recipeSelection: RecipeSelection
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var planning: PlanningOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var lockOptions: LockOptions
 
     func run() async throws {
         let logger = Logger(label: "sharelane.destroy")
-        let path = try RecipeSelection.resolve(recipe)
-        let source = try PlanSource(
-            path: path, selection: recipeSelection,
-            cache: refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
-            nothingDone: "nothing was destroyed")
-        let lock = try await lockOptions.lock(storeOptions.url, operation: "destroy")
-        defer { withExtendedLifetime(lock) {} }
-        let parallelism = parallelismOptions.parallelism
-        let store = try storeOptions.open(for: source.recipe, parallelism: parallelism, logger: logger)
-        let plan: Plan
-        do {
-            plan = try await source.plan(
-                with: Planner(store: store, logger: logger, parallelism: parallelism),
-                options: PlanOptions(destroy: true, targets: targetOptions.targets))
-        } catch {
-            throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
-        }
-        let applier = Applier(store: store, logger: logger, parallelism: parallelism)
-        try await ApplyFlow(store: store, applier: applier, yes: yes, destroying: true, expand: expand).run(plan)
+        let planned = try await planning.planned(.destroy, recipe: recipeArgument, lock: lockOptions, logger: logger)
+        defer { withExtendedLifetime(planned.lock) {} }
+        try await ApplyFlow(
+            store: planned.store, applier: planned.applier, yes: yes, destroying: true, expand: planning.expand
+        ).run(planned.plan)
     }
 }

@@ -36,7 +36,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(
         name: .customLong("as"),
         help: ArgumentHelp("Only the shares this user owns or takes part in.", valueName: "user"))
-    var user: String?
+    var user: UserArgument?
 
     @Option(help: ArgumentHelp("Only the shares of the zone with this name.", valueName: "name"))
     var zone: String?

@@ -32,8 +32,11 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
 
-    @Option(name: .customLong("as"), help: "Sign in as this handle of the recipe (its email address).")
-    var handle: String?
+    @Option(
+        name: .customLong("as"),
+        help: ArgumentHelp(
+            "Sign in as this user: a handle of the recipe (its email address) or an email address.", valueName: "user"))
+    var user: UserArgument?
 
     @Option(help: "Sign in with this email address.")
     var email: String?
@@ -57,7 +60,7 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @OptionGroup var recipeSelection: RecipeSelection
 
     func validate() throws {
-        if handle != nil, email != nil { throw ValidationError("give --as or --email, not both") }
+        if user != nil, email != nil { throw ValidationError("give --as or --email, not both") }
         guard (0...65535).contains(callbackPort) else {
             throw ValidationError("--callback-port \(callbackPort) is not a port: give 0…65535")
         }
@@ -66,8 +69,8 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.login")
         let loaded = try recipeSelection.loadIfAny(recipe)
-        let address = try chosenEmail(recipe: loaded)
         let url = storeOptions.url
+        let address = try chosenEmail(recipe: loaded, url: url)
         let container = loaded?.container ?? Recipe.defaultContainer
         let environmentName = (loaded?.environment ?? .development).rawValue
         let variables = ProcessInfo.processInfo.environment
@@ -147,18 +150,18 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// The email address of `--email`, or of the recipe's user `--as`.
-    private func chosenEmail(recipe: Recipe?) throws -> String? {
+    private func chosenEmail(recipe: Recipe?, url: String) throws -> String? {
         if let email { return email }
-        guard let handle else { return nil }
-        if handle.contains("@") { return handle }
-        guard let recipe else {
-            throw CLIFailure("--as \(handle) needs a recipe that declares the handle, or give --email")
-        }
-        guard let user = recipe.user(handle) else {
+        guard let user else { return nil }
+        if let address = user.email(in: recipe) { return address }
+        // Signing in is by email address: a user record name (CloudKit's begin with `_`) names a user that
+        // cannot sign in by it; anything else is a name nobody has.
+        if user.text.hasPrefix("_") {
             throw CLIFailure(
-                "the recipe has no user '\(handle)'; its users: \(recipe.users.map(\.handle).joined(separator: ", "))")
+                "login signs in by email address, not by a user record name ('\(user)'): give --as the user's handle "
+                    + "in the recipe or email address")
         }
-        return user.email
+        throw user.unknown(in: url, recipe: recipe)
     }
 
     /// The sign-in redirect: prints where to sign in, then waits for the browser at the callback (or reads
@@ -208,8 +211,11 @@ struct LogoutCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var logging: LoggingOptions
 
-    @Option(name: .customLong("as"), help: "Only this handle of the recipe (its email address).")
-    var handle: String?
+    @Option(
+        name: .customLong("as"),
+        help: ArgumentHelp(
+            "Only this user: a handle of the recipe, an email address or a user record name.", valueName: "user"))
+    var user: UserArgument?
 
     @Option(help: "Only the user with this email address or user record name.")
     var email: String?
@@ -221,17 +227,8 @@ struct LogoutCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let loaded = try recipeSelection.loadIfAny(recipe)
-        var user = email
-        if let handle {
-            if handle.contains("@") {
-                user = handle
-            } else if let declared = loaded?.user(handle) {
-                user = declared.email
-            } else {
-                throw CLIFailure("--as \(handle) needs a recipe that declares the handle, or give --email")
-            }
-        }
-        try remove(user: user, recipe: loaded)
+        // A name the recipe does not know is taken for a user record name, which the token file also keeps.
+        try remove(user: user.map { $0.email(in: loaded) ?? $0.text } ?? email, recipe: loaded)
     }
 
     private func remove(user: String?, recipe: Recipe?) throws {

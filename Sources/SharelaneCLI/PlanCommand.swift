@@ -28,7 +28,6 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     ]
 
     @OptionGroup var recipeArgument: RecipeArgument
-    var recipe: String? { recipeArgument.path }
 
     @Option(help: "text (default; colour on a terminal), markdown (for a pull request) or json.")
     var format: PlanFormat = .text
@@ -51,7 +50,7 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     var showAccess = false
 
     func validate() throws {
-        try againstOptions.validate(out: out, store: storeOptions.store)
+        try againstOptions.validate(out: out, store: planning.storeOptions.store)
         if showAccess, format != .text {
             throw ValidationError(
                 "--show-access adds the matrix to the text plan; the \(format.rawValue) plan already lists the access cells that change"
@@ -60,48 +59,18 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     @OptionGroup var againstOptions: AgainstOptions
-    @OptionGroup var targetOptions: TargetOptions
-    @OptionGroup var refreshOptions: RefreshOptions
-    @Flag(help: "Show every record a `repeat:` made on its own lines (by default they are one line).")
-    var expand = false
-
-    @OptionGroup var parallelismOptions: ParallelismOptions
-    @OptionGroup var recipeSelection: RecipeSelection
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var planning: PlanningOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = Logger(label: "sharelane.plan")
-        let path = try RecipeSelection.resolve(recipe)
-        let against = againstOptions.against != nil
-        let source = try PlanSource(
-            path: path, selection: recipeSelection,
-            cache: against
-                ? nil
-                : refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
-            nothingDone: "nothing was planned or applied")
-        let parallelism = parallelismOptions.parallelism
-        let store: any Store
-        var base: PlanBase?
-        if against {
-            (store, base) = try await againstOptions.baseStore(
-                for: source.recipe, recipePath: path, selection: recipeSelection, parallelism: parallelism,
-                logger: logger)
-        } else {
-            store = try storeOptions.open(for: source.recipe, parallelism: parallelism, logger: logger)
-        }
-        var plan: Plan
-        do {
-            plan = try await source.plan(
-                with: Planner(store: store, logger: logger, parallelism: parallelism),
-                options: PlanOptions(prune: prune, targets: targetOptions.targets))
-        } catch {
-            throw CLIFailure("cannot plan \(path) against \(base.map(\.name) ?? store.displayName): \(error)")
-        }
-        plan.against = base
+        let plan = try await planning.planned(
+            .plan(prune: prune, against: againstOptions), recipe: recipeArgument, lock: nil, logger: logger
+        )
+        .plan
         let style = format == .text ? await Terminal.planStyle() : .plain
         var output = StandardOutput()
-        format.write(plan, style: style, expand: expand, to: &output)
+        format.write(plan, style: style, expand: planning.expand, to: &output)
         if showAccess, let access = plan.access {
             output.write("\n")
             output.write(

@@ -27,8 +27,12 @@ struct QueryCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var recipeArgument: RecipeArgument
     var recipe: String? { recipeArgument.path }
-    @Option(name: .customLong("as"), help: ArgumentHelp("The user who asks: a recipe handle.", valueName: "handle"))
-    var user: String?
+    @Option(
+        name: .customLong("as"),
+        help: ArgumentHelp(
+            "The user who asks: a handle of the recipe, an email address or a user record name (default: the "
+                + "recipe's owner).", valueName: "user"))
+    var user: UserArgument?
     @Option(help: "private, shared or public (default: private for the owner, shared for others).")
     var database: String?
     @Option(help: ArgumentHelp("The zone (default: _defaultZone).", valueName: "name"))
@@ -71,21 +75,13 @@ struct QueryCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         let step = QueryStep(database: scope, zone: zone, query: query, expect: nil)
         let store = try storeOptions.open(for: loaded, environment: environment, logger: logger)
-        let handle = user ?? loaded.owner
-        guard let declared = loaded.user(handle), let ownerDeclared = loaded.user(loaded.owner) else {
-            throw CLIFailure(
-                "--as '\(handle)' is not a user of \(loaded.file): use one of "
-                    + loaded.users.map(\.handle).joined(separator: ", "))
-        }
-        func existing(_ user: DeclaredUser) async throws -> UserRecordName {
-            guard let found = try await store.signInExisting(email: user.email) else {
-                throw CLIFailure(
-                    "\(store.displayName) has no account for \(user.handle) (\(user.email)); apply the recipe first")
-            }
-            return found.recordName
-        }
-        let actor = try await existing(declared)
-        let owner = try await existing(ownerDeclared)
+        let asking = try await (user ?? UserArgument(loaded.owner)).user(in: store, recipe: loaded)
+        let actor = asking.recordName
+        let owner = try await UserArgument(loaded.owner).user(in: store, recipe: loaded).recordName
+        // The same words whichever way --as named the user: the recipe's handle where it has one.
+        let handle =
+            loaded.users.first { EmailAddress.normalized($0.email) == asking.email.map(EmailAddress.normalized) }?
+            .handle ?? asking.email ?? actor
         let records: [Record]
         do {
             records = try await QueryRun(store: store).records(step, actor: actor, owner: owner)

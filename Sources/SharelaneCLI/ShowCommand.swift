@@ -33,8 +33,10 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @Option(
         name: .customLong("as"),
-        help: "The user to show the store as: a handle of the recipe, an email address or a user record name.")
-    var user: String?
+        help: ArgumentHelp(
+            "The user to show the store as: a handle of the recipe, an email address or a user record name.",
+            valueName: "user"))
+    var user: UserArgument?
 
     @Option(help: "Show only this database: private, shared or public.")
     var database: DatabaseScope?
@@ -66,7 +68,8 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let renderer = StoreTreeRenderer(store: store, zoneFilter: zone)
         var lines: [String] = []
         if let user {
-            let resolved = try await resolveUser(user, recipe: loaded, in: store)
+            // Showing reads: only a user the store has is signed in.
+            let resolved = try await user.user(in: store, recipe: loaded)
             lines.append(
                 "Store \(store.displayName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
             for scope in database.map({ [$0] }) ?? DatabaseScope.allCases {
@@ -105,48 +108,19 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     /// The shares of the store, narrowed to those `user` owns or takes part in and to the zone `zone`.
     /// - Throws: `CLIFailure` when `user` names no user of the store.
-    static func sharingSnapshot(of store: any Store, recipe: Recipe?, user: String?, zone: String?) async throws
+    static func sharingSnapshot(of store: any Store, recipe: Recipe?, user: UserArgument?, zone: String?) async throws
         -> SharingSnapshot
     {
         var snapshot = try await StoreUsers.snapshot(of: store, recipe: recipe).narrowed(toZone: zone)
         if let user {
-            guard let found = snapshot.users.first(where: { $0.isNamed(user) }) else {
-                throw CLIFailure(
-                    "no user '\(user)' in \(store.displayName): --as takes a handle, an email address or a user record name"
-                )
+            guard let found = snapshot.users.first(where: user.names) else {
+                throw user.unknown(in: store.displayName, recipe: recipe)
             }
             snapshot.shares.removeAll {
                 $0.zoneID.ownerRecordName != found.recordName && $0.participant(found.recordName) == nil
             }
         }
         return snapshot
-    }
-
-    /// The user `--as` names: a recipe handle, an email address, or a user record name.
-    private func resolveUser(_ text: String, recipe: Recipe?, in store: any Store) async throws -> User {
-        var email: String? = text.contains("@") ? text : nil
-        if email == nil, let declared = recipe?.user(text) { email = declared.email }
-        if let email {
-            // Showing reads: only a user the store has is signed in.
-            let found: User?
-            do {
-                found = try await store.signInExisting(email: email)
-            } catch {
-                throw CLIFailure("cannot sign in to \(store.displayName) as \(email): \(error)")
-            }
-            guard let user = found else {
-                throw CLIFailure("no user with the email address \(email) in \(store.displayName)")
-            }
-            return user
-        }
-        do {
-            return try await store.currentUser(as: text)
-        } catch {
-            let handles = recipe.map { " (the recipe's: \($0.users.map(\.handle).joined(separator: ", ")))" } ?? ""
-            throw CLIFailure(
-                "no user '\(text)' in \(store.displayName): --as takes a handle\(handles), an email address, or a user record name (_…) on a local store"
-            )
-        }
     }
 }
 

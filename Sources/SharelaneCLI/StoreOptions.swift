@@ -92,7 +92,7 @@ public struct StoreOptions: ParsableArguments {
             if let recipe {
                 // `!asset` files are kept (sqlite:, memory:) or uploaded (http:, cloudkit:) from beside the recipe.
                 // The recipe's file only: the store lives as long as the command, and the recipe's records
-                // are let go once planned (`ApplyCommand.run`).
+                // are let go once planned (`PlanningOptions.planned`).
                 let file = recipe.file
                 Self.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: file) }
             }

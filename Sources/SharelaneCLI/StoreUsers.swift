@@ -25,11 +25,12 @@ enum StoreUsers {
             users = found
         }
         let handles = Dictionary(
-            (recipe?.users ?? []).map { ($0.email.lowercased(), $0.handle) }, uniquingKeysWith: { a, _ in a })
+            (recipe?.users ?? []).map { (EmailAddress.normalized($0.email), $0.handle) },
+            uniquingKeysWith: { a, _ in a })
         return users.map { user in
             SharingUser(
                 recordName: user.recordName, email: user.email, name: user.name,
-                handle: user.email.flatMap { handles[$0.lowercased()] })
+                handle: user.email.flatMap { handles[EmailAddress.normalized($0)] })
         }
     }
 

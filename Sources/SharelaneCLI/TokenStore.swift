@@ -1,4 +1,5 @@
 import Foundation
+import ShareKit
 
 /// The web auth tokens of `sharelane login`: one JSON file readable only by its owner (mode 0600, in a
 /// directory of mode 0700), at `$SHARELANE_TOKEN_FILE`, else `$XDG_CONFIG_HOME/sharelane/tokens.json`, else
@@ -96,7 +97,7 @@ struct TokenStore {
         try load().filter { entry in
             entry.store == store && entry.environment == environment
                 && (user == nil || entry.userRecordName == user
-                    || entry.email?.lowercased() == user?.lowercased())
+                    || entry.email.map(EmailAddress.normalized) == user.map(EmailAddress.normalized))
         }.max { $0.saved < $1.saved }
     }
 
@@ -116,7 +117,7 @@ struct TokenStore {
         let kept = entries.filter { entry in
             !(entry.store == store && entry.environment == environment
                 && (user == nil || entry.userRecordName == user
-                    || entry.email?.lowercased() == user?.lowercased()))
+                    || entry.email.map(EmailAddress.normalized) == user.map(EmailAddress.normalized)))
         }
         try save(kept)
         return entries.count - kept.count

@@ -74,8 +74,10 @@ public struct SharingUser: Sendable, Hashable, Codable {
     /// The shortest name people know the user by: the handle, else the email address, else the record name.
     public var label: String { handle ?? email ?? recordName }
 
-    /// Whether `text` names this user: its handle, email address or record name.
+    /// Whether `text` names this user: its handle, email address (in any spelling `EmailAddress` makes one)
+    /// or record name.
     public func isNamed(_ text: String) -> Bool {
-        text == handle || text.lowercased() == email?.lowercased() || text == recordName
+        text == handle || text == recordName
+            || email.map { EmailAddress.normalized($0) == EmailAddress.normalized(text) } ?? false
     }
 }

@@ -95,7 +95,7 @@ import Testing
             against: "users-lookup-email.json")
         try WireGolden.files.check(
             try WireGolden.json(
-                ShortGUIDsRequest([StableName.shortGUID(fromURL: "https://www.icloud.com/share/0Ab3#Lists")])),
+                ShortGUIDsRequest([ShareURL.shortGUID(from: "https://www.icloud.com/share/0Ab3#Lists")])),
             against: "records-resolve.json")
         try WireGolden.files.check(
             try WireGolden.json(SignInRequest(emailAddress: "bob@example.com", name: "Bob Builder")),

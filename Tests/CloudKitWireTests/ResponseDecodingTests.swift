@@ -110,8 +110,8 @@ import Testing
     }
 
     @Test func shareURLsGiveTheirShortGUID() {
-        #expect(StableName.shortGUID(fromURL: "https://www.icloud.com/share/0Ab3#Family_Lists") == "0Ab3")
-        #expect(StableName.shortGUID(fromURL: "0Ab3") == "0Ab3")
-        #expect(StableName.shortGUID(fromURL: "sharelane://127.0.0.1/share/XYZ?x=1") == "XYZ")
+        #expect(ShareURL.shortGUID(from: "https://www.icloud.com/share/0Ab3#Family_Lists") == "0Ab3")
+        #expect(ShareURL.shortGUID(from: "0Ab3") == "0Ab3")
+        #expect(ShareURL.shortGUID(from: "sharelane://127.0.0.1/share/XYZ?x=1") == "XYZ")
     }
 }

@@ -57,11 +57,11 @@ struct ModifyAnswerTests {
             let answer = try await EmulatorHarness.raw(
                 base, EmulatorHarness.databasePath("private", "records/modify"), query: query,
                 body: """
-                    {"zoneID":{"zoneName":"Lists"},"desiredKeys":["\(WireSpelling.shareTitleField)"],"operations":[
+                    {"zoneID":{"zoneName":"Lists"},"desiredKeys":["\(shareTitleField)"],"operations":[
                     {"operationType":"create","record":{"recordName":"groceries","recordType":"List",
                      "fields":{"title":{"value":"Groceries"},"qty":{"value":3}}}},
                     {"operationType":"create","record":{"recordName":"cloudkit.zoneshare","recordType":"cloudkit.share",
-                     "fields":{"\(WireSpelling.shareTitleField)":{"value":"Family lists"}},"publicPermission":"NONE"}}]}
+                     "fields":{"\(shareTitleField)":{"value":"Family lists"}},"publicPermission":"NONE"}}]}
                     """)
             #expect(answer.status == 200, "\(answer.text)")
             let records = answer.json["records"] as? [[String: Any]] ?? []
@@ -69,7 +69,7 @@ struct ModifyAnswerTests {
             let recordFields = records.first?["fields"] as? [String: Any] ?? [:]
             #expect(recordFields.isEmpty, "\(answer.text)")
             let shareFields = records.last?["fields"] as? [String: [String: Any]] ?? [:]
-            #expect(shareFields[WireSpelling.shareTitleField]?["value"] as? String == "Family lists", "\(answer.text)")
+            #expect(shareFields[shareTitleField]?["value"] as? String == "Family lists", "\(answer.text)")
         }
     }
 }

@@ -13,7 +13,9 @@ import Testing
         )
         #expect(StableName.fnv1a128Hex("") == "6c62272e07bb014262b821756295c58d")
     }
+}
 
+@Suite struct WhiteSpaceTests {
     /// The hand-written trim removes exactly what Foundation's `.whitespacesAndNewlines` trim removes, so that
     /// an address keeps naming the same user: every scalar of that set (U+200B is in it, though not White_Space)
     /// at either end, with other text around.
@@ -23,7 +25,7 @@ import Testing
         }
         for space in spaces {
             let text = "\(space)a\(space)b\(space)"
-            #expect(StableName.trimmedWhitespace(text) == "a\(space)b", "U+\(String(space.value, radix: 16))")
+            #expect(WhiteSpace.trimmed(text) == "a\(space)b", "U+\(String(space.value, radix: 16))")
         }
         let ends = [
             "", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}",
@@ -34,7 +36,7 @@ import Testing
                 for middle in ["", "a", "A b", " \u{301}", "Ünïcödé@Example.com", "\u{2003}"] {
                     let text = lead + middle + trail
                     #expect(
-                        StableName.trimmedWhitespace(text) == text.trimmingCharacters(in: .whitespacesAndNewlines),
+                        WhiteSpace.trimmed(text) == text.trimmingCharacters(in: .whitespacesAndNewlines),
                         "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
                     #expect(
                         EmailAddress.normalized(text)
@@ -43,14 +45,16 @@ import Testing
             }
         }
     }
+}
 
+@Suite struct ShareURLTests {
     @Test func shortGUIDsComeFromURLsOrStandAlone() {
         let guid = ShortGUID.random()
         #expect(guid.count == 32)
         #expect(ShortGUID.isWellFormed(guid))
-        #expect(StableName.shortGUID(fromURL: StableName.shareURL(shortGUID: guid)) == guid)
-        #expect(StableName.shortGUID(fromURL: "https://www.icloud.com/share/\(guid)/?x=1") == guid)
-        #expect(StableName.shortGUID(fromURL: " \(guid) ") == guid)
+        #expect(ShareURL.shortGUID(from: ShareURL.url(shortGUID: guid)) == guid)
+        #expect(ShareURL.shortGUID(from: "https://www.icloud.com/share/\(guid)/?x=1") == guid)
+        #expect(ShareURL.shortGUID(from: " \(guid) ") == guid)
         // The URL's query and fragment are cut, then its trailing slashes; the last segment is the GUID.
         let cases: [(url: String, guid: String)] = [
             ("https://www.icloud.com/share/0Ab3#Family_Lists", "0Ab3"),
@@ -62,7 +66,7 @@ import Testing
             ("?/", "?/"),
             ("https://www.icloud.com/share/\u{e9}t\u{e9}", "\u{e9}t\u{e9}"),
         ]
-        for (url, expected) in cases { #expect(StableName.shortGUID(fromURL: url) == expected, "\(url)") }
+        for (url, expected) in cases { #expect(ShareURL.shortGUID(from: url) == expected, "\(url)") }
         #expect(
             StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "italy")
                 != StableName.hierarchyShareRecordName(zoneName: "Trips", rootRecordName: "spain"))

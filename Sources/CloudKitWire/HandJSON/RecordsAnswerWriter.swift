@@ -137,17 +137,17 @@ extension WireRecordWriter {
         switch value {
         case .string(let text):
             object.member("value", text, into: &bytes, string(utf8:into:))
-            object.member("type", FieldType.string.rawValue, into: &bytes, string)
+            object.member("type", WireSpelling.fieldType(.string), into: &bytes, string)
         case .int64(let number):
             object.member("value", number, into: &bytes, integer)
-            object.member("type", FieldType.int64.rawValue, into: &bytes, string)
+            object.member("type", WireSpelling.fieldType(.int64), into: &bytes, string)
         case .timestamp(let number):
             object.member("value", number, into: &bytes, integer)
-            object.member("type", FieldType.timestamp.rawValue, into: &bytes, string)
+            object.member("type", WireSpelling.fieldType(.timestamp), into: &bytes, string)
         case .double(let number):
             guard number.isFinite else { return false }
             object.member("value", number, into: &bytes, double)
-            object.member("type", FieldType.double.rawValue, into: &bytes, string)
+            object.member("type", WireSpelling.fieldType(.double), into: &bytes, string)
         case .other(let value):
             return fieldValue(value, into: &bytes)
         }

@@ -307,7 +307,7 @@ package enum WireRecordReader {
             switch key {
             case "type":
                 try seen.once(0)
-                type = FieldType(rawValue: try reader.string())
+                type = WireSpelling.fieldType(try reader.string())
             case "value":
                 try seen.once(1)
                 raw = reader

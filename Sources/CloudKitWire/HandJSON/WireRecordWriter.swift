@@ -288,7 +288,7 @@ package enum WireRecordWriter {
             object.member("value", number, into: &bytes, double)
         default: return false
         }
-        object.member("type", value.type.rawValue, into: &bytes, string)
+        object.member("type", WireSpelling.fieldType(value.type), into: &bytes, string)
         object.end(into: &bytes)
         return true
     }

@@ -1,0 +1,71 @@
+import CloudKitWire
+import Foundation
+import Hummingbird
+import ShareKit
+
+// `zones/list`, `zones/lookup`, `zones/modify`, `zones/changes` and `changes/database`.
+extension EmulatorService {
+    func listZones(_ call: OperationCall) async throws -> ByteBuffer {
+        let zones = try await call.store.listZones(in: call.database, as: call.user)
+        return try encode(ZonesResponse(zones: await dictionaries(zones.map(WireZone.init), call)))
+    }
+
+    func lookupZones(_ call: OperationCall) async throws -> ByteBuffer {
+        let request = try decode(LookupZonesRequest.self, from: call.body)
+        try checkLimit(request.zones.count, "zones")
+        let zoneIDs = request.zones.map(\.zoneID)
+        let results = try await call.store.lookupZones(zoneIDs, in: call.database, as: call.user)
+        return try encode(ZonesResponse(zones: await dictionaries(zip(zoneIDs, results).map(wire), call)))
+    }
+
+    func modifyZones(_ call: OperationCall) async throws -> ByteBuffer {
+        let request = try decode(ModifyZonesRequest.self, from: call.body)
+        try checkLimit(request.operations.count, "operations")
+        let operations = try request.operations.map { operation in
+            guard let kind = WireSpelling.zoneOperationKind(operation.operationType) else {
+                throw ShareError(
+                    .badRequest, "unknown zone operationType \"\(operation.operationType)\"; expected create or delete")
+            }
+            return ZoneOperation(kind, operation.zone.zoneID.zoneID)
+        }
+        let results = try await call.store.modifyZones(operations, in: call.database, as: call.user)
+        return try encode(
+            ZonesResponse(zones: await dictionaries(zip(operations.map(\.zoneID), results).map(wire), call)))
+    }
+
+    func zonesChanges(_ call: OperationCall) async throws -> ByteBuffer {
+        let request =
+            call.body.isEmpty
+            ? ZonesChangesRequest(metaSyncToken: nil) : try decode(ZonesChangesRequest.self, from: call.body)
+        let changes = try await call.store.databaseChanges(
+            in: call.database, since: request.metaSyncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) },
+            as: call.user)
+        var answer = ZonesChangesResponse(changes)
+        answer.metaSyncToken = OpaqueText.written(answer.metaSyncToken)
+        return try encode(answer)
+    }
+
+    func databaseChanges(_ call: OperationCall) async throws -> ByteBuffer {
+        let request =
+            call.body.isEmpty
+            ? DatabaseChangesRequest(syncToken: nil) : try decode(DatabaseChangesRequest.self, from: call.body)
+        let changes = try await call.store.databaseChanges(
+            in: call.database, since: request.syncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) },
+            as: call.user)
+        var answer = DatabaseChangesResponse(changes)
+        answer.syncToken = OpaqueText.written(answer.syncToken)
+        return try encode(answer)
+    }
+
+    /// The Zone Dictionaries of an answer, as the live service writes them (`EmulatorService+Reference`).
+    private func dictionaries(_ zones: [WireZone], _ call: OperationCall) async -> [WireZone] {
+        await zoneDictionaries(zones, store: call.store, database: call.database, as: call.user)
+    }
+
+    private func wire(_ zoneID: ZoneID, _ result: Result<Zone, ShareError>) -> WireZone {
+        switch result {
+        case .success(let zone): WireZone(zone)
+        case .failure(let error): WireZone(zoneID: zoneID, error: error)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Planner
+import ShareKit
+
+/// Shows a plan, asks, applies it and reports: `apply` and `destroy` alike.
+struct ApplyFlow {
+    let store: any Store
+    let applier: Applier
+    let yes: Bool
+    /// `destroy`'s words for the question and the last line.
+    var destroying = false
+    /// `--expand`: every generated record on its own lines.
+    var expand = false
+    var command: String { destroying ? "destroy" : "apply" }
+
+    func run(_ plan: Plan) async throws {
+        let style = await Terminal.planStyle()
+        if destroying, plan.isEmpty {
+            // "the store matches the recipe" would read as if the recipe were applied: it matches its absence.
+            Terminal.write(
+                "Nothing to destroy: \(store.displayName) holds nothing that recipe \(plan.recipeName) declares.\n")
+            return
+        }
+        // With --yes and the output going to a file or a pipe (CI, scripts), nobody reads the plan before the
+        // apply starts: it is written out while the first batches are written. On a terminal it comes first.
+        let renderAlongside = yes && !plan.isEmpty && !Terminal.stdoutIsTerminal
+        let rendering = Task.detached {
+            guard renderAlongside else { return }
+            Self.writePlan(plan, style: style, expand: expand, blankLineAfter: true)
+        }
+        if !renderAlongside { Self.writePlan(plan, style: style, expand: expand, blankLineAfter: false) }
+        if plan.isEmpty { return }
+
+        if !yes {
+            guard Terminal.stdinIsTerminal else {
+                throw CLIFailure(
+                    "\(command) needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane \(command) --yes`"
+                )
+            }
+            Terminal.write(
+                destroying
+                    ? "\nDo you really want to destroy everything this recipe declares in \(store.displayName)?\n"
+                        + "There is no undo. Only 'yes' will be accepted: "
+                    : "\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
+            guard readLine()?.trimmingCharacters(in: .whitespaces) == "yes" else {
+                Terminal.printError("\(destroying ? "Destroy" : "Apply") cancelled; nothing was applied.")
+                throw ExitCode.failure
+            }
+        }
+        if !renderAlongside { Terminal.write("\n") }
+        // Long applies show their progress on a terminal; any apply says so there when the store makes it
+        // wait (`throttled, retrying in 3 s`).
+        let showProgress = Terminal.stderrIsTerminal
+        let everyStep = plan.changes.count >= 50
+        var progress: (@Sendable (ApplyProgress) -> Void)? = nil
+        if showProgress {
+            progress = { (step: ApplyProgress) in
+                guard everyStep || step.waiting != nil else { return }
+                let line = "\r\u{1B}[K[\(step.completed)/\(step.total)] \(step.message)"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
+        let report: ApplyReport
+        do {
+            report = try await applier.apply(plan, progress: progress)
+        } catch {
+            await rendering.value
+            throw CLIFailure("\(error)")
+        }
+        await rendering.value
+        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        for line in report.failureLines() {
+            Terminal.printError("error: \(line)")
+        }
+        if report.stopped != nil {
+            for line in report.stopLines() { Terminal.printError(line) }
+        } else if !report.succeeded {
+            Terminal.printError("Run `sharelane plan` to see what is left; apply again once the cause is fixed.")
+        }
+        // The last line says what was done, once (Terraform's `Apply complete! Resources: …`); the plan's own
+        // summary line, which counts the same changes as pending, is above it with the plan.
+        if destroying && report.succeeded {
+            Terminal.write("Destroy complete! Resources: \(report.applied.count) destroyed.\n")
+        } else {
+            Terminal.write(report.line + "\n")
+        }
+        if !report.succeeded { throw ExitCode.failure }
+    }
+
+    private static func writePlan(_ plan: Plan, style: TextStyle, expand: Bool, blankLineAfter: Bool) {
+        var output = StandardOutput()
+        PlanFormat.text.write(plan, style: style, expand: expand, to: &output)
+        if blankLineAfter { output.write("\n") }
+        output.flush()
+    }
+}

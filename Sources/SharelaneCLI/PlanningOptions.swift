@@ -1,0 +1,148 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Planner
+import Recipe
+import ShareKit
+
+/// The options of every command that plans (`plan`, `apply`, `destroy`), and the one way they make a plan:
+/// the recipe (or a saved plan), its cache, the store's lock, the store, the plan, and the message a failure
+/// carries.
+///
+/// The recipe argument stays with each command, first among its options as `--help` lists them, and comes
+/// in as `recipe`.
+struct PlanningOptions: ParsableArguments {
+    @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var refreshOptions: RefreshOptions
+    @Flag(help: "Show every record a `repeat:` made on its own lines (by default they are one line).")
+    var expand = false
+
+    @OptionGroup var parallelismOptions: ParallelismOptions
+    @OptionGroup var recipeSelection: RecipeSelection
+    @OptionGroup var storeOptions: StoreOptions
+
+    /// What a command plans, and the words of its failures.
+    enum Purpose {
+        /// `plan`: the difference, against the store or against another recipe's state (`--against`).
+        case plan(prune: Bool, against: AgainstOptions)
+        /// `apply`: a recipe's difference, or a saved plan as it was saved.
+        case apply(prune: Bool)
+        /// `destroy`: the removal of everything the recipe declares.
+        case destroy
+
+        var operation: String {
+            switch self {
+            case .plan: "plan"
+            case .apply: "apply"
+            case .destroy: "destroy"
+            }
+        }
+
+        var nothingDone: String {
+            switch self {
+            case .plan, .apply: "nothing was planned or applied"
+            case .destroy: "nothing was destroyed"
+            }
+        }
+    }
+
+    /// A plan made, with the store it was made against; the recipe is not kept, so that the memory it held
+    /// (about 40 MB at 100,000 records) serves the apply's writes instead of adding to its peak.
+    struct Planned {
+        var plan: Plan
+        var store: any Store
+        var applier: Applier
+        /// Held from the plan to the last write, when the command locks.
+        var lock: StoreLock?
+    }
+
+    /// Makes the plan of `purpose`: loads the recipe (or a saved plan, for `apply`), locks a local store when
+    /// `lockOptions` is given, opens the store and plans.
+    /// - Throws: `CLIFailure` saying what could not be read, opened or planned.
+    func planned(
+        _ purpose: Purpose, recipe: RecipeArgument, lock lockOptions: LockOptions?, logger: Logger
+    ) async throws -> Planned {
+        let path = try RecipeSelection.resolve(recipe.path)
+        let isSaved: Bool
+        if case .apply = purpose { isSaved = SavedPlan.isSavedPlan(at: path) } else { isSaved = false }
+        var against: AgainstOptions?
+        if case .plan(_, let options) = purpose, options.against != nil { against = options }
+        let source =
+            isSaved
+            ? nil
+            : try PlanSource(
+                path: path, selection: recipeSelection,
+                cache: against != nil
+                    ? nil
+                    : refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
+                nothingDone: purpose.nothingDone)
+        // A local store is locked from the plan to the last write: another apply waits, or is told who holds it.
+        let lock = try await lockOptions?.lock(storeOptions.url, operation: purpose.operation)
+        let targets = targetOptions.targets
+        if isSaved, !targets.isEmpty {
+            throw CLIFailure("a saved plan is applied whole; --target goes with `sharelane plan --out`")
+        }
+        let saved: Plan?
+        do {
+            saved = isSaved ? try SavedPlan.read(from: path) : nil
+        } catch {
+            throw CLIFailure("\(error)")
+        }
+        let parallelism = parallelismOptions.parallelism
+        let store: any Store
+        var base: PlanBase?
+        if let against, let source {
+            (store, base) = try await against.baseStore(
+                for: source.recipe, recipePath: path, selection: recipeSelection, parallelism: parallelism,
+                logger: logger)
+        } else {
+            // http: and cloudkit: address the recipe's container and environment, which a saved plan names too.
+            store = try storeOptions.open(
+                for: source?.recipe, container: saved?.container, environment: saved?.environment,
+                parallelism: parallelism, logger: logger)
+        }
+        let applier = Applier(store: store, logger: logger, parallelism: parallelism)
+        var plan: Plan
+        do {
+            if let saved {
+                plan = try await Self.verified(saved, applier: applier)
+            } else if let source {
+                let options: PlanOptions
+                switch purpose {
+                case .plan(let prune, _), .apply(let prune): options = PlanOptions(prune: prune, targets: targets)
+                case .destroy: options = PlanOptions(destroy: true, targets: targets)
+                }
+                plan = try await source.plan(
+                    with: Planner(store: store, logger: logger, parallelism: parallelism), options: options)
+            } else {
+                throw CLIFailure("cannot read \(path)")
+            }
+        } catch let error as CLIFailure {
+            throw error
+        } catch {
+            switch purpose {
+            case .plan:
+                throw CLIFailure("cannot plan \(path) against \(base.map(\.name) ?? store.displayName): \(error)")
+            case .apply: throw CLIFailure("\(error)")
+            case .destroy: throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
+            }
+        }
+        plan.against = base
+        return Planned(plan: plan, store: store, applier: applier, lock: lock)
+    }
+
+    /// A saved plan, once the store is found unchanged in everything it reads or writes.
+    private static func verified(_ plan: Plan, applier: Applier) async throws -> Plan {
+        let passedOver = try await applier.verify(plan)
+        if !passedOver.isEmpty {
+            Terminal.printError(
+                "The store changed since the plan, but not in what the plan reads or writes; applying it:\n"
+                    + passedOver.map { "  - \($0)" }.joined(separator: "\n"))
+        }
+        if let files = plan.assetFiles {
+            // The plan's `!asset` files, which `verify` found unchanged, are kept or uploaded from where it says.
+            StoreOptions.assetFiles(of: applier.store)?.set { files[$0] }
+        }
+        return plan
+    }
+}
