@@ -168,7 +168,8 @@ enum StoreMigrations {
                     """)
         }
         migrator.registerMigration("v9: when and by whom a share was saved") { db in
-            // Null in the shares saved before: the store did not know; each is stamped when next saved.
+            // Null in the shares saved before: when they were created is not known; a later save stamps
+            // `modified`.
             for column in ["createdAt INTEGER", "createdBy TEXT", "modifiedAt INTEGER", "modifiedBy TEXT"] {
                 try db.execute(sql: "ALTER TABLE share ADD COLUMN \(column)")
             }

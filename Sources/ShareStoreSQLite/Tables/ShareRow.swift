@@ -23,7 +23,7 @@ extension ShareRow {
         "zoneId, name, root, title, publicPermission, seq, shortGUID, createdAt, createdBy, modifiedAt, modifiedBy"
 
     /// How many columns `selection` names: a query's own columns follow them.
-    static let columnCount: Int32 = 11
+    static let columnCount = Int32(selection.split(separator: ",").count)
 
     /// The row of a query whose first columns are `selection`'s, read through SQLite's C API: a zone's shares
     /// are read with it, and an acceptance reads its share (a thousand an apply of the benchmark, each a
