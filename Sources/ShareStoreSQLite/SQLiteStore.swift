@@ -43,7 +43,7 @@ public final class SQLiteStore: Store {
         let world = StoreWorld(
             container: container ?? worlds.homeWorld?.container ?? StoreWorld.defaultContainer,
             environment: environment)
-        try self.init(writer: try worlds.writer(for: world), world: world, worlds: worlds)
+        self.init(writer: try worlds.writer(for: world), world: world, worlds: worlds)
     }
 
     /// A store in memory (`memory:`): the same code as the file store, gone when released.
