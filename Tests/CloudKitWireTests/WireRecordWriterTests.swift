@@ -24,7 +24,8 @@ struct WireRecordWriterTests {
                 [
                     "text": .string("tab\tnewline\ncarriage\r\u{0}nul \u{1F} unit \\ back \u{7F} é 🐑"),
                     "empty": .string(""), "min": .int64(.min), "max": .int64(.max),
-                    "small": .double(5e-324), "negativeZero": .double(-0.0), "big": .double(1.7976931348623157e308),
+                    "small": .double(.leastNonzeroMagnitude), "negativeZero": .double(-0.0),
+                    "big": .double(1.7976931348623157e308),
                     "third": .double(1.0 / 3.0), "whole": .double(3), "when": .timestamp(-1), "asset": .assetID("a#b"),
                 ]))
         child.parent = WireRecordPointer(recordName: "parent", recordChangeTag: "p7")
@@ -239,7 +240,7 @@ struct WireRecordWriterTests {
         let writer = RecordsAnswerWriter(currentUser: "_bob", desiredKeys: nil, numbersAsStrings: nil, capacity: 0)
         try writer.receive(.deleted(recordName: "a"), at: 0)
         try writer.receive(.deleted(recordName: "c"), at: 2)
-        #expect(throws: ShareError.self) { try writer.finish(continuationMarker: nil) }
+        #expect(throws: ShareError.self) { _ = try writer.finish(continuationMarker: nil) }
     }
 
     @Test("a plain saved record is written from the record; one with a list or a reference is not")
