@@ -38,7 +38,7 @@ import Testing
         var testDescription: String { "\(method) \(database)/\(path)" }
     }
 
-    static func reads<T: Decodable>(_ type: T.Type) -> @Sendable (Data) throws -> Void {
+    static func reads<T: Decodable & SendableMetatype>(_ type: T.Type) -> @Sendable (Data) throws -> Void {
         { data in _ = try JSONDecoder().decode(T.self, from: data) }
     }
 
