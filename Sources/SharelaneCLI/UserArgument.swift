@@ -57,8 +57,13 @@ struct UserArgument: ExpressibleByArgument, Sendable, Hashable, CustomStringConv
         }
         do {
             return try await store.currentUser(as: text)
-        } catch {
+        } catch let error as ShareError
+            where [.authenticationFailed, .authenticationRequired, .notFound].contains(error.code)
+        {
+            // The store knows no such user, or holds no token to act as them: either way it names nobody here.
             throw unknown(in: store.displayName, recipe: recipe)
+        } catch {
+            throw CLIFailure("cannot read user \(text) in \(store.displayName): \(error)")
         }
     }
 
