@@ -37,10 +37,7 @@ extension EmulatorService {
         let request =
             call.body.isEmpty
             ? ZonesChangesRequest(metaSyncToken: nil) : try decode(ZonesChangesRequest.self, from: call.body)
-        let changes = try await call.store.databaseChanges(
-            in: call.database, since: request.metaSyncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) },
-            as: call.user)
-        var answer = ZonesChangesResponse(changes)
+        var answer = ZonesChangesResponse(try await databaseChanges(since: request.metaSyncToken, call))
         answer.metaSyncToken = OpaqueText.written(answer.metaSyncToken)
         return try encode(answer)
     }
@@ -49,12 +46,16 @@ extension EmulatorService {
         let request =
             call.body.isEmpty
             ? DatabaseChangesRequest(syncToken: nil) : try decode(DatabaseChangesRequest.self, from: call.body)
-        let changes = try await call.store.databaseChanges(
-            in: call.database, since: request.syncToken.map { ChangeToken(rawValue: OpaqueText.read($0)) },
-            as: call.user)
-        var answer = DatabaseChangesResponse(changes)
+        var answer = DatabaseChangesResponse(try await databaseChanges(since: request.syncToken, call))
         answer.syncToken = OpaqueText.written(answer.syncToken)
         return try encode(answer)
+    }
+
+    /// The caller's database's changes since the opaque token a request gave (`zones/changes` calls it
+    /// `metaSyncToken`, `changes/database` `syncToken`); none: from the start.
+    private func databaseChanges(since token: String?, _ call: OperationCall) async throws -> DatabaseChanges {
+        try await call.store.databaseChanges(
+            in: call.database, since: token.map { ChangeToken(rawValue: OpaqueText.read($0)) }, as: call.user)
     }
 
     /// The Zone Dictionaries of an answer, as the live service writes them (`EmulatorService+Reference`).

@@ -12,7 +12,8 @@ import Testing
 
     init() throws { temp = try TemporaryStore() }
 
-    @Test func theSharedDatabaseFollowsAcceptingAndLeaving() async throws {
+    /// Alice and Bob signed in, and Alice's zone Lists shared whole with Bob, read-write: the share as saved.
+    func aliceSharesListsWithBob() async throws -> (alice: UserRecordName, bob: UserRecordName, share: Share) {
         let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
         let bob = try await store.signIn(email: "bob@example.com", name: "Bob").recordName
         _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
@@ -21,6 +22,11 @@ import Testing
         let saved = try #require(
             try await store.modifyRecords(
                 [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        return (alice, bob, saved)
+    }
+
+    @Test func theSharedDatabaseFollowsAcceptingAndLeaving() async throws {
+        let (alice, bob, saved) = try await aliceSharesListsWithBob()
         let url = try #require(saved.url)
         #expect(saved.participants.first?.userRecordName == bob)
         #expect(saved.participants.first?.name == "Bob")
@@ -67,15 +73,8 @@ import Testing
 
     @Test("A share says when and by whom it was saved first and last: the owner's save, an acceptance, a departure")
     func shareStamps() async throws {
-        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
-        let bob = try await store.signIn(email: "bob@example.com", name: "Bob").recordName
-        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
-        var share = Share.zoneWide(zone, title: "Lists")
-        share.participants = [Participant(userRecordName: "", email: "bob@example.com", permission: .readWrite)]
         let before = Int64(Date().timeIntervalSince1970 * 1000) - 1
-        let saved = try #require(
-            try await store.modifyRecords(
-                [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        let (alice, bob, saved) = try await aliceSharesListsWithBob()
         let created = try #require(saved.created)
         #expect(created.userRecordName == alice)
         #expect(created.timestamp >= before)
@@ -107,14 +106,7 @@ import Testing
 
     @Test("A share saved by a version that kept no stamps has none when the file is opened, and modified once saved")
     func shareSavedBeforeStamps() async throws {
-        let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
-        let bob = try await store.signIn(email: "bob@example.com", name: "Bob").recordName
-        _ = try await store.modifyZones([.init(.create, zone)], in: .private, as: alice)
-        var share = Share.zoneWide(zone, title: "Lists")
-        share.participants = [Participant(userRecordName: "", email: "bob@example.com", permission: .readWrite)]
-        let saved = try #require(
-            try await store.modifyRecords(
-                [.init(.create, share: share)], in: zone, database: .private, atomic: true, as: alice)[0].share)
+        let (alice, bob, saved) = try await aliceSharesListsWithBob()
         // The file as the version before wrote it: no stamp columns, and its migrations stop before them.
         let old = try DatabaseQueue(path: temp.path)
         try await old.write { db in
