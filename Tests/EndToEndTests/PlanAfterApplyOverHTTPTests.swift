@@ -18,15 +18,20 @@ import Testing
         log.split(separator: "\n").count { $0.contains("/changes/zone") }
     }
 
+    /// sharelane run against `server`, with a plan cache of its own in `scratch`.
+    static func sharelane(against server: ServeProcess, cacheIn scratch: TemporaryDirectory)
+        -> ([String]) throws -> SharelaneBinary.Result
+    {
+        let environment = ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": scratch.file("cache")]
+        return { try SharelaneBinary.run($0 + ["--store", server.url], environment: environment) }
+    }
+
     @Test("the first plan after an apply takes every zone from the cache, reading no zone's feed")
     func firstPlanAfterApply() throws {
         let server = try ServeProcess()
         defer { server.stop() }
         let scratch = try TemporaryDirectory("after-apply")
-        let environment = ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": scratch.file("cache")]
-        func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-            try SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
-        }
+        let run = Self.sharelane(against: server, cacheIn: scratch)
         let applied = try run(["apply", "Recipes/sharelane.yaml", "--yes"])
         #expect(applied.status == 0, "\(applied.output)")
         let plan = ["plan", "Recipes/sharelane.yaml", "--log-level", "debug", "--detailed-exitcode"]
@@ -57,7 +62,7 @@ import Testing
         let server = try ServeProcess()
         defer { server.stop() }
         let scratch = try TemporaryDirectory("after-accepts")
-        let environment = ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": scratch.file("cache")]
+        let run = Self.sharelane(against: server, cacheIn: scratch)
         let people = ["bob", "carol", "dana", "erin", "frank", "gina"]
         let recipe = try scratch.write(
             "club.yaml",
@@ -75,9 +80,6 @@ import Testing
                     + "\n    records:\n      notice: { type: Note, fields: { title: Zone \(zone) } }"
             }.joined(separator: "\n"))
             """)
-        func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-            try SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
-        }
         let applied = try run(["apply", recipe, "--yes"])
         #expect(applied.status == 0, "\(applied.output)")
         let plan = ["plan", recipe, "--log-level", "debug", "--detailed-exitcode"]
