@@ -102,6 +102,11 @@ package struct SignInRequest: Codable, Sendable, Hashable {
     /// - Throws: `BAD_REQUEST` for one of the two without the other, an unknown environment or a container
     ///   identifier that cannot be one.
     package func world() throws -> StoreWorld? {
+        try Self.world(container: container, environment: environment)
+    }
+
+    /// The world a sign-in's `container` and `environment` name, or nil for neither.
+    static func world(container: String?, environment: String?) throws -> StoreWorld? {
         guard container != nil || environment != nil else { return nil }
         guard let container, let environment else {
             throw ShareError(.badRequest, "sign-in takes container and environment together, or neither")
@@ -127,5 +132,84 @@ package struct SignInResponse: Codable, Sendable, Hashable {
         userRecordName = user.recordName
         emailAddress = user.email
         name = user.name
+    }
+}
+
+/// The emulator's sign-in of many users in one request, as sharelane's own client signs in a recipe's users:
+/// `POST /auth/signin/batch` with `{users: [{emailAddress, name?}], createUser?, container?, environment?}`,
+/// the fields meaning what they mean in `SignInRequest`. An apply of 10,000 new users then sends 50 requests,
+/// not 20,000 (a look-up while planning and a sign-in while applying each).
+package struct SignInBatchRequest: Codable, Sendable, Hashable {
+    package struct Person: Codable, Sendable, Hashable {
+        package var emailAddress: String
+        package var name: String?
+
+        package init(emailAddress: String, name: String?) {
+            self.emailAddress = emailAddress
+            self.name = name
+        }
+    }
+
+    package var users: [Person]
+    /// nil or true: an unknown address becomes a new user; false: its entry is `NOT_FOUND`.
+    package var createUser: Bool?
+    package var container: String?
+    package var environment: String?
+
+    /// A sign-in of `users` to the endpoint's container and environment.
+    package init(users: [Person], createUser: Bool?, for endpoint: WebServicesEndpoint) {
+        self.users = users
+        self.createUser = createUser
+        container = endpoint.container
+        environment = endpoint.environment
+    }
+
+    /// The world the request names, or nil for none (as `SignInRequest.world()`).
+    package func world() throws -> StoreWorld? {
+        try SignInRequest.world(container: container, environment: environment)
+    }
+}
+
+/// The answer to a batch sign-in: `{users: [entry]}`, one entry a user of the request, in its order. An entry
+/// is a sign-in's answer (`ckWebAuthToken`, `userRecordName`, `emailAddress`, `name`) or, for that user
+/// alone, `{emailAddress, serverErrorCode, reason}`.
+package struct SignInBatchResponse: Codable, Sendable, Hashable {
+    package struct Entry: Codable, Sendable, Hashable {
+        package var ckWebAuthToken: String?
+        package var userRecordName: String?
+        package var emailAddress: String?
+        package var name: String?
+        package var serverErrorCode: String?
+        package var reason: String?
+
+        package init(ckWebAuthToken: String, user: User) {
+            self.ckWebAuthToken = ckWebAuthToken
+            userRecordName = user.recordName
+            emailAddress = user.email
+            name = user.name
+        }
+
+        package init(emailAddress: String, error: ShareError) {
+            self.emailAddress = emailAddress
+            serverErrorCode = WireSpelling.errorCode(error.code)
+            reason = error.reason
+        }
+
+        /// The user and their token, or the error the entry carries.
+        package func signedIn(email: String) throws -> (user: User, token: String) {
+            if let serverErrorCode {
+                throw WireError.shareError(code: serverErrorCode, reason: reason, subject: email, retryAfter: nil)
+            }
+            guard let ckWebAuthToken, let userRecordName else {
+                throw ShareError(.internalError, "a batch sign-in answered neither a token nor an error", subject: email)
+            }
+            return (User(recordName: userRecordName, email: emailAddress ?? email, name: name), ckWebAuthToken)
+        }
+    }
+
+    package var users: [Entry]
+
+    package init(users: [Entry]) {
+        self.users = users
     }
 }

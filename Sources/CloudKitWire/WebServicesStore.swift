@@ -24,7 +24,7 @@ public final class WebServicesStore: Store {
     public let assetContents: AssetContentDigests
     /// Zones' change feeds read at the same moment, sent together (`changes/zone` takes many zones).
     let feeds: ZoneFeedBatches
-    private var sessions: SessionBook { chains.sessions }
+    var sessions: SessionBook { chains.sessions }
 
     /// How long a request keeps trying to reach a service that refuses or does not answer connections,
     /// by default: a dead server is reported in seconds, not minutes.
@@ -112,7 +112,7 @@ public final class WebServicesStore: Store {
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
             actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator,
-            readsZoneTags: true)
+            signsInTogether: endpoint.kind == .emulator, readsZoneTags: true)
     }
 
     /// The same service and signed-in users (one set of token chains), in another environment: only the

@@ -34,6 +34,8 @@ public enum WireSpelling {
     public static let webcourierPath = "/webcourier/aps"
     /// The emulator's sign-in path (not part of Apple's service, which signs in through a browser).
     public static let signInPath = "/auth/signin"
+    /// The emulator's sign-in of many users in one request (`SignInBatchRequest`).
+    public static let signInBatchPath = "/auth/signin/batch"
 
     // MARK: - Sharing words
 

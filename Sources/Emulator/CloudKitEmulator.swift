@@ -55,6 +55,9 @@ public struct CloudKitEmulator: Sendable {
         router.group(RouterPath(WireSpelling.signInPath))
             .add(middleware: AuthenticationMiddleware(service: service, requiresWebAuthToken: false))
             .post { request, context in try await service.signIn(request, context: context) }
+        router.group(RouterPath(WireSpelling.signInBatchPath))
+            .add(middleware: AuthenticationMiddleware(service: service, requiresWebAuthToken: false))
+            .post { request, context in try await service.signInBatch(request, context: context) }
         // Where a redirectURL leads: the sign-in page, and its form (EmulatorService+SignInPage).
         router.get(RouterPath(EmulatorService.signInPagePath)) { request, _ in await service.signInPage(request) }
         router.post(RouterPath(EmulatorService.signInFormPath)) { request, context in

@@ -44,11 +44,7 @@ struct EmulatorService: Sendable {
         let user: User
         if signIn.createUser == false {
             guard let existing = try await existingUser(email: signIn.emailAddress, in: world) else {
-                throw ShareError(
-                    .notFound,
-                    "no user has the email address \(signIn.emailAddress)"
-                        + (world.map { " in \($0)" } ?? "") + "; sign in without createUser: false to create one",
-                    subject: signIn.emailAddress)
+                throw Self.noSuchUser(signIn.emailAddress, in: world)
             }
             user = existing
         } else {
@@ -59,6 +55,64 @@ struct EmulatorService: Sendable {
         var response = WireResponse.json(try encode(SignInResponse(ckWebAuthToken: token, user: user)))
         if let name = HTTPField.Name(WireSpelling.webAuthTokenHeader) { response.headers[name] = token }
         return response
+    }
+
+    /// `POST /auth/signin/batch`: `signIn` for up to 200 users at once (`SignInBatchRequest`), as sharelane's
+    /// own client signs in a recipe's users; in a world, in one store call (one transaction on the embedded
+    /// store). One answer entry a user, in order: a token, or that user's error.
+    func signInBatch(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
+        var request = request
+        let batch = try decode(SignInBatchRequest.self, from: try await readBody(&request))
+        try CloudKitLimits.checkOperationCount(batch.users.count, of: "users")
+        let world = try batch.world()
+        let create = batch.createUser != false
+        var entries: [SignInBatchResponse.Entry?] = batch.users.map { person in
+            EmailAddress.check(person.emailAddress).map { .init(emailAddress: person.emailAddress, error: $0) }
+        }
+        let people = batch.users.indices.filter { entries[$0] == nil }.map { ($0, batch.users[$0]) }
+        var found: [Result<User?, ShareError>] = []
+        if let world {
+            let store = try worlds.store(for: world)
+            found =
+                create
+                ? try await store.signIn(people.map { UserSignIn(email: $0.1.emailAddress, name: $0.1.name) })
+                    .map { $0.map(Optional.some) }
+                : try await store.signInExisting(people.map(\.1.emailAddress))
+        } else {
+            for (_, person) in people {
+                do {
+                    found.append(
+                        .success(
+                            create
+                                ? try await signIn(email: person.emailAddress, name: person.name, in: nil)
+                                : try await existingUser(email: person.emailAddress, in: nil)))
+                } catch let error as ShareError {
+                    found.append(.failure(error))
+                }
+            }
+        }
+        for ((index, person), result) in zip(people, found) {
+            switch result {
+            case .success(let user?):
+                if create, let world { await identities.signedIn(user, in: world) }
+                if create { await identities.remember(user) }
+                entries[index] = .init(ckWebAuthToken: await tokens.issue(for: user.recordName), user: user)
+            case .success(nil):
+                entries[index] = .init(emailAddress: person.emailAddress, error: Self.noSuchUser(person.emailAddress, in: world))
+            case .failure(let error):
+                entries[index] = .init(emailAddress: person.emailAddress, error: error)
+            }
+        }
+        return WireResponse.json(try encode(SignInBatchResponse(users: entries.compactMap { $0 })))
+    }
+
+    /// The refusal of a sign-in with `createUser: false` for an address nobody has.
+    private static func noSuchUser(_ email: String, in world: StoreWorld?) -> ShareError {
+        ShareError(
+            .notFound,
+            "no user has the email address \(email)" + (world.map { " in \($0)" } ?? "")
+                + "; sign in without createUser: false to create one",
+            subject: email)
     }
 
     /// Signs in a user: in `world` when one is named, else as an identity whose user record each world makes

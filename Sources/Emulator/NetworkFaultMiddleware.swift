@@ -89,7 +89,7 @@ struct NetworkFaultMiddleware: RouterMiddleware {
         // Without a user: each page's origin apart, and sign-ins apart from the rest, so that a page's (or a
         // script's) tokenless requests never use up the count that the next real sign-in needs.
         let page = request.headers[.origin].flatMap(EmulatorConfiguration.origin(of:)) ?? "no page"
-        let signIn = request.uri.path == WireSpelling.signInPath && request.method == .post
+        let signIn = Self.isSignIn(request)
         return (signIn ? "sign-in from " : "anonymous from ") + page
     }
 
@@ -101,6 +101,12 @@ struct NetworkFaultMiddleware: RouterMiddleware {
     static func isWebServices(_ request: Request) -> Bool {
         let path = request.uri.path
         return path.hasPrefix(databasePrefix) || path.hasPrefix(devicePrefix) || path.hasPrefix(downloadPrefix)
-            || path == WireAsset.uploadPath || (path == WireSpelling.signInPath && request.method == .post)
+            || path == WireAsset.uploadPath || isSignIn(request)
+    }
+
+    /// A sign-in's `POST`, of one user or many (the sign-in page's `GET` and its form are not).
+    private static func isSignIn(_ request: Request) -> Bool {
+        request.method == .post
+            && (request.uri.path == WireSpelling.signInPath || request.uri.path == WireSpelling.signInBatchPath)
     }
 }

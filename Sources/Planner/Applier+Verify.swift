@@ -11,16 +11,27 @@ extension Applier {
     func signInKnownUsers(_ plan: Plan) async throws {
         var changed: [String] = []
         // A store that acts only as its signed-in user (cloudkit:) signs in nobody else: only the owner counts.
-        let users = store.capabilities.actsAsAnyUser ? plan.users + [plan.owner] : [plan.owner]
-        for user in users {
-            guard let email = user.email, !email.isEmpty else { continue }
+        let users = (store.capabilities.actsAsAnyUser ? plan.users + [plan.owner] : [plan.owner]).filter {
+            !($0.email ?? "").isEmpty
+        }
+        let emails = users.map { $0.email ?? "" }
+        // All in one call: over `http:` 200 users a request rather than one.
+        let results: [Result<User?, ShareError>]
+        do {
+            results = try await store.signInExisting(emails)
+        } catch let error as ShareError {
+            throw PlannerError.storeFailed(operation: "signing in users", subject: store.displayName, error)
+        }
+        for (user, result) in zip(users, results) {
             let found: User?
-            do {
-                found = try await store.signInExisting(email: email)
-            } catch let error as ShareError {
-                throw PlannerError.storeFailed(operation: "signing in as \(user.handle)", subject: email, error)
+            switch result {
+            case .success(let signedIn): found = signedIn
+            case .failure(let error):
+                throw PlannerError.storeFailed(
+                    operation: "signing in as \(user.handle)", subject: user.email ?? "", error)
             }
             if (found?.recordName ?? "") != user.recordName {
+                let email = user.email ?? ""
                 changed.append(
                     user.isNew
                         ? "user \(user.handle) (\(email)) was created"

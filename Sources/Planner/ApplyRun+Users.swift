@@ -47,12 +47,12 @@ extension ApplyRun {
     /// Record names by handle, and the first failure.
     typealias SignedIn = (recordNames: [String: UserRecordName], failure: String?)
 
-    /// Signs in `users`, `usersInFlight` at a time: all in one call where the store batches across users (one
-    /// transaction); otherwise one user a call.
+    /// Signs in `users`: all in one call where the store signs many in at once (`signsInTogether`);
+    /// otherwise one user a call, `usersInFlight` at a time.
     static func signIn(_ users: [PlannedUser], store: any Store, usersInFlight: Int) async -> SignedIn {
         var recordNames: [String: UserRecordName] = [:]
         var failure: String?
-        let groups = store.capabilities.batchesInOneTransaction ? [users] : users.map { [$0] }
+        let groups = store.capabilities.signsInTogether ? [users] : users.map { [$0] }
         await BoundedTasks.run(groups, limit: usersInFlight) { group in
             await BoundedTasks.result {
                 try await store.signIn(group.map { UserSignIn(email: $0.email ?? "", name: $0.name) })

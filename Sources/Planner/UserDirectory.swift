@@ -78,7 +78,7 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         entries.reserveCapacity(recipe.users.count)
         if store.capabilities.actsAsAnyUser {
             let recordNames =
-                store.capabilities.batchesInOneTransaction
+                store.capabilities.signsInTogether
                 ? try await together(recipe.users, store: store, create: create)
                 : try await oneByOne(recipe.users, store: store, create: create, parallelism: parallelism)
             for (user, recordName) in zip(recipe.users, recordNames) {
@@ -113,8 +113,8 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         return UserDirectory(entries: entries, ownerHandle: owner.handle)
     }
 
-    /// Every user in one store call, where the store does them in one transaction: one read or write for
-    /// 10,000 users rather than 10,000 (`signIn(_:)`, `signInExisting(_:)`).
+    /// Every user in one store call, where the store signs many in at once (`signsInTogether`): one
+    /// transaction or 50 requests for 10,000 users rather than 10,000 (`signIn(_:)`, `signInExisting(_:)`).
     private static func together(_ users: [DeclaredUser], store: any Store, create: Bool) async throws
         -> [UserRecordName?]
     {

@@ -142,6 +142,10 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
     /// Services each request names one zone and carries one user's token, so callers send one at a time,
     /// several in flight.
     public var batchesInOneTransaction: Bool
+    /// The store signs in many users in one call (`signIn(_:)`, `signInExisting(_:)`) cheaper than one call
+    /// each: the embedded store in one transaction, the emulator 200 users a request. Apple's service signs in
+    /// only its one user.
+    public var signsInTogether: Bool
     /// The store reads a zone's change tags without its records (`zoneTags(_:in:as:)`) at a small part of the
     /// cost of reading the records: the embedded store, from its indexes; Web Services, from the zones'
     /// feeds asked for no field (`desiredKeys`), many zones a request. An apply then leaves the plan cache as
@@ -150,12 +154,13 @@ public struct StoreCapabilities: Sendable, Hashable, Codable {
 
     public init(
         actsAsAnyUser: Bool, canReset: Bool, keepsSchema: Bool = true, batchesInOneTransaction: Bool = false,
-        readsZoneTags: Bool = false
+        signsInTogether: Bool? = nil, readsZoneTags: Bool = false
     ) {
         self.actsAsAnyUser = actsAsAnyUser
         self.canReset = canReset
         self.keepsSchema = keepsSchema
         self.batchesInOneTransaction = batchesInOneTransaction
+        self.signsInTogether = signsInTogether ?? batchesInOneTransaction
         self.readsZoneTags = readsZoneTags
     }
 }
