@@ -310,8 +310,8 @@ struct EmulatorService: Sendable {
         try answer.finish(continuationMarker: continuationMarker).withBytes { ByteBuffer(bytes: $0) }
     }
 
-    private func encode(_ response: ZoneChangesResponse) throws -> ByteBuffer {
-        try WireRecordWriter.encode(response).withBytes { ByteBuffer(bytes: $0) }
+    private func encode(_ answer: ZoneChangesAnswer) throws -> ByteBuffer {
+        try WireRecordWriter.encode(answer).withBytes { ByteBuffer(bytes: $0) }
     }
 
     private static func describe(_ error: DecodingError) -> String {

@@ -119,6 +119,13 @@ package protocol ReadsRecordsInPlace: Store {
         _ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName,
         into receiver: some RecordReceiver
     ) async throws -> String?
+    /// `zoneChanges(_:in:since:resultsLimit:as:)` with each changed record handed to `receiver` as it is read,
+    /// by its index among the page's records: the page's shares, deletions, token and `moreComing`, its
+    /// `changedRecords` empty.
+    func readZoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
+        as user: UserRecordName, into receiver: some RecordReceiver
+    ) async throws -> ZoneChanges
 }
 
 extension Store {
@@ -147,5 +154,22 @@ extension Store {
         let page = try await queryRecords(query, in: zoneID, database: database, as: user)
         for (index, record) in page.records.enumerated() { try receiver.receive(.saved(record), at: index) }
         return page.continuationMarker
+    }
+
+    /// `zoneChanges(_:in:since:resultsLimit:as:)`, each changed record handed over by its index among the page's
+    /// records, in place where the store reads records so (`ReadsRecordsInPlace`): the page's shares,
+    /// deletions, token and `moreComing`, its `changedRecords` empty.
+    package func zoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
+        as user: UserRecordName, into receiver: some RecordReceiver
+    ) async throws -> ZoneChanges {
+        if let inPlace = self as? any ReadsRecordsInPlace {
+            return try await inPlace.readZoneChanges(
+                zoneID, in: database, since: token, resultsLimit: resultsLimit, as: user, into: receiver)
+        }
+        var changes = try await zoneChanges(zoneID, in: database, since: token, resultsLimit: resultsLimit, as: user)
+        for (index, record) in changes.changedRecords.enumerated() { try receiver.receive(.saved(record), at: index) }
+        changes.changedRecords = []
+        return changes
     }
 }

@@ -47,14 +47,13 @@ enum ChangeFeed {
             moreComing: false)
     }
 
+    /// A change of a zone's feed beside its records.
     private enum Change {
-        case record(RecordRow)
         case share(Share, Int64)
         case deletion(String, Int64)
 
         var seq: Int64 {
             switch self {
-            case .record(let r): r.seq
             case .share(_, let s): s
             case .deletion(_, let s): s
             }
@@ -81,29 +80,31 @@ enum ChangeFeed {
         _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, limit: Int?, user: UserRecordName,
         db: Database
     ) throws -> ZoneChanges {
+        let records = RecordOutcomes()
+        var changes = try zoneChanges(zoneID, in: database, since: token, limit: limit, user: user, db: db, into: records)
+        changes.changedRecords = try records.records()
+        return changes
+    }
+
+    /// The zone's changes since `token`, at most `limit` of them in the order they were made, each changed record
+    /// handed to `receiver` as it is read (by its index among the page's records, from 0; no `Record` made for
+    /// it): the page's shares, deletions, token and `moreComing`, its `changedRecords` empty. The emulator
+    /// answers `changes/zone` so, as it answers lookups and queries.
+    static func zoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, limit: Int?, user: UserRecordName,
+        db: Database, into receiver: some RecordReceiver
+    ) throws -> ZoneChanges {
         let epoch = try CounterRow.epoch(db)
         let since = try ChangeSequence.seq(token, epoch: epoch)
         let current = try CounterRow.current(db)
         let (context, rootFilter, roots) = try readableZone(zoneID, in: database, user: user, db: db)
         let fetchLimit = limit.map { max($0, 1) + 1 } ?? -1
-        var changes: [Change] = []
-        var select = DirectStatement(
-            try db.cachedStatement(
-                sql:
-                    "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND seq > ?\(rootFilter) ORDER BY seq LIMIT ?"
-            ))
-        select.bind(context.zoneId)
-        select.bind(since)
-        select.bind(contentsOf: roots)
-        select.bind(Int64(fetchLimit))
-        try select.forEachRow { row in
-            changes.append(.record(RecordRow(row)))
-            return true
-        }
+        // Deletions and shares, few beside the records: read first, then merged into the records' order as the
+        // records are read.
         var tombstoneArguments: StatementArguments = [context.zoneId, since]
         tombstoneArguments += StatementArguments(roots)
         tombstoneArguments += [fetchLimit]
-        changes += try Row.fetchAll(
+        var others: [Change] = try Row.fetchAll(
             db,
             sql: """
                 SELECT t.name, t.seq FROM tombstone t WHERE t.zoneId = ? AND t.seq > ?\(rootFilter)
@@ -117,32 +118,60 @@ enum ChangeFeed {
         for row in shareSeqs {
             let name: String = row[0]
             if let share = context.readableShares.first(where: { $0.recordName == name }) {
-                changes.append(.share(share, row[1]))
+                others.append(.share(share, row[1]))
             }
         }
-        changes.sort { $0.seq < $1.seq }
-        var moreComing = false
-        if let limit, changes.count > max(limit, 1) {
-            changes = Array(changes.prefix(max(limit, 1)))
-            moreComing = true
-        }
-        var records: [Record] = []
-        var shares: [Share] = []
-        var deletions: [String] = []
-        for change in changes {
-            switch change {
-            case .record(let row):
-                records.append(
-                    try row.record(
-                        in: context.visibleZoneID, shareRecordName: context.sharesByRoot[row.name]?.recordName))
-            case .share(let share, _): shares.append(share)
-            case .deletion(let name, _): deletions.append(name)
+        others.sort { $0.seq < $1.seq }
+        let capacity = limit.map { max($0, 1) } ?? Int.max
+        var changes = ZoneChanges(
+            zoneID: context.visibleZoneID, changedRecords: [], changedShares: [], deletedRecordNames: [],
+            token: ChangeToken(rawValue: ""), moreComing: false)
+        var taken = 0
+        var records = 0
+        var last = since
+        var next = 0
+        // Takes the deletions and shares made before `seq`; false when the page is full before one of them.
+        func takeOthers(before seq: Int64) -> Bool {
+            while next < others.count, others[next].seq < seq {
+                guard taken < capacity else { return false }
+                switch others[next] {
+                case .share(let share, _): changes.changedShares.append(share)
+                case .deletion(let name, _): changes.deletedRecordNames.append(name)
+                }
+                last = others[next].seq
+                taken += 1
+                next += 1
             }
+            return true
         }
-        let tokenSeq = moreComing ? (changes.last?.seq ?? since) : current
-        return ZoneChanges(
-            zoneID: context.visibleZoneID, changedRecords: records, changedShares: shares,
-            deletedRecordNames: deletions, token: ChangeSequence.token(tokenSeq, epoch: epoch), moreComing: moreComing)
+        var select = DirectStatement(
+            try db.cachedStatement(
+                sql:
+                    "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND seq > ?\(rootFilter) ORDER BY seq LIMIT ?"
+            ))
+        select.bind(context.zoneId)
+        select.bind(since)
+        select.bind(contentsOf: roots)
+        select.bind(Int64(fetchLimit))
+        try select.forEachRow { row in
+            let seq = RecordRow.seq(of: row)
+            guard takeOthers(before: seq), taken < capacity else {
+                changes.moreComing = true
+                return false
+            }
+            let name = row.string(1)
+            try receiver.receive(
+                RecordRow.reading(
+                    row, in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName),
+                at: records)
+            records += 1
+            taken += 1
+            last = seq
+            return true
+        }
+        if !changes.moreComing, !takeOthers(before: .max) { changes.moreComing = true }
+        changes.token = ChangeSequence.token(changes.moreComing ? last : current, epoch: epoch)
+        return changes
     }
 
     /// Every record of the zone `user` may read, with its change tag, the shares they may read, and the

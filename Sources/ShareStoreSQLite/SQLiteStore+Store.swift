@@ -324,6 +324,17 @@ extension SQLiteStore: ReadsRecordsInPlace {
         }
     }
 
+    package func readZoneChanges(
+        _ zoneID: ZoneID, in database: DatabaseScope, since token: ChangeToken?, resultsLimit: Int?,
+        as user: UserRecordName, into receiver: some RecordReceiver
+    ) async throws -> ZoneChanges {
+        try Self.admit(user, .read, database)
+        return try await read("reading zone changes") { db in
+            try ChangeFeed.zoneChanges(
+                zoneID, in: database, since: token, limit: resultsLimit, user: user, db: db, into: receiver)
+        }
+    }
+
     /// All the zones' tags in one read transaction, from the rows' names and sequence numbers, without reading
     /// a record's fields.
     public func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws

@@ -55,23 +55,33 @@ package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
     package func finish(continuationMarker: String?) throws -> JSONOutput {
         var bytes = JSONOutput(capacity: entries.count + places.count + 64)
         var object = WireRecordWriter.ObjectWriter()
-        try object.member("records", places, into: &bytes) { places, bytes in
-            bytes.append(UInt8(ascii: "["))
-            try self.entries.withBytes { entries in
-                for (index, place) in places.enumerated() {
-                    guard let place else {
-                        throw ShareError(.internalError, "the store answered no outcome for entry \(index)")
-                    }
-                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                    bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: entries[place]))
-                }
-            }
-            bytes.append(UInt8(ascii: "]"))
-        }
+        try object.member("records", self, into: &bytes) { answer, bytes in try answer.writeArray(into: &bytes) }
         object.member("continuationMarker", continuationMarker, into: &bytes, WireRecordWriter.string)
         object.end(into: &bytes)
         return bytes
     }
+
+    /// The entries as a JSON array, in index order.
+    /// - Throws: `INTERNAL_ERROR` when an index before the last was handed no entry.
+    package func writeArray(into bytes: inout JSONOutput) throws {
+        bytes.append(UInt8(ascii: "["))
+        try entries.withBytes { entries in
+            for (index, place) in places.enumerated() {
+                guard let place else {
+                    throw ShareError(.internalError, "the store answered no outcome for entry \(index)")
+                }
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: entries[place]))
+            }
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// How many entries were handed over: the index the next one takes.
+    package var count: Int { places.count }
+
+    /// The bytes the entries take.
+    var byteCount: Int { entries.count }
 }
 
 extension WireRecordWriter {
@@ -153,5 +163,30 @@ extension WireRecordWriter {
         }
         object.end(into: &bytes)
         return true
+    }
+}
+
+/// The emulator's `changes/zone` answer (`WireRecordWriter.encode(_: ZoneChangesAnswer)`): each zone's entry
+/// with its records written as the store read them (`RecordsAnswerWriter`: the records, then the shares and
+/// deletions, as `ZoneChangesResponse.ZoneResult` orders them), or a `ZoneResult` (an error, or records a
+/// request filters by type or reverses).
+package struct ZoneChangesAnswer {
+    package enum Zone {
+        case written(ZoneID, records: RecordsAnswerWriter, syncToken: String, moreComing: Bool)
+        case result(ZoneChangesResponse.ZoneResult)
+    }
+
+    package var zones: [Zone]
+
+    package init(zones: [Zone]) {
+        self.zones = zones
+    }
+
+    /// The bytes to reserve for the answer.
+    var capacity: Int {
+        zones.reduce(64) { total, zone in
+            if case .written(_, let records, _, _) = zone { return total + records.byteCount + 128 }
+            return total + 512
+        }
     }
 }

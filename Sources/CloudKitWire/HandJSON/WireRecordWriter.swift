@@ -62,18 +62,33 @@ package enum WireRecordWriter {
     /// The zone changes as JSON: the bytes written.
     /// - Throws: what `JSONEncoder` throws for a record written by it.
     package static func encode(_ response: ZoneChangesResponse) throws -> JSONOutput {
-        try body(capacity: 0) { object, bytes, encoder in
-            try object.member("zones", response.zones, into: &bytes) { zones, bytes in
+        try encode(ZoneChangesAnswer(zones: response.zones.map(ZoneChangesAnswer.Zone.result)))
+    }
+
+    /// The emulator's `changes/zone` answer as JSON, each zone's entry as `encode(_: ZoneChangesResponse)` writes
+    /// one: the bytes written.
+    /// - Throws: what `JSONEncoder` throws for a record written by it.
+    package static func encode(_ answer: ZoneChangesAnswer) throws -> JSONOutput {
+        try body(capacity: answer.capacity) { object, bytes, encoder in
+            try object.member("zones", answer.zones, into: &bytes) { zones, bytes in
                 try array(zones, into: &bytes) { zone, bytes in
                     var zoneObject = ObjectWriter()
-                    zoneObject.member("zoneID", zone.zoneID, into: &bytes, self.zone)
-                    try zoneObject.member("records", zone.records, into: &bytes) {
-                        try records($0, encoder: encoder, into: &$1)
+                    switch zone {
+                    case .result(let zone):
+                        zoneObject.member("zoneID", zone.zoneID, into: &bytes, self.zone)
+                        try zoneObject.member("records", zone.records, into: &bytes) {
+                            try records($0, encoder: encoder, into: &$1)
+                        }
+                        zoneObject.member("syncToken", zone.syncToken, into: &bytes, string)
+                        zoneObject.member("moreComing", zone.moreComing, into: &bytes, boolean)
+                        zoneObject.member("serverErrorCode", zone.serverErrorCode, into: &bytes, string)
+                        zoneObject.member("reason", zone.reason, into: &bytes, string)
+                    case .written(let zoneID, let records, let syncToken, let moreComing):
+                        zoneObject.member("zoneID", WireZoneID(zoneID), into: &bytes, self.zone)
+                        try zoneObject.member("records", records, into: &bytes) { try $0.writeArray(into: &$1) }
+                        zoneObject.member("syncToken", syncToken, into: &bytes, string)
+                        zoneObject.member("moreComing", moreComing, into: &bytes, boolean)
                     }
-                    zoneObject.member("syncToken", zone.syncToken, into: &bytes, string)
-                    zoneObject.member("moreComing", zone.moreComing, into: &bytes, boolean)
-                    zoneObject.member("serverErrorCode", zone.serverErrorCode, into: &bytes, string)
-                    zoneObject.member("reason", zone.reason, into: &bytes, string)
                     zoneObject.end(into: &bytes)
                 }
             }

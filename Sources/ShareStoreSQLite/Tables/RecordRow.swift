@@ -62,6 +62,9 @@ struct RecordRow {
 
     var changeTag: String { Self.changeTag(seq: seq, tagSeq: tagSeq) }
 
+    /// The sequence number of a row selecting `selection`, read in place.
+    static func seq(of columns: borrowing DirectStatement.Columns) -> Int64 { columns.int64(6) }
+
     /// A record's change tag: from the sequence number of its last write (`tagSeq` when it moved since).
     static func changeTag(seq: Int64, tagSeq: Int64?) -> String { ChangeSequence.tag(tagSeq ?? seq) }
 
