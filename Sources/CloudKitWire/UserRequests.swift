@@ -201,7 +201,8 @@ package struct SignInBatchResponse: Codable, Sendable, Hashable {
                 throw WireError.shareError(code: serverErrorCode, reason: reason, subject: email, retryAfter: nil)
             }
             guard let ckWebAuthToken, let userRecordName else {
-                throw ShareError(.internalError, "a batch sign-in answered neither a token nor an error", subject: email)
+                throw ShareError(
+                    .internalError, "a batch sign-in answered neither a token nor an error", subject: email)
             }
             return (User(recordName: userRecordName, email: emailAddress ?? email, name: name), ckWebAuthToken)
         }

@@ -98,7 +98,8 @@ struct EmulatorService: Sendable {
                 if create { await identities.remember(user) }
                 entries[index] = .init(ckWebAuthToken: await tokens.issue(for: user.recordName), user: user)
             case .success(nil):
-                entries[index] = .init(emailAddress: person.emailAddress, error: Self.noSuchUser(person.emailAddress, in: world))
+                entries[index] = .init(
+                    emailAddress: person.emailAddress, error: Self.noSuchUser(person.emailAddress, in: world))
             case .failure(let error):
                 entries[index] = .init(emailAddress: person.emailAddress, error: error)
             }

@@ -81,7 +81,8 @@ enum ChangeFeed {
         db: Database
     ) throws -> ZoneChanges {
         let records = RecordOutcomes()
-        var changes = try zoneChanges(zoneID, in: database, since: token, limit: limit, user: user, db: db, into: records)
+        var changes = try zoneChanges(
+            zoneID, in: database, since: token, limit: limit, user: user, db: db, into: records)
         changes.changedRecords = try records.records()
         return changes
     }

@@ -100,6 +100,17 @@ import Testing
         try WireGolden.files.check(
             try WireGolden.json(SignInRequest(emailAddress: "bob@example.com", name: "Bob Builder")),
             against: "auth-signin.json")
+        let endpoint = WebServicesEndpoint.emulator(
+            url: "http://127.0.0.1:8080", apiToken: nil, container: "iCloud.com.example.Lists",
+            environment: "development")
+        try WireGolden.files.check(
+            try WireGolden.json(
+                SignInBatchRequest(
+                    users: [
+                        .init(emailAddress: "bob@example.com", name: "Bob Builder"),
+                        .init(emailAddress: "carol@example.com", name: nil),
+                    ], createUser: false, for: endpoint)),
+            against: "auth-signin-batch.json")
     }
 
     @Test func everyFieldRoundTrips() throws {

@@ -52,6 +52,9 @@ import Testing
         "users-lookup-email.json": ["": ["users"], "users[]": ["emailAddress"]],
         "records-resolve.json": ["": ["shortGUIDs"], "shortGUIDs[]": ["value"]],
         "auth-signin.json": ["": ["emailAddress", "name"]],
+        "auth-signin-batch.json": [
+            "": ["users", "createUser", "container", "environment"], "users[]": ["emailAddress", "name"],
+        ],
     ]
 
     @Test(arguments: allowed.keys.sorted())

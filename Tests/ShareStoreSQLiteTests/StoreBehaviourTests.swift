@@ -172,6 +172,43 @@ import Testing
         #expect(missing.map(\.code) == [.zoneNotFound])
     }
 
+    @Test("a feed of records and deletions read in pages of 1, 2 and 3 sees each change once, in the order made")
+    func pagesMergeRecordsAndDeletionsInOrder() async throws {
+        let owner = try await alice()
+        _ = try await store.modifyRecords(
+            ["a", "b", "c"].map { .init(.create, todo($0, in: zone, title: $0)) }, in: zone, database: .private,
+            atomic: true, as: owner)
+        let b = try #require(try await store.record("b", in: zone, as: owner))
+        _ = try await store.modifyRecords([.init(.delete, b)], in: zone, database: .private, atomic: true, as: owner)
+        _ = try await store.modifyRecords(
+            [.init(.create, todo("d", in: zone, title: "d"))], in: zone, database: .private, atomic: true, as: owner)
+        // Made in this order: a, c (b's creation is gone with it), b's deletion, d.
+        for size in 1...3 {
+            var token: ChangeToken?
+            var seen: [String] = []
+            var pages = 0
+            while pages < 10 {
+                let page = try await store.zoneChanges(zone, in: .private, since: token, resultsLimit: size, as: owner)
+                #expect(page.changedRecords.count + page.deletedRecordNames.count <= size)
+                // A page lists its records, then its deletions.
+                seen += page.changedRecords.map(\.recordName) + page.deletedRecordNames.map { "-" + $0 }
+                token = page.token
+                pages += 1
+                if !page.moreComing { break }
+            }
+            // Pages of 2: {a, c}, then {b's deletion, d}, listed as its record, then its deletion.
+            let expected: [[String]] = [
+                ["a", "c", "-b", "d"], ["a", "c", "d", "-b"], ["a", "c", "-b", "d"],
+            ]
+            #expect(seen == expected[size - 1], "pages of \(size)")
+            #expect(pages == (4 + size - 1) / size, "pages of \(size)")
+        }
+        // Pages of 3: a, c and b's deletion, then d; the first page's records come before its deletion.
+        let first = try await store.zoneChanges(zone, in: .private, since: nil, resultsLimit: 3, as: owner)
+        #expect(first.changedRecords.map(\.recordName) == ["a", "c"] && first.deletedRecordNames == ["b"])
+        #expect(first.moreComing)
+    }
+
     @Test func changeTokensReturnExactlyWhatChanged() async throws {
         let owner = try await alice()
         _ = try await store.modifyRecords(
