@@ -368,7 +368,7 @@ import Testing
             ("flag-key=\(scratch.file("missing.pem"))", "cannot read"), ("no-equals", "is not KEY_ID=PATH"),
             ("bad=\(try scratch.write("bad.pem", "not a key"))", "not a P-256"),
         ] {
-            let result = try SharelaneBinary.run([
+            let result = try await SharelaneBinary.run([
                 "serve", "--port", "0", "--store", "memory:", "--server-key", argument,
             ])
             #expect(result.status != 0)

@@ -37,6 +37,14 @@ public enum SharelaneBinary {
         return try runProcess(executable, arguments, in: directory, environment: environment)
     }
 
+    /// `run` from an async test, waited for on a thread of its own (`runOffPool`): Swift picks it wherever the
+    /// caller can await, so that no test holds one of the shared pool's threads while a command runs.
+    public static func run(
+        _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
+    ) async throws -> Result {
+        try await runOffPool(arguments, in: directory, environment: extra)
+    }
+
     /// `run`, waited for on a thread of its own: an async test that runs a long command (serve wrapped around
     /// a test suite) holds none of the shared pool's threads meanwhile, which the in-process emulators of other
     /// tests answer on (on a 2-core machine the pool has two).
