@@ -182,11 +182,12 @@ package struct SignInBatchResponse: Codable, Sendable, Hashable {
         package var serverErrorCode: String?
         package var reason: String?
 
-        package init(ckWebAuthToken: String, user: User) {
-            self.ckWebAuthToken = ckWebAuthToken
-            userRecordName = user.recordName
-            emailAddress = user.email
-            name = user.name
+        /// A user signed in: the members of a sign-in's answer.
+        package init(_ signedIn: SignInResponse) {
+            ckWebAuthToken = signedIn.ckWebAuthToken
+            userRecordName = signedIn.userRecordName
+            emailAddress = signedIn.emailAddress
+            name = signedIn.name
         }
 
         package init(emailAddress: String, error: ShareError) {

@@ -7,17 +7,7 @@ extension WebServicesStore {
     /// each user signed in starts a token chain as a sign-in of their own does. On Apple's service, which
     /// signs in only its one user, one after another.
     public func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
-        guard endpoint.kind == .emulator else {
-            var results: [Result<User, ShareError>] = []
-            for user in users {
-                do {
-                    results.append(.success(try await signIn(email: user.email, name: user.name)))
-                } catch let error as ShareError {
-                    results.append(.failure(error))
-                }
-            }
-            return results
-        }
+        guard endpoint.kind == .emulator else { return try await signInOneByOne(users) }
         let people = users.map { SignInBatchRequest.Person(emailAddress: $0.email, name: $0.name) }
         return try await signInBatches(people, createUser: nil).map { result in
             result.flatMap { found in
@@ -30,17 +20,7 @@ extension WebServicesStore {
     /// On the emulator, 200 addresses a request with `createUser: false`: an address nobody has is nil. On
     /// Apple's service, one after another.
     public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
-        guard endpoint.kind == .emulator else {
-            var results: [Result<User?, ShareError>] = []
-            for email in emails {
-                do {
-                    results.append(.success(try await signInExisting(email: email)))
-                } catch let error as ShareError {
-                    results.append(.failure(error))
-                }
-            }
-            return results
-        }
+        guard endpoint.kind == .emulator else { return try await signInExistingOneByOne(emails) }
         let people = emails.map { SignInBatchRequest.Person(emailAddress: $0, name: nil) }
         return try await signInBatches(people, createUser: false)
     }

@@ -96,7 +96,8 @@ struct EmulatorService: Sendable {
             case .success(let user?):
                 if create, let world { await identities.signedIn(user, in: world) }
                 if create { await identities.remember(user) }
-                entries[index] = .init(ckWebAuthToken: await tokens.issue(for: user.recordName), user: user)
+                entries[index] = .init(
+                    SignInResponse(ckWebAuthToken: await tokens.issue(for: user.recordName), user: user))
             case .success(nil):
                 entries[index] = .init(
                     emailAddress: person.emailAddress, error: Self.noSuchUser(person.emailAddress, in: world))

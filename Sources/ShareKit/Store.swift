@@ -427,6 +427,17 @@ extension Store {
 
     /// One user after another, for stores that act as one user a call.
     public func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
+        try await signInOneByOne(users)
+    }
+
+    /// One user after another, for stores that act as one user a call.
+    public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
+        try await signInExistingOneByOne(emails)
+    }
+
+    /// `signIn(_:)` as one `signIn(email:name:)` after another: the default, and what a store that signs many
+    /// in at once on one service does on another.
+    public func signInOneByOne(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
         var results: [Result<User, ShareError>] = []
         results.reserveCapacity(users.count)
         for user in users {
@@ -439,8 +450,8 @@ extension Store {
         return results
     }
 
-    /// One user after another, for stores that act as one user a call.
-    public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
+    /// `signInExisting(_:)` as one `signInExisting(email:)` after another (see `signInOneByOne(_:)`).
+    public func signInExistingOneByOne(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
         var results: [Result<User?, ShareError>] = []
         results.reserveCapacity(emails.count)
         for email in emails {
