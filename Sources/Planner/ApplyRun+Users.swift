@@ -11,8 +11,8 @@ extension ApplyRun {
     /// Planning creates no users, so apply does, before anything needs their record names. The owner always
     /// comes first (every write goes as them). Over `http:` the others sign in while the zones are written: a
     /// share names a participant the store does not know yet by email address, and the store makes that user
-    /// (the sign-in then finds them), so the sign-ins' round trips overlap the writes' rather than precede them
-    /// (at 80 ms a request, a tenth of an apply of 100 users). Not when a new user's phone number or
+    /// (the sign-in then finds them), so the sign-ins' round trip overlaps the writes' rather than precedes them
+    /// (one request of up to 200 users, `signsInTogether`). Not when a new user's phone number or
     /// discoverability is set (a share may name them by phone, which must be theirs first), nor on a store that
     /// signs everyone in in one transaction.
     func newUsersToSignIn() -> (first: [PlannedUser], later: [PlannedUser]) {
