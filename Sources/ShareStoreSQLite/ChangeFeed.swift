@@ -105,17 +105,20 @@ enum ChangeFeed {
         var tombstoneArguments: StatementArguments = [context.zoneId, since]
         tombstoneArguments += StatementArguments(roots)
         tombstoneArguments += [fetchLimit]
+        // Statements kept prepared: preparing them (GRDB's authorizer included) was a quarter of serve's time
+        // reading a zone's changes, read 100 times after an apply of 100 zones.
         var others: [Change] = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT t.name, t.seq FROM tombstone t WHERE t.zoneId = ? AND t.seq > ?\(rootFilter)
-                  AND NOT EXISTS (SELECT 1 FROM record r WHERE r.zoneId = t.zoneId AND r.name = t.name)
-                  AND NOT EXISTS (SELECT 1 FROM share s WHERE s.zoneId = t.zoneId AND s.name = t.name)
-                ORDER BY t.seq LIMIT ?
-                """, arguments: tombstoneArguments
+            db.cachedStatement(
+                sql: """
+                    SELECT t.name, t.seq FROM tombstone t WHERE t.zoneId = ? AND t.seq > ?\(rootFilter)
+                      AND NOT EXISTS (SELECT 1 FROM record r WHERE r.zoneId = t.zoneId AND r.name = t.name)
+                      AND NOT EXISTS (SELECT 1 FROM share s WHERE s.zoneId = t.zoneId AND s.name = t.name)
+                    ORDER BY t.seq LIMIT ?
+                    """), arguments: tombstoneArguments
         ).map { .deletion($0[0], $0[1]) }
         let shareSeqs = try Row.fetchAll(
-            db, sql: "SELECT name, seq FROM share WHERE zoneId = ? AND seq > ?", arguments: [context.zoneId, since])
+            db.cachedStatement(sql: "SELECT name, seq FROM share WHERE zoneId = ? AND seq > ?"),
+            arguments: [context.zoneId, since])
         for row in shareSeqs {
             let name: String = row[0]
             if let share = context.readableShares.first(where: { $0.recordName == name }) {

@@ -127,7 +127,9 @@ struct RecordBatch {
         if schemaGrew { try SchemaRow.store(schema, environment, db) }
         guard sequence.advanced else { return }
         try sequence.store(db)
-        try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [sequence.current, zoneId])
+        try db.cachedStatement(sql: "UPDATE zone SET seq = ? WHERE id = ?").execute(arguments: [
+            sequence.current, zoneId,
+        ])
     }
 
     /// The fields of the operations that may create a record, encoded (nil for the others): done by the

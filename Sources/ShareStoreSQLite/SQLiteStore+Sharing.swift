@@ -255,7 +255,7 @@ extension SQLiteStore {
             try db.execute(
                 sql: "UPDATE share SET seq = ?, modifiedAt = ?, modifiedBy = ? WHERE zoneId = ? AND name = ?",
                 arguments: [shareSeq, Self.now, user, zoneId, recordName])
-            try db.execute(sql: "UPDATE zone SET seq = ? WHERE id = ?", arguments: [shareSeq, zoneId])
+            try db.cachedStatement(sql: "UPDATE zone SET seq = ? WHERE id = ?").execute(arguments: [shareSeq, zoneId])
             try ZoneRemovalRow(scope: .shared, user: user, owner: owner, zoneName: zone.name, seq: sequence.next())
                 .insert(db, onConflict: .replace)
             try sequence.store(db)
