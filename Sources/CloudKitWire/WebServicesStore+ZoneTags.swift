@@ -11,9 +11,28 @@ extension WebServicesStore {
     public func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
         -> [ZoneTags?]
     {
+        try await zoneTags(zoneIDs, since: zoneIDs.map { _ in nil }, in: database, as: user)
+    }
+
+    /// Each zone from what an earlier reading found and its feed since that reading's token (the feed from the
+    /// start where nothing is known, or the token is refused), every zone at once.
+    public func zoneTags(
+        _ zoneIDs: [ZoneID], since known: [ZoneTags?], in database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [ZoneTags?] {
         try await withThrowingTaskGroup(of: (Int, ZoneTags?).self) { group in
             for (index, zoneID) in zoneIDs.enumerated() {
-                group.addTask { (index, try await self.tagsOnly(zoneID, in: database, as: user)) }
+                let known = index < known.count ? known[index] : nil
+                group.addTask {
+                    guard let known else {
+                        return (index, try await self.tagsOnly(zoneID, from: nil, in: database, as: user))
+                    }
+                    do {
+                        return (index, try await self.tagsOnly(zoneID, from: known, in: database, as: user))
+                    } catch let error as ShareError where error.code == .badRequest {
+                        // A token the store no longer takes (it was reset since): the zone read whole.
+                        return (index, try await self.tagsOnly(zoneID, from: nil, in: database, as: user))
+                    }
+                }
             }
             var answers = [ZoneTags?](repeating: nil, count: zoneIDs.count)
             for try await (index, tags) in group { answers[index] = tags }
@@ -21,15 +40,16 @@ extension WebServicesStore {
         }
     }
 
-    private func tagsOnly(_ zoneID: ZoneID, in database: DatabaseScope, as user: UserRecordName) async throws
-        -> ZoneTags?
+    /// The zone's tags from `known` and its feed since `known`'s token, or from the start of its feed.
+    private func tagsOnly(_ zoneID: ZoneID, from known: ZoneTags?, in database: DatabaseScope, as user: UserRecordName)
+        async throws -> ZoneTags?
     {
-        var tags = ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
-        var shares: [String: Share] = [:]
+        var tags = known ?? ZoneTags(records: [:], shares: [], token: ChangeToken(rawValue: ""))
+        var shares = Dictionary(tags.shares.map { ($0.recordName, $0) }, uniquingKeysWith: { _, last in last })
         let key = ZoneFeedBatches.Key(user: user, database: database)
         do {
             let ending = try await ChangeFeedPaging.follow(
-                from: nil,
+                from: known?.token,
                 read: { token in
                     var request = ZoneChangesRequest.ZoneRequest(
                         zoneID: WireZoneID(zoneID), syncToken: token?.rawValue, resultsLimit: nil)

@@ -46,7 +46,15 @@ extension ApplyRun {
             batches, limit: store.capabilities.batchesInOneTransaction ? 1 : max(1, parallelism),
             while: { complete }
         ) { batch in
-            try? await store.zoneTags(batch.map { ZoneID(zoneName: $0) }, in: .private, as: owner)
+            // Each zone read back from what the plan read of it: over `http:` only its changes since.
+            let known = batch.map { name -> ZoneTags? in
+                guard let read = keep.pending[name]?.read, let tags = basis[name]?.tags else { return nil }
+                let shareNames = Set(read.shares.map(\.recordName))
+                return ZoneTags(
+                    records: tags.filter { !shareNames.contains($0.key) }, shares: read.shares, token: read.token)
+            }
+            return try? await store.zoneTags(
+                batch.map { ZoneID(zoneName: $0) }, since: known, in: .private, as: owner)
         } receive: { batch, read in
             guard let read, read.count == batch.count else {
                 complete = false

@@ -20,6 +20,16 @@ struct CacheAfterApply: Sendable {
         var undeclared: Int
         /// The notes the zone's plan gives after the apply.
         var notes: [String]
+        /// What the plan read of the zone, its tags aside (the plan's basis has them): its token and shares
+        /// then. The apply reads the zone back from there (`Store.zoneTags(_:since:in:as:)`); nil for a zone
+        /// the store did not have.
+        var read: Read?
+    }
+
+    /// A zone's token and shares as the plan read them.
+    struct Read: Sendable {
+        var token: ChangeToken
+        var shares: [Share]
     }
 
     var file: URL

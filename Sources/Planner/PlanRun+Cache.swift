@@ -9,12 +9,15 @@ extension PlanRun {
     /// Keeps a zone that planned to changes for the apply, whose plan after a successful apply is known: no
     /// change, no waiting line (the store acts as every participant), only the note of the undeclared
     /// records it keeps.
-    mutating func keepForApply(_ index: Int, undeclared: Int, notes: [String], waiting: [String]) {
+    mutating func keepForApply(
+        _ index: Int, undeclared: Int, notes: [String], waiting: [String], read: CacheAfterApply.Read?
+    ) {
         let zone = zones[index]
         guard let content = incremental.contents[index], options.targets.isEmpty, !options.destroy,
             store.capabilities.actsAsAnyUser, !zone.absent, zone.name != defaultZoneName, waiting.isEmpty
         else { return }
-        pending[zone.name] = CacheAfterApply.Pending(content: content, undeclared: undeclared, notes: notes)
+        pending[zone.name] = CacheAfterApply.Pending(
+            content: content, undeclared: undeclared, notes: notes, read: read)
     }
 
     /// Remembers a zone read in part that planned to no changes: what the cache file knew, with the tags and

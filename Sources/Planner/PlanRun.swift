@@ -240,7 +240,7 @@ struct PlanRun {
                 index, undeclared: changed.known.undeclared,
                 notes: changed.known.undeclared == 0
                     ? [] : [PlanBuilder.undeclaredNote(count: changed.known.undeclared, zone: zone.name)],
-                waiting: changed.known.waiting)
+                waiting: changed.known.waiting, read: .init(token: changed.token, shares: changed.known.shares))
         }
     }
 
@@ -270,7 +270,8 @@ struct PlanRun {
                 index, undeclared: pruned ? 0 : undeclared,
                 notes: pruned || undeclared == 0
                     ? [] : [PlanBuilder.undeclaredNote(count: undeclared, zone: zone.name)],
-                waiting: Array(builder.waiting[waitingBefore...]))
+                waiting: Array(builder.waiting[waitingBefore...]),
+                read: liveZone.flatMap { live in token.map { .init(token: $0, shares: Array(live.shares.values)) } })
             guard pending[zone.name] != nil else { return }
         }
         keepDeclaredRecords(index)

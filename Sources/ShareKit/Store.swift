@@ -273,6 +273,12 @@ public protocol Store: Sendable {
     /// embedded store reads all the zones in one transaction.
     func zoneTags(_ zoneIDs: [ZoneID], in database: DatabaseScope, as user: UserRecordName) async throws
         -> [ZoneTags?]
+    /// `zoneTags(_:in:as:)` of zones read before: each zone from what that reading found (`known`, in order:
+    /// its tags, shares and token then; nil to read the zone whole) and its change feed since, so that a zone of
+    /// 100,000 records an apply changed one record of is read back as one change, not 100,000 records. A token
+    /// the store no longer takes reads the zone whole. The embedded store reads its indexes whole, as cheap.
+    func zoneTags(_ zoneIDs: [ZoneID], since known: [ZoneTags?], in database: DatabaseScope, as user: UserRecordName)
+        async throws -> [ZoneTags?]
 
     // MARK: Subscriptions and notifications
 
@@ -388,6 +394,13 @@ extension Store {
             }
         }
         return results
+    }
+
+    /// Reads the zones whole: for stores whose whole reading is cheap (the embedded store, from its indexes).
+    public func zoneTags(
+        _ zoneIDs: [ZoneID], since known: [ZoneTags?], in database: DatabaseScope, as user: UserRecordName
+    ) async throws -> [ZoneTags?] {
+        try await zoneTags(zoneIDs, in: database, as: user)
     }
 
     /// One zone's `zoneTags(_:in:as:)`.

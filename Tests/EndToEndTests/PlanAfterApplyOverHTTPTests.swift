@@ -105,4 +105,49 @@ import Testing
         #expect(third.status == 2, "\(third.output)")
         #expect(third.stdout.contains("participant Club2/gina"), "\(third.stdout)")
     }
+
+    @Test("an apply that adds one record to a zone of 450 reads back only what changed since its plan")
+    func applyReadsBackOnlyTheChanges() throws {
+        let server = try ServeProcess()
+        defer { server.stop() }
+        let scratch = try TemporaryDirectory("read-back")
+        let run = Self.sharelane(against: server, cacheIn: scratch)
+        func recipe(extra: Bool) throws -> String {
+            try scratch.write(
+                "big.yaml",
+                """
+                sharelane: 1
+                name: big
+                users:
+                  alice: { email: alice@example.com }
+                  bob: { email: bob@example.com }
+                owner: alice
+                zones:
+                  Big:
+                    share:
+                      participants: { bob: read-only }
+                    records:
+                      "note-{{i:03}}": { repeat: 450, type: Note, fields: { title: "Note {{i}}" } }
+                \(extra ? "      extra: { type: Note, fields: { title: Extra } }" : "")
+                """)
+        }
+        let applied = try run(["apply", try recipe(extra: false), "--yes"])
+        #expect(applied.status == 0, "\(applied.output)")
+        let file = try recipe(extra: true)
+        let before = server.log.count
+        let added = try run(["apply", file, "--yes"])
+        let addLog = server.log.dropFirst(before)
+        #expect(added.status == 0, "\(added.output)")
+        #expect(added.stdout.contains("1 added, 0 changed, 0 destroyed"), "\(added.stdout)")
+        // The plan reads the zone whose declaration changed whole: three pages (450 records and the share, 200
+        // a page). The apply reads back only its own change since: one page, where reading the zone back whole
+        // took three.
+        #expect(Self.zoneFeedRequests(addLog) == 4, "\(addLog)")
+        // And what it left in the cache is the store's: the next plan takes the zone from it and is empty.
+        let after = server.log.count
+        let plan = try run(["plan", file, "--log-level", "debug", "--detailed-exitcode"])
+        #expect(plan.status == 0, "\(plan.output)")
+        #expect(Self.fromCache(plan)?.hasSuffix("1 zone from the cache)") == true, "\(plan.stderr)")
+        #expect(Self.zoneFeedRequests(server.log.dropFirst(after)) == 0)
+    }
 }
