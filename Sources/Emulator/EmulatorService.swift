@@ -94,8 +94,11 @@ struct EmulatorService: Sendable {
         for ((index, person), result) in zip(people, found) {
             switch result {
             case .success(let user?):
-                if create, let world { await identities.signedIn(user, in: world) }
-                if create { await identities.remember(user) }
+                // As `signIn(email:name:in:)` keeps a user signed in to a world (without one, it kept them).
+                if create, let world {
+                    await identities.signedIn(user, in: world)
+                    await identities.remember(user)
+                }
                 entries[index] = .init(
                     SignInResponse(ckWebAuthToken: await tokens.issue(for: user.recordName), user: user))
             case .success(nil):
