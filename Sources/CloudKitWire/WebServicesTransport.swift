@@ -239,7 +239,15 @@ struct WebServicesTransport: Sendable {
     /// `data` with every token of `secrets` masked (`Credentials.masking`), untouched when none occurs in it.
     static func masking(_ secrets: [String], in data: Data) -> Data {
         let present = secrets.contains { secret in
-            secret.count >= 4 && Credentials.forms(of: secret).contains { contains(Array($0.utf8), in: data) }
+            guard secret.count >= 4 else { return false }
+            let forms = Credentials.forms(of: secret).map { Array($0.utf8) }
+            // The forms differ only from the first character one of them escapes: an answer without the part
+            // they share has none of them, found in one pass over it rather than one a form.
+            let shared = forms.dropFirst().reduce(forms.first ?? []) { shared, form in
+                Array(zip(shared, form).prefix { $0 == $1 }.map(\.0))
+            }
+            if shared.count >= 4, !contains(shared, in: data) { return false }
+            return forms.contains { contains($0, in: data) }
         }
         guard present else { return data }
         return Data(Credentials.masking(secrets, in: String(decoding: data, as: UTF8.self)).utf8)

@@ -32,5 +32,10 @@ struct SecretMaskingTests {
             !String(decoding: WebServicesTransport.masking([secret], in: encoded), as: UTF8.self).contains("secret"))
         let clean = Data(#"{"records":[]}"#.utf8)
         #expect(WebServicesTransport.masking([secret], in: clean) == clean)
+        // The part every form of the token begins with, and none of the forms.
+        let near = Data(#"{"recordName":"3f9a/secret+tokens"}"#.utf8)
+        #expect(WebServicesTransport.masking([secret], in: near) == near)
+        let raw = Data("token 3f9a/secret+token== at the end".utf8)
+        #expect(!String(decoding: WebServicesTransport.masking([secret], in: raw), as: UTF8.self).contains("secret"))
     }
 }
