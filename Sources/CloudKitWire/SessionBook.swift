@@ -45,12 +45,34 @@ actor SessionBook {
     /// Another session for an emulator user, started by another sign-in.
     func addSession(for user: UserRecordName, email: String?, name: String?, token: String) -> Session {
         growing[user, default: 1] -= 1
+        return newSession(for: user, email: email, name: name, token: token)
+    }
+
+    /// Another session for a user just signed in (`signedIn`), from a sign-in of the same request, while they
+    /// have fewer than `chainsPerUser`.
+    func signedInAgain(_ user: User, token: String) {
+        guard sessions[user.recordName] != nil, (pools[user.recordName]?.count ?? 0) < chainsPerUser else { return }
+        _ = newSession(for: user.recordName, email: user.email, name: user.name, token: token)
+    }
+
+    private func newSession(for user: UserRecordName, email: String?, name: String?, token: String) -> Session {
         let key = "\(user)#\(pools[user]?.count ?? 0)"
         let session = Session(key: key, email: email, name: name, gate: SerialGate())
         sessions[key] = session
         tokens[key] = token
         pools[user, default: []].append(key)
         return session
+    }
+
+    /// How many more sessions `user` needs for `calls` requests at once (at most `chainsPerUser` in all),
+    /// counted as sign-ins under way (each ended with `addSession` or `growthFailed`), with the address and
+    /// name to sign in with; nil when they need none, or the store has no session of theirs to copy.
+    func reserveSessions(for user: UserRecordName, calls: Int) -> (count: Int, email: String, name: String?)? {
+        guard let first = sessions[user], let email = first.email else { return nil }
+        let count = min(calls, chainsPerUser) - (pools[user]?.count ?? 0) - growing[user, default: 0]
+        guard count > 0 else { return nil }
+        growing[user, default: 0] += count
+        return (count, email, first.name)
     }
 
     /// A sign-in for another session failed: the user keeps the sessions they have.

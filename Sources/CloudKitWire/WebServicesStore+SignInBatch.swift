@@ -6,10 +6,11 @@ extension WebServicesStore {
     /// On the emulator, 200 users a request (`POST /auth/signin/batch`), the requests under way together;
     /// each user signed in starts a token chain as a sign-in of their own does. On Apple's service, which
     /// signs in only its one user, one after another.
+    /// A user who means to make several calls at once (`UserSignIn.calls`) is signed in once more for each
+    /// further call, up to the store's chains a user, in the same requests: a token chain each.
     public func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
         guard endpoint.kind == .emulator else { return try await signInOneByOne(users) }
-        let people = users.map { SignInBatchRequest.Person(emailAddress: $0.email, name: $0.name) }
-        return try await signInBatches(people, createUser: nil).map { result in
+        return try await signInBatches(users, createUser: nil).map { result in
             result.flatMap { found in
                 found.map(Result.success)
                     ?? .failure(ShareError(.internalError, "a sign-in that creates users found none"))
@@ -20,15 +21,57 @@ extension WebServicesStore {
     /// On the emulator, 200 addresses a request with `createUser: false`: an address nobody has is nil. On
     /// Apple's service, one after another.
     public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
-        guard endpoint.kind == .emulator else { return try await signInExistingOneByOne(emails) }
-        let people = emails.map { SignInBatchRequest.Person(emailAddress: $0, name: nil) }
-        return try await signInBatches(people, createUser: false)
+        try await signInExisting(emails.map { UserSignIn(email: $0) })
+    }
+
+    /// `signInExisting(_:)`, a user found signed in again in the same requests for each further call they
+    /// mean to make at once, as `signIn(_:)` does.
+    public func signInExisting(_ users: [UserSignIn]) async throws -> [Result<User?, ShareError>] {
+        guard endpoint.kind == .emulator else { return try await signInExistingOneByOne(users.map(\.email)) }
+        return try await signInBatches(users, createUser: false)
+    }
+
+    /// The users as the batches carry them: each once, in order, then again for each further call of theirs
+    /// (`UserSignIn.calls`, up to the store's chains a user).
+    private func signInBatches(_ users: [UserSignIn], createUser: Bool?) async throws -> [Result<User?, ShareError>] {
+        var people = users.map { SignInBatchRequest.Person(emailAddress: $0.email, name: $0.name) }
+        for user in users where user.calls > 1 {
+            let person = SignInBatchRequest.Person(emailAddress: user.email, name: user.name)
+            people += repeatElement(person, count: min(user.calls, sessions.chainsPerUser) - 1)
+        }
+        return Array(
+            try await signInBatches(people, createUser: createUser, chainsFrom: users.count).prefix(users.count))
+    }
+
+    /// On the emulator, the token chains `calls` requests as `user` at once need, signed in together in one
+    /// request rather than one a request as each first finds the others busy (a round trip before the second
+    /// write of an apply). Apple's service has the one chain of its signed-in user.
+    public func prepareToAct(as user: UserRecordName, calls: Int) async {
+        guard endpoint.kind == .emulator, let wanted = await sessions.reserveSessions(for: user, calls: calls)
+        else { return }
+        let people = Array(
+            repeating: SignInBatchRequest.Person(emailAddress: wanted.email, name: wanted.name), count: wanted.count)
+        var added = 0
+        if let response: SignInBatchResponse = try? await send(
+            path: WireSpelling.signInBatchPath,
+            body: SignInBatchRequest(users: people, createUser: false, for: endpoint), auth: .apiTokenOnly)
+        {
+            for entry in response.users.prefix(wanted.count) {
+                guard let (signedIn, token) = try? entry.signedIn(email: wanted.email),
+                    signedIn.recordName == user
+                else { continue }
+                _ = await sessions.addSession(for: user, email: wanted.email, name: wanted.name, token: token)
+                added += 1
+            }
+        }
+        for _ in added..<wanted.count { await sessions.growthFailed(for: user) }
     }
 
     /// One result a person, in order: the user signed in (their token kept), nil for an address the emulator
-    /// does not have when `createUser` is false, or that person's error.
-    private func signInBatches(_ people: [SignInBatchRequest.Person], createUser: Bool?) async throws
-        -> [Result<User?, ShareError>]
+    /// does not have when `createUser` is false, or that person's error. The people from `chainsFrom` on sign
+    /// in again someone before them: their tokens start further chains of that user.
+    private func signInBatches(_ people: [SignInBatchRequest.Person], createUser: Bool?, chainsFrom: Int)
+        async throws -> [Result<User?, ShareError>]
     {
         let chunks = people.chunked(CloudKitLimits.operationsPerRequest)
         let answers = try await withThrowingTaskGroup(of: (Int, SignInBatchResponse).self) { group in
@@ -57,7 +100,11 @@ extension WebServicesStore {
             for (person, entry) in zip(chunk, answer.users) {
                 do {
                     let (user, token) = try entry.signedIn(email: person.emailAddress)
-                    await sessions.signedIn(user, token: token)
+                    if results.count >= chainsFrom {
+                        await sessions.signedInAgain(user, token: token)
+                    } else {
+                        await sessions.signedIn(user, token: token)
+                    }
                     results.append(.success(user))
                 } catch let error as ShareError where createUser == false && error.code == .notFound {
                     results.append(.success(nil))

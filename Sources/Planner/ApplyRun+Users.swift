@@ -12,9 +12,10 @@ extension ApplyRun {
     /// comes first (every write goes as them). Over `http:` the others sign in while the zones are written: a
     /// share names a participant the store does not know yet by email address, and the store makes that user
     /// (the sign-in then finds them), so the sign-ins' round trip overlaps the writes' rather than precedes them
-    /// (one request of up to 200 users, `signsInTogether`). Not when a new user's phone number or
-    /// discoverability is set (a share may name them by phone, which must be theirs first), nor on a store that
-    /// signs everyone in in one transaction.
+    /// (up to 200 users a request, `signsInTogether`). Those that fit in the new owner's own request go with
+    /// the owner: that round trip is made anyway, and the next request can already name them. Not when a new
+    /// user's phone number or discoverability is set (a share may name them by phone, which must be theirs
+    /// first), nor on a store that signs everyone in in one transaction.
     func newUsersToSignIn() -> (first: [PlannedUser], later: [PlannedUser]) {
         // Only a store that acts as any user creates users; on cloudkit: the others are waited for (the plan
         // lists them), and the owner is the signed-in user.
@@ -26,16 +27,20 @@ extension ApplyRun {
             !store.capabilities.batchesInOneTransaction
             && !newUsers.contains { $0.handle != plan.owner.handle && ($0.phone != nil || $0.discoverable != nil) }
         guard overlap else { return (newUsers, []) }
-        return (
-            newUsers.filter { $0.handle == plan.owner.handle }, newUsers.filter { $0.handle != plan.owner.handle }
-        )
+        let owner = newUsers.filter { $0.handle == plan.owner.handle }
+        var others = newUsers.filter { $0.handle != plan.owner.handle }
+        guard !owner.isEmpty, store.capabilities.signsInTogether else { return (owner, others) }
+        let along = others.prefix(CloudKitLimits.operationsPerRequest - owner.count)
+        others.removeFirst(along.count)
+        return (owner + along, others)
     }
 
-    /// Signs in `users`, creating them, and writes their record names into the plan. Nil when every one is
-    /// signed in, otherwise why not.
-    mutating func signInNewUsers(_ users: [PlannedUser]) async -> String? {
+    /// Signs in `users`, creating them, and writes their record names into the plan; the owner readied for
+    /// `ownerCalls` calls at once (`UserSignIn.calls`). Nil when every one is signed in, otherwise why not.
+    mutating func signInNewUsers(_ users: [PlannedUser], ownerCalls: Int = 1) async -> String? {
         guard !users.isEmpty else { return nil }
-        return adopt(await Self.signIn(users, store: store, usersInFlight: usersInFlight), of: users)
+        let calls = [plan.owner.handle: ownerCalls]
+        return adopt(await Self.signIn(users, store: store, usersInFlight: usersInFlight, calls: calls), of: users)
     }
 
     /// Signs `users` in on a task of its own, while the run goes on.
@@ -48,14 +53,18 @@ extension ApplyRun {
     typealias SignedIn = (recordNames: [String: UserRecordName], failure: String?)
 
     /// Signs in `users`: all in one call where the store signs many in at once (`signsInTogether`);
-    /// otherwise one user a call, `usersInFlight` at a time.
-    static func signIn(_ users: [PlannedUser], store: any Store, usersInFlight: Int) async -> SignedIn {
+    /// otherwise one user a call, `usersInFlight` at a time. `calls`: by handle, the calls a user will make at
+    /// once, where more than one.
+    static func signIn(_ users: [PlannedUser], store: any Store, usersInFlight: Int, calls: [String: Int] = [:]) async
+        -> SignedIn
+    {
         var recordNames: [String: UserRecordName] = [:]
         var failure: String?
         let groups = store.capabilities.signsInTogether ? [users] : users.map { [$0] }
         await BoundedTasks.run(groups, limit: usersInFlight) { group in
             await BoundedTasks.result {
-                try await store.signIn(group.map { UserSignIn(email: $0.email ?? "", name: $0.name) })
+                try await store.signIn(
+                    group.map { UserSignIn(email: $0.email ?? "", name: $0.name, calls: calls[$0.handle] ?? 1) })
             }
         } receive: { group, outcome in
             for (position, user) in group.enumerated() {

@@ -155,25 +155,6 @@ struct ApplyRun {
     mutating func execute() async {
         // The new users sign in before anything names them; over `http:` all but the owner sign in while the
         // zones are written (`signingInWhileWriting`), as their shares name them by email address until then.
-        let (first, later) = newUsersToSignIn()
-        if let failure = await signInNewUsers(first) {
-            // Nothing was written: every change is left for the next apply, which signs them in again.
-            stopped = failure
-            return
-        }
-        let signingIn = later.isEmpty ? nil : startSigningIn(later)
-        startEncodingCacheRecipe()
-        if let failure = await setUserDiscoverability() {
-            fail(Array(plan.changes.indices), failure)
-            return
-        }
-        if await extendSchema() != nil {
-            // Nothing was written: every change is left for the next apply, which plans the schema again.
-            fail(Array(plan.changes.indices), ApplyReport.notAttemptedReason)
-            return
-        }
-        await modifyZones(.create)
-        if stopped != nil { return }
         // One pass groups the private changes by zone: scanning every change for every zone would cost
         // zones × changes (10 million steps for 100,000 records in 100 zones).
         var zoneOrder: [String] = []
@@ -186,6 +167,29 @@ struct ApplyRun {
             if changesByZone[zoneName] == nil { zoneOrder.append(zoneName) }
             changesByZone[zoneName, default: []].append(index)
         }
+        // The owner's calls at once: the schema beside the zones, then a write a zone.
+        let ownerCalls = min(zonesInFlight, max(2, zoneOrder.count))
+        let (first, later) = newUsersToSignIn()
+        if let failure = await signInNewUsers(first, ownerCalls: ownerCalls) {
+            // Nothing was written: every change is left for the next apply, which signs them in again.
+            stopped = failure
+            return
+        }
+        let signingIn = later.isEmpty ? nil : startSigningIn(later)
+        startEncodingCacheRecipe()
+        let preparing = startPreparingToAct(calls: ownerCalls)
+        if let failure = await setUserDiscoverability() {
+            fail(Array(plan.changes.indices), failure)
+            return
+        }
+        if await extendSchemaAndCreateZones() != nil {
+            // Nothing but the zones was written: every other change is left for the next apply, which plans the
+            // schema again.
+            fail(plan.changes.indices.filter { outcomes[$0] == nil }, ApplyReport.notAttemptedReason)
+            return
+        }
+        if stopped != nil { return }
+        await preparing?.value
         await applyZones(zoneOrder, changesByZone)
         if let signingIn, let failure = adopt(await signingIn.value, of: later) {
             // Their shares are saved; they cannot accept them, nor anything else be done as them.
@@ -231,15 +235,50 @@ struct ApplyRun {
         return filled
     }
 
-    /// Adds the plan's schema changes to development's schema, before any record needs them. Nil when done
-    /// (or there are none), otherwise why not: then nothing else is attempted.
-    mutating func extendSchema() async -> String? {
-        guard let schema = plan.schema, !schema.changes.isEmpty else { return nil }
+    /// Readies the store for `calls` calls at once as the owner (`Store.prepareToAct(as:calls:)`) while the
+    /// run goes on. An owner this run signed in was readied with the sign-in (`UserSignIn.calls`); for one the
+    /// store had, over `http:` the further token chains sign in while the schema is extended, before the
+    /// first records are written, not one by one as each write finds the others busy.
+    func startPreparingToAct(calls: Int) -> Task<Void, Never>? {
+        guard calls > 1, !store.capabilities.batchesInOneTransaction else { return nil }
+        let (store, owner) = (self.store, self.owner)
+        return Task { await store.prepareToAct(as: owner, calls: calls) }
+    }
+
+    /// Adds the plan's schema changes to development's schema, before any record needs them, and creates the
+    /// plan's zones. Over Web Services the two requests go together, one round trip rather than two (a
+    /// schema the plan read has no conflict left; one that fails now leaves the zones, empty, for the next
+    /// apply to fill). Nil when done, otherwise why the schema was not extended: then nothing else is
+    /// attempted.
+    mutating func extendSchemaAndCreateZones() async -> String? {
+        guard let schema = plan.schema, !schema.changes.isEmpty else {
+            await modifyZones(.create)
+            return nil
+        }
+        let (store, owner, additions) = (self.store, self.owner, schema.additions)
+        guard !store.capabilities.batchesInOneTransaction else {
+            if let failure = await Self.extendSchema(additions, store: store, owner: owner) {
+                stopped = failure
+                return failure
+            }
+            await modifyZones(.create)
+            return nil
+        }
+        async let extending = Self.extendSchema(additions, store: store, owner: owner)
+        await modifyZones(.create)
+        if let failure = await extending {
+            stopped = stopped ?? failure
+            return failure
+        }
+        return nil
+    }
+
+    /// Nil when the store took `additions`, otherwise why not.
+    private static func extendSchema(_ additions: Schema, store: any Store, owner: UserRecordName) async -> String? {
         do {
-            _ = try await store.extendSchema(schema.additions, as: owner)
+            _ = try await store.extendSchema(additions, as: owner)
             return nil
         } catch {
-            stopped = "extending the schema failed: \(error)"
             return "extending the schema failed: \(error)"
         }
     }

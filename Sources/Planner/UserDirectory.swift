@@ -79,7 +79,8 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         if store.capabilities.actsAsAnyUser {
             let recordNames =
                 store.capabilities.signsInTogether
-                ? try await together(recipe.users, store: store, create: create)
+                ? try await together(
+                    recipe.users, store: store, create: create, owner: owner.handle, ownerCalls: parallelism)
                 : try await oneByOne(recipe.users, store: store, create: create, parallelism: parallelism)
             for (user, recordName) in zip(recipe.users, recordNames) {
                 entries.append(Entry(handle: user.handle, email: user.email, name: user.name, recordName: recordName))
@@ -115,15 +116,20 @@ public struct UserDirectory: Sendable, Hashable, Codable {
 
     /// Every user in one store call, where the store signs many in at once (`signsInTogether`): one
     /// transaction or 50 requests for 10,000 users rather than 10,000 (`signIn(_:)`, `signInExisting(_:)`).
-    private static func together(_ users: [DeclaredUser], store: any Store, create: Bool) async throws
-        -> [UserRecordName?]
-    {
+    /// The owner readied for `ownerCalls` at once (`UserSignIn.calls`): a plan reads the store as them, several
+    /// reads at once, and over `http:` each needs a token chain of its own.
+    private static func together(
+        _ users: [DeclaredUser], store: any Store, create: Bool, owner: String, ownerCalls: Int
+    ) async throws -> [UserRecordName?] {
         guard !users.isEmpty else { return [] }
+        let signIns = users.map {
+            UserSignIn(email: $0.email, name: $0.name, calls: $0.handle == owner ? ownerCalls : 1)
+        }
         var recordNames: [UserRecordName?] = []
         recordNames.reserveCapacity(users.count)
         do {
             if create {
-                let results = try await store.signIn(users.map { UserSignIn(email: $0.email, name: $0.name) })
+                let results = try await store.signIn(signIns)
                 for (user, result) in zip(users, results) {
                     switch result {
                     case .success(let signedIn): recordNames.append(signedIn.recordName)
@@ -136,7 +142,7 @@ public struct UserDirectory: Sendable, Hashable, Codable {
                     if let recordName { try await setDiscoverability(of: user, recordName, store: store) }
                 }
             } else {
-                let results = try await store.signInExisting(users.map(\.email))
+                let results = try await store.signInExisting(signIns)
                 for (user, result) in zip(users, results) {
                     switch result {
                     case .success(let found): recordNames.append(found?.recordName)

@@ -109,10 +109,15 @@ public struct ZoneTags: Sendable, Hashable {
 public struct UserSignIn: Sendable, Hashable {
     public var email: String
     public var name: String?
+    /// How many calls as this user the caller means to have under way at once. A store that needs something
+    /// of each (over Web Services, a token chain: each answer hands out the token of the next request) readies
+    /// that many with the sign-in, rather than one a round trip as the calls find the others busy.
+    public var calls: Int
 
-    public init(email: String, name: String? = nil) {
+    public init(email: String, name: String? = nil, calls: Int = 1) {
         self.email = email
         self.name = name
+        self.calls = calls
     }
 }
 
@@ -191,6 +196,14 @@ public protocol Store: Sendable {
     /// order (nil where the store has no such user); one that fails does not stop the others.
     /// - Throws: only when the store cannot be reached at all.
     func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>]
+    /// `signInExisting(_:)` of the users' addresses, each user found readied for their `calls` at once (as
+    /// `signIn(_:)` readies them).
+    func signInExisting(_ users: [UserSignIn]) async throws -> [Result<User?, ShareError>]
+    /// Readies the store to make `calls` calls as `user` at once, so that the first of them need not wait for
+    /// it: over Web Services, where the calls as one user each need a token chain of their own, the emulator's
+    /// store signs those chains in ahead, in one request. Best effort: what it cannot ready, the calls ready as
+    /// they go. Nothing in the store changes.
+    func prepareToAct(as user: UserRecordName, calls: Int) async
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
     /// Users by email address (`users/lookup/email`); nil where no user has that address, or the user is
@@ -436,45 +449,6 @@ extension Store {
         return ZoneTags(
             records: fold.records.mapValues { $0.changeTag ?? "" },
             shares: fold.shares.values.sorted { $0.recordName < $1.recordName }, token: ending.token)
-    }
-
-    /// One user after another, for stores that act as one user a call.
-    public func signIn(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
-        try await signInOneByOne(users)
-    }
-
-    /// One user after another, for stores that act as one user a call.
-    public func signInExisting(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
-        try await signInExistingOneByOne(emails)
-    }
-
-    /// `signIn(_:)` as one `signIn(email:name:)` after another: the default, and what a store that signs many
-    /// in at once on one service does on another.
-    public func signInOneByOne(_ users: [UserSignIn]) async throws -> [Result<User, ShareError>] {
-        var results: [Result<User, ShareError>] = []
-        results.reserveCapacity(users.count)
-        for user in users {
-            do {
-                results.append(.success(try await signIn(email: user.email, name: user.name)))
-            } catch let error as ShareError {
-                results.append(.failure(error))
-            }
-        }
-        return results
-    }
-
-    /// `signInExisting(_:)` as one `signInExisting(email:)` after another (see `signInOneByOne(_:)`).
-    public func signInExistingOneByOne(_ emails: [String]) async throws -> [Result<User?, ShareError>] {
-        var results: [Result<User?, ShareError>] = []
-        results.reserveCapacity(emails.count)
-        for email in emails {
-            do {
-                results.append(.success(try await signInExisting(email: email)))
-            } catch let error as ShareError {
-                results.append(.failure(error))
-            }
-        }
-        return results
     }
 
     /// One user after another, for stores that act as one user a call.
