@@ -153,8 +153,6 @@ struct ApplyRun {
     // MARK: - The run
 
     mutating func execute() async {
-        // The new users sign in before anything names them; over `http:` all but the owner sign in while the
-        // zones are written (`signingInWhileWriting`), as their shares name them by email address until then.
         // One pass groups the private changes by zone: scanning every change for every zone would cost
         // zones × changes (10 million steps for 100,000 records in 100 zones).
         var zoneOrder: [String] = []
@@ -169,6 +167,9 @@ struct ApplyRun {
         }
         // The owner's calls at once: the schema beside the zones, then a write a zone.
         let ownerCalls = min(zonesInFlight, max(2, zoneOrder.count))
+        // The new users sign in before anything names them; over `http:` those that do not fit in the owner's
+        // request sign in while the zones are written (`newUsersToSignIn`), as their shares name them by email
+        // address until then.
         let (first, later) = newUsersToSignIn()
         if let failure = await signInNewUsers(first, ownerCalls: ownerCalls) {
             // Nothing was written: every change is left for the next apply, which signs them in again.
