@@ -64,17 +64,6 @@ actor SessionBook {
         return session
     }
 
-    /// How many more sessions `user` needs for `calls` requests at once (at most `chainsPerUser` in all),
-    /// counted as sign-ins under way (each ended with `addSession` or `growthFailed`), with the address and
-    /// name to sign in with; nil when they need none, or the store has no session of theirs to copy.
-    func reserveSessions(for user: UserRecordName, calls: Int) -> (count: Int, email: String, name: String?)? {
-        guard let first = sessions[user], let email = first.email else { return nil }
-        let count = min(calls, chainsPerUser) - (pools[user]?.count ?? 0) - growing[user, default: 0]
-        guard count > 0 else { return nil }
-        growing[user, default: 0] += count
-        return (count, email, first.name)
-    }
-
     /// A sign-in for another session failed: the user keeps the sessions they have.
     func growthFailed(for user: UserRecordName) {
         growing[user, default: 1] -= 1

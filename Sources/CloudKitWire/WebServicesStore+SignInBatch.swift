@@ -43,30 +43,6 @@ extension WebServicesStore {
             try await signInBatches(people, createUser: createUser, chainsFrom: users.count).prefix(users.count))
     }
 
-    /// On the emulator, the token chains `calls` requests as `user` at once need, signed in together in one
-    /// request rather than one a request as each first finds the others busy (a round trip before the second
-    /// write of an apply). Apple's service has the one chain of its signed-in user.
-    public func prepareToAct(as user: UserRecordName, calls: Int) async {
-        guard endpoint.kind == .emulator, let wanted = await sessions.reserveSessions(for: user, calls: calls)
-        else { return }
-        let people = Array(
-            repeating: SignInBatchRequest.Person(emailAddress: wanted.email, name: wanted.name), count: wanted.count)
-        var added = 0
-        if let response: SignInBatchResponse = try? await send(
-            path: WireSpelling.signInBatchPath,
-            body: SignInBatchRequest(users: people, createUser: false, for: endpoint), auth: .apiTokenOnly)
-        {
-            for entry in response.users.prefix(wanted.count) {
-                guard let (signedIn, token) = try? entry.signedIn(email: wanted.email),
-                    signedIn.recordName == user
-                else { continue }
-                _ = await sessions.addSession(for: user, email: wanted.email, name: wanted.name, token: token)
-                added += 1
-            }
-        }
-        for _ in added..<wanted.count { await sessions.growthFailed(for: user) }
-    }
-
     /// One result a person, in order: the user signed in (their token kept), nil for an address the emulator
     /// does not have when `createUser` is false, or that person's error. The people from `chainsFrom` on sign
     /// in again someone before them: their tokens start further chains of that user.

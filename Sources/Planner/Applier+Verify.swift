@@ -14,11 +14,14 @@ extension Applier {
         let users = (store.capabilities.actsAsAnyUser ? plan.users + [plan.owner] : [plan.owner]).filter {
             !($0.email ?? "").isEmpty
         }
-        let emails = users.map { $0.email ?? "" }
-        // All in one call: over `http:` 200 users a request rather than one.
+        // All in one call: over `http:` 200 users a request rather than one; the owner readied for the reads
+        // of the check and the writes after it, several at once (`UserSignIn.calls`).
+        let signIns = users.map {
+            UserSignIn(email: $0.email ?? "", calls: $0.handle == plan.owner.handle ? parallelism : 1)
+        }
         let results: [Result<User?, ShareError>]
         do {
-            results = try await store.signInExisting(emails)
+            results = try await store.signInExisting(signIns)
         } catch let error as ShareError {
             throw PlannerError.storeFailed(operation: "signing in users", subject: store.displayName, error)
         }

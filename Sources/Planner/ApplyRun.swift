@@ -178,7 +178,6 @@ struct ApplyRun {
         }
         let signingIn = later.isEmpty ? nil : startSigningIn(later)
         startEncodingCacheRecipe()
-        let preparing = startPreparingToAct(calls: ownerCalls)
         if let failure = await setUserDiscoverability() {
             fail(Array(plan.changes.indices), failure)
             return
@@ -190,7 +189,6 @@ struct ApplyRun {
             return
         }
         if stopped != nil { return }
-        await preparing?.value
         await applyZones(zoneOrder, changesByZone)
         if let signingIn, let failure = adopt(await signingIn.value, of: later) {
             // Their shares are saved; they cannot accept them, nor anything else be done as them.
@@ -234,16 +232,6 @@ struct ApplyRun {
         var filled = participant
         filled.userRecordName = recordName
         return filled
-    }
-
-    /// Readies the store for `calls` calls at once as the owner (`Store.prepareToAct(as:calls:)`) while the
-    /// run goes on. An owner this run signed in was readied with the sign-in (`UserSignIn.calls`); for one the
-    /// store had, over `http:` the further token chains sign in while the schema is extended, before the
-    /// first records are written, not one by one as each write finds the others busy.
-    func startPreparingToAct(calls: Int) -> Task<Void, Never>? {
-        guard calls > 1, !store.capabilities.batchesInOneTransaction else { return nil }
-        let (store, owner) = (self.store, self.owner)
-        return Task { await store.prepareToAct(as: owner, calls: calls) }
     }
 
     /// Adds the plan's schema changes to development's schema, before any record needs them, and creates the

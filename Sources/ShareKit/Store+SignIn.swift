@@ -46,7 +46,4 @@ extension Store {
     public func signInExisting(_ users: [UserSignIn]) async throws -> [Result<User?, ShareError>] {
         try await signInExisting(users.map(\.email))
     }
-
-    /// Does nothing: a store that needs nothing more to make several calls as one user at once.
-    public func prepareToAct(as user: UserRecordName, calls: Int) async {}
 }

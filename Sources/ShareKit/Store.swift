@@ -199,11 +199,6 @@ public protocol Store: Sendable {
     /// `signInExisting(_:)` of the users' addresses, each user found readied for their `calls` at once (as
     /// `signIn(_:)` readies them).
     func signInExisting(_ users: [UserSignIn]) async throws -> [Result<User?, ShareError>]
-    /// Readies the store to make `calls` calls as `user` at once, so that the first of them need not wait for
-    /// it: over Web Services, where the calls as one user each need a token chain of their own, the emulator's
-    /// store signs those chains in ahead, in one request. Best effort: what it cannot ready, the calls ready as
-    /// they go. Nothing in the store changes.
-    func prepareToAct(as user: UserRecordName, calls: Int) async
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
     /// Users by email address (`users/lookup/email`); nil where no user has that address, or the user is
