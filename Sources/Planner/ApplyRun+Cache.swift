@@ -65,8 +65,9 @@ extension ApplyRun {
                     let tags = writtenExactly(now, in: name, basis: basis[name]?.tags ?? [:])
                 else { continue }
                 memo.zones[name] = PlanMemo.Zone(
-                    digest: PlanMemo.digest(context: contextKey, content: pending.content), exists: true,
-                    tags: tags, shares: now.shares, notes: pending.notes, waiting: [], token: now.token,
+                    digest: PlanMemo.digest(context: contextKey, content: pending.content),
+                    placeless: pending.placelessContent.map { PlanMemo.digest(context: contextKey, content: $0) },
+                    exists: true, tags: tags, shares: now.shares, notes: pending.notes, waiting: [], token: now.token,
                     undeclared: pending.undeclared)
             }
         }

@@ -16,6 +16,10 @@ struct IncrementalRead {
     var digests: [Int: String] = [:]
     /// Each zone's declaration's digest (`PlanMemo.content(of:)`), by index, beside `digests`.
     var contents: [Int: String] = [:]
+    /// Each zone's digest and declaration's digest without the places its shares are written at, by index,
+    /// where known.
+    var placeless: [Int: String] = [:]
+    var placelessContents: [Int: String] = [:]
     /// The owner's zones, listed once for the whole plan; nil without a cache.
     var listed: [Zone]?
     /// The memo to write after the plan, its token taken before any zone was read; nil without a cache.
@@ -32,7 +36,7 @@ struct IncrementalRead {
     /// - Parameter known: the memo already read from the cache file, if the caller read it.
     init(
         cache: PlanCache?, known: PlanMemo? = nil, reader: LiveStateReader, owner: UserRecordName?,
-        zones: [DeclaredZone], alwaysRead: Set<String>, digest: (DeclaredZone) -> (full: String, content: String)
+        zones: [DeclaredZone], alwaysRead: Set<String>, digest: (DeclaredZone) -> PlanMemo.Digests
     ) async throws {
         guard let cache, !zones.isEmpty else { return }
         // Digested on every core: a zone's digest reads all of its records.
@@ -42,9 +46,11 @@ struct IncrementalRead {
                 alwaysRead.contains(zones[index].name) ? nil : (index, digest(zones[index]))
             }
         }
-        for (index, (full, content)) in digested.joined() {
-            digests[index] = full
-            contents[index] = content
+        for (index, zoneDigests) in digested.joined() {
+            digests[index] = zoneDigests.full
+            contents[index] = zoneDigests.content
+            placeless[index] = zoneDigests.placeless
+            placelessContents[index] = zoneDigests.placelessContent
         }
         guard let owner else { return }
         var previous =
@@ -78,10 +84,18 @@ struct IncrementalRead {
         self.previous = previous
         for (index, zone) in zones.enumerated() {
             guard let previous, let zoneDigest = digests[index], let known = previous.zones[zone.name],
-                known.digest == zoneDigest,
+                known.digest == zoneDigest || Self.onlyMoved(known, placeless: placeless[index]),
                 !touched.contains(zone.name), known.exists == existing.contains(zone.name)
             else { continue }
             remembered[index] = known
         }
+    }
+
+    /// Whether a zone the last plan found as declared differs from its declaration now only in the places its
+    /// shares are written at, and that plan gave it no note or waiting line (the only text of its plan that
+    /// could name a place).
+    static func onlyMoved(_ known: PlanMemo.Zone, placeless: String?) -> Bool {
+        guard let placeless, let before = known.placeless else { return false }
+        return before == placeless && known.notes.isEmpty && known.waiting.isEmpty
     }
 }

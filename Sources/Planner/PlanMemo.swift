@@ -15,6 +15,11 @@ struct PlanMemo: Sendable, Codable {
     struct Zone: Sendable {
         /// The digest of what the zone's plan depended on (`PlanMemo.digest(context:content:)`).
         var digest: String
+        /// The same digest without the places in the recipe the declaration's shares are written at
+        /// (`Digests.placeless`); nil when not known. A zone whose plan had no note or waiting line (the only
+        /// text of a plan without changes that could name a place) is remembered when only they moved: a line
+        /// added above it in the file.
+        var placeless: String? = nil
         var exists: Bool
         /// The change tags the plan's basis holds for the zone.
         var tags: ChangeTags
@@ -126,18 +131,37 @@ struct PlanMemo: Sendable, Codable {
         }
     }
 
-    /// A zone's digest in the context whose key is `context`, and its declaration's digest.
-    static func digests(of zone: DeclaredZone, context: String) -> (full: String, content: String) {
-        let content = content(of: zone)
-        return (digest(context: context, content: content), content)
+    /// A zone's digests in the context whose key is `context`.
+    struct Digests: Sendable {
+        /// What the zone's plan depends on: the context and the declaration (`digest(context:content:)`).
+        var full: String
+        /// The declaration alone (`content(of:)`): its declared records are kept under it.
+        var content: String
+        /// `full` and `content` without the places the shares are written at; nil when not known.
+        var placeless: String?
+        var placelessContent: String?
     }
+
+    static func digests(of zone: DeclaredZone, context: String) -> Digests {
+        let (content, placeless) = contents(of: zone)
+        return Digests(
+            full: digest(context: context, content: content), content: content,
+            placeless: digest(context: context, content: placeless), placelessContent: placeless)
+    }
+
+    /// The digest of a zone as declared (`contents(of:)`).
+    static func content(of zone: DeclaredZone) -> String { contents(of: zone).content }
 
     /// A digest of a zone as declared: its name, options, share and records. Written field by field in a
     /// fixed order, dictionaries sorted, so it is the same in every process; the zone's declared records are
     /// kept under it beside the cache file (`DeclaredRecordFile`).
-    static func content(of zone: DeclaredZone) -> String {
+    ///
+    /// `placeless` leaves out the places in the recipe the shares and participants are written at, and
+    /// `content` is that digest with the places: a line added above the zone changes `content` only.
+    static func contents(of zone: DeclaredZone) -> (content: String, placeless: String) {
         // One buffer hashed once: a zone of 100,000 records is a few megabytes, and small updates cost more.
         var input = DigestInput(capacity: zone.records.count * 64)
+        var places = DigestInput()
         func feed(_ parts: String...) { input.feed(parts) }
         // Rare values are spelled as JSON with sorted keys: every member, the same in every process. Not by
         // their description, which reflects on an optional's value (`Mirror`).
@@ -155,11 +179,11 @@ struct PlanMemo: Sendable, Codable {
             case .share(let share)?:
                 feed(
                     "share", share.title.map { "=" + $0 } ?? "", share.publicPermission.rawValue,
-                    share.stableURL ? "stable" : "", share.location.description, String(share.participants.count))
+                    share.stableURL ? "stable" : "", String(share.participants.count))
+                places.feed([share.location.description])
                 for p in share.participants {
-                    feed(
-                        p.handle, p.permission.rawValue, p.role.rawValue, p.accepted ? "accepted" : "",
-                        p.location.description)
+                    feed(p.handle, p.permission.rawValue, p.role.rawValue, p.accepted ? "accepted" : "")
+                    places.feed([p.location.description])
                 }
             }
         }
@@ -178,7 +202,11 @@ struct PlanMemo: Sendable, Codable {
                 }
             }
         }
-        return input.digest
+        let placeless = input.digest
+        var withPlaces = DigestInput()
+        withPlaces.feed([placeless])
+        withPlaces.bytes += places.bytes
+        return (withPlaces.digest, placeless)
     }
 
     /// Parts fed into one digest, each followed by a zero byte, so that no two lists of parts feed the same
@@ -217,7 +245,9 @@ struct PlanMemo: Sendable, Codable {
 // MARK: - Codable
 
 extension PlanMemo.Zone: Codable {
-    enum CodingKeys: String, CodingKey { case digest, exists, tags, shares, notes, waiting, token, undeclared }
+    enum CodingKeys: String, CodingKey {
+        case digest, placeless, exists, tags, shares, notes, waiting, token, undeclared
+    }
 
     /// The change tags as one string (`ChangeTags`): a zone of 100,000 records reads and writes in a
     /// fraction of the time a JSON object of them takes, and a plan that takes the zone from the file does
@@ -225,6 +255,7 @@ extension PlanMemo.Zone: Codable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         digest = try container.decode(String.self, forKey: .digest)
+        placeless = try container.decodeIfPresent(String.self, forKey: .placeless)
         exists = try container.decode(Bool.self, forKey: .exists)
         shares = try container.decode([Share].self, forKey: .shares)
         notes = try container.decode([String].self, forKey: .notes)
@@ -241,6 +272,7 @@ extension PlanMemo.Zone: Codable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(digest, forKey: .digest)
+        try container.encodeIfPresent(placeless, forKey: .placeless)
         try container.encode(exists, forKey: .exists)
         try container.encode(shares, forKey: .shares)
         try container.encode(notes, forKey: .notes)

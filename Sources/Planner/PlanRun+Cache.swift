@@ -17,7 +17,8 @@ extension PlanRun {
             store.capabilities.actsAsAnyUser, !zone.absent, zone.name != defaultZoneName, waiting.isEmpty
         else { return }
         pending[zone.name] = CacheAfterApply.Pending(
-            content: content, undeclared: undeclared, notes: notes, read: read)
+            content: content, placelessContent: incremental.placelessContents[index], undeclared: undeclared,
+            notes: notes, read: read)
     }
 
     /// Remembers a zone read in part that planned to no changes: what the cache file knew, with the tags and
@@ -35,11 +36,12 @@ extension PlanRun {
         _ index: Int, _ liveZone: LiveZone?, token: ChangeToken?, undeclared: Int, notesFrom: Int, waitingFrom: Int
     ) {
         guard let digest = incremental.digests[index] else { return }
-        let zone = PlanMemo.Zone(
+        var zone = PlanMemo.Zone(
             digest: digest, exists: liveZone != nil, tags: ChangeTags(liveZone?.tags ?? [:]),
             shares: Array(liveZone?.shares.values ?? [:].values),
             notes: Array(builder.notes[notesFrom...]), waiting: Array(builder.waiting[waitingFrom...]),
             token: token, undeclared: undeclared)
+        zone.placeless = incremental.placeless[index]
         let name = zones[index].name
         incremental.memo?.zones[name] = zone
     }

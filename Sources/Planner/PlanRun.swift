@@ -212,12 +212,18 @@ struct PlanRun {
         }
     }
 
-    /// Plans a zone from the cache file: its notes and waiting lines, kept for the next plan.
+    /// Plans a zone from the cache file: its notes and waiting lines, kept for the next plan, under the
+    /// zone's digests now (a zone whose shares only moved in the file is kept with its declared records).
     private mutating func planRemembered(_ index: Int) {
-        guard let remembered = incremental.remembered[index] else { return }
+        guard var remembered = incremental.remembered[index] else { return }
         builder.notes += remembered.notes
         builder.waiting += remembered.waiting
         let name = zones[index].name
+        if let digest = incremental.digests[index], digest != remembered.digest {
+            remembered.digest = digest
+            keepDeclaredRecords(index)
+        }
+        remembered.placeless = incremental.placeless[index] ?? remembered.placeless
         incremental.memo?.zones[name] = remembered
     }
 

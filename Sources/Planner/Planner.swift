@@ -114,7 +114,7 @@ public struct Planner: Sendable {
             alwaysRead: Set(zones.filter { Self.namesSharesOfOtherZones($0) }.map(\.name)),
             digest: { zone in
                 guard let content = kept?[zone.name] else { return PlanMemo.digests(of: zone, context: contextKey) }
-                return (PlanMemo.digest(context: contextKey, content: content), content)
+                return PlanMemo.Digests(full: PlanMemo.digest(context: contextKey, content: content), content: content)
             })
         // A recipe whose `!share-url` names another zone's share is read whole first: the cache does not
         // remember it.
@@ -149,7 +149,13 @@ public struct Planner: Sendable {
         let reader = LiveStateReader(store: store, owner: memo.owner, logger: logger, parallelism: parallelism)
         let incremental = try await IncrementalRead(
             cache: cache, known: memo, reader: reader, owner: memo.owner, zones: zones, alwaysRead: [],
-            digest: { (remembered.digests[$0.name] ?? "", remembered.contents[$0.name] ?? "") })
+            digest: { zone in
+                // The recipe is the one the file keeps: its zones' digests are the file's, and so is the digest
+                // without places of each zone the file found as declared.
+                let full = remembered.digests[zone.name] ?? ""
+                let known = memo.zones[zone.name].flatMap { $0.digest == full ? $0.placeless : nil }
+                return PlanMemo.Digests(full: full, content: remembered.contents[zone.name] ?? "", placeless: known)
+            })
         guard incremental.previous != nil else { return nil }
         let directory = PlanMemo.recordsDirectory(of: cache.file)
         // The zones that may be read in part, read `parallelism` at a time (over `http:` each is a request).

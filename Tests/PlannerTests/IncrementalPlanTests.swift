@@ -271,6 +271,51 @@ struct IncrementalPlanTests {
         #expect(store.calls["zoneChanges"] == 2, "\(store.calls)")
     }
 
+    static let twoSharedZones = """
+        sharelane: 1
+        name: club
+        owner: alice
+        users:
+          alice: { email: alice@example.com }
+          bob: { email: bob@example.com }
+        zones:
+          Notices:
+            share: { participants: { bob: read-write } }
+            records:
+              welcome: { type: Note, fields: { title: Welcome } }
+          Rota:
+            share: { participants: { bob: read-only } }
+            records:
+              monday: { type: Shift, fields: { who: Alice } }
+        """
+
+    @Test("a line added above shared zones leaves them to the cache: only a zone whose declaration changed is read")
+    func movedSharesStayCached() async throws {
+        let base = try freshStore()
+        let recipe = try PromiseTests.load(Self.twoSharedZones)
+        try await PromiseTests.apply(recipe, to: base)
+        _ = try await Self.plan(recipe, base, cache: cache)
+        // A comment above every zone: each share and participant now stands a line lower in the file.
+        let moved = try PromiseTests.load(
+            Self.twoSharedZones.replacingOccurrences(of: "name: club\n", with: "name: club\n# the club's lists\n"))
+        #expect(moved.zones[0].share != recipe.zones[0].share, "the share's place in the file moved")
+        let store = CountingStore(base)
+        let quiet = try await Self.plan(moved, store, cache: cache)
+        #expect(quiet.isEmpty, "\(quiet.changes.map(\.address))")
+        #expect(store.calls["zoneChanges"] == nil, "no zone is read: \(store.calls)")
+        Self.expectSame(quiet, try await Self.plan(moved, base, cache: nil))
+
+        // Both moved again, and one record of Rota edited: Rota alone is read.
+        let edited = try PromiseTests.load(
+            Self.twoSharedZones.replacingOccurrences(of: "name: club\n", with: "name: club\n# one\n# two\n")
+                .replacingOccurrences(of: "who: Alice", with: "who: Bob"))
+        store.resetCounts()
+        let plan = try await Self.plan(edited, store, cache: cache)
+        #expect(plan.changes.map(\.address) == ["record Rota/monday"])
+        #expect(store.calls["zoneChanges"] == 1, "only Rota is read: \(store.calls)")
+        Self.expectSame(plan, try await Self.plan(edited, base, cache: nil))
+    }
+
     @Test("after the store is reset, the old token is refused and everything is read again")
     func aResetStoreIsReadWhole() async throws {
         let store = try freshStore()

@@ -52,6 +52,25 @@ struct PlanMemoDigestTests {
         #expect(Set(variants + [base]).count == variants.count + 1, "\(variants)")
     }
 
+    @Test("a share written elsewhere in the file changes the content digest, and not the one without places")
+    func placesAreApart() {
+        let lower = SourceLocation(file: "recipe.yaml", line: 9, column: 3)
+        let bob = DeclaredParticipant(handle: "bob", permission: .readOnly, location: Self.location)
+        let here = Self.zone([Self.milk], share: .share(DeclaredShare(participants: [bob], location: Self.location)))
+        var movedBob = bob
+        movedBob.location = lower
+        let moved = Self.zone([Self.milk], share: .share(DeclaredShare(participants: [movedBob], location: lower)))
+        var writer = bob
+        writer.permission = .readWrite
+        let changed = Self.zone([Self.milk], share: .share(DeclaredShare(participants: [writer], location: lower)))
+        #expect(PlanMemo.contents(of: moved).content != PlanMemo.contents(of: here).content)
+        #expect(PlanMemo.contents(of: moved).placeless == PlanMemo.contents(of: here).placeless)
+        #expect(PlanMemo.contents(of: changed).placeless != PlanMemo.contents(of: here).placeless)
+        let digests = PlanMemo.digests(of: moved, context: "context")
+        #expect(digests.placeless == PlanMemo.digests(of: here, context: "context").placeless)
+        #expect(digests.placeless != PlanMemo.digests(of: here, context: "other").placeless)
+    }
+
     @Test("the content digest differs for any change to a share declaration, the zone's or a record's")
     func contentDigestFollowsShares() {
         let bob = DeclaredParticipant(handle: "bob", permission: .readOnly, location: Self.location)
