@@ -14,7 +14,7 @@ struct CacheAfterApply: Sendable {
     /// gives no change, no waiting line (the store acts as every participant, so none waits to accept), and
     /// only the note of the undeclared records it keeps.
     struct Pending: Sendable {
-        /// The digest of the zone's declaration (`PlanMemo.content(of:)`), and without its shares' places.
+        /// The digest of the zone's declaration (`PlanMemo.contents(of:)`), and without its shares' places.
         var content: String
         var placelessContent: String?
         /// How many live records the recipe does not declare the zone keeps after the apply.

@@ -4,7 +4,7 @@ import Recipe
 /// The declared records of one zone, kept beside a plan's cache file so that a plan of an unchanged recipe
 /// can take the records of the zones it reads without loading the recipe: one line a record, its name, a
 /// tab, then the record in a compact form of tab-separated parts (`C`) or, for the rare record the compact
-/// form cannot hold, as JSON (`J`). The file is named by the digest of the zone's declaration (`PlanMemo.content(of:)`), which covers every record,
+/// form cannot hold, as JSON (`J`). The file is named by the digest of the zone's declaration (`PlanMemo.contents(of:)`), which covers every record,
 /// so a file never holds records of another declaration.
 ///
 /// A plan that reads a few changed records of a zone decodes only those lines.

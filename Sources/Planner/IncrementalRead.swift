@@ -14,7 +14,7 @@ struct IncrementalRead {
     var remembered: [Int: PlanMemo.Zone] = [:]
     /// Each zone's digest, by index (only when a cache is in use), also when the owner is not in the store yet.
     var digests: [Int: String] = [:]
-    /// Each zone's declaration's digest (`PlanMemo.content(of:)`), by index, beside `digests`.
+    /// Each zone's declaration's digest (`PlanMemo.contents(of:)`), by index, beside `digests`.
     var contents: [Int: String] = [:]
     /// Each zone's digest and declaration's digest without the places its shares are written at, by index,
     /// where known.

@@ -94,7 +94,7 @@ struct PlanMemo: Sendable, Codable {
     }
 
     /// A digest of everything a zone's plan depends on besides the live zone: the zone as declared (its
-    /// `content`, `content(of:)`) and the plan's context (`Context.key`).
+    /// `content`, `contents(of:)`) and the plan's context (`Context.key`).
     static func digest(context: String, content: String) -> String {
         hex(SHA256.hash(data: Data((context + "\u{0}" + content).utf8)))
     }
@@ -135,7 +135,7 @@ struct PlanMemo: Sendable, Codable {
     struct Digests: Sendable {
         /// What the zone's plan depends on: the context and the declaration (`digest(context:content:)`).
         var full: String
-        /// The declaration alone (`content(of:)`): its declared records are kept under it.
+        /// The declaration alone (`contents(of:)`): its declared records are kept under it.
         var content: String
         /// `full` and `content` without the places the shares are written at; nil when not known.
         var placeless: String?
@@ -148,9 +148,6 @@ struct PlanMemo: Sendable, Codable {
             full: digest(context: context, content: content), content: content,
             placeless: digest(context: context, content: placeless), placelessContent: placeless)
     }
-
-    /// The digest of a zone as declared (`contents(of:)`).
-    static func content(of zone: DeclaredZone) -> String { contents(of: zone).content }
 
     /// A digest of a zone as declared: its name, options, share and records. Written field by field in a
     /// fixed order, dictionaries sorted, so it is the same in every process; the zone's declared records are
@@ -300,7 +297,7 @@ struct RememberedRecipe: Sendable, Codable {
     var options: String
     /// Each zone's digest, by zone name.
     var digests: [String: String]
-    /// Each zone's declaration's digest (`PlanMemo.content(of:)`), by zone name: its declared records are kept
+    /// Each zone's declaration's digest (`PlanMemo.contents(of:)`), by zone name: its declared records are kept
     /// under it.
     var contents: [String: String] = [:]
 

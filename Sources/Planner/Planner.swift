@@ -94,7 +94,7 @@ public struct Planner: Sendable {
 
     /// Plans the recipe against the store, with users already signed in.
     /// - Parameter kept: when the recipe is the one the cache file keeps (`recipeFromCache`), each zone's
-    ///   declaration digest (`PlanMemo.content(of:)`) by zone name: the zones are not digested again, and the
+    ///   declaration digest (`PlanMemo.contents(of:)`) by zone name: the zones are not digested again, and the
     ///   file need not keep them again.
     private func plan(
         _ recipe: Recipe, users: UserDirectory, options: PlanOptions, inputs: RecipeInputs?, kept: [String: String]?

@@ -16,6 +16,9 @@ struct PlanMemoDigestTests {
         DeclaredZone(name: "Lists", share: share, records: records, location: location)
     }
 
+    /// The declaration's digest (`PlanMemo.contents(of:)`).
+    static func content(_ zone: DeclaredZone) -> String { PlanMemo.contents(of: zone).content }
+
     static let milk = DeclaredRecord(
         name: "milk", type: "Item", fields: ["title": .value(.string("Milk")), "qty": .value(.int64(3))],
         location: location)
@@ -30,8 +33,8 @@ struct PlanMemoDigestTests {
 
     @Test("the content digest is the same for the same declaration, and differs for any change a plan sees")
     func contentDigestFollowsTheDeclaration() {
-        let base = PlanMemo.content(of: Self.zone([Self.milk]))
-        #expect(PlanMemo.content(of: Self.zone([Self.milk])) == base)
+        let base = Self.content(Self.zone([Self.milk]))
+        #expect(Self.content(Self.zone([Self.milk])) == base)
         var absent = Self.milk
         absent.absent = true
         var shared = Self.milk
@@ -43,11 +46,11 @@ struct PlanMemoDigestTests {
         var parented = Self.milk
         parented.parent = "list"
         let variants = [
-            PlanMemo.content(of: Self.zone([absent])), PlanMemo.content(of: Self.zone([shared])),
-            PlanMemo.content(of: Self.zone([retyped])), PlanMemo.content(of: Self.zone([moreMilk])),
-            PlanMemo.content(of: Self.zone([parented])),
-            PlanMemo.content(of: Self.zone([Self.milk], share: .share(DeclaredShare(location: Self.location)))),
-            PlanMemo.content(of: Self.zone([])),
+            Self.content(Self.zone([absent])), Self.content(Self.zone([shared])),
+            Self.content(Self.zone([retyped])), Self.content(Self.zone([moreMilk])),
+            Self.content(Self.zone([parented])),
+            Self.content(Self.zone([Self.milk], share: .share(DeclaredShare(location: Self.location)))),
+            Self.content(Self.zone([])),
         ]
         #expect(Set(variants + [base]).count == variants.count + 1, "\(variants)")
     }
@@ -94,16 +97,16 @@ struct PlanMemoDigestTests {
             participant { $0.role = .administrator }, participant { $0.accepted = false },
             participant { $0.location = SourceLocation(file: "other.yaml", line: 1, column: 1) },
         ]
-        let zones = declarations.map { PlanMemo.content(of: Self.zone([Self.milk], share: $0)) }
+        let zones = declarations.map { Self.content(Self.zone([Self.milk], share: $0)) }
         #expect(Set(zones).count == declarations.count)
         let records = declarations.map { declaration in
             var record = Self.milk
             record.share = declaration
-            return PlanMemo.content(of: Self.zone([record]))
+            return Self.content(Self.zone([record]))
         }
         #expect(Set(records).count == declarations.count)
         #expect(Set(zones).isDisjoint(with: records.dropFirst()), "a zone's share is not a record's")
-        #expect(PlanMemo.content(of: Self.zone([Self.milk], share: .share(share))) == zones[2], "the same each time")
+        #expect(Self.content(Self.zone([Self.milk], share: .share(share))) == zones[2], "the same each time")
     }
 
     @Test("the context names the users' record names: a user signed in since makes every zone's digest new")
