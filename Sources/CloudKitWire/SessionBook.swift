@@ -42,6 +42,11 @@ actor SessionBook {
         tokens[user.recordName] = token
     }
 
+    /// The users among `users` with no session.
+    func lacking(_ users: [UserRecordName]) -> Set<UserRecordName> {
+        Set(users.filter { sessions[$0] == nil })
+    }
+
     /// Another session for an emulator user, started by another sign-in.
     func addSession(for user: UserRecordName, email: String?, name: String?, token: String) -> Session {
         growing[user, default: 1] -= 1

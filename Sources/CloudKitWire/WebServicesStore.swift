@@ -169,6 +169,13 @@ public final class WebServicesStore: Store {
         await sessions.signedIn(user, token: token)
     }
 
+    /// On the emulator, the users this store holds no session for; on `cloudkit:` none (it acts only as its
+    /// signed-in user, and says so when asked to act as another).
+    public func needingSignIn(_ users: [UserRecordName]) async -> Set<UserRecordName> {
+        guard endpoint.kind == .emulator else { return [] }
+        return await sessions.lacking(users)
+    }
+
     public func signInExisting(email: String) async throws -> User? {
         switch endpoint.kind {
         case .emulator:

@@ -41,7 +41,7 @@ extension ApplyRun {
         // at once) was written last by whichever the store ran last, which the order of the answers does not
         // tell (`WrittenTags.tags(in:from:now:)` asks the store which).
         var answered = 0
-        await BoundedTasks.run(groups, limit: usersInFlight, while: { stopped == nil }) { group in
+        await BoundedTasks.run(groups, limit: usersInFlight, while: { !halted }) { group in
             await BoundedTasks.result {
                 try await store.acceptShares(group.map { ShareAcceptances(user: $0.user, urls: $0.accepts.map(\.url)) })
             }

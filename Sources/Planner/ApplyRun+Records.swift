@@ -29,7 +29,7 @@ extension ApplyRun {
         await BoundedTasks.run(limit: zonesInFlight) { () -> [(ZoneID, [Batch])]? in
             var group: [(ZoneID, [Batch])] = []
             var operations = 0
-            while stopped == nil, let zone = pending.popFirst() {
+            while !halted, let zone = pending.popFirst() {
                 guard let units = zoneUnits(zone, inZone: changesByZone[zone] ?? []) else { continue }
                 let batches = Self.batches(units)
                 group.append((ZoneID(zoneName: zone), batches))

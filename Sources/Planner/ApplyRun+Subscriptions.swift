@@ -24,7 +24,7 @@ extension ApplyRun {
         }
         let users = plannedUsersByHandle()
         for group in groups {
-            guard stopped == nil else { return }
+            guard !halted else { return }
             guard let user = users[group.handle], !user.isNew
             else {
                 fail(group.indices, "\(group.handle) has no account in \(store.displayName) yet")
@@ -40,7 +40,7 @@ extension ApplyRun {
                 }
             }
             var start = ready.startIndex
-            while start < ready.endIndex, stopped == nil {
+            while start < ready.endIndex, !halted {
                 let batch = Array(ready[start..<min(start + Applier.batchSize, ready.endIndex)])
                 start += batch.count
                 let operations = batch.map { index -> SubscriptionOperation in

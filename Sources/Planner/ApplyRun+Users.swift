@@ -99,4 +99,38 @@ extension ApplyRun {
         }
         return signedIn.failure
     }
+
+    /// The users the store already has that the run acts as besides the owner: the participants who accept a
+    /// share, and the users whose subscriptions it writes or re-creates.
+    func existingUsersActedAs() -> [SignInAgain.Known] {
+        guard store.capabilities.actsAsAnyUser else { return [] }
+        var handles = Set<String>()
+        for index in plan.changes.indices {
+            switch plan.changes[index].kind {
+            case .participant:
+                guard plan.changes[index].action != .delete, let participant = plan.changes[index].participant,
+                    participant.accept, !participant.userRecordName.isEmpty
+                else { continue }
+                handles.insert(participant.handle)
+            case .subscription:
+                if let subscription = plan.changes[index].subscription { handles.insert(subscription.handle) }
+            default: continue
+            }
+        }
+        for planned in plan.rearm ?? [] { handles.insert(planned.handle) }
+        handles.remove(plan.owner.handle)
+        guard !handles.isEmpty else { return [] }
+        return plan.users.compactMap { user in
+            guard handles.contains(user.handle), !user.isNew, let email = user.email else { return nil }
+            return SignInAgain.Known(handle: user.handle, email: email, recordName: user.recordName)
+        }
+    }
+
+    /// Readies the users the run acts as (`existingUsersActedAs`) on a task of its own; nil when there are none.
+    func startReadyingUsersActedAs() -> Task<String?, Never>? {
+        let users = existingUsersActedAs()
+        guard !users.isEmpty else { return nil }
+        let store = self.store
+        return Task { await SignInAgain.ready(users, store: store) }
+    }
 }

@@ -45,6 +45,12 @@ struct ApplyRun {
     /// Set when a store call could not be sent or answered: nothing more is sent, and what was not sent is
     /// reported as not attempted.
     var stopped: String?
+    /// The request from outside that the run stop (a first Ctrl-C), bound where the run began.
+    let stopRequest = StopRequest.current
+    /// Whether nothing more is to start: a call could not be sent or answered, or the run was asked to stop.
+    var halted: Bool { stopped != nil || stopRequest?.isRequested == true }
+    /// Whether the run ended because it was asked to stop (not because a call failed).
+    var interrupted: Bool { stopped == StopRequest.reason }
     /// The zones the apply may leave in the plan's cache file as declared (`CacheAfterApply.pending`), and
     /// what this run wrote in them.
     let cachedZones: Set<String>
@@ -153,6 +159,14 @@ struct ApplyRun {
     // MARK: - The run
 
     mutating func execute() async {
+        await executeUntilHalted()
+        // Asked to stop part-way: what was not started is reported as not attempted, for the next apply.
+        if stopped == nil, stopRequest?.isRequested == true, outcomes.contains(where: { $0 == nil }) {
+            stopped = StopRequest.reason
+        }
+    }
+
+    private mutating func executeUntilHalted() async {
         // One pass groups the private changes by zone: scanning every change for every zone would cost
         // zones × changes (10 million steps for 100,000 records in 100 zones).
         var zoneOrder: [String] = []
@@ -176,7 +190,12 @@ struct ApplyRun {
             stopped = failure
             return
         }
+        // Asked to stop while the users signed in: nothing is written (they exist now, and the next plan finds them).
+        if halted { return }
         let signingIn = later.isEmpty ? nil : startSigningIn(later)
+        // The users the store has that the run acts as, signed in again where this process has no sign-in for
+        // them (a plan from the cache file signed in the owner alone), while the zones are written.
+        let readying = startReadyingUsersActedAs()
         startEncodingCacheRecipe()
         if let failure = await setUserDiscoverability() {
             fail(Array(plan.changes.indices), failure)
@@ -188,19 +207,23 @@ struct ApplyRun {
             fail(plan.changes.indices.filter { outcomes[$0] == nil }, ApplyReport.notAttemptedReason)
             return
         }
-        if stopped != nil { return }
+        if halted { return }
         await applyZones(zoneOrder, changesByZone)
         if let signingIn, let failure = adopt(await signingIn.value, of: later) {
             // Their shares are saved; they cannot accept them, nor anything else be done as them.
             stopped = stopped ?? failure
         }
+        if let readying, let failure = await readying.value {
+            // Nothing can be done as them: their acceptances and subscriptions are left for the next apply.
+            stopped = stopped ?? failure
+        }
         // After a call that could not be sent, nothing more is: the rest is reported as not attempted.
-        if stopped == nil { await acceptShares() }
-        if stopped == nil { await resolveDeferredShareURLs() }
-        if stopped == nil { await applyPublicRecords() }
-        if stopped == nil { await applySubscriptions() }
-        if stopped == nil { await rearmSubscriptions() }
-        if stopped == nil { await modifyZones(.delete) }
+        if !halted { await acceptShares() }
+        if !halted { await resolveDeferredShareURLs() }
+        if !halted { await applyPublicRecords() }
+        if !halted { await applySubscriptions() }
+        if !halted { await rearmSubscriptions() }
+        if !halted { await modifyZones(.delete) }
     }
 
     /// Sets the phone number and discoverability of the users whose recipe entry says them (`phone:`,

@@ -1,3 +1,5 @@
+import ShareKit
+
 /// Runs work a few items at a time: the one way the planner and the applier overlap store calls.
 enum BoundedTasks {
     /// Starts `work` for each of `items`, at most `limit` at a time, while `keepGoing` says so, and hands
@@ -30,7 +32,11 @@ enum BoundedTasks {
                         exhausted = true
                         break
                     }
-                    group.addTask { (item, await work(item)) }
+                    group.addTask {
+                        // Counted as a call under way where a run may be asked to stop (`StopRequest`).
+                        guard let stop = StopRequest.current else { return (item, await work(item)) }
+                        return (item, await stop.during { await work(item) })
+                    }
                     inFlight += 1
                 }
                 guard let (item, value) = await group.next() else { break }

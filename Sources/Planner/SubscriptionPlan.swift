@@ -55,17 +55,18 @@ struct SubscriptionPlan {
             }
             var live: [Subscription] = []
             if let entry, let recordName = entry.recordName {
+                // A plan from the cache file signed in the owner alone: the user is signed in again where
+                // this process cannot act as them yet.
+                if let failure = await SignInAgain.ready(
+                    [SignInAgain.Known(handle: group.handle, email: entry.email, recordName: recordName)], store: store)
+                {
+                    throw PlannerError.storeFailed(
+                        operation: "signing in \(group.handle)", subject: store.displayName,
+                        ShareError(.authenticationRequired, failure))
+                }
                 do {
-                    do {
-                        live = try await store.listSubscriptions(in: group.database, as: recordName)
-                        plan.calls += 1
-                    } catch let error as ShareError where error.code == .authenticationRequired {
-                        // A plan from the cache file signs in the owner alone; over http: and cloudkit: a
-                        // user needs a session of their own, so sign them in (they exist) and ask again.
-                        _ = try await store.signInExisting(email: entry.email)
-                        live = try await store.listSubscriptions(in: group.database, as: recordName)
-                        plan.calls += 3
-                    }
+                    live = try await store.listSubscriptions(in: group.database, as: recordName)
+                    plan.calls += 1
                 } catch let error as ShareError {
                     throw PlannerError.storeFailed(
                         operation: "listing the \(group.database.rawValue) database's subscriptions of \(group.handle)",

@@ -42,6 +42,9 @@ extension Store {
         return results
     }
 
+    /// None: a store holding no sessions acts as any user it has, or only as its signed-in user.
+    public func needingSignIn(_ users: [UserRecordName]) async -> Set<UserRecordName> { [] }
+
     /// The addresses alone, for stores with nothing to ready for a user's calls.
     public func signInExisting(_ users: [UserSignIn]) async throws -> [Result<User?, ShareError>] {
         try await signInExisting(users.map(\.email))

@@ -199,6 +199,10 @@ public protocol Store: Sendable {
     /// `signInExisting(_:)` of the users' addresses, each user found readied for their `calls` at once (as
     /// `signIn(_:)` readies them).
     func signInExisting(_ users: [UserSignIn]) async throws -> [Result<User?, ShareError>]
+    /// The users among `users` the store cannot act as before they sign in again in this process: over Web
+    /// Services to the emulator, those it holds no web auth token for (a plan made from the cache file signs
+    /// in the owner alone). Empty for a store that acts as anyone (SQLite) or only as its signed-in user.
+    func needingSignIn(_ users: [UserRecordName]) async -> Set<UserRecordName>
     /// The user the caller is (`users/current`).
     func currentUser(as user: UserRecordName) async throws -> User
     /// Users by email address (`users/lookup/email`); nil where no user has that address, or the user is
@@ -390,6 +394,8 @@ extension Store {
         var results: [Result<[RecordOutcome], any Error>] = []
         results.reserveCapacity(writes.count)
         for write in writes {
+            // A run asked to stop starts no new request: the writes left have no result, as after a failure.
+            if !results.isEmpty, StopRequest.isRequestedNow { break }
             do {
                 results.append(
                     .success(

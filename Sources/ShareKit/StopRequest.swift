@@ -1,0 +1,46 @@
+import Foundation
+
+/// A request, from outside a run, that it stop: what a first Ctrl-C asks of an apply, a destroy or a lane
+/// (Docs/Plans.md, "Stopping an apply"). Nothing new starts once it is made; the calls under way finish and
+/// are accounted for, and the run reports what it did and did not do.
+///
+/// The run reads it from the task it runs on (`StopRequest.current`): the command line binds one around an
+/// apply, and the loops that start store calls (the applier's, and a store's own batches of one call) ask it
+/// before each new one.
+public final class StopRequest: @unchecked Sendable {
+    @TaskLocal public static var current: StopRequest?
+
+    /// The reason an apply stopped this way gives in its report (`ApplyReport.stopped`).
+    public static let reason = "interrupted: the apply was asked to stop"
+
+    private let lock = NSLock()
+    private var requested = false
+    private var calls = 0
+
+    public init() {}
+
+    /// Whether the run was asked to stop.
+    public var isRequested: Bool { lock.withLock { requested } }
+
+    /// Asks the run to stop. Returns how many store calls were under way then.
+    @discardableResult
+    public func request() -> Int {
+        lock.withLock {
+            requested = true
+            return calls
+        }
+    }
+
+    /// Store calls under way, as counted by `during(_:)`.
+    public var callsUnderWay: Int { lock.withLock { calls } }
+
+    /// Runs one store call, counted as under way while it runs.
+    public func during<Value>(_ call: () async throws -> Value) async rethrows -> Value {
+        lock.withLock { calls += 1 }
+        defer { lock.withLock { calls -= 1 } }
+        return try await call()
+    }
+
+    /// Whether the run bound to the current task was asked to stop.
+    public static var isRequestedNow: Bool { current?.isRequested ?? false }
+}
