@@ -20,6 +20,8 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
     case resetRefused(store: String, location: SourceLocation)
     /// A step needs a share that the live store does not hold.
     case shareNotFound(what: String, hint: String, location: SourceLocation)
+    /// The run was asked to stop (Ctrl-C, SIGTERM) before this step, which was not run, nor any after it.
+    case interrupted(location: SourceLocation)
 
     /// Where in the recipe the problem was written, when it was.
     public var location: SourceLocation? {
@@ -27,7 +29,7 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownLane: nil
         case .privateLane(_, let l), .laneCycle(_, let l), .unknownUser(_, let l),
             .expectationFailed(_, _, let l), .stepFailed(_, _, let l), .resetRefused(_, let l),
-            .shareNotFound(_, _, let l):
+            .shareNotFound(_, _, let l), .interrupted(let l):
             l
         }
     }
@@ -70,6 +72,8 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(sqlite: or memory:), run this lane with --store pointing at one"
         case .shareNotFound(let what, let hint, let l):
             return "\(l): error: \(what); \(hint)"
+        case .interrupted(let l):
+            return "\(l): stopped before this step: the lane was asked to stop; neither it nor any step after it ran"
         }
     }
 }

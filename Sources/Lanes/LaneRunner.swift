@@ -67,7 +67,8 @@ public struct LaneRunner: Sendable {
         } catch let error as LaneError {
             run.failure = error
             run.failurePrinted = false
-            if !recipe.onError.isEmpty {
+            // A lane asked to stop starts nothing more, not even its error hook.
+            if !recipe.onError.isEmpty, !StopRequest.isRequestedNow {
                 output.line("▸ error")
                 do {
                     try await runSteps(recipe.onError, hook: "error", in: scope, depth: 1, session, run)
@@ -78,7 +79,12 @@ public struct LaneRunner: Sendable {
         }
         let total = Self.milliseconds(since: start)
         let count = run.steps.count
-        if let failure = run.failure {
+        if let failure = run.failure, StopRequest.isRequestedNow {
+            let place = failure.location.map { " at \($0)" } ?? ""
+            output.line(
+                "✘ lane \(name) stopped\(place) after \(count) step\(count == 1 ? "" : "s") (\(total) ms): it was asked "
+                    + "to stop, and what it did stays done; run it again from the start")
+        } else if let failure = run.failure {
             let place = failure.location.map { " at \($0)" } ?? ""
             output.line("✘ lane \(name) failed\(place) after \(count) step\(count == 1 ? "" : "s") (\(total) ms)")
         } else {
@@ -110,6 +116,8 @@ public struct LaneRunner: Sendable {
         _ steps: [Step], hook: String?, in scope: Scope, depth: Int, _ session: LaneSession, _ run: Run
     ) async throws {
         for step in steps {
+            // Asked to stop (a first Ctrl-C): the step under way finished; nothing new starts.
+            if StopRequest.isRequestedNow { throw LaneError.interrupted(location: step.location) }
             try await runStep(step, hook: hook, in: scope, depth: depth, session, run)
         }
     }

@@ -79,6 +79,7 @@ public struct ApplyReport: Sendable, Hashable, Codable {
     /// or the store kept asking to wait past the retry budget (`RetryPolicy`).
     public var stopCause: String {
         guard let stopped else { return "" }
+        if stopped == StopRequest.reason { return "it was asked to stop" }
         if stopped.contains("cannot reach") { return "the store could not be reached" }
         if stopped.contains("lost the connection") { return "the connection to the store was lost too often" }
         if stopped.contains("gave up after") {

@@ -11,7 +11,7 @@ public final class StopRequest: @unchecked Sendable {
     @TaskLocal public static var current: StopRequest?
 
     /// The reason an apply stopped this way gives in its report (`ApplyReport.stopped`).
-    public static let reason = "interrupted: the apply was asked to stop"
+    public static let reason = "a signal (Ctrl-C or SIGTERM) asked the apply to stop"
 
     private let lock = NSLock()
     private var requested = false

@@ -63,7 +63,10 @@ struct ApplyFlow {
         }
         let report: ApplyReport
         do {
-            report = try await applier.apply(plan, progress: progress)
+            // A first Ctrl-C (or SIGTERM) from here on asks the apply to stop; before, it ends the process.
+            report = try await Interruptions.whileWriting(command, store: store.displayName) {
+                try await applier.apply(plan, progress: progress)
+            }
         } catch {
             await rendering.value
             throw CLIFailure("\(error)")
@@ -85,6 +88,7 @@ struct ApplyFlow {
         } else {
             Terminal.write(report.line + "\n")
         }
+        if let status = Interruptions.stoppedBySignal { throw ExitCode(status) }
         if !report.succeeded { throw ExitCode.failure }
     }
 

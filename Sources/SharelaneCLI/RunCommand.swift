@@ -100,8 +100,11 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let runner = LaneRunner(
             store: store, output: Self.terminalOutput(), logger: logger, reload: load, overrides: parameters)
         do {
-            let report = try await runner.run(lane: lane, of: recipe)
+            let report = try await Interruptions.whileWriting("run \(lane)", store: store.displayName) {
+                try await runner.run(lane: lane, of: recipe)
+            }
             try write(report, recipeFile: recipe.file)
+            if let status = Interruptions.stoppedBySignal { throw ExitCode(status) }
             if !report.succeeded {
                 if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true", let line = report.githubAnnotation {
                     Terminal.write(line + "\n")

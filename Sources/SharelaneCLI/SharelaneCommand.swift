@@ -38,6 +38,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
         }
         do {
             var command = try parseAsRoot(arguments)
+            // serve stops on a signal by its own service lifecycle, and forwards them to the command it runs.
+            if !(command is ServeCommand) { Interruptions.install() }
             if let logs = command as? any LoggingCommand {
                 bootstrapLogging(logs.logging.level ?? logs.chosenDefaultLogLevel)
             }

@@ -1,0 +1,140 @@
+import Foundation
+import ShareKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How sharelane answers SIGINT (Ctrl-C) and SIGTERM, as Terraform does (Docs/Plans.md, "Stopping an apply").
+///
+/// While an apply, a destroy or a lane writes (`whileWriting`), the first signal asks it to stop
+/// (`StopRequest`): the calls under way finish, nothing new starts, and the command reports what was and was
+/// not applied, then exits 128 + the signal's number (130 for Ctrl-C). A second signal ends the process at
+/// once, saying the store may be partly changed. Any other time (a plan, a read-only command, the question
+/// before an apply) the first signal ends the process at once, with the same status.
+///
+/// The signals are caught by a handler that writes their number to a pipe, read by a thread of its own: the
+/// handler does nothing else, as a handler may, and a handler (unlike an ignored signal) is not inherited
+/// by the commands a lane or an outside action runs, whose own Ctrl-C stays theirs.
+enum Interruptions {
+    /// What the command is doing now.
+    private enum Phase {
+        /// A first signal ends the process.
+        case atOnce
+        /// A first signal asks `request` to stop; `stopping` is set once it has.
+        case writing(StopRequest, what: String, store: String, stopping: Bool)
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var phase = Phase.atOnce
+    nonisolated(unsafe) private static var installed = false
+
+    /// Installs the handlers of SIGINT and SIGTERM, once, for the whole process.
+    static func install() {
+        let first: Bool = lock.withLock {
+            defer { installed = true }
+            return !installed
+        }
+        guard first else { return }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        signalPipe = ends[1]
+        let reading = ends[0]
+        let thread = Thread {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(reading, &byte, 1)
+                if count == 1 {
+                    received(Int32(byte))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+        thread.name = "sharelane-signals"
+        thread.start()
+        for signalNumber in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            #if canImport(Darwin)
+                action.__sigaction_u.__sa_handler = writeSignalNumber
+            #else
+                action.__sigaction_handler.sa_handler = writeSignalNumber
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(signalNumber, &action, nil)
+        }
+    }
+
+    /// Runs `body`, an apply, a destroy or a lane writing to `store`, with the first signal asking it to stop
+    /// rather than ending the process. `what` names it in the lines a signal prints ("apply").
+    static func whileWriting<Value>(
+        _ what: String, store: String, _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        let request = StopRequest()
+        lock.withLock { phase = .writing(request, what: what, store: store, stopping: false) }
+        defer { lock.withLock { phase = .atOnce } }
+        return try await StopRequest.$current.withValue(request) { try await body() }
+    }
+
+    /// The exit status of a command a signal asked to stop: 128 + the signal's number, or nil when none did.
+    static var stoppedBySignal: Int32? { lock.withLock { lastSignal.map { 128 + $0 } } }
+    nonisolated(unsafe) private static var lastSignal: Int32?
+
+    /// What a signal does, on the signals' thread.
+    private static func received(_ signalNumber: Int32) {
+        enum Action {
+            case endAtOnce(String?)
+            case stop(StopRequest, what: String)
+        }
+        let action: Action = lock.withLock {
+            lastSignal = signalNumber
+            switch phase {
+            case .atOnce:
+                return .endAtOnce(nil)
+            case .writing(let request, let what, let store, let stopping):
+                if stopping {
+                    return .endAtOnce(
+                        "Stopped at once: \(store) may be partly changed. Run the same `sharelane \(what)` again: it "
+                            + "plans only what is left, and converges.")
+                }
+                phase = .writing(request, what: what, store: store, stopping: true)
+                return .stop(request, what: what)
+            }
+        }
+        switch action {
+        case .endAtOnce(let line):
+            if let line { Terminal.printError("\n" + line) }
+            _exit(128 + signalNumber)
+        case .stop(let request, let what):
+            let calls = request.request()
+            let underWay =
+                switch calls {
+                case 0: "the \(what.hasPrefix("run ") ? "step" : "request") in flight"
+                case 1: "the 1 request in flight"
+                default: "the \(calls) requests in flight"
+                }
+            Terminal.printError(
+                "\nStopping: letting \(underWay) finish; nothing new starts (Ctrl-C again to stop at once)")
+        }
+    }
+}
+
+/// The write end of the signals' pipe, for the handler (which may touch nothing but it).
+nonisolated(unsafe) private var signalPipe: Int32 = -1
+
+/// The handler of SIGINT and SIGTERM: writes the signal's number to the pipe and returns.
+private func writeSignalNumber(_ signalNumber: Int32) {
+    var byte = UInt8(truncatingIfNeeded: signalNumber)
+    let saved = errno
+    _ = write(signalPipe, &byte, 1)
+    errno = saved
+}
