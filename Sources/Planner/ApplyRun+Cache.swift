@@ -11,7 +11,7 @@ extension ApplyRun {
     /// (`readsZoneTags`); then the file stays as the plan left it, and the next plan reads what the apply
     /// wrote.
     mutating func keepPlanCache() async {
-        guard let keep = plan.cacheAfterApply, !cachedZones.isEmpty, stopped == nil || interrupted,
+        guard let keep = plan.cacheAfterApply, !cachedZones.isEmpty, stopped == nil,
             let (context, remembered) = cacheRecipe()
         else { return }
         var memo =

@@ -49,8 +49,6 @@ struct ApplyRun {
     let stopRequest = StopRequest.current
     /// Whether nothing more is to start: a call could not be sent or answered, or the run was asked to stop.
     var halted: Bool { stopped != nil || stopRequest?.isRequested == true }
-    /// Whether the run ended because it was asked to stop (not because a call failed).
-    var interrupted: Bool { stopped == StopRequest.reason }
     /// The zones the apply may leave in the plan's cache file as declared (`CacheAfterApply.pending`), and
     /// what this run wrote in them.
     let cachedZones: Set<String>
