@@ -7,14 +7,35 @@ import ShareKit
 extension ApplyRun {
     /// Accepts shares as their participants, all of one participant's shares in one call (one
     /// `records/accept` request, one transaction in the SQLite store).
-    mutating func acceptShares() async {
-        var users: [UserRecordName] = []
-        var byUser: [UserRecordName: [(index: Int, url: String)]] = [:]
+    /// The participant changes whose participant accepts the share in this run.
+    func acceptances() -> [(index: Int, participant: PlannedParticipant, share: PlannedShare)] {
+        var found: [(index: Int, participant: PlannedParticipant, share: PlannedShare)] = []
         for index in plan.changes.indices where plan.changes[index].kind == .participant {
             let change = plan.changes[index]
             guard change.action != .delete, let participant = change.participant.map(filled),
                 participant.accept, let share = change.share
             else { continue }
+            found.append((index, participant, share))
+        }
+        return found
+    }
+
+    /// After a run that stopped before its second writes: a participant whose share was saved but who did not
+    /// accept it, and a record saved without the `!share-url` fields it waits for, are not applied (their
+    /// first write marked them so) but not attempted, so that the report says so and nothing takes them for
+    /// done.
+    mutating func reopenHalfDone() {
+        for (index, _, _) in acceptances() where !acceptancesAnswered.contains(index) && outcomes[index] == .applied {
+            reopen(index)
+        }
+        // `resolveDeferredShareURLs` empties the list when it starts: these are the records it never wrote.
+        for (index, _) in deferred where outcomes[index] == .applied { reopen(index) }
+    }
+
+    mutating func acceptShares() async {
+        var users: [UserRecordName] = []
+        var byUser: [UserRecordName: [(index: Int, url: String)]] = [:]
+        for (index, participant, share) in acceptances() {
             if hasFailed(index) { continue }
             guard let url = shareURLs[share.path] else {
                 fail([index], "share \(share.path) has no URL to accept, so \(participant.handle) could not accept it")
@@ -48,6 +69,7 @@ extension ApplyRun {
         } receive: { group, outcome in
             answered += 1
             for (number, request) in group.enumerated() {
+                acceptancesAnswered.formUnion(request.accepts.map(\.index))
                 switch outcome {
                 case .failure(let error):
                     for (index, _) in request.accepts { fail([index], acceptFailure(index, "\(error)")) }

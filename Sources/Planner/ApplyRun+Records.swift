@@ -258,6 +258,7 @@ extension ApplyRun {
 
     mutating func resolveDeferredShareURLs() async {
         guard !deferred.isEmpty else { return }
+        defer { deferred = [] }
         var byZone: [String: [Unit]] = [:]
         var zoneOrder: [String] = []
         for (index, fields) in deferred {
@@ -283,7 +284,8 @@ extension ApplyRun {
             // The earlier save succeeded; this write decides the change's outcome.
             reopen(index)
         }
-        for zone in zoneOrder {
+        // Asked to stop, the zones not started are left not attempted (each change was reopened above).
+        for zone in zoneOrder where !halted {
             await modify(byZone[zone] ?? [], zoneID: ZoneID(zoneName: zone), database: .private)
         }
     }

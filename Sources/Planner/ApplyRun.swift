@@ -40,6 +40,8 @@ struct ApplyRun {
     var failedZones: Set<String> = []
     /// Record names of the users this run signed in, by normalized email address (`filled`).
     var newUserRecordNames: [String: UserRecordName] = [:]
+    /// The participant changes whose acceptance the store answered (`reopenUnanswered`).
+    var acceptancesAnswered: Set<Int> = []
     /// Record changes whose `!share-url` fields wait for a share saved in this run.
     var deferred: [(index: Int, fields: [String: PlannedValue])] = []
     /// Set when a store call could not be sent or answered: nothing more is sent, and what was not sent is
@@ -158,6 +160,7 @@ struct ApplyRun {
 
     mutating func execute() async {
         await executeUntilHalted()
+        if halted { reopenHalfDone() }
         // Asked to stop part-way: what was not started is reported as not attempted, for the next apply.
         if stopped == nil, stopRequest?.isRequested == true, outcomes.contains(where: { $0 == nil }) {
             stopped = StopRequest.reason

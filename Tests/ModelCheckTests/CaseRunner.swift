@@ -20,6 +20,10 @@ struct CaseReport: Sendable {
     var directOperations = 0
     var refusals = 0
     var laneJudgements = 0
+    /// Applies stopped part-way (`CheckAction.stoppedApply`), and how many of them stopped before the end (the
+    /// others ended first): the second must stay well above zero, or the stops test nothing.
+    var stopsAsked = 0
+    var stopsMidway = 0
 }
 
 /// Runs a case against the embedded SQLite store and a `sharelane serve` over HTTP, checking the
@@ -60,14 +64,20 @@ struct CaseRunner: Sendable {
         try await faults?.off()
         // Short backoffs, `retryAfter` waited out on `clock`; over a bad network three attempts a request, so
         // that some applies meet a request that cannot get through and must stop cleanly, then converge.
-        let http = WebServicesStore(
-            endpoint: .emulator(
-                url: serveURL, apiToken: apiToken, container: world.container,
-                environment: world.environment.rawValue),
-            retryPolicy: RetryPolicy(maxAttempts: faults == nil ? 8 : 3, baseDelay: 0.01, maxDelay: 0.05),
-            retryClock: clock.retryClock,
-            logger: Self.logger)
-        http.assetFiles.set { CheckAssets.path(for: $0) }
+        let (serveURL, apiToken, retryClock) = (self.serveURL, self.apiToken, clock.retryClock)
+        let maxAttempts = faults == nil ? 8 : 3
+        let makeServeStore: @Sendable () -> WebServicesStore = {
+            let http = WebServicesStore(
+                endpoint: .emulator(
+                    url: serveURL, apiToken: apiToken, container: world.container,
+                    environment: world.environment.rawValue),
+                retryPolicy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: 0.01, maxDelay: 0.05),
+                retryClock: retryClock,
+                logger: Self.logger)
+            http.assetFiles.set { CheckAssets.path(for: $0) }
+            return http
+        }
+        let http = makeServeStore()
         sqlite.assetFiles.set { CheckAssets.path(for: $0) }
         CheckAssets.write(into: cacheDirectory)
         let caches = ["sqlite", "serve"].map { cacheDirectory.appendingPathComponent("plan-cache-\($0).json") }
@@ -78,6 +88,7 @@ struct CaseRunner: Sendable {
                 StoreSide(label: "serve", store: http, backing: serveBacking),
             ], spec: checkCase.recipe, bugs: bugs)
         run.caches = caches.map { PlanCache(file: $0) }
+        run.makeServeStore = makeServeStore
         run.faults = faults
         run.tally = tally
         run.caseSeed = checkCase.seed
@@ -150,7 +161,11 @@ struct CaseRunner: Sendable {
 
 /// The state of one run of a case.
 final class CaseRun {
-    let sides: [StoreSide]
+    /// The sides under test; serve's gets a new client where a command stands for a new process
+    /// (`newProcess(side:)`).
+    var sides: [StoreSide]
+    /// A new client of serve, as a new `sharelane` process opens.
+    var makeServeStore: (@Sendable () -> WebServicesStore)?
     var spec: RecipeSpec
     var recipe: Recipe?
     let bugs: KnownBugs
@@ -195,27 +210,7 @@ final class CaseRun {
             try await plan(step: step)
             report.laneSteps.append(action.laneStep(owner: spec.owner))
         case .mutate(let mutation, let prune):
-            let unmutated = spec
-            guard mutation.apply(to: &spec) else {
-                report.skipped += 1
-                return
-            }
-            do {
-                recipe = try CaseRunner.load(spec.yaml())
-            } catch  where "\(error)".contains(RecipeGenerator.writeOrderCycle) {
-                // The edit made records need each other first (a VALIDATE reference into its own hierarchy):
-                // the loader rightly refuses that recipe; the case goes on with the one before (an edit kept in
-                // the spec would make the next step's load throw).
-                spec = unmutated
-                report.skipped += 1
-                return
-            } catch {
-                throw Violation(invariant: "mutated-recipe-invalid", detail: "\(mutation): \(error)", step: step)
-            }
-            report.versions.append((step, spec.yaml()))
-            report.laneSteps.append(
-                "# step \(step + 1): edit the recipe: \(mutation) (recipe version \(report.versions.count + 1) below), then:"
-            )
+            guard try edit(mutation, step: step) else { return }
             report.laneSteps.append(action.laneStep(owner: spec.owner))
             try await apply(prune: prune, step: step)
         case .accept(let user, let zone, let root), .leave(let user, let zone, let root):
@@ -285,7 +280,39 @@ final class CaseRun {
         case .export:
             try await export(step: step)
             report.laneSteps.append(action.laneStep(owner: spec.owner))
+        case .stoppedApply(let mutation, let after, let kill, let then):
+            if let mutation { guard try edit(mutation, step: step) else { return } }
+            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append("apply")
+            try await stoppedApply(after: after, kill: kill, then: then, step: step)
         }
+    }
+
+    /// Edits the recipe; false when the edit is skipped (it does not fit the recipe, or makes records need
+    /// each other first).
+    func edit(_ mutation: RecipeMutation, step: Int) throws -> Bool {
+        let unmutated = spec
+        guard mutation.apply(to: &spec) else {
+            report.skipped += 1
+            return false
+        }
+        do {
+            recipe = try CaseRunner.load(spec.yaml())
+        } catch  where "\(error)".contains(RecipeGenerator.writeOrderCycle) {
+            // The edit made records need each other first (a VALIDATE reference into its own hierarchy):
+            // the loader rightly refuses that recipe; the case goes on with the one before (an edit kept in
+            // the spec would make the next step's load throw).
+            spec = unmutated
+            report.skipped += 1
+            return false
+        } catch {
+            throw Violation(invariant: "mutated-recipe-invalid", detail: "\(mutation): \(error)", step: step)
+        }
+        report.versions.append((step, spec.yaml()))
+        report.laneSteps.append(
+            "# step \(step + 1): edit the recipe: \(mutation) (recipe version \(report.versions.count + 1) below), then:"
+        )
+        return true
     }
 
     private func skip() {
@@ -462,7 +489,7 @@ final class CaseRun {
 
     // MARK: - Plan, apply, saved plans, export
 
-    private func ensureSignedIn(step: Int) async throws {
+    func ensureSignedIn(step: Int) async throws {
         guard directories.isEmpty else { return }
         let recipe = try loadedRecipe()
         for side in sides {
@@ -702,7 +729,7 @@ final class CaseRun {
         }
     }
 
-    private func compareViews(step: Int) async throws {
+    func compareViews(step: Int) async throws {
         try compareViews(await bothViews(full: false), step: step)
     }
 

@@ -21,6 +21,36 @@ enum CheckAction: Hashable, Sendable, CustomStringConvertible {
     case stalePlan(zone: String, record: String)
     /// Export, load the export, plan it: no changes.
     case export
+    /// The recipe edited (when a mutation is given), then its apply stopped part-way, after `after` of its
+    /// progress reports: as SIGKILL leaves it (`kill`: the calls under way abandoned) or as a first Ctrl-C does
+    /// (they finish). Then the steps of `then`, each a command of its own, then an apply: it must converge,
+    /// and the plan after it must be empty (`CaseRun+Stops.swift`).
+    case stoppedApply(RecipeMutation?, after: Int, kill: Bool, then: [AfterStop])
+
+    /// What may come between a stopped apply and the apply that must converge.
+    enum AfterStop: Hashable, Sendable, CustomStringConvertible {
+        /// `sharelane plan`.
+        case plan
+        /// `sharelane run` of a lane whose step is `apply`.
+        case lane
+        /// `sharelane plan --out FILE`, then `sharelane apply FILE`.
+        case savedPlan
+        /// Another apply, stopped too.
+        case stoppedApply(after: Int, kill: Bool)
+
+        var description: String {
+            switch self {
+            case .plan: "plan"
+            case .lane: "a lane's apply"
+            case .savedPlan: "a saved plan applied"
+            case .stoppedApply(let after, let kill): "an apply stopped again \(Self.how(after, kill))"
+            }
+        }
+
+        static func how(_ after: Int, _ kill: Bool) -> String {
+            "(\(kill ? "SIGKILL" : "Ctrl-C") after \(after) progress report\(after == 1 ? "" : "s"))"
+        }
+    }
 
     var description: String {
         switch self {
@@ -35,6 +65,10 @@ enum CheckAction: Hashable, Sendable, CustomStringConvertible {
         case .mutate(let m, let prune): "edit recipe: \(m), then apply" + (prune ? " --prune" : "")
         case .stalePlan(let z, let r): "save a plan, owner writes \(z)/\(r), apply the saved plan"
         case .export: "export, then plan the export"
+        case .stoppedApply(let mutation, let after, let kill, let then):
+            (mutation.map { "edit recipe: \($0), then " } ?? "")
+                + "an apply stopped \(AfterStop.how(after, kill)), then "
+                + (then.map(\.description) + ["apply"]).joined(separator: ", then ")
         }
     }
 
@@ -57,6 +91,9 @@ enum CheckAction: Hashable, Sendable, CustomStringConvertible {
             return
                 "save: { as: \(owner), zone: \(z), record: \(r), type: \(Self.replayType), fields: { stale: \"x\" } }"
         case .export: return "export"
+        case .stoppedApply:
+            // A lane cannot stop an apply part-way: the replay says where, and goes on with the apply.
+            return "# \(description) (Tests/EndToEndTests/StoppedApplyTests.swift stops one through serve)"
         }
     }
 

@@ -34,7 +34,9 @@ struct CheckCase: Hashable, Sendable {
         var current = recipe
         var actions: [CheckAction] = []
         if !bugs.planBeforeFirstApply && generator.random.chance(0.15) { actions.append(.plan) }
-        actions.append(.apply(prune: false))
+        // Now and then the first apply is stopped part-way, as a user who saw a wrong plan scroll by stops it:
+        // it creates the recipe's users, and those it did not are new to the apply after it.
+        actions.append(generator.random.chance(0.2) ? stoppedApply(&generator, mutation: nil) : .apply(prune: false))
         for _ in 0..<generator.random.int(2...9) {
             if let action = nextAction(&generator, current: &current, bugs: bugs) { actions.append(action) }
         }
@@ -116,15 +118,33 @@ struct CheckCase: Hashable, Sendable {
             let candidates = bugs.deletedShareIsNotRecreated ? deletable.filter { !roots.contains($0.name) } : deletable
             guard let record = g.random.maybePick(candidates) else { return nil }
             return .delete(user: spec.owner, zone: record.zone, record: record.name)
-        case 75..<92:
+        case 75..<88:
             guard let mutation = mutation(&g, spec: spec, bugs: bugs), mutation.apply(to: &spec) else { return nil }
             return .mutate(mutation, prune: g.random.chance(0.25))
+        case 88..<92:
+            // An edit, so that the stopped apply has something to do.
+            guard let mutation = mutation(&g, spec: spec, bugs: bugs), mutation.apply(to: &spec) else { return nil }
+            return stoppedApply(&g, mutation: mutation)
         case 92..<96:
             guard let record = g.random.maybePick(records) else { return nil }
             return .stalePlan(zone: record.zone, record: record.name)
         default:
             return .export
         }
+    }
+
+    /// An apply stopped at a random point, by SIGKILL or Ctrl-C, then up to two random steps.
+    static func stoppedApply(_ g: inout RecipeGenerator, mutation: RecipeMutation?) -> CheckAction {
+        var then: [CheckAction.AfterStop] = []
+        for _ in 0..<g.random.int(0...2) {
+            switch g.random.int(0...3) {
+            case 0: then.append(.plan)
+            case 1: then.append(.lane)
+            case 2: then.append(.savedPlan)
+            default: then.append(.stoppedApply(after: g.random.int(0...3), kill: g.random.chance(0.5)))
+            }
+        }
+        return .stoppedApply(mutation, after: g.random.int(0...3), kill: g.random.chance(0.5), then: then)
     }
 
     static func mutation(_ g: inout RecipeGenerator, spec: RecipeSpec, bugs: KnownBugs) -> RecipeMutation? {

@@ -46,6 +46,8 @@ import Testing
             // The access checks must meet both answers, or they check nothing.
             #expect(summary.refused > 0 && summary.refused < summary.direct)
             #expect(summary.laneJudgements > 0)
+            // Stopped applies must stop some applies part-way, or they test nothing.
+            #expect(summary.stopsMidway > 0)
             // Serve's applies must meet the bad network, or the faults test nothing.
             if summary.faults != nil { #expect(summary.faultRetries > 0) }
         }
@@ -59,6 +61,8 @@ import Testing
         var direct = 0
         var refused = 0
         var laneJudgements = 0
+        var stopsAsked = 0
+        var stopsMidway = 0
         var failures: [String] = []
         var seconds = 0.0
         var shrinkSeconds = 0.0
@@ -67,7 +71,8 @@ import Testing
         var faultRetries = 0
         var line: String {
             "model check: \(ran) cases, \(actions) actions (\(skipped) skipped; \(direct) direct operations, "
-                + "\(refused) refused, \(laneJudgements) judged by a lane), \(failures.count) failure(s) in "
+                + "\(refused) refused, \(laneJudgements) judged by a lane; \(stopsAsked) applies asked to stop, "
+                + "\(stopsMidway) of them part-way), \(failures.count) failure(s) in "
                 + String(format: "%.1f s (%.1f s of it shrinking)", seconds, shrinkSeconds)
         }
     }
@@ -88,6 +93,8 @@ import Testing
             summary.direct += report.directOperations
             summary.refused += report.refusals
             summary.laneJudgements += report.laneJudgements
+            summary.stopsAsked += report.stopsAsked
+            summary.stopsMidway += report.stopsMidway
             guard let violation = report.violation else {
                 // A failure's replay recipe must be runnable: every case's replay must validate (a load is
                 // about 1% of a case's time).
