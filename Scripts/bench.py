@@ -5,6 +5,7 @@ import json
 import os
 import re
 import secrets
+import signal
 import shutil
 import socket
 import subprocess
@@ -528,6 +529,57 @@ def bench_plan_after_apply(binary, work):
             "first_requests": requests["first"], "second_requests": requests["second"]}
 
 
+# Ctrl-C during an apply over `serve --latency 80ms` (Docs/Plans.md, "Stopping an apply"): the recipe of 20,000
+# records in 20 zones, each shared with 10 participants, stopped at several moments.
+STOP_RECORDS = 20000
+STOP_ZONES = 20
+STOP_AFTER_SECONDS = (0.4, 1.2, 2.5)
+
+
+def bench_stop(binary, work):
+    """For each moment: the seconds from SIGINT to the apply's exit, against the slowest request serve answered
+    (its log's `ms=`) plus a second; the exit status; and whether the next apply converged (the plan after it
+    empty)."""
+    recipe = os.path.join(work, "bench-stop.yaml")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen-bench-recipe.py"), str(STOP_RECORDS), recipe,
+                    str(STOP_ZONES), "100"], check=True)
+    rows = []
+    for after in STOP_AFTER_SECONDS:
+        slow = Served(binary, work, f"stop-{after}", ["--latency", f"{int(LATENCY * 1000)}ms"])
+        try:
+            with open(os.path.join(work, "stop-apply.out"), "w") as out:
+                apply = subprocess.Popen([binary, "apply", recipe, "--store", slow.url, "--yes"], env=slow.env,
+                                         stdout=out, stderr=subprocess.STDOUT)
+                time.sleep(after)
+                signalled = time.monotonic()
+                apply.send_signal(signal.SIGINT)
+                status = apply.wait()
+                stopped_in = time.monotonic() - signalled
+            said = open(os.path.join(work, "stop-apply.out")).read()
+            slowest = max([float(ms) for ms in re.findall(r"\bms=([0-9.]+)", slow.log())] or [0.0]) / 1000
+            run([binary, "apply", recipe, "--store", slow.url, "--yes"], env=slow.env)
+            secs, rss, out, cpu = run([binary, "plan", recipe, "--store", slow.url, "--detailed-exitcode"],
+                                      env=slow.env, expect=(0, 2))
+            rows.append({"after": after, "stopped_in": stopped_in, "slowest_request": slowest, "status": status,
+                         "said_stopping": "Stopping: letting" in said,
+                         "reported": "Apply stopped: it was asked to stop" in said or "Apply complete!" in said,
+                         "converged": "Plan: 0 to add, 0 to change, 0 to destroy." in out})
+        finally:
+            slow.stop()
+    return rows
+
+
+def print_stop(rows):
+    for r in rows:
+        print(f"SIGINT at {r['after']:.1f}s: exit {r['status']} after {r['stopped_in']:.2f}s (slowest request "
+              f"{r['slowest_request']:.2f}s); stopping line {'yes' if r['said_stopping'] else 'NO'}, report "
+              f"{'yes' if r['reported'] else 'NO'}, next apply converged {'yes' if r['converged'] else 'NO'}")
+    met = all(r["status"] == 130 and r["stopped_in"] <= r["slowest_request"] + 1 and r["said_stopping"]
+              and r["reported"] and r["converged"] for r in rows)
+    print(f"{'met    ' if met else 'NOT MET'}  Ctrl-C ends an apply within its slowest request + 1 s, exit 130, "
+          f"and the next apply converges")
+
+
 def print_network(rows):
     """The real-link table: each step against its lower bound or its target."""
     print(f"{'over a real link':<28} | {'records':>7} | {'wall':>7} | {'requests':>8} | {'lower bound':>11} | "
@@ -592,6 +644,13 @@ def main():
     # BENCH_ONLY=network runs only the real link's steps; BENCH_NETWORK_SIZES chooses their sizes (default: the
     # first size: the throttled apply alone takes requests ÷ 40 s).
     only_network = os.environ.get("BENCH_ONLY") == "network"
+    if os.environ.get("BENCH_ONLY") == "stop":
+        # Ctrl-C during an apply alone (bench_stop): a minute, not the whole bench.
+        try:
+            print_stop(bench_stop(binary, work))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     if os.environ.get("BENCH_ONLY") == "after-apply":
         # The plan after an apply alone (bench_plan_after_apply): a minute, not the whole bench.
         try:

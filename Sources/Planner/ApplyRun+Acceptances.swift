@@ -5,8 +5,6 @@ import ShareKit
 // MARK: - Acceptances
 
 extension ApplyRun {
-    /// Accepts shares as their participants, all of one participant's shares in one call (one
-    /// `records/accept` request, one transaction in the SQLite store).
     /// The participant changes whose participant accepts the share in this run.
     func acceptances() -> [(index: Int, participant: PlannedParticipant, share: PlannedShare)] {
         var found: [(index: Int, participant: PlannedParticipant, share: PlannedShare)] = []
@@ -32,6 +30,8 @@ extension ApplyRun {
         for (index, _) in deferred where outcomes[index] == .applied { reopen(index) }
     }
 
+    /// Accepts shares as their participants, all of one participant's shares in one call (one
+    /// `records/accept` request, one transaction in the SQLite store).
     mutating func acceptShares() async {
         var users: [UserRecordName] = []
         var byUser: [UserRecordName: [(index: Int, url: String)]] = [:]

@@ -40,7 +40,7 @@ struct ApplyRun {
     var failedZones: Set<String> = []
     /// Record names of the users this run signed in, by normalized email address (`filled`).
     var newUserRecordNames: [String: UserRecordName] = [:]
-    /// The participant changes whose acceptance the store answered (`reopenUnanswered`).
+    /// The participant changes whose acceptance the store answered (`reopenHalfDone`).
     var acceptancesAnswered: Set<Int> = []
     /// Record changes whose `!share-url` fields wait for a share saved in this run.
     var deferred: [(index: Int, fields: [String: PlannedValue])] = []
@@ -191,7 +191,8 @@ struct ApplyRun {
             stopped = failure
             return
         }
-        // Asked to stop while the users signed in: nothing is written (they exist now, and the next plan finds them).
+        // Asked to stop while the users signed in: nothing more is written (they exist now; the next plan finds
+        // them).
         if halted { return }
         let signingIn = later.isEmpty ? nil : startSigningIn(later)
         // The users the store has that the run acts as, signed in again where this process has no sign-in for

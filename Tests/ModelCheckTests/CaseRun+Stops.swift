@@ -107,7 +107,7 @@ extension CaseRun {
             let report = try await LaneRunner(store: sides[index].store, output: .discard, logger: logger)
                 .run(lane: "check", of: recipe)
             newProcess(side: index)
-            if let failure = report.failure, !(faults != nil && Self.isNetworkFailure(failure)) {
+            if let failure = report.failure, !(faults != nil && Self.stoppedByNetwork(failure)) {
                 throw Violation(
                     invariant: "lane-after-stopped-apply",
                     detail: "a lane's apply after a stopped apply failed on \(sides[index].label): \(failure)",
@@ -133,7 +133,7 @@ extension CaseRun {
                         detail: "a saved plan made after a stopped apply failed on \(sides[index].label):\n"
                             + report.failures.prefix(10).map { "  \($0)" }.joined(separator: "\n"), step: step)
                 }
-            } catch let error as PlannerError where faults != nil && Self.isNetworkFailure(error) {
+            } catch let error as PlannerError where faults != nil && Self.stoppedByNetwork(error) {
                 // The bad network stopped its check: the next apply plans again.
             } catch let error as PlannerError {
                 throw Violation(
@@ -169,6 +169,14 @@ extension CaseRun {
                     step: step)
             }
         }
+    }
+
+    /// Whether a lane's or a saved plan's failure is the bad network's: its retries spent on a store that stayed
+    /// unavailable or throttling, or on connections lost (an apply stopped so, or a read of its plan or check).
+    static func stoppedByNetwork(_ error: any Error) -> Bool {
+        let text = "\(error)"
+        return isNetworkFailure(error) || text.contains("the connection to the store was lost too often")
+            || text.contains("lost the connection")
     }
 
     /// The plan of the recipe file on one side as `sharelane plan` and `sharelane apply` make it, in a process
