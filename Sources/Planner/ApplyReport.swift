@@ -92,7 +92,8 @@ public struct ApplyReport: Sendable, Hashable, Codable {
 
     /// After a stop: the store's own words, then what was applied and what was not, by kind, each with its
     /// first addresses, and what to do. Empty when the apply went to the end.
-    public func stopLines(addresses limit: Int = 5) -> [String] {
+    /// - Parameter command: the command to run again, `apply` or `destroy`.
+    public func stopLines(addresses limit: Int = 5, command: String = "apply") -> [String] {
         guard let stopped else { return [] }
         func listed(_ items: [(PlannedChange.Kind, String)]) -> String {
             var counts: [PlannedChange.Kind: Int] = [:]
@@ -111,7 +112,7 @@ public struct ApplyReport: Sendable, Hashable, Codable {
         if !failures.isEmpty {
             lines.append("Not applied: " + listed(failures.map { ($0.kind, $0.address) }))
         }
-        lines.append("Run the same `sharelane apply` again to finish: it plans only what is left.")
+        lines.append("Run the same `sharelane \(command)` again to finish: it plans only what is left.")
         return lines
     }
 }

@@ -77,7 +77,7 @@ struct ApplyFlow {
             Terminal.printError("error: \(line)")
         }
         if report.stopped != nil {
-            for line in report.stopLines() { Terminal.printError(line) }
+            for line in report.stopLines(command: command) { Terminal.printError(line) }
         } else if !report.succeeded {
             Terminal.printError("Run `sharelane plan` to see what is left; apply again once the cause is fixed.")
         }
