@@ -561,7 +561,7 @@ def bench_stop(binary, work):
             secs, rss, out, cpu = run([binary, "plan", recipe, "--store", slow.url, "--detailed-exitcode"],
                                       env=slow.env, expect=(0, 2))
             rows.append({"after": after, "stopped_in": stopped_in, "slowest_request": slowest, "status": status,
-                         "said_stopping": "Stopping: letting" in said,
+                         "said_stopping": "Stopping: " in said,
                          "reported": "Apply stopped: it was asked to stop" in said or "Apply complete!" in said,
                          "converged": "Plan: 0 to add, 0 to change, 0 to destroy." in out})
         finally:

@@ -81,7 +81,12 @@ enum Interruptions {
     ) async rethrows -> Value {
         let request = StopRequest()
         lock.withLock { phase = .writing(request, what: what, store: store, stopping: false) }
-        defer { lock.withLock { phase = .atOnce } }
+        // Once asked to stop, a later signal (while the report is written) still says what it leaves.
+        defer {
+            lock.withLock {
+                if case .writing(_, _, _, stopping: false) = phase { phase = .atOnce }
+            }
+        }
         return try await StopRequest.$current.withValue(request) { try await body() }
     }
 
@@ -118,12 +123,12 @@ enum Interruptions {
             let calls = request.request()
             let underWay =
                 switch calls {
-                case 0: "the \(what.hasPrefix("run ") ? "step" : "request") in flight"
-                case 1: "the 1 request in flight"
-                default: "the \(calls) requests in flight"
+                case 0 where what.hasPrefix("run "): "letting the step under way finish"
+                case 0: "no request is in flight"
+                case 1: "letting the 1 request in flight finish"
+                default: "letting the \(calls) requests in flight finish"
                 }
-            Terminal.printError(
-                "\nStopping: letting \(underWay) finish; nothing new starts (Ctrl-C again to stop at once)")
+            Terminal.printError("\nStopping: \(underWay); nothing new starts (Ctrl-C again to stop at once)")
         }
     }
 }
