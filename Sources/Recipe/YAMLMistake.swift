@@ -9,7 +9,7 @@ enum YAMLMistake {
     static func said(
         problem: String, line: Int, column: Int, contextLine: Int?, in text: String
     ) -> String? {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = lines(of: text)
         guard line >= 1, line <= lines.count else { return nil }
         let here = lines[line - 1]
         if problem.contains("cannot start any token"), column >= 1, column <= here.count,
@@ -35,7 +35,8 @@ enum YAMLMistake {
         let badColumn = indentation(of: lines[bad - 1]) + 1
         // The columns the lines above it start in, back to the mapping the parser was reading.
         var columns = Set<Int>()
-        for index in max(1, contextLine ?? 1)..<bad {
+        // The parser's mapping may start below the line found out of place (a line it skipped as blank).
+        for index in min(max(1, contextLine ?? 1), bad)..<bad {
             let text = lines[index - 1]
             guard !text.allSatisfy(\.isWhitespace), !text.drop(while: { $0 == " " }).hasPrefix("#") else { continue }
             columns.insert(indentation(of: text) + 1)
@@ -59,6 +60,17 @@ enum YAMLMistake {
                 + around.map(String.init).joined(separator: " or ")
         }
         return message + "; a key starts in the same column as the other keys of its mapping, with spaces"
+    }
+
+    /// The text's lines as the YAML parser numbers them: a line ends at a line feed, a carriage return (alone,
+    /// or before a line feed), or one of Unicode's line breaks YAML 1.1 counts (NEL, LS, PS). Splitting at line
+    /// feeds alone numbered a line holding a lone carriage return one short of the parser, and the mapping the
+    /// parser named could then start below the line found out of place.
+    static func lines(of text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false) { character in
+            character == "\n" || character == "\r" || character == "\r\n" || character == "\u{85}"
+                || character == "\u{2028}" || character == "\u{2029}"
+        }
     }
 
     /// The numbers of the lines with text (not blank, not a comment) before `line`, nearest first, at most two.

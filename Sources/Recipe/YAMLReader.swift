@@ -299,7 +299,7 @@ struct YAMLReader {
         line: Int, column: Int
     )? {
         let indent = first.column - 1
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = YAMLMistake.lines(of: text)
         guard first.line >= 1, first.line <= lines.count else { return nil }
         for number in (first.line + 1)..<(lines.count + 1) {
             let line = lines[number - 1]
