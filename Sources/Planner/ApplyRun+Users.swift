@@ -104,18 +104,9 @@ extension ApplyRun {
     /// share, and the users whose subscriptions it writes or re-creates.
     func existingUsersActedAs() -> [SignInAgain.Known] {
         guard store.capabilities.actsAsAnyUser else { return [] }
-        var handles = Set<String>()
-        for index in plan.changes.indices {
-            switch plan.changes[index].kind {
-            case .participant:
-                guard plan.changes[index].action != .delete, let participant = plan.changes[index].participant,
-                    participant.accept, !participant.userRecordName.isEmpty
-                else { continue }
-                handles.insert(participant.handle)
-            case .subscription:
-                if let subscription = plan.changes[index].subscription { handles.insert(subscription.handle) }
-            default: continue
-            }
+        var handles = Set(acceptances().map(\.participant.handle))
+        for index in indices(.subscription, .delete, not: true) + indices(.subscription, .delete) {
+            if let subscription = plan.changes[index].subscription { handles.insert(subscription.handle) }
         }
         for planned in plan.rearm ?? [] { handles.insert(planned.handle) }
         handles.remove(plan.owner.handle)

@@ -43,6 +43,19 @@ struct SubscriptionPlan {
                 groups.append((key.0, key.1, [subscription]))
             }
         }
+        // A plan from the cache file signed in the owner alone: the users whose subscriptions are listed are
+        // signed in again where this process cannot act as them yet, all in one call.
+        let listed = groups.compactMap { group -> SignInAgain.Known? in
+            guard actsAsAnyUser || group.handle == users.ownerHandle, let entry = users.entry(handle: group.handle),
+                let recordName = entry.recordName
+            else { return nil }
+            return SignInAgain.Known(handle: group.handle, email: entry.email, recordName: recordName)
+        }
+        if let failure = await SignInAgain.ready(listed, store: store) {
+            throw PlannerError.storeFailed(
+                operation: "signing in the users whose subscriptions are listed", subject: store.displayName,
+                ShareError(.authenticationRequired, failure))
+        }
         for group in groups {
             let entry = users.entry(handle: group.handle)
             if !actsAsAnyUser && group.handle != users.ownerHandle {
@@ -55,15 +68,6 @@ struct SubscriptionPlan {
             }
             var live: [Subscription] = []
             if let entry, let recordName = entry.recordName {
-                // A plan from the cache file signed in the owner alone: the user is signed in again where
-                // this process cannot act as them yet.
-                if let failure = await SignInAgain.ready(
-                    [SignInAgain.Known(handle: group.handle, email: entry.email, recordName: recordName)], store: store)
-                {
-                    throw PlannerError.storeFailed(
-                        operation: "signing in \(group.handle)", subject: store.displayName,
-                        ShareError(.authenticationRequired, failure))
-                }
                 do {
                     live = try await store.listSubscriptions(in: group.database, as: recordName)
                     plan.calls += 1

@@ -31,9 +31,6 @@ public final class StopRequest: @unchecked Sendable {
         }
     }
 
-    /// Store calls under way, as counted by `during(_:)`.
-    public var callsUnderWay: Int { lock.withLock { calls } }
-
     /// Runs one store call, counted as under way while it runs.
     public func during<Value>(_ call: () async throws -> Value) async rethrows -> Value {
         lock.withLock { calls += 1 }

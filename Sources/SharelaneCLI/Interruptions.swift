@@ -44,6 +44,9 @@ enum Interruptions {
         guard pipe(&ends) == 0 else { return }
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        // A flood of signals fills the pipe: the handler's write must then fail, never block (a handler that
+        // blocks stops the thread it interrupted for good).
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         signalPipe = ends[1]
         let reading = ends[0]
         let thread = Thread {
