@@ -20,12 +20,16 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/onevcat/Rainbow", from: "4.2.2"),
+        // The programs sharelane starts, with a clean signal state and process groups (ChildProcesses).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         // `swift package generate-documentation --target ShareKit` builds ShareKit's DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "ShareKit"),
+        // The programs sharelane starts: `serve -- CMD`, lane steps and outside actions, git, dot.
+        .target(name: "ChildProcesses", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")]),
         .target(
             name: "ShareStoreSQLite",
             dependencies: [
@@ -69,7 +73,8 @@ let package = Package(
         .target(
             name: "Lanes",
             dependencies: [
-                "ShareKit", "Recipe", "Planner", "SharingReport", .product(name: "Logging", package: "swift-log"),
+                "ShareKit", "Recipe", "Planner", "SharingReport", "ChildProcesses",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // An emulator seeded from a recipe, with its reset point: `serve --recipe` and SharelaneTesting.
@@ -85,7 +90,7 @@ let package = Package(
             name: "SharelaneCLI",
             dependencies: [
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
-                "SharingReport", "SharelaneFixture",
+                "SharingReport", "SharelaneFixture", "ChildProcesses",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

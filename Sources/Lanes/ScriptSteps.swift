@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Recipe
 import ShareKit
@@ -119,72 +120,45 @@ struct ScriptSteps {
         _ arguments: [String], input: Data?, environment: [String: String], directory: String?, timeout: Double?,
         streamingStandardOutput: Bool, step: Step
     ) async throws -> Finished {
-        guard let program = arguments.first else {
+        guard var program = arguments.first else {
             throw LaneError.stepFailed(action: "sh", reason: "nothing to run", location: step.location)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program.contains("/") ? program : "/usr/bin/env")
-        process.arguments = program.contains("/") ? Array(arguments.dropFirst()) : arguments
-        process.environment = environment
         let base = URL(fileURLWithPath: recipeDirectory)
-        process.currentDirectoryURL =
+        let workingDirectory =
             directory.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : base.appendingPathComponent($0) } ?? base
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        let inPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+        // `run: [./tool]` names a program in the folder the step runs in, as a shell there would find it.
+        if program.contains("/"), !program.hasPrefix("/") {
+            program = workingDirectory.appendingPathComponent(program).standardizedFileURL.path
+        }
         let collected = OutputCollector(output: output, indent: indent + "    ", transcript: transcript)
+        let child = ChildProcess(
+            [program] + arguments.dropFirst(), environment: environment, directory: workingDirectory.path,
+            ownGroup: true, grace: .seconds(Self.graceSeconds))
+        // Ctrl-C asks the lane to stop after the step under way: the step's own programs, in a group of their
+        // own that the terminal does not reach, are interrupted as a shell's would be.
+        let stop = StopRequest.current
+        let watching = stop?.whenRequested { child.stop(SIGINT) }
+        defer { if let watching { stop?.forget(watching) } }
+        let finished: ChildProcess.Finished
         do {
-            try process.run()
-        } catch {
+            finished = try await child.run(
+                input: input.map { .data($0) } ?? .nothing,
+                output: .collected { bytes, isError in
+                    collected.append(bytes, standardOutput: !isError, stream: isError || streamingStandardOutput)
+                }, timeout: timeout.map { .milliseconds(Int($0 * 1000)) })
+        } catch let failure as ChildProcess.LaunchFailure {
             throw LaneError.stepFailed(
-                action: StepSummary.text(of: step, owner: recipe.owner), reason: "cannot run \(program): \(error)",
+                action: StepSummary.text(of: step, owner: recipe.owner), reason: "\(failure)",
                 location: step.location)
-        }
-        // Each stream read to its end on a thread of its own, and both ends awaited: a readability handler
-        // could still be holding a last piece of output when the process was seen to exit, and that piece
-        // was lost from the step's lines and the lane's report.
-        let readers = DispatchGroup()
-        for (pipe, isStandardOutput) in [(outPipe, true), (errPipe, false)] {
-            readers.enter()
-            Thread.detachNewThread {
-                let handle = pipe.fileHandleForReading
-                while case let data = handle.availableData, !data.isEmpty {
-                    collected.append(
-                        data, standardOutput: isStandardOutput,
-                        stream: isStandardOutput ? streamingStandardOutput : true)
-                }
-                readers.leave()
-            }
-        }
-        if let input {
-            inPipe.fileHandleForWriting.write(input)
-            try? inPipe.fileHandleForWriting.close()
-        }
-        let timer = TimedOut()
-        if let timeout {
-            Task.detached {
-                try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
-                if process.isRunning {
-                    timer.set()
-                    process.terminate()
-                }
-            }
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                readers.wait()
-                continuation.resume()
-            }
         }
         collected.finish(stream: streamingStandardOutput)
         return Finished(
-            status: process.terminationStatus, standardOutput: collected.standardOutput,
-            standardError: collected.standardError, timedOut: timer.isSet)
+            status: finished.status, standardOutput: collected.standardOutput,
+            standardError: collected.standardError, timedOut: finished.timedOut)
     }
+
+    /// How long a stopped step's programs have to end before their group is killed.
+    static let graceSeconds = 5
 
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
@@ -195,14 +169,6 @@ struct ScriptSteps {
         let lines = text.split(separator: "\n").suffix(3)
         return lines.isEmpty ? "" : ": " + lines.joined(separator: " / ")
     }
-}
-
-/// Whether a command's timeout stopped it.
-private final class TimedOut: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
 
 /// A command's output as it comes: kept whole, and streamed line by line under the step's line.

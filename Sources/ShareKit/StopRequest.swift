@@ -16,6 +16,8 @@ public final class StopRequest: @unchecked Sendable {
     private let lock = NSLock()
     private var requested = false
     private var calls = 0
+    private var watchers: [Int: @Sendable () -> Void] = [:]
+    private var nextWatcher = 0
 
     public init() {}
 
@@ -25,10 +27,30 @@ public final class StopRequest: @unchecked Sendable {
     /// Asks the run to stop. Returns how many store calls were under way then.
     @discardableResult
     public func request() -> Int {
-        lock.withLock {
+        let (calls, watchers) = lock.withLock {
             requested = true
-            return calls
+            return (self.calls, Array(self.watchers.values))
         }
+        for watcher in watchers { watcher() }
+        return calls
+    }
+
+    /// Calls `body` when the stop is requested (at once when it already was), for work that must be told
+    /// rather than asked: a program a lane step runs, which is interrupted with it.
+    /// - Returns: what `forget(_:)` takes once the work is over.
+    public func whenRequested(_ body: @escaping @Sendable () -> Void) -> Int {
+        let (id, already) = lock.withLock {
+            nextWatcher += 1
+            watchers[nextWatcher] = body
+            return (nextWatcher, requested)
+        }
+        if already { body() }
+        return id
+    }
+
+    /// Stops calling what `whenRequested(_:)` was given.
+    public func forget(_ id: Int) {
+        _ = lock.withLock { watchers.removeValue(forKey: id) }
     }
 
     /// Runs one store call, counted as under way while it runs.

@@ -1,9 +1,10 @@
 import ArgumentParser
+import ChildProcesses
 import Foundation
 import Recipe
 
 /// `sharelane actions [RECIPE]`: the steps a lane can take, built in and from outside.
-struct ActionsCommand: ParsableCommand, CommandExamples {
+struct ActionsCommand: AsyncParsableCommand, CommandExamples {
     static let configuration = CommandConfiguration(
         commandName: "actions",
         abstract: "List the steps a lane can take: the built-in ones, and the outside actions found.",
@@ -31,7 +32,7 @@ struct ActionsCommand: ParsableCommand, CommandExamples {
         ("sh", "run a command on this machine (register: keeps its output)"),
     ]
 
-    func run() throws {
+    func run() async throws {
         let directory = recipe.map { URL(fileURLWithPath: $0).deletingLastPathComponent().path } ?? "."
         var lines = ["Built in:"]
         let width = Self.builtIn.map(\.0.count).max() ?? 0
@@ -49,29 +50,23 @@ struct ActionsCommand: ParsableCommand, CommandExamples {
             for action in found {
                 lines.append(
                     "  " + action.name.padding(toLength: outsideWidth + 2, withPad: " ", startingAt: 0)
-                        + Self.describe(action.executable) + "  (" + action.executable.path + ")")
+                        + (await Self.describe(action.executable)) + "  (" + action.executable.path + ")")
             }
         }
         Terminal.write(lines.joined(separator: "\n") + "\n")
     }
 
     /// The first line `EXECUTABLE --describe` prints, or a note that it prints none (within a few seconds).
-    static func describe(_ executable: URL) -> String {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--describe"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "(cannot run it)" }
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            process.terminate()
-            return "(no description: --describe did not answer)"
+    static func describe(_ executable: URL) async -> String {
+        let finished: ChildProcess.Finished
+        do {
+            finished = try await ChildProcess([executable.path, "--describe"], grace: .seconds(1))
+                .run(output: .collected(received: nil), timeout: .seconds(5))
+        } catch {
+            return "(cannot run it)"
         }
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if finished.timedOut { return "(no description: --describe did not answer)" }
+        let text = String(decoding: finished.standardOutput, as: UTF8.self)
         let first = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         return first.isEmpty ? "(no description)" : first
     }

@@ -81,16 +81,23 @@ struct AgainstOptions: ParsableArguments {
             }
         case .git(let revision, let named):
             let directory = URL(fileURLWithPath: recipePath).deletingLastPathComponent().path
-            let (root, commit) = try GitRevisionTree.resolve(revision: revision, in: directory)
-            let path = try named ?? GitRevisionTree.pathInRepository(of: recipePath)
+            let (root, commit) = try await GitRevisionTree.resolve(revision: revision, in: directory)
+            let path: String
+            if let named { path = named } else { path = try await GitRevisionTree.pathInRepository(of: recipePath) }
             base = PlanBase(recipe: path, revision: revision)
-            guard GitRevisionTree.hasFile(path, commit: commit, root: root) else {
+            guard await GitRevisionTree.hasFile(path, commit: commit, root: root) else {
                 base.problem = "does not exist"
                 Terminal.printError("warning: \(path) does not exist at \(revision); planning against nothing")
                 return (store, base)
             }
-            let checkedOut = try GitRevisionTree.checkOut(revision: revision, commit: commit, root: root)
+            let checkedOut = try await GitRevisionTree.checkOut(revision: revision, commit: commit, root: root)
             tree = checkedOut
+            if let leaving = checkedOut.leavingLink(of: path) {
+                throw CLIFailure(
+                    "--against git:\(revision): \(leaving) is a symbolic link out of the repository at \(revision); "
+                        + "a revision's recipe is read from its own files only: make it a file, or a link within "
+                        + "the repository")
+            }
             file = checkedOut.file(path)
         }
         let loader = try selection.loader()
@@ -100,6 +107,11 @@ struct AgainstOptions: ParsableArguments {
         } catch {
             for problem in error.errors {
                 Terminal.printError(tree?.naming(problem.description) ?? problem.description)
+            }
+            for link in tree?.linksLeaving ?? [] {
+                Terminal.printError(
+                    "note: \(link) is a symbolic link out of the repository at \(tree?.revision ?? ""); it was "
+                        + "not read")
             }
             let count = error.errors.count
             base.problem = "does not validate (\(count) error\(count == 1 ? "" : "s"))"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcesses
 import Foundation
 import Logging
 import Recipe
@@ -71,13 +72,13 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let shares = "\(snapshot.shares.count) share\(snapshot.shares.count == 1 ? "" : "s")"
         guard let out else {
             // Without --out the drawing goes where a pipe or a redirection takes it, as `dot` itself does.
-            try Self.draw(source, with: dot, format: "svg", to: nil)
+            try await Self.draw(source, with: dot, format: "svg", to: nil)
             Terminal.printError(
                 "Drew the sharing graph (\(shares)) as SVG on standard output; --out FILE.svg|FILE.png writes a file.")
             return
         }
         let format = Self.formats[URL(fileURLWithPath: out).pathExtension.lowercased()] ?? "svg"
-        try Self.draw(source, with: dot, format: format, to: out)
+        try await Self.draw(source, with: dot, format: format, to: out)
         Terminal.printError("Drew the sharing graph (\(shares)) to \(out).")
     }
 
@@ -93,29 +94,22 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     /// Runs `dot -TFORMAT -o FILE` with `source` on its standard input.
     /// - Throws: `CLIFailure` with what dot said when it fails.
-    static func draw(_ source: String, with dot: URL, format: String, to file: String?) throws {
-        let process = Process()
-        process.executableURL = dot
-        process.arguments = ["-T\(format)"] + (file.map { ["-o", $0] } ?? [])
-        let input = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
-        process.standardOutput = file == nil ? FileHandle.standardOutput : FileHandle.nullDevice
+    static func draw(_ source: String, with dot: URL, format: String, to file: String?) async throws {
+        let finished: ChildProcess.Finished
         do {
-            try process.run()
+            finished = try await ChildProcess(
+                [dot.path, "-T\(format)"] + (file.map { ["-o", $0] } ?? []), ownGroup: false
+            ).run(input: .data(Data(source.utf8)), output: .collected(received: nil))
         } catch {
-            throw CLIFailure("cannot run \(dot.path): \(error.localizedDescription)")
+            throw CLIFailure("cannot run \(dot.path): \(error)")
         }
-        input.fileHandleForWriting.write(Data(source.utf8))
-        try? input.fileHandleForWriting.close()
-        let said = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard finished.status == 0 else {
             throw CLIFailure(
-                "dot could not draw \(file ?? "the graph") (exit \(process.terminationStatus)): "
-                    + String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                "dot could not draw \(file ?? "the graph") (exit \(finished.status)): "
+                    + String(decoding: finished.standardError, as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        if file == nil { FileHandle.standardOutput.write(finished.standardOutput) }
     }
 
 }

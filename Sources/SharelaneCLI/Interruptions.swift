@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ShareKit
 
@@ -27,14 +28,16 @@ enum Interruptions {
         case atOnce
         /// A first signal asks `request` to stop; `stopping` is set once it has.
         case writing(StopRequest, what: String, store: String, stopping: Bool)
+        /// Every signal is handed on, to the command `serve` wraps.
+        case forwarding(@Sendable (Int32) -> Void)
     }
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var phase = Phase.atOnce
     nonisolated(unsafe) private static var installed = false
 
-    /// Installs the handlers of SIGINT and SIGTERM, once, for the whole process.
-    static func install() {
+    /// Installs the handlers of SIGINT and SIGTERM (and of `more`), once, for the whole process.
+    static func install(also more: [Int32] = []) {
         let first: Bool = lock.withLock {
             defer { installed = true }
             return !installed
@@ -64,7 +67,7 @@ enum Interruptions {
         }
         thread.name = "sharelane-signals"
         thread.start()
-        for signalNumber in [SIGINT, SIGTERM] {
+        for signalNumber in [SIGINT, SIGTERM] + more {
             var action = sigaction()
             #if canImport(Darwin)
                 action.__sigaction_u.__sa_handler = writeSignalNumber
@@ -93,6 +96,16 @@ enum Interruptions {
         return try await StopRequest.$current.withValue(request) { try await body() }
     }
 
+    /// Runs `body` with every signal handed to `forward` rather than ending the process: `serve -- CMD`, whose
+    /// command decides how a signal ends it.
+    static func whileForwarding<Value>(
+        to forward: @escaping @Sendable (Int32) -> Void, _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        lock.withLock { phase = .forwarding(forward) }
+        defer { lock.withLock { phase = .atOnce } }
+        return try await body()
+    }
+
     /// The exit status of a command a signal asked to stop: 128 + the signal's number, or nil when none did.
     static var stoppedBySignal: Int32? { lock.withLock { lastSignal.map { 128 + $0 } } }
     nonisolated(unsafe) private static var lastSignal: Int32?
@@ -102,12 +115,15 @@ enum Interruptions {
         enum Action {
             case endAtOnce(String?)
             case stop(StopRequest, what: String)
+            case forward(@Sendable (Int32) -> Void)
         }
         let action: Action = lock.withLock {
             lastSignal = signalNumber
             switch phase {
             case .atOnce:
                 return .endAtOnce(nil)
+            case .forwarding(let forward):
+                return .forward(forward)
             case .writing(let request, let what, let store, let stopping):
                 if stopping {
                     return .endAtOnce(
@@ -121,7 +137,12 @@ enum Interruptions {
         switch action {
         case .endAtOnce(let line):
             if let line { Terminal.printError("\n" + line) }
+            // The programs a lane step runs are in groups of their own, which the terminal's Ctrl-C does not
+            // reach: they are told, as they would have been.
+            ChildProcess.signalEveryone(signalNumber)
             _exit(128 + signalNumber)
+        case .forward(let forward):
+            forward(signalNumber)
         case .stop(let request, let what):
             let calls = request.request()
             let underWay =

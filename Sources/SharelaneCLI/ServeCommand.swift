@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcesses
 import CloudKitWire
 import Emulator
 import Foundation
@@ -46,7 +47,9 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(
         help: ArgumentHelp(
             "The store file to serve: sqlite:PATH or a path (memory: keeps nothing).",
-            discussion: "Defaults to $SHARELANE_STORE, then to sqlite:.sharelane/store.sqlite.", valueName: "path"))
+            discussion:
+                "Defaults to $SHARELANE_STORE, then to sqlite:.sharelane/store.sqlite; with --recipe or --import, "
+                + "to memory: (a fixture starts from its recipe or file alone).", valueName: "path"))
     var store: String?
 
     @Option(help: "The address to listen on.")
@@ -232,7 +235,14 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let logger = Logger(label: "sharelane.serve")
-        let url = StoreLocator.effectiveURL(option: store)
+        // Wrapped around a command, serve hands every signal on to it (and removes its users file), from the
+        // start: a cancelled CI job never leaves a command running or ends with status 0.
+        if !fixture.command.isEmpty { Interruptions.install(also: [SIGHUP]) }
+        // A fixture starts empty, as the Firebase emulators do, unless told where to start: a test suite never
+        // meets what an earlier run or an `apply` left in the project's store, nor leaves anything in it.
+        let url =
+            store == nil && (fixture.recipe != nil || fixture.importFile != nil)
+            ? "memory:" : StoreLocator.effectiveURL(option: store)
         let served: SQLiteWorlds
         do {
             switch try StoreLocator.location(of: url) {
@@ -273,7 +283,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         do {
             try await emulator.run { boundPort in
-                var lines = ["sharelane serve: CloudKit Web Services on http://\(host):\(boundPort) over \(storeName)"]
+                let address = Self.address(host: host, port: boundPort)
+                var lines = ["sharelane serve: CloudKit Web Services on http://\(address) over \(storeName)"]
                 if generated {
                     // Docs/CloudKit.md: the emulator prints the API token it made, once, so that clients can use it.
                     lines.append("API token: \(token)")
@@ -298,9 +309,9 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     // Docs/CloudKit.md, "Rehearsing a bad network".
                     lines.append("Network: \(network) (POST /_sharelane/faults changes it)")
                 }
-                lines.append("  sharelane … --store http://\(host):\(boundPort)    (Ctrl-C stops)")
+                lines.append("  sharelane … --store http://\(address)    (Ctrl-C stops)")
                 // Docs/Console.md: the console's address, never with the token in it.
-                lines.append("Console: http://\(host):\(boundPort)/    (read-only; sign in with the API token)")
+                lines.append("Console: http://\(address)/    (read-only; sign in with the API token)")
                 if let seeded {
                     lines.append(
                         "Seeded from \(seeded.recipe) in \(seeded.world) (\(seeded.users.count) users): "
@@ -309,13 +320,16 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
         } catch {
-            throw CLIFailure("cannot serve on \(host):\(port): \(error); is the port in use? try --port")
+            throw Self.cannotListen(host: host, port: port, reason: "\(error)")
         }
         try await fixture.exportIfAsked(emulator)
     }
 
     /// `serve … -- COMMAND`: serves while the command runs, with the fixture in its environment, then stops
     /// and exits with the command's status.
+    ///
+    /// SIGINT, SIGTERM and SIGHUP are passed on to the command's process group from the moment serve has
+    /// started listening; the users file is removed on every way out that runs code.
     private func runWrapped(
         _ emulator: CloudKitEmulator, seeded: FixtureOptions.Seeded?, token: String, logger: Logger
     ) async throws {
@@ -327,11 +341,19 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // Stopped by a graceful shutdown when the command ends: serve's own signal handling is the command's.
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: [application], logger: logger))
-        let server = Task { try await group.run() }
+        let server = Task { () -> String? in
+            do {
+                try await group.run()
+                return nil
+            } catch {
+                // A port that is taken or an address this machine does not have: serve never listens.
+                continuation.finish()
+                return "\(error)"
+            }
+        }
         var iterator = ports.makeAsyncIterator()
         guard let boundPort = await iterator.next() else {
-            server.cancel()
-            throw CLIFailure("cannot serve on \(host): \((try? await server.value).map { "\($0)" } ?? "it stopped")")
+            throw Self.cannotListen(host: host, port: port ?? 0, reason: await server.value ?? "it stopped")
         }
         // The seeded world, or the one a snapshot file brought people to.
         let fromFile = await emulator.seededWorlds()
@@ -339,27 +361,80 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             seeded?.world ?? (fromFile.count == 1 ? fromFile[0] : nil)
             ?? StoreWorld(container: StoreWorld.defaultContainer, environment: .development)
         let users = try await emulator.fixtureUsers(container: world.container, environment: world.environment)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-fixture-\(UUID())")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let baseURL = "http://" + Self.address(host: host, port: boundPort)
+        let scratch = try UsersFile.folder()
         defer { try? FileManager.default.removeItem(at: scratch) }
-        // The users file holds web auth tokens: readable by this user only, and gone when serve stops.
         let usersFile = scratch.appendingPathComponent("users.json")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try encoder.encode(Dictionary(users.map { ($0.handle, $0) }) { first, _ in first }).write(to: usersFile)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: usersFile.path)
-        let baseURL = "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(boundPort)"
-        Terminal.printError(
-            "sharelane serve: \(baseURL) over \(emulator.displayName)"
-                + (seeded.map { ", seeded from \($0.recipe) in \($0.world)" } ?? "") + "; running "
-                + fixture.command.joined(separator: " "))
-        let status = try await FixtureOptions.run(
+        try UsersFile.write(
+            encoder.encode(Dictionary(users.map { ($0.handle, $0) }) { first, _ in first }), to: usersFile.path)
+        let child = ChildProcess(
             fixture.command,
             environment: FixtureOptions.commandEnvironment(
-                baseURL: baseURL, apiToken: token, world: world, users: users, usersFile: usersFile.path))
+                baseURL: baseURL, apiToken: token, world: world, users: users, usersFile: usersFile.path),
+            ownGroup: true, grace: .milliseconds(Int(try fixture.graceSeconds * 1000)))
+        let status = await Interruptions.whileForwarding(to: { child.stop($0) }) {
+            Terminal.printError(
+                "sharelane serve: \(baseURL) over \(emulator.displayName)"
+                    + (seeded.map { ", seeded from \($0.recipe) in \($0.world)" } ?? "") + "; running "
+                    + fixture.command.joined(separator: " "))
+            return await FixtureOptions.run(child)
+        }
         await group.triggerGracefulShutdown()
-        _ = try? await server.value
+        _ = await server.value
         try await fixture.exportIfAsked(emulator)
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Why serve could not listen, in words: a port another program has, or an address this machine lacks.
+    static func cannotListen(host: String, port: Int, reason: String) -> CLIFailure {
+        let address = Self.address(host: host, port: port)
+        if reason.contains("errno: \(EADDRINUSE))") {
+            return CLIFailure(
+                "cannot serve on \(address): another program listens on port \(port); give another --port (0 "
+                    + "picks a free one)")
+        }
+        if reason.contains("errno: \(EADDRNOTAVAIL))") {
+            return CLIFailure(
+                "cannot serve on \(address): \(host) is not an address of this machine; give --host 127.0.0.1, or "
+                    + "one this machine has")
+        }
+        return CLIFailure("cannot serve on \(address): \(reason); try another --port or --host")
+    }
+
+    /// `HOST:PORT` as a URL writes it: an IPv6 address in brackets, and an address that means "every
+    /// address" (0.0.0.0, ::) as this machine's loopback one, which a client can call.
+    static func address(host: String, port: Int) -> String {
+        switch host {
+        case "0.0.0.0": return "127.0.0.1:\(port)"
+        case "::", "[::]": return "[::1]:\(port)"
+        case let ipv6 where ipv6.contains(":") && !ipv6.hasPrefix("["): return "[\(ipv6)]:\(port)"
+        default: return "\(host):\(port)"
+        }
+    }
+}
+
+/// The file of the fixture's people and their tokens (`SHARELANE_USERS`): in a folder only this user can
+/// enter, created readable by this user only, never for an instant by others.
+enum UsersFile {
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-fixture-\(UUID())")
+        guard mkdir(folder.path, 0o700) == 0 else {
+            throw CLIFailure(
+                "cannot make a folder for the users file in \(folder.deletingLastPathComponent().path): "
+                    + String(cString: strerror(errno)))
+        }
+        return folder
+    }
+
+    static func write(_ data: Data, to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CLIFailure("cannot write the users file \(path): " + String(cString: strerror(errno)))
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try handle.write(contentsOf: data)
+        try handle.close()
     }
 }

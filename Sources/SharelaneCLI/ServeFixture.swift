@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcesses
 import Emulator
 import Foundation
 import Lanes
@@ -50,7 +51,28 @@ struct FixtureOptions: ParsableArguments {
             valueName: "command"))
     var command: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "How long the command after -- has to end once a signal was passed on to it (default 10s).",
+            discussion:
+                "SIGINT, SIGTERM and SIGHUP sent to serve are passed on to the command's process group; what is "
+                + "still running after this long is killed.",
+            valueName: "duration"))
+    var grace: String?
+
+    /// `--grace` in seconds.
+    var graceSeconds: Double {
+        get throws {
+            guard let grace else { return 10 }
+            guard let seconds = DurationText.seconds(grace), seconds >= 0 else {
+                throw ValidationError("--grace takes a duration such as 10s, 500ms or 1m, not '\(grace)'")
+            }
+            return seconds
+        }
+    }
+
     func validate() throws {
+        _ = try graceSeconds
         if !lanes.isEmpty, recipe == nil {
             throw ValidationError("--lane runs a lane of --recipe: give the recipe with --recipe FILE")
         }
@@ -84,6 +106,11 @@ struct FixtureOptions: ParsableArguments {
         } catch {
             Terminal.printError("\(error)")
             Terminal.printError("serve: not started: the recipe \(recipe) does not validate")
+            throw ExitCode.failure
+        }
+        if !command.isEmpty, let clash = Self.variableClash(loaded.users) {
+            Terminal.printError("\(recipe):\(clash.location.line):\(clash.location.column): error: \(clash.message)")
+            Terminal.printError("serve: not started: seeding from \(recipe) stopped")
             throw ExitCode.failure
         }
         let output = LaneOutput { Terminal.printError($0) }
@@ -137,43 +164,46 @@ struct FixtureOptions: ParsableArguments {
         return environment
     }
 
+    /// Two of the recipe's people whose tokens would land in one variable, the second of them hiding the first:
+    /// the later one's place and the message that names both.
+    static func variableClash(_ users: [DeclaredUser]) -> (location: SourceLocation, message: String)? {
+        var seen: [String: String] = [:]
+        for user in users {
+            let name = "SHARELANE_WEB_AUTH_TOKEN_" + variableName(user.handle)
+            if let first = seen[name] {
+                return (
+                    user.location,
+                    "the users '\(first)' and '\(user.handle)' would both have their token in \(name), and the "
+                        + "command would see one of them: rename one of them"
+                )
+            }
+            seen[name] = user.handle
+        }
+        return nil
+    }
+
     /// A handle as an environment variable's name: upper case, anything but letters and digits as `_`.
     static func variableName(_ handle: String) -> String {
         String(handle.uppercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
     }
 
-    /// Runs the command with the fixture in its environment; SIGINT and SIGTERM sent to serve reach it.
-    /// - Returns: its exit status (128 + the signal's number when a signal ended it).
-    static func run(_ command: [String], environment: [String: String]) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        process.environment = environment
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            let status = finished.terminationStatus
-            ended.continuation.yield(finished.terminationReason == .uncaughtSignal ? 128 + status : status)
-            ended.continuation.finish()
-        }
-        var forwarders: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                if process.isRunning { kill(process.processIdentifier, signalNumber) }
-            }
-            source.resume()
-            forwarders.append(source)
-        }
-        defer {
-            for source in forwarders { source.cancel() }
-        }
+    /// Runs the command, as it is (found on `PATH`, never through a shell), in a process group of its own, with
+    /// the fixture in its environment. `child` is made beforehand so that a signal that comes while serve gets
+    /// ready is passed on (or stops it from starting).
+    /// - Returns: its exit status, 128 + N when signal N ended it, and never 0 when a signal was passed on to
+    ///   it: a cancelled test run does not pass. 127 when there is no such program, 126 when it cannot run.
+    static func run(_ child: ChildProcess) async -> Int32 {
+        let finished: ChildProcess.Finished
         do {
-            try process.run()
+            finished = try await child.run(input: .inheritedUnlessTerminal, output: .inherited)
+        } catch let failure as ChildProcess.LaunchFailure {
+            Terminal.printError("sharelane serve: \(failure)")
+            return failure.notFound ? 127 : 126
         } catch {
-            throw CLIFailure("cannot run \(command.joined(separator: " ")): \(error.localizedDescription)")
+            Terminal.printError("sharelane serve: cannot run \(child.arguments.first ?? ""): \(error)")
+            return 126
         }
-        var statuses = ended.stream.makeAsyncIterator()
-        return await statuses.next() ?? 1
+        if let signal = finished.stoppedWith, finished.status == 0 { return 128 + signal }
+        return finished.status
     }
 }

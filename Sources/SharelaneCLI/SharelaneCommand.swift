@@ -20,9 +20,17 @@ public struct SharelaneCommand: AsyncParsableCommand {
     public init() {}
 
     /// What the process sets before anything else runs, before the first thread of Swift's concurrency starts
-    /// (`main.swift` calls it first): how its memory grows (`ProcessMemory`).
+    /// (`main.swift` calls it first): how its memory grows (`ProcessMemory`), and no signal blocked.
+    ///
+    /// A process inherits the signal mask of the thread that started it, and a test runner or a thread pool
+    /// may start sharelane with SIGTERM and SIGINT blocked: a cancelled CI job's SIGTERM would then never
+    /// reach it. Every thread made later inherits this one's empty mask. (An ignored signal stays ignored, as
+    /// POSIX shells expect of a background job's Ctrl-C.)
     public static func prepareProcess() {
         ProcessMemory.growInLargeSteps()
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
     }
 
     /// Parses the command line and runs the command; `main.swift` calls this. (A top-level

@@ -233,4 +233,45 @@ final class PlanAgainstCommandTests {
         let stored = try plan("--against", "base.yaml", "--store", "memory:")
         #expect(stored.status != 0 && stored.stderr.contains("--store"), "\(stored.output)")
     }
+
+    @Test("a committed symbolic link out of the repository is never read, and its target never quoted")
+    func linksOutOfTheRepository() throws {
+        // Written as git writes a link (`ln -s`): the recipe itself, and an include beside it.
+        let secret = try TemporaryDirectory("outside")
+        let outside = try secret.write("secret.yaml", "password: hunter2-outside-the-repository\n")
+        try FileManager.default.createSymbolicLink(
+            atPath: repository.file("evil.yaml"), withDestinationPath: "/etc/passwd")
+        try FileManager.default.createSymbolicLink(
+            atPath: repository.file("common/secret.yaml"), withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(
+            atPath: repository.file("common/climb.yaml"), withDestinationPath: "../../../../../../../../etc/hostname")
+        // A link within the repository resolves within it, as a checkout would.
+        try FileManager.default.createSymbolicLink(
+            atPath: repository.file("common/people-link.yaml"), withDestinationPath: "people.yaml")
+        try commit("Links")
+        let refused = try plan("--against", "git:HEAD:evil.yaml")
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(
+            refused.stderr.contains("evil.yaml is a symbolic link out of the repository at HEAD"), "\(refused.stderr)")
+        #expect(!refused.output.contains("root:"), "nothing of /etc/passwd is quoted: \(refused.output)")
+        // A base whose include leads out: it does not validate, the link is named, its target never read. (The
+        // recipe planned is the working tree's, which includes the people again.)
+        try edit("sharelane.yaml") { $0.replacingOccurrences(of: "[common/people.yaml]", with: "[common/secret.yaml]") }
+        try commit("Include the link")
+        try edit("sharelane.yaml") { $0.replacingOccurrences(of: "[common/secret.yaml]", with: "[common/people.yaml]") }
+        let included = try plan("--against", "git:HEAD")
+        #expect(!included.output.contains("hunter2"), "\(included.output)")
+        #expect(
+            included.stderr.contains("note: common/secret.yaml is a symbolic link out of the repository at HEAD"),
+            "\(included.stderr)")
+        #expect(included.stderr.contains("does not validate; planning against nothing"), "\(included.stderr)")
+        // A link within the repository is followed, as a checkout follows it.
+        try edit("sharelane.yaml") {
+            $0.replacingOccurrences(of: "[common/people.yaml]", with: "[common/people-link.yaml]")
+        }
+        try commit("Include the link within")
+        let within = try plan("--against", "git:HEAD")
+        #expect(within.status == 0, "\(within.output)")
+        #expect(within.stdout.contains("Plan: 0 to add, 0 to change, 0 to destroy."), "\(within.output)")
+    }
 }

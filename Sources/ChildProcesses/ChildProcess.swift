@@ -1,0 +1,314 @@
+import Foundation
+import Subprocess
+
+#if canImport(System)
+    import System
+#else
+    import SystemPackage
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A program sharelane starts: a command `serve` wraps, a lane's `sh:` step, an outside action, git, dot.
+///
+/// Every one starts as a shell would start it, whatever thread of this process starts it: with no signal
+/// blocked and every signal at its default (swift-subprocess resets both in the child; a thread of Swift's
+/// concurrency may have any mask, and an ignored signal would be inherited), so a shell's `wait` and its own
+/// traps work. A long-running one (`ownGroup`) runs in a process group of its own: a stop — a timeout, a
+/// forwarded Ctrl-C or SIGTERM — reaches everything it started, and the group is killed when it has not
+/// ended a grace period later.
+///
+/// The program is the first argument: a path when it holds a `/`, otherwise found on the `PATH` of the
+/// environment it is given, and executed directly (never through a shell or `env`).
+public final class ChildProcess: @unchecked Sendable {
+    /// What a finished program left.
+    public struct Finished: Sendable {
+        /// Its exit status, or 128 + N when signal N ended it (as a shell reports it).
+        public var status: Int32
+        /// The signal that ended it, if one did.
+        public var signal: Int32?
+        /// What it wrote, when its output was collected.
+        public var standardOutput: Data
+        public var standardError: Data
+        /// The first signal `stop` sent it, if any: a timeout's or a forwarded one.
+        public var stoppedWith: Int32?
+        /// Whether the timeout given to `run` stopped it.
+        public var timedOut: Bool
+    }
+
+    /// Why a program could not be started.
+    public struct LaunchFailure: Error, CustomStringConvertible {
+        /// The program as it was named.
+        public var program: String
+        /// Whether no program of that name was found: a shell answers that with status 127.
+        public var notFound: Bool
+        public var reason: String
+
+        public var description: String {
+            notFound
+                ? (program.contains("/")
+                    ? "\(program) does not exist or is not executable"
+                    : "no program named \(program) on PATH")
+                : "cannot run \(program): \(reason)"
+        }
+    }
+
+    /// Where the program's standard input comes from.
+    public enum Input: Sendable {
+        /// An empty input (it reads end of file at once).
+        case nothing
+        /// These bytes, then end of file.
+        case data(Data)
+        /// This process's own standard input, unless that is a terminal: a process of a group of its own that
+        /// reads the terminal would be stopped (SIGTTIN), so it then reads nothing.
+        case inheritedUnlessTerminal
+    }
+
+    /// What becomes of what the program writes.
+    public enum Output: Sendable {
+        /// Written where this process writes (a terminal keeps its colours).
+        case inherited
+        /// Kept in `Finished`, and handed to `received` as it comes (`isError` for standard error).
+        case collected(received: (@Sendable (_ bytes: Data, _ isError: Bool) -> Void)?)
+    }
+
+    public let arguments: [String]
+    public let environment: [String: String]
+    public let directory: String?
+    public let ownGroup: Bool
+    public let grace: Duration
+
+    private let lock = NSLock()
+    private var pid: pid_t?
+    private var ended = false
+    private var firstStop: Int32?
+    private var timedOut = false
+    private var killer: Task<Void, Never>?
+
+    /// - Parameters:
+    ///   - arguments: the program, then its arguments.
+    ///   - environment: its whole environment (default: this process's).
+    ///   - directory: where it runs (default: here).
+    ///   - ownGroup: whether it runs in a process group of its own, stopped as a whole.
+    ///   - grace: how long a stopped program has to end before its group is killed.
+    public init(
+        _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil, ownGroup: Bool = true,
+        grace: Duration = .seconds(10)
+    ) {
+        self.arguments = arguments
+        self.environment = environment ?? ProcessInfo.processInfo.environment
+        self.directory = directory
+        self.ownGroup = ownGroup
+        self.grace = grace
+    }
+
+    /// Runs the program to its end.
+    /// - Parameter timeout: stops it (SIGTERM, then the grace period) when it runs longer.
+    /// - Throws: `LaunchFailure` when it cannot be started.
+    public func run(input: Input = .nothing, output: Output, timeout: Duration? = nil) async throws -> Finished {
+        guard let program = arguments.first, !program.isEmpty else {
+            throw LaunchFailure(program: "", notFound: true, reason: "nothing to run")
+        }
+        // Stopped before it started (a signal while its caller got ready): it never starts.
+        if let early = lock.withLock({ firstStop }) {
+            finish()
+            return Finished(
+                status: 128 + early, signal: early, standardOutput: Data(), standardError: Data(), stoppedWith: early,
+                timedOut: false)
+        }
+        let executable: Executable = program.contains("/") ? .path(FilePath(program)) : .name(program)
+        let environment = Environment.custom(
+            Dictionary(
+                uniqueKeysWithValues: self.environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) }))
+        var options = PlatformOptions()
+        if ownGroup { options.processGroupID = 0 }
+        let workingDirectory = directory.map { FilePath($0) }
+        let timer = timeout.map { limit in
+            Task { [weak self] in
+                guard (try? await Task.sleep(for: limit)) != nil, let self else { return }
+                self.lock.withLock { if !self.ended { self.timedOut = true } }
+                self.stop(SIGTERM)
+            }
+        }
+        defer { timer?.cancel() }
+        let collected = Collected()
+        let status: TerminationStatus
+        do {
+            switch output {
+            case .inherited:
+                let standardInput: FileDescriptorInput
+                switch input {
+                case .inheritedUnlessTerminal where isatty(0) == 0:
+                    standardInput = .currentStandardInput
+                default:
+                    standardInput = .fileDescriptor(
+                        try FileDescriptor.open("/dev/null", .readOnly), closeAfterSpawningProcess: true)
+                }
+                if case .data = input {
+                    preconditionFailure("a program with inherited output takes no input of bytes")
+                }
+                let result = try await Subprocess.run(
+                    executable, arguments: Arguments(Array(arguments.dropFirst())), environment: environment,
+                    workingDirectory: workingDirectory, platformOptions: options, input: standardInput,
+                    output: .currentStandardOutput, error: .currentStandardError
+                ) { execution in
+                    self.started(execution.processIdentifier.value)
+                }
+                status = result.terminationStatus
+            case .collected(let received):
+                let bytes: Data? = if case .data(let data) = input { data } else { nil }
+                let result = try await Subprocess.run(
+                    executable, arguments: Arguments(Array(arguments.dropFirst())), environment: environment,
+                    workingDirectory: workingDirectory, platformOptions: options, input: .inputWriter,
+                    output: .sequence, error: .sequence
+                ) { execution in
+                    self.started(execution.processIdentifier.value)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            // A program that ends without reading its input is not a failure of ours.
+                            if let bytes, !bytes.isEmpty {
+                                _ = try? await execution.standardInputWriter.write(Array(bytes))
+                            }
+                            try? await execution.standardInputWriter.finish()
+                        }
+                        group.addTask {
+                            for try await buffer in execution.standardOutput {
+                                let data = buffer.withUnsafeBytes { Data($0) }
+                                collected.append(data, isError: false)
+                                received?(data, false)
+                            }
+                        }
+                        group.addTask {
+                            for try await buffer in execution.standardError {
+                                let data = buffer.withUnsafeBytes { Data($0) }
+                                collected.append(data, isError: true)
+                                received?(data, true)
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                }
+                status = result.terminationStatus
+            }
+        } catch let error as SubprocessError {
+            finish()
+            throw LaunchFailure(
+                program: program, notFound: error.code == .executableNotFound, reason: "\(error)")
+        } catch {
+            finish()
+            throw LaunchFailure(program: program, notFound: false, reason: "\(error)")
+        }
+        let (stoppedWith, timedOut) = finish()
+        var finished = Finished(
+            status: 0, signal: nil, standardOutput: collected.output, standardError: collected.error,
+            stoppedWith: stoppedWith, timedOut: timedOut)
+        switch status {
+        case .exited(let code):
+            finished.status = Int32(truncatingIfNeeded: code)
+        case .signaled(let signal):
+            finished.signal = Int32(truncatingIfNeeded: signal)
+            finished.status = 128 + Int32(truncatingIfNeeded: signal)
+        }
+        return finished
+    }
+
+    /// Sends `signal` to the program (to its whole group when it has one of its own), and kills the group when
+    /// it has not ended within the grace period of the first stop. Does nothing once it has ended.
+    public func stop(_ signal: Int32) {
+        let target: pid_t? = lock.withLock {
+            guard !ended else { return nil }
+            if firstStop == nil {
+                firstStop = signal
+                killer = Task { [weak self, grace] in
+                    guard (try? await Task.sleep(for: grace)) != nil else { return }
+                    self?.kill(SIGKILL)
+                }
+            }
+            return pid
+        }
+        guard let target else { return }
+        _ = sendSignal(ownGroup ? -target : target, signal)
+    }
+
+    /// Sends `signal` to every program still running that sharelane started, for a process about to end at
+    /// once (a second Ctrl-C): nothing it started outlives it by its doing.
+    public static func signalEveryone(_ signal: Int32) {
+        for (pid, group) in Running.shared.all() { _ = sendSignal(group ? -pid : pid, signal) }
+    }
+
+    // MARK: - Private
+
+    private func started(_ pid: pid_t) {
+        let stopEarly: Int32? = lock.withLock {
+            self.pid = pid
+            return firstStop
+        }
+        Running.shared.add(pid, group: ownGroup)
+        // A stop asked for before the program was known (a signal during its start) still reaches it.
+        if let stopEarly { _ = sendSignal(ownGroup ? -pid : pid, stopEarly) }
+    }
+
+    private func kill(_ signal: Int32) {
+        let target: pid_t? = lock.withLock { ended ? nil : pid }
+        if let target { _ = sendSignal(ownGroup ? -target : target, signal) }
+    }
+
+    @discardableResult
+    private func finish() -> (stoppedWith: Int32?, timedOut: Bool) {
+        let (pid, stopped, timedOut, killer): (pid_t?, Int32?, Bool, Task<Void, Never>?) = lock.withLock {
+            ended = true
+            return (self.pid, firstStop, self.timedOut, self.killer)
+        }
+        killer?.cancel()
+        if let pid {
+            Running.shared.remove(pid)
+            // What a stopped program left behind in its group (a shell's background jobs) goes with it.
+            if ownGroup, stopped != nil { _ = sendSignal(-pid, SIGKILL) }
+        }
+        return (stopped, timedOut)
+    }
+}
+
+/// The output of a program, as it comes.
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    func append(_ data: Data, isError: Bool) {
+        lock.withLock {
+            if isError { err.append(data) } else { out.append(data) }
+        }
+    }
+
+    var output: Data { lock.withLock { out } }
+    var error: Data { lock.withLock { err } }
+}
+
+/// The programs running now, for `ChildProcess.signalEveryone`.
+private final class Running: @unchecked Sendable {
+    static let shared = Running()
+    private let lock = NSLock()
+    private var processes: [pid_t: Bool] = [:]
+
+    func add(_ pid: pid_t, group: Bool) { lock.withLock { processes[pid] = group } }
+    func remove(_ pid: pid_t) { _ = lock.withLock { processes.removeValue(forKey: pid) } }
+    func all() -> [(pid_t, Bool)] { lock.withLock { processes.map { ($0.key, $0.value) } } }
+}
+
+/// `kill(2)`, named apart from `ChildProcess.kill(_:)`.
+private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.kill(pid, signal)
+    #elseif canImport(Musl)
+        Musl.kill(pid, signal)
+    #else
+        Darwin.kill(pid, signal)
+    #endif
+}

@@ -1,0 +1,122 @@
+import Foundation
+import SharelaneTestSupport
+import Testing
+
+/// The programs a lane's `sh:` steps run, as a shell would run them: a background job and `wait` end, a
+/// timeout stops everything the step started, and Ctrl-C stops the step's programs and then the lane.
+@Suite final class LaneProcessTests {
+    let scratch: TemporaryDirectory
+
+    init() throws {
+        scratch = try TemporaryDirectory("e2e-lane-process")
+        _ = try scratch.write(
+            "lanes.yaml",
+            """
+            sharelane: 1
+            name: processes
+            users:
+              alice: { email: alice@example.com }
+            owner: alice
+            zones:
+              Z:
+                records:
+                  a: { type: Item, fields: { title: A } }
+            lanes:
+              background:
+                steps:
+                  - sh: "sleep 0.2 & wait; echo waited"
+              slow:
+                steps:
+                  - sh: { run: "sleep 120 & echo $! > slow.pid; wait", timeout: 1s }
+              long:
+                steps:
+                  - sh: "sleep 120 & echo $! > long.pid; echo $$ >> long.pid; sleep 121"
+                  - sh: "echo the next step ran"
+
+            """)
+    }
+
+    /// Whether a process is gone (a zombie counts: it no longer runs).
+    func isGone(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.contains("State:\tZ")
+    }
+
+    func pids(_ name: String) -> [Int32] {
+        ((try? String(contentsOfFile: scratch.file(name), encoding: .utf8)) ?? "").split(separator: "\n")
+            .compactMap { Int32($0) }
+    }
+
+    func allGone(_ pids: [Int32]) async -> Bool {
+        for _ in 0..<100 {
+            if pids.allSatisfy(isGone) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func aStepThatWaitsForItsBackgroundJobEnds() async throws {
+        let directory = scratch.url
+        let result = try await SharelaneBinary.offPool {
+            try SharelaneBinary.runProcess(
+                SharelaneBinary.executable, ["run", "background", "lanes.yaml", "--store", "memory:"],
+                in: directory, timeout: 60)
+        }
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("    waited"), "\(result.stdout)")
+    }
+
+    @Test func aTimeoutStopsEverythingTheStepStarted() async throws {
+        let directory = scratch.url
+        let result = try await SharelaneBinary.offPool {
+            try SharelaneBinary.runProcess(
+                SharelaneBinary.executable, ["run", "slow", "lanes.yaml", "--store", "memory:"], in: directory,
+                timeout: 60)
+        }
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("ran longer than its timeout of 1 s and was stopped"), "\(result.output)")
+        let background = pids("slow.pid")
+        #expect(background.count == 1)
+        #expect(await allGone(background), "the step's background job is stopped with it")
+    }
+
+    @Test func ctrlCStopsTheStepsProgramsAndThenTheLane() async throws {
+        let directory = scratch.url
+        let file = scratch.file("long.pid")
+        let (status, output) = try await SharelaneBinary.offPool { () throws -> (Int32, String) in
+            let errors = directory.appendingPathComponent("run.out")
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: errors)
+            let process = Process()
+            process.executableURL = SharelaneBinary.executable
+            process.arguments = ["run", "long", "lanes.yaml", "--store", "memory:"]
+            process.currentDirectoryURL = directory
+            process.standardOutput = handle
+            process.standardError = handle
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            func written() -> Int {
+                ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count
+            }
+            while written() < 2, process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            kill(process.processIdentifier, SIGINT)
+            let stopBy = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw FixtureError(message: "sharelane run was still running 30 s after Ctrl-C")
+            }
+            process.waitUntilExit()
+            return (process.terminationStatus, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+        }
+        #expect(status == 130, "\(output)")
+        #expect(!output.contains("the next step ran"), "\(output)")
+        #expect(output.contains("lane long stopped"), "\(output)")
+        let started = pids("long.pid")
+        #expect(started.count == 2)
+        #expect(await allGone(started), "the step's shell and its background job are stopped")
+    }
+}

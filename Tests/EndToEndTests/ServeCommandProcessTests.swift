@@ -1,0 +1,294 @@
+import Foundation
+import SharelaneTestSupport
+import Testing
+
+/// `serve … -- CMD` as a CI job cancels it: signals reach the command and everything it started, serve never
+/// exits 0 for a cancelled run, and nothing of the fixture is left behind. And the command's edges: a program
+/// that is not one, a port that is taken, an IPv6 host, two people whose tokens would share a variable.
+@Suite final class ServeCommandProcessTests {
+    let scratch: TemporaryDirectory
+    var directory: URL { scratch.url }
+    let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
+
+    init() throws {
+        scratch = try TemporaryDirectory("e2e-serve-process")
+    }
+
+    /// A shell script in the scratch folder.
+    func script(_ name: String, _ body: String) throws -> String {
+        let path = try scratch.write(name, "#!/bin/sh\n" + body)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        return path
+    }
+
+    /// What one signalled run left.
+    struct Signalled {
+        var status: Int32
+        var stderr: String
+        /// The processes the command wrote to `pids` (itself and what it started), still running or not.
+        var pids: [Int32]
+    }
+
+    /// Starts `serve ARGUMENTS`, waits until the command wrote its pids to `pids` (one a line, all of them
+    /// when `expected` lines are there), sends serve `signal`, and waits for serve to end.
+    func signalled(_ arguments: [String], pids: String, expected: Int, signal: Int32) async throws -> Signalled {
+        let directory = self.directory
+        let errors = scratch.file("serve-\(signal).err")
+        return try await SharelaneBinary.offPool { () throws -> Signalled in
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            let process = Process()
+            process.executableURL = SharelaneBinary.executable
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            func written() -> [Int32] {
+                ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n")
+                    .compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+            }
+            let deadline = Date().addingTimeInterval(60)
+            while written().count < expected, process.isRunning, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            kill(process.processIdentifier, signal)
+            // Not forever: a serve that does not stop is this test's failure, not a hung suite.
+            let stopBy = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw FixtureError(message: "serve was still running 30 s after the signal")
+            }
+            process.waitUntilExit()
+            return Signalled(
+                status: process.terminationStatus,
+                stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "", pids: written())
+        }
+    }
+
+    /// Whether a process is gone (a zombie of its own parent counts: it no longer runs).
+    func isGone(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.contains("State:\tZ")
+    }
+
+    /// Polls, for up to a few seconds, until every pid is gone (a SIGKILLed group is reaped by init).
+    func allGone(_ pids: [Int32]) async -> Bool {
+        for _ in 0..<100 {
+            if pids.allSatisfy(isGone) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func sigtermStopsABashCommandAndWhatItStartedAndServeExits143() async throws {
+        let pids = scratch.file("bash.pids")
+        let usersPath = scratch.file("users-path")
+        // A shell waiting on a background job: the case that used to run to its end, serve then exiting 0.
+        let run = try await signalled(
+            [
+                "serve", "--recipe", recipe, "--", "bash", "-c",
+                "echo \"$SHARELANE_USERS\" > \(usersPath); sleep 120 & echo $$ >> \(pids); echo $! >> \(pids); wait",
+            ], pids: pids, expected: 2, signal: SIGTERM)
+        #expect(run.status == 143, "\(run.stderr)")
+        #expect(await allGone(run.pids), "the command and its background job are stopped: \(run.pids)")
+        let users = try String(contentsOfFile: usersPath, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        #expect(!users.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: users), "the users file with its tokens is removed")
+    }
+
+    @Test func sigtermStopsAPythonCommand() async throws {
+        let pids = scratch.file("python.pids")
+        let run = try await signalled(
+            [
+                "serve", "--recipe", recipe, "--", "python3", "-c",
+                "import os, time; open('\(pids)', 'w').write('%d\\n' % os.getpid()); time.sleep(120)",
+            ], pids: pids, expected: 1, signal: SIGTERM)
+        #expect(run.status == 143, "\(run.stderr)")
+        #expect(await allGone(run.pids))
+    }
+
+    @Test func aCommandThatTrapsTheSignalAndExitsZeroStillFailsTheRun() async throws {
+        let pids = scratch.file("trap.pids")
+        let caught = scratch.file("caught")
+        let run = try await signalled(
+            [
+                "serve", "--recipe", recipe, "--", "sh", "-c",
+                "trap 'echo yes > \(caught); exit 0' TERM; echo $$ > \(pids); while :; do sleep 0.1; done",
+            ], pids: pids, expected: 1, signal: SIGTERM)
+        #expect(FileManager.default.fileExists(atPath: caught), "the command's own trap ran")
+        #expect(run.status == 143, "a cancelled run is not a passing one: \(run.stderr)")
+    }
+
+    @Test func sighupStopsTheCommandAndRemovesTheUsersFile() async throws {
+        let pids = scratch.file("hup.pids")
+        let usersPath = scratch.file("hup-users")
+        let run = try await signalled(
+            [
+                "serve", "--recipe", recipe, "--", "sh", "-c",
+                "echo \"$SHARELANE_USERS\" > \(usersPath); echo $$ > \(pids); sleep 120",
+            ], pids: pids, expected: 1, signal: SIGHUP)
+        #expect(run.status == 129, "\(run.stderr)")
+        #expect(await allGone(run.pids))
+        let users = try String(contentsOfFile: usersPath, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        #expect(!FileManager.default.fileExists(atPath: users))
+    }
+
+    @Test func aCommandThatIgnoresTheSignalIsKilledAfterTheGracePeriod() async throws {
+        let pids = scratch.file("stubborn.pids")
+        let run = try await signalled(
+            [
+                "serve", "--recipe", recipe, "--grace", "500ms", "--", "sh", "-c",
+                "trap '' TERM; echo $$ > \(pids); while :; do sleep 0.1; done",
+            ], pids: pids, expected: 1, signal: SIGTERM)
+        #expect(run.status == 128 + SIGKILL, "\(run.stderr)")
+        #expect(await allGone(run.pids))
+    }
+
+    @Test func theCommandStartsWithNoSignalBlockedOrIgnored() async throws {
+        let result = try await SharelaneBinary.runOffPool(
+            [
+                "serve", "--recipe", recipe, "--", "sh", "-c",
+                "sleep 0.2 & wait; grep -E '^Sig(Blk|Ign)' /proc/$$/status; stat -c '%a' \"$SHARELANE_USERS\" "
+                    + "\"$(dirname \"$SHARELANE_USERS\")\"",
+            ], in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("SigBlk:\t0000000000000000"), "\(result.stdout)")
+        // SIGINT, SIGTERM and SIGHUP at their defaults (signals 32 and 33 are the C library's own).
+        let ignored = result.stdout.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+            .flatMap { UInt64($0.dropFirst("SigIgn:\t".count), radix: 16) }
+        #expect(ignored.map { $0 & 0x7FFF_FFFF } == 0, "\(result.stdout)")
+        // The users file and its folder are this user's only.
+        #expect(result.stdout.contains("600\n700"), "\(result.stdout)")
+    }
+
+    @Test func theCommandIsExecutedAsItIsNeverThroughEnv() async throws {
+        let help = try await SharelaneBinary.runOffPool(["serve", "--recipe", recipe, "--", "--help"], in: directory)
+        #expect(help.status == 127, "\(help.output)")
+        #expect(help.stderr.contains("no program named --help on PATH"), "\(help.stderr)")
+        #expect(!help.stdout.contains("Usage"), "\(help.stdout)")
+        let assignment = try await SharelaneBinary.runOffPool(
+            ["serve", "--recipe", recipe, "--", "FOO=bar"], in: directory)
+        #expect(assignment.status == 127, "\(assignment.output)")
+        // Never the environment, which holds every token.
+        #expect(!assignment.output.contains("SHARELANE_WEB_AUTH_TOKEN"), "\(assignment.output)")
+        #expect(!assignment.output.contains("CLOUDKIT_API_TOKEN="), "\(assignment.output)")
+    }
+
+    @Test func aPortThatIsTakenEndsServeWithAMessage() async throws {
+        // A listener of this test's own holds a port.
+        let socket = listeningSocket()
+        defer { close(socket.descriptor) }
+        let (recipe, directory) = (self.recipe, self.directory)
+        let result = try await SharelaneBinary.offPool {
+            try SharelaneBinary.runProcess(
+                SharelaneBinary.executable,
+                ["serve", "--recipe", recipe, "--port", "\(socket.port)", "--", "true"], in: directory,
+                timeout: 20)
+        }
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.stderr.contains("another program listens on port \(socket.port)"), "\(result.stderr)")
+        let unreachable = try await SharelaneBinary.offPool {
+            try SharelaneBinary.runProcess(
+                SharelaneBinary.executable, ["serve", "--recipe", recipe, "--host", "192.0.2.1", "--", "true"],
+                in: directory, timeout: 20)
+        }
+        #expect(unreachable.status == 1, "\(unreachable.output)")
+        #expect(unreachable.stderr.contains("192.0.2.1 is not an address of this machine"), "\(unreachable.stderr)")
+    }
+
+    @Test func anIPv6HostIsWrittenInBrackets() async throws {
+        // A machine without IPv6 loopback cannot listen on ::1 at all.
+        let inet6 = (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8)) ?? ""
+        try #require(inet6.contains("00000000000000000000000000000001"), "this machine has no ::1")
+        let result = try await SharelaneBinary.runOffPool(
+            [
+                "serve", "--recipe", recipe, "--host", "::1", "--", "sh", "-c",
+                "echo \"$SHARELANE_URL\"; curl -s -o /dev/null -w '%{http_code}\\n' \"$SHARELANE_URL/\"",
+            ], in: directory)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(
+            result.stdout.range(of: #"^http://\[::1\]:\d+\n401\n$"#, options: .regularExpression) != nil,
+            "\(result.stdout)")
+    }
+
+    @Test func twoHandlesThatShareATokenVariableStopSeeding() async throws {
+        let clash = try scratch.write(
+            "clash.yaml",
+            """
+            sharelane: 1
+            name: clash
+            users:
+              ann-lee: { email: ann@example.com }
+              ann_lee: { email: ann.lee@example.com }
+            owner: ann-lee
+            zones: { A: {} }
+            """)
+        let marker = scratch.file("ran")
+        let result = try await SharelaneBinary.runOffPool(
+            ["serve", "--recipe", clash, "--", "touch", marker], in: directory)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(
+            result.stderr.contains(
+                "clash.yaml:5:3: error: the users 'ann-lee' and 'ann_lee' would both have their token in "
+                    + "SHARELANE_WEB_AUTH_TOKEN_ANN_LEE"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func aFixtureStartsFromItsRecipeAloneAndLeavesTheProjectStoreAlone() async throws {
+        // A project folder: the recipe, and a command that adds a record as alice.
+        let project = directory.appendingPathComponent("project")
+        try FileManager.default.createDirectory(at: project, withIntermediateDirectories: true)
+        let recipeFile = project.appendingPathComponent("sharelane.yaml")
+        try FileManager.default.copyItem(atPath: recipe, toPath: recipeFile.path)
+        let addAndCount = try script(
+            "add.sh",
+            """
+            python3 - <<'PY'
+            import json, os, urllib.parse, urllib.request
+            query = urllib.parse.urlencode({"ckAPIToken": os.environ["CLOUDKIT_API_TOKEN"],
+                                            "ckWebAuthToken": os.environ["SHARELANE_WEB_AUTH_TOKEN_ALICE"]})
+            base = "%s/database/1/%s/development/private/records/" % (os.environ["SHARELANE_URL"],
+                os.environ["CLOUDKIT_CONTAINER"])
+            def call(op, body):
+                request = urllib.request.Request(base + op + "?" + query, data=json.dumps(body).encode())
+                return json.load(urllib.request.urlopen(request))
+            found = call("lookup", {"zoneID": {"zoneName": "FamilyLists"}, "records": [{"recordName": "stale"}]})
+            print("stale found:", "serverErrorCode" not in found["records"][0])
+            call("modify", {"zoneID": {"zoneName": "FamilyLists"}, "operations": [{"operationType": "forceReplace",
+                "record": {"recordName": "stale", "recordType": "Item", "fields": {"title": {"value": "x"}}}}]})
+            PY
+            """)
+        for run in 1...2 {
+            let result = try await SharelaneBinary.runOffPool(
+                ["serve", "--recipe", recipeFile.path, "--", addAndCount], in: project)
+            #expect(result.status == 0, "run \(run): \(result.output)")
+            #expect(result.stdout.contains("stale found: False"), "run \(run) met a record of an earlier run")
+            #expect(result.stderr.contains("over memory:"), "\(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: project.appendingPathComponent(".sharelane").path))
+    }
+}
+
+/// A TCP listener on a free loopback port, holding it for a test.
+private func listeningSocket() -> (descriptor: Int32, port: Int) {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(descriptor, $0, length) }
+    }
+    listen(descriptor, 1)
+    withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
+    }
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+}
