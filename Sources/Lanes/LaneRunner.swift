@@ -335,7 +335,8 @@ public struct LaneRunner: Sendable {
                 throw LaneError.resetRefused(store: store.displayName, location: location)
             }
             try await store.reset()
-            return "store wiped"
+            // One world: the recipe's container in its environment; the other environment keeps its records.
+            return "emptied \(recipe.container) in \(recipe.environment.rawValue)"
         case .lane:
             return nil
         case .query(let query):

@@ -3,7 +3,7 @@ import Recipe
 import ShareKit
 
 /// How `Exporter` brings assets beside the recipe it writes: each asset field's bytes are fetched and
-/// written to `assets/ZONE/RECORD.FIELD` under `directory`, and the recipe says `!asset PATH`, so that
+/// written to `assets/ZONE/RECORD.FIELD[.EXT]` under `directory`, and the recipe says `!asset PATH`, so that
 /// planning the export reads the same bytes and shows no changes.
 public struct ExportAssets: Sendable {
     /// The directory the recipe is written to; asset paths are relative to it.
@@ -24,6 +24,31 @@ public struct ExportAssets: Sendable {
             return mapped.isEmpty || mapped.hasPrefix(".") ? "_" + mapped : mapped
         }
         return "assets/\(safe(zone))/\(safe(record)).\(safe(field))"
+    }
+
+    /// The usual extension of a file whose bytes start as these do (images, PDF, audio and video, archives),
+    /// or nil when they say no kind.
+    static func fileExtension(of bytes: [UInt8]) -> String? {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
+        }
+        let ascii = { (text: String) in Array(text.utf8) }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
+        if starts([0xFF, 0xD8, 0xFF]) { return "jpg" }
+        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return "gif" }
+        if starts(ascii("%PDF-")) { return "pdf" }
+        if starts(ascii("RIFF")), starts(ascii("WEBP"), at: 8) { return "webp" }
+        if starts(ascii("RIFF")), starts(ascii("WAVE"), at: 8) { return "wav" }
+        if starts(ascii("ftyp"), at: 4) {
+            let brand = bytes.count >= 12 ? String(decoding: bytes[8..<12], as: UTF8.self) : ""
+            if ["heic", "heix", "mif1", "msf1"].contains(brand) { return "heic" }
+            if brand.hasPrefix("M4A") { return "m4a" }
+            if brand == "qt  " { return "mov" }
+            return "mp4"
+        }
+        if starts(ascii("ID3")) { return "mp3" }
+        if starts([0x50, 0x4B, 0x03, 0x04]) { return "zip" }
+        return nil
     }
 
     /// Fetches and writes the assets of `records` (of zone `zone`): an `ASSETID` field to
@@ -57,6 +82,9 @@ public struct ExportAssets: Sendable {
                         fetched[asset.checksum] = bytes
                     }
                     guard let bytes else { continue }
+                    // CloudKit keeps no file name: the kind of file its bytes are gives it its extension, so
+                    // that a photo opens as one (`assets/Trips/lisbon.cover.png`).
+                    let relative = relative + (Self.fileExtension(of: bytes).map { "." + $0 } ?? "")
                     try save(bytes, to: relative, store: store)
                     written[
                         RecipeWriter.assetKey(zone: zone, record: record.recordName, field: field, element: element)] =

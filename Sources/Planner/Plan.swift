@@ -50,6 +50,9 @@ public struct Plan: Sendable, Hashable, Codable {
     /// What the plan is against when it is not a live store (`plan --against`); never saved with the plan,
     /// which `plan --out` refuses to save.
     public var against: PlanBase?
+    /// The fields the recipe's schema declares `ENCRYPTED`, as `Type.field`; nil when none
+    /// (`hidingEncryptedValues()`).
+    public var encryptedFields: [String]?
     /// What the apply of this plan needs to leave the plan's cache file current; made by a plan with a cache,
     /// never saved with the plan.
     var cacheAfterApply: CacheAfterApply?

@@ -77,8 +77,10 @@ extension PlanBuilder {
             let wantsAccept = participant.accepted && acceptance != .accepted
             let accept = wantsAccept && actsAsAnyUser
             if wantsAccept && !actsAsAnyUser {
+                // The link to send them, once the share has one (a new share's comes with the apply's report).
+                let link = live?.url.map { "; send them \($0)" } ?? ""
                 waitingHere.append(
-                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))"
+                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))\(link)"
                 )
             }
             let plannedParticipant = PlannedParticipant(

@@ -360,6 +360,10 @@ struct PlanRun {
         plan.assetFiles = Planner.assetFiles(of: changes, recipe: recipe)
         plan.container = recipe.container
         plan.environment = recipe.environment
+        let encrypted = recipe.schema.schema.recordTypes.values.flatMap { type in
+            type.fields.values.filter(\.isEncrypted).map { "\(type.name).\($0.name)" }
+        }
+        plan.encryptedFields = encrypted.isEmpty ? nil : encrypted.sorted()
         var generatedNames: [String: [String]] = [:]
         for zone in zones where !zone.generated.isEmpty {
             generatedNames[zone.name] = zone.generated.map(\.nameTemplate)

@@ -5,8 +5,10 @@ import ShareKit
 struct FieldTallies {
     struct Tally {
         var count = 0
-        /// The first few places, in recipe order.
+        /// The first few places, in recipe order, each once: the records of one `repeat:` share its place.
         var places: [SourceLocation] = []
+        /// How many of the values are at `places`.
+        var placed = 0
         var firstRecord = ""
     }
 
@@ -21,7 +23,12 @@ struct FieldTallies {
             tally.firstRecord = record.name
         }
         tally.count += 1
-        if tally.places.count < 3 { tally.places.append(record.location) }
+        if tally.places.contains(record.location) {
+            tally.placed += 1
+        } else if tally.places.count < 3 {
+            tally.places.append(record.location)
+            tally.placed += 1
+        }
         tallies[key, default: [:]][type] = tally
     }
 
@@ -30,7 +37,7 @@ struct FieldTallies {
         let noun = "\(tally.count) \(type.rawValue) value\(tally.count == 1 ? "" : "s")"
         guard places else { return noun }
         var shown = tally.places.map { "\($0.line):\($0.column)" }
-        if tally.count > shown.count { shown.append("\(tally.count - shown.count) more") }
+        if tally.count > tally.placed { shown.append("\(tally.count - tally.placed) more") }
         let list =
             shown.count > 1 ? shown.dropLast().joined(separator: ", ") + " and " + shown[shown.count - 1] : shown[0]
         return noun + " at " + list

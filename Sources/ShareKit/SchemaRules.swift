@@ -209,10 +209,19 @@ public enum SchemaRules {
     // MARK: - Comparing and deploying
 
     /// What turns schema `a` into schema `b`, record type by record type, fields in name order.
+    /// The `Users` record type as CloudKit makes it in every container: its system fields and `roles`.
+    static func isSystemUsersType(_ type: RecordTypeSchema) -> Bool {
+        type.name == "Users" && type.fields.keys.allSatisfy { isSystemField($0) || $0 == "roles" }
+    }
+
     public static func changes(from a: Schema, to b: Schema) -> [SchemaChange] {
         var changes: [SchemaChange] = []
         for name in Set(a.recordTypes.keys).union(b.recordTypes.keys).sorted() {
             switch (a.recordTypes[name], b.recordTypes[name]) {
+            case (nil, let only?) where isSystemUsersType(only), (let only?, nil) where isSystemUsersType(only):
+                // `cktool export-schema` writes the container's `Users` type; a schema that does not name it
+                // means the same.
+                continue
             case (nil, let added?):
                 changes.append(SchemaChange(.addType, recordType: name))
                 changes += added.orderedFields.map { SchemaChange(.addField, recordType: name, after: $0) }
@@ -234,6 +243,11 @@ public enum SchemaRules {
         let order = RecordTypeSchema(x.name, fields: names.map { SchemaField($0, .string) }).orderedFields.map(\.name)
         for name in order {
             switch (x.fields[name], y.fields[name]) {
+            case (nil, let added?) where isSystemField(name) && added.indexes == SchemaField(name, added.type).indexes,
+                (let added?, nil) where isSystemField(name) && added.indexes == SchemaField(name, added.type).indexes:
+                // A system field is always there: naming it without an index (as `cktool` lists every one) is
+                // no difference.
+                continue
             case (nil, let added?):
                 // A system field is always there: naming it only adds its indexes.
                 changes.append(

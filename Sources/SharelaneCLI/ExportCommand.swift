@@ -52,7 +52,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.
         // A store URL that names its container (cloudkit:CONTAINER/ENVIRONMENT) wins over the recipe's.
-        let store = try storeOptions.open(for: loaded, logger: logger)
+        let store = try storeOptions.open(for: loaded, reading: true, logger: logger)
         // A local store opened with no recipe is the container its file holds: the export names that one.
         let named = (store as? WebServicesStore)?.endpoint
         let local = (store as? SQLiteStore)?.world

@@ -66,7 +66,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             )
         }
         let loaded = try recipeSelection.loadIfAny(recipe)
-        let store = try storeOptions.open(for: loaded, logger: logger)
+        let store = try storeOptions.open(for: loaded, reading: true, logger: logger)
         let snapshot = try await ShowCommand.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
         let source = SharingGraphRenderer().dot(SharingGraph(snapshot), title: "Sharing in \(store.displayName)")
         let shares = "\(snapshot.shares.count) share\(snapshot.shares.count == 1 ? "" : "s")"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ShareStoreSQLite
 
 /// `--lock-timeout DURATION`, for the commands that write to a store.
 struct LockOptions: ParsableArguments {
@@ -16,6 +17,8 @@ struct LockOptions: ParsableArguments {
     /// - Throws: `CLIFailure` naming the holder when the lock stays held past `--lock-timeout`.
     func lock(_ url: String, operation: String) async throws -> StoreLock? {
         guard case .sqlite(let path) = try? StoreLocator.location(of: url) else { return nil }
+        // Not even a lock file beside another program's database.
+        if let refusal = StoreFile.refusal(at: path, url: url) { throw CLIFailure(refusal) }
         let timeout = lockTimeout
         do {
             return try await StoreLock.acquire(storePath: path, operation: operation, timeout: timeout) { holder in

@@ -49,6 +49,14 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             """)
     var showAccess = false
 
+    @Flag(
+        name: .customLong("show-encrypted"),
+        help: """
+            Show the values of ENCRYPTED fields in a markdown or JSON plan, which hides them (a pull request's \
+            comment, a script's input); the text plan shows them.
+            """)
+    var showEncrypted = false
+
     func validate() throws {
         try againstOptions.validate(out: out, store: planning.storeOptions.store)
         if showAccess, format != .text {
@@ -70,7 +78,8 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         .plan
         let style = format == .text ? await Terminal.planStyle() : .plain
         var output = StandardOutput()
-        format.write(plan, style: style, expand: planning.expand, to: &output)
+        let shown = format == .text || showEncrypted ? plan : plan.hidingEncryptedValues()
+        format.write(shown, style: style, expand: planning.expand, to: &output)
         if showAccess, let access = plan.access {
             output.write("\n")
             output.write(

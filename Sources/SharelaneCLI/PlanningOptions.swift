@@ -66,13 +66,19 @@ struct PlanningOptions: ParsableArguments {
         let isSaved: Bool
         if case .apply = purpose { isSaved = SavedPlan.isSavedPlan(at: path) } else { isSaved = false }
         var against: AgainstOptions?
-        if case .plan(_, let options) = purpose, options.against != nil { against = options }
+        var reading = false
+        if case .plan(_, let options) = purpose {
+            if options.against != nil { against = options }
+            reading = true
+        }
+        // A plan of a store not made yet keeps no cache of it: the store the apply makes is another.
+        let notYetMade = reading && storeOptions.notYetMadePath != nil
         let source =
             isSaved
             ? nil
             : try PlanSource(
                 path: path, selection: recipeSelection,
-                cache: against != nil
+                cache: against != nil || notYetMade
                     ? nil
                     : refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
                 nothingDone: purpose.nothingDone)
@@ -99,7 +105,7 @@ struct PlanningOptions: ParsableArguments {
             // http: and cloudkit: address the recipe's container and environment, which a saved plan names too.
             store = try storeOptions.open(
                 for: source?.recipe, container: saved?.container, environment: saved?.environment,
-                parallelism: parallelism, logger: logger)
+                parallelism: parallelism, reading: reading, logger: logger)
         }
         let applier = Applier(store: store, logger: logger, parallelism: parallelism)
         var plan: Plan

@@ -74,7 +74,7 @@ struct QueryCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             scope = parsed
         }
         let step = QueryStep(database: scope, zone: zone, query: query, expect: nil)
-        let store = try storeOptions.open(for: loaded, environment: environment, logger: logger)
+        let store = try storeOptions.open(for: loaded, environment: environment, reading: true, logger: logger)
         let asking = try await (user ?? UserArgument(loaded.owner)).user(in: store, recipe: loaded)
         let actor = asking.recordName
         let owner = try await UserArgument(loaded.owner).user(in: store, recipe: loaded).recordName

@@ -219,6 +219,12 @@ struct SchemaDiffCommand: AsyncParsableCommand, LoggingCommand, CommandExamples 
                     throw ExitCode.failure
                 }
             }
+            // An environment's name alone is a file to the shell, and none exists: say the form meant.
+            if CloudKitEnvironment(rawValue: source) != nil, !FileManager.default.fileExists(atPath: source) {
+                throw CLIFailure(
+                    "'\(source)' is no file: the live schema of the store's \(source) environment is "
+                        + "live:\(source) (`sharelane schema diff live:production live:development`)")
+            }
             return try recipeSelection.load(source, nothingDone: "nothing was compared").schema.schema
         }
         let before = try await schema(a)

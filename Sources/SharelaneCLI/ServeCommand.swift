@@ -246,7 +246,9 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let served: SQLiteWorlds
         do {
             switch try StoreLocator.location(of: url) {
-            case .sqlite(let path): served = try SQLiteWorlds(path: path, logger: logger)
+            case .sqlite(let path):
+                if let refusal = StoreFile.refusal(at: path, url: url) { throw CLIFailure(refusal) }
+                served = try SQLiteWorlds(path: path, logger: logger)
             case .memory: served = SQLiteWorlds(inMemoryWith: logger)
             case .http, .cloudKit(_, _):
                 throw CLIFailure(
@@ -255,7 +257,7 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         } catch let failure as CLIFailure {
             throw failure
         } catch {
-            throw CLIFailure("cannot open the store \(url): \(error)")
+            throw CLIFailure("cannot open the store '\(url)': \(error)")
         }
         ProcessMemory.keepFreedMemory()
         let token = apiToken ?? EmulatorConfiguration.makeAPIToken()

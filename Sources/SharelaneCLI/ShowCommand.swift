@@ -59,7 +59,7 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.show")
         let loaded = try recipeSelection.loadIfAny(recipe)
-        let store = try storeOptions.open(for: loaded, logger: logger)
+        let store = try storeOptions.open(for: loaded, reading: true, logger: logger)
         if format != .tree {
             let snapshot = try await Self.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
             Terminal.write(format.render(snapshot, title: "Sharing in \(store.displayName)"))

@@ -46,7 +46,17 @@ public enum StoreLocator {
     /// Parses a store URL.
     /// - Throws: `StoreLocatorError.unknownScheme` for a scheme sharelane does not know.
     public static func location(of url: String) throws -> Location {
-        if url == "memory:" || url == "memory" { return .memory }
+        if url == "memory:" { return .memory }
+        // A store's scheme without its colon would otherwise be a file of that name in this folder: `--store
+        // cloudkit` made a SQLite file named `cloudkit` and planned against it as an empty store.
+        if ["cloudkit", "memory", "sqlite", "http", "https"].contains(url.lowercased()) {
+            throw StoreLocatorError.schemeWithoutColon(url)
+        }
+        if let host = URL(string: url)?.host?.lowercased(), url.hasPrefix("https://"),
+            host == "api.apple-cloudkit.com" || host.hasSuffix(".apple-cloudkit.com")
+        {
+            throw StoreLocatorError.applesService(url)
+        }
         if url.hasPrefix("sqlite:") {
             var path = String(url.dropFirst("sqlite:".count))
             if path.hasPrefix("//") { path = String(path.dropFirst(2)) }
@@ -98,6 +108,7 @@ public enum StoreLocator {
         let container = named ?? defaultContainer
         switch try location(of: url) {
         case .sqlite(let path):
+            if let refusal = StoreFile.refusal(at: path, url: url) { throw StoreLocatorError.notAStore(refusal) }
             return try SQLiteStore(
                 path: path, container: named,
                 environment: CloudKitEnvironment(rawValue: environment) ?? .development, logger: logger)
@@ -137,6 +148,9 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
     case missingAPIToken(String)
     case badCloudKit(String)
     case noContainer(String)
+    case schemeWithoutColon(String)
+    case applesService(String)
+    case notAStore(String)
 
     public var description: String {
         switch self {
@@ -154,6 +168,14 @@ public enum StoreLocatorError: Error, CustomStringConvertible, Equatable {
         case .missingAPIToken(let url):
             "the store \(url) needs the API token that `sharelane serve` printed when it started: set "
                 + "CLOUDKIT_API_TOKEN or pass --api-token"
+        case .schemeWithoutColon(let word):
+            "--store \(word) names no store: did you mean `\(word.lowercased()):`? (a file of that name would be "
+                + "written ./\(word) or sqlite:\(word))"
+        case .applesService(let url):
+            "\(url) is Apple's CloudKit service: write --store cloudkit: (or cloudkit:CONTAINER), which signs in "
+                + "as Apple's service expects (Docs/CloudKit.md); http:// and https:// stores are `sharelane serve`"
+        case .notAStore(let reason):
+            reason
         case .notYetSupported(let url, let what):
             "\(what) is not supported by this build yet ('\(url)'); use sqlite:PATH or memory: for now"
         }

@@ -37,6 +37,13 @@ public struct StoreOptions: ParsableArguments {
     /// The store URL in effect.
     public var url: String { StoreLocator.effectiveURL(option: store) }
 
+    /// The path of a `sqlite:` store whose file does not exist yet, if that is the store.
+    var notYetMadePath: String? {
+        guard case .sqlite(let path)? = try? StoreLocator.location(of: url), StoreFile.kind(at: path) == .missing
+        else { return nil }
+        return path
+    }
+
     /// Opens the store for a recipe's container and environment (`http:` and `cloudkit:` address them), or,
     /// without a recipe, for the default container's development environment: how every command opens it.
     ///
@@ -47,9 +54,11 @@ public struct StoreOptions: ParsableArguments {
     /// - Parameter container: the container when there is no recipe to say (a saved plan's).
     /// - Parameter parallelism: the most requests an `http:` or `cloudkit:` store has on the wire at once
     ///   (`--parallelism`).
+    /// - Parameter reading: whether the command only reads: a `sqlite:` file that does not exist yet is then
+    ///   read as an empty store, and not made (a plan changes nothing, not even the file system).
     func open(
         for recipe: Recipe?, container named: String? = nil, environment: CloudKitEnvironment? = nil,
-        parallelism: Int = Parallelism.default, logger: Logger
+        parallelism: Int = Parallelism.default, reading: Bool = false, logger: Logger
     ) throws -> any Store {
         SecretMask.register(apiToken)
         let url = self.url
@@ -78,9 +87,18 @@ public struct StoreOptions: ParsableArguments {
                     saved = (entry, file)
                 }
             }
-            let store = try StoreLocator.open(
-                url, logger: logger, container: namedContainer, environment: environmentName, apiToken: apiToken,
-                environmentVariables: variables, reachTimeout: timeout?.seconds, parallelism: parallelism)
+            let store: any Store
+            if reading, let path = notYetMadePath {
+                Terminal.printError(
+                    "note: \(url) does not exist yet: read as an empty store, and not made (an apply makes it)")
+                store = try StoreFile.notYetMade(
+                    path: path, container: namedContainer,
+                    environment: CloudKitEnvironment(rawValue: environmentName) ?? .development, logger: logger)
+            } else {
+                store = try StoreLocator.open(
+                    url, logger: logger, container: namedContainer, environment: environmentName, apiToken: apiToken,
+                    environmentVariables: variables, reachTimeout: timeout?.seconds, parallelism: parallelism)
+            }
             if let saved, let web = store as? WebServicesStore {
                 TokenKeeper.track(web, entry: saved.0, file: saved.1)
             }
@@ -99,8 +117,11 @@ public struct StoreOptions: ParsableArguments {
             return store
         } catch let failure as CLIFailure {
             throw failure
+        } catch let refusal as StoreLocatorError {
+            // Each of these names the store and says what to write instead.
+            throw CLIFailure(refusal.description)
         } catch {
-            throw CLIFailure("cannot open the store \(url): \(error)")
+            throw CLIFailure("cannot open the store '\(url)': \(error)")
         }
     }
 

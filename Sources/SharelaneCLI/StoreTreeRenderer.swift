@@ -41,7 +41,9 @@ struct StoreTreeRenderer {
         let records = whole.records
         let shares = whole.shares
         var title = "zone \(zone.zoneID.zoneName)"
-        if scope == .shared { title += " (owner \(zone.zoneID.ownerRecordName))" }
+        if scope == .shared {
+            title += " (owner \(await ownerName(zone.zoneID.ownerRecordName, shares: shares)))"
+        }
         if records.isEmpty && shares.isEmpty { title += " (empty)" }
         var lines = [title]
         for share in shares.sorted(by: { $0.recordName < $1.recordName }) where share.isZoneWide {
@@ -82,9 +84,13 @@ struct StoreTreeRenderer {
         return lines
     }
 
-    /// The owner as a person reads it: the email address where the store tells it.
-    private func ownerName(_ recordName: UserRecordName) async -> String {
-        guard let user = try? await store.currentUser(as: recordName), let email = user.email else { return recordName }
+    /// The owner as a person reads it: the email address where the store or the share's own participant list
+    /// tells it (a store that acts only as the signed-in user, Apple's, tells no other user's).
+    private func ownerName(_ recordName: UserRecordName, shares: [Share] = []) async -> String {
+        let listed = shares.lazy.flatMap(\.participants).first { $0.userRecordName == recordName && $0.email != nil }
+        var email = listed?.email
+        if email == nil { email = (try? await store.currentUser(as: recordName))?.email }
+        guard let email else { return recordName }
         return "\(email) (\(recordName))"
     }
 
@@ -93,7 +99,7 @@ struct StoreTreeRenderer {
         if let title = share.title { head += " \"\(title)\"" }
         head += ", public \(share.publicPermission.recipeName)"
         if let url = share.url { head += ", \(url)" }
-        var lines = [head, "  owner \(await ownerName(share.ownerRecordName))"]
+        var lines = [head, "  owner \(await ownerName(share.ownerRecordName, shares: [share]))"]
         for p in share.participants {
             lines.append(
                 "  \(p.email ?? p.userRecordName): \(p.permission.recipeName), \(p.role.recipeName), \(p.acceptance.recipeName)"

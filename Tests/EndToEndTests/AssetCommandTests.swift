@@ -205,4 +205,39 @@ struct AssetCommandTests {
         let after = try server.run(["plan", "--detailed-exitcode", recipe], environment: cache)
         #expect(after.status == 0, "the recipe plans to no changes after the saved plan's apply:\n\(after.output)")
     }
+
+    @Test("an exported photo keeps the extension its bytes say, and the export plans to no changes")
+    func exportedAssetsKeepTheirKind() throws {
+        let scratch = try TemporaryDirectory("e2e-assets-kind")
+        // A PNG's signature, then bytes of its own.
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<2000).map { UInt8($0 % 251) })
+        try png.write(to: scratch.url.appendingPathComponent("lisbon.png"))
+        let recipe = try scratch.write(
+            "trips.yaml",
+            """
+            sharelane: 1
+            name: trips
+            users: { ann: { email: ann@example.com } }
+            owner: ann
+            zones:
+              Trips:
+                records:
+                  lisbon: { type: Trip, fields: { cover: !asset lisbon.png } }
+            """)
+        let store = ["--store", scratch.file("trips.sqlite")]
+        let apply = try SharelaneBinary.run(["apply", "--yes", recipe] + store)
+        #expect(apply.status == 0, "\(apply.output)")
+        let out = scratch.url.appendingPathComponent("exported/trips.yaml").path
+        try FileManager.default.createDirectory(
+            at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
+        let export = try SharelaneBinary.run(["export", "--recipe", recipe, "--out", out] + store)
+        #expect(export.status == 0, "\(export.output)")
+        let written = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(written.contains("cover: !asset assets/Trips/lisbon.cover.png"), "\(written)")
+        let downloaded = try Data(
+            contentsOf: scratch.url.appendingPathComponent("exported/assets/Trips/lisbon.cover.png"))
+        #expect(downloaded == png)
+        let planned = try SharelaneBinary.run(["plan", "--detailed-exitcode", out] + store)
+        #expect(planned.status == 0, "the export plans to no changes:\n\(planned.output)")
+    }
 }

@@ -46,6 +46,67 @@ import Testing
             "\(broken.stderr)")
     }
 
+    @Test("a cktool export's system fields and Users type are no differences; a real difference still is")
+    func cktoolExportIsNotNoise() throws {
+        let scratch = try TemporaryDirectory("schema")
+        // As `xcrun cktool export-schema` writes a container's schema: every system field, the Users type.
+        let exported = try scratch.write(
+            "exported.ckdb",
+            """
+            DEFINE SCHEMA
+
+                RECORD TYPE TripDay (
+                    "___createTime" TIMESTAMP,
+                    "___createdBy"  REFERENCE,
+                    "___etag"       STRING,
+                    "___modTime"    TIMESTAMP,
+                    "___modifiedBy" REFERENCE,
+                    "___recordID"   REFERENCE QUERYABLE,
+                    title           STRING QUERYABLE SEARCHABLE SORTABLE,
+                    GRANT WRITE TO "_creator",
+                    GRANT CREATE TO "_icloud",
+                    GRANT READ TO "_world"
+                );
+
+                RECORD TYPE Users (
+                    "___createTime" TIMESTAMP,
+                    "___createdBy"  REFERENCE,
+                    "___etag"       STRING,
+                    "___modTime"    TIMESTAMP,
+                    "___modifiedBy" REFERENCE,
+                    "___recordID"   REFERENCE,
+                    roles           LIST<INT64>,
+                    GRANT WRITE TO "_creator",
+                    GRANT READ TO "_world"
+                );
+
+            """)
+        let written = try scratch.write(
+            "written.ckdb",
+            """
+            DEFINE SCHEMA
+                RECORD TYPE TripDay ("___recordID" REFERENCE QUERYABLE, title STRING QUERYABLE SEARCHABLE SORTABLE);
+            """)
+        let same = try SharelaneBinary.run(["schema", "diff", exported, written, "--detailed-exitcode"])
+        #expect(same.status == 0, "\(same.output)")
+        #expect(same.stdout.contains("No differences"), "\(same.stdout)")
+        let changed = try scratch.write(
+            "changed.ckdb", "DEFINE SCHEMA\n    RECORD TYPE TripDay (title STRING QUERYABLE, day INT64);\n")
+        let different = try SharelaneBinary.run(["schema", "diff", exported, changed, "--detailed-exitcode"])
+        #expect(different.status == 2, "\(different.output)")
+        #expect(different.stdout.contains("+ field TripDay.day INT64"), "\(different.stdout)")
+        #expect(
+            different.stdout.contains("~ field TripDay.___recordID"), "its index is a difference: \(different.stdout)")
+        #expect(!different.stdout.contains("___createTime"), "\(different.stdout)")
+        #expect(!different.stdout.contains("Users"), "\(different.stdout)")
+        // An environment's name alone points to the live: form.
+        let bare = try SharelaneBinary.run(["schema", "diff", "production", "development"], in: scratch.url)
+        #expect(bare.status == 1)
+        #expect(
+            bare.stderr.contains("the live schema of the store's production environment is live:production"),
+            "\(bare.stderr)")
+    }
+
     @Test("a record's field that changes type is refused by the plan before anything is written, at its place")
     func planRefusesATypeConflict() throws {
         let scratch = try TemporaryDirectory("schema")

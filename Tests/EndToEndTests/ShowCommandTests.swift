@@ -35,7 +35,9 @@ import Testing
         let bob = try SharelaneBinary.run(["show", "--store", store, "--as", "bob@example.com"], in: directory)
         #expect(bob.status == 0)
         let alice = "_50e0189ca0f60ad4c4efa63266de4996"
-        #expect(bob.stdout.contains("shared database\n  zone FamilyLists (owner \(alice))"))
+        #expect(
+            bob.stdout.contains("shared database\n  zone FamilyLists (owner alice@example.com (\(alice)))"),
+            "\(bob.stdout)")
         #expect(bob.stdout.contains("      bob@example.com: read-write, private-user, accepted"))
         #expect(bob.stdout.contains("      record eggs (Todo)\n        done: 0\n        title: \"Eggs\""))
         #expect(!bob.stdout.contains("zone Trips"))
@@ -44,7 +46,7 @@ import Testing
             ["show", "--store", store, "--as", "carol@example.com", "--database", "shared", "--zone", "Trips"],
             in: directory)
         #expect(carol.status == 0)
-        #expect(carol.stdout.contains("zone Trips (owner \(alice))"))
+        #expect(carol.stdout.contains("zone Trips (owner alice@example.com (\(alice)))"), "\(carol.stdout)")
         #expect(carol.stdout.contains("record italy (Group)"))
         #expect(carol.stdout.contains("carol@example.com: read-only, public-user, accepted"))
         #expect(!carol.stdout.contains("FamilyLists"))

@@ -66,6 +66,13 @@ struct SharingStepTests {
               - apply
               - accept: { as: dana, zone: Family }
               - delete: { as: dana, zone: Family, record: milk, expect_error: CONFLICT }
+          leave-twice:
+            steps:
+              - apply
+              - accept: { as: bob, zone: Family }
+              - leave: { as: bob, zone: Family }
+              - leave: { as: bob, zone: Family, expect_error: NOT_FOUND }
+              - leave: { as: carol, zone: Family, expect_error: NOT_FOUND }
         """
 
     /// The recipe's users, signed in.
@@ -138,6 +145,21 @@ struct SharingStepTests {
 
         #expect(report.succeeded, "\(harness.output)")
         #expect(try await harness.record("milk", zone: ZoneID(zoneName: "Family"), asEmail: "alice@example.com") == nil)
+        // It says what it emptied: one container in one environment.
+        #expect(
+            harness.output.contains("✔ reset — emptied \(Recipe.defaultContainer) in development"), "\(harness.output)")
+    }
+
+    @Test("leaving again, or leaving a share one is not part of, is NOT_FOUND, as Docs/Sharing.md says")
+    func leavingAgainIsNotFound() async throws {
+        let harness = try LaneHarness(recipe: Self.recipe)
+        _ = try await shareFamily(harness)
+        let report = try await harness.run("leave-twice")
+        #expect(report.succeeded, "\(harness.output)")
+        #expect(harness.output.contains("removed from bob's shared database"), "\(harness.output)")
+        #expect(!harness.output.contains("already left"), "\(harness.output)")
+        #expect(
+            harness.output.components(separatedBy: "refused as expected: NOT_FOUND").count == 3, "\(harness.output)")
     }
 
     @Test("a step with expect_error succeeds when the store refuses it with that code, and nothing changes")

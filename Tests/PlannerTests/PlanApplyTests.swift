@@ -264,6 +264,15 @@ struct PlanApplyTests {
             ])
         let dana = try #require(plan.changes.first { $0.address == "participant FamilyLists/dana" })
         #expect(dana.participant?.accept == false)
+        // Once the share is made, the line gives the link to send her.
+        _ = try await Applier(store: store, logger: quietLogger).apply(plan)
+        let again = try await Planner(store: store, logger: quietLogger).plan(SampleRecipes.family())
+        let line = try #require(again.waiting.first)
+        #expect(again.waiting.count == 1, "\(again.waiting)")
+        let prefix =
+            "participant FamilyLists/dana: waiting for dana to accept (the store cannot act as dana); send them "
+        #expect(line.hasPrefix(prefix), "\(line)")
+        #expect(line.dropFirst(prefix.count).hasPrefix("http"), "\(line)")
     }
 
     @Test("writes go in batches of at most 200, each new hierarchy share in the batch of its root record")

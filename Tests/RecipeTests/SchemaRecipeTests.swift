@@ -47,6 +47,31 @@ import Testing
             ])
     }
 
+    @Test("the records of one repeat: are one place in the message, not the same line and column again and again")
+    func repeatedRecordsAreOnePlace() {
+        let found = problems(
+            """
+            sharelane: 1
+            name: s
+            users: { alice: { email: alice@example.com } }
+            zones:
+              Days:
+                records:
+                  "day-{{i}}": { repeat: 6, type: Day, fields: { n: "day {{i}}" } }
+                  a: { type: Day, fields: { n: 1 } }
+                  b: { type: Day, fields: { n: 2 } }
+                  c: { type: Day, fields: { n: 3 } }
+                  d: { type: Day, fields: { n: 4 } }
+                  e: { type: Day, fields: { n: 5 } }
+                  f: { type: Day, fields: { n: 6 } }
+                  g: { type: Day, fields: { n: 7 } }
+            """)
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.contains("6 STRING values at 7:7") == true, "\(found)")
+        #expect(found.first?.contains("7:7, 7:7") == false, "\(found)")
+        #expect(found.first?.contains("more") == false, "\(found)")
+    }
+
     @Test("two records of one type that disagree on a field's type are reported at the later record")
     func recordsThatDisagree() {
         let found = problems(
