@@ -14,6 +14,8 @@ import ShareKit
 /// Tokens and keys never appear in its logs or errors.
 public final class WebServicesStore: Store {
     public let endpoint: WebServicesEndpoint
+    /// The container every request names.
+    public var container: String? { endpoint.container }
     public let retryPolicy: RetryPolicy
     let logger: Logger
     let chains: TokenChains

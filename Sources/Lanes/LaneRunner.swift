@@ -52,7 +52,7 @@ public struct LaneRunner: Sendable {
         let run = Run()
         let start = ContinuousClock.now
         logger.info("running lane \(name) of \(recipe.file) on \(store.displayName)")
-        output.line("▸ lane \(name) — \(recipe.name) on \(store.displayName)")
+        output.line("▸ lane \(name) — \(recipe.name) on \(store.worldName)")
         let scope = Scope(recipe: recipe, overrides: overrides, lanes: [name])
         do {
             if !recipe.beforeAll.isEmpty {

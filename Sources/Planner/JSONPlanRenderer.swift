@@ -2,7 +2,7 @@ import Foundation
 import ShareKit
 import SharingReport
 
-/// Renders a plan as JSON for machines: `format_version`, `recipe`, `store`, `summary` {add, change,
+/// Renders a plan as JSON for machines: `format_version`, `recipe`, `store`, `container`, `environment`, `summary` {add, change,
 /// destroy}, `changes[]` (each with `action`, `kind`, `address`, `before`, `after`), `notes`, `waiting`,
 /// `access_changes[]` (the access cells the plan changes; see `accessChanges`), and for `plan --against`,
 /// `against` (see `against(_:)`).
@@ -33,6 +33,8 @@ public struct JSONPlanRenderer: Sendable {
                 "format_version": .integer(Int64(Self.formatVersion)),
                 "recipe": .string(plan.recipeName),
                 "store": .string(plan.storeName),
+                "container": plan.container.map(JSONValue.string) ?? .null,
+                "environment": .string((plan.environment ?? .development).rawValue),
                 "summary": .object([
                     "add": .integer(Int64(summary.add)), "change": .integer(Int64(summary.change)),
                     "destroy": .integer(Int64(summary.destroy)),

@@ -29,7 +29,8 @@ public struct MarkdownPlanRenderer: Sendable {
         // Each entry is one line: names and notes come from the store, so their control characters are
         // escaped (values were escaped when rendered).
         var head: [String] = [
-            "#### sharelane plan: `\(plan.recipeName)`\(plan.against.map { " against " + $0.name } ?? "")", "",
+            "#### sharelane plan: `\(plan.recipeName)`"
+                + (plan.against.map { " against " + $0.name } ?? " on `\(DisplayText.escaped(plan.worldName))`"), "",
         ]
         if let against = plan.against {
             if let problem = against.problem {

@@ -95,6 +95,12 @@ public struct Plan: Sendable, Hashable, Codable {
     /// Whether applying the plan changes nothing.
     public var isEmpty: Bool { changes.isEmpty && schemaChanges.isEmpty }
 
+    /// The store planned against, with the container and environment read: `sqlite:.sharelane/store.sqlite
+    /// (iCloud.com.example.Lists, development)`.
+    public var worldName: String {
+        "\(storeName) (\(container.map { "\($0), " } ?? "")\((environment ?? .development).rawValue))"
+    }
+
     /// The schema changes, first in the plan.
     public var schemaChanges: [SchemaChange] { schema?.changes ?? [] }
 }

@@ -45,13 +45,15 @@ public struct TextPlanRenderer: Sendable {
             if schemaChanges.isEmpty {
                 line(
                     plan.against == nil
-                        ? "No changes: the store matches recipe \(DisplayText.escaped(plan.recipeName))."
+                        ? "No changes: \(DisplayText.escaped(plan.worldName)) matches recipe \(DisplayText.escaped(plan.recipeName))."
                         : "No changes: recipe \(DisplayText.escaped(plan.recipeName)) declares what the base recipe declares."
                 )
             }
         } else {
             line(
-                "sharelane will make these changes for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):"
+                "sharelane will make these changes"
+                    + (plan.against == nil ? " to \(DisplayText.escaped(plan.worldName))" : "")
+                    + " for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):"
             )
             line("")
             for entry in GeneratedRun.entries(plan, expand: expand) {

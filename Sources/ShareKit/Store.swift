@@ -319,6 +319,8 @@ public protocol Store: Sendable {
 
     /// The environment whose schema the store's writes and queries follow (`SchemaRules`).
     var environment: CloudKitEnvironment { get }
+    /// The CloudKit container the store reads and writes, where it knows one (`worldName`).
+    var container: String? { get }
     /// The same container in another environment: on CloudKit, and in local stores, a world of its own
     /// (`StoreWorld`), with its own records and schema.
     /// - Throws: `ShareError` when that environment's store cannot be opened.

@@ -19,6 +19,8 @@ public final class SQLiteStore: Store {
     /// The container and environment this store is: a world of its own (`SQLiteWorlds`), whose users,
     /// zones, records, shares, subscriptions and assets no other world sees.
     public let world: StoreWorld
+    /// The container of the world this store reads and writes.
+    public var container: String? { world.container }
     /// The environment whose schema writes and queries follow.
     public var environment: CloudKitEnvironment { world.environment }
     /// The other worlds of the same file (or of the same `memory:`), for `inEnvironment` and the schema.

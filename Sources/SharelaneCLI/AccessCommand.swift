@@ -66,7 +66,7 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             matrix = AccessMatrix(SharingSnapshot(users: [], shares: []))
         }
         let title =
-            "Access in \(store.displayName) — \(Self.count(matrix.rows.count, "user")) × \(Self.count(matrix.columns.count, "share"))"
+            "Access in \(store.worldName) — \(Self.count(matrix.rows.count, "user")) × \(Self.count(matrix.columns.count, "share"))"
         let style = format == .text && out == nil ? await Terminal.accessStyle() : .plain
         let text = AccessMatrixRenderer(style: style).render(matrix, format: format, title: title)
         try OutputFile.write(text, to: out) { "Wrote the access matrix (\(format.rawValue)) to \($0)." }

@@ -71,7 +71,7 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             // Showing reads: only a user the store has is signed in.
             let resolved = try await user.user(in: store, recipe: loaded)
             lines.append(
-                "Store \(store.displayName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
+                "Store \(store.worldName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
             for scope in database.map({ [$0] }) ?? DatabaseScope.allCases {
                 lines += try await renderer.render(scope, as: resolved.recordName)
             }
@@ -81,10 +81,10 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             }
             if store is SQLiteStore, users.isEmpty, try await renderer.isPublicEmpty() {
                 Terminal.write(
-                    "The store \(store.displayName) is empty. Apply a recipe with `sharelane apply` to fill it." + "\n")
+                    "The store \(store.worldName) is empty. Apply a recipe with `sharelane apply` to fill it." + "\n")
                 return
             }
-            lines.append("Store \(store.displayName): \(users.count) user\(users.count == 1 ? "" : "s")")
+            lines.append("Store \(store.worldName): \(users.count) user\(users.count == 1 ? "" : "s")")
             let scopes = database.map { [$0] } ?? [.private, .public]
             for user in users where scopes.contains(.private) || scopes.contains(.shared) {
                 lines.append("")

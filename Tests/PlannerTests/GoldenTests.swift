@@ -105,19 +105,27 @@ struct GoldenTests {
                 attributes: [AttributeChange(name: "records", isField: false, before: text("12"), after: nil)],
                 deletedRecordCount: 12),
         ]
-        return Plan(
+        var plan = Plan(
             recipeName: "family-lists", storeName: "memory:",
             owner: PlannedUser(handle: "alice", email: "alice@example.com", recordName: "_alice"),
             changes: changes,
             notes: ["3 undeclared records kept in Archive; --prune deletes them."],
             waiting: ["participant Trips/italy/frank: waiting for frank to accept (the store cannot act as frank)"],
             basis: PlanBasis())
+        plan.container = "iCloud.com.example.Lists"
+        plan.environment = .development
+        return plan
     }()
 
-    static let noChanges = Plan(
-        recipeName: "family-lists", storeName: "memory:",
-        owner: PlannedUser(handle: "alice", email: "alice@example.com", recordName: "_alice"), changes: [],
-        basis: PlanBasis())
+    static let noChanges = {
+        var plan = Plan(
+            recipeName: "family-lists", storeName: "memory:",
+            owner: PlannedUser(handle: "alice", email: "alice@example.com", recordName: "_alice"), changes: [],
+            basis: PlanBasis())
+        plan.container = "iCloud.com.example.Lists"
+        plan.environment = .development
+        return plan
+    }()
 
     static let plans = ["every-kind": everyKind, "no-changes": noChanges]
 
