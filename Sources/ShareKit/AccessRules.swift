@@ -78,6 +78,29 @@ public enum AccessRules {
         caller != zoneOwner && access(caller: caller, zoneOwner: zoneOwner, share: share).canRead
     }
 
+    /// Whether `caller` may be told that a zone of `zoneOwner` exists when it names the zone in its shared
+    /// database: it is listed on one of the zone's `shares`, whatever its acceptance (the owner told it of the
+    /// share by inviting it, or it joined through the URL). Anyone else is answered as for a zone that does not
+    /// exist (`unknownZone`), for every operation, so that a refusal never tells an outsider what exists.
+    public static func mayKnowOf(caller: UserRecordName, zoneOwner: UserRecordName, shares: some Sequence<Share>)
+        -> Bool
+    {
+        caller == zoneOwner || shares.contains { $0.participant(caller) != nil }
+    }
+
+    /// The refusal of a zone `caller` names in its shared database and may not see there: the one a zone that
+    /// does not exist gets, with the same words, whether the zone is missing, is someone's zone the caller was
+    /// never told of, or is one whose share it has not accepted (`ZONE_NOT_FOUND`).
+    public static func unknownZone(_ zoneName: String, owner: UserRecordName, caller: UserRecordName) -> ShareError {
+        ShareError(.zoneNotFound, "no zone \(zoneName) of \(owner) is shared with \(caller)", subject: zoneName)
+    }
+
+    /// The refusal of a record the caller may not read, in a zone it reaches: the one a record that does not
+    /// exist gets, with the same words (`NOT_FOUND`), for the same reason.
+    public static func unknownRecord(_ name: String, subject: String) -> ShareError {
+        ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
+    }
+
     /// Reading a record (or the share itself) that `share` covers.
     public static func read(caller: UserRecordName, zoneOwner: UserRecordName, share: Share?, subject: String)
         -> ShareError?
