@@ -105,7 +105,9 @@ import Testing
             #expect(reason.contains("expired") && reason.contains("1 hour") && reason.contains("read the record again"))
             #expect(late.bytes != A.picture, "no bytes after expiry")
 
-            let fresh = try await A.photoURL(base, token: token)
+            // An hour on, Alice's web auth token expired too: she signs in again and reads the record.
+            let (again, _) = try await H.signIn(base, "alice@example.com")
+            let fresh = try await A.photoURL(base, token: again)
             #expect(fresh != url)
             #expect(try await Self.download(fresh).bytes == A.picture)
         }

@@ -244,7 +244,11 @@ import Testing
             return try await Self.savedPhoto(base, token: token, bytes: Self.picture)
         }
         try await H.withEmulator(storePath: path) { base in
-            let stale = try await Self.http(before.replacingOccurrences(of: "${f}", with: "photo.png"), method: "GET")
+            // The URL handed out before, at this server's address.
+            let handedOut = try #require(
+                URLComponents(string: before.replacingOccurrences(of: "${f}", with: "photo.png")))
+            let stale = try await Self.http(
+                base + handedOut.percentEncodedPath + "?" + (handedOut.percentEncodedQuery ?? ""), method: "GET")
             #expect(stale.status == 404, "a restart draws a new signing key")
             let (token, _) = try await H.signIn(base, "alice@example.com")
             let fresh = try await Self.photoURL(base, token: token)
