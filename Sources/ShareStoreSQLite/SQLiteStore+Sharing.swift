@@ -242,7 +242,7 @@ extension SQLiteStore {
             }
             let context = try ZoneContext.resolve(
                 ZoneID(zoneName: zone.name, ownerRecordName: owner), scope: owner == user ? .private : .shared,
-                caller: user, db: db, createDefault: false)
+                caller: user, db: db, createDefault: false, leaving: true)
             // A share the caller is not listed on answers as a missing one: it may not see it.
             guard let share = context.sharesByName[recordName], owner == user || share.participant(user) != nil else {
                 throw ShareError(.notFound, "no share named \(recordName) in the zone \(zone.name)", subject: subject)

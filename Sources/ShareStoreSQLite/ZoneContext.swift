@@ -61,11 +61,13 @@ struct ZoneContext {
     }
 
     /// Resolves `zoneID` in `scope` for `caller`.
-    /// - Throws: `ShareError`: `ZONE_NOT_FOUND` (in the shared database also for a zone the caller is listed
-    ///   on no share of: `AccessRules.mayKnowOf`), or `ACCESS_DENIED` for someone else's zone in the private
+    /// - Throws: `ShareError`: `ZONE_NOT_FOUND` (in the shared database also for a zone the caller accepted no
+    ///   share of: `AccessRules.mayReach`), or `ACCESS_DENIED` for someone else's zone in the private
     ///   database.
+    /// - Parameter leaving: the caller leaves one of the zone's shares (`AccessRules.mayKnowOf`).
     static func resolve(
-        _ zoneID: ZoneID, scope: DatabaseScope, caller: UserRecordName, db: Database, createDefault: Bool
+        _ zoneID: ZoneID, scope: DatabaseScope, caller: UserRecordName, db: Database, createDefault: Bool,
+        leaving: Bool = false
     ) throws -> ZoneContext {
         switch scope {
         case .public:
@@ -128,11 +130,15 @@ struct ZoneContext {
                 zone: row, zoneId: id, scope: scope, caller: caller, owner: owner,
                 visibleZoneID: ZoneID(zoneName: zoneID.zoneName, ownerRecordName: owner), exists: true)
             try context.loadShares(db)
-            // Every operation reaches someone's zone through here: one the caller was never told of answers as
-            // a missing zone does, for writes as for reads, so no refusal tells what exists.
-            guard AccessRules.mayKnowOf(caller: caller, zoneOwner: owner, shares: context.sharesByName.values) else {
-                throw notShared(zoneID, owner: owner, caller: caller)
-            }
+            // Every operation reaches someone's zone through here: one not in the caller's shared database
+            // answers as a missing zone does, for writes as for reads, so no refusal tells what exists. Leaving
+            // asks only that the caller was invited, so that an invitation can be declined.
+            let shares = context.sharesByName.values
+            let reached =
+                leaving
+                ? AccessRules.mayKnowOf(caller: caller, zoneOwner: owner, shares: shares)
+                : AccessRules.mayReach(caller: caller, zoneOwner: owner, shares: shares)
+            guard reached else { throw notShared(zoneID, owner: owner, caller: caller) }
             return context
         }
     }
