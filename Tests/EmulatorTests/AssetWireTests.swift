@@ -164,7 +164,8 @@ import Testing
             let parsed = try #require(AssetValue(text: text))
             #expect(parsed.checksum == checksum)
             #expect(parsed.size == Self.picture.count)
-            #expect(parsed.location == downloadURL)
+            // A download URL of its own (each read hands out one, whose expiry runs from that read).
+            #expect(parsed.location.prefix { $0 != "?" } == downloadURL.prefix { $0 != "?" }, "\(parsed.location)")
         }
     }
 
