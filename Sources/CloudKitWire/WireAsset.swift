@@ -32,12 +32,18 @@ package struct WireAsset: Codable, Sendable, Hashable {
         /// download URL's path. nil: as it is kept (`serve --opaque-checksums` sets one that the client
         /// cannot compute, as Apple's).
         package var checksum: (@Sendable (String) -> (fileChecksum: String, path: String))?
+        /// What follows the download path of the asset kept under a checksum: the query that makes the URL
+        /// good in the request's world until it expires (`?ckc=…&cke=…&e=…&s=…`, after `${f}` as in Apple's
+        /// URLs); nil: none.
+        package var grant: (@Sendable (String) -> String)?
 
         package init(
-            downloadBase: String, checksum: (@Sendable (String) -> (fileChecksum: String, path: String))?
+            downloadBase: String, checksum: (@Sendable (String) -> (fileChecksum: String, path: String))?,
+            grant: (@Sendable (String) -> String)? = nil
         ) {
             self.downloadBase = downloadBase
             self.checksum = checksum
+            self.grant = grant
         }
     }
 
@@ -77,8 +83,9 @@ package struct WireAsset: Codable, Sendable, Hashable {
             self.init(downloadURL: asset.location, fileChecksum: asset.checksum, size: asset.size)
         } else if asset.location.isEmpty, let base = Self.downloadBase {
             let served = Self.servedChecksum?(asset.checksum) ?? (fileChecksum: asset.checksum, path: asset.checksum)
+            let grant = Self.serving?.grant?(asset.checksum) ?? ""
             self.init(
-                downloadURL: base + Self.downloadPath(checksum: served.path), fileChecksum: served.fileChecksum,
+                downloadURL: base + Self.downloadPath(checksum: served.path) + grant, fileChecksum: served.fileChecksum,
                 size: asset.size)
         } else {
             return nil

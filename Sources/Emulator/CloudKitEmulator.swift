@@ -31,7 +31,8 @@ public struct CloudKitEmulator: Sendable {
             worlds: worlds, configuration: configuration,
             tokens: TokenIssuer(
                 lifetime: configuration.tokenLifetime, clock: configuration.clock, strict: configuration.strictTokens),
-            tickets: SignInTickets(clock: configuration.clock))
+            tickets: SignInTickets(clock: configuration.clock),
+            downloads: AssetDownloads(lifetime: configuration.assetDownloadLifetime, clock: configuration.clock))
         self.logger = logger
         consoleSessions = ConsoleSessions(lifetime: configuration.consoleSessionLifetime, clock: configuration.clock)
         network = NetworkFaults(configuration.networkConditions, clock: configuration.clock)

@@ -15,6 +15,9 @@ public struct EmulatorConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// The time tokens expire by.
     public var clock: EmulatorClock
+    /// How long an asset's `downloadURL` stays good after the read that handed it out: an hour, as Apple's
+    /// ("about an hour"); a test shortens it or moves `clock`.
+    public var assetDownloadLifetime: Duration = .seconds(3600)
     /// How long a console session lasts after the API token was given (the cookie's Max-Age).
     public var consoleSessionLifetime: Duration
     /// Web auth tokens serve one round trip, as Apple's reference says (`serve --strict-tokens`); by default

@@ -151,7 +151,8 @@ extension CloudKitEmulator {
     }
 
     /// The seeded recipe's people of a world (the only seeded world when none is named), each signed in with
-    /// a new web auth token.
+    /// their fixture token: good for every request while serve runs (`TokenIssuer.issueKept`; with
+    /// `--strict-tokens` a new single-use one).
     public func fixtureUsers(container: String? = nil, environment: CloudKitEnvironment? = nil) async throws
         -> [FixtureUserToken]
     {
@@ -171,7 +172,7 @@ extension CloudKitEmulator {
         var tokens: [FixtureUserToken] = []
         for person in seeded[world] ?? [] {
             let user = try await service.signIn(email: person.email, name: person.name, in: world)
-            let token = await service.tokens.issue(for: user.recordName)
+            let token = await service.tokens.issueKept(for: user.recordName)
             tokens.append(
                 FixtureUserToken(
                     handle: person.handle, emailAddress: user.email ?? person.email, userRecordName: user.recordName,

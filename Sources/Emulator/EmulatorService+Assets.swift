@@ -77,26 +77,32 @@ extension EmulatorService {
         return WireResponse.json(try encode(answer))
     }
 
-    /// `GET /assets/download/{checksum}/{file name}`: the bytes kept under the checksum, whatever the file
-    /// name (`${f}` as handed out, or the name a client put in its place).
+    /// `GET /assets/download/{checksum}/{file name}?ckc=…&cke=…&e=…&s=…`: the bytes kept under the checksum
+    /// in the world the URL was handed out in, whatever the file name (`${f}` as handed out, or the name a
+    /// client put in its place), without credentials until it expires (`AssetDownloads`). A URL serve did not
+    /// hand out, or handed out in another world, answers as a name that does not exist (404, the same words),
+    /// so that a guessed URL tells nothing; one past its expiry answers `410 Gone`, as Apple's do.
     func downloadAsset(_ request: Request, context: EmulatorRequestContext) async throws -> Response {
         let given = context.parameters.get("checksum") ?? ""
-        let checksum = keptChecksum(given) ?? given
-        guard let bytes = try await assetBytes(checksum: checksum) else {
-            throw ShareError(.notFound, "no asset \(checksum) is kept here", subject: checksum)
+        let notKept = ShareError(.notFound, "no asset \(given) is kept here", subject: given)
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        guard let kept = keptChecksum(given), let grant = downloads.check(kept, query: query) else { throw notKept }
+        guard case .granted(let world) = grant else {
+            let expired = ShareError(
+                .notFound,
+                "this download URL expired (they are good for \(downloads.lifetimeText)); read the record again "
+                    + "for a fresh one",
+                subject: given)
+            let body = (try? WireCoding.bodyEncoder().encode(WireError(expired, redirectURL: nil))) ?? Data()
+            return WireResponse.json(body, status: .gone)
         }
+        guard try worlds.worlds().contains(world),
+            let bytes = try await worlds.store(for: world).assetBytes(checksum: kept)
+        else { throw notKept }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    /// The bytes kept under a checksum in any world: a download URL names the content only, and the same
-    /// bytes are the same asset wherever they are kept.
-    private func assetBytes(checksum: String) async throws -> [UInt8]? {
-        for world in try worlds.worlds() {
-            if let bytes = try await worlds.store(for: world).assetBytes(checksum: checksum) { return bytes }
-        }
-        return nil
     }
 
     /// How this server spells a kept checksum in its answers: as Apple's look with `--opaque-checksums`

@@ -30,6 +30,8 @@ struct EmulatorService: Sendable {
     let channels = WebcourierChannels()
     /// The one-time upload URLs `assets/upload` handed out (EmulatorService+Assets).
     let uploads = AssetUploadTickets()
+    /// What makes a download URL good, in one world, until it expires (EmulatorService+Assets).
+    let downloads: AssetDownloads
 
     // MARK: Sign-in
 
@@ -183,8 +185,12 @@ struct EmulatorService: Sendable {
         let world = try Self.world(context)
         await containers.record(container: world.container, environment: WireSpelling.environment(world.environment))
         let body = try await readBody(&request)
-        // Kept assets are answered with a downloadURL on this server, as the client named it.
-        let serving = WireAsset.Serving(downloadBase: baseURL(of: request), checksum: servedChecksum)
+        // Kept assets are answered with a downloadURL on this server, as the client named it, good in this
+        // world for a while (`AssetDownloads`): handed out only with a record this caller may read.
+        let downloads = self.downloads
+        let serving = WireAsset.Serving(
+            downloadBase: baseURL(of: request), checksum: servedChecksum,
+            grant: { kept in downloads.grant(kept, in: world) })
         let user = try context.user()
         let answer = try await gate.request(world) {
             let store = try await self.store(for: world, as: user)

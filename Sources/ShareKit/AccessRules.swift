@@ -78,6 +78,38 @@ public enum AccessRules {
         caller != zoneOwner && access(caller: caller, zoneOwner: zoneOwner, share: share).canRead
     }
 
+    /// Whether `caller` reaches a zone of `zoneOwner` through its shared database: the zone is there, for it
+    /// accepted one of its `shares` (`isVisibleInSharedDatabase`). Anyone else is answered, for every
+    /// operation, as for a zone that does not exist (`unknownZone`): a stranger, and also a participant who
+    /// has not accepted or who left, whose reads already answered so. A refusal never tells what exists.
+    public static func mayReach(caller: UserRecordName, zoneOwner: UserRecordName, shares: some Sequence<Share>)
+        -> Bool
+    {
+        shares.contains { isVisibleInSharedDatabase(caller: caller, zoneOwner: zoneOwner, share: $0) }
+    }
+
+    /// Whether `caller` may be told that a zone of `zoneOwner` exists when it leaves one of its `shares`: it is
+    /// listed on one, whatever its acceptance (the owner told it of the share by inviting it), so that an
+    /// invitation can be declined. Anyone else is answered as for a zone that does not exist.
+    public static func mayKnowOf(caller: UserRecordName, zoneOwner: UserRecordName, shares: some Sequence<Share>)
+        -> Bool
+    {
+        caller == zoneOwner || shares.contains { $0.participant(caller) != nil }
+    }
+
+    /// The refusal of a zone `caller` names in its shared database and may not reach there (`mayReach`): the
+    /// one a zone that does not exist gets, with the same words, whether the zone is missing, is someone's zone
+    /// the caller was never told of, or is one whose share it has not accepted (`ZONE_NOT_FOUND`).
+    public static func unknownZone(_ zoneName: String, owner: UserRecordName, caller: UserRecordName) -> ShareError {
+        ShareError(.zoneNotFound, "no zone \(zoneName) of \(owner) is shared with \(caller)", subject: zoneName)
+    }
+
+    /// The refusal of a record the caller may not read, in a zone it reaches: the one a record that does not
+    /// exist gets, with the same words (`NOT_FOUND`), for the same reason.
+    public static func unknownRecord(_ name: String, subject: String) -> ShareError {
+        ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
+    }
+
     /// Reading a record (or the share itself) that `share` covers.
     public static func read(caller: UserRecordName, zoneOwner: UserRecordName, share: Share?, subject: String)
         -> ShareError?

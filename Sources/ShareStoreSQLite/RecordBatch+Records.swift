@@ -18,24 +18,24 @@ extension RecordBatch {
             throw ShareError(
                 .badRequest, "\(name) is a share: save it as a share operation, not as a record", subject: subject)
         }
-        let existing = try row(name)
-        if let existing, !context.canRead(shareRoot: existing.shareRoot), kind != .create {
-            throw AccessRules.read(
-                caller: caller, zoneOwner: owner, share: context.coveringShare(shareRoot: existing.shareRoot),
-                subject: subject) ?? ShareError(.accessDenied, "not allowed", subject: subject)
-        }
+        let found = try row(name)
+        // A record the caller may not read is, to the caller, one that does not exist: an update or a delete
+        // answers as for a missing record, and a create (or a forced save) meets the rules a new record meets,
+        // so that no refusal tells what exists. Only a create the rules allow learns that the name is taken.
+        let hidden = found.map { !context.canRead(shareRoot: $0.shareRoot) } ?? false
+        let existing = hidden ? nil : found
         switch kind {
         case .create:
             if existing != nil {
                 throw ShareError(.exists, "a record named \(name) already exists in this zone", subject: subject)
             }
-            return try create(record, subject: subject, encodedFields: encodedFields)
+            return try create(record, subject: subject, encodedFields: encodedFields, nameTaken: hidden)
         case .update, .replace, .forceUpdate, .forceReplace:
             guard let existing else {
                 if kind == .forceUpdate || kind == .forceReplace {
-                    return try create(record, subject: subject, encodedFields: encodedFields)
+                    return try create(record, subject: subject, encodedFields: encodedFields, nameTaken: hidden)
                 }
-                throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
+                throw AccessRules.unknownRecord(name, subject: subject)
             }
             if kind.checksChangeTag {
                 try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
@@ -43,9 +43,7 @@ extension RecordBatch {
             return try update(
                 existing, with: record, replacing: kind == .replace || kind == .forceReplace, subject: subject)
         case .delete, .forceDelete:
-            guard let existing else {
-                throw ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
-            }
+            guard let existing else { throw AccessRules.unknownRecord(name, subject: subject) }
             if kind.checksChangeTag {
                 try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
             }
@@ -58,7 +56,7 @@ extension RecordBatch {
         throws
     {
         for target in FieldCoding.validatedTargets(fields, zoneName: context.zone.name) where target != selfName {
-            if try row(target) == nil {
+            if try readableRow(target) == nil {
                 throw ShareError(
                     .validatingReferenceError, "the VALIDATE reference points to \(target), which does not exist",
                     subject: subject)
@@ -69,15 +67,26 @@ extension RecordBatch {
     /// The row of a record's new parent.
     /// - Throws: `VALIDATING_REFERENCE_ERROR` when the parent does not exist.
     private mutating func parentRow(_ parent: String, subject: String) throws -> RecordRow {
-        guard let found = try row(parent) else {
+        guard let found = try readableRow(parent) else {
             throw ShareError(
                 .validatingReferenceError, "the parent \(parent) does not exist in this zone", subject: subject)
         }
         return found
     }
 
+    /// The row of a record the caller may read; nil for one that does not exist or that it may not read (to
+    /// the caller, the same: `applyRecord`).
+    private mutating func readableRow(_ name: String) throws -> RecordRow? {
+        guard let found = try row(name), context.canRead(shareRoot: found.shareRoot) else { return nil }
+        return found
+    }
+
     /// - Parameter subject: how a refusal names the record (`subject(_:)`), spelled once an operation.
-    private mutating func create(_ record: Record, subject: String, encodedFields: Data?) throws -> RecordOutcome {
+    /// - Parameter nameTaken: a record the caller may not read has the name: the rules a new record meets
+    ///   decide first, then the name answers `EXISTS`.
+    private mutating func create(_ record: Record, subject: String, encodedFields: Data?, nameTaken: Bool = false)
+        throws -> RecordOutcome
+    {
         let name = record.recordName
         guard !record.recordType.isEmpty else {
             throw ShareError(.badRequest, "a new record needs a record type", subject: subject)
@@ -95,6 +104,9 @@ extension RecordBatch {
             if let refusal = AccessRules.create(caller: caller, zoneOwner: owner, share: share, subject: subject) {
                 throw refusal
             }
+        }
+        if nameTaken {
+            throw ShareError(.exists, "a record named \(name) already exists in this zone", subject: subject)
         }
         try validateReferences(record.fields, selfName: name, subject: subject)
         if let refusal = CloudKitLimits.checkRecord(record.fields, subject: subject) { throw refusal }

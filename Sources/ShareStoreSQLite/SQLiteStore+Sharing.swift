@@ -236,12 +236,15 @@ extension SQLiteStore {
                 let zone = try ZoneRow.all().privateZone(owner: owner, name: zoneID.zoneName).fetchOne(db),
                 let zoneId = zone.id
             else {
+                // Someone else's missing zone answers as one the caller may not see (`ZoneContext.resolve`).
+                guard owner == user else { throw ZoneContext.notShared(zoneID, owner: owner, caller: user) }
                 throw ShareError(.zoneNotFound, "no zone \(zoneID.zoneName) of \(owner)", subject: zoneID.zoneName)
             }
             let context = try ZoneContext.resolve(
                 ZoneID(zoneName: zone.name, ownerRecordName: owner), scope: owner == user ? .private : .shared,
-                caller: user, db: db, createDefault: false)
-            guard let share = context.sharesByName[recordName] else {
+                caller: user, db: db, createDefault: false, leaving: true)
+            // A share the caller is not listed on answers as a missing one: it may not see it.
+            guard let share = context.sharesByName[recordName], owner == user || share.participant(user) != nil else {
                 throw ShareError(.notFound, "no share named \(recordName) in the zone \(zone.name)", subject: subject)
             }
             if let error = AccessRules.leave(caller: user, zoneOwner: owner, share: share, subject: subject) {

@@ -14,10 +14,15 @@ enum SharedZones {
             WHERE p.user = ? AND z.owner != ? ORDER BY z.name, z.owner
             """
         return try ZoneRow.fetchAll(db, sql: sql, arguments: [user, user]).compactMap { row in
-            let context = try ZoneContext.resolve(
-                ZoneID(zoneName: row.name, ownerRecordName: row.owner), scope: .shared, caller: user, db: db,
-                createDefault: false)
-            return context.isVisibleInSharedDatabase ? context : nil
+            do {
+                let context = try ZoneContext.resolve(
+                    ZoneID(zoneName: row.name, ownerRecordName: row.owner), scope: .shared, caller: user, db: db,
+                    createDefault: false)
+                return context.isVisibleInSharedDatabase ? context : nil
+            } catch let error as ShareError where error.code == .zoneNotFound {
+                // Invited, not accepted (or left): not in the shared database.
+                return nil
+            }
         }
     }
 

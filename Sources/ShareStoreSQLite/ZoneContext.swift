@@ -61,10 +61,13 @@ struct ZoneContext {
     }
 
     /// Resolves `zoneID` in `scope` for `caller`.
-    /// - Throws: `ShareError`: `ZONE_NOT_FOUND`, or `ACCESS_DENIED` for someone else's zone in the private
+    /// - Throws: `ShareError`: `ZONE_NOT_FOUND` (in the shared database also for a zone the caller accepted no
+    ///   share of: `AccessRules.mayReach`), or `ACCESS_DENIED` for someone else's zone in the private
     ///   database.
+    /// - Parameter leaving: the caller leaves one of the zone's shares (`AccessRules.mayKnowOf`).
     static func resolve(
-        _ zoneID: ZoneID, scope: DatabaseScope, caller: UserRecordName, db: Database, createDefault: Bool
+        _ zoneID: ZoneID, scope: DatabaseScope, caller: UserRecordName, db: Database, createDefault: Bool,
+        leaving: Bool = false
     ) throws -> ZoneContext {
         switch scope {
         case .public:
@@ -127,22 +130,29 @@ struct ZoneContext {
                 zone: row, zoneId: id, scope: scope, caller: caller, owner: owner,
                 visibleZoneID: ZoneID(zoneName: zoneID.zoneName, ownerRecordName: owner), exists: true)
             try context.loadShares(db)
+            // Every operation reaches someone's zone through here: one not in the caller's shared database
+            // answers as a missing zone does, for writes as for reads, so no refusal tells what exists. Leaving
+            // asks only that the caller was invited, so that an invitation can be declined.
+            let shares = context.sharesByName.values
+            let reached =
+                leaving
+                ? AccessRules.mayKnowOf(caller: caller, zoneOwner: owner, shares: shares)
+                : AccessRules.mayReach(caller: caller, zoneOwner: owner, shares: shares)
+            guard reached else { throw notShared(zoneID, owner: owner, caller: caller) }
             return context
         }
     }
 
-    /// The refusal of a shared-database read of a zone the caller cannot see there: the same code and words
-    /// whether the zone is missing or is someone's zone not shared with the caller, so that a refusal tells a
-    /// stranger nothing of what exists.
+    /// The refusal of a shared-database request about a zone the caller cannot see there: the same code and
+    /// words whether the zone is missing or is someone's zone not shared with the caller
+    /// (`AccessRules.unknownZone`), so that a refusal tells a stranger nothing of what exists.
     static func notShared(_ zoneID: ZoneID, owner: UserRecordName, caller: UserRecordName) -> ShareError {
-        ShareError(
-            .zoneNotFound, "no zone \(zoneID.zoneName) of \(owner) is shared with \(caller)", subject: zoneID.zoneName)
+        AccessRules.unknownZone(zoneID.zoneName, owner: owner, caller: caller)
     }
 
-    /// The refusal of a record the caller may not read: as if it were missing (`NOT_FOUND`, the words of a
-    /// missing record), for the same reason.
+    /// The refusal of a record the caller may not read: as if it were missing (`AccessRules.unknownRecord`).
     static func unknownRecord(_ name: String, subject: String) -> ShareError {
-        ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
+        AccessRules.unknownRecord(name, subject: subject)
     }
 
     /// The zone row, created if missing.

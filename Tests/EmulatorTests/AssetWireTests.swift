@@ -145,8 +145,8 @@ import Testing
             #expect(asset["receipt"] == nil, "a read carries no receipt: \(asset)")
             let downloadURL = try #require(asset["downloadURL"] as? String)
             #expect(downloadURL.hasPrefix(base + "/assets/download/"), "\(downloadURL)")
-            // Apple's downloadURL has a ${f} placeholder for a file name of the client's choice.
-            #expect(downloadURL.hasSuffix("${f}"), "\(downloadURL)")
+            // Apple's downloadURL has a ${f} placeholder for a file name of the client's choice, then its query.
+            #expect(downloadURL.contains("/${f}?"), "\(downloadURL)")
             let named = downloadURL.replacingOccurrences(of: "${f}", with: "photo.png")
             let downloaded = try await Self.http(named, method: "GET")
             #expect(downloaded.status == 200)
@@ -164,7 +164,8 @@ import Testing
             let parsed = try #require(AssetValue(text: text))
             #expect(parsed.checksum == checksum)
             #expect(parsed.size == Self.picture.count)
-            #expect(parsed.location == downloadURL)
+            // A download URL of its own (each read hands out one, whose expiry runs from that read).
+            #expect(parsed.location.prefix { $0 != "?" } == downloadURL.prefix { $0 != "?" }, "\(parsed.location)")
         }
     }
 
@@ -233,20 +234,66 @@ import Testing
         }
     }
 
-    @Test("uploaded bytes are kept in the store's file: after a restart the downloadURL still answers them")
+    @Test(
+        "uploaded bytes are kept in the store's file: after a restart a read hands out a downloadURL that answers them (those handed out before the restart are gone)"
+    )
     func assetsOutliveARestart() async throws {
         let scratch = try TemporaryDirectory("assets")
         let path = scratch.file("serve.sqlite")
-        let checksum = try await H.withEmulator(storePath: path) { base in
+        let before = try await H.withEmulator(storePath: path) { base in
             let token = try await Self.seed(base)
-            let url = try await Self.uploadURL(base, token: token)
-            let uploaded = try await Self.http(url, method: "POST", bytes: Self.picture)
-            return try #require((uploaded.json["singleFile"] as? [String: Any])?["fileChecksum"] as? String)
+            return try await Self.savedPhoto(base, token: token, bytes: Self.picture)
         }
         try await H.withEmulator(storePath: path) { base in
-            let downloaded = try await Self.http(base + "/assets/download/\(checksum)/photo.png", method: "GET")
+            // The URL handed out before, at this server's address.
+            let handedOut = try #require(
+                URLComponents(string: before.replacingOccurrences(of: "${f}", with: "photo.png")))
+            let stale = try await Self.http(
+                base + handedOut.percentEncodedPath + "?" + (handedOut.percentEncodedQuery ?? ""), method: "GET")
+            #expect(stale.status == 404, "a restart draws a new signing key")
+            let (token, _) = try await H.signIn(base, "alice@example.com")
+            let fresh = try await Self.photoURL(base, token: token)
+            let downloaded = try await Self.http(
+                fresh.replacingOccurrences(of: "${f}", with: "photo.png"), method: "GET")
             #expect(downloaded.status == 200)
             #expect(downloaded.bytes == Self.picture)
         }
+    }
+
+    /// Uploads `bytes` and saves them as the `photo` of a new record `milk` in `Lists` of `container`; answers
+    /// the `downloadURL` a lookup then hands out.
+    static func savedPhoto(
+        _ base: String, token: String, bytes: [UInt8], container: String = H.container
+    ) async throws -> String {
+        let upload = try await H.raw(
+            base, path(container, "assets/upload"), query: query(token),
+            body: #"{"zoneID":\#(lists),"tokens":[{"recordName":"milk","recordType":"Todo","fieldName":"photo"}]}"#)
+        let url = try #require((upload.json["tokens"] as? [[String: Any]])?.first?["url"] as? String, "\(upload.text)")
+        let uploaded = try await http(url, method: "POST", bytes: bytes)
+        let singleFile = try #require(uploaded.json["singleFile"] as? [String: Any])
+        let value = String(
+            decoding: try JSONSerialization.data(withJSONObject: singleFile, options: [.sortedKeys]), as: UTF8.self)
+        let saved = try await H.raw(
+            base, path(container, "records/modify"), query: query(token),
+            body: #"{"zoneID":\#(lists),"operations":[{"operationType":"create","record":{"#
+                + #""recordName":"milk","recordType":"Todo","fields":{"photo":{"value":\#(value),"type":"ASSETID"}}}}]}"#
+        )
+        #expect(saved.status == 200 && !saved.text.contains("serverErrorCode"), "\(saved.text)")
+        return try await photoURL(base, token: token, container: container)
+    }
+
+    /// The `downloadURL` of `milk`'s photo, as a lookup by its owner hands it out now.
+    static func photoURL(_ base: String, token: String, container: String = H.container) async throws -> String {
+        let read = try await H.raw(
+            base, path(container, "records/lookup"), query: query(token),
+            body: #"{"zoneID":\#(lists),"records":[{"recordName":"milk"}]}"#)
+        let record = try #require((read.json["records"] as? [[String: Any]])?.first, "\(read.text)")
+        let photo = (record["fields"] as? [String: Any])?["photo"] as? [String: Any]
+        return try #require((photo?["value"] as? [String: Any])?["downloadURL"] as? String, "\(read.text)")
+    }
+
+    /// The path of a private-database operation in `container`'s development environment.
+    static func path(_ container: String, _ operation: String) -> String {
+        "/database/1/\(container)/\(H.environment)/private/\(operation)"
     }
 }

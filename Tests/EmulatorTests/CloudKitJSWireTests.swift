@@ -176,11 +176,10 @@ struct CloudKitJSWireTests {
             let image = Self.field(Self.records(saved).first, "image")
             #expect(image?["type"] as? String == "ASSETID", "\(saved.text)")
             let download = try #require((image?["value"] as? [String: Any])?["downloadURL"] as? String)
-            let bytes = try await H.raw(
-                base,
-                try #require(URLComponents(string: download.replacingOccurrences(of: "${f}", with: "r.txt")))
-                    .path, method: "GET")
-            #expect(bytes.text == "receipt bytes")
+            // The whole URL, its query included: that is what makes it good (CloudKit JS fetches it as given).
+            let bytes = try await AssetWireTests.http(
+                download.replacingOccurrences(of: "${f}", with: "r.txt"), method: "GET")
+            #expect(String(decoding: bytes.bytes, as: UTF8.self) == "receipt bytes")
         }
     }
 

@@ -85,14 +85,15 @@ import Testing
             // CloudKit answers per-record refusals inside a 200, one entry per operation.
             #expect(answer.status == 200, "\(answer.text)")
             #expect(Self.code(answer) == "ACCESS_DENIED", "\(answer.text)")
-            // ... nor through the shared database, where nothing was shared with her.
+            // ... nor through the shared database, where nothing was shared with her: the answer a missing zone
+            // gets, so that it tells her nothing of what exists.
             let next2 = try #require(answer.nextToken)
             answer = try await H.raw(
                 base, H.databasePath("shared", "records/modify"),
                 query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": next2],
                 body: Self.overwrite(owner: alice))
             #expect(answer.status == 200, "\(answer.text)")
-            #expect(Self.code(answer) == "ACCESS_DENIED", "\(answer.text)")
+            #expect(Self.code(answer) == "ZONE_NOT_FOUND", "\(answer.text)")
             // A request-level refusal (reading a zone that was not shared with her) is an HTTP error, the one a
             // missing zone gets: it tells her nothing of what exists.
             let next3 = try #require(answer.nextToken)

@@ -20,6 +20,9 @@ struct CaseReport: Sendable {
     var directOperations = 0
     var refusals = 0
     var laneJudgements = 0
+    /// Operations asked about a zone or record the caller may not see, each beside the same one about what
+    /// does not exist (`CaseRun+Oracle.swift`).
+    var oracleProbes = 0
     /// Applies stopped part-way (`CheckAction.stoppedApply`), and how many of them stopped before the end (the
     /// others ended first): the second must stay well above zero, or the stops test nothing.
     var stopsAsked = 0
@@ -253,6 +256,7 @@ final class CaseRun {
         case .save(let user, let zone, let record, let parent, let field, let value):
             try await save(
                 action, user: user, zone: zone, record: record, parent: parent, field: field, value: value, step: step)
+            try await checkNoExistenceOracle(user: user, zone: zone, record: record, step: step)
         case .delete(let user, let zone, let record):
             guard spec.users.contains(user), try await zoneExists(zone) else { return skip() }
             guard try await sides[0].ownerRecord(record, zone: zone, owner: owner) != nil else { return skip() }
@@ -272,6 +276,7 @@ final class CaseRun {
                     in: zoneID, database: database, atomic: true, as: caller)
                 if let error = outcomes.first?.error { throw error }
             }
+            try await checkNoExistenceOracle(user: user, zone: zone, record: record, step: step)
         case .stalePlan(let zone, let record):
             try await stalePlan(zone: zone, record: record, step: step)
             report.laneSteps.append("# step \(step + 1): `sharelane plan --out saved.json`, then:")

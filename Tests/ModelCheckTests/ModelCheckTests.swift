@@ -46,6 +46,8 @@ import Testing
             // The access checks must meet both answers, or they check nothing.
             #expect(summary.refused > 0 && summary.refused < summary.direct)
             #expect(summary.laneJudgements > 0)
+            // The existence-oracle probes must meet zones and records the caller may not see.
+            #expect(summary.oracleProbes > 0)
             // Stopped applies must stop some applies part-way, or they test nothing.
             #expect(summary.stopsMidway > 0)
             // Serve's applies must meet the bad network, or the faults test nothing.
@@ -61,6 +63,7 @@ import Testing
         var direct = 0
         var refused = 0
         var laneJudgements = 0
+        var oracleProbes = 0
         var stopsAsked = 0
         var stopsMidway = 0
         var failures: [String] = []
@@ -71,7 +74,8 @@ import Testing
         var faultRetries = 0
         var line: String {
             "model check: \(ran) cases, \(actions) actions (\(skipped) skipped; \(direct) direct operations, "
-                + "\(refused) refused, \(laneJudgements) judged by a lane; \(stopsAsked) applies asked to stop, "
+                + "\(refused) refused, \(laneJudgements) judged by a lane, \(oracleProbes) existence-oracle probes; "
+                + "\(stopsAsked) applies asked to stop, "
                 + "\(stopsMidway) of them part-way), \(failures.count) failure(s) in "
                 + String(format: "%.1f s (%.1f s of it shrinking)", seconds, shrinkSeconds)
         }
@@ -93,6 +97,7 @@ import Testing
             summary.direct += report.directOperations
             summary.refused += report.refusals
             summary.laneJudgements += report.laneJudgements
+            summary.oracleProbes += report.oracleProbes
             summary.stopsAsked += report.stopsAsked
             summary.stopsMidway += report.stopsMidway
             guard let violation = report.violation else {
