@@ -133,24 +133,53 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 + nextSteps(keptRecipe: existing != nil).joined(separator: "\n") + "\n")
     }
 
-    /// Adds the line that gives editors the recipe's JSON Schema (`# yaml-language-server: $schema=…`) at the
-    /// top of the recipe, when it has none and the schema file is found.
+    /// Writes the recipe's JSON Schema beside the recipe (`recipe.schema.json`, committed with it) and adds the
+    /// line that gives it to editors (`# yaml-language-server: $schema=recipe.schema.json`) at the top of the
+    /// recipe. The line names the file relative to the recipe, so that it resolves on every clone and in CI,
+    /// never a path of the machine `init` ran on; a line an older `init` wrote with such a path is replaced.
     /// - Returns: what to say about it.
     private func schemaLine(in recipePath: String) throws -> [String] {
-        let text: String
+        var text: String
         do {
             text = try String(contentsOfFile: recipePath, encoding: .utf8)
         } catch {
             throw CLIFailure("cannot read \(recipePath): \(error.localizedDescription)")
         }
-        if text.contains(RecipeSchemaFile.modelinePrefix) { return [] }
+        let line = RecipeSchemaFile.modeline(RecipeSchemaFile.besideRecipe)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let existing = lines.firstIndex { $0.hasPrefix(RecipeSchemaFile.modelinePrefix) }
+        if let existing, lines[existing] != line[...], !lines[existing].contains("$schema=/") {
+            return ["Kept the recipe's own schema line (\(lines[existing]))."]
+        }
         guard let schema = RecipeSchemaFile.find() else {
             return [
-                "No recipe.schema.json was found beside sharelane, so the recipe has no schema line: `make install` installs it in PREFIX/share/sharelane/; then start the recipe with `\(RecipeSchemaFile.modelinePrefix)PATH` for completion in editors."
+                "No recipe.schema.json was found beside sharelane, so the recipe has no schema line: `make install` installs it in PREFIX/share/sharelane/; then run `sharelane init` again for completion in editors."
             ]
         }
-        try Self.write(RecipeSchemaFile.modeline(schema) + "\n" + text, to: recipePath)
-        return ["Added the schema line to \(recipePath): editors with the YAML language server complete and check it."]
+        var report: [String] = []
+        let target = URL(fileURLWithPath: recipePath).deletingLastPathComponent()
+            .appendingPathComponent(RecipeSchemaFile.besideRecipe).path
+        let current = try Data(contentsOf: URL(fileURLWithPath: schema))
+        let kept = FileManager.default.contents(atPath: target)
+        if kept == nil || (force && kept != current) {
+            try Self.write(String(decoding: current, as: UTF8.self), to: target)
+            report.append("Wrote \(target): the recipe's JSON Schema, for editors (commit it with the recipe).")
+        } else if kept != current {
+            report.append("Kept \(target); it is not this sharelane's schema (--force writes it again).")
+        }
+        if let existing {
+            guard lines[existing] != line[...] else { return report }
+            var rewritten = lines
+            rewritten[existing] = line[...]
+            text = rewritten.joined(separator: "\n")
+            try Self.write(text, to: recipePath)
+            report.append("Made the schema line of \(recipePath) relative to it (it named a path of this machine).")
+        } else {
+            try Self.write(line + "\n" + text, to: recipePath)
+            report.append(
+                "Added the schema line to \(recipePath): editors with the YAML language server complete and check it.")
+        }
+        return report
     }
 
     /// The commands to run next, each with what it does.

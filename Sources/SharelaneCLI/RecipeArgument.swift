@@ -24,10 +24,22 @@ struct RecipeArgument: ParsableArguments {
 
 /// `--recipe FILE`, for a command whose positional arguments are something else (`run LANE`, `schema diff`).
 struct RecipeOption: ParsableArguments {
+    // Every occurrence is kept, so that a second one is refused rather than silently winning.
     @Option(
         name: .customLong("recipe"),
         help: ArgumentHelp(
             "The recipe (default: Recipes/sharelane.yaml, then sharelane.yaml).", valueName: "file"),
         completion: .file(extensions: ["yaml", "yml"]))
-    var recipe: String?
+    var recipes: [String] = []
+
+    var recipe: String? { recipes.last }
+
+    func validate() throws {
+        if recipes.count > 1 {
+            throw ValidationError(
+                "--recipe is given \(recipes.count) times ("
+                    + recipes.map { "'\($0)'" }.joined(separator: ", ")
+                    + "); a command reads one recipe: name it once (one recipe can include others with include:)")
+        }
+    }
 }

@@ -8,6 +8,9 @@ enum RecipeSchemaFile {
 
     static func modeline(_ path: String) -> String { modelinePrefix + path }
 
+    /// The schema's file name beside a recipe, as `init` writes it and the recipe's line names it.
+    static let besideRecipe = "recipe.schema.json"
+
     /// The schema's absolute path, or nil when neither place has it.
     static func find() -> String? {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

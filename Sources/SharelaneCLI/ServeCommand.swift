@@ -417,6 +417,22 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 }
 
+/// A file of the user's data (a snapshot of every world): written whole beside its place, readable by this
+/// user only from its creation, then moved over the old one, so that no reader sees half of it or another
+/// user a moment of it.
+enum PrivateFile {
+    static func replace(_ path: String, with data: Data) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID())")
+        try UsersFile.write(data, to: temporary.path)
+        guard rename(temporary.path, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw CLIFailure("cannot write \(path): \(reason)")
+        }
+    }
+}
+
 /// The file of the fixture's people and their tokens (`SHARELANE_USERS`): in a folder only this user can
 /// enter, created readable by this user only, never for an instant by others.
 enum UsersFile {

@@ -13,6 +13,7 @@ import SharelaneFixture
 /// a snapshot file and written to one on the way out, and wrapped around a test command.
 struct FixtureOptions: ParsableArguments {
     @Option(
+        name: .customLong("recipe"),
         help: ArgumentHelp(
             "Seed the store from this recipe before answering: its users, zones, records, shares, acceptances.",
             discussion:
@@ -21,7 +22,10 @@ struct FixtureOptions: ParsableArguments {
                 + "FILE:LINE:COLUMN errors.",
             valueName: "file"),
         completion: .file(extensions: ["yaml", "yml"]))
-    var recipe: String?
+    var recipes: [String] = []
+
+    /// The one recipe to seed from (a second `--recipe` is refused, never ignored).
+    var recipe: String? { recipes.last }
 
     @Option(
         name: .customLong("lane"),
@@ -73,6 +77,12 @@ struct FixtureOptions: ParsableArguments {
 
     func validate() throws {
         _ = try graceSeconds
+        if recipes.count > 1 {
+            throw ValidationError(
+                "--recipe is given \(recipes.count) times (" + recipes.map { "'\($0)'" }.joined(separator: ", ")
+                    + "); serve seeds one recipe: make one that includes the others (include:), or run one serve "
+                    + "a recipe")
+        }
         if !lanes.isEmpty, recipe == nil {
             throw ValidationError("--lane runs a lane of --recipe: give the recipe with --recipe FILE")
         }
@@ -142,7 +152,7 @@ struct FixtureOptions: ParsableArguments {
     func exportIfAsked(_ emulator: CloudKitEmulator) async throws {
         guard let exportOnExit else { return }
         do {
-            try await emulator.exportSnapshot().write(to: URL(fileURLWithPath: exportOnExit), options: .atomic)
+            try PrivateFile.replace(exportOnExit, with: try await emulator.exportSnapshot())
             Terminal.printError("serve: wrote every container and environment to \(exportOnExit)")
         } catch {
             throw CLIFailure("cannot write the snapshot file \(exportOnExit): \(error)")

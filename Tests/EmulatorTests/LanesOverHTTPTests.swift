@@ -57,10 +57,13 @@ import Testing
     @Test(arguments: try cases())
     func aLaneRunsTheSameOverHTTP(_ item: RecipeLaneCase) async throws {
         let scratch = try TemporaryDirectory("local")
-        let local = try SQLiteStore(path: scratch.file("local.sqlite"), logger: EmulatorHarness.quiet)
-        let expected = try await Self.run(item, on: local)
         let path = RecipesOverHTTPTests.recipesDirectory.appendingPathComponent(item.file).path
         let recipe = try RecipeLoader(environment: [:]).load(path: path)
+        // The recipe's world on both stores, as the command line opens them (a lane's header names it).
+        let local = try SQLiteStore(
+            path: scratch.file("local.sqlite"), container: recipe.container, environment: recipe.environment,
+            logger: EmulatorHarness.quiet)
+        let expected = try await Self.run(item, on: local)
         let actual = try await EmulatorHarness.withEmulator {
             base in
             try await Self.run(item, on: EmulatorHarness.store(base, for: recipe))

@@ -26,7 +26,7 @@ import Testing
         #expect(text.status == 0, "\(text.output)")
         #expect(
             text.stdout == """
-                Access in \(store) — 4 users × 2 shares
+                Access in \(store) (iCloud.com.example.Lists, development) — 4 users × 2 shares
 
                 user   FamilyLists  Trips/italy
                 alice  owner        owner

@@ -30,8 +30,13 @@ struct InitCommandTests {
         #expect(recipe.contains("container: iCloud.com.example.Notes "))
         // The editor's schema line first (this binary's checkout has the schema), then the starter explains itself.
         let lines = recipe.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first?.hasPrefix("# yaml-language-server: $schema=/") == true, "\(recipe.prefix(200))")
-        #expect(lines.first?.hasSuffix("/Recipes/recipe.schema.json") == true, "\(recipe.prefix(200))")
+        // Relative to the recipe, beside which init wrote the schema: it resolves on every clone, never a path of
+        // the machine init ran on.
+        #expect(lines.first == "# yaml-language-server: $schema=recipe.schema.json", "\(recipe.prefix(200))")
+        let schema = try contents("recipe.schema.json")
+        let shipped = try String(
+            contentsOf: BuiltProducts.packageRoot.appendingPathComponent("Recipes/recipe.schema.json"), encoding: .utf8)
+        #expect(schema == shipped)
         #expect(lines.count > 1 && lines[1].hasPrefix("# A sharelane recipe"), "the starter explains itself")
 
         let validated = try run(["validate", "sharelane.yaml"])
@@ -69,7 +74,8 @@ struct InitCommandTests {
         #expect(added.stdout.contains("Next:\n  sharelane validate "), "\(added.output)")
         #expect(!added.stdout.contains("run check"), "\(added.output)")
         let recipe = try contents("Recipes/sharelane.yaml")
-        #expect(recipe.hasPrefix("# yaml-language-server: $schema=/"), "\(recipe)")
+        #expect(recipe.hasPrefix("# yaml-language-server: $schema=recipe.schema.json\n"), "\(recipe)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("Recipes/recipe.schema.json")))
         #expect(recipe.hasSuffix("\nsharelane: 1\nname: mine\n"), "the recipe itself is untouched: \(recipe)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("sharelane.yaml")), "no second recipe")
         let workflow = try contents(".github/workflows/sharelane-plan.yml")
@@ -95,6 +101,28 @@ struct InitCommandTests {
         #expect(forced.status == 0, "\(forced.output)")
         #expect(try contents("sharelane.yaml").contains("lanes:"))
         #expect(try contents(".github/workflows/sharelane-plan.yml").contains("name: sharelane plan"))
+    }
+
+    @Test("a schema line naming a path of the machine, as an older init wrote it, is made relative to the recipe")
+    func machinePathSchemaLineIsReplaced() throws {
+        try directory.write(
+            "sharelane.yaml",
+            "# yaml-language-server: $schema=/home/someone/sharelane/Recipes/recipe.schema.json\n"
+                + "sharelane: 1\nname: mine\n")
+        let result = try run(["init"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("Made the schema line of sharelane.yaml relative to it"), "\(result.stdout)")
+        #expect(
+            try contents("sharelane.yaml")
+                == "# yaml-language-server: $schema=recipe.schema.json\nsharelane: 1\nname: mine\n")
+        #expect(FileManager.default.fileExists(atPath: directory.file("recipe.schema.json")))
+        // A schema file edited by hand is kept unless --force.
+        try directory.write("recipe.schema.json", "{}")
+        let kept = try run(["init"])
+        #expect(kept.stdout.contains("Kept recipe.schema.json; it is not this sharelane's schema"), "\(kept.stdout)")
+        #expect(try contents("recipe.schema.json") == "{}")
+        #expect(try run(["init", "--force"]).status == 0)
+        #expect(try contents("recipe.schema.json") != "{}")
     }
 
     @Test(".gitignore: created with .sharelane/, appended to after a last line without a newline, never twice")

@@ -120,6 +120,9 @@ import Testing
             ],
             in: directory)
         #expect(first.status == 0, "\(first.output)")
+        // It holds every world's data: this user's only, from the moment it exists.
+        let mode = try FileManager.default.attributesOfItem(atPath: snapshot)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "\(String(mode ?? 0, radix: 8))")
         let file =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: snapshot))) as? [String: Any]
         #expect(file?["format"] as? String == "sharelane-snapshot")

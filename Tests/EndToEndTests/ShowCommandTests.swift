@@ -16,7 +16,11 @@ import Testing
     @Test func anEmptyStoreSaysSo() throws {
         let result = try SharelaneBinary.run(["show"], in: directory)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("The store sqlite:.sharelane/store.sqlite is empty."))
+        // It says which world it read: a store holds a world for each container and environment.
+        #expect(
+            result.stdout.contains(
+                "The store sqlite:.sharelane/store.sqlite (iCloud.local.sharelane, development) is empty."),
+            "\(result.stdout)")
     }
 
     @Test func unknownStoresAndUsersAreClearErrors() throws {
@@ -68,12 +72,12 @@ import Testing
         #expect(demo.status == 0, "\(demo.output)")
         let everyone = try server.run(["show"])
         #expect(everyone.status == 0, "\(everyone.output)")
-        #expect(everyone.stdout.contains("Store \(server.url): 4 users"))
+        #expect(everyone.stdout.contains("Store \(server.url) (iCloud.com.example.Lists, development): 4 users"))
         #expect(everyone.stdout.contains("user bob@example.com"))
         #expect(everyone.stdout.contains("record alice-card (MyUser)"))
         let bob = try server.run(["show", "--as", "bob", "--database", "shared"])
         #expect(bob.status == 0, "\(bob.output)")
-        #expect(bob.stdout.contains("Store \(server.url), as bob@example.com"))
+        #expect(bob.stdout.contains("Store \(server.url) (iCloud.com.example.Lists, development), as bob@example.com"))
         #expect(bob.stdout.contains("zone FamilyLists (owner "))
         #expect(bob.stdout.contains("record eggs (Todo)"))
         let nobody = try server.run(["show", "--as", "nobody"])
