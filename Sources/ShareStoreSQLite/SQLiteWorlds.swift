@@ -53,20 +53,55 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
     /// Worlds whose file would not open, and why: each answers that, and the others carry on.
     private var damaged: [StoreWorld: String] = [:]
     /// The file store's own database and the world it holds (nil until one claims it).
-    private var home: (writer: any DatabaseWriter, world: StoreWorld?)?
+    /// Its writer is opened when a world first needs it: GRDB's pool writes to a file as it opens it (its
+    /// write-ahead log is never left empty), and a store only read at start (`serve --import` refused) must
+    /// be left as it was, byte for byte.
+    private var home: (writer: (any DatabaseWriter)?, world: StoreWorld?)?
 
-    /// Opens (or creates) the store file at `path`, creating its parent directory, in WAL mode. The worlds
-    /// beside it are opened when first asked for, not before.
-    /// - Throws: `ShareError` when the file cannot be created or opened, or holds a schema newer than this
-    ///   sharelane.
+    /// Opens the store file at `path` (or creates it, and its parent directory, in WAL mode). An existing file
+    /// is only read, for the world it holds; it and the worlds beside it are opened to be written when first
+    /// asked for, not before.
+    /// - Throws: `ShareError` when the file cannot be created or read; a schema newer than this sharelane is
+    ///   refused when the file is first opened to be written.
     public init(path: String, limits: Limits = .standard, logger: Logger) throws {
         self.displayName = "sqlite:\(path)"
         self.logger = logger
         self.path = path
         self.limits = limits
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size > 0 {
+            home = (nil, try Self.probedWorld(path, displayName: displayName))
+        } else {
+            let writer = try Self.openFile(path, displayName: displayName)
+            home = (writer, try Self.recordedWorld(writer, displayName: displayName))
+        }
+    }
+
+    /// The world an existing store file records, read without writing to it: a plain connection reads and
+    /// leaves the file as it found it. A file of an older sharelane may have no table `storeWorld` yet.
+    static func probedWorld(_ path: String, displayName: String) throws -> StoreWorld? {
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in try db.tableExists("storeWorld") ? try recordedWorld(db) : nil }
+        } catch {
+            throw ShareError(
+                .internalError,
+                "cannot open the store file \(path): \(error); check it is a sharelane store and readable",
+                subject: displayName)
+        }
+    }
+
+    /// The home file's writer, opened (and migrated) the first time a world needs it. Called with the lock
+    /// held.
+    private func homeWriter() throws -> any DatabaseWriter {
+        guard let path, let home else { throw ShareError(.internalError, "\(displayName) has no store file") }
+        if let writer = home.writer { return writer }
         let writer = try Self.openFile(path, displayName: displayName)
-        let world = try Self.recordedWorld(writer, displayName: displayName)
-        home = (writer, world)
+        self.home = (writer, try Self.recordedWorld(writer, displayName: displayName) ?? home.world)
+        return writer
     }
 
     /// Worlds in memory, each created empty when first named.
@@ -159,11 +194,12 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
             try Self.migrate(queue, displayName: displayName)
             return queue
         }
-        if home.world == world { return home.writer }
+        if home.world == world { return try homeWriter() }
         if home.world == nil {
-            let claimed = try claim(home.writer, for: world)
-            self.home = (home.writer, claimed)
-            if claimed == world { return home.writer }
+            let writer = try homeWriter()
+            let claimed = try self.home?.world ?? claim(writer, for: world)
+            self.home = (writer, claimed)
+            if claimed == world { return writer }
         }
         if let reason = damaged[world] { throw Self.damage(of: world, reason) }
         let file = Self.worldFile(of: path, world)
@@ -188,7 +224,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         }
         known?.insert(world)
         if !existed, let homeWorld = self.home?.world, homeWorld.container == world.container {
-            try carrySchema(of: world.environment, from: home.writer, to: writer)
+            try carrySchema(of: world.environment, from: try homeWriter(), to: writer)
         }
         return writer
     }
@@ -589,7 +625,7 @@ extension SQLiteWorlds {
             for entry in staged {
                 if entry.world == homeWorld {
                     closedHome = true
-                    try home.writer.close()
+                    try home.writer?.close()
                 } else {
                     try writers[entry.world]?.close()
                 }
@@ -599,9 +635,8 @@ extension SQLiteWorlds {
         } catch {
             for entry in staged { try? FileManager.default.removeItem(atPath: entry.temporary) }
             for folder in madeFolders { try? FileManager.default.removeItem(at: folder) }
-            if closedHome, let reopened = try? Self.openFile(path, displayName: displayName) {
-                self.home = (reopened, home.world)
-            }
+            // Opened again when next needed.
+            if closedHome { self.home = (nil, home.world) }
             throw ShareError(.internalError, "cannot write the worlds to the store, which is unchanged: \(error)")
         }
         for entry in staged {
@@ -613,10 +648,8 @@ extension SQLiteWorlds {
             }
             known?.insert(entry.world)
         }
-        if closedHome {
-            let reopened = try Self.openFile(path, displayName: displayName)
-            self.home = (reopened, try Self.recordedWorld(reopened, displayName: displayName))
-        }
+        // The home file holds the world staged for it (its table `storeWorld` says so), opened when needed.
+        if staged.contains(where: { $0.world == homeWorld }) { self.home = (nil, homeWorld) }
     }
 
     public func snapshot(serialized data: Data) throws -> any WorldSnapshot {
