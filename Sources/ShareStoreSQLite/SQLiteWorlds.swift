@@ -50,7 +50,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
     /// The worlds of a file store, found on disk the first time a new one is about to be made, and those made
     /// since: what the limit on worlds counts.
     private var known: Set<StoreWorld>?
-    /// Worlds whose file would not open, and why: each answers that, and the others carry on.
+    /// Worlds whose file would not open, and why, so that the warning naming each is given once.
     private var damaged: [StoreWorld: String] = [:]
     /// The file store's own database and the world it holds (nil until one claims it).
     /// Its writer is opened when a world first needs it: GRDB's pool writes to a file as it opens it (its
@@ -201,7 +201,6 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
             self.home = (writer, claimed)
             if claimed == world { return writer }
         }
-        if let reason = damaged[world] { throw Self.damage(of: world, reason) }
         let file = Self.worldFile(of: path, world)
         let existed = FileManager.default.fileExists(atPath: file)
         if !existed {
@@ -214,14 +213,17 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         do {
             writer = try Self.openFile(file, displayName: displayName)
         } catch let error as ShareError where existed {
-            // One world's damaged file (emptied, overwritten or made unreadable by hand) costs that world only:
-            // the others, and the store, carry on.
-            damaged[world] = error.reason
-            logger.warning(
-                "the world \(world) cannot be opened, its file \(file) is damaged or unreadable; move the file aside to start the world empty: \(error.reason)"
-            )
-            throw Self.damage(of: world, error.reason)
+            // One world's damaged file (overwritten or made unreadable by hand) costs that world only: the
+            // others, and the store, carry on. It is tried again each time, so that moving the file aside
+            // starts the world empty at once; the warning is given once.
+            if damaged.updateValue(error.reason, forKey: world) == nil {
+                logger.warning(
+                    "the world \(world) cannot be opened, its file \(file) is damaged or unreadable; move the file aside to start the world empty: \(error.reason)"
+                )
+            }
+            throw Self.damage(of: world)
         }
+        damaged[world] = nil
         known?.insert(world)
         if !existed, let homeWorld = self.home?.world, homeWorld.container == world.container {
             try carrySchema(of: world.environment, from: try homeWriter(), to: writer)
@@ -230,7 +232,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
     }
 
     /// What a request to a damaged world is answered: the world and what to do, not where the file is.
-    static func damage(of world: StoreWorld, _ reason: String) -> ShareError {
+    static func damage(of world: StoreWorld) -> ShareError {
         ShareError(
             .internalError,
             "the world \(world) cannot be opened: its file (\(world.container)/\(world.environment.rawValue).sqlite in "

@@ -20,12 +20,17 @@ import Testing
     }
 
     /// `sharelane serve ARGUMENTS` with at most 256 open files, as a small CI runner or a tight `ulimit` has.
+    /// The descriptors this test process has open (a parallel test run holds hundreds) are closed first: one
+    /// numbered past the limit would reach serve, and starting its command fails on it (EBADF), which is
+    /// serve's child process handling, not what this measures.
     func serveUnderLowFileLimit(_ arguments: [String]) async throws -> SharelaneBinary.Result {
         let quoted = ([SharelaneBinary.executable.path, "serve"] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let script =
+            #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; "#
+            + "ulimit -n 256; exec \(quoted)"
         return try await SharelaneBinary.offPool { [directory] in
             try SharelaneBinary.runProcess(
-                URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -n 256; exec \(quoted)"], in: directory,
-                timeout: 600)
+                URL(fileURLWithPath: "/bin/bash"), ["-c", script], in: directory, timeout: 600)
         }
     }
 
