@@ -122,7 +122,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
     private func answer(_ error: ShareError, to request: Request, context: Context) async -> Response {
         let redirectURL =
             error.code == .authenticationRequired ? await service.redirectURL(request, context: context) : nil
-        let body = (try? WireCoding.bodyEncoder().encode(WireError(error, redirectURL: redirectURL))) ?? Data()
+        let body =
+            (try? WireCoding.bodyEncoder().encode(WireError(error.withoutMachinePaths, redirectURL: redirectURL)))
+            ?? Data()
         return WireResponse.json(body, status: error.status)
     }
 

@@ -41,6 +41,8 @@ public struct EmulatorConfiguration: Sendable {
     /// (`serve --allow-host`); any other name is refused (`HostNameMiddleware`), so that a page of
     /// a name rebound to this machine cannot use the emulator.
     public var allowedHosts: [String] = []
+    /// How many named snapshots serve keeps, and how many bytes they may hold together (Docs/Testing.md).
+    public var snapshotLimits = SnapshotLimits.standard
 
     public init(
         host: String = "127.0.0.1", port: Int = 8420, apiToken: String = EmulatorConfiguration.makeAPIToken(),

@@ -26,16 +26,89 @@ public struct FixtureUserToken: Sendable, Hashable, Codable {
 }
 
 /// What the emulator keeps to act as a test fixture: each world's reset point (the state after seeding),
-/// the named snapshots, and the seeded recipes' users.
+/// the named snapshots, and the seeded recipes' people.
 actor FixtureState {
     var resetPoints: [StoreWorld: any WorldSnapshot] = [:]
+    /// Worlds whose reset point is the state they were in when serve started, taken the first time something
+    /// may change them: a copy of every world at start-up would open all of them at once and hold them all in
+    /// memory, where a test suite touches a few.
+    var pendingPoints: Set<StoreWorld> = []
     var named: [String: [StoreWorld: any WorldSnapshot]] = [:]
     var users: [StoreWorld: [FixtureUser]] = [:]
 
-    func setResetPoint(_ snapshot: any WorldSnapshot, for world: StoreWorld) { resetPoints[world] = snapshot }
+    func setResetPoint(_ snapshot: any WorldSnapshot, for world: StoreWorld) {
+        resetPoints[world] = snapshot
+        pendingPoints.remove(world)
+    }
+
+    /// These worlds' reset points are what they hold now, to be taken when first needed.
+    func setPendingPoints(_ worlds: [StoreWorld]) {
+        for world in worlds {
+            resetPoints[world] = nil
+            pendingPoints.insert(world)
+        }
+    }
+
+    func isPending(_ world: StoreWorld) -> Bool { pendingPoints.contains(world) }
     func setUsers(_ list: [FixtureUser], in world: StoreWorld) { users[world] = list }
-    func save(_ snapshot: any WorldSnapshot, named name: String, for world: StoreWorld) {
-        named[name, default: [:]][world] = snapshot
+
+    /// Keeps `snapshots` under `name`, within `limits`, beside the worlds kept under it before (a world kept
+    /// again is replaced).
+    /// - Throws: `QUOTA_EXCEEDED` naming the limit, with nothing kept.
+    func save(_ snapshots: [StoreWorld: any WorldSnapshot], named name: String, within limits: SnapshotLimits) throws {
+        if named[name] == nil, named.count >= limits.count {
+            throw ShareError(
+                .quotaExceeded,
+                "serve keeps at most \(limits.count) named snapshots, and has \(named.count): delete one with DELETE "
+                    + "/_sharelane/snapshots/NAME, or take \(name) under the name of one to replace it",
+                subject: name)
+        }
+        // Worlds already kept under this name are replaced (each test worker may keep its own container
+        // under a name the others use too); the rest stay.
+        let kept = named.values.reduce(0) { total, worlds in worlds.values.reduce(total) { $0 + $1.byteCount } }
+        let replaced = snapshots.keys.reduce(0) { $0 + (named[name]?[$1]?.byteCount ?? 0) }
+        let others = kept - replaced
+        let size = snapshots.values.reduce(0) { $0 + $1.byteCount }
+        if others + size > limits.bytes {
+            throw ShareError(
+                .quotaExceeded,
+                "the snapshot \(name) holds \(SnapshotLimits.text(size)), and with the others serve keeps "
+                    + "(\(SnapshotLimits.text(others))) it would be over the limit of \(SnapshotLimits.text(limits.bytes)) "
+                    + "for named snapshots together: delete one with DELETE /_sharelane/snapshots/NAME, or take fewer "
+                    + "worlds (give container and environment)",
+                subject: name)
+        }
+        named[name, default: [:]].merge(snapshots) { $1 }
+    }
+
+    /// Forgets a named snapshot; false when there is none of that name.
+    func delete(named name: String) -> Bool { named.removeValue(forKey: name) != nil }
+}
+
+/// How many named snapshots serve keeps and how many bytes they may hold together: each is a copy of its
+/// worlds in memory, as large as their databases. Docs/Testing.md states them.
+public struct SnapshotLimits: Sendable, Hashable {
+    /// Named snapshots at most (a snapshot's worlds count as one).
+    public var count: Int
+    /// Bytes of every named snapshot's worlds together.
+    public var bytes: Int
+
+    /// 50 snapshots, 512 MB together: room for a suite's states of a few worlds each, and well under the
+    /// memory of a CI machine.
+    public static let standard = SnapshotLimits(count: 50, bytes: 512 << 20)
+
+    public init(count: Int, bytes: Int) {
+        self.count = count
+        self.bytes = bytes
+    }
+
+    /// `1.2 MB`, `340 KB`, `512 MB`.
+    static func text(_ bytes: Int) -> String {
+        if bytes >= 1 << 20 {
+            let tenths = (bytes * 10 + (1 << 19)) >> 20
+            return tenths % 10 == 0 ? "\(tenths / 10) MB" : "\(tenths / 10).\(tenths % 10) MB"
+        }
+        return "\((bytes + 1023) / 1024) KB"
     }
 }
 
@@ -65,7 +138,7 @@ extension CloudKitEmulator {
     /// world the store keeps or has a reset point for.
     func fixtureWorlds(container: String?, environment: CloudKitEnvironment?) async throws -> [StoreWorld] {
         if let container {
-            if let problem = StoreWorld.containerProblem(container) { throw ShareError(.badRequest, problem) }
+            try Self.checkContainer(container)
             if let environment { return [StoreWorld(container: container, environment: environment)] }
             return CloudKitEnvironment.allCases.map { StoreWorld(container: container, environment: $0) }
         }
@@ -81,12 +154,9 @@ extension CloudKitEmulator {
     }
 
     /// Makes the state of every world now its reset point, and remembers the seeded recipes' people: what
-    /// `serve --recipe` does once seeded.
+    /// `serve --recipe` does once seeded. No world is opened: each one's point is taken when first needed.
     public func markResetPoint(users: [StoreWorld: [FixtureUser]] = [:]) async throws {
-        for world in try service.worlds.worlds() {
-            let snapshot = try await service.worlds.snapshot(world)
-            await service.fixture.setResetPoint(snapshot, for: world)
-        }
+        await service.fixture.setPendingPoints(try service.worlds.worlds())
         for (world, list) in users { await service.fixture.setUsers(list, in: world) }
     }
 
@@ -96,8 +166,16 @@ extension CloudKitEmulator {
         async throws -> [StoreWorld]
     {
         let worlds = try await fixtureWorlds(container: container, environment: environment)
+        let existing = Set(try service.worlds.worlds())
         for world in worlds {
+            if await service.fixture.isPending(world) {
+                // Nothing has changed it since serve started: it is at its reset point already.
+                if !toEmpty { continue }
+                try await service.takePendingResetPoint(world)
+            }
             let point = toEmpty ? nil : await service.fixture.resetPoints[world]
+            // A world the store does not hold is empty already, and is not made by resetting it.
+            if point == nil && !existing.contains(world) { continue }
             try await service.gate.exclusively(world) {
                 if let point {
                     try await service.worlds.restore(world, to: point)
@@ -111,20 +189,34 @@ extension CloudKitEmulator {
     }
 
     /// Keeps the worlds as they are now under `name`, to go back to with `restoreSnapshot`.
+    /// - Throws: `BAD_REQUEST` for a name that cannot be one, `QUOTA_EXCEEDED` past the limits on named
+    ///   snapshots (`SnapshotLimits`).
     public func takeSnapshot(_ name: String, container: String? = nil, environment: CloudKitEnvironment? = nil)
         async throws -> [StoreWorld]
     {
         try Self.checkSnapshotName(name)
         let worlds = try await fixtureWorlds(container: container, environment: environment)
+        var taken: [StoreWorld: any WorldSnapshot] = [:]
         for world in worlds {
-            let snapshot = try await service.gate.exclusively(world) { try await service.worlds.snapshot(world) }
-            await service.fixture.save(snapshot, named: name, for: world)
+            taken[world] = try await service.gate.exclusively(world) { try await service.worlds.snapshot(world) }
         }
+        try await service.fixture.save(taken, named: name, within: service.configuration.snapshotLimits)
         return worlds
     }
 
-    /// Puts the worlds a snapshot holds (of those named) back as it holds them.
+    /// Forgets a named snapshot, freeing what it held.
     /// - Throws: `NOT_FOUND` for a name no snapshot has.
+    public func deleteSnapshot(_ name: String) async throws {
+        try Self.checkSnapshotName(name)
+        guard await service.fixture.delete(named: name) else {
+            throw ShareError(.notFound, "no snapshot is named \(name)", subject: name)
+        }
+    }
+
+    /// Puts the worlds a snapshot holds (of those named) back as it holds them. Every one of them is checked
+    /// first, so that a snapshot that cannot be restored changes no world.
+    /// - Throws: `NOT_FOUND` for a name no snapshot has; `BAD_REQUEST` naming a world whose snapshot is not
+    ///   sharelane's own store.
     public func restoreSnapshot(_ name: String, container: String? = nil, environment: CloudKitEnvironment? = nil)
         async throws -> [StoreWorld]
     {
@@ -133,9 +225,21 @@ extension CloudKitEmulator {
                 .notFound, "no snapshot is named \(name); take one with POST /_sharelane/snapshots/\(name)")
         }
         let wanted = Set(try await fixtureWorlds(container: container, environment: environment))
+        let chosen = kept.sorted(by: { $0.key.description < $1.key.description }).filter {
+            container == nil || wanted.contains($0.key)
+        }
+        for (world, snapshot) in chosen {
+            do {
+                try service.worlds.check(snapshot)
+            } catch let error as ShareError {
+                throw ShareError(
+                    error.code, "\(world) of the snapshot \(name) cannot be restored: \(error.reason)",
+                    subject: world.description)
+            }
+        }
         var restored: [StoreWorld] = []
-        for (world, snapshot) in kept.sorted(by: { $0.key.description < $1.key.description })
-        where container == nil || wanted.contains(world) {
+        for (world, snapshot) in chosen {
+            try await service.takePendingResetPoint(world)
             try await service.gate.exclusively(world) {
                 try await service.worlds.restore(world, to: snapshot)
                 await service.identities.forget(world)
@@ -159,6 +263,7 @@ extension CloudKitEmulator {
         let seeded = await service.fixture.users
         let world: StoreWorld
         if let container {
+            try Self.checkContainer(container)
             world = StoreWorld(container: container, environment: environment ?? .development)
         } else if seeded.count == 1, let only = seeded.keys.first {
             world = only
@@ -198,8 +303,11 @@ extension CloudKitEmulator {
             SnapshotFile(format: SnapshotFile.formatName, version: SnapshotFile.currentVersion, worlds: worlds))
     }
 
-    /// Puts every world of a snapshot file in place (worlds it does not hold are left as they are).
-    /// - Throws: `BAD_REQUEST` naming what is wrong with the file.
+    /// Puts every world of a snapshot file in place (worlds it does not hold are left as they are), all or
+    /// none: the whole file is read and each world checked (its container, its base64, a database that opens
+    /// read-only, passes SQLite's integrity check and has exactly sharelane's schema) before any is written,
+    /// and the store then takes them together.
+    /// - Throws: `BAD_REQUEST` naming the world at fault and what is wrong; the store is as it was.
     public func importSnapshot(_ data: Data) async throws {
         let file: SnapshotFile
         do {
@@ -218,30 +326,63 @@ extension CloudKitEmulator {
                 "this snapshot file is version \(file.version), newer than this sharelane reads "
                     + "(\(SnapshotFile.currentVersion)): update sharelane")
         }
+        var snapshots: [(world: StoreWorld, snapshot: any WorldSnapshot)] = []
+        for (index, entry) in file.worlds.enumerated() {
+            let world = StoreWorld(container: entry.container, environment: entry.environment)
+            let place = "world \(index + 1) of \(file.worlds.count) (\(world))"
+            if let problem = StoreWorld.containerProblem(world.container) {
+                throw ShareError(.badRequest, "\(place): \(problem)", subject: world.description)
+            }
+            guard let bytes = Data(base64Encoded: entry.database) else {
+                throw ShareError(.badRequest, "\(place): its database is not base64", subject: world.description)
+            }
+            do {
+                snapshots.append((world, try service.worlds.snapshot(serialized: bytes)))
+            } catch let error as ShareError {
+                throw ShareError(error.code, "\(place): \(error.reason)", subject: world.description)
+            }
+        }
+        let worlds = snapshots.map(\.world).sorted { $0.description < $1.description }
+        for world in worlds { try await service.takePendingResetPoint(world) }
+        let all = snapshots
+        try await exclusively(worlds[...]) {
+            try await service.worlds.restore(all)
+            for world in worlds { await service.identities.forget(world) }
+        }
         for entry in file.worlds {
             let world = StoreWorld(container: entry.container, environment: entry.environment)
-            if let problem = StoreWorld.containerProblem(world.container) { throw ShareError(.badRequest, problem) }
-            guard let bytes = Data(base64Encoded: entry.database) else {
-                throw ShareError(.badRequest, "the database of \(world) in the snapshot file is not base64")
-            }
-            let snapshot = try service.worlds.snapshot(serialized: bytes)
-            try await service.gate.exclusively(world) {
-                try await service.worlds.restore(world, to: snapshot)
-                await service.identities.forget(world)
-            }
             if let users = entry.users { await service.fixture.setUsers(users, in: world) }
         }
     }
 
-    /// A snapshot's name goes in a URL path: letters, digits, `.`, `-` and `_`.
+    /// Runs `body` with every one of `worlds` to itself, taken in the order given (sorted, so that two such
+    /// calls never wait for each other's worlds).
+    private func exclusively(_ worlds: ArraySlice<StoreWorld>, _ body: @escaping @Sendable () async throws -> Void)
+        async throws
+    {
+        guard let first = worlds.first else { return try await body() }
+        try await service.gate.exclusively(first) { try await exclusively(worlds.dropFirst(), body) }
+    }
+
+    /// The one check of a container a fixture call names (`StoreWorld.containerProblem`).
+    static func checkContainer(_ container: String) throws {
+        if let problem = StoreWorld.containerProblem(container) {
+            throw ShareError(.badRequest, problem, subject: container)
+        }
+    }
+
+    /// A snapshot's name goes in a URL path: letters, digits, `.`, `-` and `_`, not dots alone (`.` and `..`
+    /// are a path's own).
     static func checkSnapshotName(_ name: String) throws {
         let allowed = name.unicodeScalars.allSatisfy {
             ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
                 || "._-".unicodeScalars.contains($0)
         }
-        guard !name.isEmpty, name.count <= 100, allowed else {
+        guard !name.isEmpty, name.count <= 100, allowed, !name.allSatisfy({ $0 == "." }) else {
             throw ShareError(
-                .badRequest, "\"\(name)\" cannot name a snapshot: use letters, digits, '.', '-' and '_' (at most 100)")
+                .badRequest,
+                "\"\(name)\" cannot name a snapshot: use letters, digits, '.', '-' and '_' (at most 100), not dots alone"
+            )
         }
     }
 }

@@ -65,6 +65,7 @@ extension EmulatorService {
         let body = [UInt8](buffer.readableBytesView)
         let bytes = try MultipartFile.bytes(of: body, contentType: request.headers[.contentType]) ?? body
         // The bytes are kept by the world that asked for the upload URL, as its records will name them.
+        try await takePendingResetPoint(world)
         let kept = try await worlds.store(for: world).saveAssetBytes(bytes)
         let checksum = servedChecksum?(kept).fileChecksum ?? kept
         var singleFile = WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum))

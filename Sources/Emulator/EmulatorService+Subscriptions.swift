@@ -55,7 +55,9 @@ extension EmulatorService {
             throw ShareError(.badRequest, "the request body is larger than \(configuration.maxBodyBytes) bytes")
         }
         let body = try decode(TokensRequest.self, from: Data(bodyData.readableBytesView))
-        let store = try await self.store(for: StoreWorld(container: container, environment: environment), as: user)
+        let world = StoreWorld(container: container, environment: environment)
+        try await takePendingResetPoint(world)
+        let store = try await self.store(for: world, as: user)
         switch operation {
         case .tokensCreate:
             var channel = try await store.openNotificationChannel(apnsEnvironment: body.apnsEnvironment, as: user)

@@ -74,6 +74,7 @@ struct EmulatorService: Sendable {
         let people = batch.users.indices.filter { entries[$0] == nil }.map { ($0, batch.users[$0]) }
         var found: [Result<User?, ShareError>] = []
         if let world {
+            if create { try await takePendingResetPoint(world) }
             let store = try worlds.store(for: world)
             found =
                 create
@@ -129,6 +130,7 @@ struct EmulatorService: Sendable {
         if let refusal = EmailAddress.check(email) { throw refusal }
         let user: User
         if let world {
+            try await takePendingResetPoint(world)
             user = try await worlds.store(for: world).signIn(email: email, name: name)
             await identities.signedIn(user, in: world)
         } else {
@@ -152,6 +154,16 @@ struct EmulatorService: Sendable {
             if let found = try await worlds.store(for: world).signInExisting(email: email) { return found }
         }
         return nil
+    }
+
+    /// Takes a world's reset point if it is still to be taken (`FixtureState.pendingPoints`): before anything
+    /// that may change the world, outside its requests (it waits for them to end).
+    func takePendingResetPoint(_ world: StoreWorld) async throws {
+        guard await fixture.isPending(world) else { return }
+        try await gate.exclusively(world) {
+            guard await fixture.isPending(world) else { return }
+            await fixture.setResetPoint(try await worlds.snapshot(world), for: world)
+        }
     }
 
     /// The store of the world a request names, with its user given a user record there the first time.
@@ -192,6 +204,7 @@ struct EmulatorService: Sendable {
             downloadBase: baseURL(of: request), checksum: servedChecksum,
             grant: { kept in downloads.grant(kept, in: world) })
         let user = try context.user()
+        try await takePendingResetPoint(world)
         let answer = try await gate.request(world) {
             let store = try await self.store(for: world, as: user)
             return try await WireAsset.$serving.withValue(serving) {

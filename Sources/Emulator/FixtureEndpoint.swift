@@ -8,7 +8,8 @@ import ShareKit
 /// between tests, named snapshots, and the seeded recipe's people with fresh tokens.
 ///
 /// - `POST /_sharelane/reset` — `{"to": "empty"}` empties instead of going back to the seeded state;
-/// - `POST /_sharelane/snapshots/NAME`, `POST /_sharelane/snapshots/NAME/restore`;
+/// - `POST /_sharelane/snapshots/NAME`, `POST /_sharelane/snapshots/NAME/restore`,
+///   `DELETE /_sharelane/snapshots/NAME`;
 /// - `GET /_sharelane/users` — `{"users": {HANDLE: {emailAddress, userRecordName, name, webAuthToken}}}`.
 ///
 /// Each takes `container` and `environment` (in the JSON body, or the query) to act on one world, or a
@@ -57,6 +58,12 @@ struct FixtureEndpoint: Sendable {
             let worlds = try await endpoint.emulator.takeSnapshot(
                 name, container: container, environment: environment)
             return try Self.answer(["snapshot": [name], "worlds": worlds.map(\.description)])
+        }
+        router.delete(RouterPath("\(Self.snapshotsPath)/:name")) { request, context in
+            try await endpoint.gate.admit(request, context: context, path: Self.snapshotsPath)
+            let name = context.parameters.get("name") ?? ""
+            try await endpoint.emulator.deleteSnapshot(name)
+            return try Self.answer(["deleted": [name]])
         }
         router.post(RouterPath("\(Self.snapshotsPath)/:name/restore")) { request, context in
             try await endpoint.gate.admit(request, context: context, path: Self.snapshotsPath)

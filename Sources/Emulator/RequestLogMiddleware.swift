@@ -49,6 +49,11 @@ struct RequestLogMiddleware: RouterMiddleware {
         if let met { metadata["fault"] = "\(met.rawValue)" }
         let status = met == .reset ? "-" : "\(response.status.code)"
         logger.info("\(request.method.rawValue) \(request.uri.path) \(status)", metadata: metadata)
+        if let refusal, refusal.code == .internalError {
+            // The answer names no file of this machine (`ShareError.withoutMachinePaths`); whoever runs serve
+            // reads the whole reason here.
+            logger.warning("\(request.method.rawValue) \(request.uri.path) failed: \(refusal.reason)")
+        }
         if let history, Self.isClientRequest(request.uri.path) {
             var refusals = notes.noted
             if let refusal {

@@ -185,7 +185,11 @@ final class RecipeDecoder {
         }
         let description = root["description"].flatMap { string($0, "`description`") }
         var container = Recipe.defaultContainer
-        if let node = root["container"], let c = string(node, "`container`") { container = c }
+        if let node = root["container"], let c = string(node, "`container`") {
+            container = c
+            // The rule every store and `serve` hold a container to, said where the recipe gives it.
+            if let problem = StoreWorld.containerProblem(c) { error("`container`: \(problem)", node.location) }
+        }
         var environment = CloudKitEnvironment.development
         if let node = root["environment"], let word = string(node, "`environment`") {
             if let e = CloudKitEnvironment(rawValue: word) {

@@ -24,23 +24,35 @@ public struct StoreWorld: Hashable, Sendable, Codable, CustomStringConvertible {
         StoreWorld(container: container, environment: environment)
     }
 
-    /// What is wrong with a container identifier a request or a recipe gives, or nil: it must be non-empty,
-    /// at most 255 bytes, and of letters, digits, `.`, `-` and `_` (CloudKit's identifiers are reverse DNS
-    /// names such as `iCloud.com.example.Lists`); it names a folder of a local store, so `.` and `..` are
-    /// refused too.
+    /// What is wrong with a container identifier a request or a recipe gives, or nil. The one rule for every
+    /// route and store: an identifier as CloudKit writes one, `iCloud.` and a reverse-DNS name
+    /// (`iCloud.com.example.Lists`) whose parts, separated by `.`, are each one or more ASCII letters, digits
+    /// and `-`; at most 255 bytes. It names a folder of a local store, so nothing else (`.git`, `-rf`, `..`)
+    /// may become one (Docs/CloudKit.md, "Containers and environments").
     public static func containerProblem(_ container: String) -> String? {
-        if container.isEmpty { return "the container identifier is empty" }
+        let example = "such as iCloud.com.example.Lists"
+        if container.isEmpty { return "the container identifier is empty: give one \(example)" }
         if container.utf8.count > 255 { return "the container identifier is longer than 255 bytes" }
-        if container == "." || container == ".." { return "\"\(container)\" is not a container identifier" }
-        let allowed = container.unicodeScalars.allSatisfy {
-            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "." || $0 == "-"
-                || $0 == "_"
+        let shown = container.unicodeScalars.count > 80 ? String(container.prefix(80)) + "…" : container
+        guard container.hasPrefix(containerPrefix) else {
+            return "the container identifier \"\(shown)\" does not start with \"iCloud.\": give one \(example)"
         }
-        if !allowed {
-            return "the container identifier \"\(container)\" may hold only letters, digits, '.', '-' and '_'"
+        let parts = container.dropFirst(containerPrefix.count).split(separator: ".", omittingEmptySubsequences: false)
+        let wellFormed = parts.allSatisfy { part in
+            !part.isEmpty
+                && part.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                }
+        }
+        guard wellFormed else {
+            return "the container identifier \"\(shown)\" is not \"iCloud.\" and a reverse-DNS name: parts of "
+                + "letters, digits and '-' separated by single dots, none empty (\(example))"
         }
         return nil
     }
+
+    /// What every container identifier starts with.
+    static let containerPrefix = "iCloud."
 }
 
 /// Every world a local store keeps: one store per container and environment, opened when first named.
@@ -62,6 +74,14 @@ public protocol StoreWorlds: Sendable {
     /// Change tokens handed out before are refused afterwards (a new epoch), never read as "nothing changed".
     /// - Throws: `ShareError` (`BAD_REQUEST`) for a snapshot of another kind of store.
     func restore(_ world: StoreWorld, to snapshot: any WorldSnapshot) async throws
+    /// Puts several worlds in place together, all or none: every snapshot is checked first, and a failure
+    /// leaves every world as it was (`serve --import`).
+    /// - Throws: `ShareError` naming the world at fault and why.
+    func restore(_ snapshots: [(world: StoreWorld, snapshot: any WorldSnapshot)]) async throws
+    /// Checks that a snapshot can be restored: a database of this kind of store, whole, with exactly the
+    /// store's own schema.
+    /// - Throws: `ShareError` (`BAD_REQUEST`) saying what is wrong.
+    func check(_ snapshot: any WorldSnapshot) throws
     /// A snapshot read back from what `WorldSnapshot.serialized` wrote.
     /// - Throws: `ShareError` (`BAD_REQUEST`) when the bytes are not such a snapshot.
     func snapshot(serialized: Data) throws -> any WorldSnapshot
@@ -71,4 +91,6 @@ public protocol StoreWorlds: Sendable {
 public protocol WorldSnapshot: Sendable {
     /// The snapshot as bytes: for the embedded store, a SQLite database file.
     func serialized() throws -> Data
+    /// About how many bytes the snapshot holds in memory, for the limits on named snapshots.
+    var byteCount: Int { get }
 }

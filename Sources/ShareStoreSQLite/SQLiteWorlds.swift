@@ -14,34 +14,102 @@ import ShareKit
 /// Each world is a complete store (users, zones, records, shares, subscriptions, change feeds, assets and
 /// its environment's schema), so nothing one world holds can be read or changed through another.
 public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
+    /// How many worlds one store holds, and how many of a file store's it keeps open at once.
+    public struct Limits: Sendable, Hashable {
+        /// Worlds a store may hold: a request that would make one more is refused with `QUOTA_EXCEEDED`, and
+        /// the store keeps answering for the worlds it has (Docs/CloudKit.md, "Containers and environments").
+        public var worlds: Int
+        /// World files kept open at once: the least recently used is closed when another opens, and opened
+        /// again when next asked for. Each open world holds about five file descriptors (the database, its
+        /// write-ahead log and shared memory, a reader's own), so 16 keep a store under 100 of them.
+        public var openWorlds: Int
+
+        /// 500 worlds, 16 open: room for every test worker of a suite, one container (and two environments)
+        /// each, within a process's default 256 or 1,024 file descriptors.
+        public static let standard = Limits(worlds: 500, openWorlds: 16)
+
+        public init(worlds: Int, openWorlds: Int) {
+            self.worlds = max(1, worlds)
+            self.openWorlds = max(1, openWorlds)
+        }
+    }
+
     /// `sqlite:PATH` or `memory:`.
     public let displayName: String
     let logger: Logger
     /// The file of the first world, or nil for `memory:`.
     let path: String?
+    public let limits: Limits
 
     private let lock = NSLock()
+    /// The worlds open now: every world of `memory:`, at most `limits.openWorlds` of a file store.
     private var writers: [StoreWorld: any DatabaseWriter] = [:]
+    /// When each open world was last asked for, to close the least recently used.
+    private var lastUse: [StoreWorld: UInt64] = [:]
+    private var uses: UInt64 = 0
+    /// The worlds of a file store, found on disk the first time a new one is about to be made, and those made
+    /// since: what the limit on worlds counts.
+    private var known: Set<StoreWorld>?
+    /// Worlds whose file would not open, and why, so that the warning naming each is given once.
+    private var damaged: [StoreWorld: String] = [:]
     /// The file store's own database and the world it holds (nil until one claims it).
-    private var home: (writer: any DatabaseWriter, world: StoreWorld?)?
+    /// Its writer is opened when a world first needs it: GRDB's pool writes to a file as it opens it (its
+    /// write-ahead log is never left empty), and a store only read at start (`serve --import` refused) must
+    /// be left as it was, byte for byte.
+    private var home: (writer: (any DatabaseWriter)?, world: StoreWorld?)?
 
-    /// Opens (or creates) the store file at `path`, creating its parent directory, in WAL mode.
-    /// - Throws: `ShareError` when the file cannot be created or opened, or holds a schema newer than this
-    ///   sharelane.
-    public init(path: String, logger: Logger) throws {
+    /// Opens the store file at `path` (or creates it, and its parent directory, in WAL mode). An existing file
+    /// is only read, for the world it holds; it and the worlds beside it are opened to be written when first
+    /// asked for, not before.
+    /// - Throws: `ShareError` when the file cannot be created or read; a schema newer than this sharelane is
+    ///   refused when the file is first opened to be written.
+    public init(path: String, limits: Limits = .standard, logger: Logger) throws {
         self.displayName = "sqlite:\(path)"
         self.logger = logger
         self.path = path
+        self.limits = limits
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size > 0 {
+            home = (nil, try Self.probedWorld(path, displayName: displayName))
+        } else {
+            let writer = try Self.openFile(path, displayName: displayName)
+            home = (writer, try Self.recordedWorld(writer, displayName: displayName))
+        }
+    }
+
+    /// The world an existing store file records, read without writing to it: a plain connection reads and
+    /// leaves the file as it found it. A file of an older sharelane may have no table `storeWorld` yet.
+    static func probedWorld(_ path: String, displayName: String) throws -> StoreWorld? {
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in try db.tableExists("storeWorld") ? try recordedWorld(db) : nil }
+        } catch {
+            throw ShareError(
+                .internalError,
+                "cannot open the store file \(path): \(error); check it is a sharelane store and readable",
+                subject: displayName)
+        }
+    }
+
+    /// The home file's writer, opened (and migrated) the first time a world needs it. Called with the lock
+    /// held.
+    private func homeWriter() throws -> any DatabaseWriter {
+        guard let path, let home else { throw ShareError(.internalError, "\(displayName) has no store file") }
+        if let writer = home.writer { return writer }
         let writer = try Self.openFile(path, displayName: displayName)
-        let world = try Self.recordedWorld(writer, displayName: displayName)
-        home = (writer, world)
+        self.home = (writer, try Self.recordedWorld(writer, displayName: displayName) ?? home.world)
+        return writer
     }
 
     /// Worlds in memory, each created empty when first named.
-    public init(inMemoryWith logger: Logger) {
+    public init(inMemoryWith logger: Logger, limits: Limits = .standard) {
         self.displayName = "memory:"
         self.logger = logger
         self.path = nil
+        self.limits = limits
     }
 
     /// Worlds in memory whose `world` is `writer` (tests hand in a `DatabaseQueue()` of their own).
@@ -49,6 +117,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         self.displayName = displayName
         self.logger = logger
         self.path = nil
+        self.limits = .standard
         try Self.migrate(writer, displayName: displayName)
         writers[world] = writer
     }
@@ -58,11 +127,17 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         lock.withLock { home?.world }
     }
 
+    /// How many world files are open now (the home file not counted), for tests of the bound.
+    var openWorldCount: Int {
+        lock.withLock { writers.keys.filter { $0 != home?.world }.count }
+    }
+
     // MARK: - Opening a world
 
     /// The embedded store of one world.
-    /// - Throws: `ShareError` (`BAD_REQUEST`) for a container identifier that cannot be one, or when the
-    ///   world's file cannot be opened.
+    /// - Throws: `ShareError`: `BAD_REQUEST` for a container identifier that cannot be one,
+    ///   `QUOTA_EXCEEDED` for a new world past `limits.worlds`, `INTERNAL_ERROR` when the world's file cannot
+    ///   be opened.
     public func sqliteStore(for world: StoreWorld) throws -> SQLiteStore {
         SQLiteStore(writer: try writer(for: world), world: world, worlds: self)
     }
@@ -71,39 +146,107 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         try sqliteStore(for: world)
     }
 
-    /// The database of a world, opened (and created) the first time it is named.
+    /// The database of a world, opened (and created) when it is asked for and not open.
     func writer(for world: StoreWorld) throws -> any DatabaseWriter {
         if let problem = StoreWorld.containerProblem(world.container) {
             throw ShareError(.badRequest, problem, subject: world.container)
         }
         return try lock.withLock {
-            if let writer = writers[world] { return writer }
+            uses += 1
+            if let writer = writers[world] {
+                lastUse[world] = uses
+                return writer
+            }
             let writer = try openWorld(world)
             writers[world] = writer
+            lastUse[world] = uses
+            closeLeastRecentlyUsed()
             return writer
         }
+    }
+
+    /// Lets go of the least recently used world files past `limits.openWorlds`. A store handed out before
+    /// keeps its database until it is done with it (GRDB closes a database when the last holder lets go), so
+    /// a request under way is never cut short. Called with the lock held.
+    private func closeLeastRecentlyUsed() {
+        guard path != nil else { return }  // a world in memory is its only copy
+        while writers.count > limits.openWorlds {
+            guard let oldest = lastUse.min(by: { $0.value < $1.value })?.key else { return }
+            writers[oldest] = nil
+            lastUse[oldest] = nil
+        }
+    }
+
+    /// The refusal of a world past the limit: CloudKit's answer to a quota met.
+    private func overLimit(_ world: StoreWorld) -> ShareError {
+        ShareError(
+            .quotaExceeded,
+            "this store holds \(limits.worlds) containers and environments, its limit: \(world) would be one more; "
+                + "reset or remove a world, or serve another store",
+            subject: world.description)
     }
 
     /// Called with the lock held.
     private func openWorld(_ world: StoreWorld) throws -> any DatabaseWriter {
         guard let path, let home else {
+            if writers.count >= limits.worlds { throw overLimit(world) }
             let queue = try DatabaseQueue()
             try Self.migrate(queue, displayName: displayName)
             return queue
         }
-        if home.world == world { return home.writer }
+        if home.world == world { return try homeWriter() }
         if home.world == nil {
-            let claimed = try claim(home.writer, for: world)
-            self.home = (home.writer, claimed)
-            if claimed == world { return home.writer }
+            let writer = try homeWriter()
+            let claimed = try self.home?.world ?? claim(writer, for: world)
+            self.home = (writer, claimed)
+            if claimed == world { return writer }
         }
         let file = Self.worldFile(of: path, world)
         let existed = FileManager.default.fileExists(atPath: file)
-        let writer = try Self.openFile(file, displayName: displayName)
+        if !existed {
+            let worlds = try knownWorlds()
+            if worlds.count >= limits.worlds && !worlds.contains(world) { throw overLimit(world) }
+        } else if (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 0 {
+            logger.warning("the file of \(world), \(file), was empty: the world starts empty")
+        }
+        let writer: any DatabaseWriter
+        do {
+            writer = try Self.openFile(file, displayName: displayName)
+        } catch let error as ShareError where existed {
+            // One world's damaged file (overwritten or made unreadable by hand) costs that world only: the
+            // others, and the store, carry on. It is tried again each time, so that moving the file aside
+            // starts the world empty at once; the warning is given once.
+            if damaged.updateValue(error.reason, forKey: world) == nil {
+                logger.warning(
+                    "the world \(world) cannot be opened, its file \(file) is damaged or unreadable; move the file aside to start the world empty: \(error.reason)"
+                )
+            }
+            throw Self.damage(of: world)
+        }
+        damaged[world] = nil
+        known?.insert(world)
         if !existed, let homeWorld = self.home?.world, homeWorld.container == world.container {
-            try carrySchema(of: world.environment, from: home.writer, to: writer)
+            try carrySchema(of: world.environment, from: try homeWriter(), to: writer)
         }
         return writer
+    }
+
+    /// What a request to a damaged world is answered: the world and what to do, not where the file is.
+    static func damage(of world: StoreWorld) -> ShareError {
+        ShareError(
+            .internalError,
+            "the world \(world) cannot be opened: its file (\(world.container)/\(world.environment.rawValue).sqlite in "
+                + "the store's worlds folder) is damaged or unreadable; move it aside to start the world empty",
+            subject: world.description)
+    }
+
+    /// The worlds of a file store, read from disk once. Called with the lock held.
+    private func knownWorlds() throws -> Set<StoreWorld> {
+        if let known { return known }
+        var found = scannedWorlds()
+        if let homeWorld = home?.world { found.insert(homeWorld) }
+        known = found
+        return found
     }
 
     /// Records `world` as the world the home file holds, unless another process did first; answers the
@@ -129,6 +272,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
                 "\(displayName) was written before containers and environments were kept apart: its data is now \(claimed), the first to open it; other containers and environments start empty"
             )
         }
+        known?.insert(claimed)
         return claimed
     }
 
@@ -156,21 +300,13 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
     // MARK: - Listing
 
     public func worlds() throws -> [StoreWorld] {
-        var found = Set(lock.withLock { writers.keys })
-        if let homeWorld { found.insert(homeWorld) }
-        if let path {
-            let folder = URL(fileURLWithPath: Self.worldsFolder(of: path))
-            let containers = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for encoded in containers {
-                guard let container = encoded.removingPercentEncoding else { continue }
-                for environment in CloudKitEnvironment.allCases {
-                    let file = folder.appendingPathComponent(encoded).appendingPathComponent(
-                        "\(environment.rawValue).sqlite")
-                    if FileManager.default.fileExists(atPath: file.path) {
-                        found.insert(StoreWorld(container: container, environment: environment))
-                    }
-                }
-            }
+        let found = lock.withLock { () -> Set<StoreWorld> in
+            var found = Set(writers.keys)
+            if let homeWorld = home?.world { found.insert(homeWorld) }
+            guard path != nil else { return found }
+            let scanned = scannedWorlds()
+            known = scanned.union(found)
+            return found.union(scanned)
         }
         return found.sorted {
             ($0.container, $0.environment == .development ? 0 : 1)
@@ -178,29 +314,87 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         }
     }
 
+    /// The worlds whose files are in `PATH.worlds`, without opening any. A folder whose name is no container
+    /// identifier (`.git`, made by hand or by an older sharelane) is not a world.
+    private func scannedWorlds() -> Set<StoreWorld> {
+        guard let path else { return [] }
+        let folder = URL(fileURLWithPath: Self.worldsFolder(of: path))
+        let containers = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var found: Set<StoreWorld> = []
+        for encoded in containers {
+            guard let container = encoded.removingPercentEncoding, StoreWorld.containerProblem(container) == nil
+            else { continue }
+            for environment in CloudKitEnvironment.allCases {
+                let file = folder.appendingPathComponent(encoded).appendingPathComponent(
+                    "\(environment.rawValue).sqlite")
+                if FileManager.default.fileExists(atPath: file.path) {
+                    found.insert(StoreWorld(container: container, environment: environment))
+                }
+            }
+        }
+        return found
+    }
+
     // MARK: - Files
 
     /// Where the worlds other than the home file's are kept: `PATH.worlds`.
     public static func worldsFolder(of path: String) -> String { path + ".worlds" }
 
-    /// `PATH.worlds/CONTAINER/ENVIRONMENT.sqlite`; the container percent-encoded beyond letters, digits, `.`,
-    /// `-` and `_` (which `StoreWorld.containerProblem` already admits alone).
+    /// `PATH.worlds/CONTAINER/ENVIRONMENT.sqlite`. A container identifier (`StoreWorld.containerProblem`) is
+    /// letters, digits, `.` and `-` alone, a name of its own for a folder.
     static func worldFile(of path: String, _ world: StoreWorld) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: ".-_")
-        let container = world.container.addingPercentEncoding(withAllowedCharacters: allowed) ?? world.container
-        return worldsFolder(of: path) + "/\(container)/\(world.environment.rawValue).sqlite"
+        worldsFolder(of: path) + "/\(world.container)/\(world.environment.rawValue).sqlite"
+    }
+
+    /// Makes `directory` and the folders above it that are missing, each readable by this user only (0700):
+    /// a store holds every user's data and the assets they saved.
+    static func makePrivateDirectory(_ directory: URL) throws {
+        var missing: [URL] = []
+        var folder = directory.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" {
+            missing.append(folder)
+            folder = folder.deletingLastPathComponent()
+        }
+        for folder in missing.reversed() where mkdir(folder.path, 0o700) != 0 && errno != EEXIST {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: folder.path])
+        }
+    }
+
+    /// Creates an empty file readable by this user only (0600), unless it exists: SQLite would make a new
+    /// database readable by everyone (0644) and its write-ahead log and shared memory after it.
+    static func createPrivateFile(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno != EEXIST {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
+    }
+
+    /// Runs `body` with a new folder of its own in the temporary directory, readable by this user only
+    /// (`mkdtemp` makes it 0700), removed afterwards: snapshots pass through it on their way in and out.
+    static func withPrivateFolder<T>(_ body: (URL) throws -> T) throws -> T {
+        var template = Array(
+            FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-snapshot-XXXXXX").path.utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+        }
+        guard let made else { throw ShareError(.internalError, "cannot make a temporary folder for a snapshot") }
+        let folder = URL(fileURLWithPath: made)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try body(folder)
     }
 
     static func openFile(_ path: String, displayName: String) throws -> any DatabaseWriter {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try makePrivateDirectory(directory)
+            try createPrivateFile(path)
         } catch {
             throw ShareError(
                 .internalError,
-                "cannot create the directory \(directory.path) for the store: \(error.localizedDescription)",
+                "cannot create the store file \(path) or its directory: \(error.localizedDescription)",
                 subject: displayName)
         }
         var configuration = Configuration()
@@ -276,23 +470,40 @@ extension SQLiteWorlds {
     /// read transaction.
     final class Snapshot: WorldSnapshot, @unchecked Sendable {
         let copy: DatabaseQueue
+        let byteCount: Int
+        /// Whether `WorldFileCheck` found the copy sound: it never changes, so it is checked once.
+        private let checked = NSLock()
+        private var sound = false
 
-        init(_ copy: DatabaseQueue) { self.copy = copy }
+        init(_ copy: DatabaseQueue) throws {
+            self.copy = copy
+            byteCount = try copy.read { db in
+                let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                return pages * (try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
+            }
+        }
+
+        /// What is wrong with the copy as a world's database, or nil.
+        func problem() throws -> String? {
+            if checked.withLock({ sound }) { return nil }
+            let problem = try copy.read(WorldFileCheck.problem)
+            if problem == nil { checked.withLock { sound = true } }
+            return problem
+        }
 
         func serialized() throws -> Data {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "sharelane-snapshot-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let file = folder.appendingPathComponent("world.sqlite")
-            do {
-                let target = try DatabaseQueue(path: file.path)
-                try copy.backup(to: target)
-                try target.close()
-            } catch {
-                throw ShareError(.internalError, "cannot write a snapshot: \(error)")
+            try SQLiteWorlds.withPrivateFolder { folder in
+                let file = folder.appendingPathComponent("world.sqlite")
+                do {
+                    try SQLiteWorlds.createPrivateFile(file.path)
+                    let target = try DatabaseQueue(path: file.path)
+                    try copy.backup(to: target)
+                    try target.close()
+                } catch {
+                    throw ShareError(.internalError, "cannot write a snapshot: \(error)")
+                }
+                return try Data(contentsOf: file)
             }
-            return try Data(contentsOf: file)
         }
     }
 
@@ -301,52 +512,193 @@ extension SQLiteWorlds {
         return try Self.guarded(displayName) {
             let copy = try DatabaseQueue()
             try writer.backup(to: copy)
-            return Snapshot(copy)
+            return try Snapshot(copy)
         }
     }
 
-    public func restore(_ world: StoreWorld, to snapshot: any WorldSnapshot) async throws {
+    public func check(_ snapshot: any WorldSnapshot) throws {
         guard let snapshot = snapshot as? Snapshot else {
             throw ShareError(.badRequest, "this snapshot is not of a SQLite store; take it from this store")
         }
+        let problem: String?
+        do {
+            problem = try snapshot.problem()
+        } catch {
+            throw ShareError(.badRequest, "the snapshot cannot be read as a sharelane store: \(error)")
+        }
+        if let problem { throw ShareError(.badRequest, "the snapshot is not sharelane's own store: \(problem)") }
+    }
+
+    public func restore(_ world: StoreWorld, to snapshot: any WorldSnapshot) async throws {
+        try check(snapshot)
+        guard let snapshot = snapshot as? Snapshot else { return }
         let writer = try writer(for: world)
         try Self.guarded(displayName) {
             // Staged apart, so that the world's file takes it in one backup: its own record of the world it
             // holds kept, and a new epoch, so that change tokens handed out since the snapshot are refused.
-            let recorded = try Self.recordedWorld(writer, displayName: displayName)
             let staged = try DatabaseQueue()
-            try snapshot.copy.backup(to: staged)
-            try staged.write { db in
-                try db.execute(sql: "DELETE FROM storeWorld")
-                if let recorded {
-                    try db.execute(
-                        sql: "INSERT INTO storeWorld (id, container, environment) VALUES (1, ?, ?)",
-                        arguments: [recorded.container, recorded.environment.rawValue])
-                }
-                try db.execute(sql: "UPDATE counter SET epoch = ?", arguments: [ChangeSequence.newEpoch()])
-            }
+            try Self.stage(snapshot, recording: try Self.recordedWorld(writer, displayName: displayName), in: staged)
             try staged.backup(to: writer)
         }
         logger.info("restored a snapshot", metadata: ["world": "\(world)", "store": "\(displayName)"])
     }
 
-    public func snapshot(serialized data: Data) throws -> any WorldSnapshot {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sharelane-snapshot-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("world.sqlite")
-        try data.write(to: file)
-        do {
-            let source = try DatabaseQueue(path: file.path)
-            defer { try? source.close() }
-            let copy = try DatabaseQueue()
-            try source.backup(to: copy)
-            // A snapshot of an older sharelane is brought up to this one's tables.
-            try Self.migrate(copy, displayName: displayName)
-            return Snapshot(copy)
-        } catch {
-            throw ShareError(.badRequest, "these bytes are not a snapshot of a sharelane store: \(error)")
+    /// Copies `snapshot` into `database`, recording `world` as the world it holds (a home file's), or none,
+    /// with a new epoch.
+    static func stage(_ snapshot: Snapshot, recording world: StoreWorld?, in database: DatabaseQueue) throws {
+        try snapshot.copy.backup(to: database)
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM storeWorld")
+            if let world {
+                try db.execute(
+                    sql: "INSERT INTO storeWorld (id, container, environment) VALUES (1, ?, ?)",
+                    arguments: [world.container, world.environment.rawValue])
+            }
+            try db.execute(sql: "UPDATE counter SET epoch = ?", arguments: [ChangeSequence.newEpoch()])
         }
+    }
+
+    public func restore(_ snapshots: [(world: StoreWorld, snapshot: any WorldSnapshot)]) async throws {
+        // Everything is checked before anything is written: each world's name, its snapshot, and that the
+        // worlds new to this store fit in its limit.
+        var seen: Set<StoreWorld> = []
+        for (world, snapshot) in snapshots {
+            if let problem = StoreWorld.containerProblem(world.container) {
+                throw ShareError(.badRequest, "\(world): \(problem)", subject: world.description)
+            }
+            guard seen.insert(world).inserted else {
+                throw ShareError(.badRequest, "\(world) is given twice", subject: world.description)
+            }
+            do {
+                try check(snapshot)
+            } catch let error as ShareError {
+                throw ShareError(error.code, "\(world): \(error.reason)", subject: world.description)
+            }
+        }
+        let existing = Set(try worlds())
+        let added = seen.subtracting(existing)
+        if existing.count + added.count > limits.worlds {
+            throw ShareError(
+                .quotaExceeded,
+                "these worlds would make \(existing.count + added.count) containers and environments in this store, "
+                    + "over its limit of \(limits.worlds)")
+        }
+        let checked = snapshots.compactMap { entry in (entry.snapshot as? Snapshot).map { (entry.world, $0) } }
+        guard let path else {
+            // In memory, each world takes its snapshot in one backup between databases in memory, which
+            // cannot fail for want of a disk.
+            for (world, snapshot) in checked { try await restore(world, to: snapshot) }
+            return
+        }
+        try lock.withLock { try replaceFiles(checked, path: path) }
+        logger.info(
+            "put worlds in place", metadata: ["worlds": "\(snapshots.map(\.world))", "store": "\(displayName)"])
+    }
+
+    /// Writes each world to a temporary file beside its own, then, once all are written, moves them into
+    /// place: a failure before the moves leaves every file as it was. Called with the lock held.
+    private func replaceFiles(_ snapshots: [(StoreWorld, Snapshot)], path: String) throws {
+        guard let home else { return }
+        // A home file that holds no world yet takes the first, as opening it would.
+        let homeWorld = home.world ?? snapshots.first?.0
+        var staged: [(world: StoreWorld, file: String, temporary: String)] = []
+        var madeFolders: [URL] = []
+        var closedHome = false
+        do {
+            for (world, snapshot) in snapshots {
+                let file = world == homeWorld ? path : Self.worldFile(of: path, world)
+                let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+                var above = folder
+                while !FileManager.default.fileExists(atPath: above.path) {
+                    madeFolders.append(above)
+                    above = above.deletingLastPathComponent()
+                }
+                try Self.makePrivateDirectory(folder)
+                let temporary = file + ".importing-\(UUID().uuidString)"
+                try Self.createPrivateFile(temporary)
+                staged.append((world, file, temporary))
+                let database = try DatabaseQueue(path: temporary)
+                try Self.stage(snapshot, recording: world == homeWorld ? world : nil, in: database)
+                try database.close()
+            }
+            // The open databases of those worlds are closed before their files are replaced: an open one
+            // would go on writing to the file moved away, and its write-ahead log, kept by name, would be
+            // read into the new one.
+            for entry in staged {
+                if entry.world == homeWorld {
+                    closedHome = true
+                    try home.writer?.close()
+                } else {
+                    try writers[entry.world]?.close()
+                }
+                writers[entry.world] = nil
+                lastUse[entry.world] = nil
+            }
+        } catch {
+            for entry in staged { try? FileManager.default.removeItem(atPath: entry.temporary) }
+            for folder in madeFolders { try? FileManager.default.removeItem(at: folder) }
+            // Opened again when next needed.
+            if closedHome { self.home = (nil, home.world) }
+            throw ShareError(.internalError, "cannot write the worlds to the store, which is unchanged: \(error)")
+        }
+        for entry in staged {
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: entry.file + suffix) }
+            if rename(entry.temporary, entry.file) != 0 {
+                throw ShareError(
+                    .internalError,
+                    "cannot move \(entry.world) into place in \(displayName): \(String(cString: strerror(errno)))")
+            }
+            known?.insert(entry.world)
+        }
+        // The home file holds the world staged for it (its table `storeWorld` says so), opened when needed.
+        if staged.contains(where: { $0.world == homeWorld }) { self.home = (nil, homeWorld) }
+    }
+
+    public func snapshot(serialized data: Data) throws -> any WorldSnapshot {
+        try Self.withPrivateFolder { folder in
+            let file = folder.appendingPathComponent("world.sqlite")
+            do {
+                try Self.createPrivateFile(file.path)
+                try Self.standalone(data).write(to: file)
+            } catch {
+                throw ShareError(
+                    .internalError, "cannot write a snapshot to a temporary file: \(error.localizedDescription)")
+            }
+            let snapshot: Snapshot
+            do {
+                // Read-only: nothing in the file runs or changes before it is checked.
+                var configuration = Configuration()
+                configuration.readonly = true
+                let source = try DatabaseQueue(path: file.path, configuration: configuration)
+                defer { try? source.close() }
+                if let problem = try source.read(WorldFileCheck.problem) {
+                    throw ShareError(.badRequest, "the database is not sharelane's own store: \(problem)")
+                }
+                let copy = try DatabaseQueue()
+                try source.backup(to: copy)
+                // A snapshot of an older sharelane is brought up to this one's tables.
+                try Self.migrate(copy, displayName: displayName)
+                snapshot = try Snapshot(copy)
+            } catch let error as ShareError {
+                throw ShareError(.badRequest, error.reason)
+            } catch {
+                throw ShareError(.badRequest, "the database is not a SQLite database of a sharelane store: \(error)")
+            }
+            return snapshot
+        }
+    }
+
+    /// The bytes of a database file as a file of its own: a copy of a database in WAL mode says so in its
+    /// header (bytes 18 and 19 are 2), and SQLite opens such a file read-only only beside its write-ahead log
+    /// and shared memory, which a copy has not; 1 and 1 mark the same pages as a rollback-journal database.
+    static func standalone(_ data: Data) -> Data {
+        guard data.count >= 100, data.prefix(16) == Data("SQLite format 3\0".utf8) else { return data }
+        var data = data
+        let start = data.startIndex
+        if data[start + 18] == 2 && data[start + 19] == 2 {
+            data[start + 18] = 1
+            data[start + 19] = 1
+        }
+        return data
     }
 }

@@ -12,7 +12,8 @@ struct StarterRecipeTests {
     @Test("the starter loads with its name and container, however they are spelled, and its lane is the one it names")
     func starterLoads() throws {
         for (name, container) in [
-            ("notes", "iCloud.com.example.Notes"), ("my: \"odd\" # name", "iCloud.local.sharelane"), ("yes", "1"),
+            ("notes", "iCloud.com.example.Notes"), ("my: \"odd\" # name", "iCloud.local.sharelane"),
+            ("yes", "iCloud.com.example.2024"),
         ] {
             let yaml = StarterRecipe.yaml(name: name, container: container)
             let recipe = try load(yaml)
