@@ -160,12 +160,15 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let target = URL(fileURLWithPath: recipePath).deletingLastPathComponent()
             .appendingPathComponent(RecipeSchemaFile.besideRecipe).path
         let current = try Data(contentsOf: URL(fileURLWithPath: schema))
+        // Said as the user would type it: from the folder init runs in.
+        let here = FileManager.default.currentDirectoryPath + "/"
+        let shown = target.hasPrefix(here) ? String(target.dropFirst(here.count)) : target
         let kept = FileManager.default.contents(atPath: target)
         if kept == nil || (force && kept != current) {
             try Self.write(String(decoding: current, as: UTF8.self), to: target)
-            report.append("Wrote \(target): the recipe's JSON Schema, for editors (commit it with the recipe).")
+            report.append("Wrote \(shown): the recipe's JSON Schema, for editors (commit it with the recipe).")
         } else if kept != current {
-            report.append("Kept \(target); it is not this sharelane's schema (--force writes it again).")
+            report.append("Kept \(shown); it is not this sharelane's schema (--force writes it again).")
         }
         if let existing {
             guard lines[existing] != line[...] else { return report }
