@@ -47,6 +47,18 @@ extension RecipeDecoder {
         }
     }
 
+    /// Whether a value under `fields:` reads as a record's own content rather than a field's: nothing (a plain
+    /// `null` or empty value), or a mapping that is not a field value's form (`{type:, value:}`, `{ref:}`,
+    /// `{latitude:, longitude:}`).
+    static func looksLikeRecordContent(_ value: RecipeNode) -> Bool {
+        switch value.content {
+        case .scalar(let text, let plain): return plain && ScalarResolver.isNull(text)
+        case .mapping(let pairs):
+            return !pairs.contains { ["value", "ref", "latitude", "longitude"].contains($0.key) }
+        case .sequence: return false
+        }
+    }
+
     /// The fields whose values hold a placeholder, when a `repeat:` record is simple enough to be copied from
     /// its first expansion: only `type`, `fields`, `absent` and `repeat`, every field a plain text value.
     /// Nil otherwise (children, shares, parents, tags, lists and mappings are decoded for every index).
@@ -151,6 +163,16 @@ extension RecipeDecoder {
             for field in fieldPairs {
                 if let problem = CloudKitLimits.fieldNameProblem(field.key) {
                     error(problem, field.keyLocation)
+                    continue
+                }
+                // A key of the record indented under `fields:` (a mapping, or nothing, where a field's value
+                // goes): the indentation is the mistake, not the value.
+                if Self.recordKeys.contains(field.key), Self.looksLikeRecordContent(field.value),
+                    let fieldsKey = keyLocation(node, "fields")
+                {
+                    error(
+                        "`\(field.key)` is a key of the record, not a field: indent it to the column of `fields:` "
+                            + "(column \(fieldsKey.column)), not under it", field.keyLocation)
                     continue
                 }
                 let context = ValueContext(

@@ -113,10 +113,12 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 report.append("Kept \(GitHubPlanWorkflow.path) (--force writes it again).")
             } else {
                 try Self.write(
-                    GitHubPlanWorkflow.yaml(recipe: recipePath, version: GitHubPlanWorkflow.defaultRef),
+                    GitHubPlanWorkflow.yaml(
+                        recipe: recipePath, version: GitHubPlanWorkflow.defaultRef,
+                        reads: Self.filesRead(by: recipePath)),
                     to: GitHubPlanWorkflow.path)
                 report.append(
-                    "Wrote \(GitHubPlanWorkflow.path): each pull request that changes the recipe gets its plan as one comment. Set the repository variables SHARELANE_REPOSITORY (sharelane's repository on GitHub, OWNER/NAME, which the workflow builds) and SHARELANE_STORE and the secrets the store needs (CLOUDKIT_API_TOKEN, CLOUDKIT_WEB_AUTH_TOKEN); the workflow's first lines say how."
+                    "Wrote \(GitHubPlanWorkflow.path): each pull request that changes the recipe, or a file it reads, gets its plan as one comment. Set the repository variable SHARELANE_REPOSITORY (sharelane's repository on GitHub, OWNER/NAME, which the workflow builds); to plan against a live store too, SHARELANE_STORE and the secrets the store needs (CLOUDKIT_API_TOKEN, CLOUDKIT_WEB_AUTH_TOKEN). The workflow's first lines say how."
                 )
             }
         }
@@ -131,6 +133,20 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         Terminal.write(
             report.joined(separator: "\n") + "\n\nNext:\n"
                 + nextSteps(keptRecipe: existing != nil).joined(separator: "\n") + "\n")
+    }
+
+    /// The files the recipe at `recipePath` reads besides itself — its includes, the `.env` files it looks for,
+    /// its `!asset` files — relative to this folder (the repository's root, where the workflow goes); none when
+    /// it does not load (`validate` says why).
+    static func filesRead(by recipePath: String) -> [String] {
+        guard let (_, inputs) = try? RecipeLoader().loadWithInputs(path: recipePath) else { return [] }
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path + "/"
+        let recipe = URL(fileURLWithPath: recipePath).standardizedFileURL.path
+        return inputs.files.keys.compactMap { path in
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            guard absolute != recipe, absolute.hasPrefix(here) else { return nil }
+            return String(absolute.dropFirst(here.count))
+        }.sorted()
     }
 
     /// Writes the recipe's JSON Schema beside the recipe (`recipe.schema.json`, committed with it) and adds the

@@ -40,15 +40,15 @@ struct InstallTests {
         let validated = try SharelaneBinary.runProcess(
             binary, ["validate", "Recipes/sharelane.yaml"], in: BuiltProducts.packageRoot, environment: environment)
         #expect(validated.status == 0, "\(validated.output)")
-        // init points the editor at the installed schema.
+        // init copies the installed schema beside the recipe and points the editor at it, relatively.
         let project = try TemporaryDirectory("install-init")
         let initialized = try SharelaneBinary.runProcess(binary, ["init"], in: project.url, environment: environment)
         #expect(initialized.status == 0, "\(initialized.output)")
         let recipe = try String(contentsOfFile: project.file("sharelane.yaml"), encoding: .utf8)
+        #expect(recipe.hasPrefix("# yaml-language-server: $schema=recipe.schema.json\n"), "\(recipe.prefix(200))")
         #expect(
-            recipe.hasPrefix(
-                "# yaml-language-server: $schema=\(prefix.file("share/sharelane/recipe.schema.json"))\n"),
-            "\(recipe.prefix(200))")
+            FileManager.default.contents(atPath: project.file("recipe.schema.json"))
+                == FileManager.default.contents(atPath: prefix.file("share/sharelane/recipe.schema.json")))
 
         let removed = try SharelaneBinary.runProcess(
             make, ["uninstall"] + variables, in: BuiltProducts.packageRoot, environment: environment, timeout: 60)

@@ -65,8 +65,9 @@ struct PlanWorkflowTests {
 
     /// Runs the plan step's script with bash in the directory, with the environment the workflow gives it;
     /// answers what it printed, the comment it wrote and its step outputs.
-    func runPlanStep(_ script: String, store: String?) throws -> (SharelaneBinary.Result, plan: String, outputs: String)
-    {
+    func runPlanStep(_ script: String, store: String?, extra: [String: String] = [:]) throws -> (
+        SharelaneBinary.Result, plan: String, outputs: String
+    ) {
         let file = try directory.write("plan-step.sh", script)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "SHARELANE_STORE")
@@ -80,6 +81,7 @@ struct PlanWorkflowTests {
         environment["GITHUB_STEP_SUMMARY"] = directory.file("step-summary")
         environment["NO_COLOR"] = "1"
         if let store { environment["SHARELANE_STORE"] = store }
+        environment.merge(extra) { _, new in new }
         try? FileManager.default.removeItem(atPath: directory.file("github-output"))
         let result = try SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment, timeout: 120)
@@ -170,6 +172,86 @@ struct PlanWorkflowTests {
         #expect(outputs.contains("status=1\n"), "\(outputs)")
     }
 
+    @Test(
+        "in a container job's checkout, owned by another user, the workflow's own steps let git read it",
+        .enabled(if: getuid() == 0, "giving the checkout to another user takes root"))
+    func planStepInAContainerJob() throws {
+        let text = try workflow()
+        let letGitRead = try Self.script(of: "checkouts", in: text)
+        let script = try Self.script(of: "plan", in: text)
+        try commitTheBaseBranch()
+        try changeTheRecipe()
+        // sharelane's own checkout, as the second checkout leaves it.
+        let build = directory.url.appendingPathComponent(".sharelane-build")
+        try FileManager.default.createDirectory(at: build, withIntermediateDirectories: true)
+        for arguments in [
+            ["init", "--quiet", "--initial-branch=main"],
+            [
+                "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "--quiet", "--allow-empty", "-m",
+                "x",
+            ],
+        ] {
+            let made = try SharelaneBinary.runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"), ["git"] + arguments, in: build)
+            #expect(made.status == 0, "\(made.output)")
+        }
+        // The runner checks out as one user and runs the container's steps as another.
+        let given = try SharelaneBinary.runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"), ["chown", "-R", "nobody", directory.path])
+        #expect(given.status == 0, "\(given.output)")
+        let home = try TemporaryDirectory("workflow-home")
+        let environment = ["HOME": home.path, "GITHUB_WORKSPACE": directory.path]
+
+        // Without the step, git refuses the repository and so does the plan.
+        let refused = try runPlanStep(script, store: nil, extra: environment)
+        #expect(refused.outputs.contains("status=1\n"), "\(refused.plan)")
+        #expect(refused.plan.contains("dubious ownership") || refused.plan.contains("is in none"), "\(refused.plan)")
+
+        let file = try directory.write("let-git-read.sh", letGitRead)
+        var stepEnvironment = ProcessInfo.processInfo.environment
+        stepEnvironment.merge(environment) { _, new in new }
+        stepEnvironment["GITHUB_OUTPUT"] = directory.file("checkouts-output")
+        let marked = try SharelaneBinary.runProcess(
+            URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: stepEnvironment,
+            timeout: 60)
+        #expect(marked.status == 0, "\(marked.output)")
+        let commit = try String(contentsOfFile: directory.file("checkouts-output"), encoding: .utf8)
+        #expect(commit.range(of: #"^sharelane=[0-9a-f]{40}\n$"#, options: .regularExpression) != nil, "\(commit)")
+
+        let (result, plan, outputs) = try runPlanStep(script, store: nil, extra: environment)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(plan.contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(plan)")
+        #expect(plan.contains("! participant Notes/bob"), "\(plan)")
+        #expect(outputs.contains("status=2\n"), "\(outputs)")
+    }
+
+    @Test("the workflow watches every file the recipe reads: its includes, .env files and !asset files")
+    func workflowWatchesWhatTheRecipeReads() throws {
+        try directory.write(
+            "sharelane.yaml",
+            """
+            sharelane: 1
+            name: watched
+            include: [common/people.yaml]
+            owner: ann
+            zones:
+              Album:
+                records:
+                  a1: { type: Photo, fields: { cover: !asset assets/cover.png } }
+            """)
+        try directory.write("common/people.yaml", "users:\n  ann: { email: ann@example.com }\n")
+        try directory.write("assets/cover.png", "png")
+        let text = try workflow()
+        for file in [
+            "sharelane.yaml", "common/people.yaml", "assets/cover.png", ".github/workflows/sharelane-plan.yml",
+        ] {
+            #expect(text.contains("      - \"\(file)\"\n"), "\(file): \(text)")
+        }
+        #expect(!text.contains("\"Recipes/**\""), "\(text)")
+        #expect(text.contains("token: ${{ secrets.SHARELANE_REPOSITORY_TOKEN || github.token }}"), "\(text)")
+        #expect(text.contains("key: sharelane-${{ runner.os }}-${{ steps.checkouts.outputs.sharelane }}"), "\(text)")
+    }
+
     @Test("the workflow pins its actions, keeps no token in checkouts, and only its comment job may write")
     func workflowShape() throws {
         let text = try workflow()
@@ -186,7 +268,7 @@ struct PlanWorkflowTests {
         }
         #expect(text.components(separatedBy: "persist-credentials: false").count - 1 == 2, "\(text)")
         // No script line interpolates an expression: values reach the shell only through the environment.
-        for step in ["plan"] {
+        for step in ["plan", "checkouts"] {
             let script = try Self.script(of: step, in: text)
             #expect(!script.contains("${{"), "\(script)")
         }

@@ -56,4 +56,32 @@ struct YAMLMistakeTests {
             "\(found)")
         #expect(found.count == 2, "\(found)")
     }
+
+    @Test("a key of the record indented under fields: indent it to the column of fields:")
+    func recordKeyUnderFields() {
+        let yaml =
+            Self.header + """
+                owner: alice
+                zones:
+                  Trips:
+                    records:
+                      lisbon:
+                        type: Trip
+                        fields:
+                          title: Lisbon
+                          type: City
+                          children:
+                            day1: { type: Day, fields: { n: 1 } }
+                          share:
+                            participants: {}
+
+                """
+        #expect(
+            problems(yaml) == [
+                "m.yaml:14:11: error: `children` is a key of the record, not a field: indent it to the column of "
+                    + "`fields:` (column 9), not under it",
+                "m.yaml:16:11: error: `share` is a key of the record, not a field: indent it to the column of "
+                    + "`fields:` (column 9), not under it",
+            ])
+    }
 }
