@@ -115,9 +115,24 @@ struct PlanBuilder {
 
     // MARK: - Zones
 
-    /// The note of a zone that keeps records the recipe does not declare.
-    static func undeclaredNote(count: Int, zone: String) -> String {
-        "\(count) undeclared \(count == 1 ? "record" : "records") kept in \(zone); --prune deletes them."
+    /// The note of a zone that keeps records the recipe does not declare, naming them (the first ten) so that
+    /// a reviewer knows which: `1 undeclared record kept in Household: pharmacy; --prune deletes it.`
+    static func undeclaredNote(_ names: [String], zone: String) -> String {
+        "\(names.count) undeclared \(names.count == 1 ? "record" : "records") kept in \(zone): \(listed(names)); "
+            + "--prune deletes \(names.count == 1 ? "it" : "them")."
+    }
+
+    /// Whether a note is `undeclaredNote`'s.
+    static func isUndeclaredNote(_ note: String) -> Bool {
+        note.contains(" undeclared record") && note.contains(" kept in ")
+    }
+
+    /// Names as a sentence lists them: `a`, `a and b`, `a, b and c`, the first ten then `and N more`.
+    static func listed(_ names: [String]) -> String {
+        let shown = names.prefix(10).map { DisplayText.escaped($0) }
+        if names.count > shown.count { return shown.joined(separator: ", ") + " and \(names.count - shown.count) more" }
+        guard shown.count > 1 else { return shown.first ?? "" }
+        return shown.dropLast().joined(separator: ", ") + " and " + shown[shown.count - 1]
     }
 
     mutating func add(_ declared: DeclaredZone) throws {
@@ -131,11 +146,11 @@ struct PlanBuilder {
                 if destroy {
                     // What the recipe does not declare goes with the zone too; the plan says how much.
                     let declared = Set(zone.records.map(\.name))
-                    let undeclared = liveZone.recordOrder.filter { !declared.contains($0) }.count
-                    if undeclared > 0 {
+                    let undeclared = liveZone.recordOrder.filter { !declared.contains($0) }
+                    if !undeclared.isEmpty {
                         notes.append(
-                            "\(undeclared) undeclared record\(undeclared == 1 ? "" : "s") in \(zone.name) "
-                                + "go\(undeclared == 1 ? "es" : "") with the zone.")
+                            "\(undeclared.count) undeclared record\(undeclared.count == 1 ? "" : "s") in \(zone.name) "
+                                + "go\(undeclared.count == 1 ? "es" : "") with the zone: \(Self.listed(undeclared)).")
                     }
                 }
                 zoneDeletes.append(
@@ -192,7 +207,7 @@ struct PlanBuilder {
                     }
                 }
             } else if !undeclared.isEmpty {
-                notes.append(Self.undeclaredNote(count: undeclared.count, zone: zone.name))
+                notes.append(Self.undeclaredNote(undeclared, zone: zone.name))
             }
         }
         recordDeletes += zoneRecordDeletes.sorted { ($0.depth, $1.change.address) > ($1.depth, $0.change.address) }

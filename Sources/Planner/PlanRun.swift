@@ -244,8 +244,8 @@ struct PlanRun {
         } else {
             keepForApply(
                 index, undeclared: changed.known.undeclared,
-                notes: changed.known.undeclared == 0
-                    ? [] : [PlanBuilder.undeclaredNote(count: changed.known.undeclared, zone: zone.name)],
+                // The records it keeps are those the cache file's plan named: none of them changed.
+                notes: changed.known.undeclared == 0 ? [] : changed.known.notes.filter(PlanBuilder.isUndeclaredNote),
                 waiting: changed.known.waiting, read: .init(token: changed.token, shares: changed.known.shares))
         }
     }
@@ -260,11 +260,12 @@ struct PlanRun {
             (builder.changeCount, builder.notes.count, builder.waiting.count)
         if let alone { builder.append(try alone.get()) } else { try builder.add(zone) }
         guard incremental.digests[index] != nil, incremental.contents[index] != nil else { return }
-        var undeclared = 0
+        var undeclaredNames: [String] = []
         if let liveZone {
             let declared = Set(zone.records.map(\.name))
-            undeclared = liveZone.recordOrder.count { !declared.contains($0) }
+            undeclaredNames = liveZone.recordOrder.filter { !declared.contains($0) }
         }
+        let undeclared = undeclaredNames.count
         if builder.changeCount == changesBefore {
             rememberUnchanged(
                 index, liveZone, token: token, undeclared: undeclared, notesFrom: notesBefore,
@@ -274,8 +275,7 @@ struct PlanRun {
             let pruned = options.prune || zone.prune
             keepForApply(
                 index, undeclared: pruned ? 0 : undeclared,
-                notes: pruned || undeclared == 0
-                    ? [] : [PlanBuilder.undeclaredNote(count: undeclared, zone: zone.name)],
+                notes: pruned || undeclared == 0 ? [] : [PlanBuilder.undeclaredNote(undeclaredNames, zone: zone.name)],
                 waiting: Array(builder.waiting[waitingBefore...]),
                 read: liveZone.flatMap { live in token.map { .init(token: $0, shares: Array(live.shares.values)) } })
             guard pending[zone.name] != nil else { return }

@@ -109,7 +109,7 @@ struct GoldenTests {
             recipeName: "family-lists", storeName: "memory:",
             owner: PlannedUser(handle: "alice", email: "alice@example.com", recordName: "_alice"),
             changes: changes,
-            notes: ["3 undeclared records kept in Archive; --prune deletes them."],
+            notes: ["3 undeclared records kept in Archive: draft, notes and old-list; --prune deletes them."],
             waiting: ["participant Trips/italy/frank: waiting for frank to accept (the store cannot act as frank)"],
             basis: PlanBasis())
         plan.container = "iCloud.com.example.Lists"

@@ -111,7 +111,11 @@ struct PlanApplyTests {
             ], in: zone, database: .private, atomic: true, as: alice.recordName)
         let kept = try await planner.plan(recipe)
         #expect(kept.changes == [])
-        #expect(kept.notes == ["3 undeclared records kept in FamilyLists; --prune deletes them."])
+        // Named, so that a reviewer knows which.
+        #expect(
+            kept.notes == [
+                "3 undeclared records kept in FamilyLists: extra, extra-child and loose; --prune deletes them."
+            ])
 
         let pruned = try await planner.plan(recipe, options: PlanOptions(prune: true))
         #expect(
