@@ -77,6 +77,12 @@ public enum StoreFile {
         }
     }
 
+    /// Whether `store` is one `notYetMade` made: a plan of it keeps no cache (the store an apply makes is another).
+    public static func isStandIn(_ store: any Store) -> Bool {
+        guard let local = store as? SQLiteStore else { return false }
+        return local.worlds.path == nil && local.displayName.hasPrefix("sqlite:")
+    }
+
     /// An empty store in memory standing in for a file that does not exist yet, for a command that only
     /// reads (a plan of a new store): the file is not made, and the store has the name the file will have.
     public static func notYetMade(

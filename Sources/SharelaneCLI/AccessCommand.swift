@@ -50,12 +50,14 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var world: WorldOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         let logger = Logger(label: "sharelane.access")
         let loaded = try recipeSelection.loadIfAny(recipe)
-        let store = try storeOptions.open(for: loaded, reading: true, logger: logger)
+        let store = try storeOptions.open(
+            for: loaded, container: world.container, environment: world.environment, reading: true, logger: logger)
         let snapshot = try await StoreUsers.snapshot(of: store, recipe: loaded)
         var matrix = AccessMatrix(snapshot).narrowed(toUser: user?.text, zone: zone)
         if let user, matrix.rows.isEmpty { throw user.unknown(in: store.displayName, recipe: loaded) }

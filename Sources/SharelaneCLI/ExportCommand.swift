@@ -44,6 +44,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var world: WorldOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -52,17 +53,19 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.
         // A store URL that names its container (cloudkit:CONTAINER/ENVIRONMENT) wins over the recipe's.
-        let store = try storeOptions.open(for: loaded, reading: true, logger: logger)
+        let store = try storeOptions.open(
+            for: loaded, container: world.container, environment: world.environment, reading: true, logger: logger)
         // A local store opened with no recipe is the container its file holds: the export names that one.
         let named = (store as? WebServicesStore)?.endpoint
         let local = (store as? SQLiteStore)?.world
-        let container = named?.container ?? loaded?.container ?? local?.container ?? Recipe.defaultContainer
+        let container =
+            named?.container ?? world.container ?? loaded?.container ?? local?.container ?? Recipe.defaultContainer
         let environment =
-            named?.environment ?? loaded?.environment.rawValue ?? local?.environment.rawValue
-            ?? CloudKitEnvironment.development.rawValue
+            named?.environment ?? world.environment?.rawValue ?? loaded?.environment.rawValue
+            ?? local?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
         let yaml = try await Self.exportedRecipe(
             from: store, owner: owner, zones: zones, name: name, container: container, environment: environment,
-            out: out, logger: logger)
+            out: out, logger: logger, hint: world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url))
         try OutputFile.write(yaml, to: out) {
             "Wrote \($0); `sharelane plan \($0)` shows no changes against \(store.displayName)."
         }
@@ -74,14 +77,15 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     /// - Throws: `CLIFailure` naming the store and what failed.
     static func exportedRecipe(
         from store: any Store, owner: Owner, zones: [String], name: String, container: String, environment: String,
-        out: String?, logger: Logger
+        out: String?, logger: Logger, hint: String = ""
     ) async throws -> String {
         do {
-            let email = try await owner.email(in: store)
+            let email = try await owner.email(in: store, hint: hint)
             // An export reads: it signs in only a user the store has.
             guard let user = try await store.signInExisting(email: email) else {
                 throw CLIFailure(
-                    "\(store.displayName) has no user \(email), so there is nothing of theirs to export; check --owner")
+                    "\(store.worldName) has no user \(email), so there is nothing of theirs to export\(hint); check "
+                        + "--owner")
             }
             // With --out, assets are downloaded beside the recipe and written `!asset PATH`.
             let assets = out.map { out in
@@ -109,7 +113,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
         /// The email address, looking an exported handle up among the store's users (local stores only).
         /// - Throws: `CLIFailure` when no user, or more than one, has that handle.
-        func email(in store: any Store) async throws -> String {
+        func email(in store: any Store, hint: String = "") async throws -> String {
             switch self {
             case .email(let email):
                 return email
@@ -125,7 +129,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 guard emails.count == 1, let email = emails.first else {
                     throw CLIFailure(
                         emails.isEmpty
-                            ? "--owner \(handle): no recipe names it and \(store.displayName) has no user exported as \(handle); pass an email address"
+                            ? "--owner \(handle): no recipe names it and \(store.worldName) has no user exported as \(handle)\(hint); pass an email address"
                             : "--owner \(handle) could be \(emails.joined(separator: " or ")); pass the email address"
                     )
                 }

@@ -44,6 +44,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var world: WorldOptions
     @OptionGroup var logging: LoggingOptions
 
     /// The formats `dot -T` is asked for, by file extension.
@@ -66,7 +67,8 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             )
         }
         let loaded = try recipeSelection.loadIfAny(recipe)
-        let store = try storeOptions.open(for: loaded, reading: true, logger: logger)
+        let store = try storeOptions.open(
+            for: loaded, container: world.container, environment: world.environment, reading: true, logger: logger)
         let snapshot = try await ShowCommand.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
         let source = SharingGraphRenderer().dot(SharingGraph(snapshot), title: "Sharing in \(store.displayName)")
         let shares = "\(snapshot.shares.count) share\(snapshot.shares.count == 1 ? "" : "s")"

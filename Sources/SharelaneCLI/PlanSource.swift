@@ -9,7 +9,7 @@ import Recipe
 struct PlanSource {
     let path: String
     let selection: RecipeSelection
-    let cache: PlanCache?
+    var cache: PlanCache?
     private let unchanged: UnchangedRecipe?
     private let loaded: (recipe: Recipe, inputs: RecipeInputs)?
 

@@ -4,6 +4,7 @@ import Logging
 import Planner
 import Recipe
 import ShareKit
+import ShareStoreSQLite
 
 /// The options of every command that plans (`plan`, `apply`, `destroy`), and the one way they make a plan:
 /// the recipe (or a saved plan), its cache, the store's lock, the store, the plan, and the message a failure
@@ -73,7 +74,7 @@ struct PlanningOptions: ParsableArguments {
         }
         // A plan of a store not made yet keeps no cache of it: the store the apply makes is another.
         let notYetMade = reading && storeOptions.notYetMadePath != nil
-        let source =
+        var source =
             isSaved
             ? nil
             : try PlanSource(
@@ -107,6 +108,8 @@ struct PlanningOptions: ParsableArguments {
                 for: source?.recipe, container: saved?.container, environment: saved?.environment,
                 parallelism: parallelism, reading: reading, logger: logger)
         }
+        // A world not made yet, read as empty: no cache of it (the store an apply makes is another).
+        if StoreFile.isStandIn(store) { source?.cache = nil }
         let applier = Applier(store: store, logger: logger, parallelism: parallelism)
         var plan: Plan
         do {

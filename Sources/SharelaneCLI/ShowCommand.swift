@@ -29,6 +29,7 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     ]
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var world: WorldOptions
     @OptionGroup var logging: LoggingOptions
 
     @Option(
@@ -59,7 +60,8 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.show")
         let loaded = try recipeSelection.loadIfAny(recipe)
-        let store = try storeOptions.open(for: loaded, reading: true, logger: logger)
+        let store = try storeOptions.open(
+            for: loaded, container: world.container, environment: world.environment, reading: true, logger: logger)
         if format != .tree {
             let snapshot = try await Self.sharingSnapshot(of: store, recipe: loaded, user: user, zone: zone)
             Terminal.write(format.render(snapshot, title: "Sharing in \(store.displayName)"))
@@ -69,7 +71,8 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         var lines: [String] = []
         if let user {
             // Showing reads: only a user the store has is signed in.
-            let resolved = try await user.user(in: store, recipe: loaded)
+            let resolved = try await user.user(
+                in: store, recipe: loaded, hint: world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url))
             lines.append(
                 "Store \(store.worldName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
             for scope in database.map({ [$0] }) ?? DatabaseScope.allCases {
@@ -81,7 +84,8 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             }
             if store is SQLiteStore, users.isEmpty, try await renderer.isPublicEmpty() {
                 Terminal.write(
-                    "The store \(store.worldName) is empty. Apply a recipe with `sharelane apply` to fill it." + "\n")
+                    "The store \(store.worldName) is empty\(world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url)). Apply a recipe "
+                        + "with `sharelane apply` to fill it." + "\n")
                 return
             }
             lines.append("Store \(store.worldName): \(users.count) user\(users.count == 1 ? "" : "s")")

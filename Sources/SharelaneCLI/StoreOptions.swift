@@ -37,6 +37,18 @@ public struct StoreOptions: ParsableArguments {
     /// The store URL in effect.
     public var url: String { StoreLocator.effectiveURL(option: store) }
 
+    /// The world of an existing `sqlite:` store that a command would read and that the store does not hold
+    /// yet: `container` (else the one the file holds first) in `environment`.
+    func unmadeWorld(container: String?, environment: String, logger: Logger) -> (path: String, world: StoreWorld)? {
+        guard case .sqlite(let path)? = try? StoreLocator.location(of: url), StoreFile.kind(at: path) == .sharelane,
+            let worlds = try? SQLiteWorlds(path: path, logger: logger), let known = try? worlds.worlds()
+        else { return nil }
+        let world = StoreWorld(
+            container: container ?? worlds.homeWorld?.container ?? Recipe.defaultContainer,
+            environment: CloudKitEnvironment(rawValue: environment) ?? .development)
+        return known.contains(world) ? nil : (path, world)
+    }
+
     /// The path of a `sqlite:` store whose file does not exist yet, if that is the store.
     var notYetMadePath: String? {
         guard case .sqlite(let path)? = try? StoreLocator.location(of: url), StoreFile.kind(at: path) == .missing
@@ -62,9 +74,10 @@ public struct StoreOptions: ParsableArguments {
     ) throws -> any Store {
         SecretMask.register(apiToken)
         let url = self.url
-        let container = recipe?.container ?? named ?? Recipe.defaultContainer
+        // `--container` (or a saved plan's) wins over the recipe's.
+        let container = named ?? recipe?.container ?? Recipe.defaultContainer
         // Nothing names a container: a local store opens the one its file holds.
-        let namedContainer = recipe?.container ?? named
+        let namedContainer = named ?? recipe?.container
         let environmentName = (environment ?? recipe?.environment ?? .development).rawValue
         var variables = ProcessInfo.processInfo.environment
         var apiToken = self.apiToken
@@ -88,7 +101,12 @@ public struct StoreOptions: ParsableArguments {
                 }
             }
             let store: any Store
-            if reading, let path = notYetMadePath {
+            if reading, let world = unmadeWorld(container: namedContainer, environment: environmentName, logger: logger) {
+                // A world of the store that does not exist yet reads as empty, and is not made by reading it.
+                store = try StoreFile.notYetMade(
+                    path: world.path, container: world.world.container, environment: world.world.environment,
+                    logger: logger)
+            } else if reading, let path = notYetMadePath {
                 Terminal.printError(
                     "note: \(url) does not exist yet: read as an empty store, and not made (an apply makes it)")
                 store = try StoreFile.notYetMade(

@@ -44,7 +44,8 @@ struct UserArgument: ExpressibleByArgument, Sendable, Hashable, CustomStringConv
 
     /// The user of `store` it names, found without creating anyone.
     /// - Throws: `CLIFailure`, `unknown`'s when the store has no such user.
-    func user(in store: any Store, recipe: Recipe?) async throws -> User {
+    /// - Parameter hint: what to add to a "no user" failure (the store's other worlds, `WorldOptions`).
+    func user(in store: any Store, recipe: Recipe?, hint: String = "") async throws -> User {
         if let email = email(in: recipe) {
             let found: User?
             do {
@@ -52,7 +53,7 @@ struct UserArgument: ExpressibleByArgument, Sendable, Hashable, CustomStringConv
             } catch {
                 throw CLIFailure("cannot sign in to \(store.displayName) as \(email): \(error)")
             }
-            guard let found else { throw unknown(in: store.displayName, recipe: recipe) }
+            guard let found else { throw unknown(in: store.displayName + hint, recipe: recipe) }
             return found
         }
         do {
@@ -61,7 +62,7 @@ struct UserArgument: ExpressibleByArgument, Sendable, Hashable, CustomStringConv
             where [.authenticationFailed, .authenticationRequired, .notFound].contains(error.code)
         {
             // The store knows no such user, or holds no token to act as them: either way it names nobody here.
-            throw unknown(in: store.displayName, recipe: recipe)
+            throw unknown(in: store.displayName + hint, recipe: recipe)
         } catch {
             throw CLIFailure("cannot read user \(text) in \(store.displayName): \(error)")
         }

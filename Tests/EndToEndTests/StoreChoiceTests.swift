@@ -88,4 +88,46 @@ import Testing
         let left = try files()
         #expect(left == ["notes.txt", "other.db"], "\(left)")
     }
+
+    @Test func aCommandSaysWhichWorldItReadAndHowToReadAnother() async throws {
+        let store = ["--store", "o.sqlite"]
+        let applied = try await SharelaneBinary.run(["apply", recipe, "--yes"] + store, in: scratch.url)
+        #expect(applied.status == 0, "\(applied.output)")
+        // The folder's own recipe names another container.
+        _ = try scratch.write(
+            "sharelane.yaml",
+            """
+            sharelane: 1
+            name: mine
+            container: iCloud.com.example.Mine
+            users: { mia: { email: mia@example.com } }
+            owner: mia
+            zones: { Notes: {} }
+            """)
+        let hint =
+            "(read iCloud.com.example.Mine/development, the container of sharelane.yaml; the store also holds "
+            + "iCloud.com.example.Lists/development: read one with --container iCloud.com.example.Lists)"
+        let show = try await SharelaneBinary.run(["show"] + store, in: scratch.url)
+        #expect(show.stdout.contains("is empty \(hint)"), "\(show.output)")
+        let alice = try await SharelaneBinary.run(["show", "--as", "alice@example.com"] + store, in: scratch.url)
+        #expect(alice.status == 1)
+        #expect(alice.stderr.contains(hint), "\(alice.stderr)")
+        let export = try await SharelaneBinary.run(["export", "--owner", "alice@example.com"] + store, in: scratch.url)
+        #expect(export.stderr.contains(hint), "\(export.stderr)")
+        // --container reads the other world.
+        let other = try await SharelaneBinary.run(
+            ["show", "--container", "iCloud.com.example.Lists"] + store, in: scratch.url)
+        #expect(
+            other.stdout.hasPrefix("Store sqlite:o.sqlite (iCloud.com.example.Lists, development): 4 users"),
+            "\(other.output)")
+        let access = try await SharelaneBinary.run(
+            ["access", "--container", "iCloud.com.example.Lists", "--environment", "development"] + store,
+            in: scratch.url)
+        #expect(access.stdout.contains("4 users × 2 shares"), "\(access.output)")
+        // Reading a world the store does not hold makes none.
+        let worlds = (try? FileManager.default.contentsOfDirectory(atPath: scratch.file("o.sqlite.worlds"))) ?? []
+        #expect(!worlds.contains("iCloud.com.example.Mine"), "\(worlds)")
+        let files = try files()
+        #expect(files.filter { $0.hasPrefix("o.sqlite") } == ["o.sqlite", "o.sqlite.lock"], "\(files)")
+    }
 }
