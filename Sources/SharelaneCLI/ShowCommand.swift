@@ -72,7 +72,8 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         if let user {
             // Showing reads: only a user the store has is signed in.
             let resolved = try await user.user(
-                in: store, recipe: loaded, hint: world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url))
+                in: store, recipe: loaded,
+                hint: world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url))
             lines.append(
                 "Store \(store.worldName), as \(resolved.email ?? resolved.recordName) (\(resolved.recordName))")
             for scope in database.map({ [$0] }) ?? DatabaseScope.allCases {
@@ -83,9 +84,9 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 User(recordName: $0.recordName, email: $0.email, name: $0.name)
             }
             if store is SQLiteStore, users.isEmpty, try await renderer.isPublicEmpty() {
+                let hint = world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url)
                 Terminal.write(
-                    "The store \(store.worldName) is empty\(world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url)). Apply a recipe "
-                        + "with `sharelane apply` to fill it." + "\n")
+                    "The store \(store.worldName) is empty\(hint). Apply a recipe with `sharelane apply` to fill it.\n")
                 return
             }
             lines.append("Store \(store.worldName): \(users.count) user\(users.count == 1 ? "" : "s")")

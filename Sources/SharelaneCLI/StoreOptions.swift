@@ -101,7 +101,8 @@ public struct StoreOptions: ParsableArguments {
                 }
             }
             let store: any Store
-            if reading, let world = unmadeWorld(container: namedContainer, environment: environmentName, logger: logger) {
+            if reading, let world = unmadeWorld(container: namedContainer, environment: environmentName, logger: logger)
+            {
                 // A world of the store that does not exist yet reads as empty, and is not made by reading it.
                 store = try StoreFile.notYetMade(
                     path: world.path, container: world.world.container, environment: world.world.environment,
