@@ -6,6 +6,8 @@ extension Store {
     /// `sqlite:.sharelane/store.sqlite (iCloud.com.example.Lists, development)`: a store holds many worlds,
     /// and a plan, `show`, `access` or a lane reads one.
     public var worldName: String {
-        "\(displayName) (\(container.map { "\($0), " } ?? "")\(environment.rawValue))"
+        // `cloudkit:CONTAINER/ENVIRONMENT` says it already.
+        if let container, displayName.contains("\(container)/\(environment.rawValue)") { return displayName }
+        return "\(displayName) (\(container.map { "\($0), " } ?? "")\(environment.rawValue))"
     }
 }

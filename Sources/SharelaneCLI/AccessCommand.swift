@@ -58,7 +58,7 @@ struct AccessCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let loaded = try recipeSelection.loadIfAny(recipe)
         let store = try storeOptions.open(
             for: loaded, container: world.container, environment: world.environment, reading: true, logger: logger)
-        let snapshot = try await StoreUsers.snapshot(of: store, recipe: loaded)
+        let snapshot = try await StoreUsers.snapshot(of: store, recipe: loaded, asking: user?.text)
         var matrix = AccessMatrix(snapshot).narrowed(toUser: user?.text, zone: zone)
         if let user, matrix.rows.isEmpty { throw user.unknown(in: store.displayName, recipe: loaded) }
         if let zone, matrix.columns.isEmpty {

@@ -8,20 +8,42 @@ import SharingReport
 enum StoreUsers {
     /// The users, with the recipe's handles where the recipe names them.
     /// - Throws: `CLIFailure` when a remote store is read without a recipe.
-    static func list(in store: any Store, recipe: Recipe?) async throws -> [SharingUser] {
+    /// - Parameter asking: an email address `--as` names, read too when the recipe does not name it.
+    static func list(in store: any Store, recipe: Recipe?, asking: String? = nil) async throws -> [SharingUser] {
         let users: [User]
         if let local = store as? SQLiteStore {
             users = try await local.allUsers()
         } else {
-            guard let recipe else {
+            // The user `--as` names first, then the owner: on `cloudkit:`, which acts only as the user its token
+            // signs in, an address it cannot tell apart from that user's is that user, who is read once, as the
+            // first address that reaches them.
+            var emails = (recipe?.users ?? []).sorted { a, _ in a.handle == recipe?.owner }.map(\.email)
+            if let asking, asking.contains("@") {
+                emails.removeAll { EmailAddress.normalized($0) == EmailAddress.normalized(asking) }
+                emails.insert(asking, at: 0)
+            }
+            guard !emails.isEmpty else {
                 throw CLIFailure(
                     "\(store.displayName) cannot list its users: name one with --as EMAIL, or pass --recipe FILE to read the recipe's users"
                 )
             }
             var found: [User] = []
-            for declared in recipe.users {
-                if let user = try await store.signInExisting(email: declared.email) { found.append(user) }
+            var refused: ShareError?
+            for email in emails {
+                do {
+                    if let user = try await store.signInExisting(email: email),
+                        !found.contains(where: { $0.recordName == user.recordName })
+                    {
+                        found.append(user)
+                    }
+                } catch let error as ShareError
+                    where [.authenticationFailed, .authenticationRequired].contains(error.code)
+                {
+                    // Another user than the one the store acts as: what they see is theirs to read.
+                    refused = refused ?? error
+                }
             }
+            if found.isEmpty, let refused { throw refused }
             users = found
         }
         let handles = Dictionary(
@@ -35,8 +57,8 @@ enum StoreUsers {
     }
 
     /// The snapshot of every share the users own, or a failure naming the store.
-    static func snapshot(of store: any Store, recipe: Recipe?) async throws -> SharingSnapshot {
-        let users = try await list(in: store, recipe: recipe)
+    static func snapshot(of store: any Store, recipe: Recipe?, asking: String? = nil) async throws -> SharingSnapshot {
+        let users = try await list(in: store, recipe: recipe, asking: asking)
         do {
             return try await SharingSnapshotReader(store: store).read(users: users)
         } catch {
