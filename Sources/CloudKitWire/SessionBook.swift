@@ -125,8 +125,9 @@ actor SessionBook {
             if let user, let signedIn = cloudKitUser, user != signedIn.recordName, user != defaultOwnerName {
                 throw ShareError(
                     .authenticationFailed,
-                    "\(displayName) acts only as the user signed in with CLOUDKIT_WEB_AUTH_TOKEN "
-                        + "(\(signedIn.recordName)), not as \(user)", subject: user)
+                    "\(displayName) acts only as the user signed in with CLOUDKIT_WEB_AUTH_TOKEN or `sharelane login` "
+                        + "(\(signedIn.recordName)), not as \(user): to act as them, they sign in with `sharelane "
+                        + "login --as HANDLE` (a token of their own) and run the command with it", subject: user)
             }
             guard tokens[Self.cloudKitKey] != nil else {
                 throw ShareError(

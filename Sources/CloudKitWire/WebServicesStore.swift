@@ -150,8 +150,9 @@ public final class WebServicesStore: Store {
             if let found, found.recordName != current.recordName {
                 throw ShareError(
                     .authenticationFailed,
-                    "cloudkit: acts only as the user signed in with CLOUDKIT_WEB_AUTH_TOKEN; \(email) is another "
-                        + "user (\(found.recordName)), so what they must do is left for them to do",
+                    "cloudkit: acts only as the user signed in with CLOUDKIT_WEB_AUTH_TOKEN or `sharelane login`; \(email) "
+                        + "is another user (\(found.recordName)), so what they must do is left for them to do (they "
+                        + "sign in with `sharelane login --as HANDLE`)",
                     subject: email)
             }
             return User(recordName: current.recordName, email: email, name: name ?? current.name)

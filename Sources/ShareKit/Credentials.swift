@@ -18,10 +18,11 @@ public enum Credentials {
 
     /// Whether the variable `name` holds a credential: one of CloudKit's, or any whose name says it holds a
     /// token, a secret, a password or a key. A variable naming a place (`…_FILE`, `…_PATH`, `…_DIR`, such as
-    /// `SHARELANE_TOKEN_FILE`) holds a path, not the secret, and is shown, except the server-to-server key's.
+    /// `SHARELANE_TOKEN_FILE`, `CLOUDKIT_PRIVATE_KEY_FILE`) holds a path, not the secret, and is shown: an error
+    /// about a missing key file names the file.
     public static func isCredential(variable name: String) -> Bool {
         let upper = name.uppercased()
-        if [apiTokenVariable, webAuthTokenVariable, keyIDVariable, privateKeyFileVariable].contains(upper) {
+        if [apiTokenVariable, webAuthTokenVariable, keyIDVariable].contains(upper) {
             return true
         }
         if ["_FILE", "_PATH", "_DIR"].contains(where: upper.hasSuffix) { return false }

@@ -40,8 +40,11 @@ public struct StoreOptions: ParsableArguments {
     /// The world of an existing `sqlite:` store that a command would read and that the store does not hold
     /// yet: `container` (else the one the file holds first) in `environment`.
     func unmadeWorld(container: String?, environment: String, logger: Logger) -> (path: String, world: StoreWorld)? {
+        // A file whose own world is not claimed yet (one written before containers were kept apart) is the
+        // world of the first command that opens it, as Docs/CloudKit.md says.
         guard case .sqlite(let path)? = try? StoreLocator.location(of: url), StoreFile.kind(at: path) == .sharelane,
-            let worlds = try? SQLiteWorlds(path: path, logger: logger), let known = try? worlds.worlds()
+            let worlds = try? SQLiteWorlds(path: path, logger: logger), worlds.homeWorld != nil,
+            let known = try? worlds.worlds()
         else { return nil }
         let world = StoreWorld(
             container: container ?? worlds.homeWorld?.container ?? Recipe.defaultContainer,
