@@ -10,6 +10,9 @@ import NIOCore
 /// again, however it writes (`WebServicesTransport` tries again within the reach timeout).
 struct ConnectionFailure: Error {
     var reason: String
+    /// Whether the service's name did not resolve at all (no address, only DNS errors): sending again does
+    /// not find it, so it is said at once rather than retried until the reach timeout.
+    var unknownHost = false
 
     init?(_ error: any Error) {
         if let io = error as? IOError, [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, EADDRNOTAVAIL].contains(io.errnoCode) {
@@ -21,10 +24,17 @@ struct ConnectionFailure: Error {
         } else if String(describing: type(of: error)) == "NIOConnectionError" {
             // NIOPosix's error for a connection that could not be made to any address (DNS included).
             reason = "\(error)"
+            unknownHost = reason.contains("UnknownHost")
         } else {
             return nil
         }
     }
+}
+
+/// The service's name does not resolve: a wrong address or no network, which no retry mends. Not one of
+/// CloudKit's error codes (the service never answered), so it is said as it is.
+public struct UnknownHost: Error, CustomStringConvertible {
+    public var description: String
 }
 
 /// A connection that closed, or went silent, after the request went out and before its answer came: the

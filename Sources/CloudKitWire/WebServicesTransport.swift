@@ -95,6 +95,12 @@ struct WebServicesTransport: Sendable {
             do {
                 reply = try await once(token)
             } catch let failure as ConnectionFailure {
+                if failure.unknownHost {
+                    let host = URL(string: endpoint.baseURL)?.host ?? endpoint.baseURL
+                    throw UnknownHost(
+                        description: "cannot reach \(displayName): the name \(host) does not resolve (DNS); check "
+                            + "the store's address (--store, CLOUDKIT_BASE_URL) and this machine's network")
+                }
                 // Nothing reached the service, so sending again cannot apply anything twice.
                 let since = unreachableSince ?? ContinuousClock.now
                 unreachableSince = since

@@ -38,4 +38,27 @@ import Testing
             "\(out)")
         #expect(out.contains("== end"), "\(out)")
     }
+
+    @Test func aNameThatDoesNotResolveIsSaidAtOnceNotRetried() async throws {
+        let scratch = try TemporaryDirectory("e2e-cloudkit-dns")
+        // `.invalid` never resolves (RFC 6761).
+        let environment = [
+            "CLOUDKIT_BASE_URL": "https://no-such-host.invalid", "CLOUDKIT_API_TOKEN": "api-token-12345678",
+            "CLOUDKIT_WEB_AUTH_TOKEN": "web-token-12345678", "SHARELANE_TOKEN_FILE": scratch.file("tokens.json"),
+        ]
+        let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
+        for arguments in [
+            ["show", recipe, "--store", "cloudkit:iCloud.com.example.Lists"],
+            ["login", "--store", "cloudkit:iCloud.com.example.Lists"],
+        ] {
+            let result = try await SharelaneBinary.run(arguments, in: scratch.url, environment: environment)
+            #expect(result.status == 1, "\(arguments): \(result.output)")
+            #expect(
+                result.stderr.contains(
+                    "the name no-such-host.invalid does not resolve (DNS); check the store's address"),
+                "\(result.stderr)")
+            #expect(
+                !result.output.contains("TRY_AGAIN_LATER") && !result.output.contains("retrying"), "\(result.output)")
+        }
+    }
 }
