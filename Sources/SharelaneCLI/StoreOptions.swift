@@ -54,7 +54,9 @@ public struct StoreOptions: ParsableArguments {
 
     /// The path of a `sqlite:` store whose file does not exist yet, if that is the store.
     var notYetMadePath: String? {
-        guard case .sqlite(let path)? = try? StoreLocator.location(of: url), StoreFile.kind(at: path) == .missing
+        // Existence alone: what the file holds is read once, where the store is opened.
+        guard case .sqlite(let path)? = try? StoreLocator.location(of: url),
+            !FileManager.default.fileExists(atPath: path)
         else { return nil }
         return path
     }

@@ -36,24 +36,9 @@ import Testing
             """)
     }
 
-    /// Whether a process is gone (a zombie counts: it no longer runs).
-    func isGone(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0 else { return true }
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        return status.contains("State:\tZ")
-    }
-
     func pids(_ name: String) -> [Int32] {
         ((try? String(contentsOfFile: scratch.file(name), encoding: .utf8)) ?? "").split(separator: "\n")
             .compactMap { Int32($0) }
-    }
-
-    func allGone(_ pids: [Int32]) async -> Bool {
-        for _ in 0..<100 {
-            if pids.allSatisfy(isGone) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
     }
 
     @Test func aStepThatWaitsForItsBackgroundJobEnds() async throws {
@@ -78,7 +63,7 @@ import Testing
         #expect(result.output.contains("ran longer than its timeout of 1 s and was stopped"), "\(result.output)")
         let background = pids("slow.pid")
         #expect(background.count == 1)
-        #expect(await allGone(background), "the step's background job is stopped with it")
+        #expect(await ProcessState.allGone(background), "the step's background job is stopped with it")
     }
 
     @Test func ctrlCStopsTheStepsProgramsAndThenTheLane() async throws {
@@ -117,6 +102,6 @@ import Testing
         #expect(output.contains("lane long stopped"), "\(output)")
         let started = pids("long.pid")
         #expect(started.count == 2)
-        #expect(await allGone(started), "the step's shell and its background job are stopped")
+        #expect(await ProcessState.allGone(started), "the step's shell and its background job are stopped")
     }
 }

@@ -68,22 +68,6 @@ import Testing
         }
     }
 
-    /// Whether a process is gone (a zombie of its own parent counts: it no longer runs).
-    func isGone(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0 else { return true }
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        return status.contains("State:\tZ")
-    }
-
-    /// Polls, for up to a few seconds, until every pid is gone (a SIGKILLed group is reaped by init).
-    func allGone(_ pids: [Int32]) async -> Bool {
-        for _ in 0..<100 {
-            if pids.allSatisfy(isGone) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
-    }
-
     @Test func sigtermStopsABashCommandAndWhatItStartedAndServeExits143() async throws {
         let pids = scratch.file("bash.pids")
         let usersPath = scratch.file("users-path")
@@ -94,7 +78,7 @@ import Testing
                 "echo \"$SHARELANE_USERS\" > \(usersPath); sleep 120 & echo $$ >> \(pids); echo $! >> \(pids); wait",
             ], pids: pids, expected: 2, signal: SIGTERM)
         #expect(run.status == 143, "\(run.stderr)")
-        #expect(await allGone(run.pids), "the command and its background job are stopped: \(run.pids)")
+        #expect(await ProcessState.allGone(run.pids), "the command and its background job are stopped: \(run.pids)")
         let users = try String(contentsOfFile: usersPath, encoding: .utf8).trimmingCharacters(
             in: .whitespacesAndNewlines)
         #expect(!users.isEmpty)
@@ -109,7 +93,7 @@ import Testing
                 "import os, time; open('\(pids)', 'w').write('%d\\n' % os.getpid()); time.sleep(120)",
             ], pids: pids, expected: 1, signal: SIGTERM)
         #expect(run.status == 143, "\(run.stderr)")
-        #expect(await allGone(run.pids))
+        #expect(await ProcessState.allGone(run.pids))
     }
 
     @Test func aCommandThatTrapsTheSignalAndExitsZeroStillFailsTheRun() async throws {
@@ -133,7 +117,7 @@ import Testing
                 "echo \"$SHARELANE_USERS\" > \(usersPath); echo $$ > \(pids); sleep 120",
             ], pids: pids, expected: 1, signal: SIGHUP)
         #expect(run.status == 129, "\(run.stderr)")
-        #expect(await allGone(run.pids))
+        #expect(await ProcessState.allGone(run.pids))
         let users = try String(contentsOfFile: usersPath, encoding: .utf8).trimmingCharacters(
             in: .whitespacesAndNewlines)
         #expect(!FileManager.default.fileExists(atPath: users))
@@ -147,7 +131,7 @@ import Testing
                 "trap '' TERM; echo $$ > \(pids); while :; do sleep 0.1; done",
             ], pids: pids, expected: 1, signal: SIGTERM)
         #expect(run.status == 128 + SIGKILL, "\(run.stderr)")
-        #expect(await allGone(run.pids))
+        #expect(await ProcessState.allGone(run.pids))
     }
 
     @Test func theCommandStartsWithNoSignalBlockedOrIgnored() async throws {
