@@ -178,17 +178,19 @@ import Testing
             try SharelaneBinary.runProcess(
                 SharelaneBinary.executable,
                 ["serve", "--recipe", recipe, "--port", "\(socket.port)", "--", "true"], in: directory,
-                timeout: 20)
+                timeout: 60)
         }
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("another program listens on port \(socket.port)"), "\(result.stderr)")
+        // A documentation address (RFC 5737) this machine does not have: one may be a machine's own.
+        let foreign = try #require(addressThisMachineLacks(), "every documentation address is this machine's")
         let unreachable = try await SharelaneBinary.offPool {
             try SharelaneBinary.runProcess(
-                SharelaneBinary.executable, ["serve", "--recipe", recipe, "--host", "192.0.2.1", "--", "true"],
-                in: directory, timeout: 20)
+                SharelaneBinary.executable, ["serve", "--recipe", recipe, "--host", foreign, "--", "true"],
+                in: directory, timeout: 60)
         }
         #expect(unreachable.status == 1, "\(unreachable.output)")
-        #expect(unreachable.stderr.contains("192.0.2.1 is not an address of this machine"), "\(unreachable.stderr)")
+        #expect(unreachable.stderr.contains("\(foreign) is not an address of this machine"), "\(unreachable.stderr)")
     }
 
     @Test func anIPv6HostIsWrittenInBrackets() async throws {
@@ -280,4 +282,23 @@ private func listeningSocket() -> (descriptor: Int32, port: Int) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
     }
     return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+}
+
+/// An IPv4 documentation address no interface of this machine has (binding to it fails with
+/// EADDRNOTAVAIL), or nil when the machine has them all.
+private func addressThisMachineLacks() -> String? {
+    ["203.0.113.7", "198.51.100.7", "192.0.2.7"].first { candidate in
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr(candidate)
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        return bound != 0 && errno == EADDRNOTAVAIL
+    }
 }

@@ -93,8 +93,11 @@ public enum SharelaneBinary {
             if process.isRunning {
                 process.terminate()
                 process.waitUntilExit()
+                // What it said before it was stopped is the only clue to where it hung.
+                let said = [outURL, errURL].compactMap { try? String(contentsOf: $0, encoding: .utf8) }
                 throw FixtureError(
-                    message: "\(executable.lastPathComponent) did not finish within \(Int(timeout)) s: \(arguments)")
+                    message: "\(executable.lastPathComponent) did not finish within \(Int(timeout)) s: \(arguments); "
+                        + "it printed: \(said.joined(separator: "\n"))")
             }
         }
         process.waitUntilExit()
