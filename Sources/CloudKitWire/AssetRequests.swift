@@ -110,7 +110,7 @@ package struct RereferenceAssetsResponse: Codable, Sendable {
             recordName = field.recordName
             fieldName = field.fieldName
             serverErrorCode = WireSpelling.errorCode(error.code)
-            reason = error.reason
+            reason = WireSpelling.reason(of: error)
         }
     }
 

@@ -145,7 +145,7 @@ package struct ZoneChangesResponse: Codable, Sendable, Hashable {
         package init(zoneID: ZoneID, error: ShareError) {
             self.zoneID = WireZoneID(zoneID)
             serverErrorCode = WireSpelling.errorCode(error.code)
-            reason = error.reason
+            reason = WireSpelling.reason(of: error)
         }
 
         /// The changes, or the error this entry carries.

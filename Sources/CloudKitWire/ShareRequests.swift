@@ -80,7 +80,7 @@ package struct WireShareMetadata: Sendable, Hashable {
     package init(shortGUID: String, error: ShareError) {
         self.shortGUID = shortGUID
         serverErrorCode = WireSpelling.errorCode(error.code)
-        reason = error.reason
+        reason = WireSpelling.reason(of: error)
     }
 
     /// The metadata, or the error this result carries.

@@ -52,7 +52,7 @@ package struct WireSubscription: Codable, Sendable, Hashable {
     package init(subscriptionID: String, error: ShareError) {
         self.subscriptionID = subscriptionID
         serverErrorCode = WireSpelling.errorCode(error.code)
-        reason = error.reason
+        reason = WireSpelling.reason(of: error)
         uuid = WireError.newUUID()
     }
 

@@ -193,7 +193,7 @@ package struct SignInBatchResponse: Codable, Sendable, Hashable {
         package init(emailAddress: String, error: ShareError) {
             self.emailAddress = emailAddress
             serverErrorCode = WireSpelling.errorCode(error.code)
-            reason = error.reason
+            reason = WireSpelling.reason(of: error)
         }
 
         /// The user and their token, or the error the entry carries.

@@ -12,7 +12,7 @@ package struct WireError: Codable, Sendable, Hashable {
     package init(_ error: ShareError, redirectURL: String? = nil) {
         uuid = Self.newUUID()
         serverErrorCode = WireSpelling.errorCode(error.code)
-        reason = error.reason
+        reason = WireSpelling.reason(of: error)
         self.redirectURL = redirectURL
         retryAfter = error.retryAfter
     }

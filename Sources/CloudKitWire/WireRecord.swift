@@ -103,7 +103,7 @@ package struct WireRecord: Codable, Sendable, Hashable {
     package init(recordName: String?, error: ShareError) {
         self.recordName = recordName
         serverErrorCode = WireSpelling.errorCode(error.code)
-        reason = error.reason
+        reason = WireSpelling.reason(of: error)
         retryAfter = error.retryAfter
         uuid = WireError.newUUID()
     }

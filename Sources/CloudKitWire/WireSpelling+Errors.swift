@@ -1,8 +1,33 @@
+import Foundation
 import ShareKit
 
 // The words of errors and of request paths: error codes and their HTTP statuses, databases, environments.
 // Spelled here, by hand, for the reason `WireSpelling+Records.swift` gives.
 extension WireSpelling {
+    // MARK: - Reasons
+
+    /// The signed-in user an emulator's answer is for.
+    package struct Addressee: Sendable {
+        package var recordName: UserRecordName
+        package var email: String
+
+        package init(recordName: UserRecordName, email: String) {
+            self.recordName = recordName
+            self.email = email
+        }
+    }
+
+    /// The user the answers written in this task are for, where an emulator set it; nil in a client.
+    @TaskLocal package static var addressee: Addressee?
+
+    /// A refusal's reason as the wire carries it: the user it is for named by the email they signed in with,
+    /// not by a user record name (`_1c4eb67…`), which reads as noise in a test's failure. Only the addressee's
+    /// own name: no one learns another user's email from a refusal.
+    package static func reason(of error: ShareError) -> String {
+        guard let addressee, error.reason.contains(addressee.recordName) else { return error.reason }
+        return error.reason.replacingOccurrences(of: addressee.recordName, with: addressee.email)
+    }
+
     // MARK: - Error codes
 
     /// A `serverErrorCode`.

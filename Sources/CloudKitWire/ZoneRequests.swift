@@ -27,7 +27,7 @@ package struct WireZone: Codable, Sendable, Hashable {
     package init(zoneID: ZoneID?, error: ShareError) {
         self.zoneID = zoneID.map(WireZoneID.init)
         serverErrorCode = WireSpelling.errorCode(error.code)
-        reason = error.reason
+        reason = WireSpelling.reason(of: error)
         uuid = WireError.newUUID()
     }
 

@@ -61,7 +61,12 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         context.caller.user = user
         let nextToken = await service.tokens.issue(for: user)
-        var response = await responding(request, context: context, next: next)
+        let addressee = await service.identities.identity(of: user)?.email.map {
+            WireSpelling.Addressee(recordName: user, email: $0)
+        }
+        var response = await WireSpelling.$addressee.withValue(addressee) {
+            await responding(request, context: context, next: next)
+        }
         if let name = HTTPField.Name(WireSpelling.webAuthTokenHeader) { response.headers[name] = nextToken }
         return response
     }
@@ -120,6 +125,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     /// A refusal as CloudKit answers it; `AUTHENTICATION_REQUIRED` leads to the sign-in page.
     private func answer(_ error: ShareError, to request: Request, context: Context) async -> Response {
+        RequestNotes.answered(error)
         let redirectURL =
             error.code == .authenticationRequired ? await service.redirectURL(request, context: context) : nil
         let body =

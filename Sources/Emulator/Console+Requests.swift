@@ -18,9 +18,11 @@ extension Console {
             return text
         }
         var body =
-            "<p>The last \(RequestHistory.limit) requests of clients (Web Services, sign-ins, `/_sharelane/`), newest "
-            + "first, in every container and environment. A refusal says why, in the store's words: the rule, and "
-            + "the share, participant and permission that decided it.</p>\n"
+            "<p>The last \(RequestHistory.limit) requests of clients (Web Services, sign-ins, <code>/_sharelane/</code>), "
+            + "newest first, in every container and environment. A refusal says why, in the store's words: the rule, "
+            + "and the share, participant and permission that decided it. Where a client was answered as though a "
+            + "zone or record did not exist (so that it learns nothing of what it may not see), this page says what "
+            + "the store knows.</p>\n"
         if entries.isEmpty {
             body += "<p class=\"empty\">No requests yet.</p>\n"
         } else {
@@ -28,7 +30,9 @@ extension Console {
             clock.dateFormat = "HH:mm:ss.SSS"
             clock.timeZone = TimeZone(identifier: "UTC")
             body +=
-                "<table class=\"data requests\"><thead><tr><th>time (UTC)</th><th>request</th><th>user</th>"
+                "<table class=\"data requests\"><colgroup><col class=\"time\"><col class=\"request\">"
+                + "<col class=\"user\"><col class=\"answer\"><col class=\"why\"></colgroup>"
+                + "<thead><tr><th>time (UTC)</th><th>request</th><th>user</th>"
                 + "<th>answer</th><th>refused, and why</th></tr></thead><tbody>\n"
             for entry in entries {
                 let user = entry.user.map { emails[$0] ?? $0 } ?? "-"

@@ -37,6 +37,9 @@ extension EmulatorService {
             capacity: request.records.count * 400)
         try await call.store.lookupRecords(
             request.records.map(\.recordName), in: zoneID, database: call.database, as: call.user, into: answer)
+        for (name, error) in answer.refusals {
+            RequestNotes.refused(error, subject: "\(zoneID.zoneName)/\(name)")
+        }
         return try encode(answer, continuationMarker: nil)
     }
 

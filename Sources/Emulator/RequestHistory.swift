@@ -21,8 +21,17 @@ actor RequestHistory {
     /// A refusal: its code, its reason, and the item it was about (a record, a zone, a share URL).
     struct Refusal: Sendable {
         var code: String
+        /// The store's whole reason: what the caller was told, or, where the caller may not know why (a zone
+        /// or record answered as missing), what the store knows (`ShareError.insight`). The console's reader
+        /// may see everything.
         var reason: String
         var subject: String?
+
+        init(_ error: ShareError, subject: String?) {
+            code = WireSpelling.errorCode(error.code)
+            reason = error.insight ?? error.reason
+            self.subject = subject
+        }
     }
 
     /// Requests newest first; a few hundred are plenty for a page.
@@ -43,6 +52,7 @@ actor RequestHistory {
 final class RequestNotes: @unchecked Sendable {
     private let lock = NSLock()
     private var refusals: [RequestHistory.Refusal] = []
+    private var answer: ShareError?
 
     /// The notes of the request this task serves, where the request log set them.
     @TaskLocal static var current: RequestNotes?
@@ -52,12 +62,19 @@ final class RequestNotes: @unchecked Sendable {
         guard let notes = current else { return }
         notes.lock.withLock {
             if notes.refusals.count < 50 {
-                notes.refusals.append(
-                    RequestHistory.Refusal(
-                        code: WireSpelling.errorCode(error.code), reason: error.reason, subject: subject))
+                notes.refusals.append(RequestHistory.Refusal(error, subject: subject))
             }
         }
     }
 
+    /// Notes the refusal the whole request was answered with, where a middleware made it into the answer
+    /// before the request log could see it thrown; the first one made stands.
+    static func answered(_ error: ShareError) {
+        guard let notes = current else { return }
+        notes.lock.withLock { if notes.answer == nil { notes.answer = error } }
+    }
+
     var noted: [RequestHistory.Refusal] { lock.withLock { refusals } }
+    /// The refusal the request was answered with (`answered`).
+    var answered: ShareError? { lock.withLock { answer } }
 }

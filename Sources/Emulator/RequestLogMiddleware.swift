@@ -36,6 +36,8 @@ struct RequestLogMiddleware: RouterMiddleware {
             refusal = answered
             response = try answered.response(from: request, context: context)
         }
+        // A refusal a middleware inside this one made into the answer (authentication, cross-origin headers).
+        refusal = refusal ?? notes.answered
         let elapsed = ContinuousClock.now - started
         // Tenths of a millisecond, spelled without `String(format:)`, whose trip through `NSString` was half the
         // cost of logging a request under load.
@@ -57,10 +59,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         if let history, Self.isClientRequest(request.uri.path) {
             var refusals = notes.noted
             if let refusal {
-                refusals.insert(
-                    RequestHistory.Refusal(
-                        code: WireSpelling.errorCode(refusal.code), reason: refusal.reason, subject: refusal.subject),
-                    at: 0)
+                refusals.insert(RequestHistory.Refusal(refusal, subject: refusal.subject), at: 0)
             }
             await history.record(
                 RequestHistory.Entry(

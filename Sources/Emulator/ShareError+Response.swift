@@ -10,6 +10,7 @@ extension ShareError: HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: WireSpelling.httpStatus(code)) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        RequestNotes.answered(self)
         // The address the connection reached, never the request's Host header, which the client writes.
         var redirectURL: String?
         if code == .authenticationRequired, let address = (context as? EmulatorRequestContext)?.localAddress {

@@ -34,11 +34,13 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The same error with user record names (`_7d1f…`) replaced by the recipe's handles, which is how a
-    /// recipe's reader knows its users.
-    func naming(_ handles: [UserRecordName: String]) -> LaneError {
+    /// The same error with user record names (`_7d1f…`) and emails replaced by the recipe's handles, which is
+    /// how a recipe's reader knows its users.
+    func naming(_ handles: [String: String]) -> LaneError {
+        // The longest first: one email may end with another (`ann@x.com`, `joann@x.com`).
+        let names = handles.sorted { ($0.key.count, $0.key) > ($1.key.count, $1.key) }
         func named(_ text: String) -> String {
-            handles.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+            names.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
         }
         switch self {
         case .expectationFailed(let expected, let found, let l):

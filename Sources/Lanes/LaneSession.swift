@@ -37,12 +37,14 @@ final class LaneSession {
         }
     }
 
-    /// The handles of the users signed in so far, by user record name, to write messages with handles.
-    var handles: [UserRecordName: String] {
-        var result: [UserRecordName: String] = [:]
+    /// The handles of the users signed in so far, by user record name and by email (`serve` names the user
+    /// it answers by email in a refusal), to write messages with handles alike on every store.
+    var handles: [String: String] {
+        var result: [String: String] = [:]
         for directory in directories.values {
             for entry in directory.entries {
                 if let recordName = entry.recordName { result[recordName] = entry.handle }
+                if !entry.email.isEmpty { result[entry.email] = entry.handle }
             }
         }
         return result

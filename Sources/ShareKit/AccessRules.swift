@@ -100,14 +100,38 @@ public enum AccessRules {
     /// The refusal of a zone `caller` names in its shared database and may not reach there (`mayReach`): the
     /// one a zone that does not exist gets, with the same words, whether the zone is missing, is someone's zone
     /// the caller was never told of, or is one whose share it has not accepted (`ZONE_NOT_FOUND`).
-    public static func unknownZone(_ zoneName: String, owner: UserRecordName, caller: UserRecordName) -> ShareError {
-        ShareError(.zoneNotFound, "no zone \(zoneName) of \(owner) is shared with \(caller)", subject: zoneName)
+    ///
+    /// - Parameter insight: why, for the store's keeper only (`ShareError.insight`).
+    public static func unknownZone(
+        _ zoneName: String, owner: UserRecordName, caller: UserRecordName, insight: String? = nil
+    ) -> ShareError {
+        ShareError(
+            .zoneNotFound, "no zone \(zoneName) of \(owner) is shared with \(caller)", subject: zoneName,
+            insight: insight)
+    }
+
+    /// Why `caller` does not reach `owner`'s zone in its shared database, as the store's keeper may be told
+    /// (`ShareError.insight`): the zone is missing, or the caller is on none of its shares, or was invited to
+    /// one and has not accepted it, or was removed.
+    public static func unreachedZoneInsight(
+        _ zoneName: String, owner: UserRecordName, caller: UserRecordName, shares: some Sequence<Share>
+    ) -> String {
+        let invitations = shares.compactMap { $0.participant(caller) }
+        if invitations.contains(where: { $0.acceptance == .pending }) {
+            return "\(caller) was invited to a share of \(owner)'s zone \(zoneName) and has not accepted it"
+        }
+        if !invitations.isEmpty {
+            return "\(caller) no longer takes part in a share of \(owner)'s zone \(zoneName)"
+        }
+        return "\(caller) is not a participant of any share of \(owner)'s zone \(zoneName)"
     }
 
     /// The refusal of a record the caller may not read, in a zone it reaches: the one a record that does not
     /// exist gets, with the same words (`NOT_FOUND`), for the same reason.
-    public static func unknownRecord(_ name: String, subject: String) -> ShareError {
-        ShareError(.notFound, "no record named \(name) in this zone", subject: subject)
+    ///
+    /// - Parameter insight: why, for the store's keeper only (`ShareError.insight`).
+    public static func unknownRecord(_ name: String, subject: String, insight: String? = nil) -> ShareError {
+        ShareError(.notFound, "no record named \(name) in this zone", subject: subject, insight: insight)
     }
 
     /// Reading a record (or the share itself) that `share` covers.

@@ -24,12 +24,21 @@ public struct ShareError: Error, Sendable, Hashable, Codable, CustomStringConver
     public var subject: String?
     /// Seconds to wait before retrying (`THROTTLED`, `TRY_AGAIN_LATER`).
     public var retryAfter: Double?
+    /// What the store knows beyond what the caller may be told: why a zone or record the caller may not know
+    /// of answered as a missing one ("carol is not a participant of any share of alice's zone Lists"), for
+    /// whoever runs the store (the emulator's console). Never sent to a client: `reason` is the same whether the
+    /// thing is missing or hidden (`AccessRules.unknownZone`).
+    public var insight: String?
 
-    public init(_ code: ServerErrorCode, _ reason: String, subject: String? = nil, retryAfter: Double? = nil) {
+    public init(
+        _ code: ServerErrorCode, _ reason: String, subject: String? = nil, retryAfter: Double? = nil,
+        insight: String? = nil
+    ) {
         self.code = code
         self.reason = reason
         self.subject = subject
         self.retryAfter = retryAfter
+        self.insight = insight
     }
 
     public var description: String {

@@ -67,7 +67,7 @@ enum ChangeFeed {
     {
         let context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
         if database == .shared, !context.isVisibleInSharedDatabase {
-            throw ZoneContext.notShared(zoneID, owner: context.owner, caller: user)
+            throw context.notShared()
         }
         guard let roots = context.readableRoots else { return (context, "", []) }
         return (

@@ -35,7 +35,7 @@ extension RecordBatch {
                 if kind == .forceUpdate || kind == .forceReplace {
                     return try create(record, subject: subject, encodedFields: encodedFields, nameTaken: hidden)
                 }
-                throw AccessRules.unknownRecord(name, subject: subject)
+                throw context.unknownRecord(name, subject: subject, hidden: hidden)
             }
             if kind.checksChangeTag {
                 try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
@@ -43,7 +43,7 @@ extension RecordBatch {
             return try update(
                 existing, with: record, replacing: kind == .replace || kind == .forceReplace, subject: subject)
         case .delete, .forceDelete:
-            guard let existing else { throw AccessRules.unknownRecord(name, subject: subject) }
+            guard let existing else { throw context.unknownRecord(name, subject: subject, hidden: hidden) }
             if kind.checksChangeTag {
                 try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
             }

@@ -237,7 +237,9 @@ extension SQLiteStore {
                 let zoneId = zone.id
             else {
                 // Someone else's missing zone answers as one the caller may not see (`ZoneContext.resolve`).
-                guard owner == user else { throw ZoneContext.notShared(zoneID, owner: owner, caller: user) }
+                guard owner == user else {
+                    throw ZoneContext.notShared(zoneID, owner: owner, caller: user, shares: nil)
+                }
                 throw ShareError(.zoneNotFound, "no zone \(zoneID.zoneName) of \(owner)", subject: zoneID.zoneName)
             }
             let context = try ZoneContext.resolve(

@@ -27,7 +27,7 @@ extension SQLiteStore: ReadsRecordsInPlace {
                 context = try ZoneContext.resolve(zoneID, scope: database, caller: user, db: db, createDefault: false)
                 // Someone's zone that is not in the caller's shared database answers as a missing zone does.
                 if database == .shared, !context.isVisibleInSharedDatabase {
-                    throw ZoneContext.notShared(zoneID, owner: context.owner, caller: user)
+                    throw context.notShared()
                 }
             } catch let error as ShareError {
                 for (index, name) in recordNames.enumerated() {
@@ -43,6 +43,7 @@ extension SQLiteStore: ReadsRecordsInPlace {
                 if places[name] == nil { places[name] = index } else { laterPlaces[name, default: []].append(index) }
             }
             var answered = [Bool](repeating: false, count: recordNames.count)
+            var hidden: Set<String> = []
             let visibleZoneID = context.visibleZoneID
             try RecordRow.forEachRow(db, zoneId: context.zoneId, names: recordNames) { row in
                 let name = row.string(1)
@@ -50,7 +51,10 @@ extension SQLiteStore: ReadsRecordsInPlace {
                 guard let place = places[name], context.sharesByName[name] == nil else { return }
                 let shareRoot = row.optionalString(5)
                 // A record the caller may not read is answered below as a missing one is.
-                guard context.canRead(shareRoot: shareRoot) else { return }
+                guard context.canRead(shareRoot: shareRoot) else {
+                    hidden.insert(name)
+                    return
+                }
                 let reading = RecordRow.reading(
                     row, in: visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName)
                 try receiver.receive(reading, at: place)
@@ -69,13 +73,16 @@ extension SQLiteStore: ReadsRecordsInPlace {
                         AccessRules.read(caller: user, zoneOwner: context.owner, share: share, subject: subject(name))
                             != nil
                     {
-                        outcome = .failed(recordName: name, ZoneContext.unknownRecord(name, subject: subject(name)))
+                        outcome = .failed(
+                            recordName: name, context.unknownRecord(name, subject: subject(name), hidden: true))
                     } else {
                         outcome = .savedShare(share)
                     }
                 } else {
                     // Missing, or not the caller's to read: one answer, so that it tells nothing of what exists.
-                    outcome = .failed(recordName: name, ZoneContext.unknownRecord(name, subject: subject(name)))
+                    outcome = .failed(
+                        recordName: name,
+                        context.unknownRecord(name, subject: subject(name), hidden: hidden.contains(name)))
                 }
                 try receiver.receive(outcome, at: index)
             }
@@ -106,7 +113,7 @@ extension SQLiteStore: ReadsRecordsInPlace {
             var sql = "SELECT \(RecordRow.selection) FROM record WHERE zoneId = ? AND type = ?"
             let roots = context.readableRoots?.sorted()
             if let roots {
-                guard !roots.isEmpty else { throw ZoneContext.notShared(zoneID, owner: context.owner, caller: user) }
+                guard !roots.isEmpty else { throw context.notShared() }
                 sql += " AND shareRoot IN (\(Array(repeating: "?", count: roots.count).joined(separator: ",")))"
             }
             // The statement of `sql` and `tail`, its arguments bound up to the tail's.

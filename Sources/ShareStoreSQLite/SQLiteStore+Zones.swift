@@ -51,7 +51,7 @@ extension SQLiteStore {
                     let context = try ZoneContext.resolve(
                         zoneID, scope: database, caller: user, db: db, createDefault: false)
                     if database == .shared, !context.isVisibleInSharedDatabase {
-                        return .failure(ZoneContext.notShared(zoneID, owner: context.owner, caller: user))
+                        return .failure(context.notShared())
                     }
                     return .success(Self.zone(context))
                 } catch let error as ShareError {

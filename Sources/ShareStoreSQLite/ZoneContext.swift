@@ -124,7 +124,7 @@ struct ZoneContext {
                 let row = try ZoneRow.fetchOne(db, scope: .private, owner: owner, name: zoneID.zoneName),
                 let id = row.id
             else {
-                throw notShared(zoneID, owner: owner, caller: caller)
+                throw notShared(zoneID, owner: owner, caller: caller, shares: nil)
             }
             var context = ZoneContext(
                 zone: row, zoneId: id, scope: scope, caller: caller, owner: owner,
@@ -138,7 +138,7 @@ struct ZoneContext {
                 leaving
                 ? AccessRules.mayKnowOf(caller: caller, zoneOwner: owner, shares: shares)
                 : AccessRules.mayReach(caller: caller, zoneOwner: owner, shares: shares)
-            guard reached else { throw notShared(zoneID, owner: owner, caller: caller) }
+            guard reached else { throw notShared(zoneID, owner: owner, caller: caller, shares: Array(shares)) }
             return context
         }
     }
@@ -146,13 +146,33 @@ struct ZoneContext {
     /// The refusal of a shared-database request about a zone the caller cannot see there: the same code and
     /// words whether the zone is missing or is someone's zone not shared with the caller
     /// (`AccessRules.unknownZone`), so that a refusal tells a stranger nothing of what exists.
-    static func notShared(_ zoneID: ZoneID, owner: UserRecordName, caller: UserRecordName) -> ShareError {
-        AccessRules.unknownZone(zoneID.zoneName, owner: owner, caller: caller)
+    ///
+    /// - Parameter shares: the zone's shares; nil when the zone does not exist. They say why, for the store's
+    ///   keeper only (`ShareError.insight`).
+    static func notShared(
+        _ zoneID: ZoneID, owner: UserRecordName, caller: UserRecordName, shares: [Share]?
+    ) -> ShareError {
+        let insight =
+            shares.map {
+                AccessRules.unreachedZoneInsight(zoneID.zoneName, owner: owner, caller: caller, shares: $0)
+            } ?? "\(owner) has no zone \(zoneID.zoneName)"
+        return AccessRules.unknownZone(zoneID.zoneName, owner: owner, caller: caller, insight: insight)
+    }
+
+    /// `notShared` for this zone, which exists: the caller accepted none of its shares.
+    func notShared() -> ShareError {
+        Self.notShared(visibleZoneID, owner: owner, caller: caller, shares: Array(sharesByName.values))
     }
 
     /// The refusal of a record the caller may not read: as if it were missing (`AccessRules.unknownRecord`).
-    static func unknownRecord(_ name: String, subject: String) -> ShareError {
-        AccessRules.unknownRecord(name, subject: subject)
+    /// - Parameter hidden: the record exists and the caller may not read it (for the store's keeper only).
+    func unknownRecord(_ name: String, subject: String, hidden: Bool) -> ShareError {
+        let zone = scope == .shared ? "\(owner)'s zone \(zone.name)" : "the zone \(zone.name)"
+        let insight =
+            hidden
+            ? "\(name) in \(zone) is outside every hierarchy shared with \(caller)"
+            : "no record named \(name) in \(zone)"
+        return AccessRules.unknownRecord(name, subject: subject, insight: insight)
     }
 
     /// The zone row, created if missing.

@@ -104,7 +104,7 @@ struct ConsoleBrowserTests {
 
         let shots = [
             ("console-overview.png", "/"), ("console-access.png", "/access"), ("console-graph.png", "/graph"),
-            ("console-history.png", "/history"),
+            ("console-history.png", "/history"), ("console-requests.png", "/requests"),
             ("console-zone.png", "/users/\(try demo.recordName(of: "alice@example.com"))/private/FamilyLists"),
             ("console-bob.png", "/users/\(try demo.recordName(of: "bob@example.com"))"),
         ]

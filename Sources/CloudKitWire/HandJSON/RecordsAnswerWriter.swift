@@ -15,6 +15,11 @@ package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
     private var entries: JSONOutput
     private var places: [Range<Int>?] = []
     private lazy var encoder = WireCoding.bodyEncoder()
+    /// Taken where the answer is made: the store hands outcomes over on a thread of its own, where the task's
+    /// values are not.
+    private let addressee = WireSpelling.addressee
+    /// The refused entries, the first 50 of them, for the emulator's log of requests.
+    package private(set) var refusals: [(recordName: String, error: ShareError)] = []
 
     package init(currentUser: UserRecordName, desiredKeys: [String]?, numbersAsStrings: Bool?, capacity: Int) {
         shape = RecordsAnswer(
@@ -41,7 +46,9 @@ package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
             place(index, start)
             return
         }
-        try WireRecordWriter.record(shape.entry(outcome), encoder: encoder, into: &entries)
+        if case .failed(let name, let error) = outcome, refusals.count < 50 { refusals.append((name, error)) }
+        let entry = WireSpelling.$addressee.withValue(addressee) { shape.entry(outcome) }
+        try WireRecordWriter.record(entry, encoder: encoder, into: &entries)
         place(index, start)
     }
 
