@@ -14,8 +14,10 @@ package struct WireParticipant: Sendable, Hashable {
 
     package init(_ participant: Participant) {
         participantId = participant.participantID
+        // One invited by email whose account is not known yet has no record name: CloudKit finds it.
         userIdentity = WireUserIdentity(
-            userRecordName: participant.userRecordName, email: participant.email, name: participant.name)
+            userRecordName: participant.userRecordName.isEmpty ? nil : participant.userRecordName,
+            email: participant.email, name: participant.name)
         if participant.email == nil, let phone = participant.phone {
             // Invited by phone number: CloudKit finds the user who has it.
             userIdentity.lookupInfo = WireLookupInfo(phoneNumber: phone)

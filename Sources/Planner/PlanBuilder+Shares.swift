@@ -35,7 +35,13 @@ extension PlanBuilder {
             }
         }
         let declaredUsers = Set(planned.map(\.userRecordName).filter { !$0.isEmpty })
-        var removals = liveParticipants.filter { !declaredUsers.contains($0.userRecordName) }.map {
+        // A participant invited by email whose account the store would not look up (not discoverable) is
+        // known by the email it was invited with.
+        let declaredEmails = Set(planned.compactMap { $0.email.map(EmailAddress.normalized) })
+        var removals = liveParticipants.filter {
+            !declaredUsers.contains($0.userRecordName)
+                && !($0.email.map { declaredEmails.contains(EmailAddress.normalized($0)) } ?? false)
+        }.map {
             participantRemoval($0, path: path, zone: zone, root: root, live: live)
         }
         let share = plannedShare(declared, zone: zone, root: root, live: live, participants: planned)
@@ -61,37 +67,42 @@ extension PlanBuilder {
         var participantChanges: [PlannedChange] = []
         var waitingHere: [String] = []
         for participant in declared.participants {
-            // A user the store does not have yet (empty record name) is created by apply, on stores that can;
-            // elsewhere the person needs an account first.
-            let userRecordName =
-                actsAsAnyUser
-                ? (users.entry(handle: participant.handle)?.recordName ?? "")
-                : try users.recordName(of: participant.handle)
-            if users.entry(handle: participant.handle) == nil {
+            // A user the store does not have yet (empty record name) is created by apply, on stores that can.
+            // Elsewhere (`cloudkit:`) the person is invited by email, as CloudKit adds a participant by lookup
+            // info whether or not they are discoverable or have an account yet; the store fills the identity in.
+            guard let entry = users.entry(handle: participant.handle) else {
                 throw PlannerError.unknownUser(handle: participant.handle)
             }
-            let entry = users.entry(handle: participant.handle)
+            var userRecordName = entry.recordName ?? ""
             let liveParticipant =
-                userRecordName.isEmpty ? nil : liveParticipants.first { $0.userRecordName == userRecordName }
+                userRecordName.isEmpty
+                ? Self.participant(invitedAs: entry.email, in: liveParticipants)
+                : liveParticipants.first { $0.userRecordName == userRecordName }
+            if userRecordName.isEmpty, let known = liveParticipant?.userRecordName { userRecordName = known }
             let acceptance = liveParticipant?.acceptance ?? .pending
             let wantsAccept = participant.accepted && acceptance != .accepted
             let accept = wantsAccept && actsAsAnyUser
             if wantsAccept && !actsAsAnyUser {
                 // The link to send them, once the share has one (a new share's comes with the apply's report).
                 let link = live?.url.map { "; send them \($0)" } ?? ""
+                // One the store would not look up (not discoverable, or no account yet) is invited by email.
+                let invited = entry.recordName == nil ? "; invited as \(entry.email)" : ""
                 waitingHere.append(
-                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))\(link)"
+                    "participant \(path)/\(participant.handle): waiting for \(participant.handle) to accept (the store cannot act as \(participant.handle))\(invited)\(link)"
                 )
             }
             let plannedParticipant = PlannedParticipant(
-                handle: participant.handle, userRecordName: userRecordName, email: entry?.email, name: entry?.name,
+                handle: participant.handle, userRecordName: userRecordName, email: entry.email, name: entry.name,
                 participantID: liveParticipant?.participantID, permission: participant.permission,
                 role: participant.role, acceptance: acceptance, accept: accept)
             planned.append(plannedParticipant)
             let participantAddress = "participant \(path)/\(participant.handle)"
             let left =
-                liveParticipant == nil && !userRecordName.isEmpty
-                ? leftParticipants.first { $0.userRecordName == userRecordName } : nil
+                liveParticipant != nil
+                ? nil
+                : userRecordName.isEmpty
+                    ? Self.participant(invitedAs: entry.email, in: leftParticipants)
+                    : leftParticipants.first { $0.userRecordName == userRecordName }
             if let left {
                 var attributes = [
                     AttributeChange(
@@ -122,6 +133,13 @@ extension PlanBuilder {
         }
         waiting += waitingHere
         return (planned, participantChanges)
+    }
+
+    /// The participant of `participants` invited with `email` (the share keeps the lookup info it was added
+    /// by), for a user whose record name the store did not give.
+    static func participant(invitedAs email: String, in participants: [Participant]) -> Participant? {
+        let wanted = EmailAddress.normalized(email)
+        return participants.first { $0.email.map(EmailAddress.normalized) == wanted }
     }
 
     /// The create of a declared participant the share lacks, or the update of one it has (permission, role, an

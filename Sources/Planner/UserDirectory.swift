@@ -105,7 +105,10 @@ public struct UserDirectory: Sendable, Hashable, Codable {
                 } else {
                     let record = next < found.count ? found[next] : nil
                     next += 1
-                    if record == nil { logger.info("no account found for \(user.handle) (\(user.email))") }
+                    if record == nil {
+                        // Not discoverable, or no account yet: shares invite them by email all the same.
+                        logger.debug("\(user.handle) (\(user.email)) is not discoverable: invited by email")
+                    }
                     entries.append(
                         Entry(handle: user.handle, email: user.email, name: user.name, recordName: record?.recordName))
                 }
