@@ -161,10 +161,10 @@ struct ConsolePage {
         table.data thead th { background: #f6f8fa; }
         table.data td.number { text-align: right; }
         table.requests { table-layout: fixed; width: 100%; }
-        table.requests col.time { width: 7.5em; }
-        table.requests col.request { width: 32%; }
+        table.requests col.time { width: 8.5em; }
+        table.requests col.request { width: 30%; }
         table.requests col.user { width: 12em; }
-        table.requests col.answer { width: 4.5em; }
+        table.requests col.answer { width: 5.5em; }
         table.requests td { overflow-wrap: anywhere; }
         dl.fields { margin: 0; display: grid; grid-template-columns: max-content auto; gap: 0 10px; }
         dl.fields dt { color: #656d76; }
