@@ -26,6 +26,51 @@ enum FakeData {
         "bring", "check", "plan", "pack", "book", "call", "visit", "clean", "cook", "fix", "paint", "read", "send",
         "share", "sort", "water", "write", "order", "pick", "buy",
     ]
+    /// What the verbs act on, and what describes it: `{{fake.sentence}}` reads as a to-do or a note.
+    static let things = [
+        "tickets", "passports", "groceries", "snacks", "sunscreen", "chargers", "camera", "maps", "umbrella",
+        "jacket", "gift", "flowers", "bread", "coffee", "plants", "bikes", "tent", "lantern", "photos", "recipes",
+        "invitations", "receipts", "boots", "picnic basket",
+    ]
+    static let qualities = [
+        "spare", "warm", "fresh", "small", "old", "new", "extra", "blue", "heavy", "light", "good", "local", "shared",
+        "second",
+    ]
+    static let moments = [
+        "before the trip", "for the weekend", "after lunch", "by Friday", "for the party", "on the way home",
+        "before the train", "for the kids", "next week", "tonight", "in the morning", "for the cabin",
+    ]
+    /// Kinds of place, for `{{fake.place}}` (`Cedar Market`).
+    static let placeKinds = [
+        "Market", "Café", "Museum", "Park", "Station", "Bridge", "Garden", "Gallery", "Beach", "Viewpoint",
+        "Bakery", "Harbour", "Library", "Square", "Theatre", "Tower",
+    ]
+    /// Cities with their country and the coordinates of their centre, for `{{fake.city}}`, `{{fake.country}}`
+    /// and `{{fake.location}}`.
+    static let cities: [(name: String, country: String, latitude: Double, longitude: Double)] = [
+        ("Lisbon", "Portugal", 38.7223, -9.1393), ("Porto", "Portugal", 41.1579, -8.6291),
+        ("Madrid", "Spain", 40.4168, -3.7038), ("Barcelona", "Spain", 41.3874, 2.1686),
+        ("Paris", "France", 48.8566, 2.3522), ("Lyon", "France", 45.7640, 4.8357),
+        ("Rome", "Italy", 41.9028, 12.4964), ("Florence", "Italy", 43.7696, 11.2558),
+        ("Venice", "Italy", 45.4408, 12.3155), ("Berlin", "Germany", 52.5200, 13.4050),
+        ("Munich", "Germany", 48.1351, 11.5820), ("Vienna", "Austria", 48.2082, 16.3738),
+        ("Prague", "Czechia", 50.0755, 14.4378), ("Amsterdam", "Netherlands", 52.3676, 4.9041),
+        ("Copenhagen", "Denmark", 55.6761, 12.5683), ("Stockholm", "Sweden", 59.3293, 18.0686),
+        ("Oslo", "Norway", 59.9139, 10.7522), ("Helsinki", "Finland", 60.1699, 24.9384),
+        ("Reykjavik", "Iceland", 64.1466, -21.9426), ("Dublin", "Ireland", 53.3498, -6.2603),
+        ("Edinburgh", "United Kingdom", 55.9533, -3.1883), ("London", "United Kingdom", 51.5074, -0.1278),
+        ("Athens", "Greece", 37.9838, 23.7275), ("Istanbul", "Türkiye", 41.0082, 28.9784),
+        ("Marrakesh", "Morocco", 31.6295, -7.9811), ("Cairo", "Egypt", 30.0444, 31.2357),
+        ("Cape Town", "South Africa", -33.9249, 18.4241), ("Nairobi", "Kenya", -1.2921, 36.8219),
+        ("Tokyo", "Japan", 35.6762, 139.6503), ("Kyoto", "Japan", 35.0116, 135.7681),
+        ("Seoul", "South Korea", 37.5665, 126.9780), ("Singapore", "Singapore", 1.3521, 103.8198),
+        ("Bangkok", "Thailand", 13.7563, 100.5018), ("Sydney", "Australia", -33.8688, 151.2093),
+        ("Melbourne", "Australia", -37.8136, 144.9631), ("Auckland", "New Zealand", -36.8485, 174.7633),
+        ("Vancouver", "Canada", 49.2827, -123.1207), ("Montreal", "Canada", 45.5017, -73.5673),
+        ("San Francisco", "United States", 37.7749, -122.4194), ("New York", "United States", 40.7128, -74.0060),
+        ("Mexico City", "Mexico", 19.4326, -99.1332), ("Lima", "Peru", -12.0464, -77.0428),
+        ("Buenos Aires", "Argentina", -34.6037, -58.3816), ("Rio de Janeiro", "Brazil", -22.9068, -43.1729),
+    ]
 }
 
 /// Produces one `{{fake.*}}` value from a stable random stream.
@@ -47,15 +92,44 @@ enum FakeValue {
 
     static func word(_ random: inout StableRandom) -> String { random.pick(FakeData.words) }
 
+    /// A to-do or a note of plausible words, 3–9 of them: `Pack the spare chargers before the train.`
     static func sentence(_ random: inout StableRandom) -> String {
-        let count = 4 + Int(random.next(below: 6))
         var text = random.pick(capitalizedVerbs)
-        for _ in 1..<count {
+        text += " the "
+        if random.next(below: 2) == 0 {
+            text += random.pick(FakeData.qualities)
             text += " "
-            text += random.pick(FakeData.words)
+        }
+        text += random.pick(FakeData.things)
+        if random.next(below: 3) != 0 {
+            text += " "
+            text += random.pick(FakeData.moments)
         }
         text += "."
         return text
+    }
+
+    /// A city, the same in every field of one record (`{{fake.city}}`, `{{fake.country}}` and
+    /// `{{fake.location}}` of a record agree).
+    static func city(_ random: inout StableRandom) -> (
+        name: String, country: String, latitude: Double, longitude: Double
+    ) {
+        random.pick(FakeData.cities)
+    }
+
+    /// A point within about two kilometres of `city`'s centre, to four decimal places.
+    static func location(
+        near city: (name: String, country: String, latitude: Double, longitude: Double),
+        _ random: inout StableRandom
+    ) -> (latitude: Double, longitude: Double) {
+        func offset() -> Double { Double(Int64(random.next(below: 401)) - 200) / 10_000 }
+        func rounded(_ value: Double) -> Double { (value * 10_000).rounded() / 10_000 }
+        return (rounded(city.latitude + offset()), rounded(city.longitude + offset()))
+    }
+
+    /// A place's name: a word and a kind of place (`Cedar Market`).
+    static func place(_ random: inout StableRandom) -> String {
+        "\(random.pick(FakeData.words).capitalizedFirst) \(random.pick(FakeData.placeKinds))"
     }
 
     /// `FakeData.verbs`, each with a capital first letter, in the same order.

@@ -7,6 +7,8 @@ struct ValueContext {
     var path: String
     var index: Int?
     var allowShareURL: Bool
+    /// The record's path, for the placeholders that agree within a record (`fake.city`).
+    var recordPath: String? = nil
 }
 
 extension RecipeDecoder {
@@ -74,10 +76,14 @@ extension RecipeDecoder {
     private func scalarValue(_ text: String, plain: Bool, node: RecipeNode, _ context: ValueContext) -> FieldValue? {
         if Template.containsPlaceholder(text) {
             do {
-                switch try expandTemplate(text, index: context.index, path: context.path) {
+                switch try expandTemplate(
+                    text, index: context.index, path: context.path, recordPath: context.recordPath)
+                {
                 case .text(let s): return .string(s)
                 case .int(let i): return .int64(i)
                 case .timestamp(let ms): return .timestamp(ms)
+                case .location(let latitude, let longitude):
+                    return .location(Location(latitude: latitude, longitude: longitude))
                 }
             } catch {
                 self.error(error.message, node.location)
@@ -361,7 +367,9 @@ extension RecipeDecoder {
         var text = rawText
         if Template.containsPlaceholder(rawText) {
             do {
-                text = try expandTemplate(rawText, index: context.index, path: context.path).text
+                text = try expandTemplate(
+                    rawText, index: context.index, path: context.path, recordPath: context.recordPath
+                ).text
             } catch {
                 self.error(error.message, node.location)
                 return nil

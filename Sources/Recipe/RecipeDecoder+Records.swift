@@ -99,7 +99,8 @@ extension RecipeDecoder {
             record.name = name
             for field in templated {
                 let context = ValueContext(
-                    zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true)
+                    zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true,
+                    recordPath: "\(zonePath)/\(name)")
                 record.fields[field.key] = declaredValue(field.value, context)
             }
             if errors.count > before { return }
@@ -176,7 +177,8 @@ extension RecipeDecoder {
                     continue
                 }
                 let context = ValueContext(
-                    zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true)
+                    zone: zone, path: "\(zonePath)/\(name)/\(field.key)", index: index, allowShareURL: true,
+                    recordPath: "\(zonePath)/\(name)")
                 if let value = declaredValue(field.value, context) { record.fields[field.key] = value }
                 noteTyped(field, at: record.location)
             }

@@ -64,13 +64,16 @@ final class RecipeDecoder {
     }
 
     /// Expands the placeholders of `text` (see `Template`), reading each distinct template once.
-    func expandTemplate(_ text: String, index: Int?, path: String) throws(TemplateError) -> Template.Result {
+    /// - Parameter recordPath: the record's path, which decides its `fake.city` (see `Template.expand`).
+    func expandTemplate(_ text: String, index: Int?, path: String, recordPath: String? = nil) throws(TemplateError)
+        -> Template.Result
+    {
         if let compiled = compiledTemplates[text] {
-            return try compiled.expand(index: index, seed: seed, path: path)
+            return try compiled.expand(index: index, seed: seed, path: path, recordPath: recordPath)
         }
         let compiled = Template.Compiled(text)
         compiledTemplates[text] = compiled
-        return try compiled.expand(index: index, seed: seed, path: path)
+        return try compiled.expand(index: index, seed: seed, path: path, recordPath: recordPath)
     }
 
     func error(_ message: String, _ location: SourceLocation) {
@@ -448,6 +451,7 @@ extension Template.Result {
         case .text(let s): s
         case .int(let i): String(i)
         case .timestamp(let ms): Template.isoDate(ms)
+        case .location(let latitude, let longitude): "\(latitude), \(longitude)"
         }
     }
 }

@@ -7,10 +7,18 @@ enum Template {
         case text(String)
         case int(Int64)
         case timestamp(Int64)
+        case location(latitude: Double, longitude: Double)
     }
 
     static let placeholders = [
-        "i", "i:03", "fake.name", "fake.email", "fake.sentence", "fake.word", "fake.int(1,100)", "fake.date",
+        "i", "i:03", "i*10+5", "date(2026-06-01 + i days)", "fake.name", "fake.email", "fake.sentence",
+        "fake.word", "fake.int(1,100)", "fake.date", "fake.city", "fake.country", "fake.place", "fake.location",
+    ]
+
+    /// The `fake.*` generators that take no arguments.
+    static let fakes: Set<String> = [
+        "fake.name", "fake.email", "fake.sentence", "fake.word", "fake.date", "fake.city", "fake.country",
+        "fake.place", "fake.location",
     ]
 
     /// Whether `text` holds a placeholder at all (cheap; most strings do not).
@@ -22,9 +30,13 @@ enum Template {
     /// - Parameters:
     ///   - index: the `i` of the enclosing `repeat:` record, nil outside one.
     ///   - path: the field's path, which, with `seed`, decides every `fake.*` value.
+    ///   - recordPath: the record's path, which decides its city (`fake.city`, `fake.country`,
+    ///     `fake.location` agree within a record); the field's path when nil.
     /// - Throws: a message saying which placeholder is wrong.
-    static func expand(_ text: String, index: Int?, seed: UInt64, path: String) throws(TemplateError) -> Result {
-        try Compiled(text).expand(index: index, seed: seed, path: path)
+    static func expand(_ text: String, index: Int?, seed: UInt64, path: String, recordPath: String? = nil)
+        throws(TemplateError) -> Result
+    {
+        try Compiled(text).expand(index: index, seed: seed, path: path, recordPath: recordPath)
     }
 
     /// A template split once into its literal text and its placeholders, so that a `repeat:` of 100,000
@@ -41,6 +53,10 @@ enum Template {
             case paddedIndex(width: Int, source: String)
             case fake(String)
             case fakeInt(ClosedRange<Int64>)
+            /// `{{i*10+5}}`: arithmetic on the index.
+            case linear(TemplateArithmetic.Linear, source: String)
+            /// `{{date(2026-06-01 + i days)}}`.
+            case date(TemplateArithmetic.DateSteps, source: String)
             /// `{{"TEXT"}}`: the text itself.
             case text(String)
             /// An expression that is wrong whatever the index: its message.
@@ -72,9 +88,13 @@ enum Template {
         }
 
         /// Expands the template for one record.
-        func expand(index: Int?, seed: UInt64, path: String) throws(TemplateError) -> Result {
+        func expand(index: Int?, seed: UInt64, path: String, recordPath: String? = nil) throws(TemplateError)
+            -> Result
+        {
+            let place = Place(seed: seed, path: recordPath ?? path)
             if pieces.count == 1, case .placeholder(let expression) = pieces[0], unclosed == nil {
-                return try Self.evaluate(expression, index: index, seed: seed, path: path, occurrence: 0)
+                return try Self.evaluate(
+                    expression, index: index, seed: seed, path: path, occurrence: 0, place: place)
             }
             var output = ""
             var occurrence = 0
@@ -83,11 +103,9 @@ enum Template {
                 case .literal(let text):
                     output += text
                 case .placeholder(let expression):
-                    switch try Self.evaluate(expression, index: index, seed: seed, path: path, occurrence: occurrence) {
-                    case .text(let s): output += s
-                    case .int(let i): output += String(i)
-                    case .timestamp(let ms): output += Template.isoDate(ms)
-                    }
+                    output += try Self.evaluate(
+                        expression, index: index, seed: seed, path: path, occurrence: occurrence, place: place
+                    ).text
                     occurrence += 1
                 }
             }
@@ -109,9 +127,26 @@ enum Template {
                 }
                 return .paddedIndex(width: width, source: expression)
             }
-            switch expression {
-            case "fake.name", "fake.email", "fake.sentence", "fake.word", "fake.date": return .fake(expression)
-            default: break
+            if Template.fakes.contains(expression) { return .fake(expression) }
+            if expression.hasPrefix("date(") && expression.hasSuffix(")") {
+                let inside = String(expression.dropFirst("date(".count).dropLast())
+                guard let steps = TemplateArithmetic.dateSteps(inside) else {
+                    return .invalid(
+                        TemplateError(
+                            message: "`{{\(expression)}}`: write `date(START)` or `date(START + COUNT UNIT)`, START as "
+                                + "2026-06-01 or 2026-06-01T09:30, COUNT as i, 2*i or 3, UNIT minutes, hours, days or "
+                                + "weeks (`date(2026-06-01 + i days)`)"))
+                }
+                return .date(steps, source: expression)
+            }
+            if expression.contains("i"), expression.allSatisfy({ "0123456789i*+- ".contains($0) }) {
+                guard let linear = TemplateArithmetic.linear(expression) else {
+                    return .invalid(
+                        TemplateError(
+                            message: "`{{\(expression)}}`: arithmetic on the index is `A*i+B` with whole numbers "
+                                + "(`{{i*10}}`, `{{i+100}}`, `{{2*i-1}}`)"))
+                }
+                return .linear(linear, source: expression)
             }
             if expression.hasPrefix("fake.int(") && expression.hasSuffix(")") {
                 let arguments = expression.dropFirst("fake.int(".count).dropLast()
@@ -135,7 +170,7 @@ enum Template {
         }
 
         private static func evaluate(
-            _ expression: Expression, index: Int?, seed: UInt64, path: String, occurrence: Int
+            _ expression: Expression, index: Int?, seed: UInt64, path: String, occurrence: Int, place: Place
         ) throws(TemplateError) -> Result {
             switch expression {
             case .text(let text):
@@ -160,8 +195,31 @@ enum Template {
                 case "fake.email": return .text(FakeValue.email(&random))
                 case "fake.sentence": return .text(FakeValue.sentence(&random))
                 case "fake.word": return .text(FakeValue.word(&random))
+                case "fake.city": return .text(place.city.name)
+                case "fake.country": return .text(place.city.country)
+                case "fake.place": return .text(FakeValue.place(&random))
+                case "fake.location":
+                    let point = FakeValue.location(near: place.city, &random)
+                    return .location(latitude: point.latitude, longitude: point.longitude)
                 default: return .timestamp(FakeValue.date(&random))
                 }
+            case .linear(let linear, let source):
+                guard let index else {
+                    throw TemplateError(message: "`{{\(source)}}` is only defined in a record with `repeat:`")
+                }
+                guard let value = linear(Int64(index)) else {
+                    throw TemplateError(message: "`{{\(source)}}` is too large for INT64 at i = \(index)")
+                }
+                return .int(value)
+            case .date(let steps, let source):
+                if steps.usesIndex, index == nil {
+                    throw TemplateError(
+                        message: "`{{\(source)}}` counts with `i`, only defined in a record with `repeat:`")
+                }
+                guard let value = steps(index.map(Int64.init)) else {
+                    throw TemplateError(message: "`{{\(source)}}` is out of range at i = \(index ?? 0)")
+                }
+                return .timestamp(value)
             case .fakeInt(let range):
                 var random = StableRandom(seed: seed, path: path, occurrence: occurrence)
                 return .int(random.next(in: range))
@@ -211,6 +269,27 @@ enum Template {
         f.formatOptions = [.withInternetDateTime]
         return f
     }()
+}
+
+/// The city of one record's `fake.city`, `fake.country` and `fake.location`, chosen from the record's path
+/// when first asked.
+final class Place {
+    private let seed: UInt64
+    private let path: String
+    private var chosen: (name: String, country: String, latitude: Double, longitude: Double)?
+
+    init(seed: UInt64, path: String) {
+        self.seed = seed
+        self.path = path
+    }
+
+    var city: (name: String, country: String, latitude: Double, longitude: Double) {
+        if let chosen { return chosen }
+        var random = StableRandom(seed: seed, path: path + "#city")
+        let city = FakeValue.city(&random)
+        chosen = city
+        return city
+    }
 }
 
 /// A placeholder that cannot be expanded.

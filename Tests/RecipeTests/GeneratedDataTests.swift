@@ -1,6 +1,7 @@
 import Foundation
-import Recipe
+@testable import Recipe
 import ShareKit
+import SharelaneTestSupport
 import Testing
 
 @Suite("Generated records")
@@ -141,6 +142,112 @@ struct GeneratedDataTests {
         let age = fields["age"]
         #expect(name == .value(.string(Self.pinnedName)), "got \(String(describing: name))")
         #expect(age == .value(.int64(Self.pinnedAge)), "got \(String(describing: age))")
+    }
+
+    static func trips(_ fields: String, repeat count: Int? = 3) throws -> DeclaredZone {
+        let yaml = """
+            sharelane: 1
+            name: trips
+            seed: 7
+            users: { ana: { email: ana@example.com } }
+            zones:
+              Trips:
+                records:
+                  "\(count == nil ? "stop" : "stop-{{i}}")":
+                    \(count.map { "repeat: \($0)" } ?? "")
+                    type: Stop
+                    fields: { \(fields) }
+            """
+        return try #require(try RecipeLoader(environment: [:]).load(yaml: yaml, file: "trips.yaml").zone("Trips"))
+    }
+
+    @Test("dates and numbers count from the index: date(START + COUNT UNIT) and A*i+B")
+    func countedFromTheIndex() throws {
+        let zone = try Self.trips(
+            #"day: "{{date(2026-06-01 + i days)}}", at: "{{date(2026-06-01T09:30 + 2*i hours)}}", "#
+                + #"back: "{{date(2026-06-30T00:00:00Z - i weeks)}}", order: "{{i*10}}", left: "{{100 - 5*i}}", "#
+                + #"label: "Stop {{2*i-1}}""#)
+        let day = 86_400_000 as Int64
+        let june1: Int64 = 1_780_272_000_000  // 2026-06-01T00:00:00Z
+        for (offset, record) in zone.records.enumerated() {
+            let i = Int64(offset + 1)
+            #expect(record.fields["day"] == .value(.timestamp(june1 + i * day)), "\(record.name)")
+            #expect(
+                record.fields["at"] == .value(.timestamp(june1 + 9 * 3_600_000 + 30 * 60_000 + 2 * i * 3_600_000)))
+            #expect(record.fields["back"] == .value(.timestamp(june1 + 29 * day - i * 7 * day)))
+            #expect(record.fields["order"] == .value(.int64(10 * i)))
+            #expect(record.fields["left"] == .value(.int64(100 - 5 * i)))
+            #expect(record.fields["label"] == .value(.string("Stop \(2 * i - 1)")))
+        }
+    }
+
+    @Test("a city, its country and a location near it agree within a record and vary between records")
+    func placesAgreeWithinARecord() throws {
+        let zone = try Self.trips(
+            #"city: "{{fake.city}}", country: "{{fake.country}}", where: "{{fake.location}}", "#
+                + #"title: "{{fake.place}} in {{fake.city}}", note: "{{fake.sentence}}""#, repeat: 12)
+        var cities = Set<String>()
+        for record in zone.records {
+            guard case .value(.string(let city)) = record.fields["city"],
+                case .value(.string(let country)) = record.fields["country"],
+                case .value(.location(let point)) = record.fields["where"],
+                case .value(.string(let title)) = record.fields["title"],
+                case .value(.string(let note)) = record.fields["note"]
+            else {
+                Issue.record("\(record.name): \(record.fields)")
+                continue
+            }
+            cities.insert(city)
+            let known = try #require(FakeData.cities.first { $0.name == city }, "\(city) is no city of the list")
+            #expect(country == known.country)
+            #expect(abs(point.latitude - known.latitude) <= 0.02 && abs(point.longitude - known.longitude) <= 0.02)
+            #expect(title.hasSuffix(" in \(city)"), "\(title)")
+            // A sentence starts with a capital, ends with a full stop, and is words, not a list of nouns.
+            #expect(note.first?.isUppercase == true && note.hasSuffix(".") && note.contains(" the "), "\(note)")
+        }
+        #expect(cities.count >= 6, "12 records in \(cities.count) cities")
+    }
+
+    @Test("a wrong date or arithmetic placeholder is refused with the form to write")
+    func wrongArithmetic() throws {
+        let cases: [(String, Int?, String)] = [
+            (#"day: "{{date(2026-13-01)}}""#, 3, "write `date(START)` or `date(START + COUNT UNIT)`"),
+            (#"day: "{{date(2026-06-01 + i fortnights)}}""#, 3, "UNIT minutes, hours, days or weeks"),
+            (#"n: "{{i*i}}""#, 3, "arithmetic on the index is `A*i+B`"),
+            (#"n: "{{i*10}}""#, nil, "`{{i*10}}` is only defined in a record with `repeat:`"),
+            (#"day: "{{date(2026-06-01 + i days)}}""#, nil, "counts with `i`, only defined in a record with `repeat:`"),
+            (#"n: "{{fake.citty}}""#, 3, "did you mean `{{fake.city}}`?"),
+        ]
+        for (fields, count, message) in cases {
+            #expect(throws: (any Error).self, "\(fields)") { try Self.trips(fields, repeat: count) }
+            do {
+                _ = try Self.trips(fields, repeat: count)
+            } catch {
+                #expect("\(error)".contains(message), "\(fields): \(error)")
+                #expect("\(error)".contains("trips.yaml:"), "\(error)")
+            }
+        }
+    }
+
+    @Test("the screenshot recipe of Docs/RecipeFormat.md loads: a stop a day, each somewhere, notes that read")
+    func theDocumentedScreenshotRecipe() throws {
+        let document = try String(
+            contentsOf: BuiltProducts.packageRoot.appendingPathComponent("Docs/RecipeFormat.md"), encoding: .utf8)
+        let begin = try #require(document.range(of: "<!-- screenshot-recipe:begin -->\n```yaml\n"))
+        let end = try #require(document.range(of: "```\n<!-- screenshot-recipe:end -->"))
+        let yaml = String(document[begin.upperBound..<end.lowerBound])
+        let recipe = try RecipeLoader(environment: [:]).load(yaml: yaml, file: "RecipeFormat.md")
+        let stops = try #require(recipe.zone("Summer")).records
+        #expect(stops.count == 14)
+        let arrivals = stops.compactMap { stop -> Int64? in
+            guard case .value(.timestamp(let ms)) = stop.fields["arrives"] else { return nil }
+            return ms
+        }
+        #expect(arrivals.count == 14)
+        #expect(zip(arrivals, arrivals.dropFirst()).allSatisfy { $1 - $0 == 86_400_000 }, "a day apart")
+        let titles = Set(stops.compactMap { if case .value(.string(let t)) = $0.fields["title"] { t } else { nil } })
+        #expect(titles.count == 14)
+        #expect(stops.allSatisfy { if case .value(.location) = $0.fields["where"] { true } else { false } })
     }
 
     static let pinnedName = "Keiko Haddad"
