@@ -16,11 +16,14 @@ struct LaneValueReferences {
     /// Every name a step registers anywhere (`register: NAME`): `${NAME}` is then a lane's value.
     let registered: Set<String>
     let handles: Set<String>
+    /// The zones the recipe declares, as written.
+    let zones: Set<String>
     private(set) var errors: [RecipeError] = []
 
     init(tree: RecipeNode, registered: Set<String>) {
         self.registered = registered
         self.handles = Set(tree["users"]?.pairs?.map(\.key) ?? [])
+        self.zones = Set(tree["zones"]?.pairs?.map(\.key) ?? [])
         check(tree)
     }
 
@@ -118,7 +121,25 @@ struct LaneValueReferences {
             }
             return
         }
-        if body.hasPrefix("share_url:") { return }
+        if let target = Self.argument(of: "share_url:", in: body) {
+            // The runner reads the zone's name as written: nothing inside it is filled in.
+            let zone = String(target.split(separator: "/", maxSplits: 1).first ?? "")
+            if target.contains("$") || target.contains("{") {
+                errors.append(
+                    RecipeError(
+                        "`${\(body)}`: a `${…}` inside `${share_url:…}` is not filled in; write the zone's name as the "
+                            + "recipe declares it (`${share_url:ZONE}` or `${share_url:ZONE/RECORD}`)",
+                        at: reference.location))
+            } else if !zones.isEmpty, !zones.contains(where: { $0.contains("$") }), !zones.contains(zone) {
+                let hint = Suggestion.hint(for: zone, in: Array(zones))
+                errors.append(
+                    RecipeError(
+                        "`${\(body)}` names no zone of the recipe"
+                            + (hint.isEmpty ? "; write `${share_url:ZONE}` with a zone under `zones:`" : hint),
+                        at: reference.location))
+            }
+            return
+        }
         let name = String(body.split(separator: ".", maxSplits: 1).first ?? body)
         guard registered.contains(name), !available.contains(name) else { return }
         errors.append(

@@ -38,7 +38,10 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let logger = Logger(label: "sharelane.destroy")
-        let planned = try await planning.planned(.destroy, recipe: recipeArgument, lock: lockOptions, logger: logger)
+        // Refused for want of --yes after the plan is shown: a refused destroy makes and locks nothing.
+        let planned = try await planning.planned(
+            .destroy, recipe: recipeArgument, lock: lockOptions, logger: logger,
+            onlyShowing: !yes && !Terminal.stdinIsTerminal)
         defer { withExtendedLifetime(planned.lock) {} }
         try await ApplyFlow(
             store: planned.store, applier: planned.applier, yes: yes, destroying: true, expand: planning.expand

@@ -59,15 +59,18 @@ struct PlanningOptions: ParsableArguments {
 
     /// Makes the plan of `purpose`: loads the recipe (or a saved plan, for `apply`), locks a local store when
     /// `lockOptions` is given, opens the store and plans.
+    /// - Parameter onlyShowing: the plan is shown and nothing applied (an apply that will be refused for want
+    ///   of `--yes`): the store is read as `plan` reads it, made or locked by nothing.
     /// - Throws: `CLIFailure` saying what could not be read, opened or planned.
     func planned(
-        _ purpose: Purpose, recipe: RecipeArgument, lock lockOptions: LockOptions?, logger: Logger
+        _ purpose: Purpose, recipe: RecipeArgument, lock lockOptions: LockOptions?, logger: Logger,
+        onlyShowing: Bool = false
     ) async throws -> Planned {
         let path = try RecipeSelection.resolve(recipe.path)
         let isSaved: Bool
         if case .apply = purpose { isSaved = SavedPlan.isSavedPlan(at: path) } else { isSaved = false }
         var against: AgainstOptions?
-        var reading = false
+        var reading = onlyShowing
         if case .plan(_, let options) = purpose {
             if options.against != nil { against = options }
             reading = true
@@ -84,7 +87,7 @@ struct PlanningOptions: ParsableArguments {
                     : refreshOptions.cache(storeURL: storeOptions.url, recipePath: path, selection: recipeSelection),
                 nothingDone: purpose.nothingDone)
         // A local store is locked from the plan to the last write: another apply waits, or is told who holds it.
-        let lock = try await lockOptions?.lock(storeOptions.url, operation: purpose.operation)
+        let lock = onlyShowing ? nil : try await lockOptions?.lock(storeOptions.url, operation: purpose.operation)
         let targets = targetOptions.targets
         if isSaved, !targets.isEmpty {
             throw CLIFailure("a saved plan is applied whole; --target goes with `sharelane plan --out`")

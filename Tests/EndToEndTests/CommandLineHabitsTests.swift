@@ -37,6 +37,33 @@ struct CommandLineHabitsTests {
 
     func recipe() throws -> String { try directory.write("habits.yaml", Self.recipe) }
 
+    @Test("apply without --yes off a terminal shows the plan and refuses, making no store file and no lock")
+    func applyRefusedMakesNothing() throws {
+        let recipe = try recipe()
+        let refused = try run(["apply", recipe, "--store", store])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("apply needs --yes"), "\(refused.output)")
+        #expect(refused.stdout.contains("+ zone Lists"), "the plan is shown: \(refused.output)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "habits.yaml" }
+        #expect(left.isEmpty, "a refused apply left \(left)")
+        // The same of an existing store: it is neither changed nor locked.
+        #expect(try run(["apply", recipe, "--yes", "--store", store]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: directory.file("store.sqlite")))
+        // SQLite's shared-memory index and write-ahead log come and go beside a WAL file as it is opened and
+        // closed: they are no part of what a refused apply may not change.
+        func files() throws -> Set<String> {
+            Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+                .filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }
+        }
+        let made = try files()
+        _ = try directory.write("habits.yaml", Self.recipe.replacingOccurrences(of: "groceries", with: "chores"))
+        let again = try run(["apply", recipe, "--store", store])
+        #expect(again.status == 1, "\(again.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file("store.sqlite"))) == before)
+        let remaining = try files()
+        #expect(remaining == made, "a refused apply left \(remaining.subtracting(made))")
+    }
+
     @Test("destroy asks, refuses without --yes off a terminal, removes what the recipe owns, and plan then adds it all")
     func destroy() throws {
         let recipe = try recipe()

@@ -135,6 +135,8 @@ struct LaneValuesTests {
                       - save: { zone: Trips, record: note, type: Trip, fields: { title: "${greeting}" } }
                       - sh: { run: "echo hello-world", register: greeting }
                       - sh: "echo ${record_name:carl}"
+                      - accept: { as: carol, url: "${share_url:Trip}" }
+                      - accept: { as: carol, url: "${share_url:${zone}}" }
                 """))
         let result = try SharelaneBinary.run(["validate", recipe], in: directory.url)
         #expect(result.status == 1, "\(result.output)")
@@ -145,6 +147,13 @@ struct LaneValuesTests {
         #expect(
             result.stderr.contains(
                 "trips.yaml:31:19: error: `${record_name:carl}` names no user of the recipe; did you mean `carol`?"),
+            "\(result.output)")
+        // A share's zone is read as written when the step runs: a misspelt or nested one is said now.
+        #expect(
+            result.stderr.contains("`${share_url:Trip}` names no zone of the recipe; did you mean `Trips`?"),
+            "\(result.output)")
+        #expect(
+            result.stderr.contains("a `${…}` inside `${share_url:…}` is not filled in; write the zone's name"),
             "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("store.sqlite")))
     }
