@@ -130,11 +130,18 @@ enum Template {
             if Template.fakes.contains(expression) { return .fake(expression) }
             if expression.hasPrefix("date(") && expression.hasSuffix(")") {
                 let inside = String(expression.dropFirst("date(".count).dropLast())
+                let start = TemplateArithmetic.start(inside)
+                if TemplateArithmetic.date(start) == nil {
+                    return .invalid(
+                        TemplateError(
+                            message: "`{{\(expression)}}`: `\(start)` is no date; write START as 2026-06-01, "
+                                + "2026-06-01T09:30 or 2026-06-01T09:30:00Z (UTC)"))
+                }
                 guard let steps = TemplateArithmetic.dateSteps(inside) else {
                     return .invalid(
                         TemplateError(
-                            message: "`{{\(expression)}}`: write `date(START)` or `date(START + COUNT UNIT)`, START as "
-                                + "2026-06-01 or 2026-06-01T09:30, COUNT as i, 2*i or 3, UNIT minutes, hours, days or "
+                            message: "`{{\(expression)}}`: write `date(START)`, `date(START + COUNT UNIT)` or "
+                                + "`date(START - COUNT UNIT)`, COUNT as i, 2*i or 3, UNIT minutes, hours, days or "
                                 + "weeks (`date(2026-06-01 + i days)`)"))
                 }
                 return .date(steps, source: expression)

@@ -96,7 +96,9 @@ enum TemplateArithmetic {
     /// optionally `+ COUNT UNIT` or `- COUNT UNIT` with COUNT as `linear` reads it (`i`, `2*i`, `3`) and UNIT
     /// minutes, hours, days or weeks. Times are UTC.
     static func dateSteps(_ text: String) -> DateSteps? {
-        // The start is the first word (a date's own hyphens are inside it); the sign is written apart.
+        // The start is the first word (a date's own hyphens are inside it); a `-` is written apart, a `+` may
+        // be written against it.
+        let text = text.replacingOccurrences(of: "+", with: " + ")
         let words = text.split(separator: " ", omittingEmptySubsequences: true)
         guard let first = words.first, let start = date(String(first)) else { return nil }
         let rest = words.dropFirst().joined(separator: " ")
@@ -109,6 +111,11 @@ enum TemplateArithmetic {
         else { return nil }
         if operation == "-" { count = Linear(a: -count.a, b: -count.b) }
         return DateSteps(start: start, unit: unit, count: count)
+    }
+
+    /// The start of `date(…)`, as written: its first word.
+    static func start(_ text: String) -> String {
+        String(text.replacingOccurrences(of: "+", with: " ").split(separator: " ").first ?? "")
     }
 
     /// A whole number as a `Linear` without `i`.

@@ -167,7 +167,9 @@ extension RecordBatch {
         let oldFields = try PackedFields.unpack(existing.fields)
         var fields = record.fields
         if !replacing { fields = oldFields.merging(record.fields) { _, new in new } }
-        try validateReferences(fields, selfName: name, subject: subject)
+        // Only what the save changes: a reference kept as it was was checked when it was written, perhaps by
+        // someone who may read its target when this caller may not (a participant editing another field).
+        try validateReferences(fields.filter { oldFields[$0.key] != $0.value }, selfName: name, subject: subject)
         if let refusal = CloudKitLimits.checkRecord(fields, subject: subject) { throw refusal }
 
         // An update that names no parent keeps the record where it is; a replace sets it.

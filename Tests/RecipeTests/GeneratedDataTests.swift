@@ -211,7 +211,9 @@ struct GeneratedDataTests {
     @Test("a wrong date or arithmetic placeholder is refused with the form to write")
     func wrongArithmetic() throws {
         let cases: [(String, Int?, String)] = [
-            (#"day: "{{date(2026-13-01)}}""#, 3, "write `date(START)` or `date(START + COUNT UNIT)`"),
+            (#"day: "{{date(2026-13-01)}}""#, 3, "`2026-13-01` is no date; write START as 2026-06-01"),
+            (#"day: "{{date(2026-02-29 + i days)}}""#, 3, "`2026-02-29` is no date"),
+            (#"day: "{{date(2026-06-01 * i days)}}""#, 3, "write `date(START)`, `date(START + COUNT UNIT)`"),
             (#"day: "{{date(2026-06-01 + i fortnights)}}""#, 3, "UNIT minutes, hours, days or weeks"),
             (#"n: "{{i*i}}""#, 3, "arithmetic on the index is `A*i+B`"),
             (#"n: "{{i*10}}""#, nil, "`{{i*10}}` is only defined in a record with `repeat:`"),
