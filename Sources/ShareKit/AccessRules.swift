@@ -101,7 +101,11 @@ public enum AccessRules {
     /// one a zone that does not exist gets, with the same words, whether the zone is missing, is someone's zone
     /// the caller was never told of, or is one whose share it has not accepted (`ZONE_NOT_FOUND`).
     ///
-    /// - Parameter insight: why, for the store's keeper only (`ShareError.insight`).
+    /// - Parameters:
+    ///   - zoneName: the zone the caller named.
+    ///   - owner: the owner the caller named.
+    ///   - caller: who asked.
+    ///   - insight: why, for the store's keeper only (`ShareError.insight`).
     public static func unknownZone(
         _ zoneName: String, owner: UserRecordName, caller: UserRecordName, insight: String? = nil
     ) -> ShareError {
@@ -129,7 +133,10 @@ public enum AccessRules {
     /// The refusal of a record the caller may not read, in a zone it reaches: the one a record that does not
     /// exist gets, with the same words (`NOT_FOUND`), for the same reason.
     ///
-    /// - Parameter insight: why, for the store's keeper only (`ShareError.insight`).
+    /// - Parameters:
+    ///   - name: the record the caller named.
+    ///   - subject: the record as refusals name it (`Zone/record`).
+    ///   - insight: why, for the store's keeper only (`ShareError.insight`).
     public static func unknownRecord(_ name: String, subject: String, insight: String? = nil) -> ShareError {
         ShareError(.notFound, "no record named \(name) in this zone", subject: subject, insight: insight)
     }
