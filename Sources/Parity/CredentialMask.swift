@@ -195,22 +195,15 @@ public struct CredentialMask: Sendable {
         }
     }
 
-    /// `text` with every credential seen so far replaced by its placeholder.
+    /// `text` with every credential seen so far replaced by its placeholder, as it is and percent-encoded
+    /// (a token in a URL's query).
     public func masked(_ text: String) -> String {
         guard !placeholderOf.isEmpty else { return text }
         if let whole = placeholderOf[text] { return whole }
         var result = text
-        for (secret, placeholder) in placeholderOf where secret.count >= 4 && result.contains(secret) {
-            result = result.replacingOccurrences(of: secret, with: placeholder)
-            // A secret in a URL's query is percent-encoded.
-            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
-                result = result.replacingOccurrences(of: encoded, with: placeholder)
-            }
-        }
         for (secret, placeholder) in placeholderOf where secret.count >= 4 {
-            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret,
-                result.contains(encoded)
-            {
+            result = result.replacingOccurrences(of: secret, with: placeholder)
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
                 result = result.replacingOccurrences(of: encoded, with: placeholder)
             }
         }

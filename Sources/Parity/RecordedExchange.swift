@@ -93,9 +93,12 @@ public struct RecordedExchange: Sendable, Equatable {
         self.note = note
     }
 
-    /// The operation a file name says: the path's last two parts (`records-modify`, `auth-signin`).
+    /// The operation a file name says: the path's last two parts (`records-modify`, `auth-signin`), or an
+    /// asset path's first two (`assets-download`).
     public var operationName: String {
-        let parts = request.path.split(separator: "/").suffix(2).map(String.init)
+        let all = request.path.split(separator: "/")
+        // An asset's bytes (`/assets/download/CHECKSUM/FILE`) are named by what they are, not by their checksum.
+        let parts = (all.first == "assets" ? all.prefix(2) : all.suffix(2)).map(String.init)
         let name = parts.joined(separator: "-").filter { $0.isLetter || $0.isNumber || $0 == "-" }
         return name.isEmpty ? "root" : name
     }

@@ -23,9 +23,10 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             keys, another type, another value, another status or serverErrorCode.
 
             Values that differ between runs by nature (change tags, timestamps, user record names, sync \
-            tokens, continuation markers, short GUIDs and share URLs, asset URLs and checksums, error UUIDs) \
-            are compared as placeholders that must correspond: the record whose tag was <tag:3> in the \
-            recording must carry <tag:3> in the replay. A later request sends the replay's own values where \
+            tokens, continuation markers, short GUIDs and share URLs, asset URLs and checksums) are compared \
+            as placeholders that must correspond: the record whose tag was <tag:3> in the recording must carry \
+            <tag:3> in the replay. Errors' UUIDs and reasons (words each server phrases its own way) need only \
+            be there. A later request sends the replay's own values where \
             the recording sent one of these; each person of the recording signs in as a user of the emulator.
 
             Prints `same` or the differences for each exchange and `N exchanges, M the same, K differ`; exits \
