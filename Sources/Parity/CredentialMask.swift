@@ -32,6 +32,9 @@ public struct CredentialMask: Sendable {
     private var keyIDs: [String: Int] = [:]
     private var placeholderOf: [String: String] = [:]
     private var people = 0
+    /// The credentials looked for inside other text: the API token and key IDs, and the newest tokens.
+    private var lasting: [String] = []
+    private var recent: [String] = []
     private let redactedFields: Set<String>
 
     public init(redactedFields: [String] = []) {
@@ -61,6 +64,7 @@ public struct CredentialMask: Sendable {
             let item = query[index]
             if item.name == "ckAPIToken", !item.value.isEmpty {
                 placeholderOf[item.value] = Self.apiTokenPlaceholder
+                remember(item.value, always: true)
             }
         }
         let answer = RecordedExchange.Body(responseBody)
@@ -100,6 +104,21 @@ public struct CredentialMask: Sendable {
         guard let person else { return }
         personOfToken[token] = person
         placeholderOf[token] = Self.tokenPlaceholder(person: person)
+        remember(token)
+    }
+
+    /// Keeps a credential among those looked for inside other text. Every answer hands out a new token, and
+    /// looking for each one ever seen in every string made a long recording quadratic: a value that is a
+    /// token whole is found by `placeholderOf` whatever its age, and inside text only the newest are looked
+    /// for (the API token and key IDs always).
+    private mutating func remember(_ secret: String, always: Bool = false) {
+        if always {
+            if !lasting.contains(secret) { lasting.append(secret) }
+            return
+        }
+        recent.removeAll { $0 == secret }
+        recent.append(secret)
+        if recent.count > 64 { recent.removeFirst() }
     }
 
     /// Every web auth token a JSON body holds under a token key, at any depth, with the `userRecordName` of
@@ -144,6 +163,7 @@ public struct CredentialMask: Sendable {
                 let number = keyIDs[value] ?? keyIDs.count + 1
                 keyIDs[value] = number
                 placeholderOf[value] = "<server-key:\(number)>"
+                remember(value, always: true)
                 kept[name] = "<server-key:\(number)>"
             case Self.signatureHeader: kept[name] = "<signature>"
             case let credential where Self.otherCredentialHeaders.contains(credential): kept[name] = "<masked>"
@@ -201,7 +221,8 @@ public struct CredentialMask: Sendable {
         guard !placeholderOf.isEmpty else { return text }
         if let whole = placeholderOf[text] { return whole }
         var result = text
-        for (secret, placeholder) in placeholderOf where secret.count >= 4 {
+        for secret in lasting + recent where secret.count >= 4 {
+            guard let placeholder = placeholderOf[secret] else { continue }
             result = result.replacingOccurrences(of: secret, with: placeholder)
             if let encoded = secret.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != secret {
                 result = result.replacingOccurrences(of: encoded, with: placeholder)
