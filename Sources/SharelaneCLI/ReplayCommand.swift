@@ -37,7 +37,7 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let examples = [
         "sharelane replay recordings/my-app",
         "sharelane replay recordings/my-app --store http://127.0.0.1:8420 --format json",
-        "sharelane replay Tests/Parity/sharing --allow Tests/Parity/allowed.txt --report junit:parity.xml",
+        "sharelane replay Tests/Parity/notes-permissions --allow allowed.txt --report junit:parity.xml",
     ]
 
     @Argument(help: ArgumentHelp("The recording: a folder of case files.", valueName: "dir"))
