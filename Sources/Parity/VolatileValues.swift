@@ -75,8 +75,8 @@ struct Correspondence: Sendable {
         let name = placeholder(kind, recorded)
         if let partner = forward[recorded] {
             if partner == replayed { return nil }
-            let other = backward[kind]?[replayed].map { "the value of \(placeholder(kind, $0))" } ?? "another value"
-            return (name, "\(other), not that of \(name)")
+            let other = backward[kind]?[replayed].map { "the value of \(placeholder(kind, $0))" } ?? "\"\(replayed)\""
+            return (name, "\(other), not the value of \(name) before")
         }
         if let earlier = backward[kind]?[replayed], earlier != recorded {
             return (name, "the value of \(placeholder(kind, earlier))")
