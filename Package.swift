@@ -59,6 +59,9 @@ let package = Package(
         .target(
             name: "Recipe",
             dependencies: ["ShareKit", "Yams", .product(name: "Crypto", package: "swift-crypto")]),
+        // Recordings of CloudKit exchanges and their replay against another server (`record`, `replay`): case
+        // files, credential masking, key-by-key comparison. No sockets: the command line sends and listens.
+        .target(name: "Parity"),
         // Who can see what: the access matrix and the sharing graph, drawn from a store's shares; renderers
         // take data. The planner, the emulator's console and the command line draw with it.
         .target(name: "SharingReport", dependencies: ["ShareKit"]),
@@ -90,7 +93,8 @@ let package = Package(
             name: "SharelaneCLI",
             dependencies: [
                 "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
-                "SharingReport", "SharelaneFixture", "ChildProcesses",
+                "SharingReport", "SharelaneFixture", "ChildProcesses", "Parity",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

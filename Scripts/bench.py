@@ -641,6 +641,69 @@ AFTER_APPLY_RECORDS = 2000
 AFTER_APPLY_ZONES = 20
 
 
+def bench_replay(binary, work, exchanges=1000):
+    """`sharelane replay` of a recording of `exchanges` exchanges (a sign-in, a zone, then one record created
+    a request), made through `sharelane record` in front of serve: the replay's wall time against a fresh
+    in-process emulator, and that every exchange replays the same."""
+    import urllib.request
+    served = Served(binary, work, "replay")
+    folder = os.path.join(work, "recording")
+    port = free_port()
+    log_path = os.path.join(work, "record.log")
+    with open(log_path, "w") as log:
+        recorder = subprocess.Popen([binary, "record", "--upstream", served.url, "--out", folder, "--port", str(port)],
+                                    stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or recorder.poll() is not None:
+                    sys.exit("bench: sharelane record did not start:\n" + open(log_path).read()[-2000:])
+                time.sleep(0.1)
+        base = f"http://127.0.0.1:{port}"
+
+        def post(path, body):
+            request = urllib.request.Request(base + path, data=json.dumps(body).encode(),
+                                             headers={"Content-Type": "text/plain"})
+            with urllib.request.urlopen(request) as answer:
+                return json.loads(answer.read())
+
+        signed = post(f"/auth/signin?ckAPIToken={served.token}",
+                      {"emailAddress": "bench@example.test", "container": "iCloud.bench.replay",
+                       "environment": "development"})
+        from urllib.parse import quote
+        query = f"ckAPIToken={served.token}&ckWebAuthToken={quote(signed['ckWebAuthToken'], safe='')}"
+        db = f"/database/1/iCloud.bench.replay/development/private"
+        post(f"{db}/zones/modify?{query}",
+             {"operations": [{"operationType": "create", "zone": {"zoneID": {"zoneName": "Bench"}}}]})
+        for number in range(exchanges - 2):
+            post(f"{db}/records/modify?{query}", {"zoneID": {"zoneName": "Bench"}, "operations": [
+                {"operationType": "create", "record": {"recordName": f"r{number}", "recordType": "Item",
+                                                       "fields": {"title": {"value": f"Item {number}"},
+                                                                  "n": {"value": number}}}}]})
+    finally:
+        recorder.send_signal(signal.SIGINT)
+        recorder.wait()
+        served.stop()
+    seconds, rss, text, cpu = run([binary, "replay", folder])
+    summary = text.strip().splitlines()[-1]
+    return {"exchanges": exchanges, "seconds": round(seconds, 3), "cpu_seconds": round(cpu, 3),
+            "peak_rss_mb": round(rss, 1), "summary": summary}
+
+
+def print_replay(row):
+    print(f"replay of {row['exchanges']} exchanges: {row['seconds']:.2f}s (CPU {row['cpu_seconds']:.2f}s, "
+          f"peak RSS {row['peak_rss_mb']:.0f} MB): {row['summary']}")
+
+
+def replay_targets(row):
+    same = row["summary"] == f"{row['exchanges']} exchanges, {row['exchanges']} the same, 0 differ"
+    return {"replay_of_1000_exchanges_at_most_5s": row["seconds"] <= 5 and same}
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     sizes = [int(s) for s in sys.argv[2:]] or [10000, 100000]
@@ -654,6 +717,16 @@ def main():
             print_stop(bench_stop(binary, work))
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        return
+    if os.environ.get("BENCH_ONLY") == "replay":
+        # `sharelane replay` of 1,000 recorded exchanges alone (bench_replay).
+        try:
+            row = bench_replay(binary, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print_replay(row)
+        for name, met in replay_targets(row).items():
+            print(f"{'met    ' if met else 'NOT MET'}  {name}")
         return
     if os.environ.get("BENCH_ONLY") == "after-apply":
         # The plan after an apply alone (bench_plan_after_apply): a minute, not the whole bench.
@@ -686,6 +759,7 @@ def main():
             return
         rows = [] if only_network else [bench_size(binary, size, work) for size in sizes]
         network_rows = [bench_network(binary, size, work) for size in network_sizes]
+        replay_row = None if only_network else bench_replay(binary, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if user_rows:
@@ -780,6 +854,9 @@ def main():
         }
     targets.update(network_targets(network_rows))
     targets.update(users_targets(user_rows, fifo))
+    if replay_row:
+        print_replay(replay_row)
+        targets.update(replay_targets(replay_row))
     if len(rows) >= 2:
         scaling = {s: round(rows[-1][s][0] / rows[0][s][0], 2) for s in STEPS}
         cpu_scaling = {s: round(rows[-1][s][2] / rows[0][s][2], 2) for s in STEPS}
@@ -790,7 +867,7 @@ def main():
     out = os.environ.get("BENCH_JSON", "bench-results.json")
     with open(out, "w") as f:
         json.dump({"results": results, "scaling": scaling, "cpu_scaling": cpu_scaling, "network": network_rows,
-                   "users": users_json(user_rows), "fifo": fifo, "targets": targets}, f, indent=2)
+                   "users": users_json(user_rows), "fifo": fifo, "replay": replay_row, "targets": targets}, f, indent=2)
     print(f"\nwrote {out}")
 
 

@@ -8,7 +8,8 @@
 #
 # Usage: Scripts/bench.sh [SIZE…]   (default: 10000 100000)
 #        BENCH_USERS="10000 100000" chooses the users' sizes; BENCH_ONLY=users runs only their rows;
-#        BENCH_ONLY=stop only Ctrl-C during an apply over serve --latency 80ms.
+#        BENCH_ONLY=stop only Ctrl-C during an apply over serve --latency 80ms; BENCH_ONLY=replay only
+#        `sharelane replay` of 1,000 exchanges recorded through `sharelane record`.
 # Writes the table to standard output and the same numbers to bench-results.json (or $BENCH_JSON).
 set -euo pipefail
 cd "$(dirname "$0")/.."

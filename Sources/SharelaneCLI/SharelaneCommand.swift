@@ -12,8 +12,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
             InitCommand.self, ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self,
             RunCommand.self, LanesCommand.self, ActionsCommand.self, ExportCommand.self, ShowCommand.self,
             AccessCommand.self, GraphCommand.self,
-            SchemaCommand.self, QueryCommand.self, ServeCommand.self, CompletionCommand.self, LoginCommand.self,
-            LogoutCommand.self,
+            SchemaCommand.self, QueryCommand.self, ServeCommand.self, RecordCommand.self, ReplayCommand.self,
+            CompletionCommand.self, LoginCommand.self, LogoutCommand.self,
         ]
     )
 
@@ -46,8 +46,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
         }
         do {
             var command = try parseAsRoot(arguments)
-            // serve stops on a signal by its own service lifecycle, and forwards them to the command it runs.
-            if !(command is ServeCommand) { Interruptions.install() }
+            // serve and record stop on a signal by their own service lifecycle (serve forwards them to the command it runs).
+            if !(command is ServeCommand), !(command is RecordCommand) { Interruptions.install() }
             if let logs = command as? any LoggingCommand {
                 bootstrapLogging(logs.logging.level ?? logs.chosenDefaultLogLevel)
             }

@@ -210,7 +210,8 @@ struct CommandLineHabitsTests {
     @Test("each command's help ends with examples")
     func helpHasExamples() throws {
         for command in [
-            "validate", "plan", "apply", "destroy", "run", "lanes", "export", "show", "serve", "completion",
+            "validate", "plan", "apply", "destroy", "run", "lanes", "export", "show", "serve", "record", "replay",
+            "completion",
         ] {
             let help = try run([command, "--help"])
             #expect(help.status == 0)

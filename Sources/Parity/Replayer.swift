@@ -1,0 +1,176 @@
+import Foundation
+
+/// Sends a recording's requests in order to another server and compares each answer with the recorded one.
+///
+/// The replay carries what a later request takes from an earlier answer (a change tag, a sync token, a
+/// continuation marker, a user record name, a short GUID, an upload URL) from its own earlier answers, and
+/// gives each person of the recording a user of its own: a person whose sign-in the recording holds signs
+/// in by replaying it; any other person is signed in on the server before their first request, named from
+/// the recording's `users/current` answers where it has them.
+public struct Replayer: Sendable {
+    /// A request as the replay sends it: the recorded one with the replay's values.
+    public typealias Outgoing = RecordedExchange.Request
+    /// Sends one request and hands back the answer (header names lowercased).
+    /// - Throws: when the server cannot be reached; the replay stops there.
+    public typealias Send = @Sendable (Outgoing) async throws -> RecordedExchange.Response
+
+    private let exchanges: [(file: String, exchange: RecordedExchange)]
+    private let allowList: AllowList
+    private let apiToken: String
+    private let signedKeys: Set<String>
+
+    /// - Parameter signedKeys: the recording's server-to-server keys (`<server-key:N>`) that `send` signs
+    ///   for with keys of its own; requests signed with any other key are reported, not sent.
+    public init(
+        exchanges: [(file: String, exchange: RecordedExchange)], apiToken: String, allowList: AllowList = AllowList(),
+        signedKeys: Set<String> = []
+    ) {
+        self.exchanges = exchanges
+        self.apiToken = apiToken
+        self.allowList = allowList
+        self.signedKeys = signedKeys
+    }
+
+    /// The server-to-server keys a recording's requests were signed with (`<server-key:N>`).
+    public static func serverKeys(in exchanges: [RecordedExchange]) -> Set<String> {
+        Set(exchanges.compactMap { serverKey(of: $0.request) })
+    }
+
+    /// Replays every exchange in order.
+    /// - Throws: what `send` throws.
+    public func run(send: Send) async throws -> ReplayReport {
+        var correspondence = Correspondence()
+        correspondence.bindCredential(CredentialMask.apiTokenPlaceholder, to: apiToken)
+        let people = Self.people(in: exchanges.map(\.exchange))
+        var results: [ReplayReport.Exchange] = []
+        for (file, exchange) in exchanges {
+            let name = (file as NSString).lastPathComponent
+            let recorded = exchange.request
+            var result = ReplayReport.Exchange(
+                file: name, method: recorded.method, path: recorded.path, differences: [])
+            if let keyID = Self.serverKey(of: recorded), !signedKeys.contains(keyID) {
+                result.differences = [
+                    Difference(
+                        path: "request", kind: .notReplayed,
+                        replayed: "signed with the server-to-server key \(keyID), which a replay does not hold")
+                ]
+                results.append(allowList.marking(result))
+                continue
+            }
+            // A person met for the first time without their sign-in in the recording signs in now.
+            for placeholder in Self.personPlaceholders(in: recorded) where !correspondence.hasCredential(placeholder) {
+                guard let world = Self.world(of: recorded.path) else { continue }
+                let person = people[placeholder] ?? Person(email: nil, name: nil)
+                let number = placeholder.filter(\.isNumber)
+                let signIn = Self.signIn(
+                    email: person.email ?? "person-\(number)@replay.sharelane.invalid", name: person.name,
+                    world: world, apiToken: apiToken)
+                let answer = try await send(signIn)
+                if let token = answer.body.jsonValue?["ckWebAuthToken"]?.stringValue {
+                    correspondence.bindCredential(placeholder, to: token)
+                }
+            }
+            let outgoing = Self.carried(recorded, with: correspondence)
+            let answer = try await send(outgoing)
+            // The sender's next token, from the header every answer carries it in.
+            let sender = Self.personPlaceholders(in: recorded).first
+            let token = answer.headers[CredentialMask.webAuthTokenHeader]
+            if let token, !token.isEmpty {
+                if let sender { correspondence.bindCredential(sender, to: token) }
+                if let recordedHeader = exchange.response.headers[CredentialMask.webAuthTokenHeader],
+                    recordedHeader.hasPrefix("<")
+                {
+                    correspondence.bindCredential(recordedHeader, to: token)
+                }
+            }
+            // Handed over, not shared: a copy of the partners for every exchange made a long replay quadratic.
+            var comparison = AnswerComparison(correspondence: correspondence)
+            correspondence = Correspondence()
+            comparison.compare(recorded: exchange.response, replayed: answer)
+            correspondence = comparison.correspondence
+            result.differences = comparison.differences
+            results.append(allowList.marking(result))
+        }
+        return ReplayReport(exchanges: results)
+    }
+
+    struct Person {
+        var email: String?
+        var name: String?
+    }
+
+    /// Each person's address and name from the recording's `users/current` answers.
+    static func people(in exchanges: [RecordedExchange]) -> [String: Person] {
+        var people: [String: Person] = [:]
+        for exchange in exchanges where exchange.request.path.hasSuffix("/users/current") {
+            guard let placeholder = personPlaceholders(in: exchange.request).first,
+                let answer = exchange.response.body.jsonValue
+            else { continue }
+            let email = answer["emailAddress"]?.stringValue ?? answer["lookupInfo"]?["emailAddress"]?.stringValue
+            let name = [answer["firstName"]?.stringValue, answer["lastName"]?.stringValue].compactMap { $0 }
+                .joined(separator: " ")
+            people[placeholder] = Person(
+                email: email.flatMap { $0.contains("@") && !$0.hasPrefix("<") ? $0 : nil },
+                name: name.isEmpty ? nil : name)
+        }
+        return people
+    }
+
+    /// The person placeholders a request sends (`<web-auth-token:person-N>`).
+    static func personPlaceholders(in request: Outgoing) -> [String] {
+        let values = request.query.map(\.value) + request.headers.values
+        var found: [String] = []
+        for value in values where value.hasPrefix("<web-auth-token:") && !found.contains(value) { found.append(value) }
+        return found
+    }
+
+    /// The server-to-server key a request is signed with, as the recording names it.
+    public static func serverKey(of request: Outgoing) -> String? {
+        request.headers[CredentialMask.keyIDHeader]
+    }
+
+    /// The container and environment of a database path (`/database/1/C/E/…`).
+    static func world(of path: String) -> (container: String, environment: String)? {
+        let parts = path.split(separator: "/")
+        guard parts.count >= 4, parts[0] == "database" || parts[0] == "device" else { return nil }
+        return (String(parts[2]).removingPercentEncoding ?? String(parts[2]), String(parts[3]))
+    }
+
+    /// The emulator's sign-in of a person (`POST /auth/signin`).
+    static func signIn(
+        email: String, name: String?, world: (container: String, environment: String), apiToken: String
+    ) -> Outgoing {
+        var body: [String: JSONValue] = [
+            "emailAddress": .string(email), "container": .string(world.container),
+            "environment": .string(world.environment),
+        ]
+        if let name { body["name"] = .string(name) }
+        return Outgoing(
+            method: "POST", path: "/auth/signin", query: [.init(name: "ckAPIToken", value: apiToken)],
+            headers: ["content-type": "text/plain"], body: .json(.object(body)))
+    }
+
+    /// The recorded request with the replay's values: credentials, and every value taken from an earlier
+    /// answer.
+    static func carried(_ request: Outgoing, with correspondence: Correspondence) -> Outgoing {
+        var outgoing = request
+        outgoing.path = correspondence.carried(request.path)
+        outgoing.query = request.query.map { .init(name: $0.name, value: correspondence.carried($0.value)) }
+        outgoing.headers = request.headers.mapValues { correspondence.carried($0) }
+        switch request.body {
+        case .json(let value): outgoing.body = .json(carried(value, correspondence))
+        case .text(let text): outgoing.body = .text(correspondence.carried(text))
+        case .none, .bytes: break
+        }
+        return outgoing
+    }
+
+    private static func carried(_ value: JSONValue, _ correspondence: Correspondence) -> JSONValue {
+        switch value {
+        case .string(let text): .string(correspondence.carried(text))
+        case .array(let list): .array(list.map { carried($0, correspondence) })
+        case .object(let object): .object(object.mapValues { carried($0, correspondence) })
+        default: value
+        }
+    }
+}

@@ -1,0 +1,239 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CloudKitWire
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Parity
+import ShareKit
+
+/// `sharelane record`: a loopback proxy in front of CloudKit Web Services that writes each exchange as a
+/// case file, every credential masked.
+struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record a client's exchanges with CloudKit Web Services, credentials masked, for sharelane replay.",
+        discussion: """
+            Listens on loopback and forwards every request unchanged to --upstream (Apple's service by default, \
+            or any http(s) URL, such as a sharelane serve), and writes each exchange to --out as one case \
+            file (NNNN-OPERATION.json), in order: method, path, query, headers, request body, status and answer \
+            body. Point a client at the printed address as you would at sharelane serve (CloudKit JS through \
+            services.fetch, curl, a Swift client's base URL).
+
+            No credential reaches the files or the terminal: the API token becomes <api-token>, each web auth \
+            token <web-auth-token:person-N> (one N for every token of one person's chain), server-to-server key \
+            IDs <server-key:N> and signatures <signature>, in queries, headers, bodies and answers. \
+            --redact-field masks a record field's values too, for recordings of real data. Ctrl-C stops. See \
+            "Checking the emulator against your container" in Docs/CloudKit.md.
+            """)
+
+    static let examples = [
+        "sharelane record --out recordings/my-app",
+        "sharelane record --upstream http://127.0.0.1:8420 --out recordings/local --port 8421",
+        "sharelane record --out recordings/real-data --redact-field email --redact-field phone",
+    ]
+
+    /// Apple's service.
+    static let appleService = "https://api.apple-cloudkit.com"
+
+    @Option(help: ArgumentHelp("The service to forward to: an http:// or https:// URL.", valueName: "url"))
+    var upstream = RecordCommand.appleService
+
+    @Option(
+        help: ArgumentHelp("The folder to write the case files to (made if missing; must hold none).", valueName: "dir")
+    )
+    var out: String
+
+    @Option(help: "The loopback address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (default 8421; 0 picks a free one).")
+    var port = 8421
+
+    @Option(
+        name: .customLong("redact-field"),
+        help: ArgumentHelp(
+            "Mask this record field's values in the case files (repeatable).",
+            discussion: "The value becomes <redacted> (a list keeps its length); the field's type stays.",
+            valueName: "name"))
+    var redactField: [String] = []
+
+    @OptionGroup var logging: LoggingOptions
+
+    static var defaultLogLevel: Logger.Level { .warning }
+
+    /// The upstream's base URL without a trailing slash, and whether it is on this machine.
+    func upstreamBase() throws -> (base: String, loopback: Bool) {
+        guard let url = URL(string: upstream), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty, url.query == nil
+        else {
+            throw ValidationError(
+                "--upstream \"\(upstream)\" is not an http:// or https:// URL: give \(Self.appleService) or a "
+                    + "sharelane serve's address such as http://127.0.0.1:8420")
+        }
+        var base = upstream
+        while base.hasSuffix("/") { base.removeLast() }
+        return (base, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()))
+    }
+
+    func validate() throws {
+        _ = try upstreamBase()
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a port: give 0…65535") }
+        guard !out.isEmpty else { throw ValidationError("--out is empty: give the folder to write the case files to") }
+    }
+
+    func run() async throws {
+        let (base, loopback) = try upstreamBase()
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
+            throw CLIFailure("--out \(out) is a file: give a folder for the case files")
+        }
+        let existing = Recording.existingCount(in: out)
+        if existing > 0 { throw CLIFailure(ParityError.notEmpty(folder: out, count: existing).description) }
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            throw CLIFailure("cannot make the folder \(out): \(error.localizedDescription)")
+        }
+        let logger = Logger(label: "sharelane.record")
+        let recorder = ExchangeRecorder(folder: out, mask: CredentialMask(redactedFields: redactField))
+        let proxy = ForwardingProxy(upstream: base, keepsHost: loopback, recorder: recorder, logger: logger)
+        let upstream = self.upstream
+        let out = self.out
+        let host = self.host
+        let application = Application(
+            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in await proxy.forward(request) },
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: "sharelane-record"),
+            onServerRunning: { channel in
+                let address = ServeCommand.address(host: host, port: channel.localAddress?.port ?? 0)
+                Terminal.write(
+                    """
+                    sharelane record: http://\(address) forwards to \(upstream), writing case files to \(out)
+                      point your client at http://\(address) as at sharelane serve    (Ctrl-C stops)
+
+                    """)
+            },
+            logger: logger)
+        do {
+            try await application.runService()
+        } catch {
+            throw ServeCommand.cannotListen(host: host, port: port, reason: "\(error)")
+        }
+        let count = await recorder.count
+        Terminal.write("\(count) exchange\(count == 1 ? "" : "s") recorded in \(out)\n")
+    }
+}
+
+/// Numbers the exchanges in the order they arrive and writes each, masked, as it completes.
+actor ExchangeRecorder {
+    private let folder: String
+    private var mask: CredentialMask
+    private var next = 0
+    private(set) var count = 0
+
+    init(folder: String, mask: CredentialMask) {
+        self.folder = folder
+        self.mask = mask
+    }
+
+    func number() -> Int {
+        next += 1
+        return next
+    }
+
+    /// Masks and writes one exchange, and says so on standard output (the path only: a query can hold
+    /// credentials).
+    func write(
+        number: Int, method: String, path: String, rawQuery: String?, requestHeaders: [(String, String)],
+        requestBody: Data?, status: Int, responseHeaders: [(String, String)], responseBody: Data?
+    ) {
+        let exchange = mask.mask(
+            method: method, path: path, rawQuery: rawQuery, requestHeaders: requestHeaders, requestBody: requestBody,
+            status: status, responseHeaders: responseHeaders, responseBody: responseBody)
+        let name = Recording.fileName(number: number, exchange: exchange)
+        let file = (folder as NSString).appendingPathComponent(name)
+        do {
+            try Data(exchange.fileText.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+            count += 1
+            Terminal.write("\(name)  \(method) \(exchange.request.path) → \(status)\n")
+        } catch {
+            Terminal.printError(
+                "error: cannot write \(file): \(error.localizedDescription); this exchange is not recorded")
+        }
+    }
+}
+
+/// Forwards a request to the upstream unchanged and hands its answer back, recording both.
+struct ForwardingProxy: Sendable {
+    let upstream: String
+    /// On a loopback upstream (another serve), the client's Host goes along, so that the URLs serve hands out
+    /// (uploads, downloads) lead back through the proxy and are recorded too.
+    let keepsHost: Bool
+    let recorder: ExchangeRecorder
+    let logger: Logger
+
+    /// How the bytes travelled, not what they said: never forwarded.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "proxy-connection", "proxy-authorization",
+        "content-length", "host", "accept-encoding",
+    ]
+
+    func forward(_ request: Request) async -> Response {
+        var request = request
+        let number = await recorder.number()
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: CloudKitLimits.assetBytes + (1 << 20))
+        } catch {
+            return Self.failure(.contentTooLarge, "the request body is larger than CloudKit takes")
+        }
+        let path = request.uri.path
+        let rawQuery = request.uri.query
+        var outgoing = HTTPClientRequest(url: upstream + path + (rawQuery.map { "?\($0)" } ?? ""))
+        outgoing.method = .init(rawValue: request.method.rawValue)
+        var requestHeaders: [(String, String)] = []
+        for field in request.headers {
+            let name = field.name.canonicalName
+            requestHeaders.append((name, field.value))
+            if !Self.hopByHop.contains(name) { outgoing.headers.add(name: name, value: field.value) }
+        }
+        if keepsHost, let authority = request.head.authority {
+            outgoing.headers.replaceOrAdd(name: "host", value: authority)
+        }
+        if body.readableBytes > 0 { outgoing.body = .bytes(body) }
+        let answer: HTTPClientResponse
+        let answerBody: ByteBuffer
+        do {
+            answer = try await WebServicesStore.failFastClient.execute(outgoing, timeout: .seconds(120))
+            answerBody = try await answer.body.collect(upTo: 256 << 20)
+        } catch {
+            Terminal.printError(
+                "error: \(request.method.rawValue) \(path): cannot reach \(upstream): \(error); not recorded")
+            return Self.failure(.badGateway, "sharelane record cannot reach \(upstream): \(error)")
+        }
+        let responseHeaders = answer.headers.map { ($0.name, $0.value) }
+        await recorder.write(
+            number: number, method: request.method.rawValue, path: path, rawQuery: rawQuery,
+            requestHeaders: requestHeaders, requestBody: body.readableBytes > 0 ? Data(buffer: body) : nil,
+            status: Int(answer.status.code), responseHeaders: responseHeaders,
+            responseBody: answerBody.readableBytes > 0 ? Data(buffer: answerBody) : nil)
+        var headers = HTTPFields()
+        for (name, value) in responseHeaders where !Self.hopByHop.contains(name.lowercased()) {
+            if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
+        }
+        return Response(
+            status: .init(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: answerBody))
+    }
+
+    private static func failure(_ status: HTTPResponse.Status, _ reason: String) -> Response {
+        let text = JSONValue.object(["serverErrorCode": .string("INTERNAL_ERROR"), "reason": .string(reason)])
+            .jsonText()
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: SecretMask.apply(text))))
+    }
+}

@@ -1,0 +1,247 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CloudKitWire
+import Crypto
+import Emulator
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Parity
+import ServiceLifecycle
+import ShareStoreSQLite
+
+/// `sharelane replay`: sends a recording's requests to an emulator and compares each answer, key by key.
+struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a recording against the emulator and say where its answers differ, key by key.",
+        discussion: """
+            Sends each request of DIR (a folder sharelane record wrote) in order to a fresh in-process \
+            emulator, or to --store http://HOST:PORT (a sharelane serve, with its API token in \
+            CLOUDKIT_API_TOKEN), and compares each answer with the recorded one key by key: missing and extra \
+            keys, another type, another value, another status or serverErrorCode.
+
+            Values that differ between runs by nature (change tags, timestamps, user record names, sync \
+            tokens, continuation markers, short GUIDs and share URLs, asset URLs and checksums) are compared \
+            as placeholders that must correspond: the record whose tag was <tag:3> in the recording must carry \
+            <tag:3> in the replay. Errors' UUIDs and reasons (words each server phrases its own way) need only \
+            be there. A later request sends the replay's own values where \
+            the recording sent one of these; each person of the recording signs in as a user of the emulator.
+
+            Prints `same` or the differences for each exchange and `N exchanges, M the same, K differ`; exits \
+            1 when anything differs. An --allow file marks deliberate differences (PATH: REASON a line; [*] \
+            for any index), which fail nothing. Nothing it writes holds a credential.
+            """)
+
+    static let examples = [
+        "sharelane replay recordings/my-app",
+        "sharelane replay recordings/my-app --store http://127.0.0.1:8420 --format json",
+        "sharelane replay Tests/Parity/notes-permissions --allow allowed.txt --report junit:parity.xml",
+    ]
+
+    @Argument(help: ArgumentHelp("The recording: a folder of case files.", valueName: "dir"))
+    var recording: String
+
+    @Option(
+        help: ArgumentHelp(
+            "Replay against this server (http://HOST:PORT) instead of a fresh in-process emulator.",
+            discussion: "Its API token comes from CLOUDKIT_API_TOKEN.", valueName: "url"))
+    var store: String?
+
+    @Option(help: ArgumentHelp("text or json.", valueName: "format"))
+    var format = "text"
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write the report for CI: junit:FILE or json:FILE (repeatable).", valueName: "format:file"))
+    var report: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Differences known to be deliberate: a file of PATH: REASON lines.", valueName: "file"))
+    var allow: String?
+
+    @OptionGroup var logging: LoggingOptions
+
+    static var defaultLogLevel: Logger.Level { .warning }
+
+    func reports() throws -> [(format: String, path: String)] {
+        try report.map { entry in
+            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, ["junit", "json"].contains(parts[0]), !parts[1].isEmpty else {
+                throw ValidationError(
+                    "--report \"\(entry)\" is not FORMAT:FILE: write junit:report.xml or json:report.json")
+            }
+            return (parts[0], parts[1])
+        }
+    }
+
+    /// The server of `--store`: its base URL.
+    func target() throws -> String? {
+        guard let store else { return nil }
+        guard let url = URL(string: store), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = url.host, !host.isEmpty, url.query == nil, url.path.isEmpty || url.path == "/"
+        else {
+            throw ValidationError(
+                "--store \"\(store)\" is not a server's address: give http://HOST:PORT, such as http://127.0.0.1:8420")
+        }
+        var base = store
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
+
+    func validate() throws {
+        guard ["text", "json"].contains(format) else {
+            throw ValidationError("--format \"\(format)\" is not text or json")
+        }
+        _ = try reports()
+        _ = try target()
+    }
+
+    func run() async throws {
+        let exchanges: [(file: String, exchange: RecordedExchange)]
+        var allowList = AllowList()
+        do {
+            exchanges = try Recording.read(recording)
+            if let allow {
+                guard let text = try? String(contentsOfFile: allow, encoding: .utf8) else {
+                    throw CLIFailure("cannot read the --allow file \(allow): check the path")
+                }
+                allowList = try AllowList(text: text, file: allow)
+            }
+        } catch let error as ParityError {
+            throw CLIFailure(error.description)
+        }
+        let logger = Logger(label: "sharelane.replay")
+        let result: ReplayReport
+        if let base = try target() {
+            guard let token = ProcessInfo.processInfo.environment["CLOUDKIT_API_TOKEN"], !token.isEmpty else {
+                throw CLIFailure(
+                    "replay against \(base) needs its API token: set CLOUDKIT_API_TOKEN (serve prints it on start, "
+                        + "or takes one with --api-token)")
+            }
+            result = try await Self.replay(exchanges, apiToken: token, base: base, allowList: allowList)
+        } else {
+            result = try await replayInProcess(exchanges, allowList: allowList, logger: logger)
+        }
+        Terminal.write(format == "json" ? result.json : result.text)
+        for (format, path) in try reports() {
+            let text = format == "junit" ? result.junitXML(recording: recording) : result.json
+            do {
+                try SecretMask.apply(text).write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw CLIFailure("cannot write the \(format) report to \(path): \(error.localizedDescription)")
+            }
+        }
+        if !result.succeeded { throw ExitCode.failure }
+    }
+
+    /// Replays against a fresh emulator over an in-memory store, served on a free loopback port for the run.
+    private func replayInProcess(
+        _ exchanges: [(file: String, exchange: RecordedExchange)], allowList: AllowList, logger: Logger
+    ) async throws -> ReplayReport {
+        let token = EmulatorConfiguration.makeAPIToken()
+        SecretMask.register(token)
+        let keys = try ReplayKeys(for: exchanges.map(\.exchange))
+        let emulator = CloudKitEmulator(
+            worlds: SQLiteWorlds(inMemoryWith: logger),
+            configuration: EmulatorConfiguration(
+                host: "127.0.0.1", port: 0, apiToken: token, serverKeys: keys.keyring),
+            logger: logger)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let application = emulator.application { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
+        let server = Task { () -> String? in
+            do {
+                try await group.run()
+                return nil
+            } catch {
+                continuation.finish()
+                return "\(error)"
+            }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            throw CLIFailure("cannot start the emulator to replay against: \(await server.value ?? "it stopped")")
+        }
+        do {
+            let report = try await Self.replay(
+                exchanges, apiToken: token, base: "http://127.0.0.1:\(port)", allowList: allowList, keys: keys)
+            await group.triggerGracefulShutdown()
+            _ = await server.value
+            return report
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await server.value
+            throw error
+        }
+    }
+
+    static func replay(
+        _ exchanges: [(file: String, exchange: RecordedExchange)], apiToken: String, base: String, allowList: AllowList,
+        keys: ReplayKeys = ReplayKeys()
+    ) async throws -> ReplayReport {
+        let replayer = Replayer(
+            exchanges: exchanges, apiToken: apiToken, allowList: allowList, signedKeys: Set(keys.signers.keys))
+        do {
+            return try await replayer.run { outgoing in try await send(keys.signed(outgoing), to: base) }
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            throw CLIFailure("cannot reach \(base): \(error); start the server, or check --store")
+        }
+    }
+
+    /// Sends one request as the client sent it, but for its values.
+    private static func send(_ request: Replayer.Outgoing, to base: String) async throws -> RecordedExchange.Response {
+        let query = RecordedExchange.queryString(request.query)
+        var outgoing = HTTPClientRequest(url: base + request.path + (query.isEmpty ? "" : "?\(query)"))
+        outgoing.method = .init(rawValue: request.method)
+        for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
+        if let data = request.body.data { outgoing.body = .bytes(ByteBuffer(bytes: data)) }
+        let answer = try await WebServicesStore.failFastClient.execute(outgoing, timeout: .seconds(60))
+        let body = try await answer.body.collect(upTo: 256 << 20)
+        var headers: [String: String] = [:]
+        for header in answer.headers { headers[header.name.lowercased()] = header.value }
+        return RecordedExchange.Response(
+            status: Int(answer.status.code), headers: headers,
+            body: RecordedExchange.Body(body.readableBytes > 0 ? Data(buffer: body) : nil))
+    }
+}
+
+/// Keys of the replay's own for the server-to-server keys of a recording: the in-process emulator trusts
+/// them, and the replay signs each request of `<server-key:N>` with the Nth.
+struct ReplayKeys: Sendable {
+    private(set) var signers: [String: RequestSigner] = [:]
+    private(set) var keyring = ServerKeyring()
+
+    init() {}
+
+    init(for exchanges: [RecordedExchange]) throws {
+        for (index, placeholder) in Replayer.serverKeys(in: exchanges).sorted().enumerated() {
+            let pem = P256.Signing.PrivateKey().pemRepresentation
+            let keyID = "replay-key-\(index + 1)"
+            signers[placeholder] = try RequestSigner(keyID: keyID, pem: pem)
+            try keyring.add(keyID: keyID, pem: pem)
+        }
+    }
+
+    /// The request signed anew with the replay's key for its recorded one, at this moment.
+    func signed(_ request: Replayer.Outgoing) throws -> Replayer.Outgoing {
+        guard let placeholder = Replayer.serverKey(of: request), let signer = signers[placeholder] else {
+            return request
+        }
+        var request = request
+        for name in [WireSpelling.keyIDHeader, WireSpelling.dateHeader, WireSpelling.signatureHeader] {
+            request.headers.removeValue(forKey: name.lowercased())
+        }
+        for header in try signer.headers(date: Date(), body: request.body.data ?? Data(), subpath: request.path) {
+            request.headers[header.name.lowercased()] = header.value
+        }
+        return request
+    }
+}
