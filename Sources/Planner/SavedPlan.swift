@@ -248,68 +248,31 @@ extension SavedPlan {
 extension SavedPlan {
     /// Reads a plan from the chunks `next` hands out (nil at the end), checking its version first and its
     /// digest last; `versionAtEnd` gives the file's last bytes, where format 3 kept its version.
-    static func decode(_ next: () throws -> Data?, versionAtEnd: () throws -> Data) throws -> Plan {
+    static func decode(_ next: @escaping () throws -> Data?, versionAtEnd: () throws -> Data) throws -> Plan {
+        var lines = SavedPlanLineReader(next: next)
         let decoder = JSONDecoder()
-        var hash = SHA256()
-        var pending = Data()
-        var lineNumber = 0
-        var atEnd = false
-        /// The next line, without its newline; nil at the end of the file.
-        func nextLine() throws -> Data? {
-            while true {
-                if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = pending[pending.startIndex..<newline]
-                    pending = pending[(newline + 1)...]
-                    lineNumber += 1
-                    return line
-                }
-                if atEnd {
-                    guard !pending.isEmpty else { return nil }
-                    let line = pending
-                    pending = Data()
-                    lineNumber += 1
-                    return line
-                }
-                guard let chunk = try next(), !chunk.isEmpty else {
-                    atEnd = true
-                    continue
-                }
-                // What is left of the last chunk is a part of a line: at most a line is copied again.
-                pending = pending.isEmpty ? chunk : Data(pending) + chunk
-            }
-        }
-        func decodeLine<Line: Decodable>(_ type: Line.Type, hashed: Bool = true) throws -> Line {
-            guard let line = try nextLine() else {
-                throw Refusal(reason: "it ends at line \(lineNumber), before its digest: the file is not whole")
-            }
-            if hashed {
-                line.withUnsafeBytes { hash.update(bufferPointer: $0) }
-                hash.update(data: newlineByte)
-            }
-            do {
-                return try decoder.decode(Line.self, from: line)
-            } catch {
-                throw Refusal(reason: "line \(lineNumber) is not a line of a plan saved by `sharelane plan --out`")
-            }
-        }
-
-        guard let first = try nextLine(), let version = try? decoder.decode(SavedPlanVersion.self, from: first) else {
+        guard let first = try lines.next(hashed: false),
+            let version = try? decoder.decode(SavedPlanVersion.self, from: Data(first))
+        else {
             if let old = formatAtEnd(try versionAtEnd()) { throw versionRefusal(old) }
             throw Refusal.notSaved
         }
         guard version.sharelane_saved_plan == formatVersion else { throw versionRefusal(version.sharelane_saved_plan) }
-        first.withUnsafeBytes { hash.update(bufferPointer: $0) }
-        hash.update(data: newlineByte)
+        lines.hash(first)
         let header: SavedPlanHeader
         do {
-            header = try decoder.decode(SavedPlanHeader.self, from: first)
+            header = try decoder.decode(SavedPlanHeader.self, from: Data(first))
         } catch {
             throw Refusal.notSaved
         }
         var zones: [ZoneBasis] = []
         zones.reserveCapacity(header.zones)
-        for _ in 0..<header.zones { zones.append(try decodeLine(SavedZoneBasis.self).basis) }
-        let publicBasis = try decodeLine(SavedPublicBasis.self)
+        for _ in 0..<header.zones { zones.append(try lines.read { try $0.zoneBasis() }) }
+        let publicBasis = try lines.read { input in
+            let start = input.offset
+            try input.skipValue()
+            return try decoder.decode(SavedPublicBasis.self, from: input.data(from: start))
+        }
         var plan = Plan(
             recipeName: header.recipe, storeName: header.store, owner: header.owner, users: header.users,
             changes: [], notes: header.notes, waiting: header.waiting,
@@ -324,24 +287,27 @@ extension SavedPlan {
         plan.environment = header.environment
         plan.generatedNames = header.generatedNames
         plan.changes.reserveCapacity(header.changes)
-        for _ in 0..<header.changes { plan.changes.append(try decodeLine(SavedChange.self).change) }
-        let digest = try decodeLine(SavedPlanDigest.self, hashed: false)
-        guard digest.digest == digestText(hash.finalize()) else {
+        for _ in 0..<header.changes { plan.changes.append(try lines.read { try $0.change(decoder: decoder) }) }
+        let expected = digestText(lines.digest)
+        let digest = try lines.read(hashed: false) { input in
+            let start = input.offset
+            try input.skipValue()
+            return try decoder.decode(SavedPlanDigest.self, from: input.data(from: start))
+        }
+        guard digest.digest == expected else {
             throw Refusal(
                 reason:
                     "its content does not match its digest: the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
             )
         }
-        guard try nextLine() == nil else {
+        guard try lines.next(hashed: false) == nil else {
             throw Refusal(
                 reason:
-                    "it goes on after its digest (line \(lineNumber)): the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
+                    "it goes on after its digest (line \(lines.number)): the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
             )
         }
         return plan
     }
-
-    private static let newlineByte = Data([UInt8(ascii: "\n")])
 
     /// Format 3 and before were one JSON object with sorted keys, `sharelane_saved_plan` last.
     private static func formatAtEnd(_ tail: Data) -> Int? {
@@ -360,5 +326,95 @@ extension SavedPlan {
             reason:
                 "it was saved by \(which) sharelane (format \(version)), and this one reads format \(formatVersion): \(then)"
         )
+    }
+}
+
+/// The lines of a saved plan, from chunks of its bytes, each hashed as it is read: no more than a chunk and a
+/// line of the file is in memory at once.
+struct SavedPlanLineReader {
+    private let next: () throws -> Data?
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+    private var hasher = SHA256()
+    /// The number of the line last read, from 1.
+    private(set) var number = 0
+
+    init(next: @escaping () throws -> Data?) {
+        self.next = next
+    }
+
+    /// The SHA-256 of the lines hashed so far, each with its newline.
+    var digest: SHA256.Digest { hasher.finalize() }
+
+    mutating func hash(_ line: [UInt8]) {
+        hasher.update(data: line)
+        hasher.update(data: [UInt8(ascii: "\n")])
+    }
+
+    /// The next line without its newline, hashed unless told; nil at the end.
+    mutating func next(hashed: Bool = true) throws -> [UInt8]? {
+        guard let range = try nextRange() else { return nil }
+        let line = Array(buffer[range])
+        if hashed { hash(line) }
+        return line
+    }
+
+    /// Reads the next line with `body`, which must read the whole of it.
+    /// - Throws: `SavedPlan.Refusal` when there is no next line, or it is not what `body` reads.
+    mutating func read<Value>(hashed: Bool = true, _ body: (inout SavedPlanInput) throws -> Value) throws -> Value {
+        guard let range = try nextRange() else {
+            throw SavedPlan.Refusal(reason: "it ends at line \(number), before its digest: the file is not whole")
+        }
+        let number = self.number
+        if hashed {
+            var hasher = self.hasher
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[range])) }
+            hasher.update(data: [UInt8(ascii: "\n")])
+            self.hasher = hasher
+        }
+        return try buffer.withUnsafeBufferPointer { bytes in
+            let line = UnsafeBufferPointer(rebasing: bytes[range])
+            var input = SavedPlanInput(line)
+            do {
+                let value = try body(&input)
+                guard input.atEnd else { throw SavedPlanInput.Unreadable() }
+                return value
+            } catch {
+                throw SavedPlan.Refusal(
+                    reason: "line \(number) is not a line of a plan saved by `sharelane plan --out`")
+            }
+        }
+    }
+
+    private mutating func nextRange() throws -> Range<Int>? {
+        while true {
+            let start = self.start
+            let found: Int? = buffer.withUnsafeBytes { bytes in
+                guard start < bytes.count, let base = bytes.baseAddress,
+                    let newline = memchr(base + start, 0x0A, bytes.count - start)
+                else { return nil }
+                return base.distance(to: UnsafeRawPointer(newline))
+            }
+            if let newline = found {
+                self.start = newline + 1
+                number += 1
+                return start..<newline
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                self.start = buffer.count
+                number += 1
+                return start..<buffer.count
+            }
+            // What is left of the last chunk is a part of a line: only that is moved.
+            buffer.removeFirst(start)
+            self.start = 0
+            guard let chunk = try next(), !chunk.isEmpty else {
+                atEnd = true
+                continue
+            }
+            buffer.append(contentsOf: chunk)
+        }
     }
 }
