@@ -28,6 +28,30 @@ extension PlannedChange {
         return attributes
     }
 
+    /// Whether the change's attributes are `derivedAttributes`, found without making them: a plan of 100,000
+    /// created records asks it of each.
+    var hasDerivedAttributes: Bool {
+        guard kind == .record, action == .create, let record else { return attributes.isEmpty }
+        let parents = record.parent == nil ? 0 : 1
+        guard attributes.count == 1 + parents + record.fields.count,
+            attributes[0] == AttributeChange(name: "type", isField: false, before: nil, after: .text(record.recordType))
+        else { return false }
+        if let parent = record.parent,
+            attributes[1] != AttributeChange(name: "parent", isField: false, before: nil, after: .text(parent))
+        {
+            return false
+        }
+        // As many fields as the record has, each one of them, in ascending order: the record's names sorted.
+        var previous: String?
+        for attribute in attributes[(1 + parents)...] {
+            guard attribute.isField, attribute.before == nil, let value = record.fields[attribute.name],
+                attribute.after == value, previous.map({ $0 < attribute.name }) ?? true
+            else { return false }
+            previous = attribute.name
+        }
+        return true
+    }
+
     /// The `after` of a field attribute when its line leaves it out: the value the record writes, or nil.
     static func impliedAfter(of name: String, isField: Bool, record: PlannedRecord?) -> PlannedValue? {
         isField ? record?.fields[name] : nil
@@ -86,10 +110,7 @@ extension SavedPlanOutput {
             closeObject()
             closeObject()
         }
-        if change.attributes
-            != PlannedChange.derivedAttributes(
-                kind: change.kind, action: change.action, record: change.record)
-        {
+        if !change.hasDerivedAttributes {
             key("attributes")
             openArray()
             for attribute in change.attributes {
