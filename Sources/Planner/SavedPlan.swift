@@ -4,7 +4,7 @@ import ShareKit
 
 /// A plan saved to a file by `plan --out`, to be applied exactly by `apply FILE`.
 ///
-/// The file is JSON Lines (Docs/Plans.md, "Saved plans"): a first line with the format's version
+/// The file is JSON Lines (Docs/Plans.md, "The saved-plan file"): a first line with the format's version
 /// (`{"sharelane_saved_plan": 4, …}`) and what the plan is of, a line for each zone of the basis the plan was
 /// made against, one for the public records it looked up, one for each change, and a last line with the
 /// SHA-256 digest of every byte before it. A file that does not match its digest was edited after it was
@@ -28,10 +28,15 @@ public enum SavedPlan {
         let url = URL(fileURLWithPath: path)
         let partial = url.deletingLastPathComponent().appendingPathComponent(
             ".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: partial.path)
+        else {
+            let folder = url.deletingLastPathComponent().path
+            throw PlannerError.unreadablePlan(
+                path: path,
+                reason: "cannot write it: cannot make a file in \(folder) (does it exist, may you write there?)")
+        }
         do {
-            guard FileManager.default.createFile(atPath: partial.path, contents: nil),
-                let handle = FileHandle(forWritingAtPath: partial.path)
-            else { throw CocoaError(.fileWriteNoPermission) }
             var written = false
             defer {
                 try? handle.close()

@@ -1,8 +1,9 @@
 import Foundation
 import ShareKit
 
-// The lines of a saved plan (Docs/Plans.md, "Saved plans"): each is written by hand here and read by the
-// `Decodable` type beside it, so that the two sides of one line are in one place.
+// The lines of a saved plan (Docs/Plans.md, "The saved-plan file"), both ways in one file: written by hand
+// (`SavedPlanOutput`), read by hand (`SavedPlanInput`), and the header and the few parts Foundation reads by the
+// `Decodable` types beside them.
 
 // MARK: - What a change's line leaves out
 

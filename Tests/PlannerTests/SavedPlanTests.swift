@@ -119,6 +119,34 @@ struct SavedPlanTests {
         #expect(try SavedPlan.decoded(data) == plan)
     }
 
+    @Test("a saved plan cut short, or with a line that is not the format's, is refused and applies nothing")
+    func cutShortIsRefused() async throws {
+        let store = try freshStore()
+        let plan = try await Planner(store: store, logger: quietLogger).plan(SampleRecipes.family())
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
+        try SavedPlan.write(plan, to: path)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        try (lines.dropLast().joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try SavedPlan.read(from: path)
+        } throws: { error in
+            "\(error)".contains("before its digest: the file is not whole")
+        }
+        var broken = lines
+        broken[3] = "{\"action\":\"create\"" + broken[3].dropFirst()
+        try (broken.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try SavedPlan.read(from: path)
+        } throws: { error in
+            "\(error)".contains("line 4 is not a line of a plan saved by `sharelane plan --out`")
+        }
+        #expect(throws: PlannerError.self) {
+            try SavedPlan.write(plan, to: scratch.file("no-such-folder/plan.json"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["plan.json"])
+    }
+
     @Test("every kind of field value survives a saved plan")
     func everyValue() throws {
         let values: [String: FieldValue] = [
