@@ -280,6 +280,122 @@ def bench_size(binary, size, work):
     return row
 
 
+# Saved plans (Docs/Plans.md, "The saved-plan file"): the recipe's shape is 20 zones, each shared with 10 users.
+SAVED_ZONES = 20
+
+
+def disk_write_seconds(path, size):
+    """The time to write `size` bytes to a new file beside `path` and sync it: the disk's part of `plan --out`."""
+    scratch = path + ".disk"
+    block = b"x" * (1 << 20)
+    start = time.monotonic()
+    with open(scratch, "wb") as f:
+        left = size
+        while left > 0:
+            f.write(block[:min(left, len(block))])
+            left -= len(block)
+        f.flush()
+        os.fsync(f.fileno())
+    seconds = time.monotonic() - start
+    os.remove(scratch)
+    return seconds
+
+
+def bench_saved(binary, size, work):
+    """`plan --out` and `apply FILE` beside `plan` and `apply RECIPE`, into empty stores, over SQLite and over
+    `sharelane serve`: in BENCH_ROUNDS//2+1 rounds, each a fresh store for each path, the order turning; each
+    step's median, its peak RSS the highest. `apply FILE` applies the file `plan --out` wrote, its staleness
+    check included."""
+    recipe = os.path.join(work, f"saved-{size}.yaml")
+    subprocess.run([sys.executable, os.path.join(HERE, "gen-bench-recipe.py"), str(size), recipe, str(SAVED_ZONES)],
+                   check=True)
+    rounds = ROUNDS // 2 + 1
+    row = {"records": size}
+    for kind in ("sqlite", "http"):
+        runs = {"plan": [], "plan_out": [], "apply": [], "apply_file": []}
+        file_bytes = 0
+        for k in range(rounds):
+            paths = ("direct", "saved") if k % 2 == 0 else ("saved", "direct")
+            for path in paths:
+                served = Served(binary, work, f"saved-{size}-{kind}-{path}-{k}") if kind == "http" else None
+                store = served.url if served else "sqlite:" + os.path.join(work, f"saved-{size}-{path}-{k}.sqlite")
+                env = served.env if served else None
+                try:
+                    def timed(cmd, expect=(0,)):
+                        before = served.cpu_seconds() if served else 0
+                        secs, rss, out, cpu = run(cmd, env=env, expect=expect)
+                        return secs, rss, out, cpu + ((served.cpu_seconds() - before) if served else 0)
+                    if path == "direct":
+                        runs["plan"].append(timed([binary, "plan", recipe, "--store", store]))
+                        runs["apply"].append(timed([binary, "apply", recipe, "--store", store, "--yes"]))
+                    else:
+                        plan_file = os.path.join(work, f"saved-{size}-{kind}-{k}.plan")
+                        runs["plan_out"].append(timed([binary, "plan", recipe, "--store", store, "--out", plan_file]))
+                        file_bytes = os.path.getsize(plan_file)
+                        runs["apply_file"].append(timed([binary, "apply", plan_file, "--store", store, "--yes"]))
+                    after = run([binary, "plan", recipe, "--store", store, "--detailed-exitcode"], env=env,
+                                expect=(0, 2))[2]
+                    if "Plan: 0 to add, 0 to change, 0 to destroy." not in after:
+                        sys.exit(f"bench: the plan after the {path} apply of {size} records over {kind} is not empty:\n"
+                                 f"{after[-2000:]}")
+                finally:
+                    if served:
+                        served.stop()
+        for step, results in runs.items():
+            secs, _, _, cpu = sorted(results, key=lambda a: a[0])[len(results) // 2]
+            row[f"{step}_{kind}"] = (secs, max(a[1] for a in results), cpu)
+        row[f"file_bytes_{kind}"] = file_bytes
+        row[f"disk_{kind}"] = disk_write_seconds(os.path.join(work, "saved"), file_bytes)
+    return row
+
+
+SAVED_STEPS = [("plan", "plan"), ("plan_out", "plan --out"), ("apply", "apply RECIPE"), ("apply_file", "apply FILE")]
+
+
+def print_saved(rows):
+    head = f"{'saved plans':<22}" + "".join(f" | {str(r['records']) + ' records':>26}" for r in rows)
+    print(head)
+    print(f"{'':<22}" + "".join(f" | {'wall':>8} {'CPU':>7} {'peak RSS':>9}" for _ in rows))
+    print("-" * len(head))
+    for kind in ("sqlite", "http"):
+        for step, label in SAVED_STEPS:
+            line = f"{label + ', ' + kind:<22}"
+            for r in rows:
+                secs, rss, cpu = r[f"{step}_{kind}"]
+                line += f" | {secs:7.2f}s {cpu:6.2f}s {rss:6.0f} MB"
+            print(line)
+    for r in rows:
+        for kind in ("sqlite", "http"):
+            print(f"{r['records']} records over {kind}: the file {r[f'file_bytes_{kind}'] / 1e6:.1f} MB "
+                  f"({r[f'file_bytes_{kind}'] / r['records']:.0f} bytes a record), written to disk alone in "
+                  f"{r[f'disk_{kind}']:.2f}s")
+
+
+def saved_targets(rows):
+    targets = {}
+    if not rows:
+        return targets
+    targets["saved_plan_out_at_most_1.5x_plan_plus_disk"] = all(
+        r[f"plan_out_{k}"][0] <= 1.5 * r[f"plan_{k}"][0] + r[f"disk_{k}"] for r in rows for k in ("sqlite", "http"))
+    targets["saved_apply_file_at_most_1.2x_apply"] = all(
+        r[f"apply_file_{k}"][0] <= 1.2 * r[f"apply_{k}"][0] for r in rows for k in ("sqlite", "http"))
+    big = rows[-1]
+    targets["saved_peak_rss_at_most_300_mb"] = max(
+        big[f"{s}_{k}"][1] for s, _ in SAVED_STEPS for k in ("sqlite", "http")) <= 300
+    targets["saved_file_under_400_bytes_a_record"] = all(
+        r[f"file_bytes_{k}"] / r["records"] < 400 for r in rows for k in ("sqlite", "http"))
+    return targets
+
+
+def saved_json(rows):
+    return [{"records": r["records"],
+             **{f"{s}_{k}": {"seconds": round(r[f"{s}_{k}"][0], 3), "cpu_seconds": round(r[f"{s}_{k}"][2], 3),
+                             "peak_rss_mb": round(r[f"{s}_{k}"][1], 1)}
+                for s, _ in SAVED_STEPS for k in ("sqlite", "http")},
+             **{f"file_bytes_{k}": r[f"file_bytes_{k}"] for k in ("sqlite", "http")},
+             **{f"disk_seconds_{k}": round(r[f"disk_{k}"], 3) for k in ("sqlite", "http")}} for r in rows]
+
+
 # Users at scale: a recipe of N users (`uN: { email: … }`) and one zone of one record
 # (`gen-bench-recipe.py --users N`), its steps as the records' rows take them.
 USER_STEPS = ["validate", "plan_empty", "apply", "plan_noop"]
@@ -739,6 +855,22 @@ def main():
         print(f"{'met    ' if met else 'NOT MET'}  first plan after apply {a['first']:.2f}s ({a['first_requests']} "
               f"requests), second {a['second']:.2f}s ({a['second_requests']} requests): {a['ratio']:.2f}×")
         return
+    if os.environ.get("BENCH_ONLY") == "saved":
+        # Saved plans alone (bench_saved): `plan --out` and `apply FILE` beside `plan` and `apply RECIPE`.
+        try:
+            saved_rows = [bench_saved(binary, size, work) for size in sizes]
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print_saved(saved_rows)
+        print()
+        targets = saved_targets(saved_rows)
+        for name, met in targets.items():
+            print(f"{'met    ' if met else 'NOT MET'}  {name}")
+        out = os.environ.get("BENCH_JSON", "bench-results.json")
+        with open(out, "w") as f:
+            json.dump({"saved": saved_json(saved_rows), "targets": targets}, f, indent=2)
+        print(f"\nwrote {out}")
+        return
     network_sizes = [int(s) for s in os.environ.get("BENCH_NETWORK_SIZES", str(sizes[0])).split()]
     # BENCH_ONLY=users runs only the users' rows and the FIFO refusals; BENCH_USERS chooses their sizes.
     only_users = os.environ.get("BENCH_ONLY") == "users"
@@ -758,6 +890,7 @@ def main():
             print(f"\nwrote {out}")
             return
         rows = [] if only_network else [bench_size(binary, size, work) for size in sizes]
+        saved_rows = [] if only_network else [bench_saved(binary, size, work) for size in sizes]
         network_rows = [bench_network(binary, size, work) for size in network_sizes]
         replay_row = None if only_network else bench_replay(binary, work)
     finally:
@@ -777,6 +910,8 @@ def main():
         print(f"wrote {out}")
         return
 
+    print_saved(saved_rows)
+    print()
     # One line per step; for each size its wall time, its ratio to that size's sqlite3 reference, its CPU
     # time (user + system; steadier than wall time on a loaded machine) and its peak RSS.
     head = f"{'step':<16}" + "".join(f" | {str(r['records']) + ' records':>36}" for r in rows)
@@ -852,6 +987,7 @@ def main():
             "peak_rss_at_most_300_mb": max([big[s][1] for s in STEPS if s != "reference"] + [big["serve_peak_rss_mb"]])
             <= 300,
         }
+    targets.update(saved_targets(saved_rows))
     targets.update(network_targets(network_rows))
     targets.update(users_targets(user_rows, fifo))
     if replay_row:
@@ -867,7 +1003,8 @@ def main():
     out = os.environ.get("BENCH_JSON", "bench-results.json")
     with open(out, "w") as f:
         json.dump({"results": results, "scaling": scaling, "cpu_scaling": cpu_scaling, "network": network_rows,
-                   "users": users_json(user_rows), "fifo": fifo, "replay": replay_row, "targets": targets}, f, indent=2)
+                   "users": users_json(user_rows), "fifo": fifo, "replay": replay_row,
+                   "saved": saved_json(saved_rows), "targets": targets}, f, indent=2)
     print(f"\nwrote {out}")
 
 

@@ -2,14 +2,16 @@
 # Benchmarks sharelane on generated recipes of 10,000 and 100,000 records (100 zones, 1,000 participants):
 # validate, plan into an empty SQLite store, apply, a no-op plan, apply through `sharelane serve`, and the
 # reference: the sqlite3 command-line tool inserting the same rows in one transaction; recipes of 10,000 and
-# 100,000 users (validate, plan, apply, the no-op plan after it) and include:/!asset naming a FIFO; then the
-# emulator under load (Scripts/load.py: 20 concurrent clients, against a bare Hummingbird server as the
-# baseline).
+# 100,000 users (validate, plan, apply, the no-op plan after it), saved plans (`plan --out`, `apply FILE`) and
+# include:/!asset naming a FIFO; then the emulator under load (Scripts/load.py: 20 concurrent clients, against
+# a bare Hummingbird server as the baseline).
 #
 # Usage: Scripts/bench.sh [SIZE…]   (default: 10000 100000)
 #        BENCH_USERS="10000 100000" chooses the users' sizes; BENCH_ONLY=users runs only their rows;
 #        BENCH_ONLY=stop only Ctrl-C during an apply over serve --latency 80ms; BENCH_ONLY=replay only
 #        `sharelane replay` of 1,000 exchanges recorded through `sharelane record`.
+#        BENCH_ONLY=saved only saved plans: `plan --out` and `apply FILE` beside `plan` and `apply RECIPE`, over
+#        SQLite and `http:` (20 zones of 10 participants; the sizes as above).
 # Writes the table to standard output and the same numbers to bench-results.json (or $BENCH_JSON).
 set -euo pipefail
 cd "$(dirname "$0")/.."

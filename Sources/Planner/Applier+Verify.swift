@@ -80,10 +80,15 @@ extension Applier {
             let now = liveZone?.tags ?? [:]
             let undeclared = zone.undeclared.map(Set.init)
             let writes = written[zone.zoneName, default: []]
-            for name in Set(zone.tags.keys).union(now.keys).sorted() {
+            let tags = zone.tags
+            // Only the names whose tags differ are sorted and named: a plan of 100,000 unchanged records has none.
+            var differing = Set<String>()
+            for (name, tag) in tags where now[name] != tag { differing.insert(name) }
+            for name in now.keys where tags[name] == nil { differing.insert(name) }
+            for name in differing.sorted() {
                 let what = Self.describe(name: name, zone: zone.zoneName, live: liveZone)
                 let difference: String
-                switch (zone.tags[name], now[name]) {
+                switch (tags[name], now[name]) {
                 case (nil, _?): difference = "\(what) was created"
                 case (_?, nil): difference = "\(what) was deleted"
                 case (let before?, let after?) where before != after:
@@ -94,7 +99,7 @@ extension Applier {
                 // and not among the plan's writes (a declared record missing then is one the plan creates).
                 let isShare = name == zoneShareRecordName || liveZone?.shares[name] != nil
                 if let undeclared, !isShare, !writes.contains(name),
-                    undeclared.contains(name) || zone.tags[name] == nil
+                    undeclared.contains(name) || tags[name] == nil
                 {
                     passedOver.append(difference)
                 } else {

@@ -1,101 +1,106 @@
 import Crypto
 import Foundation
+import ShareKit
 
 /// A plan saved to a file by `plan --out`, to be applied exactly by `apply FILE`.
 ///
-/// The file is JSON: `{"sharelane_saved_plan": 3, "digest": "sha256:…", "plan": {…}}`, the plan with the
-/// change tags it was computed from and a digest of the plan's content. A file whose plan does not match
-/// its digest was edited after it was written, and is refused: what a reviewer approved is what applies.
-public struct SavedPlan: Sendable, Hashable, Codable {
-    /// The saved-plan file format version.
-    public var sharelaneSavedPlan: Int
-    /// `sha256:` and the hex SHA-256 of the plan's canonical JSON (keys sorted, no spaces).
-    public var digest: String
-    public var plan: Plan
+/// The file is JSON Lines (Docs/Plans.md, "The saved-plan file"): a first line with the format's version
+/// (`{"sharelane_saved_plan": 4, …}`) and what the plan is of, a line for each zone of the basis the plan was
+/// made against, one for the public records it looked up, one for each change, and a last line with the
+/// SHA-256 digest of every byte before it. A file that does not match its digest was edited after it was
+/// written, and is refused: what a reviewer approved is what applies. The file is written and read a line
+/// at a time, so that only the plan itself is ever whole in memory.
+public enum SavedPlan {
+    /// The version of the saved-plan file's format, the one this sharelane writes and reads: 4 since the plan
+    /// is written in lines of its own words (3 was Foundation's encoding of the plan's types).
+    public static let formatVersion = 4
 
-    /// The version of the saved-plan file's format, the one this sharelane writes and reads: 3 since the plan
-    /// inside no longer carries a version of its own.
-    public static let formatVersion = 3
-
-    /// A saved plan of `plan`, with its digest.
-    /// - Throws: when the plan cannot be encoded.
-    public init(plan: Plan) throws {
-        self.sharelaneSavedPlan = Self.formatVersion
-        self.digest = try Self.digest(of: plan)
-        self.plan = plan
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case sharelaneSavedPlan = "sharelane_saved_plan"
-        case digest
-        case plan
-    }
-
-    /// The digest of a plan's content: the same for a plan and for the plan read back from its file.
-    /// - Throws: when the plan cannot be encoded.
-    public static func digest(of plan: Plan) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let hash = SHA256.hash(data: try encoder.encode(plan))
-        return "sha256:"
-            + hash.map { byte in
-                let digits = String(byte, radix: 16)
-                return digits.count == 1 ? "0" + digits : digits
-            }.joined()
-    }
-
-    /// The file's bytes.
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
-    }
-
-    /// Writes the plan to `path`.
+    /// Writes the plan to `path`, replacing the file whole once every line is written.
+    ///
+    /// - Parameter holdsSecret: asked of every line; when it answers true, nothing is written and the result
+    ///   is false.
+    /// - Returns: whether the plan was written.
     /// - Throws: `PlannerError.unreadablePlan` when the file cannot be written.
-    public static func write(_ plan: Plan, to path: String) throws {
+    @discardableResult
+    public static func write(_ plan: Plan, to path: String, refusing holdsSecret: ((String) -> Bool)? = nil) throws
+        -> Bool
+    {
+        let url = URL(fileURLWithPath: path)
+        let partial = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: partial.path)
+        else {
+            let folder = url.deletingLastPathComponent().path
+            throw PlannerError.unreadablePlan(
+                path: path,
+                reason: "cannot write it: cannot make a file in \(folder) (does it exist, may you write there?)")
+        }
         do {
-            try SavedPlan(plan: plan).encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
+            var written = false
+            defer {
+                try? handle.close()
+                if !written { try? FileManager.default.removeItem(at: partial) }
+            }
+            guard try encode(plan, holdsSecret: holdsSecret, into: { try handle.write(contentsOf: $0) }) else {
+                return false
+            }
+            try handle.synchronize()
+            guard rename(partial.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            written = true
+            return true
         } catch {
             throw PlannerError.unreadablePlan(path: path, reason: "cannot write it: \(error.localizedDescription)")
         }
     }
 
-    /// Reads a plan saved by `write(_:to:)`, checking it against its digest.
+    /// The bytes of the plan's file.
+    /// - Throws: when a part of the plan cannot be encoded.
+    public static func encoded(_ plan: Plan) throws -> Data {
+        var data = Data()
+        try encode(plan, holdsSecret: nil) { data.append($0) }
+        return data
+    }
+
+    /// Reads a plan saved by `write(_:to:refusing:)`, checking it against its digest.
     /// - Throws: `PlannerError.unreadablePlan` when the file is missing, is not a saved plan, comes from
     ///   another version of sharelane, or was edited after it was written.
     public static func read(from path: String) throws -> Plan {
-        let data: Data
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw PlannerError.unreadablePlan(path: path, reason: "cannot read the file")
+        }
+        defer { try? handle.close() }
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try decode {
+                try handle.read(upToCount: chunkSize)
+            } versionAtEnd: {
+                let size = try handle.seekToEnd()
+                try handle.seek(toOffset: size > 512 ? size - 512 : 0)
+                return try handle.readToEnd() ?? Data()
+            }
+        } catch let refusal as Refusal {
+            throw PlannerError.unreadablePlan(path: path, reason: refusal.reason)
         } catch {
             throw PlannerError.unreadablePlan(path: path, reason: "cannot read the file")
         }
-        struct Header: Decodable {
-            var sharelane_saved_plan: Int
-        }
-        guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-            throw PlannerError.unreadablePlan(path: path, reason: "it is not a plan saved by `sharelane plan --out`")
-        }
-        guard header.sharelane_saved_plan == formatVersion else {
-            let which = header.sharelane_saved_plan > formatVersion ? "a newer" : "an older"
-            throw PlannerError.unreadablePlan(
-                path: path, reason: "it was saved by \(which) sharelane (format \(header.sharelane_saved_plan))")
-        }
-        let saved: SavedPlan
+    }
+
+    /// Reads a plan from the bytes `encoded(_:)` made, as `read(from:)` reads a file.
+    /// - Throws: `PlannerError.unreadablePlan`, naming the file `(bytes)`.
+    public static func decoded(_ data: Data) throws -> Plan {
+        var offset = 0
         do {
-            saved = try JSONDecoder().decode(SavedPlan.self, from: data)
-        } catch {
-            throw PlannerError.unreadablePlan(path: path, reason: "it is not a plan saved by `sharelane plan --out`")
+            return try decode {
+                guard offset < data.count else { return nil }
+                let end = min(data.count, offset + chunkSize)
+                defer { offset = end }
+                return data.subdata(in: offset..<end)
+            } versionAtEnd: {
+                data.suffix(512)
+            }
+        } catch let refusal as Refusal {
+            throw PlannerError.unreadablePlan(path: "(bytes)", reason: refusal.reason)
         }
-        guard (try? digest(of: saved.plan)) == saved.digest else {
-            throw PlannerError.unreadablePlan(
-                path: path,
-                reason:
-                    "its content does not match its digest: the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
-            )
-        }
-        return saved.plan
     }
 
     /// Whether the file at `path` looks like a saved plan (a JSON object) rather than a YAML recipe.
@@ -105,5 +110,316 @@ public struct SavedPlan: Sendable, Hashable, Codable {
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 256)) ?? Data()
         return String(decoding: head, as: UTF8.self).first { !$0.isWhitespace } == "{"
+    }
+
+    /// The bytes read or handed to the file at a time: large enough that a plan of 100,000 records is a few
+    /// dozen writes, small beside the plan.
+    static let chunkSize = 1 << 20
+
+    /// Why a file is not read, as `PlannerError.unreadablePlan` says it.
+    struct Refusal: Error {
+        var reason: String
+        static let notSaved = Refusal(reason: "it is not a plan saved by `sharelane plan --out`")
+    }
+}
+
+// MARK: - Writing
+
+extension SavedPlan {
+    /// Encodes the plan line by line, handing `sink` a chunk at a time.
+    /// - Returns: false, having stopped, when `holdsSecret` answers true of a line.
+    static func encode(_ plan: Plan, holdsSecret: ((String) -> Bool)?, into sink: (Data) throws -> Void) throws
+        -> Bool
+    {
+        let encoder = JSONEncoder()
+        // Keys sorted in the few parts Foundation encodes, so that one plan is always the same lines there.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var hash = SHA256()
+        var chunk = Data()
+        chunk.reserveCapacity(chunkSize + (1 << 16))
+        var line = SavedPlanOutput()
+        func endLine() throws -> Bool {
+            line.newline()
+            if let holdsSecret, holdsSecret(String(decoding: line.bytes, as: UTF8.self)) { return false }
+            line.bytes.withUnsafeBytes { bytes in
+                hash.update(bufferPointer: bytes)
+                chunk.append(contentsOf: bytes)
+            }
+            line.removeAll()
+            if chunk.count >= chunkSize {
+                try sink(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+            return true
+        }
+
+        try header(of: plan, encoder: encoder, into: &line)
+        guard try endLine() else { return false }
+        for zone in plan.basis.zones {
+            line.openObject()
+            line.key("zoneName")
+            line.string(zone.zoneName)
+            line.key("exists")
+            line.bool(zone.exists)
+            line.key("recordChangeTags")
+            line.stringMap(zone.tags)
+            if let undeclared = zone.undeclared {
+                line.key("undeclared")
+                line.strings(undeclared)
+            }
+            line.closeObject()
+            guard try endLine() else { return false }
+        }
+        line.openObject()
+        line.key("publicRecordNames")
+        line.strings(plan.basis.publicRecordNames)
+        line.key("recordChangeTags")
+        line.stringMap(plan.basis.publicTags)
+        line.closeObject()
+        guard try endLine() else { return false }
+        for index in plan.changes.indices {
+            try line.change(plan.changes[index], encoder: encoder)
+            guard try endLine() else { return false }
+        }
+        chunk.append(contentsOf: "{\"digest\":\"\(digestText(hash.finalize()))\"}\n".utf8)
+        try sink(chunk)
+        return true
+    }
+
+    private static func header(of plan: Plan, encoder: JSONEncoder, into line: inout SavedPlanOutput) throws {
+        line.openObject()
+        line.key("sharelane_saved_plan")
+        line.integer(Int64(formatVersion))
+        line.key("recipe")
+        line.string(plan.recipeName)
+        line.key("store")
+        line.string(plan.storeName)
+        if let container = plan.container {
+            line.key("container")
+            line.string(container)
+        }
+        if let environment = plan.environment {
+            line.key("environment")
+            line.string(environment.rawValue)
+        }
+        line.key("owner")
+        line.json(try encoder.encode(plan.owner))
+        line.key("users")
+        line.json(try encoder.encode(plan.users))
+        line.key("notes")
+        line.strings(plan.notes)
+        line.key("waiting")
+        line.strings(plan.waiting)
+        if let access = plan.access {
+            line.key("access")
+            line.json(try encoder.encode(access))
+        }
+        if let schema = plan.schema {
+            line.key("schema")
+            line.json(try encoder.encode(schema))
+        }
+        if let rearm = plan.rearm {
+            line.key("rearm")
+            line.openArray()
+            for subscription in rearm { line.subscription(subscription) }
+            line.closeArray()
+        }
+        if let assetFiles = plan.assetFiles {
+            line.key("assetFiles")
+            line.stringMap(assetFiles)
+        }
+        if let generatedNames = plan.generatedNames {
+            line.key("generatedNames")
+            line.json(try encoder.encode(generatedNames))
+        }
+        line.key("zones")
+        line.integer(Int64(plan.basis.zones.count))
+        line.key("changes")
+        line.integer(Int64(plan.changes.count))
+        line.closeObject()
+    }
+
+    static func digestText(_ digest: SHA256.Digest) -> String {
+        "sha256:"
+            + digest.map { byte in
+                let digits = String(byte, radix: 16)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined()
+    }
+}
+
+// MARK: - Reading
+
+extension SavedPlan {
+    /// Reads a plan from the chunks `next` hands out (nil at the end), checking its version first and its
+    /// digest last; `versionAtEnd` gives the file's last bytes, where format 3 kept its version.
+    static func decode(_ next: @escaping () throws -> Data?, versionAtEnd: () throws -> Data) throws -> Plan {
+        var lines = SavedPlanLineReader(next: next)
+        let decoder = JSONDecoder()
+        guard let first = try lines.next(hashed: false),
+            let version = try? decoder.decode(SavedPlanVersion.self, from: Data(first))
+        else {
+            if let old = formatAtEnd(try versionAtEnd()) { throw versionRefusal(old) }
+            throw Refusal.notSaved
+        }
+        guard version.sharelane_saved_plan == formatVersion else { throw versionRefusal(version.sharelane_saved_plan) }
+        lines.hash(first)
+        let header: SavedPlanHeader
+        do {
+            header = try decoder.decode(SavedPlanHeader.self, from: Data(first))
+        } catch {
+            throw Refusal.notSaved
+        }
+        var zones: [ZoneBasis] = []
+        zones.reserveCapacity(header.zones)
+        for _ in 0..<header.zones { zones.append(try lines.read { try $0.zoneBasis() }) }
+        let publicBasis = try lines.read { input in
+            let start = input.offset
+            try input.skipValue()
+            return try decoder.decode(SavedPublicBasis.self, from: input.data(from: start))
+        }
+        var plan = Plan(
+            recipeName: header.recipe, storeName: header.store, owner: header.owner, users: header.users,
+            changes: [], notes: header.notes, waiting: header.waiting,
+            basis: PlanBasis(
+                zones: zones, publicRecordNames: publicBasis.publicRecordNames,
+                publicTags: publicBasis.recordChangeTags),
+            access: header.access)
+        plan.schema = header.schema
+        plan.rearm = header.rearm?.map(\.planned)
+        plan.assetFiles = header.assetFiles
+        plan.container = header.container
+        plan.environment = header.environment
+        plan.generatedNames = header.generatedNames
+        plan.changes.reserveCapacity(header.changes)
+        for _ in 0..<header.changes { plan.changes.append(try lines.read { try $0.change(decoder: decoder) }) }
+        let expected = digestText(lines.digest)
+        let digest = try lines.read(hashed: false) { input in
+            let start = input.offset
+            try input.skipValue()
+            return try decoder.decode(SavedPlanDigest.self, from: input.data(from: start))
+        }
+        guard digest.digest == expected else {
+            throw Refusal(
+                reason:
+                    "its content does not match its digest: the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
+            )
+        }
+        guard try lines.next(hashed: false) == nil else {
+            throw Refusal(
+                reason:
+                    "it goes on after its digest (line \(lines.number)): the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
+            )
+        }
+        return plan
+    }
+
+    /// Format 3 and before were one JSON object with sorted keys, `sharelane_saved_plan` last.
+    private static func formatAtEnd(_ tail: Data) -> Int? {
+        let text = String(decoding: tail, as: UTF8.self)
+        guard let key = text.range(of: "\"sharelane_saved_plan\"", options: .backwards) else { return nil }
+        let rest = text[key.upperBound...].drop { $0 == " " || $0 == ":" || $0 == "\n" }
+        return Int(rest.prefix { $0.isNumber })
+    }
+
+    private static func versionRefusal(_ version: Int) -> Refusal {
+        let which = version > formatVersion ? "a newer" : "an older"
+        let then =
+            version > formatVersion
+            ? "apply it with that sharelane" : "a saved plan is for the review it was made in, so make it again"
+        return Refusal(
+            reason:
+                "it was saved by \(which) sharelane (format \(version)), and this one reads format \(formatVersion): \(then)"
+        )
+    }
+}
+
+/// The lines of a saved plan, from chunks of its bytes, each hashed as it is read: no more than a chunk and a
+/// line of the file is in memory at once.
+struct SavedPlanLineReader {
+    private let next: () throws -> Data?
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+    private var hasher = SHA256()
+    /// The number of the line last read, from 1.
+    private(set) var number = 0
+
+    init(next: @escaping () throws -> Data?) {
+        self.next = next
+    }
+
+    /// The SHA-256 of the lines hashed so far, each with its newline.
+    var digest: SHA256.Digest { hasher.finalize() }
+
+    mutating func hash(_ line: [UInt8]) {
+        hasher.update(data: line)
+        hasher.update(data: [UInt8(ascii: "\n")])
+    }
+
+    /// The next line without its newline, hashed unless told; nil at the end.
+    mutating func next(hashed: Bool = true) throws -> [UInt8]? {
+        guard let range = try nextRange() else { return nil }
+        let line = Array(buffer[range])
+        if hashed { hash(line) }
+        return line
+    }
+
+    /// Reads the next line with `body`, which must read the whole of it.
+    /// - Throws: `SavedPlan.Refusal` when there is no next line, or it is not what `body` reads.
+    mutating func read<Value>(hashed: Bool = true, _ body: (inout SavedPlanInput) throws -> Value) throws -> Value {
+        guard let range = try nextRange() else {
+            throw SavedPlan.Refusal(reason: "it ends at line \(number), before its digest: the file is not whole")
+        }
+        let number = self.number
+        if hashed {
+            var hasher = self.hasher
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[range])) }
+            hasher.update(data: [UInt8(ascii: "\n")])
+            self.hasher = hasher
+        }
+        return try buffer.withUnsafeBufferPointer { bytes in
+            let line = UnsafeBufferPointer(rebasing: bytes[range])
+            var input = SavedPlanInput(line)
+            do {
+                let value = try body(&input)
+                guard input.atEnd else { throw SavedPlanInput.Unreadable() }
+                return value
+            } catch {
+                throw SavedPlan.Refusal(
+                    reason: "line \(number) is not a line of a plan saved by `sharelane plan --out`")
+            }
+        }
+    }
+
+    private mutating func nextRange() throws -> Range<Int>? {
+        while true {
+            let start = self.start
+            let found: Int? = buffer.withUnsafeBytes { bytes in
+                guard start < bytes.count, let base = bytes.baseAddress,
+                    let newline = memchr(base + start, 0x0A, bytes.count - start)
+                else { return nil }
+                return base.distance(to: UnsafeRawPointer(newline))
+            }
+            if let newline = found {
+                self.start = newline + 1
+                number += 1
+                return start..<newline
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                self.start = buffer.count
+                number += 1
+                return start..<buffer.count
+            }
+            // What is left of the last chunk is a part of a line: only that is moved.
+            buffer.removeFirst(start)
+            self.start = 0
+            guard let chunk = try next(), !chunk.isEmpty else {
+                atEnd = true
+                continue
+            }
+            buffer.append(contentsOf: chunk)
+        }
     }
 }

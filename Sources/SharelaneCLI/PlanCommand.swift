@@ -89,17 +89,19 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         output.flush()
         if let out {
-            // A saved plan is a file anyone may read: it never holds a credential's value.
-            let text = String(decoding: (try? SavedPlan(plan: plan).encoded()) ?? Data(), as: UTF8.self)
-            if SecretMask.apply(text) != text {
+            // A saved plan is a file anyone may read: it never holds a credential's value. Each line is asked as
+            // it is written, so that the plan is never held a second time as text.
+            let secrets = !SecretMask.secrets.isEmpty
+            let written: Bool
+            do {
+                written = try SavedPlan.write(plan, to: out, refusing: secrets ? { SecretMask.apply($0) != $0 } : nil)
+            } catch {
+                throw CLIFailure("\(error)")
+            }
+            guard written else {
                 throw CLIFailure(
                     "the plan holds the value of a credential (a token or key from the environment or --api-token), so it was not saved to \(out); take the credential out of the recipe's values and --var"
                 )
-            }
-            do {
-                try SavedPlan.write(plan, to: out)
-            } catch {
-                throw CLIFailure("\(error)")
             }
             Terminal.printError("Saved the plan to \(out); apply exactly this plan with `sharelane apply \(out)`.")
         }

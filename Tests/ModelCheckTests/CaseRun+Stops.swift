@@ -123,7 +123,7 @@ extension CaseRun {
             let plan = try await planStoppingCleanly(side: index, step: step) {
                 try await self.commandPlan(side: index)
             }
-            let saved = try JSONDecoder().decode(SavedPlan.self, from: SavedPlan(plan: plan).encoded()).plan
+            let saved = try SavedPlan.decoded(SavedPlan.encoded(plan))
             newProcess(side: index)
             do {
                 let report = try await Applier(store: sides[index].store, logger: logger).applySaved(saved)

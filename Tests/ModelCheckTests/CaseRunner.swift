@@ -624,7 +624,7 @@ final class CaseRun {
         let recipe = try loadedRecipe()
         for (index, side) in sides.enumerated() {
             let plan = try await Planner(store: side.store, logger: logger).plan(recipe, users: directories[index])
-            let saved = try JSONDecoder().decode(SavedPlan.self, from: SavedPlan(plan: plan).encoded()).plan
+            let saved = try SavedPlan.decoded(SavedPlan.encoded(plan))
             guard let live = try await side.ownerRecord(record, zone: zone, owner: owner) else {
                 throw Violation(invariant: "views-differ", detail: "\(side.label) has no \(zone)/\(record)", step: step)
             }

@@ -51,13 +51,13 @@ struct SavedPlanTests {
         let path = scratch.file("plan.json")
         try SavedPlan.write(plan, to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(json["sharelane_saved_plan"] as? Int == SavedPlan.formatVersion)
-        let inner = try #require(json["plan"] as? [String: Any])
-        #expect(!inner.keys.contains { $0.lowercased().contains("version") }, "\(inner.keys.sorted())")
+        let lines = text.split(separator: "\n").map(String.init)
+        let header = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(header["sharelane_saved_plan"] as? Int == SavedPlan.formatVersion)
+        #expect(!lines.dropFirst().contains { $0.lowercased().contains("version") }, "only the first line has one")
         for other in [SavedPlan.formatVersion - 1, SavedPlan.formatVersion + 1] {
             try text.replacingOccurrences(
-                of: "\"sharelane_saved_plan\" : \(SavedPlan.formatVersion)", with: "\"sharelane_saved_plan\" : \(other)"
+                of: "\"sharelane_saved_plan\":\(SavedPlan.formatVersion)", with: "\"sharelane_saved_plan\":\(other)"
             ).write(toFile: path, atomically: true, encoding: .utf8)
             let which = other < SavedPlan.formatVersion ? "an older" : "a newer"
             #expect {
@@ -66,6 +66,158 @@ struct SavedPlanTests {
                 "\(error)".contains("saved by \(which) sharelane (format \(other))")
             }
         }
+    }
+
+    @Test("a plan saved by format 3 (one pretty-printed JSON object) is refused, naming its format and what to do")
+    func formatThreeIsRefused() throws {
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
+        // The shape format 3 had: Foundation's encoding of the plan, keys sorted, the version last.
+        let old = """
+            {
+              "digest" : "sha256:00",
+              "plan" : {
+                "changes" : [
+                  { "attributes" : [], "record" : { "fields" : { "qty" : { "value" : { "_0" : { "int64" : { "_0" : 42 } } } } } } }
+                ]
+              },
+              "sharelane_saved_plan" : 3
+            }
+
+            """
+        try old.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(SavedPlan.isSavedPlan(at: path))
+        #expect {
+            _ = try SavedPlan.read(from: path)
+        } throws: { error in
+            let message = "\(error)"
+            return message.contains("saved by an older sharelane (format 3)")
+                && message.contains("this one reads format \(SavedPlan.formatVersion)")
+                && message.contains("sharelane plan --out \(path)")
+        }
+    }
+
+    @Test(
+        "a saved plan is compact JSON lines in CloudKit's words: typed values, no compiler-made keys, each record once")
+    func designedFormat() async throws {
+        let store = try freshStore()
+        let planner = Planner(store: store, logger: quietLogger)
+        var recipe = SampleRecipes.family()
+        _ = try await Applier(store: store, logger: quietLogger).apply(try await planner.plan(recipe))
+        recipe.zones[0].records[0].fields["title"] = .value(.string("Weekly groceries"))
+        recipe.zones[0].records[1].fields["qty"] = .value(.int64(6))
+        let plan = try await planner.plan(recipe)
+        let data = try SavedPlan.encoded(plan)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(!text.contains("\"_0\""))
+        #expect(!text.contains("\n "), "no pretty printing")
+        #expect(text.contains(#"{"type":"INT64","value":6}"#))
+        #expect(text.components(separatedBy: "Weekly groceries").count == 2, "the new title is written once")
+        for line in text.split(separator: "\n") {
+            #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any], "\(line)")
+        }
+        #expect(try SavedPlan.decoded(data) == plan)
+    }
+
+    @Test("a saved plan cut short, or with a line that is not the format's, is refused and applies nothing")
+    func cutShortIsRefused() async throws {
+        let store = try freshStore()
+        let plan = try await Planner(store: store, logger: quietLogger).plan(SampleRecipes.family())
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
+        try SavedPlan.write(plan, to: path)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        try (lines.dropLast().joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try SavedPlan.read(from: path)
+        } throws: { error in
+            "\(error)".contains("before its digest: the file is not whole")
+        }
+        var broken = lines
+        broken[3] = "{\"action\":\"create\"" + broken[3].dropFirst()
+        try (broken.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try SavedPlan.read(from: path)
+        } throws: { error in
+            "\(error)".contains("line 4 is not a line of a plan saved by `sharelane plan --out`")
+        }
+        #expect(throws: PlannerError.self) {
+            try SavedPlan.write(plan, to: scratch.file("no-such-folder/plan.json"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path) == ["plan.json"])
+    }
+
+    @Test("every kind of field value survives a saved plan")
+    func everyValue() throws {
+        let values: [String: FieldValue] = [
+            "string": .string("tab\tquote\"slash/é"), "int": .int64(-42), "double": .double(0.1),
+            "big": .double(1e300), "infinite": .double(-.infinity), "timestamp": .timestamp(1_700_000_000_123),
+            "bytes": .bytes(Data([0, 1, 254, 255])),
+            "reference": .reference(Reference(recordName: "milk", action: .validate)),
+            "remote": .reference(Reference(recordName: "x", zoneID: ZoneID(zoneName: "Other"), action: .deleteSelf)),
+            "asset": .assetID("photo.jpg#fnv1a64:0123456789abcdef"),
+            "location": .location(Location(latitude: 47.37, longitude: 8.54, altitude: 408, timestamp: 5)),
+            "strings": .list(elementType: .string, [.string("a"), .string("b")]),
+            "empty": .list(elementType: .int64, []),
+            "places": .list(elementType: .location, [.location(Location(latitude: 1, longitude: 2))]),
+            "mixed": .list(elementType: .string, [.string("a"), .int64(1)]),
+        ]
+        var plan = Plan(
+            recipeName: "values", storeName: "memory:",
+            owner: PlannedUser(handle: "alice", email: nil, recordName: "_a"),
+            changes: [
+                PlannedChange(
+                    action: .update, kind: .record, address: "record Lists/milk", zoneName: "Lists", recordName: "milk",
+                    attributes: values.keys.sorted().map {
+                        AttributeChange(
+                            name: $0, isField: true, before: .value(.string("old")), after: .value(values[$0]!))
+                    } + [AttributeChange(name: "gone", isField: true, before: .value(.int64(1)), after: nil)],
+                    record: PlannedRecord(
+                        recordType: "Item", parent: nil, fields: values.mapValues { .value($0) }, operation: .replace),
+                    baseChangeTag: "t1"),
+                PlannedChange(
+                    action: .create, kind: .record, address: "record Lists/link", zoneName: "Lists", recordName: "link",
+                    attributes: [
+                        AttributeChange(
+                            name: "url", isField: true, before: nil, after: .shareURL(zone: "Lists", record: nil))
+                    ],
+                    record: PlannedRecord(
+                        recordType: "Link", parent: "milk", fields: ["url": .shareURL(zone: "Lists", record: "root")],
+                        operation: .create)),
+            ],
+            basis: PlanBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: ["milk": "t1"])]))
+        plan.container = "iCloud.example"
+        let read = try SavedPlan.decoded(try SavedPlan.encoded(plan))
+        #expect(read == plan)
+        #expect(read.changes[0].attributes.last?.after == nil)
+    }
+
+    @Test("a saved plan of 20,000 records holds under 400 bytes a record, and reads back as it was")
+    func sizePerRecord() async throws {
+        var yaml = [
+            "sharelane: 1", "name: sized", "seed: 7", "users:", "  owner: { email: owner@example.com }",
+        ]
+        yaml += (1...100).map { "  u\($0): { email: u\($0)@example.com }" }
+        yaml += ["owner: owner", "zones:"]
+        for zone in 1...20 {
+            yaml += ["  Z\(zone):", "    share:", "      title: Zone \(zone)", "      participants:"]
+            yaml += (0..<10).map {
+                "        u\((zone * 10 + $0) % 100 + 1): \($0 % 2 == 0 ? "read-write" : "read-only")"
+            }
+            yaml += [
+                "    records:", "      \"item-{{i:05}}\":", "        repeat: 1000", "        type: Item",
+                "        fields: { title: \"Item {{i}}\", note: \"{{fake.sentence}}\", qty: 3, price: 1.5 }",
+            ]
+        }
+        let recipe = try RecipeLoader(environment: [:]).load(yaml: yaml.joined(separator: "\n"), file: "sized.yaml")
+        let plan = try await Planner(store: try freshStore(), logger: quietLogger).plan(recipe)
+        #expect(plan.summary.add >= 20_000)
+        let scratch = try TemporaryDirectory("plan")
+        let path = scratch.file("plan.json")
+        try SavedPlan.write(plan, to: path)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(size / 20_000 < 400, "\(size / 20_000) bytes a record")
+        #expect(try SavedPlan.read(from: path) == plan)
     }
 
     @Test("a saved plan edited after it was written is refused, and the store is left unchanged")
@@ -79,7 +231,7 @@ struct SavedPlanTests {
         let path = scratch.file("plan.json")
         try SavedPlan.write(try await planner.plan(recipe), to: path)
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text.contains("\"digest\" : \"sha256:"))
+        #expect(text.contains("{\"digest\":\"sha256:"))
         #expect(text.contains("Weekly groceries"))
         try text.replacingOccurrences(of: "Weekly groceries", with: "Monthly groceries")
             .write(toFile: path, atomically: true, encoding: .utf8)

@@ -1,0 +1,255 @@
+import Foundation
+import ShareKit
+
+/// A cursor over one line of a saved plan, reading RFC 8259's JSON by hand.
+///
+/// Foundation's decoder read the changes of 20,000 records at well under a megabyte a second on the 2-core
+/// machine (its keyed containers look up generic metadata for every value), slower than planning them
+/// again; the lines of a saved plan are few shapes, read here directly into the plan's types.
+struct SavedPlanInput {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    /// Where the cursor is; set back to read a value again once what it is is known.
+    var offset: Int
+
+    struct Unreadable: Error {}
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    var atEnd: Bool {
+        mutating get {
+            skipSpace()
+            return offset == bytes.count
+        }
+    }
+
+    /// The bytes from `start` to the cursor, for the parts of a line that Foundation's decoder reads.
+    func data(from start: Int) -> Data {
+        Data(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+    }
+
+    mutating func skipSpace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next byte after white space, not consumed.
+    mutating func peek() throws -> UInt8 {
+        skipSpace()
+        guard offset < bytes.count else { throw Unreadable() }
+        return bytes[offset]
+    }
+
+    mutating func expect(_ byte: UInt8) throws {
+        guard try peek() == byte else { throw Unreadable() }
+        offset += 1
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { throw Unreadable() }
+        for index in 0..<count where bytes[offset + index] != word.utf8Start[index] { throw Unreadable() }
+        offset += count
+    }
+
+    /// Consumes `null` when it comes next.
+    mutating func isNull() throws -> Bool {
+        guard try peek() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    mutating func bool() throws -> Bool {
+        switch try peek() {
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return true
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return false
+        default: throw Unreadable()
+        }
+    }
+
+    /// Each member of an object, its key given, the cursor at its value.
+    mutating func object(_ member: (inout SavedPlanInput, String) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if try peek() == UInt8(ascii: "}") {
+            offset += 1
+            return
+        }
+        while true {
+            let key = try string()
+            try expect(UInt8(ascii: ":"))
+            try member(&self, key)
+            switch try peek() {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "}"):
+                offset += 1
+                return
+            default: throw Unreadable()
+            }
+        }
+    }
+
+    /// Each element of an array.
+    mutating func array(_ element: (inout SavedPlanInput) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        if try peek() == UInt8(ascii: "]") {
+            offset += 1
+            return
+        }
+        while true {
+            try element(&self)
+            switch try peek() {
+            case UInt8(ascii: ","): offset += 1
+            case UInt8(ascii: "]"):
+                offset += 1
+                return
+            default: throw Unreadable()
+            }
+        }
+    }
+
+    mutating func strings() throws -> [String] {
+        var texts: [String] = []
+        try array { texts.append(try $0.string()) }
+        return texts
+    }
+
+    mutating func stringMap() throws -> [String: String] {
+        var map: [String: String] = [:]
+        try object { input, key in map[key] = try input.string() }
+        return map
+    }
+
+    mutating func string() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case UInt8(ascii: "\""):
+                defer { offset += 1 }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                return try escapedString(from: start)
+            case 0..<0x20:
+                throw Unreadable()
+            default:
+                offset += 1
+            }
+        }
+        throw Unreadable()
+    }
+
+    private mutating func escapedString(from start: Int) throws -> String {
+        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard offset < bytes.count else { throw Unreadable() }
+                let escape = bytes[offset]
+                offset += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        try literal("\\u")
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw Unreadable() }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw Unreadable() }
+                    utf8.append(contentsOf: String(Character(unicode)).utf8)
+                default: throw Unreadable()
+                }
+            case 0..<0x20:
+                throw Unreadable()
+            default:
+                utf8.append(byte)
+            }
+        }
+        throw Unreadable()
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw Unreadable() }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            offset += 1
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw Unreadable()
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// The text of the number that comes next, and whether it is an integer (no fraction, no exponent).
+    private mutating func number() throws -> (text: Substring, whole: Bool) {
+        skipSpace()
+        let start = offset
+        var whole = true
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        while offset < bytes.count, Self.isNumberByte(bytes[offset]) {
+            if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[offset]) { whole = false }
+            offset += 1
+        }
+        guard offset > start else { throw Unreadable() }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+        return (text[...], whole)
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"),
+            UInt8(ascii: "+"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
+    mutating func integer() throws -> Int64 {
+        let (text, whole) = try number()
+        guard whole, let value = Int64(text) else { throw Unreadable() }
+        return value
+    }
+
+    mutating func double() throws -> Double {
+        guard let value = Double(try number().text) else { throw Unreadable() }
+        return value
+    }
+
+    /// Passes over the value that comes next, whatever it is.
+    mutating func skipValue() throws {
+        switch try peek() {
+        case UInt8(ascii: "{"): try object { input, _ in try input.skipValue() }
+        case UInt8(ascii: "["): try array { try $0.skipValue() }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
+        case UInt8(ascii: "n"): try literal("null")
+        default: _ = try number()
+        }
+    }
+}
