@@ -52,11 +52,14 @@ extension RecordBatch {
     }
 
     /// Refuses fields whose `VALIDATE` references point to records that do not exist.
-    private mutating func validateReferences(_ fields: [String: FieldValue], selfName: String, subject: String)
-        throws
-    {
+    /// - Parameter kept: the fields keep references written before: their targets must exist, whoever may read
+    ///   them. A reference the save writes must point to a record the caller may read (to the caller, one it may
+    ///   not read does not exist: `applyRecord`).
+    private mutating func validateReferences(
+        _ fields: [String: FieldValue], selfName: String, subject: String, kept: Bool = false
+    ) throws {
         for target in FieldCoding.validatedTargets(fields, zoneName: context.zone.name) where target != selfName {
-            if try readableRow(target) == nil {
+            if try (kept ? row(target) : readableRow(target)) == nil {
                 throw ShareError(
                     .validatingReferenceError, "the VALIDATE reference points to \(target), which does not exist",
                     subject: subject)
@@ -167,9 +170,11 @@ extension RecordBatch {
         let oldFields = try PackedFields.unpack(existing.fields)
         var fields = record.fields
         if !replacing { fields = oldFields.merging(record.fields) { _, new in new } }
-        // Only what the save changes: a reference kept as it was was checked when it was written, perhaps by
-        // someone who may read its target when this caller may not (a participant editing another field).
+        // A reference the save keeps as it was may have been written by someone who may read its target when
+        // this caller may not (a participant editing another field): it is checked against what exists.
         try validateReferences(fields.filter { oldFields[$0.key] != $0.value }, selfName: name, subject: subject)
+        try validateReferences(
+            fields.filter { oldFields[$0.key] == $0.value }, selfName: name, subject: subject, kept: true)
         if let refusal = CloudKitLimits.checkRecord(fields, subject: subject) { throw refusal }
 
         // An update that names no parent keeps the record where it is; a replace sets it.
