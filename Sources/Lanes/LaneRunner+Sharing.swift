@@ -8,7 +8,7 @@ extension LaneRunner {
         -> String?
     {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
+        let owner = try await session.owner(ofZone: zone, in: recipe, at: step.location)
         let what = StepSummary.address(zone, record)
         if actor.recordName == owner.recordName {
             throw LaneError.stepFailed(
@@ -34,7 +34,7 @@ extension LaneRunner {
         -> String?
     {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
+        let owner = try await session.owner(ofZone: zone, in: recipe, at: step.location)
         let share = try await session.namedShare(zone: zone, record: record, owner: owner, at: step.location)
         if actor.recordName == owner.recordName {
             // The owner leaving its own share stops sharing, as CloudKit's "Stop Sharing" deletes the share.

@@ -8,7 +8,7 @@ extension LaneRunner {
         -> String?
     {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
+        let owner = try await session.owner(ofZone: subscribe.zone, in: recipe, at: step.location)
         let zoneID = subscribe.zone.map { session.place(ofZone: $0, for: actor, owner: owner).zoneID }
         let subscription = Subscription(
             subscriptionID: subscribe.subscriptionID, kind: subscribe.kind, recordType: subscribe.recordType,

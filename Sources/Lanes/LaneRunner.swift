@@ -241,8 +241,14 @@ public struct LaneRunner: Sendable {
         case .apply(let prune, let only):
             return try await steps.apply(recipe, prune: prune, only: only)
         case .export(let out, let zones):
-            let (_, actor) = try await session.actor(of: step, in: recipe)
-            return try await steps.export(recipe, zones: zones, owner: actor, to: out)
+            let (handle, actor) = try await session.actor(of: step, in: recipe)
+            var otherOwners: [User] = []
+            if handle == recipe.owner {
+                for other in recipe.owners.dropFirst() {
+                    otherOwners.append(try await session.user(other, in: recipe, at: step.location))
+                }
+            }
+            return try await steps.export(recipe, zones: zones, owner: actor, otherOwners: otherOwners, to: out)
         default:
             guard let expected = step.expectedError else {
                 guard let within = step.within else {
@@ -325,7 +331,7 @@ public struct LaneRunner: Sendable {
             return try await delete(zone: zone, record: record, step: step, recipe: recipe, session)
         case .expect(let expectation):
             let (handle, actor) = try await session.actor(of: step, in: recipe)
-            let owner = try await session.owner(in: recipe, at: location)
+            let owner = try await session.owner(ofZone: expectation.zone, in: recipe, at: location)
             var check = ExpectationCheck(
                 session: session, actorHandle: handle, actor: actor, owner: owner, location: location)
             check.isPublic = step.database == .public
@@ -358,7 +364,7 @@ public struct LaneRunner: Sendable {
         -> String?
     {
         let (_, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
+        let owner = try await session.owner(ofZone: query.zone, in: recipe, at: step.location)
         let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let records = try await QueryRun(store: store).records(
             query, actor: actor.recordName, owner: owner.recordName)
@@ -384,7 +390,7 @@ public struct LaneRunner: Sendable {
         step: Step, recipe: Recipe, _ session: LaneSession
     ) async throws -> String? {
         let (handle, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
+        let owner = try await session.owner(ofZone: zone, in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
         let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         var values: [String: FieldValue] = [:]
@@ -393,8 +399,11 @@ public struct LaneRunner: Sendable {
             case .value(let value):
                 values[key] = Self.addressed(value, zone: zone, zoneID: zoneID)
             case .shareURL(let shareZone, let shareRecord):
+                let shareOwner =
+                    recipe.owner(ofZone: shareZone) == recipe.owner(ofZone: zone)
+                    ? owner : try await session.owner(ofZone: shareZone, in: recipe, at: step.location)
                 let share = try await session.namedShare(
-                    zone: shareZone, record: shareRecord, owner: owner, at: step.location)
+                    zone: shareZone, record: shareRecord, owner: shareOwner, at: step.location)
                 guard let url = share.url else {
                     throw LaneError.stepFailed(
                         action: "save", reason: "share \(StepSummary.address(shareZone, shareRecord)) has no URL",
@@ -416,7 +425,7 @@ public struct LaneRunner: Sendable {
         async throws -> String?
     {
         let (_, actor) = try await session.actor(of: step, in: recipe)
-        let owner = try await session.owner(in: recipe, at: step.location)
+        let owner = try await session.owner(ofZone: zone, in: recipe, at: step.location)
         let (database, zoneID) = session.place(ofZone: zone, for: actor, owner: owner)
         let store = try step.environment.map { try self.store.inEnvironment($0) } ?? self.store
         let record = Record(recordName: name, recordType: "", zoneID: zoneID)

@@ -73,8 +73,8 @@ final class LaneSession {
     }
 
     /// The owner of the recipe's zones.
-    func owner(in recipe: Recipe, at location: SourceLocation) async throws -> User {
-        try await user(recipe.owner, in: recipe, at: location)
+    func owner(ofZone zone: String?, in recipe: Recipe, at location: SourceLocation) async throws -> User {
+        try await user(zone.map(recipe.owner(ofZone:)) ?? recipe.owner, in: recipe, at: location)
     }
 
     /// Where `actor` reaches the owner's zone: the owner in its private database, anyone else in its shared

@@ -44,7 +44,7 @@ struct LaneValueResolver {
         if body.hasPrefix("share_url:") {
             let address = body.dropFirst("share_url:".count).split(separator: "/", maxSplits: 1).map(String.init)
             guard let zone = address.first else { return nil }
-            let owner = try await session.owner(in: recipe, at: step.location)
+            let owner = try await session.owner(ofZone: zone, in: recipe, at: step.location)
             let share = try await session.namedShare(
                 zone: zone, record: address.count > 1 ? address[1] : nil, owner: owner, at: step.location)
             guard let url = share.url ?? share.shortGUID else {

@@ -35,12 +35,15 @@ struct PlannerSteps {
         return StepOutcome(report.line, lines: changeLines(plan))
     }
 
-    /// Exports the live state of `owner`'s zones as a recipe, to a file or under the step's line.
-    func export(_ recipe: Recipe, zones: [String], owner: User, to out: String?) async throws -> StepOutcome {
+    /// Exports the live state of `owner`'s zones as a recipe, to a file or under the step's line; with the
+    /// recipe's owner, the zones of the recipe's other owners too.
+    func export(_ recipe: Recipe, zones: [String], owner: User, otherOwners: [User], to out: String?) async throws
+        -> StepOutcome
+    {
         let text: String
         do {
             text = try await Exporter(store: store, logger: logger).export(
-                owner: owner, zones: zones, name: recipe.name, container: recipe.container,
+                owner: owner, otherOwners: otherOwners, zones: zones, name: recipe.name, container: recipe.container,
                 environment: recipe.environment.rawValue)
         } catch {
             throw LaneError.stepFailed(action: "export", reason: "\(error)", location: location)

@@ -54,6 +54,24 @@ extension Applier {
         guard plan.storeName == store.displayName else {
             throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
         }
+        let parts = plan.ownerParts
+        guard parts.count > 1 else { return try await verifyPart(plan) }
+        // Every owner's zones read as their owner; what changed anywhere is said together.
+        var passedOver: [String] = []
+        var differences: [String] = []
+        for part in parts {
+            do {
+                passedOver += try await verifyPart(part)
+            } catch PlannerError.stalePlan(let changes) {
+                differences += changes
+            }
+        }
+        if !differences.isEmpty { throw PlannerError.stalePlan(changes: Array(Set(differences)).sorted()) }
+        return passedOver
+    }
+
+    /// `verify` of a plan of one owner's zones, read as that owner.
+    private func verifyPart(_ plan: Plan) async throws -> [String] {
         try await signInKnownUsers(plan)
         let reader = LiveStateReader(
             store: store, owner: plan.owner.recordName, logger: logger, parallelism: parallelism)

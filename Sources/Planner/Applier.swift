@@ -50,6 +50,45 @@ public struct Applier: Sendable {
         guard plan.storeName == store.displayName else {
             throw PlannerError.wrongStore(planned: plan.storeName, actual: store.displayName)
         }
+        let parts = plan.ownerParts
+        guard parts.count > 1 else { return try await applyPart(plan, progress: progress) }
+        // Each owner's part as its owner, one after another: the recipe's owner first, who signs in the users
+        // the store does not have yet and extends the schema. Progress counts the whole plan's changes.
+        var report = ApplyReport()
+        var done = 0
+        let total = plan.changes.count
+        for part in parts {
+            if report.stopped != nil || StopRequest.current?.isRequested == true {
+                for change in part.changes {
+                    report.failures.append(
+                        .init(
+                            action: change.action, kind: change.kind, address: change.address,
+                            reason: ApplyReport.notAttemptedReason))
+                }
+                continue
+            }
+            let offset = done
+            let partProgress = progress.map { progress in
+                { @Sendable (step: ApplyProgress) in
+                    var step = step
+                    step.completed += offset
+                    step.total = total
+                    progress(step)
+                }
+            }
+            let partReport = try await applyPart(part, progress: partProgress)
+            report.applied += partReport.applied
+            report.failures += partReport.failures
+            report.stopped = report.stopped ?? partReport.stopped
+            done += part.changes.count
+        }
+        return report
+    }
+
+    /// Applies a plan of one owner's zones as that owner.
+    private func applyPart(_ plan: Plan, progress: (@Sendable (ApplyProgress) -> Void)?) async throws
+        -> ApplyReport
+    {
         var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress, parallelism: parallelism)
         // Waits of the store's calls (throttled, unavailable, a lost connection) show on the progress line, and
         // still reach whoever listened before.

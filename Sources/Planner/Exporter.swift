@@ -46,26 +46,54 @@ public struct Exporter: Sendable {
     /// (the store's: `http:` and `cloudkit:` stores address one).
     /// - Throws: `PlannerError` when a named zone does not exist, a participant has no email address, or the
     ///   store cannot be read.
+    /// - Parameter otherOwners: users whose zones the recipe declares too, each zone with its `owner:`
+    ///   (their custom zones: the default zone is the owner's alone). A zone name two owners use is refused.
     public func export(
-        owner: User, zones: [String] = [], name: String = "exported", container: String? = nil,
-        environment: String? = nil, assets: ExportAssets? = nil
+        owner: User, otherOwners: [User] = [], zones: [String] = [], name: String = "exported",
+        container: String? = nil, environment: String? = nil, assets: ExportAssets? = nil
     ) async throws -> String {
         let reader = LiveStateReader(store: store, owner: owner.recordName, logger: logger)
-        let listed: [Zone]
-        do {
-            listed = try await store.listZones(in: .private, as: owner.recordName)
-        } catch let error as ShareError {
-            throw PlannerError.storeFailed(operation: "listing zones", subject: store.displayName, error)
+        var listedByOwner: [(owner: User, zones: [Zone])] = []
+        for user in [owner] + otherOwners
+        where !listedByOwner.contains(where: { $0.owner.recordName == user.recordName }) {
+            do {
+                let listed = try await store.listZones(in: .private, as: user.recordName)
+                listedByOwner.append(
+                    (user, user.recordName == owner.recordName ? listed : listed.filter { $0.zoneID != .defaultZone }))
+            } catch let error as ShareError {
+                throw PlannerError.storeFailed(operation: "listing zones", subject: store.displayName, error)
+            }
         }
-        let listedNames = listed.map(\.zoneID.zoneName)
-        for zone in zones where !listedNames.contains(zone) { throw PlannerError.zoneNotFound(zone: zone) }
+        // A recipe names each zone once: two owners' zones of one name cannot both be declared.
+        var ownerOfZone: [String: User] = [:]
+        for (user, listed) in listedByOwner {
+            for zone in listed where zones.isEmpty || zones.contains(zone.zoneID.zoneName) {
+                if let first = ownerOfZone[zone.zoneID.zoneName] {
+                    throw PlannerError.storeFailed(
+                        operation: "exporting", subject: "zone \(zone.zoneID.zoneName)",
+                        ShareError(
+                            .badRequest,
+                            "both \(first.email ?? first.recordName) and \(user.email ?? user.recordName) own a zone of this name, and a recipe names each zone once; export one owner with --owner"
+                        ))
+                }
+                ownerOfZone[zone.zoneID.zoneName] = user
+            }
+        }
+        for zone in zones where ownerOfZone[zone] == nil { throw PlannerError.zoneNotFound(zone: zone) }
         var liveZones: [LiveZone] = []
-        for zone in listed.sorted(by: { $0.zoneID.zoneName < $1.zoneID.zoneName }) {
-            if !zones.isEmpty && !zones.contains(zone.zoneID.zoneName) { continue }
-            let (live, _, _) = try await reader.readZone(zone.zoneID, database: .private)
-            // An empty default zone is not worth declaring: every database has one.
-            if zone.zoneID.zoneName == defaultZoneName && live.records.isEmpty { continue }
-            liveZones.append(live)
+        var zoneOwnerNames: [String: UserRecordName] = [:]
+        for (user, listed) in listedByOwner {
+            let ownerReader =
+                user.recordName == owner.recordName
+                ? reader : LiveStateReader(store: store, owner: user.recordName, logger: logger)
+            for zone in listed.sorted(by: { $0.zoneID.zoneName < $1.zoneID.zoneName }) {
+                if !zones.isEmpty && !zones.contains(zone.zoneID.zoneName) { continue }
+                let (live, _, _) = try await ownerReader.readZone(zone.zoneID, database: .private)
+                // An empty default zone is not worth declaring: every database has one.
+                if zone.zoneID.zoneName == defaultZoneName && live.records.isEmpty { continue }
+                liveZones.append(live)
+                if user.recordName != owner.recordName { zoneOwnerNames[zone.zoneID.zoneName] = user.recordName }
+            }
         }
         var publicZone: LiveZone? = nil
         var omitted: [String] = []
@@ -87,6 +115,10 @@ public struct Exporter: Sendable {
         var users = ExportedUsers()
         let ownerEmail = try await email(of: owner.recordName, known: owner.email, name: owner.name)
         let ownerHandle = users.handle(for: owner.recordName, email: ownerEmail, name: owner.name)
+        for (user, _) in listedByOwner.dropFirst() {
+            let email = try await email(of: user.recordName, known: user.email, name: user.name)
+            _ = users.handle(for: user.recordName, email: email, name: user.name)
+        }
         var shareURLs: [String: String] = [:]
         for zone in liveZones {
             // Shares in the order of their record names (a dictionary's order changes from run to run), so
@@ -126,7 +158,7 @@ public struct Exporter: Sendable {
         }
         let zones = liveZones.map { zone in
             DeclaredZone(
-                name: zone.zoneID.zoneName,
+                name: zone.zoneID.zoneName, owner: zoneOwnerNames[zone.zoneID.zoneName].map { users.handle(of: $0) },
                 share: zone.zoneShare.map { .share(Self.declaredShare($0, users: users, location: location)) },
                 records: declared(zone, zoneName: zone.zoneID.zoneName), location: location)
         }

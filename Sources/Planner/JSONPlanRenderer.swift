@@ -4,8 +4,9 @@ import SharingReport
 
 /// Renders a plan as JSON for machines: `format_version`, `recipe`, `store`, `container`, `environment`, `summary` {add, change,
 /// destroy}, `changes[]` (each with `action`, `kind`, `address`, `before`, `after`), `notes`, `waiting`,
-/// `access_changes[]` (the access cells the plan changes; see `accessChanges`), and for `plan --against`,
-/// `against` (see `against(_:)`).
+/// `access_changes[]` (the access cells the plan changes; see `accessChanges`), for `plan --against`,
+/// `against` (see `against(_:)`), and for a recipe with several owners `zone_owners` (each zone's owner by
+/// zone name).
 ///
 /// `before` and `after` are objects of the attributes that differ (null for a create's `before` and a
 /// delete's `after`): properties by name (`type`, `parent`, `title`, `permission`, `accepted`), record fields
@@ -44,9 +45,22 @@ public struct JSONPlanRenderer: Sendable {
                 "waiting": .array(plan.waiting.map(JSONValue.string)),
             ].merging(plan.access.map { ["access_changes": Self.accessChanges($0)] } ?? [:]) { a, _ in a }
                 .merging(plan.schema.map { ["schema_changes": Self.schemaChanges($0)] } ?? [:]) { a, _ in a }
-                .merging(plan.against.map { ["against": Self.against($0)] } ?? [:]) { a, _ in a })
+                .merging(plan.against.map { ["against": Self.against($0)] } ?? [:]) { a, _ in a }
+                .merging(plan.zoneOwners == nil ? [:] : ["zone_owners": Self.zoneOwners(plan)]) { a, _ in a })
         document.write(to: &output, indent: 0)
         output.write("\n")
+    }
+
+    /// A plan of several owners' zones: the owner's handle of every zone it reads or changes, by zone name.
+    static func zoneOwners(_ plan: Plan) -> JSONValue {
+        var owners: [String: JSONValue] = [:]
+        for zone in plan.basis.zones {
+            owners[zone.zoneName] = .string(plan.zoneOwners?[zone.zoneName] ?? plan.owner.handle)
+        }
+        for change in plan.changes where change.database == .private && change.kind != .subscription {
+            owners[change.zoneName] = .string(plan.owner(of: change))
+        }
+        return .object(owners)
     }
 
     /// What a `plan --against` plan is against: `recipe`, `revision` (null for a file), and `problem` (null

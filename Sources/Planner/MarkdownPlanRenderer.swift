@@ -46,6 +46,16 @@ public struct MarkdownPlanRenderer: Sendable {
             }
         }
         head += ["**\(plan.summary.line)**", ""]
+        if plan.zoneOwners != nil {
+            // Each zone is written as its owner: the reviewer sees whose private database each change is in.
+            var seen = Set<String>()
+            let zones = plan.changes.compactMap { change -> String? in
+                guard change.database == .private, change.kind != .subscription, seen.insert(change.zoneName).inserted
+                else { return nil }
+                return "`\(change.zoneName)` (\(plan.owner(of: change)))"
+            }
+            if !zones.isEmpty { head += ["Zones by owner: " + zones.joined(separator: ", ") + ".", ""] }
+        }
         var tail: [String] = []
         let schemaChanges = plan.schemaChanges
         if !schemaChanges.isEmpty {

@@ -53,13 +53,18 @@ public struct Plan: Sendable, Hashable, Codable {
     /// The fields the recipe's schema declares `ENCRYPTED`, as `Type.field`; nil when none
     /// (`hidingEncryptedValues()`).
     public var encryptedFields: [String]?
+    /// The owner of each zone the plan's owner does not own, by zone name: the handle of a user among
+    /// `users`. Nil for a recipe with one owner.
+    public var zoneOwners: [String: String]?
     /// What the apply of this plan needs to leave the plan's cache file current; made by a plan with a cache,
     /// never saved with the plan.
     var cacheAfterApply: CacheAfterApply?
+    /// `cacheAfterApply` of each owner's part, by handle, in a plan of several owners (`ownerParts`).
+    var partCaches: [String: CacheAfterApply]?
 
     enum CodingKeys: String, CodingKey {
         case recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
-        case assetFiles, container, environment, generatedNames
+        case assetFiles, container, environment, generatedNames, zoneOwners
     }
 
     public init(

@@ -99,6 +99,7 @@ public struct Planner: Sendable {
     private func plan(
         _ recipe: Recipe, users: UserDirectory, options: PlanOptions, inputs: RecipeInputs?, kept: [String: String]?
     ) async throws -> Plan {
+        if recipe.hasSeveralOwners { return try await planOwners(recipe, users: users, options: options) }
         let zones = Self.zones(of: recipe, options: options)
         let reader = LiveStateReader(
             store: store, owner: users.owner.recordName ?? "", logger: logger, parallelism: parallelism)

@@ -232,6 +232,10 @@ extension SavedPlan {
             line.key("generatedNames")
             line.json(try encoder.encode(generatedNames))
         }
+        if let zoneOwners = plan.zoneOwners {
+            line.key("zoneOwners")
+            line.stringMap(zoneOwners)
+        }
         line.key("zones")
         line.integer(Int64(plan.basis.zones.count))
         line.key("changes")
@@ -291,6 +295,7 @@ extension SavedPlan {
         plan.container = header.container
         plan.environment = header.environment
         plan.generatedNames = header.generatedNames
+        plan.zoneOwners = header.zoneOwners
         plan.changes.reserveCapacity(header.changes)
         for _ in 0..<header.changes { plan.changes.append(try lines.read { try $0.change(decoder: decoder) }) }
         let expected = digestText(lines.digest)

@@ -233,6 +233,8 @@ struct SavedPlanHeader: Decodable {
     var rearm: [SavedSubscription]?
     var assetFiles: [String: String]?
     var generatedNames: [String: [String]]?
+    /// The owners of the zones the plan's owner does not own (a recipe with several owners).
+    var zoneOwners: [String: String]?
     /// How many zone lines and change lines follow.
     var zones: Int
     var changes: Int

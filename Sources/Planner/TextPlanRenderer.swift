@@ -53,10 +53,19 @@ public struct TextPlanRenderer: Sendable {
             line(
                 "sharelane will make these changes"
                     + (plan.against == nil ? " to \(DisplayText.escaped(plan.worldName))" : "")
-                    + " for recipe \(DisplayText.escaped(plan.recipeName)) as \(plan.owner.handle):"
+                    + " for recipe \(DisplayText.escaped(plan.recipeName))"
+                    + (plan.zoneOwners == nil ? " as \(plan.owner.handle):" : ", each zone as its owner:")
             )
             line("")
+            // A plan of several owners lists each owner's changes together, under the owner's name.
+            var currentOwner: String?
             for entry in GeneratedRun.entries(plan, expand: expand) {
+                if plan.zoneOwners != nil, case .change(let change) = entry, plan.owner(of: change) != currentOwner {
+                    let owner = plan.owner(of: change)
+                    if currentOwner != nil { line("") }
+                    currentOwner = owner
+                    line("\(DisplayText.escaped(owner))'s private database, as \(DisplayText.escaped(owner)):")
+                }
                 guard case .change(let change) = entry else {
                     if case .run(let run, _) = entry {
                         line("  " + style.change(DisplayText.escaped(run.line), run.action))

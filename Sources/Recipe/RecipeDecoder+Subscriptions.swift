@@ -48,15 +48,16 @@ extension RecipeDecoder {
             }
             if let zone = step.zone, zone != defaultZoneName {
                 let zoneLocation = item["zone"]?.location ?? item.location
-                if !zones.contains(where: { $0.name == zone }) {
+                let zoneOwner = zones.first { $0.name == zone }.map { $0.owner ?? owner }
+                if zoneOwner == nil {
                     error(
                         "subscription `\(step.subscriptionID)` watches zone `\(zone)`, which the recipe does not "
                             + "declare" + Suggestion.hint(for: zone, in: zones.map(\.name))
                             + "; declare it under `zones:`", zoneLocation)
-                } else if handle != owner {
+                } else if let zoneOwner, handle != zoneOwner {
                     error(
                         "subscription `\(step.subscriptionID)` of \(handle) watches zone `\(zone)`, which is in "
-                            + "\(owner)'s private database, not \(handle)'s; \(handle) subscribes to the shared "
+                            + "\(zoneOwner)'s private database, not \(handle)'s; \(handle) subscribes to the shared "
                             + "database instead (`database: shared, type: database`)", zoneLocation)
                 }
             }

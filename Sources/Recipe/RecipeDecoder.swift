@@ -15,7 +15,7 @@ final class RecipeDecoder {
         "zones", "public", "lanes", "before_all", "after_all", "error", "schema", "subscriptions",
     ]
     static let userKeys = ["email", "name", "phone", "discoverable"]
-    static let zoneKeys = ["share", "records", "prune", "absent"]
+    static let zoneKeys = ["owner", "share", "records", "prune", "absent"]
     static let recordKeys = ["type", "fields", "children", "parent", "share", "absent", "repeat"]
     static let shareKeys = ["title", "public_permission", "participants", "stable_url"]
     static let participantKeys = ["permission", "accepted", "role"]
@@ -216,6 +216,8 @@ final class RecipeDecoder {
         }
 
         let users = decodeUsers(root["users"])
+        var zones: [DeclaredZone] = []
+        if let node = root["zones"], let zonePairs = pairs(node, "`zones`") { zones = decodeZones(zonePairs) }
         var owner = ""
         if let node = root["owner"] {
             owner = string(node, "`owner`") ?? ""
@@ -226,14 +228,16 @@ final class RecipeDecoder {
             error(
                 "no `users:`; declare at least the owner, e.g. `users: { alice: { email: alice@example.com } }`",
                 root["users"]?.location ?? start)
+        } else if let first = zones.first?.owner, zones.allSatisfy({ $0.owner != nil }) {
+            // Every zone names its owner: the first zone's holds the public records and the schema.
+            owner = first
         } else {
             error(
-                "`owner:` is missing and there are \(users.count) users; say whose private database holds the zones, e.g. `owner: \(users[0].handle)`",
+                "`owner:` is missing and there are \(users.count) users; say whose private database holds the zones, e.g. `owner: \(users[0].handle)`, or give each zone an `owner:`",
                 start)
         }
-
-        var zones: [DeclaredZone] = []
-        if let node = root["zones"], let zonePairs = pairs(node, "`zones`") { zones = decodeZones(zonePairs) }
+        // A zone of the recipe's owner is the same whether it says so or not.
+        for index in zones.indices where zones[index].owner == owner { zones[index].owner = nil }
         var publicRecords: [DeclaredRecord] = []
         var generatedPublicRecords: [GeneratedRecords] = []
         if let node = root["public"], let publicPairs = pairs(node, "`public`") {
@@ -314,6 +318,10 @@ final class RecipeDecoder {
         guard let zonePairs = pairs(pair.value, "zone `\(name)`") else { return nil }
         checkKeys(zonePairs, allowed: Self.zoneKeys, in: "zone `\(name)`")
         var zone = DeclaredZone(name: name, location: pair.keyLocation)
+        if let node = pair.value["owner"] {
+            zone.owner = string(node, "`owner`")
+            zone.ownerLocation = node.location
+        }
         if let node = pair.value["prune"] { zone.prune = bool(node, "`prune`") ?? false }
         if let node = pair.value["absent"] { zone.absent = bool(node, "`absent`") ?? false }
         if let node = pair.value["share"] {

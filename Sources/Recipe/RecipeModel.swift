@@ -91,6 +91,23 @@ public struct Recipe: Sendable, Hashable, Codable {
     public func zone(_ name: String) -> DeclaredZone? { zones.first { $0.name == name } }
     /// The lane with this name.
     public func lane(_ name: String) -> Lane? { lanes.first { $0.name == name } }
+
+    /// The handle of the user whose private database holds `zone`: its `owner:`, else the recipe's.
+    public func owner(of zone: DeclaredZone) -> String { zone.owner ?? owner }
+    /// The handle of the user whose private database holds the zone of this name: the recipe's owner for a
+    /// zone the recipe does not declare.
+    public func owner(ofZone name: String) -> String { zone(name)?.owner ?? owner }
+    /// The users who own zones: the recipe's owner first (who also holds the public records and the schema),
+    /// then each other owner in the order of their first zone.
+    public var owners: [String] {
+        var owners = [owner]
+        for zone in zones {
+            if let other = zone.owner, !owners.contains(other) { owners.append(other) }
+        }
+        return owners
+    }
+    /// Whether some zone is owned by another user than the recipe's owner.
+    public var hasSeveralOwners: Bool { zones.contains { $0.owner != nil } }
 }
 
 /// A person the recipe names by handle (`alice`).
@@ -124,9 +141,14 @@ public enum ShareDeclaration: Sendable, Hashable, Codable {
     case share(DeclaredShare)
 }
 
-/// A zone in the owner's private database.
+/// A zone in its owner's private database.
 public struct DeclaredZone: Sendable, Hashable, Codable {
     public var name: String
+    /// The handle of the zone's owner when it is not the recipe's owner (`owner:`); nil for the recipe's
+    /// owner, so that a recipe with one owner is the same whether its zones say so or not.
+    public var owner: String?
+    /// Where `owner:` was written.
+    public var ownerLocation: SourceLocation?
     /// nil when the recipe has no `share:` key: any live share is left alone.
     public var share: ShareDeclaration?
     /// Every record of the zone, generated ones expanded, parents before children.
@@ -140,10 +162,11 @@ public struct DeclaredZone: Sendable, Hashable, Codable {
     public var generated: [GeneratedRecords] = []
 
     public init(
-        name: String, share: ShareDeclaration? = nil, records: [DeclaredRecord] = [], prune: Bool = false,
-        absent: Bool = false, location: SourceLocation
+        name: String, owner: String? = nil, share: ShareDeclaration? = nil, records: [DeclaredRecord] = [],
+        prune: Bool = false, absent: Bool = false, location: SourceLocation
     ) {
         self.name = name
+        self.owner = owner
         self.share = share
         self.records = records
         self.prune = prune
@@ -409,4 +432,12 @@ public enum Expectation: Sendable, Hashable, Codable {
     case field(zone: String, record: String, name: String, equals: FieldValue)
     /// The user received a notification of this subscription since subscribing or the last such check.
     case notified(subscription: String, toBe: Bool)
+
+    /// The zone the expectation reads; nil for a notification.
+    public var zone: String? {
+        switch self {
+        case .access(_, let zone, _, _), .records(let zone, _), .field(let zone, _, _, _): zone
+        case .notified: nil
+        }
+    }
 }

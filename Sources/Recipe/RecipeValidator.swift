@@ -46,7 +46,8 @@ struct RecipeValidator {
             errors += checked[zoneIndex].errors
             warnings += checked[zoneIndex].warnings
             zoneRecords[zone.name] = Set(zone.records.map(\.name))
-            checkShares(recipe.zones[zoneIndex], owner: recipe.owner)
+            if let owner = zone.owner, let location = zone.ownerLocation { checkUser(owner, "`owner`", location) }
+            checkShares(recipe.zones[zoneIndex], owner: recipe.owner(of: zone))
         }
         recipe.publicRecords = checkRecords(recipe.publicRecords, zone: nil, decoder: decoder)
         let publicNames = Set(recipe.publicRecords.map(\.name))

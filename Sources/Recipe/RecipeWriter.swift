@@ -68,6 +68,7 @@ public struct RecipeWriter: Sendable {
             out.line(0, "zones:")
             for zone in recipe.zones {
                 out.line(1, "\(Self.string(zone.name)):")
+                if let owner = zone.owner { out.line(2, "owner: \(Self.string(owner))") }
                 if zone.absent { out.line(2, "absent: true") }
                 if zone.prune { out.line(2, "prune: true") }
                 if let share = zone.share { Self.write(share, indent: 2, to: &out) }

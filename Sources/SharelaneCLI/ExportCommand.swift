@@ -15,7 +15,9 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         discussion: """
             Exports the owner's zones (or those named with --zone), their records, shares and participants, and \
             the public database's records. --owner takes an email address, or a handle of the recipe \
-            (Recipes/sharelane.yaml, then sharelane.yaml, or --recipe); without --owner, the recipe's owner.
+            (Recipes/sharelane.yaml, then sharelane.yaml, or --recipe); without --owner, every owner the recipe \
+            names, each zone with its `owner:` (two owners' zones of one name are refused: export each owner with \
+            --owner).
             """)
 
     /// What `--help` ends with.
@@ -63,8 +65,12 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let environment =
             named?.environment ?? world.environment?.rawValue ?? loaded?.environment.rawValue
             ?? local?.environment.rawValue ?? CloudKitEnvironment.development.rawValue
+        // Without --owner, every owner the recipe names: each zone with its owner.
+        let otherOwners =
+            self.owner == nil ? (loaded?.owners.dropFirst().compactMap { loaded?.user($0)?.email } ?? []) : []
         let yaml = try await Self.exportedRecipe(
-            from: store, owner: owner, zones: zones, name: name, container: container, environment: environment,
+            from: store, owner: owner, otherOwners: otherOwners, zones: zones, name: name, container: container,
+            environment: environment,
             out: out, logger: logger, hint: world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url))
         try OutputFile.write(yaml, to: out) {
             "Wrote \($0); `sharelane plan \($0)` shows no changes against \(store.displayName)."
@@ -76,8 +82,8 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     /// and what `init --from-store` starts from.
     /// - Throws: `CLIFailure` naming the store and what failed.
     static func exportedRecipe(
-        from store: any Store, owner: Owner, zones: [String], name: String, container: String, environment: String,
-        out: String?, logger: Logger, hint: String = ""
+        from store: any Store, owner: Owner, otherOwners: [String] = [], zones: [String], name: String,
+        container: String, environment: String, out: String?, logger: Logger, hint: String = ""
     ) async throws -> String {
         do {
             let email = try await owner.email(in: store, hint: hint)
@@ -95,8 +101,14 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     return try await store.assetBytes(checksum: asset.checksum)
                 }
             }
+            var others: [User] = []
+            for email in otherOwners {
+                // An owner the store does not have yet owns nothing.
+                if let other = try await store.signInExisting(email: email) { others.append(other) }
+            }
             return try await Exporter(store: store, logger: logger).export(
-                owner: user, zones: zones, name: name, container: container, environment: environment,
+                owner: user, otherOwners: others, zones: zones, name: name, container: container,
+                environment: environment,
                 assets: assets)
         } catch let failure as CLIFailure {
             throw failure

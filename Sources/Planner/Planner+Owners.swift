@@ -1,0 +1,183 @@
+import Foundation
+import Recipe
+import ShareKit
+import SharingReport
+
+// MARK: - Recipes with several owners
+
+// A recipe whose zones have several owners is planned one owner at a time, each owner's zones as that owner
+// with the planning of a one-owner recipe (its reads, its cache file, its rules), and the plans are joined
+// into one: its changes owner after owner, the recipe's owner first, who also holds the public records, the
+// schema and the subscriptions. The apply takes the joined plan apart again (`Plan.ownerParts`) and applies
+// each part as its owner, so every write to a private database is its owner's, and nothing crosses owners'
+// databases but through shares.
+
+extension Planner {
+    /// The plan of a recipe with several owners: each owner's part planned as a recipe of its own, joined.
+    func planOwners(_ recipe: Recipe, users: UserDirectory, options: PlanOptions) async throws -> Plan {
+        var parts: [Plan] = []
+        for handle in recipe.owners {
+            var partOptions = options
+            partOptions.cache = options.cache.map { $0.forOwner(handle, of: recipe) }
+            // `--zone` names zones of every owner: each part plans its own.
+            let part = Self.part(of: recipe, ownedBy: handle)
+            if !options.onlyZones.isEmpty, !part.zones.contains(where: { options.onlyZones.contains($0.name) }),
+                handle != recipe.owner
+            {
+                continue
+            }
+            parts.append(try await plan(part, users: users.owned(by: handle), options: partOptions))
+        }
+        return Plan(joining: parts, recipe: recipe)
+    }
+
+    /// The recipe of one owner's part: that owner's zones, and, for the recipe's owner, the public records,
+    /// the schema and the subscriptions.
+    static func part(of recipe: Recipe, ownedBy handle: String) -> Recipe {
+        var part = recipe
+        part.owner = handle
+        part.zones = recipe.zones.compactMap { zone in
+            guard recipe.owner(of: zone) == handle else { return nil }
+            var zone = zone
+            zone.owner = nil
+            zone.ownerLocation = nil
+            return zone
+        }
+        if handle != recipe.owner {
+            part.publicRecords = []
+            part.generatedPublicRecords = []
+            part.schema = RecipeSchema()
+            part.subscriptions = []
+        }
+        return part
+    }
+}
+
+extension PlanCache {
+    /// The cache file of one owner's part of a recipe with several owners: the recipe's owner keeps the
+    /// recipe's file, each other owner a file beside it.
+    func forOwner(_ handle: String, of recipe: Recipe) -> PlanCache {
+        guard handle != recipe.owner else { return self }
+        let base = file.deletingPathExtension().lastPathComponent
+        let digest = FNV1a64.checksum(of: Array(handle.utf8))
+        var cache = self
+        cache.file = file.deletingLastPathComponent().appendingPathComponent("\(base)-owner-\(digest).json")
+        return cache
+    }
+}
+
+extension UserDirectory {
+    /// The same users, with `handle` as the owner.
+    func owned(by handle: String) -> UserDirectory { UserDirectory(entries: entries, ownerHandle: handle) }
+}
+
+extension Plan {
+    /// The plans of each owner's part joined into one: the first part's owner is the plan's owner, and the
+    /// zones of every other part are listed in `zoneOwners`.
+    init(joining parts: [Plan], recipe: Recipe) {
+        var plan = parts[0]
+        guard parts.count > 1 else {
+            self = plan
+            return
+        }
+        var zoneOwners: [String: String] = [:]
+        var partCaches: [String: CacheAfterApply] = [:]
+        if let cache = plan.cacheAfterApply { partCaches[plan.owner.handle] = cache }
+        for part in parts.dropFirst() {
+            for zone in part.basis.zones { zoneOwners[zone.zoneName] = part.owner.handle }
+            for change in part.changes where change.kind != .subscription && change.database == .private {
+                zoneOwners[change.zoneName] = part.owner.handle
+            }
+            plan.changes += part.changes
+            plan.notes += part.notes
+            plan.waiting += part.waiting
+            plan.basis.zones += part.basis.zones
+            if let files = part.assetFiles { plan.assetFiles = (plan.assetFiles ?? [:]).merging(files) { a, _ in a } }
+            if let names = part.generatedNames {
+                plan.generatedNames = (plan.generatedNames ?? [:]).merging(names) { a, _ in a }
+            }
+            if let access = part.access, let joined = plan.access {
+                plan.access = PlanAccess(
+                    before: joined.before.joining(access.before), after: joined.after.joining(access.after))
+            }
+            if let cache = part.cacheAfterApply { partCaches[part.owner.handle] = cache }
+        }
+        // Zones of other owners the recipe declares but no part read (`--zone` left them out).
+        for zone in recipe.zones where zone.owner != nil && zoneOwners[zone.name] == nil {
+            zoneOwners[zone.name] = recipe.owner(of: zone)
+        }
+        plan.zoneOwners = zoneOwners
+        plan.cacheAfterApply = nil
+        plan.partCaches = partCaches.isEmpty ? nil : partCaches
+        self = plan
+    }
+
+    /// The handles of the plan's owners: its owner first, then the others in the order of their zones.
+    public var owners: [String] {
+        var owners = [owner.handle]
+        for change in changes {
+            if let other = self.owner(ofZone: change.zoneName, database: change.database, kind: change.kind),
+                !owners.contains(other)
+            {
+                owners.append(other)
+            }
+        }
+        for other in (zoneOwners ?? [:]).values.sorted() where !owners.contains(other) { owners.append(other) }
+        return owners
+    }
+
+    /// The owner of a change's zone when it is not the plan's owner.
+    func owner(ofZone zoneName: String, database: DatabaseScope, kind: PlannedChange.Kind) -> String? {
+        guard let zoneOwners, kind != .subscription, database == .private else { return nil }
+        return zoneOwners[zoneName]
+    }
+
+    /// The handle of the owner of `change`'s zone: the plan's owner unless `zoneOwners` says another.
+    public func owner(of change: PlannedChange) -> String {
+        owner(ofZone: change.zoneName, database: change.database, kind: change.kind) ?? owner.handle
+    }
+
+    /// The plan taken apart by owner, the plan's owner first: each part a plan of that owner's zones as that
+    /// owner, applied as a one-owner plan is. `[self]` for a plan with one owner.
+    var ownerParts: [Plan] {
+        guard let zoneOwners, !zoneOwners.isEmpty else { return [self] }
+        var parts: [String: Plan] = [:]
+        let handles = owners
+        for handle in handles {
+            var part = self
+            part.zoneOwners = nil
+            part.partCaches = nil
+            part.cacheAfterApply = partCaches?[handle]
+            part.changes = []
+            part.notes = []
+            part.waiting = []
+            part.basis.zones = []
+            if handle != owner.handle {
+                guard let user = users.first(where: { $0.handle == handle }) else { continue }
+                part.owner = user
+                part.basis.publicRecordNames = []
+                part.basis.publicTags = [:]
+                part.schema = nil
+                part.rearm = nil
+            }
+            parts[handle] = part
+        }
+        for change in changes {
+            parts[self.owner(of: change)]?.changes.append(change)
+        }
+        for zone in basis.zones {
+            parts[zoneOwners[zone.zoneName] ?? owner.handle]?.basis.zones.append(zone)
+        }
+        return handles.compactMap { parts[$0] }
+    }
+}
+
+extension SharingSnapshot {
+    /// Both snapshots' users (each once) and shares.
+    func joining(_ other: SharingSnapshot) -> SharingSnapshot {
+        var seen = Set(users.map(\.recordName))
+        var users = self.users
+        for user in other.users where seen.insert(user.recordName).inserted { users.append(user) }
+        return SharingSnapshot(users: users, shares: shares + other.shares)
+    }
+}
