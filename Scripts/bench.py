@@ -855,6 +855,18 @@ def main():
         print(f"{'met    ' if met else 'NOT MET'}  first plan after apply {a['first']:.2f}s ({a['first_requests']} "
               f"requests), second {a['second']:.2f}s ({a['second_requests']} requests): {a['ratio']:.2f}×")
         return
+    if os.environ.get("BENCH_ONLY") == "owners":
+        # A recipe's records over 10 owners beside the same records under one (Scripts/bench_owners.py).
+        sys.path.insert(0, HERE)
+        import bench_owners
+        try:
+            rows = [bench_owners.bench_owners(binary, size, work, run, Served, ROUNDS // 2 + 1) for size in sizes]
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        bench_owners.print_owners(rows)
+        for name, met in bench_owners.owners_targets(rows).items():
+            print(f"{'met    ' if met else 'NOT MET'}  {name}")
+        return
     if os.environ.get("BENCH_ONLY") == "saved":
         # Saved plans alone (bench_saved): `plan --out` and `apply FILE` beside `plan` and `apply RECIPE`.
         try:

@@ -12,6 +12,7 @@
 #        `sharelane replay` of 1,000 exchanges recorded through `sharelane record`.
 #        BENCH_ONLY=saved only saved plans: `plan --out` and `apply FILE` beside `plan` and `apply RECIPE`, over
 #        SQLite and `http:` (20 zones of 10 participants; the sizes as above).
+#        BENCH_ONLY=owners only a recipe's records in 10 zones of 10 owners beside the same under one owner.
 # Writes the table to standard output and the same numbers to bench-results.json (or $BENCH_JSON).
 set -euo pipefail
 cd "$(dirname "$0")/.."

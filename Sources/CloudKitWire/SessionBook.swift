@@ -25,13 +25,38 @@ actor SessionBook {
     private var inFlight: [String: Int] = [:]
     private var growing: [UserRecordName: Int] = [:]
     private(set) var cloudKitUser: User?
+    /// `cloudkit:`: the normalized email address of the signed-in user, when known.
+    let cloudKitEmail: String?
+    /// `cloudkit:`: the session key of each other user with a token of their own, by `cloudkit:EMAIL` and, once
+    /// `users/current` named them, by user record name.
+    private var cloudKitKeys: [String: String] = [:]
 
-    init(cloudKitToken: String?, chainsPerUser: Int) {
+    init(
+        cloudKitToken: String?, chainsPerUser: Int, cloudKitEmail: String? = nil,
+        otherCloudKitTokens: [String: String] = [:]
+    ) {
         self.chainsPerUser = max(1, chainsPerUser)
+        self.cloudKitEmail = cloudKitEmail.map(EmailAddress.normalized)
         let gate = SerialGate()
         sessions[Self.cloudKitKey] = Session(key: Self.cloudKitKey, email: nil, name: nil, gate: gate)
         if let cloudKitToken { tokens[Self.cloudKitKey] = cloudKitToken }
+        for (email, token) in otherCloudKitTokens {
+            let key = Self.cloudKitKey(ofEmail: email)
+            guard EmailAddress.normalized(email) != self.cloudKitEmail, sessions[key] == nil else { continue }
+            sessions[key] = Session(key: key, email: email, name: nil, gate: SerialGate())
+            tokens[key] = token
+            cloudKitKeys[key] = key
+        }
     }
+
+    /// The session key of a `cloudkit:` user with a token of their own.
+    static func cloudKitKey(ofEmail email: String) -> String { "cloudkit:" + EmailAddress.normalized(email) }
+
+    /// The session key of the `cloudkit:` user with this email address and a token of their own, if any.
+    func cloudKitSession(ofEmail email: String) -> String? { cloudKitKeys[Self.cloudKitKey(ofEmail: email)] }
+
+    /// A `cloudkit:` user with a token of their own, named by `users/current`: requests as them go with it.
+    func cloudKitSignedIn(_ user: UserRecordName, key: String) { cloudKitKeys[user] = key }
 
     func signedIn(_ user: User, token: String) {
         if sessions[user.recordName] == nil {
@@ -88,8 +113,13 @@ actor SessionBook {
     func latestToken(for user: UserRecordName?, kind: WebServicesEndpoint.Kind) -> String? {
         switch kind {
         case .emulator: user.flatMap { tokens[$0] }
-        case .cloudKit: tokens[Self.cloudKitKey]
+        case .cloudKit: user.flatMap { cloudKitKeys[$0] }.flatMap { tokens[$0] } ?? tokens[Self.cloudKitKey]
         }
+    }
+
+    /// The newest token of the `cloudkit:` user with this email address and a token of their own.
+    func latestCloudKitToken(ofEmail email: String) -> String? {
+        cloudKitSession(ofEmail: email).flatMap { tokens[$0] }
     }
 
     /// Whether to sign `user` in once more for a new session: every session of theirs has a request under
@@ -122,6 +152,8 @@ actor SessionBook {
             let key = keys.min { inFlight[$0, default: 0] < inFlight[$1, default: 0] } ?? first.key
             return sessions[key] ?? first
         case .cloudKit:
+            // A user with a token of their own, by record name (or, before `users/current`, by session key).
+            if let user, let key = cloudKitKeys[user], let session = sessions[key] { return session }
             if let user, let signedIn = cloudKitUser, user != signedIn.recordName, user != defaultOwnerName {
                 throw ShareError(
                     .authenticationFailed,

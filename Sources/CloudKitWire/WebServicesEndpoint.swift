@@ -30,6 +30,12 @@ public struct WebServicesEndpoint: Sendable {
     public var webAuthToken: String?
     /// Signs public-database requests server-to-server (`cloudkit:` only).
     public var signer: RequestSigner?
+    /// `cloudkit:`: the email address of the user of `webAuthToken` when it is known (the token file keeps
+    /// it): a sign-in as another address is then refused rather than taken for that user.
+    public var webAuthEmail: String?
+    /// `cloudkit:`: web auth tokens of other users of the container, each from a `sharelane login` of their
+    /// own, by email address: the store acts as each of them too (a recipe's other owners). Secrets.
+    public var otherWebAuthTokens: [String: String] = [:]
 
     public init(
         kind: Kind, baseURL: String, container: String, environment: String, apiToken: String?,

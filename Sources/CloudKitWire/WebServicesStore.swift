@@ -80,7 +80,8 @@ public final class WebServicesStore: Store {
             transport: transport,
             sessions: SessionBook(
                 cloudKitToken: endpoint.kind == .cloudKit ? endpoint.webAuthToken : nil,
-                chainsPerUser: parallelism))
+                chainsPerUser: parallelism, cloudKitEmail: endpoint.kind == .cloudKit ? endpoint.webAuthEmail : nil,
+                otherCloudKitTokens: endpoint.kind == .cloudKit ? endpoint.otherWebAuthTokens : [:]))
         self.chains = chains
         self.feeds = Self.feeds(chains: chains, endpoint: endpoint)
     }
@@ -145,7 +146,23 @@ public final class WebServicesStore: Store {
             await sessions.signedIn(user, token: response.ckWebAuthToken)
             return user
         case .cloudKit:
+            if let key = await sessions.cloudKitSession(ofEmail: email) {
+                // A user with a token of their own (`sharelane login --as`): `users/current` with it says who.
+                let response: WireUser = try await send(.usersCurrent, database: .public, body: nil as String?, as: key)
+                guard let user = response.user else {
+                    throw ShareError(.internalError, "users/current answered without a userRecordName")
+                }
+                await sessions.cloudKitSignedIn(user.recordName, key: key)
+                return User(recordName: user.recordName, email: email, name: name ?? user.name)
+            }
             let current = try await cloudKitCurrentUser()
+            if let known = await sessions.cloudKitEmail, known != EmailAddress.normalized(email) {
+                throw ShareError(
+                    .authenticationFailed,
+                    "cloudkit: acts as the user signed in with `sharelane login` (\(known)); \(email) is another user, "
+                        + "so what they must do is left for them to do (they sign in with `sharelane login --as "
+                        + "HANDLE`)", subject: email)
+            }
             let found = try await lookupUsers(emails: [email], as: current.recordName).first ?? nil
             if let found, found.recordName != current.recordName {
                 throw ShareError(
@@ -163,6 +180,24 @@ public final class WebServicesStore: Store {
     /// `cloudkit:` (`user` is then ignored). A secret, for a token store only (`sharelane login`).
     public func latestWebAuthToken(for user: UserRecordName?) async -> String? {
         await sessions.latestToken(for: user, kind: endpoint.kind)
+    }
+
+    /// `cloudkit:`: the newest web auth token of the other user with this email address
+    /// (`WebServicesEndpoint.otherWebAuthTokens`). A secret, for a token store only.
+    public func latestWebAuthToken(ofOtherUser email: String) async -> String? {
+        await sessions.latestCloudKitToken(ofEmail: email)
+    }
+
+    /// Whether the store can act as the user with this email address: any user on the emulator; on
+    /// `cloudkit:` the signed-in user when their address is known, and each other user with a token of their
+    /// own.
+    public func canActAs(email: String) async -> Bool {
+        switch endpoint.kind {
+        case .emulator: return true
+        case .cloudKit:
+            if await sessions.cloudKitSession(ofEmail: email) != nil { return true }
+            return await sessions.cloudKitEmail == EmailAddress.normalized(email)
+        }
     }
 
     /// Hands the store an emulator user's web auth token from an earlier sign-in (`sharelane login`): requests

@@ -59,6 +59,8 @@ public struct Applier: Sendable {
         let total = plan.changes.count
         for part in parts {
             if report.stopped != nil || StopRequest.current?.isRequested == true {
+                // As a run asked to stop says it (`StopRequest.reason`), so do the parts it did not start.
+                if report.stopped == nil, !part.changes.isEmpty { report.stopped = StopRequest.reason }
                 for change in part.changes {
                     report.failures.append(
                         .init(

@@ -16,19 +16,63 @@ extension Planner {
     /// The plan of a recipe with several owners: each owner's part planned as a recipe of its own, joined.
     func planOwners(_ recipe: Recipe, users: UserDirectory, options: PlanOptions) async throws -> Plan {
         var parts: [Plan] = []
+        // `--target` addresses go to the part of their zone's owner; the rest (public records, subscriptions,
+        // what names no zone of the recipe) to the recipe's owner, whose part says what names nothing.
+        var targets: [String: [String]] = [:]
+        for text in options.targets {
+            let target = try PlanTarget(parsing: text)
+            let zone = String(target.path.split(separator: "/", maxSplits: 1).first ?? "")
+            let handle =
+                target.kind == .subscription || recipe.zone(zone) == nil ? recipe.owner : recipe.owner(ofZone: zone)
+            targets[handle, default: []].append(text)
+        }
+        // A store that acts only as its signed-in user (cloudkit:) writes that owner's zones alone; every
+        // other owner's zones wait for their owner to apply the recipe signed in as themselves.
+        let actsAsOwners = store.capabilities.actsAsAnyUser
+        var waiting: [String] = []
         for handle in recipe.owners {
+            if !actsAsOwners, handle != users.ownerHandle,
+                await !store.canActAs(email: recipe.user(handle)?.email ?? "")
+            {
+                for zone in recipe.zones where recipe.owner(of: zone) == handle {
+                    waiting.append(
+                        "zone \(zone.name): waiting for \(handle), its owner, to sign in (`sharelane login --as "
+                            + "\(handle)`): \(store.displayName) acts only as the users signed in (\(users.ownerHandle))"
+                    )
+                }
+                continue
+            }
             var partOptions = options
             partOptions.cache = options.cache.map { $0.forOwner(handle, of: recipe) }
-            // `--zone` names zones of every owner: each part plans its own.
             let part = Self.part(of: recipe, ownedBy: handle)
-            if !options.onlyZones.isEmpty, !part.zones.contains(where: { options.onlyZones.contains($0.name) }),
-                handle != recipe.owner
+            // `--zone` and `--target` name things of every owner: each part plans its own, and a part they
+            // name nothing of is not planned (with `--zone`, the recipe's owner's part always is: it holds the
+            // schema).
+            if handle != recipe.owner, !options.onlyZones.isEmpty,
+                !part.zones.contains(where: { options.onlyZones.contains($0.name) })
             {
                 continue
             }
+            if !options.targets.isEmpty {
+                guard let named = targets[handle] else { continue }
+                partOptions.targets = named
+            }
             parts.append(try await plan(part, users: users.owned(by: handle), options: partOptions))
         }
-        return Plan(joining: parts, recipe: recipe)
+        if parts.isEmpty {
+            // Everything named is another owner's, whom this store cannot act as: a plan of nothing.
+            var nothing = Self.part(of: recipe, ownedBy: users.ownerHandle)
+            nothing.zones = []
+            nothing.publicRecords = []
+            nothing.generatedPublicRecords = []
+            nothing.subscriptions = []
+            var none = options
+            none.targets = []
+            parts.append(try await plan(nothing, users: users, options: none))
+        }
+        var plan = Plan(joining: parts, recipe: recipe)
+        plan.waiting += waiting
+        return plan
     }
 
     /// The recipe of one owner's part: that owner's zones, and, for the recipe's owner, the public records,
@@ -89,7 +133,7 @@ extension Plan {
                 zoneOwners[change.zoneName] = part.owner.handle
             }
             plan.changes += part.changes
-            plan.notes += part.notes
+            plan.notes += part.notes.filter { !plan.notes.contains($0) }
             plan.waiting += part.waiting
             plan.basis.zones += part.basis.zones
             if let files = part.assetFiles { plan.assetFiles = (plan.assetFiles ?? [:]).merging(files) { a, _ in a } }
@@ -107,6 +151,14 @@ extension Plan {
             zoneOwners[zone.name] = recipe.owner(of: zone)
         }
         plan.zoneOwners = zoneOwners
+        // Each owner's changes together, in the parts' order: a subscription on another owner's zone, planned
+        // with the recipe owner's subscriptions, goes with that owner's changes.
+        var byOwner: [String: [PlannedChange]] = [:]
+        for change in plan.changes { byOwner[plan.owner(of: change), default: []].append(change) }
+        let order = parts.map(\.owner.handle)
+        plan.changes =
+            order.flatMap { byOwner[$0] ?? [] }
+            + byOwner.keys.filter { !order.contains($0) }.sorted().flatMap { byOwner[$0] ?? [] }
         plan.cacheAfterApply = nil
         plan.partCaches = partCaches.isEmpty ? nil : partCaches
         self = plan
@@ -126,9 +178,11 @@ extension Plan {
         return owners
     }
 
-    /// The owner of a change's zone when it is not the plan's owner.
+    /// The owner of a change's zone when it is not the plan's owner. A subscription on a zone of a private
+    /// database is its owner's (only the zone's owner watches it there): it is saved after that owner's zones
+    /// are written, and its `fires_once` kind is saved again after their writes fire it.
     func owner(ofZone zoneName: String, database: DatabaseScope, kind: PlannedChange.Kind) -> String? {
-        guard let zoneOwners, kind != .subscription, database == .private else { return nil }
+        guard let zoneOwners, database == .private else { return nil }
         return zoneOwners[zoneName]
     }
 
@@ -152,13 +206,19 @@ extension Plan {
             part.notes = []
             part.waiting = []
             part.basis.zones = []
+            part.rearm = rearm?.filter { planned in
+                let zoneOwner =
+                    planned.database == .private
+                    ? planned.subscription.zoneID.flatMap { zoneOwners[$0.zoneName] } : nil
+                return (zoneOwner ?? owner.handle) == handle
+            }
+            if part.rearm?.isEmpty == true { part.rearm = nil }
             if handle != owner.handle {
                 guard let user = users.first(where: { $0.handle == handle }) else { continue }
                 part.owner = user
                 part.basis.publicRecordNames = []
                 part.basis.publicTags = [:]
                 part.schema = nil
-                part.rearm = nil
             }
             parts[handle] = part
         }

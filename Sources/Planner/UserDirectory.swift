@@ -73,7 +73,19 @@ public struct UserDirectory: Sendable, Hashable, Codable {
     private static func make(_ recipe: Recipe, store: any Store, logger: Logger, create: Bool, parallelism: Int)
         async throws -> UserDirectory
     {
-        guard let owner = recipe.user(recipe.owner) else { throw PlannerError.unknownUser(handle: recipe.owner) }
+        guard var owner = recipe.user(recipe.owner) else { throw PlannerError.unknownUser(handle: recipe.owner) }
+        // The other owners a store that acts only as its signed-in user (cloudkit:) can act as too: each signed
+        // in with a token of their own.
+        var otherOwners: [DeclaredUser] = []
+        if !store.capabilities.actsAsAnyUser, recipe.hasSeveralOwners {
+            // The directory's owner is the first of the recipe's owners the store can act as.
+            var found: DeclaredUser?
+            for handle in recipe.owners {
+                guard let user = recipe.user(handle), await store.canActAs(email: user.email) else { continue }
+                if found == nil { found = user } else { otherOwners.append(user) }
+            }
+            owner = found ?? owner
+        }
         var entries: [Entry] = []
         entries.reserveCapacity(recipe.users.count)
         if store.capabilities.actsAsAnyUser {
@@ -96,10 +108,15 @@ public struct UserDirectory: Sendable, Hashable, Codable {
                     throw PlannerError.storeFailed(operation: "looking up users", subject: store.displayName, error)
                 }
             }
+            var ownersRecords: [String: UserRecordName] = [:]
+            for other in otherOwners { ownersRecords[other.handle] = try await signIn(other, store: store) }
             // `others` is `recipe.users` without the owner, in order: one pass walks both.
             var next = 0
             for user in recipe.users {
-                if user.handle == owner.handle {
+                if let record = ownersRecords[user.handle] {
+                    next += 1
+                    entries.append(Entry(handle: user.handle, email: user.email, name: user.name, recordName: record))
+                } else if user.handle == owner.handle {
                     entries.append(
                         Entry(handle: user.handle, email: user.email, name: user.name, recordName: ownerRecord))
                 } else {

@@ -32,7 +32,8 @@ extension RecipeDecoder {
                 return nil
             }
             let record = parts.count > 1 ? parts[1] : nil
-            shareURLs.append(PendingShareURL(zone: zone, record: record, location: node.location))
+            shareURLs.append(
+                PendingShareURL(zone: zone, record: record, fromZone: context.zone, location: node.location))
             return .shareURL(zone: zone, record: record)
         }
         return fieldValue(node, context).map { .value($0) }

@@ -449,6 +449,8 @@ struct PendingReference: Equatable {
 struct PendingShareURL: Equatable {
     var zone: String
     var record: String?
+    /// The zone of the record holding the field; nil for the public database.
+    var fromZone: String?
     var location: SourceLocation
 }
 

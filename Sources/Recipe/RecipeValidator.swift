@@ -87,6 +87,18 @@ struct RecipeValidator {
                         + Suggestion.hint(for: url.zone, in: Array(zoneNames)), url.location)
                 continue
             }
+            // The apply writes each owner's zones as that owner, one owner after another: a share URL is known
+            // to the writes of the owner who makes the share.
+            let holder = url.fromZone.map(recipe.owner(ofZone:)) ?? recipe.owner
+            if recipe.owner(of: zone) != holder {
+                error(
+                    "`!share-url \(url.zone)` names a share in \(recipe.owner(of: zone))'s zone, but the field is in "
+                        + (url.fromZone.map { "\(holder)'s zone `\($0)`" }
+                            ?? "the public database, which \(holder)'s recipe writes")
+                        + "; a `!share-url` names a share of the same owner's zones (a lane step can save it: "
+                        + "`save: { …, fields: { link: \"${share_url:\(url.zone)}\" } }`)", url.location)
+                continue
+            }
             if let recordName = url.record {
                 guard let record = zone.records.first(where: { $0.name == recordName }) else {
                     error(

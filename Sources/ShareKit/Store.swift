@@ -199,6 +199,10 @@ public protocol Store: Sendable {
     /// `signInExisting(_:)` of the users' addresses, each user found readied for their `calls` at once (as
     /// `signIn(_:)` readies them).
     func signInExisting(_ users: [UserSignIn]) async throws -> [Result<User?, ShareError>]
+    /// Whether the store can act as the user with this email address: any user where it acts as any user;
+    /// on a store that acts only as its signed-in user (`cloudkit:`), that user when the store knows their
+    /// address, and each other user it holds a sign-in of (a recipe's other owners).
+    func canActAs(email: String) async -> Bool
     /// The users among `users` the store cannot act as before they sign in again in this process: over Web
     /// Services to the emulator, those it holds no web auth token for (a plan made from the cache file signs
     /// in the owner alone). Empty for a store that acts as anyone (SQLite) or only as its signed-in user.
@@ -362,6 +366,8 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    public func canActAs(email: String) async -> Bool { capabilities.actsAsAnyUser }
+
     public func finishedWriting() {}
 
     public func saveAssetBytes(_ bytes: [UInt8]) async throws -> String {

@@ -102,7 +102,8 @@ public enum StoreLocator {
     public static func open(
         _ url: String, logger: Logger, container named: String? = nil, environment: String = "development",
         apiToken: String? = nil, environmentVariables: [String: String] = ProcessInfo.processInfo.environment,
-        reachTimeout: Double? = nil, parallelism: Int = Parallelism.default
+        reachTimeout: Double? = nil, parallelism: Int = Parallelism.default, webAuthEmail: String? = nil,
+        otherWebAuthTokens: [String: String] = [:]
     ) throws -> any Store {
         let reach = reachTimeout ?? WebServicesStore.defaultReachTimeout
         let container = named ?? defaultContainer
@@ -131,9 +132,11 @@ public enum StoreLocator {
             }
             var variables = environmentVariables
             if let apiToken { variables[apiTokenVariable] = apiToken }
-            let endpoint = try WebServicesEndpoint.cloudKit(
+            var endpoint = try WebServicesEndpoint.cloudKit(
                 environmentVariables: variables, container: chosen,
                 environment: namedEnvironment ?? environment)
+            endpoint.webAuthEmail = webAuthEmail
+            endpoint.otherWebAuthTokens = otherWebAuthTokens
             return WebServicesStore(endpoint: endpoint, reachTimeout: reach, parallelism: parallelism, logger: logger)
         }
     }

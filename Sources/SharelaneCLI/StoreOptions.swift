@@ -87,6 +87,10 @@ public struct StoreOptions: ParsableArguments {
         var variables = ProcessInfo.processInfo.environment
         var apiToken = self.apiToken
         var saved: (TokenStore.Entry, TokenStore)?
+        // cloudkit: the signed-in user's address when the token is the file's, and the other users the file
+        // holds a token of (a recipe's other owners, each of their own `sharelane login --as`).
+        var webAuthEmail: String?
+        var others: [TokenStore.Entry] = []
         do {
             if let key = try Self.tokenKey(
                 url: url, container: container, environment: environmentName, variables: variables)
@@ -100,9 +104,19 @@ public struct StoreOptions: ParsableArguments {
                     }
                     if key.isCloudKit, unset("CLOUDKIT_WEB_AUTH_TOKEN") {
                         variables["CLOUDKIT_WEB_AUTH_TOKEN"] = entry.webAuthToken
+                        webAuthEmail = entry.email
                     }
                     SecretMask.register(entry.webAuthToken)
                     saved = (entry, file)
+                    if key.isCloudKit {
+                        let signedIn = variables["CLOUDKIT_WEB_AUTH_TOKEN"]
+                        others = try file.load().filter {
+                            $0.store == key.store && $0.environment == key.environment && $0.email != nil
+                                && $0.webAuthToken != signedIn
+                                && $0.email.map(EmailAddress.normalized) != webAuthEmail.map(EmailAddress.normalized)
+                        }
+                        for other in others { SecretMask.register(other.webAuthToken) }
+                    }
                 }
             }
             let store: any Store
@@ -121,10 +135,15 @@ public struct StoreOptions: ParsableArguments {
             } else {
                 store = try StoreLocator.open(
                     url, logger: logger, container: namedContainer, environment: environmentName, apiToken: apiToken,
-                    environmentVariables: variables, reachTimeout: timeout?.seconds, parallelism: parallelism)
+                    environmentVariables: variables, reachTimeout: timeout?.seconds, parallelism: parallelism,
+                    webAuthEmail: webAuthEmail,
+                    otherWebAuthTokens: Dictionary(
+                        others.compactMap { entry in entry.email.map { ($0, entry.webAuthToken) } },
+                        uniquingKeysWith: { first, _ in first }))
             }
             if let saved, let web = store as? WebServicesStore {
                 TokenKeeper.track(web, entry: saved.0, file: saved.1)
+                for other in others { TokenKeeper.track(web, entry: other, file: saved.1, other: true) }
             }
             if let web = store as? WebServicesStore {
                 // Asset checksums the client cannot compute, with the digests of their bytes (Docs/CloudKit.md,

@@ -7,12 +7,13 @@ import ShareKit
 enum TokenKeeper {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var tracked:
-        [(store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore)] =
+        [(store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore, other: Bool)] =
             []
 
-    /// Remembers that `store` started from `entry` of `file`.
-    static func track(_ store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore) {
-        lock.withLock { tracked.append((store, entry, file)) }
+    /// Remembers that `store` started from `entry` of `file`; `other`: the entry is of another user than the
+    /// signed-in one (`WebServicesEndpoint.otherWebAuthTokens`).
+    static func track(_ store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore, other: Bool = false) {
+        lock.withLock { tracked.append((store, entry, file, other)) }
     }
 
     /// Writes back the newest token of every tracked store that was handed a new one. Failures are reported
@@ -22,9 +23,12 @@ enum TokenKeeper {
             defer { tracked = [] }
             return tracked
         }
-        for (store, entry, file) in all {
-            guard let newest = await store.latestWebAuthToken(for: entry.userRecordName), newest != entry.webAuthToken
-            else { continue }
+        for (store, entry, file, other) in all {
+            let newest =
+                other
+                ? await store.latestWebAuthToken(ofOtherUser: entry.email ?? "")
+                : await store.latestWebAuthToken(for: entry.userRecordName)
+            guard let newest, newest != entry.webAuthToken else { continue }
             var updated = entry
             updated.webAuthToken = newest
             updated.saved = Date()

@@ -36,10 +36,11 @@ extension CaseRun {
     /// that does not exist; the answers must be the same, names aside.
     func checkNoExistenceOracle(user: String, zone: String, record: String, step: Int) async throws {
         let caller = Self.recordName(user)
+        let owner = owner(of: zone)
         guard caller != owner, spec.users.contains(user) else { return }
         let zones = try await sides[0].store.listZones(in: .private, as: owner)
         guard zones.contains(where: { $0.zoneID.zoneName == zone }) else { return }
-        let shares = try await ownerShares(zone: zone)
+        let shares = try await ownerShares(zone: zone, owner: owner)
         let probes: [Probe]
         var missingZone = zone
         var missingRecord = record
@@ -55,11 +56,13 @@ extension CaseRun {
         }
         for side in sides {
             for probe in probes {
-                let seen = await answer(probe, zone: zone, record: record, as: caller, on: side)
+                let seen = await answer(probe, zone: zone, record: record, as: caller, on: side, owner: owner)
                     .replacingOccurrences(of: zone, with: "ZONE").replacingOccurrences(of: record, with: "RECORD")
-                let none = await answer(probe, zone: missingZone, record: missingRecord, as: caller, on: side)
-                    .replacingOccurrences(of: missingZone, with: "ZONE")
-                    .replacingOccurrences(of: missingRecord, with: "RECORD")
+                let none = await answer(
+                    probe, zone: missingZone, record: missingRecord, as: caller, on: side, owner: owner
+                )
+                .replacingOccurrences(of: missingZone, with: "ZONE")
+                .replacingOccurrences(of: missingRecord, with: "RECORD")
                 report.oracleProbes += 1
                 guard seen == none else {
                     throw Violation(
@@ -75,7 +78,7 @@ extension CaseRun {
     }
 
     /// The owner's shares of a zone: its zone-wide share and every hierarchy's, from its change feed.
-    private func ownerShares(zone: String) async throws -> [Share] {
+    private func ownerShares(zone: String, owner: UserRecordName) async throws -> [Share] {
         var shares: [String: Share] = [:]
         var token: ChangeToken?
         while true {
@@ -89,9 +92,10 @@ extension CaseRun {
     }
 
     /// What `probe` answers on `side`: `ok`, or the refusal's code and reason.
-    private func answer(_ probe: Probe, zone: String, record: String, as caller: UserRecordName, on side: StoreSide)
-        async -> String
-    {
+    private func answer(
+        _ probe: Probe, zone: String, record: String, as caller: UserRecordName, on side: StoreSide,
+        owner: UserRecordName
+    ) async -> String {
         let zoneID = ZoneID(zoneName: zone, ownerRecordName: owner)
         let written = Record(
             recordName: record, recordType: "Note", zoneID: zoneID, fields: ["probe": .string("x")], changeTag: "1")

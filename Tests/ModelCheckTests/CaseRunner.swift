@@ -113,7 +113,7 @@ struct CaseRunner: Sendable {
                 } else {
                     run.report.laneSteps.append("# the next step breaks the promise (\(violation.invariant)):")
                     run.report.laneSteps.append(
-                        action.laneStep(owner: checkCase.recipe.owner).replacingOccurrences(
+                        action.laneStep(checkCase.recipe).replacingOccurrences(
                             of: "type: \(CheckAction.replayType)", with: "type: \(run.lastSaveType)"))
                 }
                 if ["apply-then-plan", "export-then-plan"].contains(violation.invariant) {
@@ -191,6 +191,8 @@ final class CaseRun {
     }
 
     var owner: UserRecordName { Self.recordName(spec.owner) }
+    /// The record name of the owner of `zone` (its `owner:`, else the recipe's).
+    func owner(of zone: String) -> UserRecordName { Self.recordName(spec.owner(ofZone: zone)) }
     var logger: Logger { CaseRunner.logger }
 
     static func recordName(_ handle: String) -> UserRecordName {
@@ -208,16 +210,17 @@ final class CaseRun {
         switch action {
         case .apply(let prune):
             try await apply(prune: prune, step: step)
-            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append(action.laneStep(spec))
         case .plan:
             try await plan(step: step)
-            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append(action.laneStep(spec))
         case .mutate(let mutation, let prune):
             guard try edit(mutation, step: step) else { return }
-            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append(action.laneStep(spec))
             try await apply(prune: prune, step: step)
         case .accept(let user, let zone, let root), .leave(let user, let zone, let root):
-            guard spec.users.contains(user), user != spec.owner else { return skip() }
+            guard spec.users.contains(user), user != spec.owner(ofZone: zone) else { return skip() }
+            let owner = self.owner(of: zone)
             let caller = Self.recordName(user)
             guard let share = try await sides[0].namedShare(zone: zone, root: root, owner: owner) else {
                 return skip()
@@ -229,7 +232,7 @@ final class CaseRun {
                 ? AccessRules.accept(caller: caller, zoneOwner: owner, share: share, subject: zone)
                 : AccessRules.leave(caller: caller, zoneOwner: owner, share: share, subject: zone)
             try await direct(action, step: step, expected: expected) { side in
-                guard let live = try await side.namedShare(zone: zone, root: root, owner: self.owner) else {
+                guard let live = try await side.namedShare(zone: zone, root: root, owner: owner) else {
                     throw ShareError(.notFound, "\(side.label) has no such share")
                 }
                 if isAccept {
@@ -237,20 +240,21 @@ final class CaseRun {
                     _ = try await side.store.acceptShare(url: url, as: caller)
                 } else {
                     try await side.store.leaveShare(
-                        recordName: live.recordName, in: ZoneID(zoneName: zone, ownerRecordName: self.owner), as: caller
+                        recordName: live.recordName, in: ZoneID(zoneName: zone, ownerRecordName: owner), as: caller
                     )
                 }
             }
         case .stopSharing(let zone, let root):
+            let owner = self.owner(of: zone)
             guard let share = try await sides[0].namedShare(zone: zone, root: root, owner: owner) else { return skip() }
             let expected = AccessRules.deleteShare(caller: owner, zoneOwner: owner, share: share, subject: zone)
             try await direct(action, step: step, expected: expected) { side in
-                guard let live = try await side.namedShare(zone: zone, root: root, owner: self.owner) else {
+                guard let live = try await side.namedShare(zone: zone, root: root, owner: owner) else {
                     throw ShareError(.notFound, "\(side.label) has no such share")
                 }
                 let outcomes = try await side.store.modifyRecords(
                     [RecordOperation(.forceDelete, share: live)], in: ZoneID(zoneName: zone), database: .private,
-                    atomic: true, as: self.owner)
+                    atomic: true, as: owner)
                 if let error = outcomes.first?.error { throw error }
             }
         case .save(let user, let zone, let record, let parent, let field, let value):
@@ -259,6 +263,7 @@ final class CaseRun {
             try await checkNoExistenceOracle(user: user, zone: zone, record: record, step: step)
         case .delete(let user, let zone, let record):
             guard spec.users.contains(user), try await zoneExists(zone) else { return skip() }
+            let owner = self.owner(of: zone)
             guard try await sides[0].ownerRecord(record, zone: zone, owner: owner) != nil else { return skip() }
             let caller = Self.recordName(user)
             let (share, isRoot) = try await sides[0].coveringShare(zone: zone, record: record, owner: owner)
@@ -280,14 +285,14 @@ final class CaseRun {
         case .stalePlan(let zone, let record):
             try await stalePlan(zone: zone, record: record, step: step)
             report.laneSteps.append("# step \(step + 1): `sharelane plan --out saved.json`, then:")
-            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append(action.laneStep(spec))
             report.laneSteps.append("# then `sharelane apply saved.json` must refuse, changing nothing")
         case .export:
             try await export(step: step)
-            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append(action.laneStep(spec))
         case .stoppedApply(let mutation, let after, let kill, let then):
             if let mutation { guard try edit(mutation, step: step) else { return } }
-            report.laneSteps.append(action.laneStep(owner: spec.owner))
+            report.laneSteps.append(action.laneStep(spec))
             report.laneSteps.append("apply")
             try await stoppedApply(after: after, kill: kill, then: then, step: step)
         }
@@ -328,13 +333,15 @@ final class CaseRun {
     /// before the first apply, which shrinking may remove) is not a question for the access rules.
     private func zoneExists(_ zone: String) async throws -> Bool {
         try await ensureSignedIn(step: -1)
-        let zones = try await sides[0].store.listZones(in: .private, as: owner)
+        let zones = try await sides[0].store.listZones(in: .private, as: owner(of: zone))
         return zones.contains { $0.zoneID.zoneName == zone }
     }
 
     /// Where `caller` reaches the owner's zone: the owner in its private database, anyone else in its shared one.
     private func place(_ zone: String, _ caller: UserRecordName) -> (DatabaseScope, ZoneID) {
-        caller == owner ? (.private, ZoneID(zoneName: zone)) : (.shared, ZoneID(zoneName: zone, ownerRecordName: owner))
+        let owner = owner(of: zone)
+        return caller == owner
+            ? (.private, ZoneID(zoneName: zone)) : (.shared, ZoneID(zoneName: zone, ownerRecordName: owner))
     }
 
     /// The refusal any write to `record` meets, whoever writes it: a `VALIDATE` reference among its fields to a
@@ -347,7 +354,7 @@ final class CaseRun {
         let kept = record.fields.filter { $0.key != written }
         let targets = Set(kept.values.flatMap { $0.referencedRecordNames(action: .validate, inZone: zone) })
         for target in targets.sorted() where target != record.recordName {
-            if try await sides[0].ownerRecord(target, zone: zone, owner: owner) == nil {
+            if try await sides[0].ownerRecord(target, zone: zone, owner: owner(of: zone)) == nil {
                 return ShareError(
                     .validatingReferenceError, "the VALIDATE reference points to \(target), which does not exist",
                     subject: record.recordName)
@@ -370,6 +377,7 @@ final class CaseRun {
         value: FieldValue, step: Int
     ) async throws {
         guard spec.users.contains(user), try await zoneExists(zone) else { return skip() }
+        let owner = owner(of: zone)
         let caller = Self.recordName(user)
         let existing = try await sides[0].ownerRecord(record, zone: zone, owner: owner)
         var parentName = existing?.parent
@@ -466,7 +474,7 @@ final class CaseRun {
                 detail: "\(action): " + zip(sides, outcomes).map { "\($0.label) \($1)" }.joined(separator: ", "),
                 step: step)
         }
-        var line = action.laneStep(owner: spec.owner)
+        var line = action.laneStep(spec)
         if let type { line = line.replacingOccurrences(of: "type: \(CheckAction.replayType)", with: "type: \(type)") }
         if case .save(_, _, _, _, _, _) = action, let parent, !line.contains("parent:") {
             line = line.replacingOccurrences(of: ", fields:", with: ", parent: \(parent), fields:")
@@ -483,9 +491,9 @@ final class CaseRun {
 
     private func expectation(for action: CheckAction) -> [String] {
         switch action {
-        case .save(let u, let z, let r, _, _, _) where u != spec.owner:
+        case .save(let u, let z, let r, _, _, _) where u != spec.owner(ofZone: z):
             return ["expect: { as: \(u), can: write, zone: \(z), record: \(r), to_be: false }"]
-        case .delete(let u, let z, let r) where u != spec.owner:
+        case .delete(let u, let z, let r) where u != spec.owner(ofZone: z):
             return ["expect: { as: \(u), can: delete, zone: \(z), record: \(r), to_be: false }"]
         default:
             return []
@@ -615,6 +623,7 @@ final class CaseRun {
     }
 
     private func stalePlan(zone: String, record: String, step: Int) async throws {
+        let owner = owner(of: zone)
         guard let declared = spec.zone(zone), !declared.absent,
             let live = try await sides[0].ownerRecord(record, zone: zone, owner: owner),
             // The owner's write that makes the plan stale must be one the store takes.
@@ -664,7 +673,10 @@ final class CaseRun {
         var texts: [String] = []
         for side in sides {
             let text = try await Exporter(store: side.store, logger: logger).export(
-                owner: User(recordName: owner, email: "\(spec.owner)@example.com"), name: "check")
+                owner: User(recordName: owner, email: "\(spec.owner)@example.com"),
+                otherOwners: spec.owners.dropFirst().map {
+                    User(recordName: Self.recordName($0), email: "\($0)@example.com")
+                }, name: "check")
             texts.append(Self.sortingUsers(StoreSide.normalize(text, storeName: side.store.displayName)))
             let exported: Recipe
             do {
@@ -712,13 +724,16 @@ final class CaseRun {
     }
 
     private func view(of side: StoreSide, full: Bool = false) async -> StoreView {
-        await StoreView.read(side.store, users: spec.users.map { ($0, Self.recordName($0)) }, full: full)
+        // Several owners' private databases are written: each is read, as every user's is in a full view.
+        await StoreView.read(
+            side.store, users: spec.users.map { ($0, Self.recordName($0)) }, full: full || spec.owners.count > 1)
     }
 
     /// Both stores' views, read at once.
     private func bothViews(full: Bool) async -> [StoreView] {
         let users = spec.users.map { ($0, Self.recordName($0)) }
         let (a, b) = (sides[0].store, sides[1].store)
+        let full = full || spec.owners.count > 1
         async let first = StoreView.read(a, users: users, full: full)
         async let second = StoreView.read(b, users: users, full: full)
         return await [first, second]

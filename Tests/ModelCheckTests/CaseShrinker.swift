@@ -75,7 +75,8 @@ struct CaseShrinker {
             s.subscriptions.remove(at: index)
             result.append(s)
         }
-        if spec.users.count > 2, let last = spec.users.last {
+        // A user who owns a zone stays; that zone may become the recipe owner's (below).
+        if spec.users.count > 2, let last = spec.users.last, !spec.zones.contains(where: { $0.owner == last }) {
             var s = spec
             s.users.removeLast()
             s.subscriptions.removeAll { $0.user == last }
@@ -91,6 +92,15 @@ struct CaseShrinker {
                 result.append(s)
             }
             if let z = spec.zones.firstIndex(where: { $0.name == zone.name }) {
+                if let owner = zone.owner {
+                    // The zone becomes the recipe owner's, whose shares it may not take part in.
+                    var s = spec
+                    s.zones[z].owner = nil
+                    let recipeOwner = spec.owner
+                    Self.editShares(in: &s.zones[z]) { $0.participants.removeAll { $0.handle == recipeOwner } }
+                    s.subscriptions.removeAll { $0.zone == zone.name && $0.user == owner }
+                    result.append(s)
+                }
                 if zone.share != .unset {
                     var s = spec
                     s.zones[z].share = .unset

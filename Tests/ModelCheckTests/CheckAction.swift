@@ -72,15 +72,17 @@ enum CheckAction: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The lane step that replays this action with `sharelane run`, or a comment where no step does.
-    func laneStep(owner: String) -> String {
+    /// The lane step that replays this action with `sharelane run`, or a comment where no step does; the
+    /// owner's steps act as the owner of their zone.
+    func laneStep(_ spec: RecipeSpec) -> String {
+        func owner(_ zone: String) -> String { spec.owner(ofZone: zone) }
         func at(_ zone: String, _ root: String?) -> String { "zone: \(zone)" + (root.map { ", record: \($0)" } ?? "") }
         switch self {
         case .apply(let prune): return prune ? "apply: { prune: true }" : "apply"
         case .plan: return "plan"
         case .accept(let u, let z, let r): return "accept: { as: \(u), \(at(z, r)) }"
         case .leave(let u, let z, let r): return "leave: { as: \(u), \(at(z, r)) }"
-        case .stopSharing(let z, let r): return "leave: { as: \(owner), \(at(z, r)) }"
+        case .stopSharing(let z, let r): return "leave: { as: \(owner(z)), \(at(z, r)) }"
         case .save(let u, let z, let r, let p, let f, let v):
             let type = "type: \(Self.replayType)"
             let parent = p.map { ", parent: \($0)" } ?? ""
@@ -89,7 +91,7 @@ enum CheckAction: Hashable, Sendable, CustomStringConvertible {
         case .mutate(_, let prune): return prune ? "apply: { prune: true }" : "apply"
         case .stalePlan(let z, let r):
             return
-                "save: { as: \(owner), zone: \(z), record: \(r), type: \(Self.replayType), fields: { stale: \"x\" } }"
+                "save: { as: \(owner(z)), zone: \(z), record: \(r), type: \(Self.replayType), fields: { stale: \"x\" } }"
         case .export: return "export"
         case .stoppedApply:
             // A lane cannot stop an apply part-way: the replay says where, and goes on with the apply.

@@ -57,7 +57,6 @@ struct CheckCase: Hashable, Sendable {
     {
         let zones = spec.zones.filter { !$0.absent }.map(\.name)
         let shares = spec.declaredShares
-        let participants = spec.users.dropFirst()
         var records: [(zone: String, name: String)] = []
         var deletable: [(zone: String, name: String)] = []
         for zone in zones {
@@ -75,13 +74,15 @@ struct CheckCase: Hashable, Sendable {
         case 0..<8: return .apply(prune: g.random.chance(0.3))
         case 8..<13: return .plan
         case 13..<27:
-            guard let share = g.random.maybePick(shares), let user = g.random.maybePick(Array(participants)) else {
+            guard let share = g.random.maybePick(shares),
+                let user = g.random.maybePick(spec.participants(ofZone: share.zone))
+            else {
                 return nil
             }
             return .accept(user: user, zone: share.zone, root: share.root)
         case 27..<34:
             guard !bugs.participantLeaves, let share = g.random.maybePick(shares),
-                let user = g.random.maybePick(Array(participants))
+                let user = g.random.maybePick(spec.participants(ofZone: share.zone))
             else { return nil }
             return .leave(user: user, zone: share.zone, root: share.root)
         case 34..<38:
@@ -90,7 +91,8 @@ struct CheckCase: Hashable, Sendable {
         case 38..<54:
             // A participant writes inside or outside what is shared with it: an existing record, or a new one
             // under a record or at the top of the zone.
-            guard let user = g.random.maybePick(Array(participants)), let zone = g.random.maybePick(zones) else {
+            guard let zone = g.random.maybePick(zones), let user = g.random.maybePick(spec.participants(ofZone: zone))
+            else {
                 return nil
             }
             let inZone = records.filter { $0.zone == zone }.map(\.name)
@@ -103,7 +105,9 @@ struct CheckCase: Hashable, Sendable {
                 user: user, zone: zone, record: "p\(g.random.int(1...99))", parent: parent, field: "count",
                 value: .int64(Int64(g.random.int(0...99))))
         case 54..<62:
-            guard let user = g.random.maybePick(Array(participants)), let record = g.random.maybePick(deletable) else {
+            guard let record = g.random.maybePick(deletable),
+                let user = g.random.maybePick(spec.participants(ofZone: record.zone))
+            else {
                 return nil
             }
             return .delete(user: user, zone: record.zone, record: record.name)
@@ -111,13 +115,14 @@ struct CheckCase: Hashable, Sendable {
             guard let record = g.random.maybePick(records) else { return nil }
             let field = g.random.chance(0.5) ? FieldSpecValue.string("").fieldName : "edited"
             return .save(
-                user: spec.owner, zone: record.zone, record: record.name, parent: nil, field: field,
+                user: spec.owner(ofZone: record.zone), zone: record.zone, record: record.name, parent: nil,
+                field: field,
                 value: .string("edit-\(g.random.int(1...99))"))
         case 70..<75:
             let roots = Set(shares.compactMap { $0.root })
             let candidates = bugs.deletedShareIsNotRecreated ? deletable.filter { !roots.contains($0.name) } : deletable
             guard let record = g.random.maybePick(candidates) else { return nil }
-            return .delete(user: spec.owner, zone: record.zone, record: record.name)
+            return .delete(user: spec.owner(ofZone: record.zone), zone: record.zone, record: record.name)
         case 75..<88:
             guard let mutation = mutation(&g, spec: spec, bugs: bugs), mutation.apply(to: &spec) else { return nil }
             return .mutate(mutation, prune: g.random.chance(0.25))
@@ -180,7 +185,7 @@ struct CheckCase: Hashable, Sendable {
             if p.administrator { permission = .readWrite }  // an administrator is read-write
             return .setPermission(zone: zone, root: share.root, user: p.handle, permission)
         case 7:
-            guard let share = g.random.maybePick(shares), let user = g.random.maybePick(Array(spec.users.dropFirst()))
+            guard let share = g.random.maybePick(shares), let user = g.random.maybePick(spec.participants(ofZone: zone))
             else {
                 return nil
             }

@@ -20,9 +20,13 @@ struct RecipeGenerator {
 
     mutating func recipe() -> RecipeSpec {
         let users = Array(Self.handles.prefix(random.int(2...5)))
+        // A third of the recipes have several owners: each zone in the private database of one of the first
+        // three users, who share with each other (an owner takes part in another owner's shares).
+        let owners = random.chance(0.35) ? Array(users.prefix(3)) : [users[0]]
         var zones: [ZoneSpec] = []
         for z in 1...random.int(1...3) {
-            zones.append(zone("Z\(z)", users: users))
+            let owner = random.pick(owners)
+            zones.append(zone("Z\(z)", users: users, owner: owner == users[0] ? nil : owner))
         }
         var publicRecords: [RecordSpec] = []
         for _ in 0..<random.int(0...2) {
@@ -46,10 +50,13 @@ struct RecipeGenerator {
         case 0, 1:
             return SubscriptionSpec(user: random.pick(spec.users), database: random.pick(["private", "shared"]))
         case 2 where !liveZones.isEmpty:
-            return SubscriptionSpec(user: spec.owner, database: "private", kind: .zone, zone: random.pick(liveZones))
+            // A zone is watched in its owner's private database.
+            let zone = random.pick(liveZones)
+            return SubscriptionSpec(user: spec.owner(ofZone: zone), database: "private", kind: .zone, zone: zone)
         case 3, 4:
             var query = SubscriptionSpec(user: spec.owner, database: "private", kind: .query)
             if let zone = random.maybePick(liveZones), random.chance(0.8) {
+                query.user = spec.owner(ofZone: zone)
                 query.zone = zone
                 query.recordType = random.pick(Self.types + ["Gen"])
             } else {
@@ -68,8 +75,10 @@ struct RecipeGenerator {
         }
     }
 
-    private mutating func zone(_ name: String, users: [String]) -> ZoneSpec {
-        var zone = ZoneSpec(name: name)
+    private mutating func zone(_ name: String, users: [String], owner: String?) -> ZoneSpec {
+        var zone = ZoneSpec(name: name, owner: owner)
+        // The zone's participants: everyone but its owner.
+        let users = [owner ?? users[0]] + users.filter { $0 != (owner ?? users[0]) }
         let roll = random.int(0...9)
         if roll < 4 {
             zone.share = .share(share(users: users))

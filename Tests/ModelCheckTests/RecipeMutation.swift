@@ -85,7 +85,7 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
                 return true
             }
         case .addParticipant(let zone, let root, let participant):
-            guard spec.users.dropFirst().contains(participant.handle) else { return false }
+            guard spec.participants(ofZone: zone).contains(participant.handle) else { return false }
             return updateShare(zone, root, in: &spec) { share in
                 guard share.publicPermission == .none,
                     !share.participants.contains(where: { $0.handle == participant.handle })
@@ -121,6 +121,12 @@ enum RecipeMutation: Hashable, Sendable, CustomStringConvertible {
         case .toggleSubscription(let subscription):
             guard spec.users.contains(subscription.user) else { return false }
             if let zone = subscription.zone, spec.zone(zone)?.absent != false { return false }
+            // A zone is watched in its owner's private database only.
+            if let zone = subscription.zone, subscription.database == "private",
+                spec.owner(ofZone: zone) != subscription.user
+            {
+                return false
+            }
             if let index = spec.subscriptions.firstIndex(where: { $0.id == subscription.id }) {
                 spec.subscriptions.remove(at: index)
             } else {

@@ -13,6 +13,18 @@ struct RecipeSpec: Hashable, Sendable {
     var subscriptions: [SubscriptionSpec] = []
 
     var owner: String { users[0] }
+    /// The handle of the owner of the zone of this name: its `owner:`, else the recipe's.
+    func owner(ofZone name: String) -> String { zone(name)?.owner ?? owner }
+    /// The users who own zones, the recipe's owner first.
+    var owners: [String] {
+        var owners = [owner]
+        for zone in zones {
+            if let other = zone.owner, !owners.contains(other) { owners.append(other) }
+        }
+        return owners
+    }
+    /// The users who may take part in the shares of the zone of this name: all but its owner.
+    func participants(ofZone name: String) -> [String] { users.filter { $0 != owner(ofZone: name) } }
 
     func zone(_ name: String) -> ZoneSpec? { zones.first { $0.name == name } }
 
@@ -77,10 +89,11 @@ struct RecipeSpec: Hashable, Sendable {
             out += "zones:\n"
             for zone in zones {
                 if zone.absent {
-                    out += "  \(zone.name): { absent: true }\n"
+                    out += "  \(zone.name): { \(zone.owner.map { "owner: \($0), " } ?? "")absent: true }\n"
                     continue
                 }
                 out += "  \(zone.name):\n"
+                if let owner = zone.owner { out += "    owner: \(owner)\n" }
                 if zone.prune { out += "    prune: true\n" }
                 zone.share.render(indent: 4, into: &out)
                 if !zone.records.isEmpty {
@@ -151,6 +164,8 @@ struct SubscriptionSpec: Hashable, Sendable {
 
 struct ZoneSpec: Hashable, Sendable {
     var name: String
+    /// The zone's owner when it is not the recipe's (`owner:`): the zone lives in their private database.
+    var owner: String?
     var share: ShareDeclaration = .unset
     var records: [RecordSpec] = []
     var prune = false

@@ -17,6 +17,7 @@ import Testing
         for name in ["a", "b"] {
             let store = try SQLiteStore(
                 path: directory.appendingPathComponent("\(name).sqlite").path, logger: CaseRunner.logger)
+            store.assetFiles.set { CheckAssets.path(for: $0) }
             let users = try await UserDirectory.signIn(recipe, store: store, logger: CaseRunner.logger)
             let plan = try await Planner(store: store, logger: CaseRunner.logger).plan(recipe, users: users)
             let report = try await Applier(store: store, logger: CaseRunner.logger).apply(plan)
@@ -30,7 +31,7 @@ import Testing
 
         let zone = try #require(spec.zones.first?.name)
         let record = try #require(spec.records(in: zone).first?.record)
-        let owner = CaseRun.recordName(spec.owner)
+        let owner = CaseRun.recordName(spec.owner(ofZone: zone))
         _ = try await stores[1].modifyRecords(
             [
                 RecordOperation(
