@@ -103,7 +103,8 @@ extension PlanCache {
     func forOwner(_ handle: String, of recipe: Recipe) -> PlanCache {
         guard handle != recipe.owner else { return self }
         let base = file.deletingPathExtension().lastPathComponent
-        let digest = FNV1a64.checksum(of: Array(handle.utf8))
+        // The digest's hex digits: a handle may hold characters a file name should not.
+        let digest = FNV1a64.checksum(of: Array(handle.utf8)).split(separator: ":").last.map(String.init) ?? ""
         var cache = self
         cache.file = file.deletingLastPathComponent().appendingPathComponent("\(base)-owner-\(digest).json")
         return cache

@@ -149,12 +149,24 @@ import Testing
     @Test func everyGeneratedRecipeValidates() throws {
         var problems: [String] = []
         var checked = 0
+        // Recipes of several owners, and among them one where an owner takes part in another owner's share.
+        var severalOwners = 0
+        var ownerTakesPart = 0
         for index in 0..<300 {
             for bugs in [KnownBugs.gated, .none] {
                 let spec = CheckCase.generate(seed: CheckRandom.caseSeed(run: 1, index: index), bugs: bugs).recipe
                 checked += 1
                 do {
-                    _ = try CaseRunner.load(spec.yaml())
+                    let recipe = try CaseRunner.load(spec.yaml())
+                    if recipe.owners.count > 1 { severalOwners += 1 }
+                    let owners = Set(recipe.owners)
+                    if spec.declaredShares.contains(where: { shared in
+                        shared.share.participants.contains {
+                            owners.contains($0.handle) && $0.handle != spec.owner(ofZone: shared.zone)
+                        }
+                    }) && recipe.owners.count > 1 {
+                        ownerTakesPart += 1
+                    }
                 } catch {
                     problems.append("\(error)\n\(spec.yaml())")
                 }
@@ -162,5 +174,7 @@ import Testing
         }
         #expect(checked == 600)
         #expect(problems.isEmpty, "\(problems.prefix(3).joined(separator: "\n\n"))")
+        #expect(severalOwners > 60, "\(severalOwners) of 600 recipes have several owners")
+        #expect(ownerTakesPart > 20, "\(ownerTakesPart) recipes have an owner in another owner's share")
     }
 }
