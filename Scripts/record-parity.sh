@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Records Tests/Parity/ again: sharelane's own client (lanes of Recipes/notes-permissions.yaml: batch sign-ins,
-# a zone, records, a share, acceptances, edits, refusals) against a fresh `sharelane serve`, through
-# `sharelane record`. Run it after a deliberate change of the emulator's answers, then review the diff.
+# Records Tests/Parity/ again, each through `sharelane record` in front of a fresh `sharelane serve`:
+# - notes-permissions: sharelane's own client (lanes of Recipes/notes-permissions.yaml: batch sign-ins, a zone,
+#   records, a share, acceptances, edits, refusals);
+# - cloudkitjs-sharing: the CloudKit JS sharing app (Scripts/cloudkitjs/sharing-app.js, run in Node as
+#   Scripts/cloudkitjs-check.sh runs it) when given Apple's cloudkit.js, which is never kept here (its licence).
+# Run it after a deliberate change of the emulator's answers, then review the diff.
 #
-# Usage: Scripts/record-parity.sh   (builds the debug binary first)
+# Usage: Scripts/record-parity.sh [path/to/cloudkit.js]   (builds the debug binary first; node 18 or later for
+#        the CloudKit JS recording)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,26 +36,41 @@ address_of() {
   exit 1
 }
 
-record() { # NAME LANE…
+# Starts a fresh serve and a recording proxy in front of it writing Tests/Parity/NAME: sets token and proxy.
+start() { # NAME [NOTE]
   local name=$1
-  shift
-  local token="parity-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+  token="parity-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
   "$bin" serve --store memory: --port 0 --api-token "$token" >"$scratch/serve-$name.log" 2>&1 &
   pids+=($!)
   local serve
   serve=$(address_of "$scratch/serve-$name.log")
   rm -rf "Tests/Parity/$name"
-  "$bin" record --upstream "$serve" --out "Tests/Parity/$name" --port 0 >"$scratch/record-$name.log" 2>&1 &
-  local recorder=$!
+  local note=()
+  [ -n "${2:-}" ] && note=(--note "$2")
+  "$bin" record --upstream "$serve" --out "Tests/Parity/$name" --port 0 "${note[@]}" >"$scratch/record-$name.log" 2>&1 &
+  recorder=$!
   pids+=($recorder)
-  local proxy
   proxy=$(address_of "$scratch/record-$name.log")
-  for lane in "$@"; do
-    CLOUDKIT_API_TOKEN="$token" "$bin" run "$lane" Recipes/notes-permissions.yaml --store "$proxy" >/dev/null
-  done
-  kill -INT "$recorder"
-  wait "$recorder" || true
-  tail -1 "$scratch/record-$name.log"
 }
 
-record notes-permissions edit bob-edits
+stop() { # NAME
+  kill -INT "$recorder"
+  wait "$recorder" || true
+  tail -1 "$scratch/record-$1.log"
+}
+
+start notes-permissions
+for lane in edit bob-edits; do
+  CLOUDKIT_API_TOKEN="$token" "$bin" run "$lane" Recipes/notes-permissions.yaml --store "$proxy" >/dev/null
+done
+stop notes-permissions
+
+cloudkit_js=${1:-}
+if [ -z "$cloudkit_js" ]; then
+  echo "record-parity: cloudkitjs-sharing not recorded again: give the path of Apple's cloudkit.js (2.4.0)" >&2
+  exit 0
+fi
+start cloudkitjs-sharing "Recorded by Scripts/record-parity.sh: Scripts/cloudkitjs/sharing-app.js (Apple's CloudKit JS 2.4.0 in Node) through sharelane record in front of a fresh sharelane serve; sign-ins, zones, records, shares and their acceptance, change feeds, subscriptions, an asset upload and download, refusals."
+# CloudKit JS 2.4.0 calls the deprecated Buffer(): Node warns once per run; the warning is not the app's.
+node --no-deprecation Scripts/cloudkitjs/sharing-app.js "$cloudkit_js" "$proxy" "$token" | tail -1
+stop cloudkitjs-sharing
