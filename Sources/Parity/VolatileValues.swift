@@ -25,6 +25,8 @@ public enum VolatileKind: String, Sendable, CaseIterable {
         "timestamp": .timestamp, "expirationTime": .timestamp,
         "userRecordName": .user, "ownerRecordName": .user, "creatorUserRecordName": .user,
         "lastModifiedUserRecordName": .user,
+        // A notification's zone owner (`ck.fet.zoid`, `ck.qry.zoid`) and its own ID (`ck.nid`).
+        "zoid": .user, "nid": .uuid,
         "syncToken": .syncToken, "metaSyncToken": .syncToken,
         "continuationMarker": .marker,
         "shortGUID": .guid,
