@@ -157,19 +157,19 @@ public struct ConformanceRun: Sendable {
     public func run(
         send: @escaping Replayer.Send, progress: @Sendable (Outcome) -> Void = { _ in }
     ) async throws -> [Outcome] {
-        var session = Session(run: self, send: send)
+        var caller = Caller(run: self, send: send)
         var outcomes: [Outcome] = []
         func note(_ outcome: Outcome) {
             outcomes.append(outcome)
             progress(outcome)
         }
-        try await session.signIn().forEach(note)
-        try await session.tidy()
-        try await session.seed().forEach(note)
-        for example in Self.examples { note(try await session.check(example)) }
-        for example in Self.examples where example.method == "POST" { note(try await session.refusal(example)) }
-        note(try await session.signedOut())
-        try await session.tidy()
+        try await caller.signIn().forEach(note)
+        try await caller.tidy()
+        try await caller.seed().forEach(note)
+        for example in Self.examples { note(try await caller.check(example)) }
+        for example in Self.examples where example.method == "POST" { note(try await caller.refusal(example)) }
+        note(try await caller.signedOut())
+        try await caller.tidy()
         return outcomes
     }
 
@@ -219,7 +219,7 @@ public struct ConformanceRun: Sendable {
 
 extension ConformanceRun {
     /// One run's people and what the seed made: the tokens each answer hands on replace the person's last.
-    struct Session {
+    struct Caller {
         let run: ConformanceRun
         let send: Replayer.Send
         /// Alice's token first, then Bob's, where the service has two people.
