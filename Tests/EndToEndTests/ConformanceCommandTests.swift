@@ -2,7 +2,8 @@ import Foundation
 import SharelaneTestSupport
 import Testing
 
-/// `sharelane conformance` against a real `serve`, recording as it goes: every check passes, no credential
+/// `sharelane conformance` against a real `serve`, as itself and standing in for Apple's service (`cloudkit:`),
+/// recording as it goes: every check passes, no credential
 /// reaches the recording or the output, and `sharelane replay` of the recording is the same throughout;
 /// against `cloudkit:` without a sign-in, and against a store file, it refuses and says what to do.
 @Suite("The conformance run against any store")
@@ -66,6 +67,42 @@ struct ConformanceCommandTests {
         #expect(document["failed"] as? Int == 0 && document["passed"] as? Int == 55, "\(json.stdout)")
         #expect((document["checks"] as? [[String: Any]])?.count == 55)
         #expect(document["recording"] == nil)
+    }
+
+    /// `cloudkit:` as a user with a container runs it, with the user's API token and web auth token: here a
+    /// serve stands in for Apple's service (`CLOUDKIT_BASE_URL`). The one user plays both parts, serve's own
+    /// endpoints are skipped, no credential is written, and the recording replays the same.
+    @Test func cloudKitWithASignedInUserChecksAndRecords() async throws {
+        let serve = try ServeProcess(apiToken: Self.apiToken)
+        defer { serve.stop() }
+        let container = "iCloud.com.example.App"
+        let caller = WireCaller(base: serve.url, apiToken: Self.apiToken, container: container)
+        let token = try caller.signIn("owner@example.com")
+        let scratch = try TemporaryDirectory("conformance")
+        let folder = scratch.file("apple")
+        let run = try await SharelaneBinary.run(
+            ["conformance", "--store", "cloudkit:\(container)", "--record", folder],
+            environment: [
+                "CLOUDKIT_BASE_URL": serve.url, "CLOUDKIT_API_TOKEN": Self.apiToken, "CLOUDKIT_WEB_AUTH_TOKEN": token,
+                "SHARELANE_TOKEN_FILE": scratch.file("tokens.json"), "CLOUDKIT_KEY_ID": "",
+                "CLOUDKIT_PRIVATE_KEY_FILE": "",
+            ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.stdout.contains("\n57 checks, 47 passed, 0 failed, 10 skipped\n"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains(
+                "skipped  GET public/users/settings: serve's own endpoint, which Apple's service does not have"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(files.first == "0001-users-current.json", "no sign-in: the user's token is the one given")
+        let all = try files.map { try String(contentsOfFile: "\(folder)/\($0)", encoding: .utf8) }.joined()
+        for secret in [Self.apiToken, token] {
+            #expect(!all.contains(secret) && !run.output.contains(secret), "a credential was written")
+        }
+        #expect(all.contains("Recorded by sharelane conformance"), "each file says how it was made")
+        #expect(all.contains("against Apple's service (cloudkit:\(container)/development)"))
+        let replayed = try await SharelaneBinary.run(["replay", folder])
+        #expect(replayed.status == 0, "\(replayed.output)")
+        #expect(replayed.stdout.hasSuffix(" 0 differ\n"), "\(replayed.output)")
     }
 
     /// `cloudkit:` without a sign-in (nobody here reaches Apple's service): what is missing, and what to do.
