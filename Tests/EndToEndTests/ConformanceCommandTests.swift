@@ -2,10 +2,10 @@ import Foundation
 import SharelaneTestSupport
 import Testing
 
-/// `sharelane conformance` against a real `serve`, as itself and standing in for Apple's service (`cloudkit:`),
-/// recording as it goes: every check passes, no credential
-/// reaches the recording or the output, and `sharelane replay` of the recording is the same throughout;
-/// against `cloudkit:` without a sign-in, and against a store file, it refuses and says what to do.
+/// `sharelane conformance` against a real `serve`, as itself and standing in for Apple's service
+/// (`cloudkit:`), recording as it goes: every check passes, no credential reaches the recording or the
+/// output, and `sharelane replay` of the recording is the same throughout; against `cloudkit:` without a
+/// sign-in, and against a store file, it refuses and says what to do.
 @Suite("The conformance run against any store")
 struct ConformanceCommandTests {
     static let apiToken = "conformance-secret-api-token-3a9d"
