@@ -165,7 +165,7 @@ let package = Package(
             dependencies: [
                 "SharelaneTestSupport",
                 "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "Planner", "Recipe", "Lanes",
-                "SharelaneTesting",
+                "SharelaneTesting", "Parity",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -7,7 +7,8 @@
 # Environment:
 #   PREFIX             where to install (default /usr/local): bin/, share/man/man1/, share/bash-completion/,
 #                      share/zsh/site-functions/, share/fish/vendor_completions.d/, and share/sharelane/ (the
-#                      recipe JSON Schema, which `sharelane init` points editors at)
+#                      recipe JSON Schema, which `sharelane init` points editors at, and the table of the
+#                      reference's dictionaries, which `sharelane conformance` checks answers against)
 #   DESTDIR            a staging root put before PREFIX, for packagers (default none)
 #   CONFIGURATION      release (default) or debug: the build to install
 #   SWIFT_BUILD_FLAGS  more flags for `swift build` (e.g. --static-swift-stdlib, for a binary that runs on a
@@ -33,6 +34,7 @@ files=(
   "share/zsh/site-functions/_sharelane"
   "share/fish/vendor_completions.d/sharelane.fish"
   "share/sharelane/recipe.schema.json"
+  "share/sharelane/reference-dictionaries.json"
 )
 
 case "$action" in
@@ -70,6 +72,7 @@ install)
   install -m 644 "$scratch/_sharelane" "$root/share/zsh/site-functions/_sharelane"
   install -m 644 "$scratch/sharelane.fish" "$root/share/fish/vendor_completions.d/sharelane.fish"
   install -m 644 Recipes/recipe.schema.json "$root/share/sharelane/recipe.schema.json"
+  install -m 644 Docs/Reference/Dictionaries.json "$root/share/sharelane/reference-dictionaries.json"
   echo "Installed sharelane $version ($built) in $root:"
   for file in "${files[@]}"; do echo "  $root/$file"; done
   ;;

@@ -13,7 +13,7 @@ public struct CredentialMask: Sendable {
     /// JSON keys whose values are web auth tokens, in requests and answers.
     static let tokenKeys: Set<String> = ["ckWebAuthToken", "webAuthToken", "ckSession"]
     /// Headers that carry credentials, lowercased; the web auth token header names a person.
-    static let webAuthTokenHeader = "x-apple-cloudkit-web-auth-token"
+    public static let webAuthTokenHeader = "x-apple-cloudkit-web-auth-token"
     static let keyIDHeader = "x-apple-cloudkit-request-keyid"
     static let signatureHeader = "x-apple-cloudkit-request-signaturev1"
     static let otherCredentialHeaders: Set<String> = ["authorization", "cookie", "set-cookie", "proxy-authorization"]
@@ -233,7 +233,7 @@ public struct CredentialMask: Sendable {
 }
 
 extension RecordedExchange.Body {
-    var jsonValue: JSONValue? {
+    public var jsonValue: JSONValue? {
         if case .json(let value) = self { return value }
         return nil
     }

@@ -33,9 +33,20 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
+        return nil
+    }
+
     public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
+    }
+
+    /// The elements of a list; none for any other value.
+    public var elements: [JSONValue] {
+        if case .array(let elements) = self { return elements }
+        return []
     }
 
     /// The value as JSON text, keys sorted, slashes not escaped.
@@ -44,6 +55,12 @@ public enum JSONValue: Sendable, Hashable {
         encoder.outputFormatting =
             pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+
+    /// Reads JSON text.
+    /// - Throws: the decoder's error when it is not JSON.
+    public static func parse(_ text: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     }
 
     /// Reads JSON text; nil when it is not JSON.

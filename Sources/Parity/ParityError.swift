@@ -8,6 +8,8 @@ public enum ParityError: Error, Sendable, Equatable {
     case notEmpty(folder: String, count: Int)
     /// An `--allow` file's line that is not `path: reason`.
     case badAllowLine(file: String, line: Int, text: String)
+    /// The table of the reference's dictionaries (Docs/Reference/Dictionaries.json) that cannot be read.
+    case badTable(file: String, reason: String)
 }
 
 // MARK: - CustomStringConvertible
@@ -27,6 +29,9 @@ extension ParityError: CustomStringConvertible {
         case .badAllowLine(let file, let line, let text):
             return "\(file):\(line):1: error: \"\(text)\" is not PATH: REASON, such as "
                 + "\"records[*].fields.photo.value.downloadURL: serve's URLs are its own\""
+        case .badTable(let file, let reason):
+            return "\(file): error: \(reason); the conformance checks read the table of the reference's "
+                + "dictionaries from it: restore it from sharelane's source (Docs/Reference/Dictionaries.json)"
         }
     }
 }

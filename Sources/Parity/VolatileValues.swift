@@ -9,6 +9,8 @@ import Foundation
 /// partners: a later request that sends `<tag:3>`'s recorded value sends the replay's instead.
 public enum VolatileKind: String, Sendable, CaseIterable {
     case tag, timestamp, user, syncToken = "sync-token", marker, guid, url, checksum, participant, uuid
+    /// A push token `tokens/create` hands out, which `tokens/register` sends back.
+    case pushToken = "push-token"
     /// An error's `reason`: words for people, which each server phrases its own way (and which quote change
     /// tags); only the `serverErrorCode` beside it must be the same.
     case reason
@@ -23,13 +25,15 @@ public enum VolatileKind: String, Sendable, CaseIterable {
         "timestamp": .timestamp, "expirationTime": .timestamp,
         "userRecordName": .user, "ownerRecordName": .user, "creatorUserRecordName": .user,
         "lastModifiedUserRecordName": .user,
+        // A notification's zone owner (`ck.fet.zoid`, `ck.qry.zoid`) and its own ID (`ck.nid`).
+        "zoid": .user, "nid": .uuid,
         "syncToken": .syncToken, "metaSyncToken": .syncToken,
         "continuationMarker": .marker,
         "shortGUID": .guid,
         "url": .url, "downloadURL": .url, "webcourierURL": .url, "shareURL": .url, "redirectURL": .url,
         "fileChecksum": .checksum, "referenceChecksum": .checksum, "receipt": .checksum, "wrappingKey": .checksum,
         "participantId": .participant, "inviterId": .participant,
-        "uuid": .uuid, "reason": .reason,
+        "uuid": .uuid, "reason": .reason, "apnsToken": .pushToken,
         "ckWebAuthToken": .token, "webAuthToken": .token, "ckSession": .token,
     ]
 
@@ -72,6 +76,20 @@ struct Correspondence: Sendable {
 
     /// Checks a volatile value against its partner, binding it when it has none yet; nil when they correspond.
     mutating func check(_ kind: VolatileKind, recorded: String, replayed: String) -> (String, String)? {
+        if kind == .url {
+            // A signed URL (an asset's download) is signed anew each second: two URLs of one asset, signed a
+            // second apart in one run and within one second in the other, are one URL in both. They
+            // correspond without their expiry and signature, and are carried whole.
+            let (left, right) = (Self.unsigned(recorded), Self.unsigned(replayed))
+            if left != recorded || right != replayed {
+                let found = check(.url, recorded: left, replayed: right)
+                if forward[recorded] == nil, recorded != replayed {
+                    forward[recorded] = replayed
+                    bindParts(.url, recorded: recorded, replayed: replayed)
+                }
+                return found
+            }
+        }
         let name = placeholder(kind, recorded)
         if let partner = forward[recorded] {
             if partner == replayed { return nil }
@@ -90,6 +108,21 @@ struct Correspondence: Sendable {
         }
         bindParts(kind, recorded: recorded, replayed: replayed)
         return nil
+    }
+
+    /// The query parameters of a signed URL that say when it was signed: its expiry and its signature
+    /// (`e` and `s`, in Apple's asset URLs and serve's).
+    static let signingParameters: Set<String> = ["e", "s"]
+
+    /// A URL without its expiry and signature; any other text as it is.
+    static func unsigned(_ text: String) -> String {
+        guard let question = text.firstIndex(of: "?"), text.hasPrefix("http") else { return text }
+        let query = text[text.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
+        let kept = query.filter { item in
+            !signingParameters.contains(String(item.prefix { $0 != "=" }))
+        }
+        guard kept.count != query.count else { return text }
+        return String(text[..<question]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
 
     /// A URL's query values and path parts are partners too: an upload's ticket, a download's checksum, which a

@@ -13,20 +13,32 @@ enum RecipeSchemaFile {
 
     /// The schema's absolute path, or nil when neither place has it.
     static func find() -> String? {
+        SharedDataFile.find(installed: "recipe.schema.json", inCheckout: "Recipes/recipe.schema.json")
+    }
+}
+
+/// A data file sharelane reads at run time, found beside the running binary: where `make install` puts it
+/// (`PREFIX/share/sharelane/`), or in the source checkout the binary was built in.
+enum SharedDataFile {
+    /// The file's absolute path, or nil when neither place has it.
+    /// - Parameters:
+    ///   - installed: its name in `PREFIX/share/sharelane/`.
+    ///   - inCheckout: its path in a source checkout.
+    static func find(installed: String, inCheckout: String) -> String? {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let fallback = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = FileManager.default.fileExists(atPath: executable.path) ? executable : fallback
         let bin = binary.deletingLastPathComponent()
-        let installed = bin.deletingLastPathComponent().appendingPathComponent("share/sharelane/recipe.schema.json")
-        if FileManager.default.fileExists(atPath: installed.path) { return installed.path }
+        let installedFile = bin.deletingLastPathComponent().appendingPathComponent("share/sharelane/\(installed)")
+        if FileManager.default.fileExists(atPath: installedFile.path) { return installedFile.path }
         // A build under `.build/…/debug/`: the checkout holding Package.swift above it.
         var folder = bin
         while folder.path != "/" {
-            let schema = folder.appendingPathComponent("Recipes/recipe.schema.json")
+            let file = folder.appendingPathComponent(inCheckout)
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path),
-                FileManager.default.fileExists(atPath: schema.path)
+                FileManager.default.fileExists(atPath: file.path)
             {
-                return schema.path
+                return file.path
             }
             folder = folder.deletingLastPathComponent()
         }

@@ -60,18 +60,26 @@ struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             valueName: "name"))
     var redactField: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Write this note into every case file: how the recording was made.", valueName: "text"))
+    var note: String?
+
     @OptionGroup var logging: LoggingOptions
 
     static var defaultLogLevel: Logger.Level { .warning }
 
     /// The upstream's base URL without a trailing slash, and whether it is on this machine.
-    func upstreamBase() throws -> (base: String, loopback: Bool) {
+    func upstreamBase() throws -> (base: String, loopback: Bool) { try Self.upstreamBase(upstream) }
+
+    /// The base URL of `upstream` without a trailing slash, and whether it is on this machine.
+    static func upstreamBase(_ upstream: String) throws -> (base: String, loopback: Bool) {
         guard let url = URL(string: upstream), let scheme = url.scheme?.lowercased(),
             ["http", "https"].contains(scheme),
             let host = url.host, !host.isEmpty, url.query == nil
         else {
             throw ValidationError(
-                "--upstream \"\(upstream)\" is not an http:// or https:// URL: give \(Self.appleService) or a "
+                "--upstream \"\(upstream)\" is not an http:// or https:// URL: give \(appleService) or a "
                     + "sharelane serve's address such as http://127.0.0.1:8420")
         }
         var base = upstream
@@ -87,37 +95,23 @@ struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let (base, loopback) = try upstreamBase()
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
-            throw CLIFailure("--out \(out) is a file: give a folder for the case files")
-        }
-        let existing = Recording.existingCount(in: out)
-        if existing > 0 { throw CLIFailure(ParityError.notEmpty(folder: out, count: existing).description) }
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            throw CLIFailure("cannot make the folder \(out): \(error.localizedDescription)")
-        }
+        try Self.makeFolder(out, option: "--out")
         let logger = Logger(label: "sharelane.record")
-        let recorder = ExchangeRecorder(folder: out, mask: CredentialMask(redactedFields: redactField))
+        let recorder = ExchangeRecorder(
+            folder: out, mask: CredentialMask(redactedFields: redactField), note: note.map(SecretMask.apply))
         let proxy = ForwardingProxy(upstream: base, keepsHost: loopback, recorder: recorder, logger: logger)
         let upstream = self.upstream
         let out = self.out
         let host = self.host
-        let application = Application(
-            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in await proxy.forward(request) },
-            configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: "sharelane-record"),
-            onServerRunning: { channel in
-                let address = ServeCommand.address(host: host, port: channel.localAddress?.port ?? 0)
-                Terminal.write(
-                    """
-                    sharelane record: http://\(address) forwards to \(upstream), writing case files to \(out)
-                      point your client at http://\(address) as at sharelane serve    (Ctrl-C stops)
+        let application = Self.proxyApplication(proxy, host: host, port: port, logger: logger) { port in
+            let address = ServeCommand.address(host: host, port: port)
+            Terminal.write(
+                """
+                sharelane record: http://\(address) forwards to \(upstream), writing case files to \(out)
+                  point your client at http://\(address) as at sharelane serve    (Ctrl-C stops)
 
-                    """)
-            },
-            logger: logger)
+                """)
+        }
         do {
             try await application.runService()
         } catch {
@@ -128,16 +122,53 @@ struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 }
 
+extension RecordCommand {
+    /// Makes the folder a recording is written to, refusing a file or a folder that holds one already.
+    /// - Throws: `CLIFailure` naming the folder and what to give instead.
+    static func makeFolder(_ out: String, option: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
+            throw CLIFailure("\(option) \(out) is a file: give a folder for the case files")
+        }
+        let existing = Recording.existingCount(in: out)
+        if existing > 0 { throw CLIFailure(ParityError.notEmpty(folder: out, count: existing).description) }
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            throw CLIFailure("cannot make the folder \(out): \(error.localizedDescription)")
+        }
+    }
+
+    /// The recording proxy's server on `host`:`port`; `onRunning` hears the port it listens on.
+    static func proxyApplication(
+        _ proxy: ForwardingProxy, host: String, port: Int, logger: Logger,
+        onRunning: @escaping @Sendable (Int) -> Void
+    ) -> some ApplicationProtocol {
+        Application(
+            responder: CallbackResponder { (request: Request, _: BasicRequestContext) in await proxy.forward(request) },
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: "sharelane-record"),
+            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) }, logger: logger)
+    }
+}
+
 /// Numbers the exchanges in the order they arrive and writes each, masked, as it completes.
 actor ExchangeRecorder {
     private let folder: String
     private var mask: CredentialMask
+    /// Whether each file written is named on standard output (`record`), or not (`conformance`, whose
+    /// output is its checks).
+    private let announces: Bool
+    /// Written into every case file: how the recording was made.
+    private let note: String?
     private var next = 0
     private(set) var count = 0
 
-    init(folder: String, mask: CredentialMask) {
+    init(folder: String, mask: CredentialMask, announces: Bool = true, note: String? = nil) {
         self.folder = folder
         self.mask = mask
+        self.announces = announces
+        self.note = note
     }
 
     func number() -> Int {
@@ -151,15 +182,16 @@ actor ExchangeRecorder {
         number: Int, method: String, path: String, rawQuery: String?, requestHeaders: [(String, String)],
         requestBody: Data?, status: Int, responseHeaders: [(String, String)], responseBody: Data?
     ) {
-        let exchange = mask.mask(
+        var exchange = mask.mask(
             method: method, path: path, rawQuery: rawQuery, requestHeaders: requestHeaders, requestBody: requestBody,
             status: status, responseHeaders: responseHeaders, responseBody: responseBody)
+        exchange.note = note
         let name = Recording.fileName(number: number, exchange: exchange)
         let file = (folder as NSString).appendingPathComponent(name)
         do {
             try Data(exchange.fileText.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
             count += 1
-            Terminal.write("\(name)  \(method) \(exchange.request.path) → \(status)\n")
+            if announces { Terminal.write("\(name)  \(method) \(exchange.request.path) → \(status)\n") }
         } catch {
             Terminal.printError(
                 "error: cannot write \(file): \(error.localizedDescription); this exchange is not recorded")

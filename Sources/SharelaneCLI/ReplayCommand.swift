@@ -142,43 +142,25 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         _ exchanges: [(file: String, exchange: RecordedExchange)], allowList: AllowList, logger: Logger
     ) async throws -> ReplayReport {
         let token = EmulatorConfiguration.makeAPIToken()
-        SecretMask.register(token)
         let keys = try ReplayKeys(for: exchanges.map(\.exchange))
+        return try await Self.withInProcessEmulator(apiToken: token, keyring: keys.keyring, logger: logger) { base in
+            try await Self.replay(exchanges, apiToken: token, base: base, allowList: allowList, keys: keys)
+        }
+    }
+
+    /// Runs `body` with the base URL of a fresh emulator over an in-memory store, on a free loopback port.
+    static func withInProcessEmulator<T>(
+        apiToken: String, keyring: ServerKeyring = ServerKeyring(), logger: Logger,
+        _ body: (String) async throws -> T
+    ) async throws -> T {
+        SecretMask.register(apiToken)
         let emulator = CloudKitEmulator(
             worlds: SQLiteWorlds(inMemoryWith: logger),
-            configuration: EmulatorConfiguration(
-                host: "127.0.0.1", port: 0, apiToken: token, serverKeys: keys.keyring),
+            configuration: EmulatorConfiguration(host: "127.0.0.1", port: 0, apiToken: apiToken, serverKeys: keyring),
             logger: logger)
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let application = emulator.application { port in
-            continuation.yield(port)
-            continuation.finish()
-        }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], logger: logger))
-        let server = Task { () -> String? in
-            do {
-                try await group.run()
-                return nil
-            } catch {
-                continuation.finish()
-                return "\(error)"
-            }
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            throw CLIFailure("cannot start the emulator to replay against: \(await server.value ?? "it stopped")")
-        }
-        do {
-            let report = try await Self.replay(
-                exchanges, apiToken: token, base: "http://127.0.0.1:\(port)", allowList: allowList, keys: keys)
-            await group.triggerGracefulShutdown()
-            _ = await server.value
-            return report
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = await server.value
-            throw error
-        }
+        return try await LoopbackService.with(
+            "the emulator", logger: logger, make: { running in emulator.application { running($0) } }
+        ) { port in try await body("http://127.0.0.1:\(port)") }
     }
 
     static func replay(
@@ -196,10 +178,12 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
     }
 
-    /// Sends one request as the client sent it, but for its values.
-    private static func send(_ request: Replayer.Outgoing, to base: String) async throws -> RecordedExchange.Response {
+    /// Sends one request as the client sent it, but for its values: to `base`, or to the absolute URL its path
+    /// is (an upload's).
+    static func send(_ request: Replayer.Outgoing, to base: String) async throws -> RecordedExchange.Response {
         let query = RecordedExchange.queryString(request.query)
-        var outgoing = HTTPClientRequest(url: base + request.path + (query.isEmpty ? "" : "?\(query)"))
+        let url = request.path.hasPrefix("http://") || request.path.hasPrefix("https://") ? "" : base
+        var outgoing = HTTPClientRequest(url: url + request.path + (query.isEmpty ? "" : "?\(query)"))
         outgoing.method = .init(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let data = request.body.data { outgoing.body = .bytes(ByteBuffer(bytes: data)) }
@@ -243,5 +227,47 @@ struct ReplayKeys: Sendable {
             request.headers[header.name.lowercased()] = header.value
         }
         return request
+    }
+}
+
+/// A server of the command's own on a free loopback port for as long as a body runs: the emulator a replay
+/// meets, the recording proxy of a conformance run.
+enum LoopbackService {
+    /// Starts the service `make` builds (handing it the callback it calls with its port once it listens), runs
+    /// `body` with the port, then stops it.
+    /// - Throws: `CLIFailure` when it cannot start; what `body` throws.
+    static func with<T>(
+        _ what: String, logger: Logger, make: (@escaping @Sendable (Int) -> Void) -> any Service,
+        _ body: (Int) async throws -> T
+    ) async throws -> T {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let service = make { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [service], logger: logger))
+        let server = Task { () -> String? in
+            defer { continuation.finish() }
+            do {
+                try await group.run()
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            throw CLIFailure("cannot start \(what): \(await server.value ?? "it stopped")")
+        }
+        do {
+            let result = try await body(port)
+            await group.triggerGracefulShutdown()
+            _ = await server.value
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await server.value
+            throw error
+        }
     }
 }

@@ -13,7 +13,7 @@ public struct SharelaneCommand: AsyncParsableCommand {
             RunCommand.self, LanesCommand.self, ActionsCommand.self, ExportCommand.self, ShowCommand.self,
             AccessCommand.self, GraphCommand.self,
             SchemaCommand.self, QueryCommand.self, ServeCommand.self, RecordCommand.self, ReplayCommand.self,
-            CompletionCommand.self, LoginCommand.self, LogoutCommand.self,
+            ConformanceCommand.self, CompletionCommand.self, LoginCommand.self, LogoutCommand.self,
         ]
     )
 

@@ -1,5 +1,6 @@
 import CloudKitWire
 import Foundation
+import Parity
 import ShareKit
 import Testing
 
@@ -60,7 +61,7 @@ struct CloudKitJS1WireTests {
                 let (answer, json) = try await Self.send(base, database, operation, session: nil, method: method)
                 #expect(answer.status == 421, "\(operation): \(answer.text)")
                 #expect(json["serverErrorCode"] == .string("AUTHENTICATION_REQUIRED"))
-                #expect(json["redirectURL"]?.string != nil)
+                #expect(json["redirectURL"]?.stringValue != nil)
             }
         }
     }
@@ -71,7 +72,7 @@ struct CloudKitJS1WireTests {
             let token = try await Self.publishWelcome(base)
             let (both, json) = try await Self.send(base, "public", "users/caller", session: token, method: "GET")
             #expect(both.status == 200, "\(both.text)")
-            #expect(json["userRecordName"]?.string != nil)
+            #expect(json["userRecordName"]?.stringValue != nil)
             let alone = try await H.raw(
                 base, H.databasePath("public", "users/caller"),
                 query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": "null", "ckSession": token], method: "GET")
@@ -99,10 +100,10 @@ struct CloudKitJS1WireTests {
                 body: #"{"users":[{"emailAddress":"bob@example.com"},{"emailAddress":"carol@example.com"},"#
                     + #"{"emailAddress":"nobody@example.com"}]}"#, session: token)
             #expect(lookup.status == 200, "\(lookup.text)")
-            let users = json["users"]?.array ?? []
+            let users = json["users"]?.elements ?? []
             #expect(users.count == 3)
             #expect(users.first?["userRecordName"] == .string(bob))
-            #expect(users.first?["firstName"]?.string != nil || users.first?["emailAddress"] != nil)
+            #expect(users.first?["firstName"]?.stringValue != nil || users.first?["emailAddress"] != nil)
             for (user, address) in zip(users.dropFirst(), ["carol@example.com", "nobody@example.com"]) {
                 #expect(user["serverErrorCode"] == nil, "CloudKit JS 1.x fails the whole lookup on \(user)")
                 #expect(user["emailAddress"] == .string(address))

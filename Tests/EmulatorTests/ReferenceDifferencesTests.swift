@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CloudKitWire
 import Foundation
 import NIOCore
+import Parity
 import ShareKit
 import SharelaneTestSupport
 import Testing
@@ -56,14 +57,14 @@ import Testing
             let token = try await Self.alice(base)
             _ = try await Self.save(base, token: token, Self.create("before"))
             let (_, listed) = try await Self.call(base, "private", "zones/list", nil, token: token, method: "GET")
-            let zone = try #require(listed["zones"]?.array.first { $0["zoneID"]?["zoneName"] == .string("Lists") })
+            let zone = try #require(listed["zones"]?.elements.first { $0["zoneID"]?["zoneName"] == .string("Lists") })
             #expect(zone["atomic"] == .bool(true))
-            let syncToken = try #require(zone["syncToken"]?.string)
+            let syncToken = try #require(zone["syncToken"]?.stringValue)
             #expect(Self.decodedBase64(syncToken) != nil, "\(syncToken) is base64")
             let (_, looked) = try await Self.call(
                 base, "private", "zones/lookup", #"{"zones":[\#(Self.lists)]}"#, token: token)
             #expect(looked["zones"]?[0]?["atomic"] == .bool(true))
-            #expect(looked["zones"]?[0]?["syncToken"]?.string != nil)
+            #expect(looked["zones"]?[0]?["syncToken"]?.stringValue != nil)
             let (_, publicZones) = try await Self.call(base, "public", "zones/list", nil, token: token, method: "GET")
             #expect(publicZones["zones"]?[0]?["atomic"] == .bool(false), "the default zone takes no atomic requests")
 
@@ -72,7 +73,8 @@ import Testing
             let (_, changes) = try await Self.call(
                 base, "private", "records/changes", #"{"zoneID":\#(Self.lists),"syncToken":"\#(syncToken)"}"#,
                 token: token)
-            #expect(changes["records"]?.array.compactMap { $0["recordName"]?.string } == ["after"], "\(changes)")
+            #expect(
+                changes["records"]?.elements.compactMap { $0["recordName"]?.stringValue } == ["after"], "\(changes)")
         }
     }
 
@@ -93,8 +95,8 @@ import Testing
             for answer in [saved, looked, queried] {
                 let record = try #require(answer["records"]?[0])
                 for stamp in ["created", "modified"] {
-                    #expect(record[stamp]?["deviceID"]?.string?.isEmpty == false, "\(stamp) of \(answer)")
-                    #expect(record[stamp]?["userRecordName"]?.string != nil)
+                    #expect(record[stamp]?["deviceID"]?.stringValue?.isEmpty == false, "\(stamp) of \(answer)")
+                    #expect(record[stamp]?["userRecordName"]?.stringValue != nil)
                 }
             }
         }
@@ -123,7 +125,7 @@ import Testing
                     + #""relativeLocation":{"value":{"latitude":40.0,"longitude":-75.0},"type":"LOCATION"}}]}}"#,
                 token: token)
             #expect(answer.status == 200, "\(answer.text)")
-            #expect(json["records"]?.array.compactMap { $0["recordName"]?.string } == ["nyc", "paris", "rome"])
+            #expect(json["records"]?.elements.compactMap { $0["recordName"]?.stringValue } == ["nyc", "paris", "rome"])
         }
     }
 
@@ -136,14 +138,14 @@ import Testing
             _ = try await Self.save(base, token: token, Self.create("milk"))
             let again = try await Self.save(base, token: token, Self.create("milk"))
             #expect(again["records"]?[0]?["serverErrorCode"] == .string("CONFLICT"), "\(again)")
-            #expect(again["records"]?[0]?["reason"]?.string?.contains("record to insert already exists") == true)
+            #expect(again["records"]?[0]?["reason"]?.stringValue?.contains("record to insert already exists") == true)
             // Atomic, beside a create: the forced delete of nothing does not fail the request.
             let deleted = try await Self.save(
                 base, token: token,
                 #"{"operationType":"forceDelete","record":{"recordName":"never"}},"# + Self.create("eggs"))
             #expect(deleted["records"]?[0]?["deleted"] == .bool(true), "\(deleted)")
             #expect(deleted["records"]?[0]?["serverErrorCode"] == nil)
-            #expect(deleted["records"]?[1]?["recordChangeTag"]?.string != nil, "\(deleted)")
+            #expect(deleted["records"]?[1]?["recordChangeTag"]?.stringValue != nil, "\(deleted)")
 
             // The client hears EXISTS from every store, as the embedded store says it.
             let store = H.store(base)
@@ -174,7 +176,7 @@ import Testing
             let (_, looked) = try await Self.call(
                 base, "private", "records/lookup", #"{"zoneID":\#(Self.lists),"records":[{"recordName":"milk"}]}"#,
                 token: token)
-            #expect(looked["records"]?[0]?["recordChangeTag"]?.string != nil, "milk is still there: \(looked)")
+            #expect(looked["records"]?[0]?["recordChangeTag"]?.stringValue != nil, "milk is still there: \(looked)")
         }
     }
 
@@ -210,8 +212,8 @@ import Testing
                     #"{"zoneID":\#(Self.lists),"resultsLimit":1\#(markerKey),"query":{"recordType":"Todo"}}"#,
                     token: token)
                 #expect(answer.status == 200, "\(answer.text)")
-                names += json["records"]?.array.compactMap { $0["recordName"]?.string } ?? []
-                marker = json["continuationMarker"]?.string
+                names += json["records"]?.elements.compactMap { $0["recordName"]?.stringValue } ?? []
+                marker = json["continuationMarker"]?.stringValue
                 if let marker { #expect(Self.decodedBase64(marker) != nil, "\(marker) is base64") }
             } while marker != nil && names.count < 10
             #expect(Set(names) == ["a", "b", "c"])
@@ -221,12 +223,12 @@ import Testing
                 ("records/changes", "syncToken", #"{"zoneID":\#(Self.lists)}"#),
             ] {
                 let (_, json) = try await Self.call(base, "private", path, body, token: token)
-                let syncToken = try #require(json[key]?.string, "\(path): \(json)")
+                let syncToken = try #require(json[key]?.stringValue, "\(path): \(json)")
                 #expect(Self.decodedBase64(syncToken) != nil, "\(path)'s \(key) \(syncToken) is base64")
             }
             let (_, zoneChanges) = try await Self.call(
                 base, "private", "changes/zone", #"{"zones":[{"zoneID":\#(Self.lists)}]}"#, token: token)
-            let zoneToken = try #require(zoneChanges["zones"]?[0]?["syncToken"]?.string)
+            let zoneToken = try #require(zoneChanges["zones"]?[0]?["syncToken"]?.stringValue)
             #expect(Self.decodedBase64(zoneToken) != nil)
 
             // A token in the raw form serve handed out before is taken as it is.
@@ -235,7 +237,7 @@ import Testing
             let (old, oldJSON) = try await Self.call(
                 base, "private", "records/changes", #"{"zoneID":\#(Self.lists),"syncToken":"\#(raw)"}"#, token: token)
             #expect(old.status == 200, "\(old.text)")
-            #expect(oldJSON["records"]?.array.compactMap { $0["recordName"]?.string } == ["d"])
+            #expect(oldJSON["records"]?.elements.compactMap { $0["recordName"]?.stringValue } == ["d"])
         }
     }
 
@@ -256,9 +258,9 @@ import Testing
                     + #""permission":"READ_ONLY","type":"USER","acceptanceStatus":"UNKNOWN"}]}}"#)
             let share = try #require(shared["records"]?[1], "\(shared)")
             #expect(share["serverErrorCode"] == nil, "a participant sent as UNKNOWN is taken: \(share)")
-            let invitee = share["participants"]?.array.first { $0["type"] == .string("USER") }
+            let invitee = share["participants"]?.elements.first { $0["type"] == .string("USER") }
             #expect(invitee?["acceptanceStatus"] == .string("INVITED"), "the server decides: \(share)")
-            let guid = try #require(share["shortGUID"]?.string)
+            let guid = try #require(share["shortGUID"]?.stringValue)
 
             let (_, resolved) = try await Self.call(
                 base, "public", "records/resolve",
@@ -276,7 +278,7 @@ import Testing
             #expect(first["participantType"] == .string("USER"))
             #expect(first["participantStatus"] == .string("INVITED"))
             #expect(first["participantPermission"] == .string("READ_ONLY"))
-            #expect(first["ownerIdentity"]?["userRecordName"]?.string != nil)
+            #expect(first["ownerIdentity"]?["userRecordName"]?.stringValue != nil)
             #expect(first["zoneID"]?["zoneName"] == .string("Lists"))
             #expect(first["share"]?["recordType"] == .string("cloudkit.share"))
             #expect(resolved["results"]?[1]?["rootRecord"] == nil, "no root record unless asked")
@@ -316,7 +318,7 @@ import Testing
             let uploaded = try await Self.post(
                 url, bytes: body, contentType: "multipart/form-data; boundary=\(boundary)")
             let singleFile = try #require(uploaded["singleFile"], "\(uploaded)")
-            #expect(singleFile["size"] == .integer(Int64(file.count)))
+            #expect(singleFile["size"] == .int(Int64(file.count)))
             #expect(singleFile["fileChecksum"] == .string(FNV1a64.checksum(of: file)))
             // A raw body keeps working.
             let rawURL = try await AssetWireTests.uploadURL(base, token: token)
@@ -361,7 +363,8 @@ import Testing
             let saved = try await Self.save(
                 base, token: token, Self.create("eggs", #"{"photo":{"value":\#(value),"type":"ASSETID"}}"#))
             #expect(saved["records"]?[0]?["serverErrorCode"] == nil, "\(saved)")
-            let download = try #require(saved["records"]?[0]?["fields"]?["photo"]?["value"]?["downloadURL"]?.string)
+            let download = try #require(
+                saved["records"]?[0]?["fields"]?["photo"]?["value"]?["downloadURL"]?.stringValue)
             let bytes = try await AssetWireTests.http(
                 download.replacingOccurrences(of: "${f}", with: "f"), method: "GET")
             #expect(bytes.bytes == AssetWireTests.picture)
@@ -379,7 +382,7 @@ import Testing
                 #"{"users":[{"emailAddress":"alice@example.com"},{"emailAddress":"nobody@example.com"}]}"#,
                 token: token)
             #expect(answer.status == 200, "\(answer.text)")
-            #expect(json["users"]?[0]?["userRecordName"]?.string != nil)
+            #expect(json["users"]?[0]?["userRecordName"]?.stringValue != nil)
             let nobody = try #require(json["users"]?[1])
             #expect(nobody["emailAddress"] == .string("nobody@example.com"))
             #expect(nobody["serverErrorCode"] == nil, "\(nobody)")

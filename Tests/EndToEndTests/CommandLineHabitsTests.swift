@@ -211,6 +211,7 @@ struct CommandLineHabitsTests {
     func helpHasExamples() throws {
         for command in [
             "validate", "plan", "apply", "destroy", "run", "lanes", "export", "show", "serve", "record", "replay",
+            "conformance",
             "completion",
         ] {
             let help = try run([command, "--help"])

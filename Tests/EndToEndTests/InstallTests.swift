@@ -22,7 +22,7 @@ struct InstallTests {
         let files = [
             "bin/sharelane", "share/man/man1/sharelane.1", "share/bash-completion/completions/sharelane",
             "share/zsh/site-functions/_sharelane", "share/fish/vendor_completions.d/sharelane.fish",
-            "share/sharelane/recipe.schema.json",
+            "share/sharelane/recipe.schema.json", "share/sharelane/reference-dictionaries.json",
         ]
         for file in files { #expect(FileManager.default.fileExists(atPath: prefix.file(file)), "\(file)") }
         let page = try String(contentsOfFile: prefix.file("share/man/man1/sharelane.1"), encoding: .utf8)
@@ -49,6 +49,11 @@ struct InstallTests {
         #expect(
             FileManager.default.contents(atPath: project.file("recipe.schema.json"))
                 == FileManager.default.contents(atPath: prefix.file("share/sharelane/recipe.schema.json")))
+
+        // conformance reads the installed table of the reference's dictionaries, outside any checkout.
+        let checked = try SharelaneBinary.runProcess(
+            binary, ["conformance", "--store", "memory:"], in: project.url, environment: environment)
+        #expect(checked.status == 0 && checked.stdout.contains(" passed, 0 failed"), "\(checked.output)")
 
         let removed = try SharelaneBinary.runProcess(
             make, ["uninstall"] + variables, in: BuiltProducts.packageRoot, environment: environment, timeout: 60)

@@ -1,63 +1,72 @@
 import Foundation
-import Testing
 
 /// The table of the reference's dictionaries kept in the repository (Docs/Reference/Dictionaries.json) and a
 /// checker of answers against it: every key a dictionary always holds present, every key one that the table
 /// documents (or marks as serve's own), each value of its documented type, enum words from their sets,
 /// opaque strings base64, error codes from the reference's list.
-struct ReferenceTable: Sendable {
-    struct Key: Sendable {
-        var key: String
-        var type: String
+public struct ReferenceTable: Sendable {
+    public struct Key: Sendable {
+        public var key: String
+        public var type: String
         /// `always`, `unlessDeleted`, `sometimes` or `request`.
-        var presence: String
-        var note: String?
-        var serve: String?
-        var source: String?
+        public var presence: String
+        public var note: String?
+        public var serve: String?
+        public var source: String?
     }
 
     /// One dictionary of the table: its keys.
-    struct Shape: Sendable {
-        var name: String
-        var title: String
-        var source: String
-        var keys: [Key]
-        var note: String?
+    public struct Shape: Sendable {
+        public var name: String
+        public var title: String
+        public var source: String
+        public var keys: [Key]
+        public var note: String?
         /// The dictionary an entry is instead when it carries `serverErrorCode`.
-        var errorForm: String?
+        public var errorForm: String?
     }
 
-    struct Endpoint: Sendable {
-        var path: String
-        var page: String
-        var answer: String
-        var errors: [String]
-        var strict: String
+    public struct Endpoint: Sendable {
+        public var path: String
+        public var page: String
+        public var answer: String
+        public var errors: [String]
+        public var strict: String
+
+        /// Whether the endpoint is serve's own, not one of Apple's service (`users/settings`, `schema/…`).
+        public var isServesOwn: Bool { page == "serve's own" }
     }
 
-    struct Deviation: Sendable {
-        var place: String
-        var reference: String
-        var serve: String
-        var evidence: String
+    public struct Deviation: Sendable {
+        public var place: String
+        public var reference: String
+        public var serve: String
+        public var evidence: String
     }
 
-    var about: String
-    var sources: [(name: String, url: String)]
-    var enums: [(name: String, values: [String], source: String, note: String?)]
-    var dictionaries: [Shape]
-    var endpoints: [Endpoint]
-    var deviations: [Deviation]
+    public var about: String
+    public var sources: [(name: String, url: String)]
+    public var enums: [(name: String, values: [String], source: String, note: String?)]
+    public var dictionaries: [Shape]
+    public var endpoints: [Endpoint]
+    public var deviations: [Deviation]
     /// Where serve falls short of the reference, not on purpose.
-    var gaps: [Deviation]
+    public var gaps: [Deviation]
 
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Docs/Reference")
+    /// The file name of the table, in Docs/Reference of a checkout.
+    public static let fileName = "Dictionaries.json"
 
-    /// The table as the repository keeps it.
-    static func load() throws -> ReferenceTable {
-        let data = try Data(contentsOf: folder.appendingPathComponent("Dictionaries.json"))
-        let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    /// Reads the table from its file.
+    /// - Throws: `ParityError.badTable` naming the file when it cannot be read or is not the table.
+    public static func load(from url: URL) throws -> ReferenceTable {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw ParityError.badTable(file: url.path, reason: "cannot be read")
+        }
+        guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            root["endpoints"] is [[String: Any]], root["dictionaries"] is [[String: Any]]
+        else {
+            throw ParityError.badTable(file: url.path, reason: "it is not the table of the reference's dictionaries")
+        }
         func strings(_ value: Any?) -> [String] { value as? [String] ?? [] }
         let sources = (root["sources"] as? [String: String] ?? [:]).sorted { $0.key < $1.key }.map {
             (name: $0.key, url: $0.value)
@@ -98,18 +107,18 @@ struct ReferenceTable: Sendable {
             endpoints: endpoints, deviations: differences("deviations"), gaps: differences("gaps"))
     }
 
-    func dictionary(_ name: String) -> Shape? { dictionaries.first { $0.name == name } }
-    func endpoint(_ path: String) -> Endpoint? { endpoints.first { $0.path == path } }
-    func enumValues(_ name: String) -> [String]? { enums.first { $0.name == name }?.values }
+    public func dictionary(_ name: String) -> Shape? { dictionaries.first { $0.name == name } }
+    public func endpoint(_ path: String) -> Endpoint? { endpoints.first { $0.path == path } }
+    public func enumValues(_ name: String) -> [String]? { enums.first { $0.name == name }?.values }
 
     // MARK: - Checking
 
     /// What is wrong with `value` as a `type` of the table (`dict:Zone`, `array:dict:Record`, `enum:permission`,
     /// `opaque`, …), each problem with its place (`zones[0].syncToken`); none when it conforms.
-    func problems(_ value: JSONValue, as type: String, at path: String) -> [String] {
+    public func problems(_ value: JSONValue, as type: String, at path: String) -> [String] {
         if type == "any" { return [] }
         if type.hasPrefix("array:") {
-            guard case .array(let elements) = value else { return ["\(path): not an array (\(value.kind))"] }
+            guard case .array(let elements) = value else { return ["\(path): not an array (\(Self.kind(value)))"] }
             let element = String(type.dropFirst("array:".count))
             return elements.enumerated().flatMap { problems($1, as: element, at: "\(path)[\($0)]") }
         }
@@ -118,13 +127,15 @@ struct ReferenceTable: Sendable {
         }
         if type.hasPrefix("enum:") {
             let name = String(type.dropFirst("enum:".count))
-            guard case .string(let word) = value else { return ["\(path): not a string for \(name) (\(value.kind))"] }
+            guard case .string(let word) = value else {
+                return ["\(path): not a string for \(name) (\(Self.kind(value)))"]
+            }
             guard let values = enumValues(name) else { return ["\(path): the table has no enum \(name)"] }
             return values.contains(word) ? [] : ["\(path): \"\(word)\" is not one of \(name)'s \(values)"]
         }
         switch (type, value) {
-        case ("string", .string), ("boolean", .bool), ("integer", .integer), ("number", .integer),
-            ("number", .number), ("object", .object):
+        case ("string", .string), ("boolean", .bool), ("integer", .int), ("number", .int),
+            ("number", .double), ("object", .object):
             return []
         case ("opaque", .string(let text)):
             return Data(base64Encoded: text) != nil && !text.isEmpty
@@ -134,12 +145,12 @@ struct ReferenceTable: Sendable {
                 problems($0.value, dictionary: "RecordField", at: "\(path).\($0.key)")
             }
         default:
-            return ["\(path): not \(type) (\(value.kind))"]
+            return ["\(path): not \(type) (\(Self.kind(value)))"]
         }
     }
 
     private func problems(_ value: JSONValue, dictionary name: String, at path: String) -> [String] {
-        guard case .object(let members) = value else { return ["\(path): not a dictionary (\(value.kind))"] }
+        guard case .object(let members) = value else { return ["\(path): not a dictionary (\(Self.kind(value)))"] }
         guard var dictionary = self.dictionary(name) else {
             return ["\(path): the table has no dictionary \(name)"]
         }
@@ -168,10 +179,21 @@ struct ReferenceTable: Sendable {
         return found
     }
 
+    /// A value's type as a problem names it: an integer apart from other numbers, as a strict client reads them.
+    static func kind(_ value: JSONValue) -> String {
+        switch value {
+        case .int: "an integer"
+        case .double: "a number"
+        case .array: "an array"
+        case .object: "a dictionary"
+        default: value.typeName
+        }
+    }
+
     // MARK: - The rendered table
 
     /// Docs/Reference/Dictionaries.md, written from the table.
-    func markdown() -> String {
+    public func markdown() -> String {
         var lines: [String] = [
             "# The reference's dictionaries, as `sharelane serve` answers them", "",
             "<!-- Written from Dictionaries.json by ReferenceConformanceTests (RECORD_GOLDEN=1 rewrites it); edit the JSON. -->",
@@ -224,7 +246,7 @@ struct ReferenceTable: Sendable {
     }
 
     /// The anchor of an endpoint's row: `endpoint-records-modify`.
-    static func anchor(_ path: String) -> String { "endpoint-" + path.replacingOccurrences(of: "/", with: "-") }
+    public static func anchor(_ path: String) -> String { "endpoint-" + path.replacingOccurrences(of: "/", with: "-") }
 
     private static func typeText(_ type: String) -> String {
         if type.hasPrefix("array:") { return "array of " + typeText(String(type.dropFirst("array:".count))) }
@@ -237,72 +259,5 @@ struct ReferenceTable: Sendable {
             return "[\(name)](#enum-\(name.lowercased()))"
         }
         return type
-    }
-}
-
-/// A JSON value that tells a boolean from a number and an integer from a fraction, as a strict client reads
-/// them.
-indirect enum JSONValue: Decodable, Equatable, Sendable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let single = try decoder.singleValueContainer()
-        if single.decodeNil() {
-            self = .null
-        } else if let value = try? single.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? single.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? single.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? single.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? single.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try single.decode([String: JSONValue].self))
-        }
-    }
-
-    static func parse(_ text: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-    }
-
-    var kind: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .integer: "an integer"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "a dictionary"
-        }
-    }
-
-    subscript(key: String) -> JSONValue? {
-        if case .object(let members) = self { return members[key] }
-        return nil
-    }
-
-    subscript(index: Int) -> JSONValue? {
-        if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
-        return nil
-    }
-
-    var string: String? {
-        if case .string(let text) = self { return text }
-        return nil
-    }
-
-    var array: [JSONValue] {
-        if case .array(let elements) = self { return elements }
-        return []
     }
 }
