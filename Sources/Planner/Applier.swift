@@ -52,46 +52,16 @@ public struct Applier: Sendable {
         }
         let parts = plan.ownerParts
         guard parts.count > 1 else { return try await applyPart(plan, progress: progress) }
-        // Each owner's part as its owner, one after another: the recipe's owner first, who signs in the users
-        // the store does not have yet and extends the schema. Progress counts the whole plan's changes.
-        var report = ApplyReport()
-        var done = 0
-        let total = plan.changes.count
-        for part in parts {
-            if report.stopped != nil || StopRequest.current?.isRequested == true {
-                // As a run asked to stop says it (`StopRequest.reason`), so do the parts it did not start.
-                if report.stopped == nil, !part.changes.isEmpty { report.stopped = StopRequest.reason }
-                for change in part.changes {
-                    report.failures.append(
-                        .init(
-                            action: change.action, kind: change.kind, address: change.address,
-                            reason: ApplyReport.notAttemptedReason))
-                }
-                continue
-            }
-            let offset = done
-            let partProgress = progress.map { progress in
-                { @Sendable (step: ApplyProgress) in
-                    var step = step
-                    step.completed += offset
-                    step.total = total
-                    progress(step)
-                }
-            }
-            let partReport = try await applyPart(part, progress: partProgress)
-            report.applied += partReport.applied
-            report.failures += partReport.failures
-            report.stopped = report.stopped ?? partReport.stopped
-            done += part.changes.count
-        }
-        return report
+        return await applyOwners(parts, of: plan, progress: progress)
     }
 
-    /// Applies a plan of one owner's zones as that owner.
-    private func applyPart(_ plan: Plan, progress: (@Sendable (ApplyProgress) -> Void)?) async throws
-        -> ApplyReport
-    {
+    /// Applies a plan of one owner's zones as that owner; `known`: record names of users signed in before,
+    /// by normalized email address.
+    func applyPart(
+        _ plan: Plan, progress: (@Sendable (ApplyProgress) -> Void)?, known: [String: UserRecordName] = [:]
+    ) async throws -> ApplyReport {
         var run = ApplyRun(plan: plan, store: store, logger: logger, progress: progress, parallelism: parallelism)
+        run.newUserRecordNames = known
         // Waits of the store's calls (throttled, unavailable, a lost connection) show on the progress line, and
         // still reach whoever listened before.
         let listener: StoreRetryListener?

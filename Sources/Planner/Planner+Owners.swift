@@ -9,13 +9,15 @@ import SharingReport
 // with the planning of a one-owner recipe (its reads, its cache file, its rules), and the plans are joined
 // into one: its changes owner after owner, the recipe's owner first, who also holds the public records, the
 // schema and the subscriptions. The apply takes the joined plan apart again (`Plan.ownerParts`) and applies
-// each part as its owner, so every write to a private database is its owner's, and nothing crosses owners'
-// databases but through shares.
+// each part as its owner, all at once (`Applier.applyOwners`), so every write to a private database is its
+// owner's, and nothing crosses owners' databases but through shares.
 
 extension Planner {
     /// The plan of a recipe with several owners: each owner's part planned as a recipe of its own, joined.
     func planOwners(_ recipe: Recipe, users: UserDirectory, options: PlanOptions) async throws -> Plan {
         var parts: [Plan] = []
+        // The parts to plan, each a recipe of one owner with its options.
+        var planned: [(recipe: Recipe, users: UserDirectory, options: PlanOptions)] = []
         // `--target` addresses go to the part of their zone's owner; the rest (public records, subscriptions,
         // what names no zone of the recipe) to the recipe's owner, whose part says what names nothing.
         var targets: [String: [String]] = [:]
@@ -57,7 +59,21 @@ extension Planner {
                 guard let named = targets[handle] else { continue }
                 partOptions.targets = named
             }
-            parts.append(try await plan(part, users: users.owned(by: handle), options: partOptions))
+            planned.append((part, users.owned(by: handle), partOptions))
+        }
+        // Every part at once, as one owner's zones are read at once: each reads its owner's own database.
+        var results = [Result<Plan, any Error>?](repeating: nil, count: planned.count)
+        let toPlan = planned
+        await BoundedTasks.run(Array(toPlan.indices), limit: parallelism) { [self, toPlan] index in
+            await BoundedTasks.result {
+                try await self.plan(
+                    toPlan[index].recipe, users: toPlan[index].users, options: toPlan[index].options)
+            }
+        } receive: { index, result in
+            results[index] = result
+        }
+        for result in results {
+            if let result { parts.append(try result.get()) }
         }
         if parts.isEmpty {
             // Everything named is another owner's, whom this store cannot act as: a plan of nothing.
@@ -217,6 +233,13 @@ extension Plan {
             if handle != owner.handle {
                 guard let user = users.first(where: { $0.handle == handle }) else { continue }
                 part.owner = user
+                // The users' phone numbers and discoverability are set once, by the recipe owner's part.
+                part.users = users.map { user in
+                    var user = user
+                    user.phone = nil
+                    user.discoverable = nil
+                    return user
+                }
                 part.basis.publicRecordNames = []
                 part.basis.publicTags = [:]
                 part.schema = nil
