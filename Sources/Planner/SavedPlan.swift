@@ -182,14 +182,49 @@ extension SavedPlan {
         line.stringMap(plan.basis.publicTags)
         line.closeObject()
         guard try endLine() else { return false }
-        for index in plan.changes.indices {
-            try line.change(plan.changes[index], encoder: encoder)
-            guard try endLine() else { return false }
+        // The changes, nearly all of the file, are made on every core a batch at a time, each part of a batch
+        // into lines of its own, then taken in order: the same bytes as one after another, a batch in memory.
+        var batchStart = 0
+        while batchStart < plan.changes.count {
+            let batch = batchStart..<min(batchStart + changesPerBatch, plan.changes.count)
+            let parts = OnEveryCore.parts(of: batch.count, atLeast: changesPerBatch / 8)
+            let made = OnEveryCore.map(parts.count) { part in
+                let range = (batch.lowerBound + parts[part].lowerBound)..<(batch.lowerBound + parts[part].upperBound)
+                return Result { try changeLines(plan.changes[range], refusing: needles) }
+            }
+            for result in made {
+                guard let lines = try result.get() else { return false }
+                line.append(lines)
+                if line.bytes.count >= chunkSize { try flush() }
+            }
+            batchStart = batch.upperBound
         }
         try flush()
         let digest = Array("{\"digest\":\"\(digestText(hash.finalize()))\"}\n".utf8)
         try digest.withUnsafeBytes { try sink($0) }
         return true
+    }
+
+    /// How many changes are made at once, on every core.
+    static let changesPerBatch = 8192
+
+    /// The lines of these changes; nil when one holds one of `needles`.
+    private static func changeLines(_ changes: ArraySlice<PlannedChange>, refusing needles: [[UInt8]]) throws
+        -> SavedPlanOutput?
+    {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var lines = SavedPlanOutput(capacity: changes.count * 400)
+        for index in changes.indices {
+            let start = lines.bytes.count
+            try lines.change(changes[index], encoder: encoder)
+            lines.newline()
+            let holdsSecret =
+                !needles.isEmpty
+                && lines.bytes.withUnsafeBytes { holdsAny(needles, in: UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            if holdsSecret { return nil }
+        }
+        return lines
     }
 
     /// Whether `text` holds any of `needles`, byte for byte: each needle's first byte found by `memchr`, the

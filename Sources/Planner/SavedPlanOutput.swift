@@ -130,6 +130,11 @@ struct SavedPlanOutput {
         bytes.append(contentsOf: data)
     }
 
+    /// The lines another output made, after these.
+    mutating func append(_ lines: SavedPlanOutput) {
+        bytes.append(contentsOf: lines.bytes)
+    }
+
     mutating func newline() {
         bytes.append(UInt8(ascii: "\n"))
     }
