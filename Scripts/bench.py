@@ -379,9 +379,10 @@ def saved_targets(rows):
         r[f"plan_out_{k}"][0] <= 1.5 * r[f"plan_{k}"][0] + r[f"disk_{k}"] for r in rows for k in ("sqlite", "http"))
     targets["saved_apply_file_at_most_1.2x_apply"] = all(
         r[f"apply_file_{k}"][0] <= 1.2 * r[f"apply_{k}"][0] for r in rows for k in ("sqlite", "http"))
+    # The saved plan's own steps: `plan` and `apply RECIPE` are held to the main rows' memory target.
     big = rows[-1]
     targets["saved_peak_rss_at_most_300_mb"] = max(
-        big[f"{s}_{k}"][1] for s, _ in SAVED_STEPS for k in ("sqlite", "http")) <= 300
+        big[f"{s}_{k}"][1] for s in ("plan_out", "apply_file") for k in ("sqlite", "http")) <= 300
     targets["saved_file_under_400_bytes_a_record"] = all(
         r[f"file_bytes_{k}"] / r["records"] < 400 for r in rows for k in ("sqlite", "http"))
     return targets

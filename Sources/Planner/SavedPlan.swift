@@ -17,14 +17,13 @@ public enum SavedPlan {
 
     /// Writes the plan to `path`, replacing the file whole once every line is written.
     ///
-    /// - Parameter holdsSecret: asked of every line; when it answers true, nothing is written and the result
-    ///   is false.
+    /// - Parameter secrets: credentials' values, each sought in every line as it is written, raw,
+    ///   percent-encoded and JSON-escaped (`Credentials.forms(of:)`; values shorter than 4 characters are not
+    ///   sought); when a line holds one, nothing is written and the result is false.
     /// - Returns: whether the plan was written.
     /// - Throws: `PlannerError.unreadablePlan` when the file cannot be written.
     @discardableResult
-    public static func write(_ plan: Plan, to path: String, refusing holdsSecret: ((String) -> Bool)? = nil) throws
-        -> Bool
-    {
+    public static func write(_ plan: Plan, to path: String, refusing secrets: [String] = []) throws -> Bool {
         let url = URL(fileURLWithPath: path)
         let partial = url.deletingLastPathComponent().appendingPathComponent(
             ".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
@@ -42,7 +41,7 @@ public enum SavedPlan {
                 try? handle.close()
                 if !written { try? FileManager.default.removeItem(at: partial) }
             }
-            guard try encode(plan, holdsSecret: holdsSecret, into: { try handle.write(contentsOf: $0) }) else {
+            guard try encode(plan, refusing: secrets, into: { try handle.write(contentsOf: $0) }) else {
                 return false
             }
             try handle.synchronize()
@@ -58,7 +57,7 @@ public enum SavedPlan {
     /// - Throws: when a part of the plan cannot be encoded.
     public static func encoded(_ plan: Plan) throws -> Data {
         var data = Data()
-        try encode(plan, holdsSecret: nil) { data.append($0) }
+        try encode(plan, refusing: []) { data.append(contentsOf: $0) }
         return data
     }
 
@@ -126,30 +125,36 @@ public enum SavedPlan {
 // MARK: - Writing
 
 extension SavedPlan {
-    /// Encodes the plan line by line, handing `sink` a chunk at a time.
-    /// - Returns: false, having stopped, when `holdsSecret` answers true of a line.
-    static func encode(_ plan: Plan, holdsSecret: ((String) -> Bool)?, into sink: (Data) throws -> Void) throws
-        -> Bool
-    {
+    /// Encodes the plan line by line into one buffer, handing `sink` a chunk of whole lines at a time, each
+    /// chunk hashed into the digest as it goes.
+    /// - Returns: false, having stopped, when a line holds one of `secrets` in any of its forms.
+    static func encode(
+        _ plan: Plan, refusing secrets: [String], into sink: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> Bool {
         let encoder = JSONEncoder()
         // Keys sorted in the few parts Foundation encodes, so that one plan is always the same lines there.
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let needles = secrets.filter { $0.count >= 4 }.flatMap(Credentials.forms(of:)).map { Array($0.utf8) }
         var hash = SHA256()
-        var chunk = Data()
-        chunk.reserveCapacity(chunkSize + (1 << 16))
-        var line = SavedPlanOutput()
-        func endLine() throws -> Bool {
-            line.newline()
-            if let holdsSecret, holdsSecret(String(decoding: line.bytes, as: UTF8.self)) { return false }
-            line.bytes.withUnsafeBytes { bytes in
+        var line = SavedPlanOutput(capacity: chunkSize + (1 << 16))
+        // Where the line being written starts in `line.bytes`.
+        var lineStart = 0
+        func flush() throws {
+            try line.bytes.withUnsafeBytes { bytes in
                 hash.update(bufferPointer: bytes)
-                chunk.append(contentsOf: bytes)
+                try sink(bytes)
             }
             line.removeAll()
-            if chunk.count >= chunkSize {
-                try sink(chunk)
-                chunk.removeAll(keepingCapacity: true)
-            }
+        }
+        func endLine() throws -> Bool {
+            line.newline()
+            let start = lineStart
+            let holdsSecret =
+                !needles.isEmpty
+                && line.bytes.withUnsafeBytes { holdsAny(needles, in: UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            if holdsSecret { return false }
+            if line.bytes.count >= chunkSize { try flush() }
+            lineStart = line.bytes.count
             return true
         }
 
@@ -177,13 +182,69 @@ extension SavedPlan {
         line.stringMap(plan.basis.publicTags)
         line.closeObject()
         guard try endLine() else { return false }
-        for index in plan.changes.indices {
-            try line.change(plan.changes[index], encoder: encoder)
-            guard try endLine() else { return false }
+        // The changes, nearly all of the file, are made on every core a batch at a time, each part of a batch
+        // into lines of its own, then taken in order: the same bytes as one after another, a batch in memory.
+        var batchStart = 0
+        while batchStart < plan.changes.count {
+            let batch = batchStart..<min(batchStart + changesPerBatch, plan.changes.count)
+            let parts = OnEveryCore.parts(of: batch.count, atLeast: changesPerBatch / 8)
+            let made = OnEveryCore.map(parts.count) { part in
+                let range = (batch.lowerBound + parts[part].lowerBound)..<(batch.lowerBound + parts[part].upperBound)
+                return Result { try changeLines(plan.changes[range], refusing: needles) }
+            }
+            for result in made {
+                guard let lines = try result.get() else { return false }
+                line.append(lines)
+                if line.bytes.count >= chunkSize { try flush() }
+            }
+            batchStart = batch.upperBound
         }
-        chunk.append(contentsOf: "{\"digest\":\"\(digestText(hash.finalize()))\"}\n".utf8)
-        try sink(chunk)
+        try flush()
+        let digest = Array("{\"digest\":\"\(digestText(hash.finalize()))\"}\n".utf8)
+        try digest.withUnsafeBytes { try sink($0) }
         return true
+    }
+
+    /// How many changes are made at once, on every core.
+    static let changesPerBatch = 8192
+
+    /// The lines of these changes; nil when one holds one of `needles`.
+    private static func changeLines(_ changes: ArraySlice<PlannedChange>, refusing needles: [[UInt8]]) throws
+        -> SavedPlanOutput?
+    {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var lines = SavedPlanOutput(capacity: changes.count * 400)
+        for index in changes.indices {
+            let start = lines.bytes.count
+            try lines.change(changes[index], encoder: encoder)
+            lines.newline()
+            let holdsSecret =
+                !needles.isEmpty
+                && lines.bytes.withUnsafeBytes { holdsAny(needles, in: UnsafeRawBufferPointer(rebasing: $0[start...])) }
+            if holdsSecret { return nil }
+        }
+        return lines
+    }
+
+    /// Whether `text` holds any of `needles`, byte for byte: each needle's first byte found by `memchr`, the
+    /// rest compared there.
+    private static func holdsAny(_ needles: [[UInt8]], in text: UnsafeRawBufferPointer) -> Bool {
+        guard let base = text.baseAddress else { return false }
+        return needles.contains { needle in
+            guard let first = needle.first, needle.count <= text.count else { return false }
+            return needle.withUnsafeBytes { needle in
+                guard let start = needle.baseAddress else { return false }
+                let last = text.count - needle.count
+                var from = 0
+                while from <= last, let found = memchr(base + from, Int32(first), last - from + 1) {
+                    let at = base.distance(to: UnsafeRawPointer(found))
+                    if memcmp(base + at, start, needle.count) == 0 { return true }
+                    from = at + 1
+                }
+                return false
+            }
+        }
     }
 
     private static func header(of plan: Plan, encoder: JSONEncoder, into line: inout SavedPlanOutput) throws {

@@ -103,12 +103,7 @@ extension SavedPlanOutput {
                 string(record.operation.rawValue)
             }
             key("fields")
-            openObject()
-            for (name, value) in record.fields {
-                key(name)
-                plannedValue(value)
-            }
-            closeObject()
+            fields(record.fields)
             closeObject()
         }
         if !change.hasDerivedAttributes {

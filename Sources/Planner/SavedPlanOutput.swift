@@ -1,11 +1,13 @@
 import Foundation
 import ShareKit
 
-/// The bytes of one line of a saved plan, written by hand: compact JSON in the words of CloudKit
+/// The bytes of a saved plan's lines, written by hand: compact JSON in the words of CloudKit
 /// (`recordName`, `recordType`, `{"type": "INT64", "value": 42}`), at a few bytes a byte of content.
 ///
 /// Foundation's encoder wrote the plan's types as the compiler shapes them (`{"_0": {"int64": {"_0": 42}}}`),
-/// pretty printed, 3.2 KB a record; the lines this writes hold a record in about its own size.
+/// pretty printed, 3.2 KB a record; the lines this writes hold a record in about its own size. The keys of a
+/// map (a record's fields, a zone's change tags) are written in ascending order, so that one plan is always
+/// the same bytes.
 struct SavedPlanOutput {
     private(set) var bytes: [UInt8] = []
     /// For each object or array open, whether nothing was written in it yet.
@@ -13,8 +15,8 @@ struct SavedPlanOutput {
     /// A key was just written: its value takes no comma.
     private var afterKey = false
 
-    init() {
-        bytes.reserveCapacity(1 << 16)
+    init(capacity: Int = 1 << 16) {
+        bytes.reserveCapacity(capacity)
     }
 
     mutating func removeAll() {
@@ -54,7 +56,18 @@ struct SavedPlanOutput {
         empty.removeLast()
     }
 
-    mutating func key(_ name: String) {
+    /// A key of the format's own, which needs no escape.
+    mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+    }
+
+    /// A key from the plan (a field's name, a record's), escaped as a string is.
+    mutating func key(escaping name: String) {
         separate()
         quoted(name)
         bytes.append(UInt8(ascii: ":"))
@@ -66,19 +79,38 @@ struct SavedPlanOutput {
         quoted(text)
     }
 
+    /// Its digits, written straight into the line.
     mutating func integer(_ value: Int64) {
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        guard magnitude >= 10 else {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude))
+            return
+        }
+        // At most 20 digits (UInt64.max); written from the last.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var index = buffer.count
+            while magnitude > 0 {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+        }
     }
 
     mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        let word: StaticString = value ? "true" : "false"
+        word.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     mutating func null() {
         separate()
-        bytes.append(contentsOf: "null".utf8)
+        let word: StaticString = "null"
+        word.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// A number as Swift prints it, which reads back as the same `Double`; JSON has no NaN or infinity, so
@@ -98,25 +130,27 @@ struct SavedPlanOutput {
         bytes.append(contentsOf: data)
     }
 
+    /// The lines another output made, after these.
+    mutating func append(_ lines: SavedPlanOutput) {
+        bytes.append(contentsOf: lines.bytes)
+    }
+
     mutating func newline() {
         bytes.append(UInt8(ascii: "\n"))
     }
 
+    /// The text between quotes, in one pass: the runs that need no escape copied whole.
     private mutating func quoted(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
-            if !utf8.contains(where: JSONString.needsEscape) {
-                bytes.append(contentsOf: utf8)
-                return
+            var start = 0
+            for index in utf8.indices where JSONString.needsEscape(utf8[index]) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                bytes.append(contentsOf: JSONString.escape(utf8[index]))
+                start = index + 1
             }
-            for byte in utf8 {
-                if JSONString.needsEscape(byte) {
-                    bytes.append(contentsOf: JSONString.escape(byte))
-                } else {
-                    bytes.append(byte)
-                }
-            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
@@ -198,7 +232,7 @@ extension SavedPlanOutput {
             double(location.latitude)
             key("longitude")
             double(location.longitude)
-            let optional: [(String, Double?)] = [
+            let optional: [(StaticString, Double?)] = [
                 ("horizontalAccuracy", location.horizontalAccuracy), ("verticalAccuracy", location.verticalAccuracy),
                 ("altitude", location.altitude), ("speed", location.speed), ("course", location.course),
             ]
@@ -233,11 +267,22 @@ extension SavedPlanOutput {
         closeArray()
     }
 
+    /// A map of strings, its keys in ascending order.
     mutating func stringMap(_ map: [String: String]) {
         openObject()
-        for (name, value) in map {
-            key(name)
+        for (name, value) in map.sorted(by: { $0.key < $1.key }) {
+            key(escaping: name)
             string(value)
+        }
+        closeObject()
+    }
+
+    /// A record's fields by name, in ascending order.
+    mutating func fields(_ fields: [String: PlannedValue]) {
+        openObject()
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            key(escaping: name)
+            plannedValue(value)
         }
         closeObject()
     }

@@ -89,12 +89,11 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         output.flush()
         if let out {
-            // A saved plan is a file anyone may read: it never holds a credential's value. Each line is asked as
-            // it is written, so that the plan is never held a second time as text.
-            let secrets = !SecretMask.secrets.isEmpty
+            // A saved plan is a file anyone may read: it never holds a credential's value. Each line's bytes are
+            // searched as it is written, so that the plan is never held a second time as text.
             let written: Bool
             do {
-                written = try SavedPlan.write(plan, to: out, refusing: secrets ? { SecretMask.apply($0) != $0 } : nil)
+                written = try SavedPlan.write(plan, to: out, refusing: SecretMask.secrets)
             } catch {
                 throw CLIFailure("\(error)")
             }

@@ -139,6 +139,45 @@ struct PlanApplyCommandTests {
         #expect(try sandbox.run(["plan", recipe, "--detailed-exitcode"]).status == 0)
     }
 
+    @Test("plan --out of one plan, twice, writes the same bytes: a record's fields and a zone's change tags in order")
+    func savedPlanBytesRepeat() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.binary.path), "build sharelane first: swift build")
+        let sandbox = try Sandbox()
+        let recipe = sandbox.path("lists.yaml")
+        func write(version: Int) throws {
+            try """
+            sharelane: 1
+            name: lists
+            users: { alice: { email: alice@example.com } }
+            owner: alice
+            zones:
+              Lists:
+                records:
+                  "item-{{i}}":
+                    repeat: \(4 * version)
+                    type: Item
+                    fields: { title: "Item {{i}} v\(version)", note: "Note \(version)", qty: \(version), price: \(version).5 }
+            """.write(toFile: recipe, atomically: true, encoding: .utf8)
+        }
+        try write(version: 1)
+        #expect(try sandbox.run(["apply", recipe, "--yes"]).status == 0)
+        // Four records change every field, four are created; the first plan leaves the plan cache as the two
+        // saved plans after it read it.
+        try write(version: 2)
+        #expect(try sandbox.run(["plan", recipe]).status == 0)
+        let files = [sandbox.path("first.json"), sandbox.path("second.json")]
+        for file in files {
+            let saved = try sandbox.run(["plan", recipe, "--out", file])
+            #expect(saved.status == 0, "\(saved.stderr)")
+        }
+        let first = try Data(contentsOf: URL(fileURLWithPath: files[0]))
+        let second = try Data(contentsOf: URL(fileURLWithPath: files[1]))
+        #expect(first.count > 0)
+        #expect(
+            first == second, "\(String(decoding: first, as: UTF8.self))\n\(String(decoding: second, as: UTF8.self))")
+    }
+
     @Test("apply --yes into a pipe prints the whole plan, a blank line, the result and the summary, in that order")
     func applyPrintsThePlanFirst() throws {
         try #require(

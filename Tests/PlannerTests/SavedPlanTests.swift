@@ -192,6 +192,36 @@ struct SavedPlanTests {
         #expect(read.changes[0].attributes.last?.after == nil)
     }
 
+    @Test("one plan is the same bytes however its maps were filled: fields and change tags in ascending order")
+    func sameBytes() throws {
+        func plan(_ names: [String]) -> Plan {
+            var fields: [String: PlannedValue] = [:]
+            var tags: [String: String] = [:]
+            for name in names {
+                fields[name] = .value(.string("value of \(name)"))
+                tags["record-\(name)"] = "tag-\(name)"
+            }
+            return Plan(
+                recipeName: "maps", storeName: "memory:",
+                owner: PlannedUser(handle: "alice", email: nil, recordName: "_a"),
+                changes: [
+                    PlannedChange(
+                        action: .create, kind: .record, address: "record Lists/one", zoneName: "Lists",
+                        recordName: "one", attributes: [],
+                        record: PlannedRecord(recordType: "Item", parent: nil, fields: fields, operation: .create))
+                ],
+                basis: PlanBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: tags)]))
+        }
+        let names = (0..<40).map { "f\($0)" }
+        let forward = try SavedPlan.encoded(plan(names))
+        let backward = try SavedPlan.encoded(plan(names.reversed()))
+        #expect(forward == backward)
+        let text = String(decoding: forward, as: UTF8.self)
+        let positions = names.sorted().compactMap { text.range(of: "\"\($0)\":")?.lowerBound }
+        #expect(positions.count == names.count)
+        #expect(positions == positions.sorted(), "the fields in ascending order")
+    }
+
     @Test("a saved plan of 20,000 records holds under 400 bytes a record, and reads back as it was")
     func sizePerRecord() async throws {
         var yaml = [
