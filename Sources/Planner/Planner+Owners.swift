@@ -5,8 +5,8 @@ import SharingReport
 
 // MARK: - Recipes with several owners
 
-// A recipe whose zones have several owners is planned one owner at a time, each owner's zones as that owner
-// with the planning of a one-owner recipe (its reads, its cache file, its rules), and the plans are joined
+// A recipe whose zones have several owners is planned owner by owner, all at once, each owner's zones as that
+// owner with the planning of a one-owner recipe (its reads, its cache file, its rules), and the plans are joined
 // into one: its changes owner after owner, the recipe's owner first, who also holds the public records, the
 // schema and the subscriptions. The apply takes the joined plan apart again (`Plan.ownerParts`) and applies
 // each part as its owner, all at once (`Applier.applyOwners`), so every write to a private database is its
@@ -28,8 +28,8 @@ extension Planner {
                 target.kind == .subscription || recipe.zone(zone) == nil ? recipe.owner : recipe.owner(ofZone: zone)
             targets[handle, default: []].append(text)
         }
-        // A store that acts only as its signed-in user (cloudkit:) writes that owner's zones alone; every
-        // other owner's zones wait for their owner to apply the recipe signed in as themselves.
+        // A store that acts only as users signed in (cloudkit:) writes the zones of the owners it holds a sign-in
+        // of; every other owner's zones wait for that owner to sign in.
         let actsAsOwners = store.capabilities.actsAsAnyUser
         var waiting: [String] = []
         for handle in recipe.owners {
