@@ -185,27 +185,20 @@ extension Plan {
     public var owners: [String] {
         var owners = [owner.handle]
         for change in changes {
-            if let other = self.owner(ofZone: change.zoneName, database: change.database, kind: change.kind),
-                !owners.contains(other)
-            {
-                owners.append(other)
-            }
+            let other = owner(of: change)
+            if !owners.contains(other) { owners.append(other) }
         }
         for other in (zoneOwners ?? [:]).values.sorted() where !owners.contains(other) { owners.append(other) }
         return owners
     }
 
-    /// The owner of a change's zone when it is not the plan's owner. A subscription on a zone of a private
-    /// database is its owner's (only the zone's owner watches it there): it is saved after that owner's zones
-    /// are written, and its `fires_once` kind is saved again after their writes fire it.
-    func owner(ofZone zoneName: String, database: DatabaseScope, kind: PlannedChange.Kind) -> String? {
-        guard let zoneOwners, database == .private else { return nil }
-        return zoneOwners[zoneName]
-    }
-
-    /// The handle of the owner of `change`'s zone: the plan's owner unless `zoneOwners` says another.
+    /// The handle of the owner of `change`'s zone: the plan's owner unless `zoneOwners` says another. A
+    /// subscription on a zone of a private database is that zone owner's (only the owner watches it there):
+    /// it is saved after that owner's zones are written, and its `fires_once` kind is saved again after their
+    /// writes fire it.
     public func owner(of change: PlannedChange) -> String {
-        owner(ofZone: change.zoneName, database: change.database, kind: change.kind) ?? owner.handle
+        guard let zoneOwners, change.database == .private else { return owner.handle }
+        return zoneOwners[change.zoneName] ?? owner.handle
     }
 
     /// The plan taken apart by owner, the plan's owner first: each part a plan of that owner's zones as that

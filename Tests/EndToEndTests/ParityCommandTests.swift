@@ -324,29 +324,9 @@ final class RecordProcess: @unchecked Sendable {
         directory = try TemporaryDirectory("record")
         log = directory.url.appendingPathComponent("record.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.executableURL = SharelaneBinary.executable
-        process.arguments = ["record", "--upstream", upstream, "--out", out, "--port", "0"] + extra
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        var found: String?
-        while found == nil, Date() < deadline, process.isRunning {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
-                found = String(text[range])
-            } else {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-        }
-        guard let found else {
-            process.terminate()
-            throw FixtureError(
-                message: "sharelane record did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        }
-        url = found
+        url = try SharelaneBinary.startListening(
+            process, ["record", "--upstream", upstream, "--out", out, "--port", "0"] + extra, log: log,
+            what: "sharelane record")
     }
 
     /// Stops the proxy as Ctrl-C would and hands back everything it printed.

@@ -22,34 +22,13 @@ public final class ServeProcess: @unchecked Sendable {
         directory = try TemporaryDirectory("serve")
         let log = directory.url.appendingPathComponent("serve.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
         process = Process()
-        process.executableURL = SharelaneBinary.executable
-        process.arguments =
+        process.currentDirectoryURL = directory.url
+        url = try SharelaneBinary.startListening(
+            process,
             [
                 "serve", "--store", "sqlite:" + directory.file("served.sqlite"), "--port", "0", "--api-token", apiToken,
-            ] + extraArguments
-        process.currentDirectoryURL = directory.url
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        var found: String?
-        while found == nil, Date() < deadline, process.isRunning {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
-                found = String(text[range])
-            } else {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-        }
-        guard let found else {
-            process.terminate()
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            throw FixtureError(message: "sharelane serve did not start within 10 s:\n\(text)")
-        }
-        url = found
+            ] + extraArguments, log: log, what: "sharelane serve")
     }
 
     /// Runs `sharelane ARGUMENTS --store URL` against this server, with its API token and `environment` in
@@ -70,4 +49,34 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+extension SharelaneBinary {
+    /// Starts `sharelane ARGUMENTS` in `process`, its output in `log`, and waits (up to ten seconds) until it
+    /// prints the loopback address it listens on: `serve` and `record` both print one.
+    ///
+    /// - Returns: the address, `http://127.0.0.1:PORT`.
+    /// - Throws: when the process cannot start or prints no address in time (then it is stopped).
+    public static func startListening(_ process: Process, _ arguments: [String], log: URL, what: String) throws
+        -> String
+    {
+        let handle = try FileHandle(forWritingTo: log)
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, process.isRunning {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
+                return String(text[range])
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        process.terminate()
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        throw FixtureError(message: "\(what) did not start within 10 s:\n\(text)")
+    }
 }
