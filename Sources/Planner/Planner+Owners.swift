@@ -14,8 +14,34 @@ import SharingReport
 
 extension Planner {
     /// The plan of a recipe with several owners: each owner's part planned as a recipe of its own, joined.
-    func planOwners(_ recipe: Recipe, users: UserDirectory, options: PlanOptions) async throws -> Plan {
+    /// - Parameters:
+    ///   - inputs: what the recipe was loaded from: the recipe owner's cache file then remembers the whole
+    ///     recipe, so that the next command plans it without loading it (`rememberOwners`).
+    ///   - kept: each zone's declaration digest, when the recipe is the one the cache file keeps
+    ///     (`Planner.recipeFromCache`).
+    func planOwners(
+        _ recipe: Recipe, users: UserDirectory, options: PlanOptions, inputs: RecipeInputs? = nil,
+        kept: [String: String]? = nil
+    ) async throws -> Plan {
         var parts: [Plan] = []
+        // The zones' declaration digests, once for every part; the records of each are written beside the
+        // recipe owner's cache file while the parts are planned.
+        var digests = kept
+        var recordWrites: [Task<Void, Never>] = []
+        let remembers = inputs != nil && options.cache != nil && !Self.namesSharesOfOtherZones(recipe)
+        if remembers, kept == nil, let cache = options.cache {
+            let contents = Self.declarationDigests(of: recipe.zones)
+            digests = contents
+            let directory = PlanMemo.recordsDirectory(of: cache.file)
+            for zone in recipe.zones {
+                guard let content = contents[zone.name] else { continue }
+                let records = zone.records
+                recordWrites.append(
+                    Task.detached(priority: .utility) {
+                        DeclaredRecordFile.write(records, directory: directory, digest: content)
+                    })
+            }
+        }
         // The parts to plan, each a recipe of one owner with its options.
         var planned: [(recipe: Recipe, users: UserDirectory, options: PlanOptions)] = []
         // `--target` addresses go to the part of their zone's owner; the rest (public records, subscriptions,
@@ -64,14 +90,17 @@ extension Planner {
         // Every part at once, as one owner's zones are read at once: each reads its owner's own database.
         var results = [Result<Plan, any Error>?](repeating: nil, count: planned.count)
         let toPlan = planned
+        let kept = digests
         await BoundedTasks.run(Array(toPlan.indices), limit: parallelism) { [self, toPlan] index in
             await BoundedTasks.result {
                 try await self.plan(
-                    toPlan[index].recipe, users: toPlan[index].users, options: toPlan[index].options)
+                    toPlan[index].recipe, users: toPlan[index].users, options: toPlan[index].options, inputs: nil,
+                    kept: kept)
             }
         } receive: { index, result in
             results[index] = result
         }
+        for task in recordWrites { await task.value }
         for result in results {
             if let result { parts.append(try result.get()) }
         }
@@ -88,7 +117,44 @@ extension Planner {
         }
         var plan = Plan(joining: parts, recipe: recipe)
         plan.waiting += waiting
+        if remembers, let inputs, let kept, let cache = options.cache {
+            rememberOwners(
+                recipe, inputs: inputs, contents: kept, users: users, options: options, cache: cache, plan: &plan)
+        }
         return plan
+    }
+
+    /// Each zone's declaration digest (`PlanMemo.contents(of:)`), by zone name, digested on every core.
+    static func declarationDigests(of zones: [DeclaredZone]) -> [String: String] {
+        let parts = OnEveryCore.parts(of: zones.count, atLeast: OnEveryCore.zonesPerPart)
+        let digested = OnEveryCore.map(parts.count) { part in
+            parts[part].map { (zones[$0].name, PlanMemo.contents(of: zones[$0]).content) }
+        }
+        return Dictionary(digested.joined().map { $0 }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Remembers the whole recipe of several owners in the recipe owner's cache file, after that owner's part
+    /// wrote its zones there: the next command takes it from the file with every zone's records from beside
+    /// it (`Planner.recipeFromCache`) and plans the parts from their files, without loading the recipe, as a
+    /// recipe of one owner is. The apply writes it again with the users as they are then (`partCaches`).
+    private func rememberOwners(
+        _ recipe: Recipe, inputs: RecipeInputs, contents: [String: String], users: UserDirectory,
+        options: PlanOptions, cache: PlanCache, plan: inout Plan
+    ) {
+        var remember = RememberedRecipe(
+            recipe: recipe, inputs: inputs, users: users,
+            options: PlanMemo.optionsKey(
+                prune: options.prune, destroy: options.destroy, actsAsAnyUser: store.capabilities.actsAsAnyUser),
+            digests: [:])
+        remember.contents = contents
+        DeclaredRecordFile.removeAll(
+            in: PlanMemo.recordsDirectory(of: cache.file), except: Set(contents.values))
+        var memo =
+            PlanMemo.load(cache.file).flatMap { $0.storeName == store.displayName ? $0 : nil }
+            ?? PlanMemo(storeName: store.displayName, owner: "")
+        memo.recipe = remember
+        memo.save(to: cache.file)
+        plan.partCaches?[recipe.owner]?.remember = remember
     }
 
     /// The recipe of one owner's part: that owner's zones, and, for the recipe's owner, the public records,

@@ -96,10 +96,12 @@ public struct Planner: Sendable {
     /// - Parameter kept: when the recipe is the one the cache file keeps (`recipeFromCache`), each zone's
     ///   declaration digest (`PlanMemo.contents(of:)`) by zone name: the zones are not digested again, and the
     ///   file need not keep them again.
-    private func plan(
+    func plan(
         _ recipe: Recipe, users: UserDirectory, options: PlanOptions, inputs: RecipeInputs?, kept: [String: String]?
     ) async throws -> Plan {
-        if recipe.hasSeveralOwners { return try await planOwners(recipe, users: users, options: options) }
+        if recipe.hasSeveralOwners {
+            return try await planOwners(recipe, users: users, options: options, inputs: inputs, kept: kept)
+        }
         let zones = Self.zones(of: recipe, options: options)
         let reader = LiveStateReader(
             store: store, owner: users.owner.recordName ?? "", logger: logger, parallelism: parallelism)
@@ -132,8 +134,9 @@ public struct Planner: Sendable {
     /// The plan from the cache file and the change feeds, or nil when the file cannot answer alone.
     private func planFromCache(_ unchanged: UnchangedRecipe, options: PlanOptions) async throws -> Plan? {
         let memo = unchanged.memo
+        // A recipe of several owners is planned by its owners' parts, each from its own file (`planOwners`).
         guard let cache = options.cache, cache.refresh == .incremental, let remembered = memo.recipe,
-            memo.storeName == store.displayName,
+            !remembered.header.hasSeveralOwners, memo.storeName == store.displayName,
             remembered.options
                 == PlanMemo.optionsKey(
                     prune: options.prune, destroy: options.destroy, actsAsAnyUser: store.capabilities.actsAsAnyUser),

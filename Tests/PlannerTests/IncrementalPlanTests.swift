@@ -211,6 +211,52 @@ struct IncrementalPlanTests {
         Self.expectSame(second, first)
     }
 
+    @Test("a recipe of several owners is kept whole: the apply and every plan after take it from the cache file")
+    func aRecipeOfSeveralOwnersIsKept() async throws {
+        let path = scratch.file("cycle.yaml")
+        try SeveralOwnersTests.cycle.write(toFile: path, atomically: true, encoding: .utf8)
+        let recipe = try RecipeLoader(environment: [:]).load(path: path)
+        let store = try freshStore()
+        let loads = LoadCounter()
+        let first = try await Self.planFile(path, store, cache: cache, loads: loads)
+        #expect(first.summary.add == 13)
+        #expect(cache.unchangedRecipe(environment: [:]) != nil, "the recipe owner's file remembers every owner's zones")
+        let second = try await Self.planFile(path, store, cache: cache, loads: loads)
+        #expect(loads.count == 0, "the records of every owner's zones come from beside the cache file")
+        Self.expectSame(second, first)
+        #expect(second.zoneOwners == ["Trip": "bob", "Kitchen": "carol"])
+        let report = try await Applier(store: store, logger: quietLogger).apply(second)
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        #expect(cache.unchangedRecipe(environment: [:]) != nil, "the apply writes the recipe owner's file with it")
+        // Each owner's part left its own file as the store holds it: nothing is read but the feeds.
+        let counting = CountingStore(store)
+        let after = try await Self.planFile(path, counting, cache: cache, loads: loads)
+        #expect(after.isEmpty)
+        #expect(loads.count == 0)
+        #expect(counting.calls["zoneChanges"] == nil, "\(counting.calls)")
+        #expect(counting.calls["databaseChanges"] == 3, "one feed an owner: \(counting.calls)")
+        Self.expectSame(after, try await Self.plan(recipe, store, cache: nil))
+        // Bob renames his trip's record behind the recipe's back: only his zone is read, and put back.
+        let bob = try #require(try await store.signInExisting(email: "bob@example.com")).recordName
+        let trip = ZoneID(zoneName: "Trip")
+        _ = try await store.modifyRecords(
+            [
+                RecordOperation(
+                    .forceUpdate,
+                    Record(recordName: "rome", recordType: "Item", zoneID: trip, fields: ["title": .string("Paris")]))
+            ], in: trip, database: .private, atomic: true, as: bob)
+        counting.resetCounts()
+        let changed = try await Self.planFile(path, counting, cache: cache, loads: loads)
+        #expect(loads.count == 0)
+        #expect(changed.changes.map(\.address) == ["record Trip/rome"])
+        #expect(changed.owner(of: changed.changes[0]) == "bob")
+        #expect(counting.calls["zoneChanges"] == 1, "Bob's zone alone: \(counting.calls)")
+        Self.expectSame(changed, try await Self.plan(recipe, store, cache: nil))
+        // An edit of the file loads it again.
+        try (SeveralOwnersTests.cycle + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(cache.unchangedRecipe(environment: [:]) == nil)
+    }
+
     @Test("an edited file, or a changed environment variable it uses, is loaded again")
     func anEditedFileIsLoaded() async throws {
         let path = scratch.file("generated.yaml")
