@@ -61,6 +61,10 @@ public struct Plan: Sendable, Hashable, Codable {
     var cacheAfterApply: CacheAfterApply?
     /// `cacheAfterApply` of each owner's part, by handle, in a plan of several owners (`ownerParts`).
     var partCaches: [String: CacheAfterApply]?
+    /// The zones the plan found in its owner's private database, when it listed them: a plan of several
+    /// owners says which zone one owner's part declares that another owner's database holds too
+    /// (`Planner.planOwners`). Never saved with the plan.
+    var listedZones: ListedZones?
 
     enum CodingKeys: String, CodingKey {
         case recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
@@ -137,4 +141,16 @@ public struct PlannedUser: Sendable, Hashable, Codable {
 
     /// Whether apply must sign the user in, creating them, before it writes.
     public var isNew: Bool { recordName.isEmpty }
+}
+
+/// The names of the zones a plan found in its owner's private database (`Plan.listedZones`).
+struct ListedZones: Sendable {
+    var names: Set<String>
+}
+
+// What a plan found while it read is not the plan: `Plan`'s equality leaves it out, as it does
+// `cacheAfterApply`.
+extension ListedZones: Hashable {
+    static func == (lhs: ListedZones, rhs: ListedZones) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
 }

@@ -145,6 +145,12 @@ struct PlanRun {
         let toRead =
             ownerRecordName == nil
             ? [] : zones.indices.filter { incremental.remembered[$0] == nil && partial[$0] == nil }
+        if incremental.listed == nil, !toRead.isEmpty {
+            // Listed here rather than by `readZones`, which would list them all the same: the plan keeps their
+            // names (`Plan.listedZones`).
+            incremental.listed = try await reader.listZones()
+            calls += 1
+        }
         calls += try await reader.readZones(toRead.map { zones[$0].name }, listed: incremental.listed) {
             position, read in
             let index = toRead[position]
@@ -358,6 +364,7 @@ struct PlanRun {
             basis: basis,
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
         plan.assetFiles = Planner.assetFiles(of: changes, recipe: recipe)
+        plan.listedZones = incremental.listed.map { ListedZones(names: Set($0.map(\.zoneID.zoneName))) }
         plan.container = recipe.container
         plan.environment = recipe.environment
         let encrypted = recipe.schema.schema.recordTypes.values.flatMap { type in

@@ -116,12 +116,39 @@ extension Planner {
             parts.append(try await plan(nothing, users: users, options: none))
         }
         var plan = Plan(joining: parts, recipe: recipe)
+        if !options.destroy { plan.notes += await zonesHeldByOthers(parts, recipe: recipe) }
         plan.waiting += waiting
         if remembers, let inputs, let kept, let cache = options.cache {
             rememberOwners(
                 recipe, inputs: inputs, contents: kept, users: users, options: options, cache: cache, plan: &plan)
         }
         return plan
+    }
+
+    /// A note for each zone the recipe puts in one owner's database that another owner's part found in theirs
+    /// too: a zone given to another owner (`owner:` added or changed) is created in the new owner's database,
+    /// and the former owner's copy, which the recipe no longer declares, is kept, as a zone taken out of a
+    /// recipe is.
+    func zonesHeldByOthers(_ parts: [Plan], recipe: Recipe) async -> [String] {
+        var notes: [String] = []
+        for part in parts {
+            var listed = part.listedZones?.names
+            if listed == nil, !part.owner.recordName.isEmpty {
+                // A part that read no zone (the recipe's owner, who may own none) lists them here. The note is
+                // for the reader only: a listing the store refuses leaves it out, and the plan stands.
+                listed = (try? await store.listZones(in: .private, as: part.owner.recordName))
+                    .map { Set($0.map(\.zoneID.zoneName)) }
+            }
+            guard let listed else { continue }
+            let handle = part.owner.handle
+            for zone in recipe.zones where listed.contains(zone.name) && recipe.owner(of: zone) != handle {
+                notes.append(
+                    "\(handle)'s private database also holds a zone \(zone.name), which the recipe puts in "
+                        + "\(recipe.owner(of: zone))'s: it is left as it is, with its records and shares. To delete "
+                        + "it, apply a recipe of \(handle)'s that declares \(zone.name) with `absent: true`.")
+            }
+        }
+        return notes
     }
 
     /// Each zone's declaration digest (`PlanMemo.contents(of:)`), by zone name, digested on every core.

@@ -103,6 +103,54 @@ struct SeveralOwnersTests {
         #expect(try await Self.contents(store) == before)
     }
 
+    @Test("a zone given to another owner is made in theirs; the former owner's copy is kept, and the plan says so")
+    func aZoneGivenToAnotherOwnerKeepsTheFormerCopy() async throws {
+        let store = try freshStore()
+        // Carol also keeps a pantry, so she still owns a zone of the recipe after her kitchen goes to Bob.
+        let withPantry = Self.cycle.replacingOccurrences(
+            of: "public:\n", with: "  Pantry:\n    owner: carol\n    records:\n      salt: { type: Item }\npublic:\n")
+        try await Self.apply(try await Self.planner(store).plan(try PromiseTests.load(withPantry)), store)
+        let moved = withPantry.replacingOccurrences(
+            of: "  Kitchen:\n    owner: carol\n", with: "  Kitchen:\n    owner: bob\n")
+        let plan = try await Self.planner(store).plan(try PromiseTests.load(moved))
+        #expect(plan.zoneOwners?["Kitchen"] == "bob")
+        #expect(plan.changes.contains { $0.address == "zone Kitchen" && $0.action == .create })
+        #expect(plan.changes.allSatisfy { $0.action == .create }, "nothing of Carol's is deleted: \(plan.changes)")
+        let note = "carol's private database also holds a zone Kitchen, which the recipe puts in bob's"
+        #expect(plan.notes.contains { $0.hasPrefix(note) }, "\(plan.notes)")
+        #expect(TextPlanRenderer().render(plan).contains(note))
+        try await Self.apply(plan, store)
+        #expect(try await Self.privateZones(of: "bob", in: store) == ["Kitchen", "Trip"])
+        #expect(try await Self.privateZones(of: "carol", in: store) == ["Kitchen", "Pantry"])
+        // The next plan changes nothing and still says where the former copy is.
+        let after = try await Self.planner(store).plan(try PromiseTests.load(moved))
+        #expect(after.isEmpty)
+        #expect(after.notes.contains { $0.hasPrefix(note) })
+        // Deleted as it says, the note goes.
+        let carolsOwn = """
+            sharelane: 1
+            name: carols-kitchen
+            owner: carol
+            users:
+              carol: { email: carol@example.com }
+            zones:
+              Kitchen: { absent: true }
+            """
+        try await Self.apply(try await Self.planner(store).plan(try PromiseTests.load(carolsOwn)), store)
+        #expect(try await Self.privateZones(of: "carol", in: store) == ["Pantry"])
+        #expect(try await Self.privateZones(of: "bob", in: store) == ["Kitchen", "Trip"])
+        let last = try await Self.planner(store).plan(try PromiseTests.load(moved))
+        #expect(last.isEmpty)
+        #expect(!last.notes.contains { $0.hasPrefix(note) }, "\(last.notes)")
+        // The recipe's owner, left with no zone, has hers listed too.
+        let groceriesMoved = moved.replacingOccurrences(of: "  Groceries:\n", with: "  Groceries:\n    owner: carol\n")
+        let notes = try await Self.planner(store).plan(try PromiseTests.load(groceriesMoved)).notes
+        #expect(
+            notes.contains {
+                $0.hasPrefix("alice's private database also holds a zone Groceries, which the recipe puts in carol's")
+            }, "\(notes)")
+    }
+
     @Test("the text plan lists each owner's changes under their name; one owner's plan reads as it always did")
     func theTextPlanNamesEachOwner() async throws {
         let store = try freshStore()
