@@ -63,8 +63,9 @@ public struct Plan: Sendable, Hashable, Codable {
     var partCaches: [String: CacheAfterApply]?
     /// The zones the plan found in its owner's private database, when it listed them: a plan of several
     /// owners says which zone one owner's part declares that another owner's database holds too
-    /// (`Planner.planOwners`). Never saved with the plan.
-    var listedZones: ListedZones?
+    /// (`Planner.planOwners`). Never saved with the plan, and never compared: a plan read back from a file
+    /// equals the plan written.
+    var listedZones = ListedZones()
 
     enum CodingKeys: String, CodingKey {
         case recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
@@ -143,9 +144,10 @@ public struct PlannedUser: Sendable, Hashable, Codable {
     public var isNew: Bool { recordName.isEmpty }
 }
 
-/// The names of the zones a plan found in its owner's private database (`Plan.listedZones`).
+/// The names of the zones a plan found in its owner's private database (`Plan.listedZones`); nil when it did
+/// not list them.
 struct ListedZones: Sendable {
-    var names: Set<String>
+    var names: Set<String>?
 }
 
 // What a plan found while it read is not the plan: `Plan`'s equality leaves it out, as it does

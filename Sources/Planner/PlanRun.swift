@@ -364,7 +364,7 @@ struct PlanRun {
             basis: basis,
             access: PlanAccess.make(liveShares: liveShares, changes: changes, users: plannedUsers, owner: plannedOwner))
         plan.assetFiles = Planner.assetFiles(of: changes, recipe: recipe)
-        plan.listedZones = incremental.listed.map { ListedZones(names: Set($0.map(\.zoneID.zoneName))) }
+        plan.listedZones.names = incremental.listed.map { Set($0.map(\.zoneID.zoneName)) }
         plan.container = recipe.container
         plan.environment = recipe.environment
         let encrypted = recipe.schema.schema.recordTypes.values.flatMap { type in

@@ -132,7 +132,7 @@ extension Planner {
     func zonesHeldByOthers(_ parts: [Plan], recipe: Recipe) async -> [String] {
         var notes: [String] = []
         for part in parts {
-            var listed = part.listedZones?.names
+            var listed = part.listedZones.names
             if listed == nil, !part.owner.recordName.isEmpty {
                 // A part that read no zone (the recipe's owner, who may own none) lists them here. The note is
                 // for the reader only: a listing the store refuses leaves it out, and the plan stands.
