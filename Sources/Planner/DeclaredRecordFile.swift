@@ -48,6 +48,12 @@ struct DeclaredRecordFile {
         CacheFileWriting.replace(file.url, with: Data(text.utf8))
     }
 
+    /// Writes `records` (`write`) in the background, while the plan goes on; the plan awaits the task before it
+    /// writes the cache file that names the file.
+    static func startWriting(_ records: [DeclaredRecord], directory: URL, digest: String) -> Task<Void, Never> {
+        Task.detached(priority: .utility) { write(records, directory: directory, digest: digest) }
+    }
+
     /// The records named (every record when `names` is nil), in the recipe's order; nil when the file is
     /// missing or damaged. Lines of other records are skipped by their name alone.
     func records(named names: Set<String>? = nil) -> [DeclaredRecord]? {

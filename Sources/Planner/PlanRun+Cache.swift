@@ -55,10 +55,7 @@ extension PlanRun {
         else { return }
         let records = zones[index].records
         let directory = PlanMemo.recordsDirectory(of: cache.file)
-        recordWrites.append(
-            Task.detached(priority: .utility) {
-                DeclaredRecordFile.write(records, directory: directory, digest: content)
-            })
+        recordWrites.append(DeclaredRecordFile.startWriting(records, directory: directory, digest: content))
     }
 
     /// Writes the cache file for the next plan, and tells the plan what its apply may leave in it

@@ -35,11 +35,8 @@ extension Planner {
             let directory = PlanMemo.recordsDirectory(of: cache.file)
             for zone in recipe.zones {
                 guard let content = contents[zone.name] else { continue }
-                let records = zone.records
                 recordWrites.append(
-                    Task.detached(priority: .utility) {
-                        DeclaredRecordFile.write(records, directory: directory, digest: content)
-                    })
+                    DeclaredRecordFile.startWriting(zone.records, directory: directory, digest: content))
             }
         }
         // The parts to plan, each a recipe of one owner with its options.
