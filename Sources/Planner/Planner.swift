@@ -47,7 +47,9 @@ public struct Planner: Sendable {
         if let plan = try await planFromCache(unchanged, options: options) { return plan }
         if let (recipe, inputs) = Self.recipeFromCache(unchanged, options: options) {
             logger.debug(
-                "the cache file cannot plan \(unchanged.recipe.name) alone: planning it whole, its records from the cache"
+                recipe.hasSeveralOwners
+                    ? "planning \(unchanged.recipe.name) from the cache: each owner's zones from that owner's file"
+                    : "the cache file cannot plan \(unchanged.recipe.name) alone: planning it whole, its records from the cache"
             )
             let users = try await UserDirectory.lookUp(recipe, store: store, logger: logger, parallelism: parallelism)
             return try await plan(
