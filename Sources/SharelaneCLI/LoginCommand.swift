@@ -15,7 +15,9 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             On http: (a `sharelane serve`) signs the user of --as or --email in directly. On cloudkit: asks the \
             service where to sign in (the redirectURL of AUTHENTICATION_REQUIRED), prints that URL, and waits \
             for the browser to come back to a one-shot callback server on 127.0.0.1 with the token (set the API \
-            token's sign-in callback in CloudKit Console to that address, with a fixed --callback-port); with \
+            token's sign-in callback in CloudKit Console to that address, with a fixed --callback-port). The \
+            callback takes only the answer that carries the random state of the URL it printed, once: a token \
+            any other program sends it is refused and the wait goes on. With \
             --paste, reads the token from standard input instead. The token (and the API token used) is kept \
             in a file only its owner can read: $SHARELANE_TOKEN_FILE, else $XDG_CONFIG_HOME/sharelane/tokens.json, \
             else ~/.config/sharelane/tokens.json, one entry per store, environment and user. Every command \
@@ -176,14 +178,19 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             return line.removingPercentEncoding ?? line
         }
         let seconds = wait?.seconds ?? 300
-        return try await LoginCallbackServer.receiveToken(port: callbackPort, timeout: seconds) { callback in
-            let separator = redirect.contains("?") ? "&" : "?"
-            let url = redirect + separator + "callback=" + Self.percentEncoded(callback)
-            Terminal.write(
-                "Open this URL in a browser and sign in:\n  \(url)\n"
-                    + "Waiting up to \(Int(seconds)) s for the browser to return to \(callback) "
-                    + "(Ctrl-C stops; --paste to paste the token instead)…\n")
-        }
+        return try await LoginCallbackServer.receiveToken(
+            port: callbackPort, timeout: seconds,
+            ready: { callback in
+                let separator = redirect.contains("?") ? "&" : "?"
+                let url = redirect + separator + "callback=" + Self.percentEncoded(callback)
+                Terminal.write(
+                    "Open this URL in a browser and sign in:\n  \(url)\n"
+                        + "Waiting up to \(Int(seconds)) s for the browser to return to "
+                        + "\(callback.prefix { $0 != "?" }) (Ctrl-C stops; --paste to paste the token instead)…\n")
+            },
+            refused: { what in
+                Terminal.printError("Refused \(what) at the sign-in callback: still waiting for the browser.")
+            })
     }
 
     static func percentEncoded(_ text: String) -> String {
