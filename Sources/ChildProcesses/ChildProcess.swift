@@ -21,8 +21,10 @@ import Subprocess
 /// blocked and every signal at its default (swift-subprocess resets both in the child; a thread of Swift's
 /// concurrency may have any mask, and an ignored signal would be inherited), so a shell's `wait` and its own
 /// traps work. A long-running one (`ownGroup`) runs in a process group of its own: a stop — a timeout, a
-/// forwarded Ctrl-C or SIGTERM — reaches everything it started, and the group is killed when it has not
-/// ended a grace period later.
+/// forwarded Ctrl-C, SIGTERM or SIGHUP, passed on as it came — reaches everything it started, and the group
+/// is killed when it has not ended a grace period later. Its group is led by a `ProcessGroupGuard`, which
+/// ends the group when sharelane is killed outright and starts the program with glibc's reserved signals
+/// at their default too.
 ///
 /// The program is the first argument: a path when it holds a `/`, otherwise found on the `PATH` of the
 /// environment it is given, and executed directly (never through a shell or `env`).
@@ -122,10 +124,21 @@ public final class ChildProcess: @unchecked Sendable {
                 status: 128 + early, signal: early, standardOutput: Data(), standardError: Data(), stoppedWith: early,
                 timedOut: false)
         }
-        let executable: Executable = program.contains("/") ? .path(FilePath(program)) : .name(program)
-        let environment = Environment.custom(
+        // A group of its own is led by a guard that ends it if sharelane dies first (`ProcessGroupGuard`).
+        let launched: [String]
+        do {
+            launched =
+                try ownGroup
+                ? ProcessGroupGuard.guarded(arguments, environment: environment, directory: directory, grace: grace)
+                    ?? arguments : arguments
+        } catch {
+            finish()
+            throw error
+        }
+        let executable: Executable = launched[0].contains("/") ? .path(FilePath(launched[0])) : .name(launched[0])
+        let childEnvironment = Environment.custom(
             Dictionary(
-                uniqueKeysWithValues: self.environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) }))
+                uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) }))
         var options = PlatformOptions()
         if ownGroup { options.processGroupID = 0 }
         let workingDirectory = directory.map { FilePath($0) }
@@ -154,7 +167,7 @@ public final class ChildProcess: @unchecked Sendable {
                     preconditionFailure("a program with inherited output takes no input of bytes")
                 }
                 let result = try await Subprocess.run(
-                    executable, arguments: Arguments(Array(arguments.dropFirst())), environment: environment,
+                    executable, arguments: Arguments(Array(launched.dropFirst())), environment: childEnvironment,
                     workingDirectory: workingDirectory, platformOptions: options, input: standardInput,
                     output: .currentStandardOutput, error: .currentStandardError
                 ) { execution in
@@ -164,7 +177,7 @@ public final class ChildProcess: @unchecked Sendable {
             case .collected(let received):
                 let bytes: Data? = if case .data(let data) = input { data } else { nil }
                 let result = try await Subprocess.run(
-                    executable, arguments: Arguments(Array(arguments.dropFirst())), environment: environment,
+                    executable, arguments: Arguments(Array(launched.dropFirst())), environment: childEnvironment,
                     workingDirectory: workingDirectory, platformOptions: options, input: .inputWriter,
                     output: .sequence, error: .sequence
                 ) { execution in
@@ -235,6 +248,15 @@ public final class ChildProcess: @unchecked Sendable {
         guard let target else { return }
         _ = sendSignal(ownGroup ? -target : target, signal)
     }
+
+    /// The signal that asked this process to stop, which a stop of its programs passes on as it came: a
+    /// step that traps SIGTERM to clean up gets SIGTERM, not SIGINT. SIGINT until a signal came.
+    public static var stopSignal: Int32 {
+        get { stopSignalLock.withLock { receivedStopSignal } }
+        set { stopSignalLock.withLock { receivedStopSignal = newValue } }
+    }
+    private static let stopSignalLock = NSLock()
+    nonisolated(unsafe) private static var receivedStopSignal = SIGINT
 
     /// Sends `signal` to every program still running that sharelane started, for a process about to end at
     /// once (a second Ctrl-C): nothing it started outlives it by its doing.

@@ -134,10 +134,11 @@ struct ScriptSteps {
         let child = ChildProcess(
             [program] + arguments.dropFirst(), environment: environment, directory: workingDirectory.path,
             ownGroup: true, grace: .seconds(Self.graceSeconds))
-        // Ctrl-C asks the lane to stop after the step under way: the step's own programs, in a group of their
-        // own that the terminal does not reach, are interrupted as a shell's would be.
+        // A signal asks the lane to stop after the step under way: the step's own programs, in a group of their
+        // own that the terminal does not reach, get the same signal (Ctrl-C, SIGTERM, SIGHUP), as a shell's
+        // would.
         let stop = StopRequest.current
-        let watching = stop?.whenRequested { child.stop(SIGINT) }
+        let watching = stop?.whenRequested { child.stop(ChildProcess.stopSignal) }
         defer { if let watching { stop?.forget(watching) } }
         let finished: ChildProcess.Finished
         do {

@@ -36,13 +36,17 @@ enum Interruptions {
     nonisolated(unsafe) private static var phase = Phase.atOnce
     nonisolated(unsafe) private static var installed = false
 
-    /// Installs the handlers of SIGINT and SIGTERM (and of `more`), once, for the whole process.
+    /// Installs the handlers of SIGINT and SIGTERM (and of `more`) for the whole process: the pipe and its
+    /// thread once, a handler for each signal asked for (a command may ask for more, as `run` does SIGHUP).
     static func install(also more: [Int32] = []) {
         let first: Bool = lock.withLock {
             defer { installed = true }
             return !installed
         }
-        guard first else { return }
+        guard first else {
+            for signalNumber in more { handle(signalNumber) }
+            return
+        }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return }
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -67,17 +71,19 @@ enum Interruptions {
         }
         thread.name = "sharelane-signals"
         thread.start()
-        for signalNumber in [SIGINT, SIGTERM] + more {
-            var action = sigaction()
-            #if canImport(Darwin)
-                action.__sigaction_u.__sa_handler = writeSignalNumber
-            #else
-                action.__sigaction_handler.sa_handler = writeSignalNumber
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            sigaction(signalNumber, &action, nil)
-        }
+        for signalNumber in [SIGINT, SIGTERM] + more { handle(signalNumber) }
+    }
+
+    private static func handle(_ signalNumber: Int32) {
+        var action = sigaction()
+        #if canImport(Darwin)
+            action.__sigaction_u.__sa_handler = writeSignalNumber
+        #else
+            action.__sigaction_handler.sa_handler = writeSignalNumber
+        #endif
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        sigaction(signalNumber, &action, nil)
     }
 
     /// Runs `body`, an apply, a destroy or a lane writing to `store`, with the first signal asking it to stop
@@ -144,6 +150,8 @@ enum Interruptions {
         case .forward(let forward):
             forward(signalNumber)
         case .stop(let request, let what):
+            // The programs a lane's step runs are stopped with the signal that came, as it came.
+            ChildProcess.stopSignal = signalNumber
             let calls = request.request()
             let underWay =
                 switch calls {

@@ -15,7 +15,10 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             RECIPE defaults to Recipes/sharelane.yaml, then sharelane.yaml. KEY=VALUE arguments set variables \
             that override the recipe's `vars`, as --var and --var-file do (the trailing ones win). Each step \
             prints a line with its outcome and time; the first failing step stops the lane with exit code 1 and \
-            its place in the recipe.
+            its place in the recipe. Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the lane after the step \
+            under way and are passed on, as they came, to the process group of that step's command; the exit \
+            code is then 128 + the signal's number (130, 143, 129). A step's processes end with sharelane even \
+            when it is killed outright.
             """
     )
 
@@ -68,6 +71,9 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func validate() throws { _ = try reports() }
 
     func run() async throws {
+        // A closed terminal (SIGHUP) stops the lane as Ctrl-C does, and reaches the step's programs, which are in
+        // a group of their own that the terminal's hangup does not reach.
+        Interruptions.install(also: [SIGHUP])
         let parameters: [String: String]
         let recipePath: String
         do {

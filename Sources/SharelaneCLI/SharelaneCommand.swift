@@ -1,5 +1,6 @@
-import Foundation
 import ArgumentParser
+import ChildProcesses
+import Foundation
 import Recipe
 
 /// The `sharelane` command and its subcommands.
@@ -27,6 +28,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
     /// reach it. Every thread made later inherits this one's empty mask. (An ignored signal stays ignored, as
     /// POSIX shells expect of a background job's Ctrl-C.)
     public static func prepareProcess() {
+        // Started again as the guard of a program's process group, it is that and nothing else.
+        ProcessGroupGuard.takeOverIfAsked()
         ProcessMemory.growInLargeSteps()
         var none = sigset_t()
         sigemptyset(&none)
