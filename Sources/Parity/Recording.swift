@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A folder of case files, one an exchange, in the order of their numbers (`0001-auth-signin.json`, …).
 public enum Recording {
     /// The case files of `folder`, in order.
@@ -39,8 +45,43 @@ public enum Recording {
         }
     }
 
+    /// Writes a case file readable by its owner only (mode 0600) from the moment it exists: the whole text to a
+    /// new file beside it, then moved over its place, so that no reader sees half of it.
+    /// - Throws: an `NSError` of the POSIX domain, its description the system's reason.
+    public static func write(_ text: String, to file: String) throws {
+        let folder = (file as NSString).deletingLastPathComponent
+        let partial = (folder as NSString).appendingPathComponent(
+            ".\((file as NSString).lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
+        func failure(_ reason: String) -> NSError {
+            let code = errno
+            unlink(partial)
+            return NSError(domain: NSPOSIXErrorDomain, code: Int(code), userInfo: [NSLocalizedDescriptionKey: reason])
+        }
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let wrote = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+            if wrote < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw failure(reason)
+            }
+            offset += wrote
+        }
+        close(descriptor)
+        guard rename(partial, file) == 0 else { throw failure(String(cString: strerror(errno))) }
+    }
+
     /// The file name of the `number`th exchange.
     public static func fileName(number: Int, exchange: RecordedExchange) -> String {
         String(format: "%04d", number) + "-\(exchange.operationName).json"
     }
+}
+
+/// The system's `write(2)`, which `Recording.write` hides by its name.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }

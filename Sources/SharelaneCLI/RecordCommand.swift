@@ -24,9 +24,15 @@ struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
             No credential reaches the files or the terminal: the API token becomes <api-token>, each web auth \
             token <web-auth-token:person-N> (one N for every token of one person's chain), server-to-server key \
-            IDs <server-key:N> and signatures <signature>, in queries, headers, bodies and answers. \
-            --redact-field masks a record field's values too, for recordings of real data. Ctrl-C stops. See \
-            "Checking the emulator against your container" in Docs/CloudKit.md.
+            IDs <server-key:N>, signatures <signature> and other secrets (cookies, a form's check) <masked>, in \
+            queries, headers, JSON and form bodies, sign-in pages, redirects and answers, decided on each exchange \
+            before it is written. --redact-field masks a record field's values too, for recordings of real data. \
+            Case files are written readable by you only (0600) in a folder only you can open (made 0700; an \
+            empty one is tightened to 0700; one that holds other files and that others can open is refused).
+
+            It is a proxy for one service: redirects are handed to the client as they are, never followed, and \
+            it listens on loopback only unless --host names another address, which it then says. Ctrl-C stops. \
+            See "Checking the emulator against your container" in Docs/CloudKit.md.
             """)
 
     static let examples = [
@@ -46,7 +52,11 @@ struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     )
     var out: String
 
-    @Option(help: "The loopback address to listen on.")
+    @Option(
+        help: ArgumentHelp(
+            "The address to listen on (loopback by default).",
+            discussion: "Another address (0.0.0.0: every interface) lets other machines use the upstream through "
+                + "this proxy, with your client's credentials recorded: record says so when it starts."))
     var host = "127.0.0.1"
 
     @Option(help: "The port to listen on (default 8421; 0 picks a free one).")
@@ -103,14 +113,8 @@ struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let upstream = self.upstream
         let out = self.out
         let host = self.host
-        let application = Self.proxyApplication(proxy, host: host, port: port, logger: logger) { port in
-            let address = ServeCommand.address(host: host, port: port)
-            Terminal.write(
-                """
-                sharelane record: http://\(address) forwards to \(upstream), writing case files to \(out)
-                  point your client at http://\(address) as at sharelane serve    (Ctrl-C stops)
-
-                """)
+        let application = Self.proxyApplication(proxy, host: host, port: port, logger: logger) { bound, port in
+            Terminal.write(Self.banner(bound: bound, port: port, upstream: upstream, out: out))
         }
         do {
             try await application.runService()
@@ -123,19 +127,66 @@ struct RecordCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 }
 
 extension RecordCommand {
-    /// Makes the folder a recording is written to, refusing a file or a folder that holds one already.
+    /// What `record` says when it listens: the address it bound, and, when that is not loopback, that other
+    /// machines can reach the upstream through it.
+    static func banner(bound: String?, port: Int, upstream: String, out: String) -> String {
+        let ip = bound ?? "127.0.0.1"
+        let address = ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        var text = "sharelane record: http://\(address) forwards to \(upstream), writing case files to \(out)\n"
+        if isLoopback(ip) {
+            text += "  point your client at http://\(address) as at sharelane serve    (Ctrl-C stops)\n"
+        } else {
+            let everywhere = ip == "0.0.0.0" || ip == "::"
+            text +=
+                "  listening on \(everywhere ? "every interface" : "\(address), not loopback only"): other machines "
+                + "that reach this one can use \(upstream) through it, and their exchanges are recorded    "
+                + "(Ctrl-C stops)\n"
+        }
+        return text + "\n"
+    }
+
+    /// Whether `ip` is an address of this machine only (127.0.0.0/8, ::1).
+    static func isLoopback(_ ip: String) -> Bool {
+        ip.hasPrefix("127.") || ip == "::1" || ip == "0:0:0:0:0:0:0:1" || ip.lowercased() == "::ffff:127.0.0.1"
+    }
+
+    /// Makes the folder a recording is written to, only its owner able to open it (0700), refusing a file or a
+    /// folder that holds a recording already. An empty folder is tightened to 0700; a folder that holds other
+    /// files and that other users can open is refused rather than changed.
     /// - Throws: `CLIFailure` naming the folder and what to give instead.
     static func makeFolder(_ out: String, option: String) throws {
         var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
+        let exists = FileManager.default.fileExists(atPath: out, isDirectory: &isFolder)
+        if exists, !isFolder.boolValue {
             throw CLIFailure("\(option) \(out) is a file: give a folder for the case files")
         }
         let existing = Recording.existingCount(in: out)
         if existing > 0 { throw CLIFailure(ParityError.notEmpty(folder: out, count: existing).description) }
+        if exists {
+            let mode = ((try? FileManager.default.attributesOfItem(atPath: out))?[.posixPermissions] as? Int) ?? 0
+            guard mode & 0o077 != 0 else { return }
+            let empty = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [""]).isEmpty
+            guard empty else {
+                throw CLIFailure(
+                    "\(option) \(out) holds other files and other users can open it (mode "
+                        + String(format: "%04o", mode & 0o7777) + "): give a new or empty folder, or make it yours "
+                        + "alone first (chmod 700 \(out))")
+            }
+            guard chmod(out, 0o700) == 0 else {
+                throw CLIFailure(
+                    "cannot make the folder \(out) yours alone (chmod 700): \(String(cString: strerror(errno))); "
+                        + "give a folder of your own")
+            }
+            return
+        }
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
             throw CLIFailure("cannot make the folder \(out): \(error.localizedDescription)")
+        }
+        guard chmod(out, 0o700) == 0 else {
+            throw CLIFailure(
+                "cannot make the folder \(out) yours alone (chmod 700): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -144,11 +195,21 @@ extension RecordCommand {
         _ proxy: ForwardingProxy, host: String, port: Int, logger: Logger,
         onRunning: @escaping @Sendable (Int) -> Void
     ) -> some ApplicationProtocol {
+        proxyApplication(proxy, host: host, port: port, logger: logger) { _, port in onRunning(port) }
+    }
+
+    /// The recording proxy's server on `host`:`port`; `onRunning` hears the address and port it really bound.
+    static func proxyApplication(
+        _ proxy: ForwardingProxy, host: String, port: Int, logger: Logger,
+        onRunning: @escaping @Sendable (_ bound: String?, _ port: Int) -> Void
+    ) -> some ApplicationProtocol {
         Application(
             responder: CallbackResponder { (request: Request, _: BasicRequestContext) in await proxy.forward(request) },
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: "sharelane-record"),
-            onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) }, logger: logger)
+            onServerRunning: { channel in
+                onRunning(channel.localAddress?.ipAddress, channel.localAddress?.port ?? port)
+            }, logger: logger)
     }
 }
 
@@ -189,7 +250,7 @@ actor ExchangeRecorder {
         let name = Recording.fileName(number: number, exchange: exchange)
         let file = (folder as NSString).appendingPathComponent(name)
         do {
-            try Data(exchange.fileText.utf8).write(to: URL(fileURLWithPath: file), options: .atomic)
+            try Recording.write(exchange.fileText, to: file)
             count += 1
             if announces { Terminal.write("\(name)  \(method) \(exchange.request.path) → \(status)\n") }
         } catch {
@@ -207,6 +268,18 @@ struct ForwardingProxy: Sendable {
     let keepsHost: Bool
     let recorder: ExchangeRecorder
     let logger: Logger
+
+    /// The client the proxy forwards with: a redirect is the upstream's answer, handed to the client as it is.
+    /// Followed, it would make the proxy itself fetch whatever the upstream names (a port on this machine, with
+    /// the token the redirect carries) and record that as the service's answer.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(2)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = WebServicesStore.maxConnectionsPerHost
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     /// How the bytes travelled, not what they said: never forwarded.
     static let hopByHop: Set<String> = [
@@ -240,7 +313,7 @@ struct ForwardingProxy: Sendable {
         let answer: HTTPClientResponse
         let answerBody: ByteBuffer
         do {
-            answer = try await WebServicesStore.failFastClient.execute(outgoing, timeout: .seconds(120))
+            answer = try await Self.client.execute(outgoing, timeout: .seconds(120))
             answerBody = try await answer.body.collect(upTo: 256 << 20)
         } catch {
             Terminal.printError(
