@@ -7,41 +7,70 @@ import ShareKit
 /// The file is JSON Lines (Docs/Plans.md, "The saved-plan file"): a first line with the format's version
 /// (`{"sharelane_saved_plan": 4, …}`) and what the plan is of, a line for each zone of the basis the plan was
 /// made against, one for the public records it looked up, one for each change, and a last line with the
-/// SHA-256 digest of every byte before it. A file that does not match its digest was edited after it was
-/// written, and is refused: what a reviewer approved is what applies. The file is written and read a line
-/// at a time, so that only the plan itself is ever whole in memory.
+/// SHA-256 digest of every byte before it. A file that does not match its digest was changed after it was
+/// written (by accident: anyone can compute a digest again), and is refused; with a `SavedPlanKey` the last
+/// line also holds an HMAC of the same bytes, which only the key's holder can make. The file is written and
+/// read a line at a time, so that only the plan itself is ever whole in memory.
 public enum SavedPlan {
-    /// The version of the saved-plan file's format, the one this sharelane writes and reads: 4 since the plan
-    /// is written in lines of its own words (3 was Foundation's encoding of the plan's types).
-    public static let formatVersion = 4
+    /// The version of the saved-plan file's format, the one this sharelane writes and reads: 5 since the
+    /// header names the store by its identity (`storeIdentity`) and the last line may hold a signature; 4
+    /// was the first written in lines of its own words (3 was Foundation's encoding of the plan's types).
+    public static let formatVersion = 5
 
-    /// Writes the plan to `path`, replacing the file whole once every line is written.
+    /// A saved plan as read: the plan, the store it was made against, and whether it was signed.
+    public struct Contents: Sendable {
+        public var plan: Plan
+        /// Nil in a file written without one (by a library's caller; `plan --out` always names it).
+        public var store: SavedPlanStore?
+        /// Whether its last line holds a signature (checked when a key was given).
+        public var isSigned: Bool
+    }
+
+    /// The temporary file `write` writes before it becomes `path`: `.NAME.PID.partial` beside it.
+    public static func partialPath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial"
+        ).path
+    }
+
+    /// Writes the plan to `path`, replacing the file whole once every line is written; the file is its
+    /// owner's alone (mode 0600), as a plan names users and their permissions.
     ///
-    /// - Parameter secrets: credentials' values, each sought in every line as it is written, raw,
-    ///   percent-encoded and JSON-escaped (`Credentials.forms(of:)`; values shorter than 4 characters are not
-    ///   sought); when a line holds one, nothing is written and the result is false.
+    /// - Parameters:
+    ///   - secrets: credentials' values, each sought in every line as it is written, raw, percent-encoded and
+    ///     JSON-escaped (`Credentials.forms(of:)`; values shorter than 4 characters are not sought); when a
+    ///     line holds one, nothing is written and the result is false.
+    ///   - store: the store the plan was made against, which `apply FILE` checks.
+    ///   - key: signs the file (`SavedPlanKey`).
     /// - Returns: whether the plan was written.
     /// - Throws: `PlannerError.unreadablePlan` when the file cannot be written.
     @discardableResult
-    public static func write(_ plan: Plan, to path: String, refusing secrets: [String] = []) throws -> Bool {
+    public static func write(
+        _ plan: Plan, to path: String, refusing secrets: [String] = [], store: SavedPlanStore? = nil,
+        key: SavedPlanKey? = nil
+    ) throws -> Bool {
         let url = URL(fileURLWithPath: path)
-        let partial = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).partial")
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: partial.path)
-        else {
+        let partial = URL(fileURLWithPath: partialPath(for: path))
+        let descriptor = open(partial.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
             let folder = url.deletingLastPathComponent().path
             throw PlannerError.unreadablePlan(
                 path: path,
                 reason: "cannot write it: cannot make a file in \(folder) (does it exist, may you write there?)")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
             var written = false
             defer {
                 try? handle.close()
                 if !written { try? FileManager.default.removeItem(at: partial) }
             }
-            guard try encode(plan, refusing: secrets, into: { try handle.write(contentsOf: $0) }) else {
+            // A partial file an earlier process of the same number left keeps its mode: it is set again.
+            guard fchmod(descriptor, 0o600) == 0 else { throw CocoaError(.fileWriteNoPermission) }
+            guard
+                try encode(plan, store: store, key: key, refusing: secrets, into: { try handle.write(contentsOf: $0) })
+            else {
                 return false
             }
             try handle.synchronize()
@@ -57,7 +86,7 @@ public enum SavedPlan {
     /// - Throws: when a part of the plan cannot be encoded.
     public static func encoded(_ plan: Plan) throws -> Data {
         var data = Data()
-        try encode(plan, refusing: []) { data.append(contentsOf: $0) }
+        _ = try encode(plan, store: nil, key: nil, refusing: []) { data.append(contentsOf: $0) }
         return data
     }
 
@@ -65,12 +94,22 @@ public enum SavedPlan {
     /// - Throws: `PlannerError.unreadablePlan` when the file is missing, is not a saved plan, comes from
     ///   another version of sharelane, or was edited after it was written.
     public static func read(from path: String) throws -> Plan {
+        try contents(of: path).plan
+    }
+
+    /// Reads a plan saved by `write(_:to:refusing:store:key:)`, checking it against its digest and, with
+    /// `key`, its signature.
+    /// - Throws: `PlannerError.unreadablePlan` when the file is missing, is not a saved plan, comes from
+    ///   another version of sharelane, was changed after it was written, or (with `key`) is not signed with it.
+    public static func contents(of path: String, key: SavedPlanKey? = nil) throws -> Contents {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw PlannerError.unreadablePlan(path: path, reason: "cannot read the file")
         }
         defer { try? handle.close() }
         do {
-            return try decode {
+            let size = try handle.seekToEnd()
+            try handle.seek(toOffset: 0)
+            return try decode(size: Int(clamping: size), key: key) {
                 try handle.read(upToCount: chunkSize)
             } versionAtEnd: {
                 let size = try handle.seekToEnd()
@@ -89,14 +128,14 @@ public enum SavedPlan {
     public static func decoded(_ data: Data) throws -> Plan {
         var offset = 0
         do {
-            return try decode {
+            return try decode(size: data.count, key: nil) {
                 guard offset < data.count else { return nil }
                 let end = min(data.count, offset + chunkSize)
                 defer { offset = end }
                 return data.subdata(in: offset..<end)
             } versionAtEnd: {
                 data.suffix(512)
-            }
+            }.plan
         } catch let refusal as Refusal {
             throw PlannerError.unreadablePlan(path: "(bytes)", reason: refusal.reason)
         }
@@ -119,6 +158,12 @@ public enum SavedPlan {
     struct Refusal: Error {
         var reason: String
         static let notSaved = Refusal(reason: "it is not a plan saved by `sharelane plan --out`")
+
+        /// A file changed after it was written: `what` is wrong in it.
+        static func changed(_ what: String) -> Refusal {
+            Refusal(
+                reason: "\(what): the file was changed after `sharelane plan --out` wrote it, so nothing was applied")
+        }
     }
 }
 
@@ -129,19 +174,22 @@ extension SavedPlan {
     /// chunk hashed into the digest as it goes.
     /// - Returns: false, having stopped, when a line holds one of `secrets` in any of its forms.
     static func encode(
-        _ plan: Plan, refusing secrets: [String], into sink: (UnsafeRawBufferPointer) throws -> Void
+        _ plan: Plan, store: SavedPlanStore?, key: SavedPlanKey?, refusing secrets: [String],
+        into sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> Bool {
         let encoder = JSONEncoder()
         // Keys sorted in the few parts Foundation encodes, so that one plan is always the same lines there.
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let needles = secrets.filter { $0.count >= 4 }.flatMap(Credentials.forms(of:)).map { Array($0.utf8) }
         var hash = SHA256()
+        var authenticator = key.map { HMAC<SHA256>(key: $0.key) }
         var line = SavedPlanOutput(capacity: chunkSize + (1 << 16))
         // Where the line being written starts in `line.bytes`.
         var lineStart = 0
         func flush() throws {
             try line.bytes.withUnsafeBytes { bytes in
                 hash.update(bufferPointer: bytes)
+                authenticator?.update(data: bytes)
                 try sink(bytes)
             }
             line.removeAll()
@@ -158,7 +206,7 @@ extension SavedPlan {
             return true
         }
 
-        try header(of: plan, encoder: encoder, into: &line)
+        try header(of: plan, store: store, encoder: encoder, into: &line)
         guard try endLine() else { return false }
         for zone in plan.basis.zones {
             line.openObject()
@@ -200,7 +248,8 @@ extension SavedPlan {
             batchStart = batch.upperBound
         }
         try flush()
-        let digest = Array("{\"digest\":\"\(digestText(hash.finalize()))\"}\n".utf8)
+        let signature = authenticator.map { ",\"signature\":\"\(signatureText($0.finalize()))\"" } ?? ""
+        let digest = Array("{\"digest\":\"\(digestText(hash.finalize()))\"\(signature)}\n".utf8)
         try digest.withUnsafeBytes { try sink($0) }
         return true
     }
@@ -247,7 +296,9 @@ extension SavedPlan {
         }
     }
 
-    private static func header(of plan: Plan, encoder: JSONEncoder, into line: inout SavedPlanOutput) throws {
+    private static func header(
+        of plan: Plan, store: SavedPlanStore?, encoder: JSONEncoder, into line: inout SavedPlanOutput
+    ) throws {
         line.openObject()
         line.key("sharelane_saved_plan")
         line.integer(Int64(formatVersion))
@@ -297,6 +348,10 @@ extension SavedPlan {
             line.key("zoneOwners")
             line.stringMap(zoneOwners)
         }
+        if let store {
+            line.key("storeIdentity")
+            line.json(try encoder.encode(store))
+        }
         line.key("zones")
         line.integer(Int64(plan.basis.zones.count))
         line.key("changes")
@@ -305,26 +360,43 @@ extension SavedPlan {
     }
 
     static func digestText(_ digest: SHA256.Digest) -> String {
-        "sha256:"
-            + digest.map { byte in
-                let digits = String(byte, radix: 16)
-                return digits.count == 1 ? "0" + digits : digits
-            }.joined()
+        "sha256:" + hex(digest)
+    }
+
+    static func signatureText(_ code: HashedAuthenticationCode<SHA256>) -> String {
+        "hmac-sha256:" + hex(code)
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
     }
 }
 
 // MARK: - Reading
 
 extension SavedPlan {
-    /// Reads a plan from the chunks `next` hands out (nil at the end), checking its version first and its
-    /// digest last; `versionAtEnd` gives the file's last bytes, where format 3 kept its version.
-    static func decode(_ next: @escaping () throws -> Data?, versionAtEnd: () throws -> Data) throws -> Plan {
-        var lines = SavedPlanLineReader(next: next)
+    /// Reads a plan from the chunks `next` hands out (nil at the end), `size` bytes in all, checking its
+    /// version first, the counts and depths of what it holds before they are used, and its digest (and, with
+    /// `key`, its signature) last; `versionAtEnd` gives the file's last bytes, where format 3 kept its version.
+    static func decode(
+        size: Int, key: SavedPlanKey?, _ next: @escaping () throws -> Data?, versionAtEnd: () throws -> Data
+    ) throws -> Contents {
+        var lines = SavedPlanLineReader(next: next, key: key)
         let decoder = JSONDecoder()
-        guard let first = try lines.next(hashed: false),
-            let version = try? decoder.decode(SavedPlanVersion.self, from: Data(first))
-        else {
+        guard let first = try lines.next(hashed: false) else { throw Refusal.notSaved }
+        let version: SavedPlanVersion
+        do {
+            version = try decoder.decode(SavedPlanVersion.self, from: Data(first))
+        } catch {
             if let old = formatAtEnd(try versionAtEnd()) { throw versionRefusal(old) }
+            // A header of this format that Foundation cannot read (nested too deep, cut short) was edited.
+            if formatAtEnd(Data(first.prefix(64))) == formatVersion {
+                throw Refusal.changed(
+                    "line 1, the header, is not a saved plan's: \(SavedPlanLineReader.fault(of: error))")
+            }
             throw Refusal.notSaved
         }
         guard version.sharelane_saved_plan == formatVersion else { throw versionRefusal(version.sharelane_saved_plan) }
@@ -333,10 +405,27 @@ extension SavedPlan {
         do {
             header = try decoder.decode(SavedPlanHeader.self, from: Data(first))
         } catch {
-            throw Refusal.notSaved
+            throw Refusal.changed("line 1, the header, is not a saved plan's: \(SavedPlanLineReader.fault(of: error))")
+        }
+        // Every zone and change is a line of at least `shortestLine` bytes: a count the rest of the file cannot
+        // hold is refused before anything is made for it.
+        let rest = max(0, size - first.count - 1)
+        for (count, what) in [(header.zones, "zones"), (header.changes, "changes")] {
+            guard count >= 0 else {
+                throw Refusal.changed("line 1 says \(count) \(what) follow, and a count is never negative")
+            }
+            guard count <= rest / shortestLine else {
+                throw Refusal.changed(
+                    "line 1 says \(count) \(what) follow, more lines than the \(rest) bytes after it can hold")
+            }
+        }
+        guard header.zones + header.changes <= rest / shortestLine else {
+            throw Refusal.changed(
+                "line 1 says \(header.zones) zones and \(header.changes) changes follow, more lines than the \(rest) bytes after it can hold"
+            )
         }
         var zones: [ZoneBasis] = []
-        zones.reserveCapacity(header.zones)
+        zones.reserveCapacity(min(header.zones, rest / reservedLine))
         for _ in 0..<header.zones { zones.append(try lines.read { try $0.zoneBasis() }) }
         let publicBasis = try lines.read { input in
             let start = input.offset
@@ -357,27 +446,54 @@ extension SavedPlan {
         plan.environment = header.environment
         plan.generatedNames = header.generatedNames
         plan.zoneOwners = header.zoneOwners
-        plan.changes.reserveCapacity(header.changes)
+        plan.changes.reserveCapacity(min(header.changes, rest / reservedLine))
         for _ in 0..<header.changes { plan.changes.append(try lines.read { try $0.change(decoder: decoder) }) }
         let expected = digestText(lines.digest)
+        let signature = lines.signature.map(signatureText)
         let digest = try lines.read(hashed: false) { input in
             let start = input.offset
             try input.skipValue()
             return try decoder.decode(SavedPlanDigest.self, from: input.data(from: start))
         }
         guard digest.digest == expected else {
-            throw Refusal(
-                reason:
-                    "its content does not match its digest: the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
-            )
+            throw Refusal.changed("its content does not match its digest")
         }
         guard try lines.next(hashed: false) == nil else {
-            throw Refusal(
-                reason:
-                    "it goes on after its digest (line \(lines.number)): the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
-            )
+            throw Refusal.changed("it goes on after its digest (line \(lines.number))")
         }
-        return plan
+        if let signature {
+            guard let signed = digest.signature else {
+                throw Refusal(
+                    reason:
+                        "it is not signed, and \(SavedPlanKey.environmentVariable) is set: only a plan saved by `sharelane plan --out` with the same key set is applied, so nothing was applied"
+                )
+            }
+            guard constantTimeEqual(signed, signature) else {
+                throw Refusal(
+                    reason:
+                        "its signature does not match \(SavedPlanKey.environmentVariable): the file was changed after it was signed, or signed with another key, so nothing was applied"
+                )
+            }
+        }
+        return Contents(plan: plan, store: header.storeIdentity, isSigned: digest.signature != nil)
+    }
+
+    /// The fewest bytes a zone's or a change's line has, its newline included: `{"zoneName":"","exists":true}`
+    /// is 30.
+    static let shortestLine = 16
+
+    /// The bytes of file a zone or change is given room for before it is read: a change is 327 bytes on
+    /// average in the bench's plan, and a file whose lines are shorter has its arrays grow as they are read.
+    private static let reservedLine = 256
+
+    /// Whether two texts are the same, in a time that does not depend on where they differ.
+    private static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
     }
 
     /// Format 3 and before were one JSON object with sorted keys, `sharelane_saved_plan` last.
@@ -408,19 +524,26 @@ struct SavedPlanLineReader {
     private var start = 0
     private var atEnd = false
     private var hasher = SHA256()
+    private var authenticator: HMAC<SHA256>?
     /// The number of the line last read, from 1.
     private(set) var number = 0
 
-    init(next: @escaping () throws -> Data?) {
+    init(next: @escaping () throws -> Data?, key: SavedPlanKey? = nil) {
         self.next = next
+        authenticator = key.map { HMAC<SHA256>(key: $0.key) }
     }
 
     /// The SHA-256 of the lines hashed so far, each with its newline.
     var digest: SHA256.Digest { hasher.finalize() }
 
+    /// The HMAC-SHA256 of the lines hashed so far with the key, when there is one.
+    var signature: HashedAuthenticationCode<SHA256>? { authenticator?.finalize() }
+
     mutating func hash(_ line: [UInt8]) {
         hasher.update(data: line)
         hasher.update(data: [UInt8(ascii: "\n")])
+        authenticator?.update(data: line)
+        authenticator?.update(data: [UInt8(ascii: "\n")])
     }
 
     /// The next line without its newline, hashed unless told; nil at the end.
@@ -440,21 +563,53 @@ struct SavedPlanLineReader {
         let number = self.number
         if hashed {
             var hasher = self.hasher
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[range])) }
+            var authenticator = self.authenticator
+            buffer.withUnsafeBytes {
+                let line = UnsafeRawBufferPointer(rebasing: $0[range])
+                hasher.update(bufferPointer: line)
+                authenticator?.update(data: line)
+            }
             hasher.update(data: [UInt8(ascii: "\n")])
+            authenticator?.update(data: [UInt8(ascii: "\n")])
             self.hasher = hasher
+            self.authenticator = authenticator
         }
         return try buffer.withUnsafeBufferPointer { bytes in
             let line = UnsafeBufferPointer(rebasing: bytes[range])
             var input = SavedPlanInput(line)
             do {
                 let value = try body(&input)
-                guard input.atEnd else { throw SavedPlanInput.Unreadable() }
+                guard input.atEnd else {
+                    throw SavedPlanInput.Unreadable("more follows the line's value", at: input.offset)
+                }
                 return value
             } catch {
-                throw SavedPlan.Refusal(
-                    reason: "line \(number) is not a line of a plan saved by `sharelane plan --out`")
+                throw SavedPlan.Refusal.changed(
+                    "line \(number) is not a line of a plan saved by `sharelane plan --out`: \(Self.fault(of: error))")
             }
+        }
+    }
+
+    /// What is wrong in a line, from the error its reading threw.
+    static func fault(of error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.isEmpty
+                ? "the line"
+                : "`" + keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + "`"
+        }
+        switch error {
+        case let unreadable as SavedPlanInput.Unreadable:
+            return unreadable.fault + (unreadable.offset.map { " (at byte \($0 + 1) of the line)" } ?? "")
+        case DecodingError.keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(path(context.codingPath)) is not what it should be: \(context.debugDescription)"
+        case DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty:
+            return "it is not JSON a saved plan can hold" + (context.underlyingError.map { " (\($0))" } ?? "")
+        case DecodingError.dataCorrupted(let context):
+            return "\(path(context.codingPath)) is not what it should be: \(context.debugDescription)"
+        default:
+            return "it is not the JSON a saved plan's line holds"
         }
     }
 

@@ -230,6 +230,8 @@ struct SavedPlanHeader: Decodable {
     var generatedNames: [String: [String]]?
     /// The owners of the zones the plan's owner does not own (a recipe with several owners).
     var zoneOwners: [String: String]?
+    /// The store the plan was made against, by what identifies it.
+    var storeIdentity: SavedPlanStore
     /// How many zone lines and change lines follow.
     var zones: Int
     var changes: Int
@@ -249,6 +251,8 @@ struct SavedPublicBasis: Decodable {
 /// The last line.
 struct SavedPlanDigest: Decodable {
     var digest: String
+    /// `hmac-sha256:HEX` of the same bytes as the digest, with `SHARELANE_PLAN_KEY`, when it was set.
+    var signature: String?
 }
 
 /// A field value, written by `SavedPlanOutput.fieldValue`.
@@ -371,7 +375,7 @@ extension SavedPlanInput {
             default: try input.skipValue()
             }
         }
-        guard let zoneName, let exists else { throw Unreadable() }
+        guard let zoneName, let exists else { throw Unreadable("a zone's line needs its `zoneName` and `exists`") }
         var basis = ZoneBasis(zoneName: zoneName, exists: exists, tags: tags)
         basis.undeclared = undeclared
         return basis
@@ -568,7 +572,9 @@ extension SavedPlanInput {
             default: try input.skipValue()
             }
         }
-        guard let action, let kind, let zoneName else { throw Unreadable() }
+        guard let action, let kind, let zoneName else {
+            throw Unreadable("a change's line needs its `action`, `kind` and `zoneName`")
+        }
         let planned = record.map {
             PlannedRecord(
                 recordType: $0.type, parent: $0.parent, fields: $0.fields,
@@ -577,7 +583,7 @@ extension SavedPlanInput {
         if address == nil, kind == .record, let recordName {
             address = PlannedChange.recordAddress(database: database, zoneName: zoneName, recordName: recordName)
         }
-        guard let address else { throw Unreadable() }
+        guard let address else { throw Unreadable("a change to anything but a record needs its `address`") }
         return PlannedChange(
             action: action, kind: kind, address: address, database: database, zoneName: zoneName,
             recordName: recordName,

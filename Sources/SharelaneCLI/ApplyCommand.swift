@@ -45,9 +45,14 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.apply")
         // Refused for want of --yes after the plan is shown: a refused apply makes and locks nothing.
-        let planned = try await planning.planned(
-            .apply(prune: prune), recipe: recipeArgument, lock: lockOptions, logger: logger,
-            onlyShowing: !yes && !Terminal.stdinIsTerminal)
+        // Nothing is written before the plan is made: a signal then ends the process, saying so.
+        let planned = try await Interruptions.endingAtOnce(
+            saying: "Interrupted while planning: nothing was applied, and \(planning.storeOptions.url) was not changed."
+        ) {
+            try await planning.planned(
+                .apply(prune: prune), recipe: recipeArgument, lock: lockOptions, logger: logger,
+                onlyShowing: !yes && !Terminal.stdinIsTerminal)
+        }
         defer { withExtendedLifetime(planned.lock) {} }
         try await ApplyFlow(store: planned.store, applier: planned.applier, yes: yes, expand: planning.expand).run(
             planned.plan)

@@ -29,25 +29,16 @@ struct ApplyFlow {
             guard renderAlongside else { return }
             Self.writePlan(plan, style: style, expand: expand, blankLineAfter: true)
         }
-        if !renderAlongside { Self.writePlan(plan, style: style, expand: expand, blankLineAfter: false) }
-        if plan.isEmpty { return }
-
-        if !yes {
-            guard Terminal.stdinIsTerminal else {
-                throw CLIFailure(
-                    "\(command) needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane \(command) --yes`"
-                )
-            }
-            Terminal.write(
-                destroying
-                    ? "\nDo you really want to destroy everything this recipe declares in \(store.displayName)?\n"
-                        + "There is no undo. Only 'yes' will be accepted: "
-                    : "\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
-            guard readLine()?.trimmingCharacters(in: .whitespaces) == "yes" else {
-                Terminal.printError("\(destroying ? "Destroy" : "Apply") cancelled; nothing was applied.")
-                throw ExitCode.failure
-            }
+        // Until the writes start, a signal ends the process, saying that nothing was written.
+        try await Interruptions.endingAtOnce(
+            saying:
+                "Interrupted: nothing was \(destroying ? "destroyed" : "applied"), and \(store.displayName) was not changed."
+        ) {
+            if !renderAlongside { Self.writePlan(plan, style: style, expand: expand, blankLineAfter: false) }
+            if plan.isEmpty { return }
+            try ask()
         }
+        if plan.isEmpty { return }
         if !renderAlongside { Terminal.write("\n") }
         // Long applies show their progress on a terminal; any apply says so there when the store makes it
         // wait (`throttled, retrying in 3 s`).
@@ -90,6 +81,26 @@ struct ApplyFlow {
         }
         if let status = Interruptions.stoppedBySignal { throw ExitCode(status) }
         if !report.succeeded { throw ExitCode.failure }
+    }
+
+    /// Asks for `yes`, unless `--yes` was given.
+    /// - Throws: `CLIFailure` without a terminal to ask on, `ExitCode.failure` for any other answer.
+    private func ask() throws {
+        guard !yes else { return }
+        guard Terminal.stdinIsTerminal else {
+            throw CLIFailure(
+                "\(command) needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane \(command) --yes`"
+            )
+        }
+        Terminal.write(
+            destroying
+                ? "\nDo you really want to destroy everything this recipe declares in \(store.displayName)?\n"
+                    + "There is no undo. Only 'yes' will be accepted: "
+                : "\nDo you want to apply these changes to \(store.displayName)?\nOnly 'yes' will be accepted: ")
+        guard readLine()?.trimmingCharacters(in: .whitespaces) == "yes" else {
+            Terminal.printError("\(destroying ? "Destroy" : "Apply") cancelled; nothing was applied.")
+            throw ExitCode.failure
+        }
     }
 
     private static func writePlan(_ plan: Plan, style: TextStyle, expand: Bool, blankLineAfter: Bool) {

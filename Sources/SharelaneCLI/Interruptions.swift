@@ -112,6 +112,20 @@ enum Interruptions {
         return try await body()
     }
 
+    /// Runs `body` with a first signal, which ends the process at once, first removing `files` (a file being
+    /// written under a temporary name) and then saying `line` (that nothing was changed).
+    static func endingAtOnce<Value>(
+        saying line: String?, removing files: [String] = [], _ body: () async throws -> Value
+    ) async rethrows -> Value {
+        let previous = lock.withLock {
+            defer { atOnceEnding = (line, files) }
+            return atOnceEnding
+        }
+        defer { lock.withLock { atOnceEnding = previous } }
+        return try await body()
+    }
+    nonisolated(unsafe) private static var atOnceEnding: (line: String?, files: [String])?
+
     /// The exit status of a command a signal asked to stop: 128 + the signal's number, or nil when none did.
     static var stoppedBySignal: Int32? { lock.withLock { lastSignal.map { 128 + $0 } } }
     nonisolated(unsafe) private static var lastSignal: Int32?
@@ -119,7 +133,7 @@ enum Interruptions {
     /// What a signal does, on the signals' thread.
     private static func received(_ signalNumber: Int32) {
         enum Action {
-            case endAtOnce(String?)
+            case endAtOnce(String?, removing: [String] = [])
             case stop(StopRequest, what: String)
             case forward(@Sendable (Int32) -> Void)
         }
@@ -127,7 +141,7 @@ enum Interruptions {
             lastSignal = signalNumber
             switch phase {
             case .atOnce:
-                return .endAtOnce(nil)
+                return .endAtOnce(atOnceEnding?.line, removing: atOnceEnding?.files ?? [])
             case .forwarding(let forward):
                 return .forward(forward)
             case .writing(let request, let what, let store, let stopping):
@@ -141,7 +155,8 @@ enum Interruptions {
             }
         }
         switch action {
-        case .endAtOnce(let line):
+        case .endAtOnce(let line, let files):
+            for file in files { unlink(file) }
             if let line { Terminal.printError("\n" + line) }
             // The programs a lane step runs are in groups of their own, which the terminal's Ctrl-C does not
             // reach: they are told, as they would have been.

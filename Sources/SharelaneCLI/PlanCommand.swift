@@ -72,6 +72,8 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     func run() async throws {
         let logger = Logger(label: "sharelane.plan")
+        // Read before planning, so that a key too short is said before the plan's time is spent.
+        let key = out == nil ? nil : try PlanningOptions.savedPlanKey()
         let plan = try await planning.planned(
             .plan(prune: prune, against: againstOptions), recipe: recipeArgument, lock: nil, logger: logger
         )
@@ -93,7 +95,15 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             // searched as it is written, so that the plan is never held a second time as text.
             let written: Bool
             do {
-                written = try SavedPlan.write(plan, to: out, refusing: SecretMask.secrets)
+                let store = try StoreLocator.identity(
+                    of: planning.storeOptions.url, container: plan.container, environment: plan.environment?.rawValue)
+                // A signal while the file is written ends the process at once: the temporary file goes with it.
+                written = try await Interruptions.endingAtOnce(
+                    saying: "Interrupted: the plan was not saved to \(out).",
+                    removing: [SavedPlan.partialPath(for: out)]
+                ) {
+                    try SavedPlan.write(plan, to: out, refusing: SecretMask.secrets, store: store, key: key)
+                }
             } catch {
                 throw CLIFailure("\(error)")
             }

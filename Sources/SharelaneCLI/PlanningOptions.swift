@@ -93,10 +93,24 @@ struct PlanningOptions: ParsableArguments {
             throw CLIFailure("a saved plan is applied whole; --target goes with `sharelane plan --out`")
         }
         let saved: Plan?
-        do {
-            saved = isSaved ? try SavedPlan.read(from: path) : nil
-        } catch {
-            throw CLIFailure("\(error)")
+        if isSaved {
+            let key = try Self.savedPlanKey()
+            let contents: SavedPlan.Contents
+            do {
+                contents = try SavedPlan.contents(of: path, key: key)
+            } catch {
+                throw CLIFailure("\(error)")
+            }
+            // Checked before the store is opened, which makes a SQLite file that is not there yet.
+            try checkStore(of: contents, path: path)
+            if contents.isSigned, key == nil {
+                Terminal.printError(
+                    "\(path) is signed, but \(SavedPlanKey.environmentVariable) is not set here: its signature was not checked."
+                )
+            }
+            saved = contents.plan
+        } else {
+            saved = nil
         }
         let parallelism = parallelismOptions.parallelism
         let store: any Store
@@ -141,6 +155,44 @@ struct PlanningOptions: ParsableArguments {
         }
         plan.against = base
         return Planned(plan: plan, store: store, applier: applier, lock: lock)
+    }
+
+    /// The key that signs and checks saved plans, from `SHARELANE_PLAN_KEY`; nil when it is not set. Its
+    /// value is masked in everything the command writes, as a credential's is.
+    /// - Throws: `CLIFailure` for a key too short to be a secret.
+    static func savedPlanKey() throws -> SavedPlanKey? {
+        guard let secret = ProcessInfo.processInfo.environment[SavedPlanKey.environmentVariable], !secret.isEmpty
+        else { return nil }
+        let key: SavedPlanKey
+        do {
+            key = try SavedPlanKey(secret)
+        } catch {
+            throw CLIFailure("\(error)")
+        }
+        SecretMask.register(secret)
+        return key
+    }
+
+    /// Refuses a saved plan made against another store than the one `--store` names now.
+    /// - Throws: `CLIFailure` naming both stores.
+    private func checkStore(of contents: SavedPlan.Contents, path: String) throws {
+        let url = storeOptions.url
+        guard let planned = contents.store else {
+            throw CLIFailure(
+                "cannot apply the saved plan \(path): it does not name the store it was made for; make it again with `sharelane plan --out \(path)`, nothing was applied"
+            )
+        }
+        let actual: SavedPlanStore
+        do {
+            actual = try StoreLocator.identity(
+                of: url, container: contents.plan.container, environment: contents.plan.environment?.rawValue)
+        } catch {
+            throw CLIFailure("\(error)")
+        }
+        guard planned != actual else { return }
+        throw CLIFailure(
+            "cannot apply the saved plan \(path): it was made for \(planned), and --store \(url) is \(actual); apply it to the store it was made for, or make a plan for this one with `sharelane plan --out`, nothing was applied"
+        )
     }
 
     /// A saved plan, once the store is found unchanged in everything it reads or writes.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudKitWire
 import Foundation
 import Logging
+import Planner
 import Recipe
 import ShareKit
 import ShareStoreSQLite
@@ -83,6 +84,50 @@ public enum StoreLocator {
             throw StoreLocatorError.unknownScheme(url)
         }
         return .sqlite(path: url)
+    }
+
+    /// What identifies the store a URL names, which a saved plan keeps (`SavedPlanStore`): a SQLite file by its
+    /// absolute path and its identity on its file system, a serve by its URL, container and environment,
+    /// `cloudkit:` by its container and environment.
+    /// - Parameters:
+    ///   - container: the plan's container (the recipe's), which `cloudkit:CONTAINER` overrides.
+    ///   - environment: the plan's environment, which `cloudkit:CONTAINER/ENVIRONMENT` overrides.
+    /// - Throws: `StoreLocatorError` for a URL sharelane cannot use.
+    public static func identity(of url: String, container: String?, environment: String?) throws -> SavedPlanStore {
+        switch try location(of: url) {
+        case .sqlite(let path):
+            let absolute = resolvedPath(path)
+            var status = stat()
+            let file = stat(absolute, &status) == 0 ? "\(status.st_dev):\(status.st_ino)" : nil
+            return SavedPlanStore(kind: .sqlite, path: absolute, file: file)
+        case .memory:
+            return SavedPlanStore(kind: .memory)
+        case .http:
+            var base = url
+            while base.hasSuffix("/") { base.removeLast() }
+            return SavedPlanStore(
+                kind: .http, url: base, container: container ?? defaultContainer,
+                environment: environment ?? CloudKitEnvironment.development.rawValue)
+        case .cloudKit(let named, let namedEnvironment):
+            return SavedPlanStore(
+                kind: .cloudkit, container: named ?? container,
+                environment: namedEnvironment ?? environment ?? CloudKitEnvironment.development.rawValue)
+        }
+    }
+
+    /// `path` made absolute from the working directory, its symbolic links resolved (the folder's alone when
+    /// the file is not made yet), so that one file is one path however it is named.
+    private static func resolvedPath(_ path: String) -> String {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        func real(_ path: String) -> String? {
+            guard let resolved = realpath(path, nil) else { return nil }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        if let file = real(absolute) { return file }
+        let url = URL(fileURLWithPath: absolute)
+        guard let folder = real(url.deletingLastPathComponent().path) else { return absolute }
+        return URL(fileURLWithPath: folder).appendingPathComponent(url.lastPathComponent).path
     }
 
     /// The container a recipe uses when it names none.
