@@ -130,6 +130,29 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         assetsUpload, assetsRereference,
     ]
 
+    /// Every request of Web Services as a method and a path pattern (`*` stands for one part of the path): each
+    /// operation of `all` in each database it is served in, the token operations on the device path too,
+    /// sign-in, the notification long poll and assets' bytes. What `sharelane replay` may send, and nothing
+    /// else: no console page, no sign-in form, none of serve's own endpoints (`/_sharelane/…`).
+    public static var requestPatterns: [(method: Method, pattern: String)] {
+        var patterns: [(method: Method, pattern: String)] = []
+        for operation in all {
+            for database in operation.databases {
+                let pattern = operation.fullPath(container: "*", environment: "*", database: database)
+                patterns += operation.methods.map { ($0, pattern) }
+            }
+        }
+        for operation in [tokensCreate, tokensRegister] {
+            patterns += operation.methods.map { ($0, operation.devicePath(container: "*", environment: "*")) }
+        }
+        patterns += [
+            (.post, WireSpelling.signInPath), (.post, WireSpelling.signInBatchPath),
+            (.get, WireSpelling.webcourierPath),
+            (.post, WireAsset.uploadPath), (.get, WireAsset.downloadPathPrefix + "/*/*"),
+        ]
+        return patterns
+    }
+
     /// Whether Apple's service serves the operation (the schema operations are the emulator's own).
     public var isServedByApple: Bool { !path.hasPrefix("schema/") && self != .usersSettings }
 }

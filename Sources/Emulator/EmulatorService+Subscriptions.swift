@@ -61,12 +61,10 @@ extension EmulatorService {
         switch operation {
         case .tokensCreate:
             var channel = try await store.openNotificationChannel(apnsEnvironment: body.apnsEnvironment, as: user)
-            // The client's own name for this server (the Host header), when it is a plain host[:port].
-            let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
-            let given = request.head.authority ?? ""
-            let host =
-                !given.isEmpty && given.allSatisfy(allowed.contains)
-                ? given : "\(configuration.host):\(configuration.port)"
+            // The address the request's connection reached (the socket's), never its Host header: a client
+            // writes that, and whoever follows the URL (a replay of an edited recording) would send the
+            // user's tokens to any port it named.
+            let host = context.localAddress ?? "\(configuration.host):\(configuration.port)"
             // The token is hex: it goes in the query as it is.
             channel.webcourierURL = "http://\(host)\(WireSpelling.webcourierPath)?tok=\(channel.apnsToken)"
             await channels.add(.init(channel: channel, user: user, container: container, environment: environment))

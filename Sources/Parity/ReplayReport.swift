@@ -8,12 +8,14 @@ public struct ReplayReport: Sendable, Equatable, Codable {
         public var method: String
         public var path: String
         public var differences: [Difference]
+        /// Why the request was not sent (`ReplayScope`): a refusal no `--allow` file excuses.
+        public var refused: String?
 
-        /// The same, or differing only where an `--allow` file says it is deliberate.
-        public var same: Bool { differences.allSatisfy { $0.allowed != nil } }
+        /// Sent, and the same, or differing only where an `--allow` file says it is deliberate.
+        public var same: Bool { refused == nil && differences.allSatisfy { $0.allowed != nil } }
 
         enum CodingKeys: String, CodingKey {
-            case file, method, path, differences, same
+            case file, method, path, differences, refused, same
         }
 
         public init(file: String, method: String, path: String, differences: [Difference]) {
@@ -29,6 +31,7 @@ public struct ReplayReport: Sendable, Equatable, Codable {
             method = try container.decode(String.self, forKey: .method)
             path = try container.decode(String.self, forKey: .path)
             differences = try container.decode([Difference].self, forKey: .differences)
+            refused = try container.decodeIfPresent(String.self, forKey: .refused)
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -37,6 +40,7 @@ public struct ReplayReport: Sendable, Equatable, Codable {
             try container.encode(method, forKey: .method)
             try container.encode(path, forKey: .path)
             try container.encode(differences, forKey: .differences)
+            try container.encodeIfPresent(refused, forKey: .refused)
             try container.encode(same, forKey: .same)
         }
     }
@@ -44,14 +48,18 @@ public struct ReplayReport: Sendable, Equatable, Codable {
     public var exchanges: [Exchange]
 
     public var sameCount: Int { exchanges.count { $0.same } }
-    public var differCount: Int { exchanges.count - sameCount }
+    /// Exchanges sent whose answers differ.
+    public var differCount: Int { exchanges.count - sameCount - refusedCount }
+    /// Exchanges not sent: they fail the replay as a difference does.
+    public var refusedCount: Int { exchanges.count { $0.refused != nil } }
     public var allowedCount: Int { exchanges.reduce(0) { $0 + $1.differences.count { $0.allowed != nil } } }
-    public var succeeded: Bool { differCount == 0 }
+    public var succeeded: Bool { differCount == 0 && refusedCount == 0 }
 
-    /// `N exchanges, M the same, K differ`, and how many differences were allowed.
+    /// `N exchanges, M the same, K differ`, how many were refused, and how many differences were allowed.
     public var summary: String {
         var line =
             "\(exchanges.count) exchange\(exchanges.count == 1 ? "" : "s"), \(sameCount) the same, \(differCount) differ"
+        if refusedCount > 0 { line += ", \(refusedCount) refused" }
         if allowedCount > 0 { line += " (\(allowedCount) allowed difference\(allowedCount == 1 ? "" : "s"))" }
         return line
     }
@@ -61,6 +69,10 @@ public struct ReplayReport: Sendable, Equatable, Codable {
         var lines: [String] = []
         for exchange in exchanges {
             let head = "\(exchange.file)  \(exchange.method) \(exchange.path)"
+            if let refused = exchange.refused {
+                lines.append("\(head): refused: \(refused)")
+                continue
+            }
             if exchange.differences.isEmpty {
                 lines.append("\(head): same")
                 continue
@@ -84,28 +96,34 @@ public struct ReplayReport: Sendable, Equatable, Codable {
             var total: Int
             var same: Int
             var differ: Int
+            var refused: Int
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let data =
             (try? encoder.encode(
-                Document(exchanges: exchanges, total: exchanges.count, same: sameCount, differ: differCount)))
+                Document(
+                    exchanges: exchanges, total: exchanges.count, same: sameCount, differ: differCount,
+                    refused: refusedCount)))
             ?? Data()
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// The report as JUnit XML: one test case an exchange, failing with its differences.
     public func junitXML(recording: String) -> String {
+        let failures = differCount + refusedCount
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml +=
-            "<testsuites name=\"sharelane replay\" tests=\"\(exchanges.count)\" failures=\"\(differCount)\" errors=\"0\">\n"
+            "<testsuites name=\"sharelane replay\" tests=\"\(exchanges.count)\" failures=\"\(failures)\" errors=\"0\">\n"
         xml += "  <testsuite name=\"\(Self.xml("replay \(recording)"))\" tests=\"\(exchanges.count)\" "
-        xml += "failures=\"\(differCount)\" errors=\"0\" skipped=\"0\">\n"
+        xml += "failures=\"\(failures)\" errors=\"0\" skipped=\"0\">\n"
         for exchange in exchanges {
             xml += "    <testcase name=\"\(Self.xml("\(exchange.file) \(exchange.method) \(exchange.path)"))\" "
             xml += "classname=\"\(Self.xml(recording))\""
             if exchange.same {
                 xml += "/>\n"
+            } else if let refused = exchange.refused {
+                xml += ">\n      <failure message=\"refused\">\(Self.xml(refused))</failure>\n    </testcase>\n"
             } else {
                 let open = exchange.differences.filter { $0.allowed == nil }
                 xml +=

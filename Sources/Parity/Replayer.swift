@@ -7,6 +7,10 @@ import Foundation
 /// gives each person of the recording a user of its own: a person whose sign-in the recording holds signs
 /// in by replaying it; any other person is signed in on the server before their first request, named from
 /// the recording's `users/current` answers where it has them.
+///
+/// A recording is data, never a program: each request, as recorded and again with the replay's values, is
+/// sent only when `scope` admits it (a request of CloudKit Web Services, as a path on the one server `send`
+/// reaches); any other is refused and named in the report, and the replay goes on with the next.
 public struct Replayer: Sendable {
     /// A request as the replay sends it: the recorded one with the replay's values.
     public typealias Outgoing = RecordedExchange.Request
@@ -18,15 +22,19 @@ public struct Replayer: Sendable {
     private let allowList: AllowList
     private let apiToken: String
     private let signedKeys: Set<String>
+    private let scope: ReplayScope
 
-    /// - Parameter signedKeys: the recording's server-to-server keys (`<server-key:N>`) that `send` signs
-    ///   for with keys of its own; requests signed with any other key are reported, not sent.
+    /// - Parameters:
+    ///   - scope: the requests the replay may send; any other is refused, and reported.
+    ///   - signedKeys: the recording's server-to-server keys (`<server-key:N>`) that `send` signs for with keys
+    ///     of its own; requests signed with any other key are reported, not sent.
     public init(
-        exchanges: [(file: String, exchange: RecordedExchange)], apiToken: String, allowList: AllowList = AllowList(),
-        signedKeys: Set<String> = []
+        exchanges: [(file: String, exchange: RecordedExchange)], apiToken: String, scope: ReplayScope,
+        allowList: AllowList = AllowList(), signedKeys: Set<String> = []
     ) {
         self.exchanges = exchanges
         self.apiToken = apiToken
+        self.scope = scope
         self.allowList = allowList
         self.signedKeys = signedKeys
     }
@@ -50,6 +58,11 @@ public struct Replayer: Sendable {
             let recorded = exchange.request
             var result = ReplayReport.Exchange(
                 file: name, method: recorded.method, path: recorded.path, differences: [])
+            if let refusal = scope.refusal(of: recorded) {
+                result.refused = correspondence.masked(refusal)
+                results.append(result)
+                continue
+            }
             if let keyID = Self.serverKey(of: recorded), !signedKeys.contains(keyID) {
                 result.differences = [
                     Difference(
@@ -73,6 +86,13 @@ public struct Replayer: Sendable {
                 }
             }
             let outgoing = Self.carried(recorded, with: correspondence)
+            // A value carried from an earlier answer (a URL the server handed out) may not make a request
+            // go elsewhere, or become another.
+            if let refusal = scope.refusal(of: outgoing) {
+                result.refused = correspondence.masked("with the values carried from earlier answers, " + refusal)
+                results.append(result)
+                continue
+            }
             if Self.waitsForLaterRequests(recorded) {
                 waiting.append((results.count, exchange, Task { try await send(outgoing) }))
                 results.append(result)

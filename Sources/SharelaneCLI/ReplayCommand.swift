@@ -29,8 +29,13 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             be there. A later request sends the replay's own values where \
             the recording sent one of these; each person of the recording signs in as a user of the emulator.
 
-            Prints `same` or the differences for each exchange and `N exchanges, M the same, K differ`; exits \
-            1 when anything differs. An --allow file marks deliberate differences (PATH: REASON a line; [*] \
+            A recording is data, never a program: only requests of CloudKit Web Services are sent, each as a \
+            path on that one server. A case file's Host or X-Forwarded-Host header, a path that is a URL (or \
+            becomes one with a value carried from an earlier answer), serve's own /_sharelane/ endpoints, its \
+            console and its sign-in form are refused, each named in the report; the others are replayed.
+
+            Prints `same`, the differences or `refused` for each exchange and `N exchanges, M the same, K \
+            differ` (and how many were refused); exits 1 when anything differs or was refused. An --allow file marks deliberate differences (PATH: REASON a line; [*] \
             for any index), which fail nothing. Nothing it writes holds a credential.
             """)
 
@@ -168,9 +173,10 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         keys: ReplayKeys = ReplayKeys()
     ) async throws -> ReplayReport {
         let replayer = Replayer(
-            exchanges: exchanges, apiToken: apiToken, allowList: allowList, signedKeys: Set(keys.signers.keys))
+            exchanges: exchanges, apiToken: apiToken, scope: .webServices, allowList: allowList,
+            signedKeys: Set(keys.signers.keys))
         do {
-            return try await replayer.run { outgoing in try await send(keys.signed(outgoing), to: base) }
+            return try await replayer.run { outgoing in try await send(replayed: keys.signed(outgoing), to: base) }
         } catch let failure as CLIFailure {
             throw failure
         } catch {
@@ -178,8 +184,19 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
     }
 
-    /// Sends one request as the client sent it, but for its values: to `base`, or to the absolute URL its path
-    /// is (an upload's).
+    /// Sends one request of a recording as the client sent it, but for its values: to its path on `base`,
+    /// never anywhere else.
+    /// - Throws: `CLIFailure` for a path that is not one (`ReplayScope` refuses those before they get here).
+    static func send(replayed request: Replayer.Outgoing, to base: String) async throws -> RecordedExchange.Response {
+        guard request.path.hasPrefix("/"), !request.path.hasPrefix("//") else {
+            throw CLIFailure("refusing to send \(request.method) \(request.path): it is not a path on \(base)")
+        }
+        return try await send(request, to: base)
+    }
+
+    /// Sends one request of sharelane's own (a conformance check's): to `base`, or to the absolute URL its path
+    /// is (an upload URL the service handed out, on Apple's content hosts). Never a recording's request: those
+    /// go through `send(replayed:to:)`.
     static func send(_ request: Replayer.Outgoing, to base: String) async throws -> RecordedExchange.Response {
         let query = RecordedExchange.queryString(request.query)
         let url = request.path.hasPrefix("http://") || request.path.hasPrefix("https://") ? "" : base
@@ -195,6 +212,12 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             status: Int(answer.status.code), headers: headers,
             body: RecordedExchange.Body(body.readableBytes > 0 ? Data(buffer: body) : nil))
     }
+}
+
+extension ReplayScope {
+    /// The requests of CloudKit Web Services, from the one catalogue of operations (`WireOperation`).
+    static let webServices = ReplayScope(
+        routes: WireOperation.requestPatterns.map { .init(method: $0.method.rawValue, pattern: $0.pattern) })
 }
 
 /// Keys of the replay's own for the server-to-server keys of a recording: the in-process emulator trusts

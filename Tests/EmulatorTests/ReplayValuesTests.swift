@@ -1,3 +1,4 @@
+import CloudKitWire
 import Foundation
 import Parity
 import Synchronization
@@ -22,6 +23,8 @@ struct ReplayValuesTests {
     }
 
     static let lookup = "/database/1/iCloud.test/development/private/records/lookup"
+    static let scope = ReplayScope(
+        routes: WireOperation.requestPatterns.map { .init(method: $0.method.rawValue, pattern: $0.pattern) })
 
     static func download(_ signed: String) -> String {
         #"{"records":[{"recordName":"pic","fields":{"photo":{"value":{"downloadURL":"#
@@ -34,7 +37,7 @@ struct ReplayValuesTests {
             Self.exchange("POST", Self.lookup, answer: Self.download("e=1700000000&s=recordedSignatureOne")),
             Self.exchange("POST", Self.lookup, answer: Self.download("e=1700000001&s=recordedSignatureTwo")),
         ]
-        let report = try await Replayer(exchanges: recording, apiToken: "t").run { _ in
+        let report = try await Replayer(exchanges: recording, apiToken: "t", scope: Self.scope).run { _ in
             Self.answer(Self.download("e=1800000000&s=replayedSignature"))
         }
         #expect(report.succeeded, "\(report.text)")
@@ -44,7 +47,7 @@ struct ReplayValuesTests {
         two[1] = Self.exchange(
             "POST", Self.lookup,
             answer: Self.download("e=1700000001&s=recordedSignatureTwo").replacingOccurrences(of: "1234", with: "5678"))
-        let one = try await Replayer(exchanges: two, apiToken: "t").run { _ in
+        let one = try await Replayer(exchanges: two, apiToken: "t", scope: Self.scope).run { _ in
             Self.answer(Self.download("e=1800000000&s=replayedSignature"))
         }
         #expect(one.exchanges.map(\.differences.count) == [0, 1], "\(one.text)")
@@ -65,7 +68,7 @@ struct ReplayValuesTests {
         ]
         let saved = Atomic(false)
         let tokens = Mutex<[String]>([])
-        let report = try await Replayer(exchanges: recording, apiToken: "t").run { request in
+        let report = try await Replayer(exchanges: recording, apiToken: "t", scope: Self.scope).run { request in
             switch request.path {
             case "/webcourier/aps":
                 tokens.withLock { $0 += request.query.filter { $0.name == "tok" }.map(\.value) }
