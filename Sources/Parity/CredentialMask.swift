@@ -199,7 +199,13 @@ public struct CredentialMask: Sendable {
         }
         exchangeSecrets = secrets.filter { $0.key.count >= 4 }.map { (secret: $0.key, placeholder: $0.value) }
             .sorted { $0.secret.count > $1.secret.count }
-        defer { exchangeSecrets = [] }
+        defer {
+            // The forms of a secret of this exchange alone are not kept: a long recording meets many.
+            for (secret, _) in exchangeSecrets where !lasting.contains(secret) && !recent.contains(secret) {
+                formsOf[secret] = nil
+            }
+            exchangeSecrets = []
+        }
         for secret in exchangeSecrets.map(\.secret) + lasting where formsOf[secret] == nil {
             formsOf[secret] = Self.forms(of: secret)
         }

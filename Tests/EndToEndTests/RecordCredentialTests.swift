@@ -235,6 +235,50 @@ struct RecordCredentialTests {
         #expect(!said.contains("every interface") && !said.contains("not loopback"), "\(said)")
     }
 
+    /// An existing empty folder is made private (0700) before anything is written to it; one that holds other
+    /// files and that other users can open is refused, and left as it was.
+    @Test func anExistingFolderIsMadePrivateOrRefused() throws {
+        let serve = try ServeProcess(apiToken: Self.apiToken)
+        defer { serve.stop() }
+        let scratch = try TemporaryDirectory("record-folder")
+        let empty = scratch.file("empty")
+        try FileManager.default.createDirectory(
+            atPath: empty, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let record = try RecordProcess(upstream: serve.url, out: empty)
+        _ = try UnfollowingBrowser().send(record.url + "/auth/signin?ticket=none")
+        _ = record.stop()
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: empty)[.posixPermissions] as? Int)
+        #expect(mode & 0o777 == 0o700, "the folder is \(String(mode & 0o777, radix: 8)), not 700")
+
+        let shared = try scratch.write("shared/notes.txt", "kept\n")
+        let folder = (shared as NSString).deletingLastPathComponent
+        #expect(chmod(folder, 0o755) == 0)
+        let log = scratch.file("refused.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let process = Process()
+        process.executableURL = SharelaneBinary.executable
+        process.arguments = ["record", "--upstream", serve.url, "--out", folder, "--port", "0"]
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            process.interrupt()
+            process.waitUntilExit()
+            Issue.record("record listened instead of refusing a folder others can open")
+        }
+        let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 1, "\(said)")
+        #expect(said.contains("holds other files and other users can open it (mode 0755)"), "\(said)")
+        #expect(said.contains("chmod 700"), "\(said)")
+        let after = try #require(try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int)
+        #expect(after & 0o777 == 0o755, "a refused folder is left as it was")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["notes.txt"])
+    }
+
     // MARK: - Helpers
 
     /// The sign-in ticket of a refusal's `redirectURL`.
