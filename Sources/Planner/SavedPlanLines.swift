@@ -230,8 +230,8 @@ struct SavedPlanHeader: Decodable {
     var generatedNames: [String: [String]]?
     /// The owners of the zones the plan's owner does not own (a recipe with several owners).
     var zoneOwners: [String: String]?
-    /// The store the plan was made against, by what identifies it.
-    var storeIdentity: SavedPlanStore
+    /// The store the plan was made against, by what identifies it (`plan --out` always names it).
+    var storeIdentity: SavedPlanStore?
     /// How many zone lines and change lines follow.
     var zones: Int
     var changes: Int
