@@ -83,6 +83,19 @@ actor FixtureState {
 
     /// Forgets a named snapshot; false when there is none of that name.
     func delete(named name: String) -> Bool { named.removeValue(forKey: name) != nil }
+
+    /// Forgets everything kept of `world`, its copies in named snapshots too (a snapshot left with no world
+    /// goes), so that nothing holds on to a world removed; false when nothing was kept of it.
+    func forget(_ world: StoreWorld) -> Bool {
+        var held = resetPoints.removeValue(forKey: world) != nil
+        held = pendingPoints.remove(world) != nil || held
+        held = users.removeValue(forKey: world) != nil || held
+        for name in named.keys where named[name]?.removeValue(forKey: world) != nil {
+            held = true
+            if named[name]?.isEmpty == true { named[name] = nil }
+        }
+        return held
+    }
 }
 
 /// How many named snapshots serve keeps and how many bytes they may hold together: each is a copy of its
@@ -180,12 +193,48 @@ extension CloudKitEmulator {
                 if let point {
                     try await service.worlds.restore(world, to: point)
                 } else {
-                    try await service.worlds.store(for: world).reset()
+                    // A world in memory is let go whole, its memory and its place among the worlds freed.
+                    try await service.worlds.empty(world)
                 }
                 await service.identities.forget(world)
             }
         }
+        FreedMemory.giveBack()
         return worlds
+    }
+
+    /// Removes a world, or a container's two: its data, its reset point, its seeded people and its copies in
+    /// named snapshots, so that its place under the store's limit on worlds and what it held are freed (a file
+    /// store's world file is removed). Named again, it starts empty. Answers the worlds removed.
+    /// - Throws: `BAD_REQUEST` for a container identifier that cannot be one, `NOT_FOUND` when the store
+    ///   holds no such world and keeps nothing of it.
+    public func removeWorlds(container: String, environment: CloudKitEnvironment? = nil) async throws -> [StoreWorld] {
+        try Self.checkContainer(container)
+        let named =
+            environment.map { [StoreWorld(container: container, environment: $0)] }
+            ?? CloudKitEnvironment.allCases.map { StoreWorld(container: container, environment: $0) }
+        var removed: [StoreWorld] = []
+        for world in named {
+            let held = try await service.gate.exclusively(world) {
+                let stored = try await service.worlds.remove(world)
+                let kept = await service.fixture.forget(world)
+                await service.identities.forget(world)
+                return stored || kept
+            }
+            if held { removed.append(world) }
+        }
+        FreedMemory.giveBack()
+        guard !removed.isEmpty else {
+            let what =
+                environment.map { "\(container)/\(WireSpelling.environment($0))" }
+                ?? "\(container) (in either environment)"
+            throw ShareError(
+                .notFound,
+                "this store holds no world \(what), so nothing was removed: check the container's identifier "
+                    + "and the environment (development or production)",
+                subject: container)
+        }
+        return removed
     }
 
     /// Keeps the worlds as they are now under `name`, to go back to with `restoreSnapshot`.

@@ -10,15 +10,18 @@ import ShareKit
 /// - `POST /_sharelane/reset` — `{"to": "empty"}` empties instead of going back to the seeded state;
 /// - `POST /_sharelane/snapshots/NAME`, `POST /_sharelane/snapshots/NAME/restore`,
 ///   `DELETE /_sharelane/snapshots/NAME`;
-/// - `GET /_sharelane/users` — `{"users": {HANDLE: {emailAddress, userRecordName, name, webAuthToken}}}`.
+/// - `GET /_sharelane/users` — `{"users": {HANDLE: {emailAddress, userRecordName, name, webAuthToken}}}`;
+/// - `DELETE /_sharelane/worlds/CONTAINER[/ENVIRONMENT]` — removes a world (a container's two without an
+///   environment), freeing its place under the store's limit on worlds.
 ///
-/// Each takes `container` and `environment` (in the JSON body, or the query) to act on one world, or a
+/// The others take `container` and `environment` (in the JSON body, or the query) to act on one world, or a
 /// container's two; neither acts on every world. Only callers on this machine with the API token are served
 /// (`LocalCallerGate`), as `/_sharelane/faults`.
 struct FixtureEndpoint: Sendable {
     static let resetPath = "/_sharelane/reset"
     static let snapshotsPath = "/_sharelane/snapshots"
     static let usersPath = "/_sharelane/users"
+    static let worldsPath = "/_sharelane/worlds"
 
     let emulator: CloudKitEmulator
     let gate: LocalCallerGate
@@ -72,6 +75,19 @@ struct FixtureEndpoint: Sendable {
             let worlds = try await endpoint.emulator.restoreSnapshot(
                 name, container: container, environment: environment)
             return try Self.answer(["restored": worlds.map(\.description)])
+        }
+        for path in ["\(Self.worldsPath)/:container", "\(Self.worldsPath)/:container/:environment"] {
+            router.delete(RouterPath(path)) { request, context in
+                try await endpoint.gate.admit(request, context: context, path: Self.worldsPath)
+                let (container, environment) = try Self.world(
+                    Body(
+                        container: context.parameters.get("container"),
+                        environment: context.parameters.get("environment")))
+                let removed = try await endpoint.emulator.removeWorlds(
+                    container: container ?? "", environment: environment)
+                endpoint.logger.info("removed \(removed.map(\.description).joined(separator: ", "))")
+                return try Self.answer(["removed": removed.map(\.description)])
+            }
         }
         router.get(RouterPath(Self.usersPath)) { request, context in
             try await endpoint.gate.admit(request, context: context, path: Self.usersPath)

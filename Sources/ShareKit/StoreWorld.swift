@@ -85,6 +85,12 @@ public protocol StoreWorlds: Sendable {
     /// A snapshot read back from what `WorldSnapshot.serialized` wrote.
     /// - Throws: `ShareError` (`BAD_REQUEST`) when the bytes are not such a snapshot.
     func snapshot(serialized: Data) throws -> any WorldSnapshot
+    /// Empties a world, freeing what it held: a world in memory is let go whole (named again, it starts as a
+    /// new one, as empty), so its memory and its place under the store's limit on worlds are freed.
+    func empty(_ world: StoreWorld) async throws
+    /// Removes a world: its data, its place under the store's limit on worlds, and its memory or its file.
+    /// Named again, it starts empty. Answers false when the store holds no such world.
+    func remove(_ world: StoreWorld) async throws -> Bool
 }
 
 /// One world at a moment (`StoreWorlds.snapshot`).

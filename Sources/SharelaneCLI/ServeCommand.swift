@@ -222,9 +222,29 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         if let port, !(0...65535).contains(port) {
             throw ValidationError("--port \(port) is not a port: give 0…65535")
         }
+        if let maxWorlds, maxWorlds < 1 {
+            throw ValidationError("--max-worlds \(maxWorlds) holds no world: give 1 or more (default 500)")
+        }
         if let apiToken, apiToken.isEmpty {
             throw ValidationError("--api-token is empty: give a token, or leave the option out for a random one")
         }
+    }
+
+    @Option(
+        name: .customLong("max-worlds"),
+        help: ArgumentHelp(
+            "Hold at most this many containers and environments (default 500).",
+            discussion:
+                "A request that would make one more is answered 413 QUOTA_EXCEEDED; DELETE "
+                + "/_sharelane/worlds/CONTAINER frees a place (Docs/CloudKit.md).",
+            valueName: "count"))
+    var maxWorlds: Int?
+
+    /// The store's limits, with `--max-worlds`.
+    var worldLimits: SQLiteWorlds.Limits {
+        var limits = SQLiteWorlds.Limits.standard
+        if let maxWorlds { limits.worlds = maxWorlds }
+        return limits
     }
 
     @OptionGroup var logging: LoggingOptions
@@ -248,8 +268,8 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             switch try StoreLocator.location(of: url) {
             case .sqlite(let path):
                 if let refusal = StoreFile.refusal(at: path, url: url) { throw CLIFailure(refusal) }
-                served = try SQLiteWorlds(path: path, logger: logger)
-            case .memory: served = SQLiteWorlds(inMemoryWith: logger)
+                served = try SQLiteWorlds(path: path, limits: worldLimits, logger: logger)
+            case .memory: served = SQLiteWorlds(inMemoryWith: logger, limits: worldLimits)
             case .http, .cloudKit(_, _):
                 throw CLIFailure(
                     "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")

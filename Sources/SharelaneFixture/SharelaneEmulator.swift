@@ -151,6 +151,13 @@ public final class SharelaneEmulator: Sendable {
             container: everything ? nil : container, environment: everything ? nil : environment, toEmpty: toEmpty)
     }
 
+    /// Removes `container`'s worlds (or its world in `environment`): their data, reset points and snapshot
+    /// copies, freeing their places under the store's limit on worlds. Named again, a world starts empty.
+    /// - Throws: `NOT_FOUND` when the emulator holds no such world.
+    public func removeWorld(container: String, environment: CloudKitEnvironment? = nil) async throws {
+        _ = try await emulator.removeWorlds(container: container, environment: environment)
+    }
+
     /// Keeps the seeded world as it is now under `name`.
     public func snapshot(_ name: String) async throws {
         _ = try await emulator.takeSnapshot(name, container: container, environment: environment)
