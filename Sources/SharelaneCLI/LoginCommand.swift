@@ -17,7 +17,8 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             for the browser to come back to a one-shot callback server on 127.0.0.1 with the token (set the API \
             token's sign-in callback in CloudKit Console to that address, with a fixed --callback-port). The \
             callback takes only the answer that carries the random state of the URL it printed, once: a token \
-            any other program sends it is refused and the wait goes on. With \
+            any other program sends it is refused and the wait goes on (so is a sign-in that comes back to a \
+            callback without the state it was given: use --paste then). With \
             --paste, reads the token from standard input instead. The token (and the API token used) is kept \
             in a file only its owner can read: $SHARELANE_TOKEN_FILE, else $XDG_CONFIG_HOME/sharelane/tokens.json, \
             else ~/.config/sharelane/tokens.json, one entry per store, environment and user. Every command \
