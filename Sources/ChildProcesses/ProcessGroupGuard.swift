@@ -46,47 +46,47 @@ public enum ProcessGroupGuard {
         #endif
     }
 
-    /// The command that starts `arguments` under a guard, or nil when this process cannot guard (a test
-    /// bundle, another platform): the program is then started directly.
-    /// - Throws: `ChildProcess.LaunchFailure` when the program does not exist or is not executable.
-    static func guarded(
-        _ arguments: [String], environment: [String: String], directory: String?, grace: Duration
-    ) throws -> [String]? {
-        guard let executable = lock.withLock({ guardExecutable }), let program = arguments.first else { return nil }
-        let path = try resolved(program, searchPath: environment["PATH"], directory: directory)
-        let (seconds, attoseconds) = grace.components
-        let graceMilliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        // The program's own name stays its first argument, as a shell would give it (a multi-call binary
-        // reads it).
-        return [executable, marker, String(getpid()), String(graceMilliseconds), path, "--"] + arguments
-    }
-
-    /// The program as a path the guard can execute: as it is when it holds a `/` (relative to `directory`,
-    /// where it runs), otherwise the first executable file of that name on `searchPath`, as a shell finds it.
-    /// - Throws: `ChildProcess.LaunchFailure` when there is no such executable file, as the program would
-    ///   have been refused had it been started directly.
-    static func resolved(_ program: String, searchPath: String?, directory: String?) throws -> String {
-        func executable(_ path: String) -> Bool {
-            var status = stat()
-            return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
-        }
-        if program.contains("/") {
-            let full = program.hasPrefix("/") ? program : (directory ?? ".") + "/" + program
-            guard executable(full) else {
-                throw ChildProcess.LaunchFailure(program: program, notFound: true, reason: "not executable")
-            }
-            return program
-        }
-        let folders = (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(
-            separator: ":", omittingEmptySubsequences: false)
-        for folder in folders {
-            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + program
-            if executable(candidate) { return candidate }
-        }
-        throw ChildProcess.LaunchFailure(program: program, notFound: true, reason: "not found")
-    }
-
     #if os(Linux)
+        /// The command that starts `arguments` under a guard, or nil when this process cannot guard (a test
+        /// bundle, another platform): the program is then started directly.
+        /// - Throws: `ChildProcess.LaunchFailure` when the program does not exist or is not executable.
+        static func guarded(
+            _ arguments: [String], environment: [String: String], directory: String?, grace: Duration
+        ) throws -> [String]? {
+            guard let executable = lock.withLock({ guardExecutable }), let program = arguments.first else { return nil }
+            let path = try resolved(program, searchPath: environment["PATH"], directory: directory)
+            let (seconds, attoseconds) = grace.components
+            let graceMilliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            // The program's own name stays its first argument, as a shell would give it (a multi-call binary
+            // reads it).
+            return [executable, marker, String(getpid()), String(graceMilliseconds), path, "--"] + arguments
+        }
+
+        /// The program as a path the guard can execute: as it is when it holds a `/` (relative to `directory`,
+        /// where it runs), otherwise the first executable file of that name on `searchPath`, as a shell finds it.
+        /// - Throws: `ChildProcess.LaunchFailure` when there is no such executable file, as the program would
+        ///   have been refused had it been started directly.
+        static func resolved(_ program: String, searchPath: String?, directory: String?) throws -> String {
+            func executable(_ path: String) -> Bool {
+                var status = stat()
+                return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+            }
+            if program.contains("/") {
+                let full = program.hasPrefix("/") ? program : (directory ?? ".") + "/" + program
+                guard executable(full) else {
+                    throw ChildProcess.LaunchFailure(program: program, notFound: true, reason: "not executable")
+                }
+                return program
+            }
+            let folders = (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(
+                separator: ":", omittingEmptySubsequences: false)
+            for folder in folders {
+                let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + program
+                if executable(candidate) { return candidate }
+            }
+            throw ChildProcess.LaunchFailure(program: program, notFound: true, reason: "not found")
+        }
+
         /// This executable's path (`/proc/self/exe` when the file was replaced or removed since it started).
         private static func ownExecutable() -> String {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -210,6 +210,10 @@ public enum ProcessGroupGuard {
             action.sa_flags = 0
             sigaction(signalNumber, &action, nil)
         }
+    #else
+        static func guarded(
+            _ arguments: [String], environment: [String: String], directory: String?, grace: Duration
+        ) throws -> [String]? { nil }
     #endif
 }
 
