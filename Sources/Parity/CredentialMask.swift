@@ -90,14 +90,8 @@ public struct CredentialMask: Sendable {
                 apiTokensWritten += CredentialText.parameterValues(named: name, in: text)
                 apiTokensWritten += CredentialText.jsonStringValues(key: name, in: text)
             }
-            for name in Self.apiTokenKeys.union(Self.apiTokenFields) {
+            for name in Self.apiTokenKeys {
                 apiTokensWritten += CredentialText.inputValues(named: name, in: text)
-            }
-        }
-        // A form's `token` (not a URL's, whose `token=` can be anything): only in a form body the client posts.
-        if case .text(let form) = requestJSON {
-            for name in Self.apiTokenFields {
-                apiTokensWritten += CredentialText.parameterValues(named: name, in: form)
             }
         }
         apiTokens += apiTokensWritten.map(\.value)
@@ -105,6 +99,19 @@ public struct CredentialMask: Sendable {
         for token in apiTokens where Self.isToken(token) {
             placeholderOf[token] = Self.apiTokenPlaceholder
             remember(token, always: true)
+        }
+        // What a person typed in the console's form (`token`; not a URL's, whose `token=` can be anything) is
+        // masked in this exchange only: a mistyped word is no API token to look for in every later one.
+        var typed: [CredentialText.Found] = []
+        for text in requestTexts + answerTexts {
+            for name in Self.apiTokenFields { typed += CredentialText.inputValues(named: name, in: text) }
+        }
+        if case .text(let form) = requestJSON {
+            for name in Self.apiTokenFields { typed += CredentialText.parameterValues(named: name, in: form) }
+        }
+        for found in typed where found.value.count >= 4 {
+            local[found.value] = placeholderOf[found.value] ?? Self.apiTokenPlaceholder
+            local[found.written] = local[found.value]
         }
         for (name, value) in requestHeaders where name.lowercased() == Self.keyIDHeader && !value.isEmpty {
             let number = keyIDs[value] ?? keyIDs.count + 1
