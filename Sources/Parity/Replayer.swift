@@ -195,26 +195,43 @@ public struct Replayer: Sendable {
             headers: ["content-type": "text/plain"], body: .json(.object(body)))
     }
 
-    /// The recorded request with the replay's values: credentials, and every value taken from an earlier
-    /// answer.
+    /// Where a request sends credentials: query parameters, the web auth token header, JSON keys. The replay's
+    /// credentials go there and nowhere else.
+    static let credentialParameters: Set<String> = ["ckAPIToken", "ckWebAuthToken", "ckSession"]
+    static let credentialKeys: Set<String> = ["ckAPIToken", "ckWebAuthToken", "webAuthToken", "ckSession"]
+
+    /// The recorded request with the replay's values: credentials where a request sends them, and every value
+    /// taken from an earlier answer.
     static func carried(_ request: Outgoing, with correspondence: Correspondence) -> Outgoing {
         var outgoing = request
-        outgoing.path = correspondence.carried(request.path)
-        outgoing.query = request.query.map { .init(name: $0.name, value: correspondence.carried($0.value)) }
-        outgoing.headers = request.headers.mapValues { correspondence.carried($0) }
+        outgoing.path = correspondence.carried(request.path, withCredentials: false)
+        outgoing.query = request.query.map {
+            .init(
+                name: $0.name,
+                value: correspondence.carried($0.value, withCredentials: credentialParameters.contains($0.name)))
+        }
+        for (name, value) in request.headers {
+            outgoing.headers[name] = correspondence.carried(
+                value, withCredentials: name == CredentialMask.webAuthTokenHeader)
+        }
         switch request.body {
-        case .json(let value): outgoing.body = .json(carried(value, correspondence))
-        case .text(let text): outgoing.body = .text(correspondence.carried(text))
+        case .json(let value): outgoing.body = .json(carried(value, correspondence, credentials: false))
+        case .text(let text): outgoing.body = .text(correspondence.carried(text, withCredentials: false))
         case .none, .bytes: break
         }
         return outgoing
     }
 
-    private static func carried(_ value: JSONValue, _ correspondence: Correspondence) -> JSONValue {
+    private static func carried(_ value: JSONValue, _ correspondence: Correspondence, credentials: Bool) -> JSONValue {
         switch value {
-        case .string(let text): .string(correspondence.carried(text))
-        case .array(let list): .array(list.map { carried($0, correspondence) })
-        case .object(let object): .object(object.mapValues { carried($0, correspondence) })
+        case .string(let text): .string(correspondence.carried(text, withCredentials: credentials))
+        case .array(let list): .array(list.map { carried($0, correspondence, credentials: false) })
+        case .object(let object):
+            .object(
+                Dictionary(
+                    uniqueKeysWithValues: object.map { key, item in
+                        (key, carried(item, correspondence, credentials: credentialKeys.contains(key)))
+                    }))
         default: value
         }
     }

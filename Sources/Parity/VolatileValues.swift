@@ -151,13 +151,17 @@ struct Correspondence: Sendable {
 
     /// A recorded string as the replay should send or answer it: a bound value replaced whole, or where it
     /// stands inside the text.
-    func carried(_ text: String) -> String {
-        if let whole = forward[text] { return whole }
+    func carried(_ text: String) -> String { carried(text, withCredentials: true) }
+
+    /// - Parameter withCredentials: whether the replay's credentials take their placeholders' places; only
+    ///   where a request sends credentials, so that a recording cannot have one written into a record or a path.
+    func carried(_ text: String, withCredentials: Bool) -> String {
+        if let whole = forward[text] { return withCredentials || !secrets.contains(whole) ? whole : text }
         var result = text
         for (recorded, replayed) in insideText where result.contains(recorded) {
             result = result.replacingOccurrences(of: recorded, with: replayed)
         }
-        if result.contains("<") {
+        if withCredentials, result.contains("<") {
             for (placeholder, secret) in credentials where result.contains(placeholder) {
                 result = result.replacingOccurrences(of: placeholder, with: secret)
             }
