@@ -13,8 +13,8 @@ struct SavedPlanInput {
     /// How many objects and arrays the cursor is in.
     private var depth = 0
 
-    /// The deepest a line's objects and arrays nest. A plan's deepest line, a change to a list of references,
-    /// is 7 deep; a file edited to nest 300,000 arrays ran the reader out of stack.
+    /// The deepest a line's objects and arrays nest. A plan's lines nest fewer than 10 deep (a subscription's
+    /// filter on a list of references is 8); a file edited to nest 300,000 arrays ran the reader out of stack.
     static let maximumDepth = 64
 
     /// Why a line is not read, and where in it.
