@@ -16,7 +16,9 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         discussion: """
             Prints each change with its address and, for updates, each field before → after, then \
             `Plan: N to add, M to change, K to destroy.` --out saves the plan with the change tags it was \
-            computed from; `sharelane apply FILE` applies exactly that plan, or refuses if the store changed. \
+            computed from; `sharelane apply FILE` applies exactly that plan, or refuses if the store changed \
+            or is another. With SHARELANE_PLAN_KEY set (a secret of at least 16 characters), the file is signed \
+            and `apply FILE` with the key refuses a file edited since. \
             With --detailed-exitcode: 0 no changes, 2 changes, 1 error.
             """)
 
