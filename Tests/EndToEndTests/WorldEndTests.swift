@@ -167,6 +167,41 @@ import Testing
         #expect(out.contains("first again 413"), "\(result.output)")
     }
 
+    @Test func nothingKeptOfARemovedWorldBringsItBack() async throws {
+        // A seeded world with a named snapshot of it: removed, neither its reset point, its snapshot copy nor
+        // its people keep it (or its memory) alive.
+        let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
+        let result = try await serve(
+            ["--store", "memory:", "--recipe", recipe],
+            """
+            lists = "iCloud.com.example.Lists"
+            alice = os.environ["SHARELANE_WEB_AUTH_TOKEN_ALICE"]
+            def alice_zones():
+                status, text = call("POST", "/database/1/%s/development/private/zones/list?ckWebAuthToken=%s"
+                                    % (lists, urllib.parse.quote(alice, safe="")))
+                return status, sorted(zone["zoneID"]["zoneName"] for zone in json.loads(text).get("zones", []))
+            print("seeded", alice_zones())
+            print("snapshot", call("POST", "/_sharelane/snapshots/kept")[0])
+            print("removed", call("DELETE", "/_sharelane/worlds/" + lists)[1])
+            print("reset", call("POST", "/_sharelane/reset")[0])
+            print("after reset", alice_zones())
+            status, text = call("POST", "/_sharelane/snapshots/kept/restore")
+            print("restore", status, reason(text))
+            print("users", call("GET", "/_sharelane/users")[1])
+            """)
+        #expect(result.status == 0, "\(result.output)")
+        let out = result.stdout
+        #expect(out.contains("seeded (200, ['FamilyLists', "), "\(result.output)")
+        #expect(out.contains("snapshot 200"), "\(result.output)")
+        #expect(out.contains(#"removed {"removed":["iCloud.com.example.Lists/development"]}"#), "\(result.output)")
+        // Its reset point went with it: a reset does not seed it again.
+        #expect(out.contains("reset 200"), "\(result.output)")
+        #expect(out.contains("after reset (200, ['_defaultZone'])"), "\(result.output)")
+        // The snapshot held that world alone, so it went too.
+        #expect(out.contains("restore 404 no snapshot is named kept"), "\(result.output)")
+        #expect(out.contains(#"users {"users":{}}"#), "\(result.output)")
+    }
+
     @Test func aLimitOfNoWorldIsRefused() async throws {
         let result = try await SharelaneBinary.runOffPool(
             ["serve", "--store", "memory:", "--max-worlds", "0", "--", "true"], in: scratch.url)
