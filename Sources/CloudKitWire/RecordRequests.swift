@@ -50,11 +50,17 @@ package struct ModifyRecordsRequest: Codable, Sendable, Hashable {
             return Operation(operationType: WireSpelling.operationType(operation.kind), record: record)
         }
         self.zoneID = WireZoneID(zoneID)
-        self.atomic = atomic
+        // CloudKit refuses `atomic: true` in a default zone whatever the batch (`ModifyRules`); a batch of one
+        // operation is that operation, atomic or not, so the flag is left out. Several operations keep it, and
+        // are refused there as the embedded store refuses them.
+        let refusedHere = ModifyRules.atomicInDefaultZone(zoneID) != nil
+        self.atomic = atomic && refusedHere && operations.count <= 1 ? nil : atomic
     }
 }
 
-/// `records/lookup`: `{records: [{recordName}], zoneID?, desiredKeys?, numbersAsStrings?}`.
+/// `records/lookup`: `{records: [{recordName}], zoneID?, desiredKeys?, numbersAsStrings?}`. The live service
+/// also takes `records` as one dictionary, `{recordName}`, for a lookup of one record; it is read as a list of
+/// one.
 package struct LookupRecordsRequest: Codable, Sendable, Hashable {
     package var records: [WireRecordPointer]
     package var zoneID: WireZoneID?
@@ -192,6 +198,24 @@ package struct RecordsAnswer: Sendable {
 }
 
 // MARK: - Codable
+
+extension LookupRecordsRequest {
+    private enum CodingKeys: String, CodingKey {
+        case records, zoneID, desiredKeys, numbersAsStrings
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let one = try? container.decode(WireRecordPointer.self, forKey: .records) {
+            records = [one]
+        } else {
+            records = try container.decode([WireRecordPointer].self, forKey: .records)
+        }
+        zoneID = try container.decodeIfPresent(WireZoneID.self, forKey: .zoneID)
+        desiredKeys = try container.decodeIfPresent([String].self, forKey: .desiredKeys)
+        numbersAsStrings = try container.decodeIfPresent(Bool.self, forKey: .numbersAsStrings)
+    }
+}
 
 extension QueryRecordsRequest.Sort: Codable {
     private enum CodingKeys: String, CodingKey {

@@ -1,7 +1,9 @@
 import Foundation
 import ShareKit
 
-/// A request-level error body: `{uuid, serverErrorCode, reason, redirectURL?, retryAfter?}`.
+/// A request-level error body: `{uuid, serverErrorCode, reason, redirectURL?, retryAfter?}`. An error whose
+/// reason is empty is written without `reason`, as the live service answers a GET `users/discover` (500
+/// `{uuid, serverErrorCode}`).
 package struct WireError: Codable, Sendable, Hashable {
     package var uuid: String?
     package var serverErrorCode: String
@@ -12,7 +14,7 @@ package struct WireError: Codable, Sendable, Hashable {
     package init(_ error: ShareError, redirectURL: String? = nil) {
         uuid = Self.newUUID()
         serverErrorCode = WireSpelling.errorCode(error.code)
-        reason = WireSpelling.reason(of: error)
+        reason = error.reason.isEmpty ? nil : WireSpelling.reason(of: error)
         self.redirectURL = redirectURL
         retryAfter = error.retryAfter
     }

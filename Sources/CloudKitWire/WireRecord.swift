@@ -30,11 +30,11 @@ package struct WireRecord: Codable, Sendable, Hashable {
     /// The share's URL. An extension of sharelane's emulator; Apple derives it from `shortGUID`.
     package var url: String?
 
-    // Error members.
+    // Error members: `{recordName, serverErrorCode, reason, retryAfter?}`, with no `uuid` (the live service's
+    // per-record errors carry none; its request-level error does, `WireError`).
     package var serverErrorCode: String?
     package var reason: String?
     package var retryAfter: Double?
-    package var uuid: String?
 
     package init(recordName: String? = nil, recordType: String? = nil) {
         self.recordName = recordName
@@ -105,7 +105,6 @@ package struct WireRecord: Codable, Sendable, Hashable {
         serverErrorCode = WireSpelling.errorCode(error.code)
         reason = WireSpelling.reason(of: error)
         retryAfter = error.retryAfter
-        uuid = WireError.newUUID()
     }
 
     /// True for an entry of type `cloudkit.share`.

@@ -1,6 +1,7 @@
 import ShareKit
 
-/// A zone on the wire: `{zoneID, share?, deleted?}`, or a per-zone error.
+/// A zone on the wire: `{zoneID, share?, deleted?}`, or a per-zone error, `{zoneID, serverErrorCode, reason}`
+/// with no `uuid`, as the live service writes it.
 package struct WireZone: Codable, Sendable, Hashable {
     package var zoneID: WireZoneID?
     /// The reference's Zone Dictionary: the current point in the zone's change history (a token
@@ -12,7 +13,6 @@ package struct WireZone: Codable, Sendable, Hashable {
     package var deleted: Bool?
     package var serverErrorCode: String?
     package var reason: String?
-    package var uuid: String?
 
     package init(_ zone: Zone) {
         zoneID = WireZoneID(zone.zoneID)
@@ -28,7 +28,6 @@ package struct WireZone: Codable, Sendable, Hashable {
         self.zoneID = zoneID.map(WireZoneID.init)
         serverErrorCode = WireSpelling.errorCode(error.code)
         reason = WireSpelling.reason(of: error)
-        uuid = WireError.newUUID()
     }
 
     /// The zone, or the error this entry carries.

@@ -10,8 +10,12 @@ extension EmulatorService {
         let request = try decode(ModifyRecordsRequest.self, from: call.body)
         try checkLimit(request.operations.count, "operations")
         let zoneID = request.zoneID?.zoneID ?? .defaultZone
-        let operations = try await keepingAssets(
-            try await recordOperations(request.operations, in: zoneID, store: store, as: user), store: store)
+        // Refused whole, as the live service refuses them, before anything is kept: the flag itself in a default
+        // zone (whatever the count of operations), and a write that needs a change tag and sends none.
+        if request.atomic == true, let refusal = ModifyRules.atomicInDefaultZone(zoneID) { throw refusal }
+        let sent = try await recordOperations(request.operations, in: zoneID, store: store, as: user)
+        if let refusal = ModifyRules.missingChangeTag(sent) { throw refusal }
+        let operations = try await keepingAssets(sent, store: store)
         let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
         let outcomes = Self.conflictForExistingCreates(
             operations,

@@ -36,10 +36,11 @@ extension EmulatorService {
         case .usersDiscover:
             guard !body.isEmpty else {
                 // Live: GET users/discover (the reference's "every discoverable user in the caller's address
-                // book") answers 500; the emulator has no address book and answers as the live service does.
+                // book") answers 500 `{uuid, serverErrorCode}`, no reason; the emulator has no address book and
+                // answers as the live service does. Why is for whoever runs serve (its request log).
                 throw ShareError(
-                    .internalError,
-                    "GET users/discover is not served (the live service answers 500): POST {lookupInfos: […]}")
+                    .internalError, "",
+                    insight: "GET users/discover is not served (the live service answers 500): POST {lookupInfos: […]}")
             }
             let request = try decode(DiscoverUsersRequest.self, from: body)
             let lookups = try Self.lookups(request.lookupInfos, operation: operation)

@@ -53,8 +53,9 @@ struct RequestLogMiddleware: RouterMiddleware {
         logger.info("\(request.method.rawValue) \(request.uri.path) \(status)", metadata: metadata)
         if let refusal, refusal.code == .internalError {
             // The answer names no file of this machine (`ShareError.withoutMachinePaths`); whoever runs serve
-            // reads the whole reason here.
-            logger.warning("\(request.method.rawValue) \(request.uri.path) failed: \(refusal.reason)")
+            // reads the whole reason here, or what the store knows where the answer carries no reason.
+            logger.warning(
+                "\(request.method.rawValue) \(request.uri.path) failed: \(refusal.insight ?? refusal.reason)")
         }
         if let history, Self.isClientRequest(request.uri.path) {
             var refusals = notes.noted

@@ -16,6 +16,10 @@
 /// - Only the owner or an administrator changes the participants, the permissions and the public
 ///   permission; an administrator cannot change another administrator nor make one.
 /// - A participant may leave (its status becomes `removed`); the owner stops sharing by deleting the share.
+/// - Permission comes before the change tag: a write (update, replace, delete, of a record or a share) is
+///   judged by these rules first, so a caller who may not make it is refused `ACCESS_DENIED` whatever change
+///   tag it sent; the tag is compared only for a caller who may write, and no refusal tells one who may not
+///   what the current tag is.
 public enum AccessRules {
     /// What a caller may do with the records a share covers.
     public enum Access: Int, Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -275,12 +279,17 @@ public enum AccessRules {
 
     /// Whether `caller` may change or delete a record of the public database: everyone reads it, only the
     /// user who created a record writes it. `verb` names the operation in the refusal ("changes", "deletes").
+    ///
+    /// The refusal starts with the live service's words, "Operation not permitted", and does not name the
+    /// creator, whom a reader of the public record need not learn; the store's keeper is told who it is
+    /// (`ShareError.insight`).
     public static func writePublicRecord(caller: UserRecordName, creator: UserRecordName, verb: String, subject: String)
         -> ShareError?
     {
         guard caller != creator else { return nil }
         return ShareError(
-            .accessDenied, "only the creator of a public record (\(creator)) \(verb) it", subject: subject)
+            .accessDenied, "Operation not permitted: only the creator of a public record \(verb) it",
+            subject: subject, insight: "only the creator of a public record (\(creator)) \(verb) it")
     }
 
     // MARK: Callers without a signed-in user

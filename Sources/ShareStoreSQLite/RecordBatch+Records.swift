@@ -37,6 +37,7 @@ extension RecordBatch {
                 }
                 throw context.unknownRecord(name, subject: subject, hidden: hidden)
             }
+            try checkMayWrite(existing, deleting: false, subject: subject)
             if kind.checksChangeTag {
                 try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
             }
@@ -44,11 +45,35 @@ extension RecordBatch {
                 existing, with: record, replacing: kind == .replace || kind == .forceReplace, subject: subject)
         case .delete, .forceDelete:
             guard let existing else { throw context.unknownRecord(name, subject: subject, hidden: hidden) }
+            try checkMayWrite(existing, deleting: true, subject: subject)
             if kind.checksChangeTag {
                 try checkRecordTag(record.changeTag, current: existing.changeTag, name: name, subject: subject)
             }
             return try delete(existing, subject: subject)
         }
+    }
+
+    /// Refuses a change or deletion of `existing` that the access rules do not allow. Asked before the change
+    /// tag is compared (`AccessRules`: permission before the change tag), so a caller who may not write the
+    /// record is refused as such whatever tag it sent, and never told the record's current tag.
+    private func checkMayWrite(_ existing: RecordRow, deleting: Bool, subject: String) throws(ShareError) {
+        let refusal: ShareError?
+        switch context.scope {
+        case .private:
+            refusal = nil
+        case .public:
+            refusal = AccessRules.writePublicRecord(
+                caller: caller, creator: existing.createdBy, verb: deleting ? "deletes" : "changes", subject: subject)
+        case .shared:
+            let share = context.coveringShare(shareRoot: existing.shareRoot)
+            refusal =
+                deleting
+                ? AccessRules.delete(
+                    caller: caller, zoneOwner: owner, share: share, isRoot: context.sharesByRoot[existing.name] != nil,
+                    subject: subject)
+                : AccessRules.update(caller: caller, zoneOwner: owner, share: share, subject: subject)
+        }
+        if let refusal { throw refusal }
     }
 
     /// Refuses fields whose `VALIDATE` references point to records that do not exist.
@@ -144,24 +169,11 @@ extension RecordBatch {
         }
     }
 
+    /// Changes `existing`, which the caller may write (`checkMayWrite`).
     private mutating func update(_ existing: RecordRow, with record: Record, replacing: Bool, subject: String)
         throws -> RecordOutcome
     {
         let name = existing.name
-        let share = context.coveringShare(shareRoot: existing.shareRoot)
-        switch context.scope {
-        case .private: break
-        case .public:
-            if let refusal = AccessRules.writePublicRecord(
-                caller: caller, creator: existing.createdBy, verb: "changes", subject: subject)
-            {
-                throw refusal
-            }
-        case .shared:
-            if let refusal = AccessRules.update(caller: caller, zoneOwner: owner, share: share, subject: subject) {
-                throw refusal
-            }
-        }
         if !record.recordType.isEmpty, record.recordType != existing.type {
             throw ShareError(
                 .badRequest, "a record's type cannot change (it is \(existing.type), not \(record.recordType))",
@@ -248,24 +260,9 @@ extension RecordBatch {
             try row.record(in: context.visibleZoneID, shareRecordName: context.sharesByRoot[name]?.recordName))
     }
 
+    /// Deletes `existing`, which the caller may delete (`checkMayWrite`).
     private mutating func delete(_ existing: RecordRow, subject: String) throws -> RecordOutcome {
         let name = existing.name
-        switch context.scope {
-        case .private: break
-        case .public:
-            if let refusal = AccessRules.writePublicRecord(
-                caller: caller, creator: existing.createdBy, verb: "deletes", subject: subject)
-            {
-                throw refusal
-            }
-        case .shared:
-            if let refusal = AccessRules.delete(
-                caller: caller, zoneOwner: owner, share: context.coveringShare(shareRoot: existing.shareRoot),
-                isRoot: context.sharesByRoot[name] != nil, subject: subject)
-            {
-                throw refusal
-            }
-        }
         // DELETE_SELF references cascade, breadth first.
         var queue = [name]
         var deleted = Set<String>()

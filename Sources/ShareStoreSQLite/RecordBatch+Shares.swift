@@ -44,6 +44,13 @@ extension RecordBatch {
                 if kind == .forceUpdate || kind == .forceReplace { return try createShare(share) }
                 throw ShareError(.notFound, "no share named \(name) in this zone", subject: subject)
             }
+            // Permission before the change tag (`AccessRules`): one who may not change the share at all is
+            // refused as such; what an administrator's proposal may change is judged once it is merged.
+            if let refusal = AccessRules.updateShare(
+                caller: caller, zoneOwner: owner, existing: existing, proposed: existing, subject: subject)
+            {
+                throw refusal
+            }
             if kind.checksChangeTag, let current = existing.changeTag {
                 try Self.checkTag(share.changeTag, current: current, subject: subject)
             }
@@ -52,13 +59,13 @@ extension RecordBatch {
             guard let existing else {
                 throw ShareError(.notFound, "no share named \(name) in this zone", subject: subject)
             }
-            if kind.checksChangeTag, let current = existing.changeTag {
-                try Self.checkTag(share.changeTag, current: current, subject: subject)
-            }
             if let refusal = AccessRules.deleteShare(
                 caller: caller, zoneOwner: owner, share: existing, subject: subject)
             {
                 throw refusal
+            }
+            if kind.checksChangeTag, let current = existing.changeTag {
+                try Self.checkTag(share.changeTag, current: current, subject: subject)
             }
             try removeShare(existing)
             return .deleted(recordName: name)

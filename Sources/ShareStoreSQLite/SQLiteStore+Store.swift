@@ -205,6 +205,7 @@ extension SQLiteStore: ReadsRecordsInPlace {
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         try Self.admit(user, .write, database)
+        try Self.checkWhole(operations, in: zoneID, atomic: atomic)
         let now = Self.now
         let environment = self.environment
         let (operations, assets) = try keepingLocalAssets(operations)
@@ -228,6 +229,7 @@ extension SQLiteStore: ReadsRecordsInPlace {
             prepared.reserveCapacity(writes.count)
             for var write in writes {
                 try Self.admit(user, .write, write.database)
+                try Self.checkWhole(write.operations, in: write.zoneID, atomic: write.atomic)
                 let assets: [(checksum: String, bytes: Data)]
                 (write.operations, assets) = try keepingLocalAssets(write.operations)
                 prepared.append((write, assets, RecordBatch.encodedForCreate(write.operations)))
@@ -246,6 +248,15 @@ extension SQLiteStore: ReadsRecordsInPlace {
             // Nothing was written: every write answers the failure.
             return writes.map { _ in .failure(error) }
         }
+    }
+
+    /// Refuses a call that CloudKit refuses as a whole (`ModifyRules`), before anything is kept or written.
+    private static func checkWhole(_ operations: [RecordOperation], in zoneID: ZoneID, atomic: Bool) throws(ShareError)
+    {
+        if let refusal = ModifyRules.atomicBatch(zoneID, atomic: atomic, operationCount: operations.count) {
+            throw refusal
+        }
+        if let refusal = ModifyRules.missingChangeTag(operations) { throw refusal }
     }
 
     /// One zone's operations inside the caller's write transaction.

@@ -36,7 +36,6 @@ struct HandJSONCoverageTests {
         record.serverErrorCode = "CONFLICT"
         record.reason = "changed"
         record.retryAfter = 2
-        record.uuid = "u-1"
         return record
     }
 

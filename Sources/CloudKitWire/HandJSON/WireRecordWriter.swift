@@ -189,7 +189,7 @@ package enum WireRecordWriter {
     /// Writes a plain record; false, with nothing written, for any other.
     static func write(_ record: WireRecord, into bytes: inout JSONOutput) -> Bool {
         guard record.createShortGUID == nil, record.serverErrorCode == nil, record.reason == nil,
-            record.retryAfter == nil, record.uuid == nil
+            record.retryAfter == nil
         else { return false }
         // Written in place, not into a scratch array copied after; taken back if a field is not plain.
         let start = bytes.count
