@@ -1,3 +1,6 @@
+import CloudKitWire
+import ShareKit
+
 /// The containers and environments that Web Services requests named, for the console's overview.
 ///
 /// Each container and environment is a world of its own (`StoreWorlds`); this counts the requests each was
@@ -18,6 +21,11 @@ actor ConsoleContainerLog {
         let key = "\(container)\u{0}\(environment)"
         if counts[key] == nil, counts.count >= limit { return }
         counts[key, default: Entry(container: container, environment: environment, requests: 0)].requests += 1
+    }
+
+    /// Forgets a world removed, so that the overview no longer lists it and the place it took goes to another.
+    func forget(_ world: StoreWorld) {
+        counts["\(world.container)\u{0}\(WireSpelling.environment(world.environment))"] = nil
     }
 
     /// Every pair seen, by container then environment.

@@ -219,6 +219,7 @@ extension CloudKitEmulator {
                 let stored = try await service.worlds.remove(world)
                 let kept = await service.fixture.forget(world)
                 await service.identities.forget(world)
+                await service.containers.forget(world)
                 return stored || kept
             }
             if held { removed.append(world) }

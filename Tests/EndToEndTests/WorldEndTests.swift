@@ -68,8 +68,21 @@ import Testing
             status, text = call("DELETE", "/_sharelane/worlds/iCloud.test.world0")
             print("removed", status, text)
             print("new world", zone_names("iCloud.test.world3"))
+            def console_overview():
+                connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+                connection.request("POST", "/console/signin", body="token=world-end-token&next=/",
+                                   headers={"Content-Type": "application/x-www-form-urlencoded"})
+                answer = connection.getresponse()
+                answer.read()
+                cookie = answer.getheader("Set-Cookie").split(";")[0]
+                connection.request("GET", "/", headers={"Cookie": cookie})
+                page = connection.getresponse().read().decode()
+                connection.close()
+                return page
+            print("console lists world1", "iCloud.test.world1" in console_overview())
             status, text = call("DELETE", "/_sharelane/worlds/iCloud.test.world1/development")
             print("removed one environment", status, text)
+            print("console lists world1 after", "iCloud.test.world1" in console_overview())
             print("named again", zone_names("iCloud.test.world0"))
             status, text = call("DELETE", "/_sharelane/worlds/iCloud.test.nowhere")
             print("unknown", status, reason(text))
@@ -98,6 +111,9 @@ import Testing
         #expect(
             out.contains(#"removed one environment 200 {"removed":["iCloud.test.world1/development"]}"#),
             "\(result.output)")
+        // The console's overview lists the worlds requests named: a world removed is no longer among them.
+        #expect(out.contains("console lists world1 True"), "\(result.output)")
+        #expect(out.contains("console lists world1 after False"), "\(result.output)")
         #expect(out.contains("unknown 404 this store holds no world iCloud.test.nowhere"), "\(result.output)")
         #expect(
             out.contains("unknown environment 404 this store holds no world iCloud.test.world2/production"),
