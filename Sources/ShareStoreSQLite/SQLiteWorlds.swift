@@ -375,8 +375,12 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
             }
             try FileManager.default.removeItem(atPath: file)
         } catch {
+            // As a damaged world's: the answer names the world, whoever runs the store is told the path.
+            logger.warning("cannot remove the file of \(world), \(file): \(error.localizedDescription)")
             throw ShareError(
-                .internalError, "cannot remove the file of \(world) in \(displayName): \(error.localizedDescription)",
+                .internalError,
+                "cannot remove the file of \(world) (\(world.container)/\(world.environment.rawValue).sqlite in the "
+                    + "store's worlds folder): check that folder's permissions",
                 subject: world.description)
         }
         known?.remove(world)
