@@ -311,16 +311,20 @@ struct ForwardingProxy: Sendable {
         }
         if body.readableBytes > 0 { outgoing.body = .bytes(body) }
         let answer: HTTPClientResponse
-        let answerBody: ByteBuffer
+        let upstreamBody: ByteBuffer
         do {
             answer = try await Self.client.execute(outgoing, timeout: .seconds(120))
-            answerBody = try await answer.body.collect(upTo: 256 << 20)
+            upstreamBody = try await answer.body.collect(upTo: 256 << 20)
         } catch {
             Terminal.printError(
                 "error: \(request.method.rawValue) \(path): cannot reach \(upstream): \(error); not recorded")
             return Self.failure(.badGateway, "sharelane record cannot reach \(upstream): \(error)")
         }
         let responseHeaders = answer.headers.map { ($0.name, $0.value) }
+        let isText = answer.headers["content-type"].contains { $0.contains("json") || $0.hasPrefix("text/") }
+        let answerBody =
+            keepsHost && isText
+            ? Self.pointingBack(upstreamBody, from: upstream, to: request.head.authority) : upstreamBody
         await recorder.write(
             number: number, method: request.method.rawValue, path: path, rawQuery: rawQuery,
             requestHeaders: requestHeaders, requestBody: body.readableBytes > 0 ? Data(buffer: body) : nil,
@@ -332,6 +336,27 @@ struct ForwardingProxy: Sendable {
         }
         return Response(
             status: .init(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: answerBody))
+    }
+
+    /// serve names the address its connection reached in the URLs it hands out (the webcourier's), never a
+    /// request's Host; through the proxy those URLs name the proxy instead, as a reverse proxy rewrites its
+    /// upstream's own address, so the client's next request comes back through it and is recorded too.
+    static func pointingBack(_ body: ByteBuffer, from upstream: String, to authority: String?) -> ByteBuffer {
+        guard let authority, body.readableBytes > 0, let upstreamURL = URL(string: upstream),
+            let port = upstreamURL.port
+        else { return body }
+        var text = String(buffer: body)
+        let scheme = upstreamURL.scheme ?? "http"
+        var changed = false
+        for host in ["127.0.0.1", "localhost", "[::1]"] {
+            for separator in ["//", "\\/\\/"] {
+                let own = "\(scheme):\(separator)\(host):\(port)"
+                guard text.contains(own) else { continue }
+                text = text.replacingOccurrences(of: own, with: "http:\(separator)\(authority)")
+                changed = true
+            }
+        }
+        return changed ? ByteBuffer(string: text) : body
     }
 
     private static func failure(_ status: HTTPResponse.Status, _ reason: String) -> Response {

@@ -282,6 +282,37 @@ struct RecordCredentialTests {
     // MARK: - Helpers
 
     /// The sign-in ticket of a refusal's `redirectURL`.
+    /// serve names its own address in the webcourier URL it hands out; through the proxy that URL names the
+    /// proxy, so the client's long poll comes back through it and is recorded as the rest of the exchange.
+    @Test func serveURLsLeadBackThroughTheProxy() throws {
+        let serve = try ServeProcess(apiToken: Self.apiToken)
+        defer { serve.stop() }
+        let scratch = try TemporaryDirectory("record-webcourier")
+        let folder = scratch.file("recording")
+        let record = try RecordProcess(upstream: serve.url, out: folder)
+        let browser = UnfollowingBrowser()
+        let signedOut = "/database/1/\(Self.container)/development/public/users/current?ckAPIToken=\(Self.apiToken)"
+        let ticket = try Self.ticket(browser.send(record.url + signedOut))
+        let page = try browser.send(record.url + "/auth/signin?ticket=\(ticket)")
+        let pasted = try browser.send(
+            record.url + "/auth/signin/form",
+            form: Self.hiddenInputs(page.text) + [("emailAddress", "poll@example.test")])
+        let token = try #require(Self.between("<code>", "</code>", in: pasted.text), "\(pasted.text)")
+        let channel = try browser.send(
+            record.url + "/device/1/\(Self.container)/development/tokens/create?ckAPIToken=\(Self.apiToken)"
+                + "&ckWebAuthToken=\(Self.encoded(token))",
+            json: #"{"apnsEnvironment":"development"}"#)
+        #expect(channel.status == 200, "\(channel.text)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(channel.text.utf8)) as? [String: Any], "\(channel.text)")
+        let webcourier = try #require(json["webcourierURL"] as? String, "\(channel.text)")
+        #expect(webcourier.hasPrefix(record.url + "/"), "\(webcourier) names serve, not the proxy")
+        let poll = try browser.send(webcourier + "&wait=0")
+        #expect(poll.status < 400, "\(poll.status) \(poll.text)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(files.contains { $0.contains("webcourier") }, "the long poll is recorded: \(files.sorted())")
+    }
+
     static func ticket(_ answer: UnfollowingBrowser.Answer) throws -> String {
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any], "\(answer.text)")
@@ -356,9 +387,16 @@ final class UnfollowingBrowser: NSObject, URLSessionTaskDelegate, @unchecked Sen
     }
 
     /// A GET of `address`, or with `form`, a POST of it as `application/x-www-form-urlencoded`.
-    func send(_ address: String, form: [(String, String)]? = nil, headers: [String: String] = [:]) throws -> Answer {
+    func send(
+        _ address: String, form: [(String, String)]? = nil, json: String? = nil, headers: [String: String] = [:]
+    ) throws -> Answer {
         guard let url = URL(string: address) else { throw FixtureError(message: "bad URL \(address)") }
         var request = URLRequest(url: url)
+        if let json {
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(json.utf8)
+        }
         if let form {
             request.httpMethod = "POST"
             request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
