@@ -391,7 +391,7 @@ import Testing
             }
             // On a good network, deleting a share that is gone is NOT_FOUND, as for any record.
             let missing = try await store.modifyRecords(
-                [.init(.delete, share: Share(recordName: "share-nobody", zoneID: zone))], in: zone,
+                [.init(.delete, share: Share(recordName: "share-nobody", zoneID: zone, changeTag: "1"))], in: zone,
                 database: .private, atomic: false, as: alice)
             #expect(missing.first?.error?.code == .notFound, "\(missing)")
             // The deletion's answer is lost; sent again, it is settled as done.
