@@ -1,7 +1,7 @@
 import ShareKit
 
 extension RecipeDecoder {
-    static let laneKeys = ["desc", "private", "steps"]
+    static let laneKeys = ["desc", "private", "ci", "steps"]
     static let actionNames = [
         "plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane", "query",
         "deploy_schema", "subscribe", "sh",
@@ -9,22 +9,26 @@ extension RecipeDecoder {
     /// Actions that may be written bare (`- apply`).
     static let bareActions = ["plan", "apply", "export", "reset", "deploy_schema"]
     static let actionKeys: [String: [String]] = [
-        "plan": ["as", "prune", "only", "environment"],
-        "apply": ["as", "prune", "only", "environment"],
-        "accept": ["as", "zone", "record", "url", "expect_error"],
-        "leave": ["as", "zone", "record", "expect_error"],
-        "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error", "environment"],
-        "delete": ["as", "zone", "record", "expect_error", "environment"],
+        "plan": ["as", "prune", "only", "environment", "name"],
+        "apply": ["as", "prune", "only", "environment", "name"],
+        "accept": ["as", "zone", "record", "url", "expect_error", "name"],
+        "leave": ["as", "zone", "record", "expect_error", "name"],
+        "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error", "environment", "name"],
+        "delete": ["as", "zone", "record", "expect_error", "environment", "name"],
         "query": [
             "as", "database", "zone", "type", "filter", "sort", "limit", "expect", "expect_error", "environment",
-            "within",
+            "within", "name",
         ],
-        "deploy_schema": ["as"],
-        "subscribe": ["as", "id", "database", "type", "zone", "record_type", "fires_on", "fires_once", "alert"],
-        "expect": ["as", "database", "can", "zone", "record", "to_be", "records", "field", "notified", "within"],
-        "sh": ["run", "dir", "env", "timeout", "allow_failure", "register"],
-        "export": ["as", "out", "zones"],
-        "reset": ["as"],
+        "deploy_schema": ["as", "name"],
+        "subscribe": [
+            "as", "id", "database", "type", "zone", "record_type", "fires_on", "fires_once", "alert", "name",
+        ],
+        "expect": [
+            "as", "database", "can", "zone", "record", "to_be", "records", "field", "notified", "within", "name",
+        ],
+        "sh": ["run", "dir", "env", "timeout", "allow_failure", "register", "name"],
+        "export": ["as", "out", "zones", "name"],
+        "reset": ["as", "name"],
         "lane": ["as", "name", "parameters"],
     ]
     static let fieldExpectationKeys = ["zone", "record", "name", "equals"]
@@ -43,6 +47,7 @@ extension RecipeDecoder {
         var lane = Lane(name: name, steps: [], location: pair.keyLocation)
         lane.desc = pair.value["desc"].flatMap { string($0, "`desc`") }
         if let p = pair.value["private"] { lane.isPrivate = bool(p, "`private`") ?? false }
+        if let ci = pair.value["ci"] { lane.ci = bool(ci, "`ci`") }
         if let steps = pair.value["steps"] {
             lane.steps = decodeSteps(steps, "lane `\(name)`")
         } else {
@@ -150,6 +155,8 @@ extension RecipeDecoder {
         var step = Step(action: action, actor: actor, location: location, expectedError: expectedError)
         step.environment = environment
         step.database = database
+        // A `lane:` step's `name` is the lane it calls.
+        if name != "lane" { step.name = args.value("name").flatMap { string($0, "`name`") } }
         if let node = args.value("within") {
             guard let text = string(node, "`within`"), let seconds = DurationText.seconds(text) else {
                 error("`within` is a length of time such as `10s` or `500ms`", node.location)

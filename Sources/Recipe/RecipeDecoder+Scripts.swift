@@ -47,7 +47,9 @@ extension RecipeDecoder {
         step.allowFailure = value("allow_failure").flatMap { bool($0, "`allow_failure`") } ?? false
         step.register = registeredName(value("register"))
         guard command != nil, errors.count == before else { return nil }
-        return Step(action: .sh(step), location: location)
+        var shell = Step(action: .sh(step), location: location)
+        shell.name = value("name").flatMap { string($0, "`name`") }
+        return shell
     }
 
     /// A step that names an outside action (`sharelane-NAME`): its arguments are its parameters, as JSON, but

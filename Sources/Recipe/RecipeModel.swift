@@ -273,6 +273,8 @@ public struct Lane: Sendable, Hashable, Codable {
     public var desc: String?
     /// `private: true`: callable only from other lanes.
     public var isPrivate: Bool
+    /// `ci: true`: run by `sharelane test`; nil when the lane does not say.
+    public var ci: Bool?
     public var steps: [Step]
     public var location: SourceLocation
 
@@ -304,6 +306,8 @@ public struct Step: Sendable, Hashable, Codable {
     /// `database: public` on `expect`: the check reads the public database (its default zone) instead of the
     /// owner's zone, as the user sees it.
     public var database: DatabaseScope?
+    /// `name:`: what reports call the step, instead of its words, so a test keeps its name when it is reworded.
+    public var name: String?
 
     public init(action: Action, actor: String? = nil, location: SourceLocation, expectedError: ServerErrorCode? = nil) {
         self.action = action
