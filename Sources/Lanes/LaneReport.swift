@@ -29,4 +29,12 @@ public struct LaneReport: Sendable, Hashable {
     public var milliseconds: Int
 
     public var succeeded: Bool { failure == nil }
+
+    /// A report of a lane's run; `LaneReport(lane:)` is one of a lane that has not run.
+    public init(lane: String, steps: [StepResult] = [], failure: LaneError? = nil, milliseconds: Int = 0) {
+        self.lane = lane
+        self.steps = steps
+        self.failure = failure
+        self.milliseconds = milliseconds
+    }
 }

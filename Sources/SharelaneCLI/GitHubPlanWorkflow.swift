@@ -2,6 +2,7 @@
 /// recipes, it builds sharelane and plans the recipe against the base branch's recipe (`plan --against`, no
 /// store and no credentials needed), and, when the repository names a store, against that store too; it keeps
 /// one comment on the pull request with the plans (found again by a marker and updated, never a second one).
+/// A second job runs the recipe's lanes with `sharelane test` and keeps their JUnit report as an artifact.
 ///
 /// Scripts read everything from their environment (no `${{ }}` inside them, so a value can neither inject
 /// shell nor be printed by the runner's echo of the script); credentials come from the repository's secrets
@@ -16,6 +17,9 @@ enum GitHubPlanWorkflow {
     /// exists in every copy of the repository, where a release tag may not.
     static let defaultRef = "main"
 
+    /// The JUnit report the test job writes and keeps, relative to the repository's root.
+    static let reportFile = "sharelane-report.xml"
+
     /// The marker that finds the workflow's own comment among a pull request's comments.
     static let marker = "<!-- sharelane-plan -->"
 
@@ -28,7 +32,8 @@ enum GitHubPlanWorkflow {
             .map { "      - \"\($0.replacingOccurrences(of: "\"", with: "\\\""))\"" }.joined(separator: "\n")
         return """
             # Plans the sharelane recipe on every pull request that touches it and keeps one comment on the pull
-            # request with the plan, updated on each push. Written by `sharelane init --ci github`.
+            # request with the plan, updated on each push, and runs the recipe's lanes (`sharelane test`), keeping
+            # their JUnit report as the run's artifact. Written by `sharelane init --ci github`.
             #
             # With no store configured, the comment is the plan of the pull request's recipe against the recipe on
             # the base branch: what the change does, read from git, with no store and no credentials. With a store
@@ -75,52 +80,7 @@ enum GitHubPlanWorkflow {
                   run:
                     shell: bash
                 steps:
-                  - name: Check the repository's settings
-                    env:
-                      SHARELANE_REPOSITORY: ${{ vars.SHARELANE_REPOSITORY }}
-                    run: |
-                      if [ -z "${SHARELANE_REPOSITORY:-}" ]; then
-                        echo "::error::set the repository variable SHARELANE_REPOSITORY to sharelane's repository on GitHub (OWNER/NAME)"
-                        exit 1
-                      fi
-
-                  # The whole history, so that the base branch is there to plan against (origin/BASE).
-                  - name: Check out the recipes
-                    uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
-                    with:
-                      fetch-depth: 0
-                      persist-credentials: false
-
-                  - name: Check out sharelane
-                    uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
-                    with:
-                      repository: ${{ vars.SHARELANE_REPOSITORY }}
-                      ref: ${{ vars.SHARELANE_REF || '\(version)' }}
-                      # The job's own token reads a public copy; a private one needs a token that may read it.
-                      token: ${{ secrets.SHARELANE_REPOSITORY_TOKEN || github.token }}
-                      path: .sharelane-build
-                      persist-credentials: false
-
-                  # In a container job the checkouts belong to another user than the job's, and git refuses to read
-                  # such a repository ("dubious ownership") unless told it is safe: plan --against reads git.
-                  - name: Let git read the checkouts
-                    id: checkouts
-                    run: |
-                      git config --global --add safe.directory "$GITHUB_WORKSPACE"
-                      git config --global --add safe.directory "$GITHUB_WORKSPACE/.sharelane-build"
-                      echo "sharelane=$(git -C .sharelane-build rev-parse HEAD)" >> "$GITHUB_OUTPUT"
-
-                  - name: Cache sharelane's build
-                    uses: actions/cache@5a3ec84eff668545956fd18022155c47e93e2684 # v4.2.3
-                    with:
-                      path: .sharelane-build/.build
-                      # The commit built: a branch that moves builds anew.
-                      key: sharelane-${{ runner.os }}-${{ steps.checkouts.outputs.sharelane }}
-
-                  - name: Build sharelane
-                    run: |
-                      apt-get update -qq && apt-get install -y -qq libsqlite3-dev >/dev/null
-                      swift build -c release --product sharelane --package-path .sharelane-build
+            \(installSteps(version: version, wholeHistory: true))
 
                   - name: Plan
                     id: plan
@@ -225,6 +185,106 @@ enum GitHubPlanWorkflow {
                     if: needs.plan.outputs.status == '1'
                     run: exit 1
 
+              # The recipe's lanes (those with `ci: true`, else every public one), run on a store of the job's own,
+              # so that a lane's `- reset` empties nothing that matters. Each step is a test case of the JUnit
+              # report kept as the run's artifact `sharelane-report`; each failure is annotated on its line.
+              test:
+                name: Run the lanes
+                if: github.event.pull_request.head.repo.full_name == github.repository
+                runs-on: ubuntu-24.04
+                container: swift:6.3
+                permissions:
+                  contents: read # to check out the recipes
+                defaults:
+                  run:
+                    shell: bash
+                steps:
+            \(installSteps(version: version, wholeHistory: false))
+
+                  - name: Run the lanes
+                    id: test
+                    env:
+                      SHARELANE: .sharelane-build/.build/release/sharelane
+                      SHARELANE_RECIPE: \(recipe)
+                      REPORT_FILE: \(reportFile)
+                    run: |
+                      "$SHARELANE" test "$SHARELANE_RECIPE" --store "sqlite:$RUNNER_TEMP/sharelane-test.sqlite" \\
+                        --report "junit:$REPORT_FILE"
+
+                  - name: Keep the report
+                    if: ${{ !cancelled() }}
+                    uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02 # v4.6.2
+                    with:
+                      name: sharelane-report
+                      path: \(reportFile)
+                      if-no-files-found: warn
+
+            """
+    }
+
+    /// The steps of a job that installs sharelane: they check the repository's settings, check out the recipes (with the whole history when
+    /// the job plans against the base branch) and sharelane's repository, and build sharelane, cached by its
+    /// commit, at `.sharelane-build/.build/release/sharelane`. Indented as a job's steps are.
+    static func installSteps(version: String, wholeHistory: Bool) -> String {
+        let checkout =
+            wholeHistory
+            ? """
+            # The whole history, so that the base branch is there to plan against (origin/BASE).
+                  - name: Check out the recipes
+                    uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+                    with:
+                      fetch-depth: 0
+                      persist-credentials: false
+            """
+            : """
+            - name: Check out the recipes
+                    uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+                    with:
+                      persist-credentials: false
+            """
+        return """
+                  - name: Check the repository's settings
+                    env:
+                      SHARELANE_REPOSITORY: ${{ vars.SHARELANE_REPOSITORY }}
+                    run: |
+                      if [ -z "${SHARELANE_REPOSITORY:-}" ]; then
+                        echo "::error::set the repository variable SHARELANE_REPOSITORY to sharelane's repository on GitHub (OWNER/NAME)"
+                        exit 1
+                      fi
+
+                  \(checkout)
+
+                  - name: Check out sharelane
+                    uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2
+                    with:
+                      repository: ${{ vars.SHARELANE_REPOSITORY }}
+                      ref: ${{ vars.SHARELANE_REF || '\(version)' }}
+                      # The job's own token reads a public copy; a private one needs a token that may read it.
+                      token: ${{ secrets.SHARELANE_REPOSITORY_TOKEN || github.token }}
+                      path: .sharelane-build
+                      persist-credentials: false
+
+                  # In a container job the checkouts belong to another user than the job's, and git refuses to read
+                  # such a repository ("dubious ownership") unless told it is safe: plan --against reads git, and the
+                  # cache's key is the commit of sharelane built.
+                  - name: Let git read the checkouts
+                    id: checkouts
+                    run: |
+                      git config --global --add safe.directory "$GITHUB_WORKSPACE"
+                      git config --global --add safe.directory "$GITHUB_WORKSPACE/.sharelane-build"
+                      echo "sharelane=$(git -C .sharelane-build rev-parse HEAD)" >> "$GITHUB_OUTPUT"
+
+                  - name: Cache sharelane's build
+                    uses: actions/cache@5a3ec84eff668545956fd18022155c47e93e2684 # v4.2.3
+                    with:
+                      path: .sharelane-build/.build
+                      # The commit built: a branch that moves builds anew.
+                      key: sharelane-${{ runner.os }}-${{ steps.checkouts.outputs.sharelane }}
+
+                  - name: Build sharelane
+                    run: |
+                      apt-get update -qq && apt-get install -y -qq libsqlite3-dev >/dev/null
+                      swift build -c release --product sharelane --package-path .sharelane-build
             """
     }
 }

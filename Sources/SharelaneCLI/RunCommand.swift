@@ -109,7 +109,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             let report = try await Interruptions.whileWriting("run \(lane)", store: store.displayName) {
                 try await runner.run(lane: lane, of: recipe)
             }
-            try write(report, recipeFile: recipe.file)
+            try write(report, recipe: recipe)
             if let status = Interruptions.stoppedBySignal { throw ExitCode(status) }
             if !report.succeeded {
                 if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true", let line = report.githubAnnotation {
@@ -124,12 +124,12 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// Writes the reports `--report` asks for, secrets masked as in everything the command line writes.
-    private func write(_ report: LaneReport, recipeFile: String) throws {
+    private func write(_ report: LaneReport, recipe: Recipe) throws {
         for (format, path) in try reports() {
             let text =
                 format == "junit"
-                ? report.junitXML(recipeFile: recipeFile)
-                : String(decoding: try report.json(recipeFile: recipeFile), as: UTF8.self)
+                ? report.junitXML(recipe: recipe, interrupted: Interruptions.stoppedBySignal != nil)
+                : String(decoding: try report.json(recipeFile: recipe.file), as: UTF8.self)
             do {
                 try SecretMask.apply(text).write(toFile: path, atomically: true, encoding: .utf8)
             } catch {

@@ -11,7 +11,8 @@ public struct SharelaneCommand: AsyncParsableCommand {
         version: SharelaneVersion.current,
         subcommands: [
             InitCommand.self, ValidateCommand.self, PlanCommand.self, ApplyCommand.self, DestroyCommand.self,
-            RunCommand.self, LanesCommand.self, ActionsCommand.self, ExportCommand.self, ShowCommand.self,
+            RunCommand.self, TestCommand.self, LanesCommand.self, ActionsCommand.self, ExportCommand.self,
+            ShowCommand.self,
             AccessCommand.self, GraphCommand.self,
             SchemaCommand.self, QueryCommand.self, ServeCommand.self, RecordCommand.self, ReplayCommand.self,
             ConformanceCommand.self, CompletionCommand.self, LoginCommand.self, LogoutCommand.self,

@@ -165,7 +165,7 @@ struct ScriptingLaneTests {
         #expect(document.root == "testsuites")
         #expect(document.suites.count == 1)
         #expect(document.cases.count == 2)
-        #expect(document.cases.map(\.name) == ["apply (line 17)", "expect ben cannot write Box (line 18)"])
+        #expect(document.cases.map(\.name) == ["go › apply", "go › expect ben cannot write Box"])
         #expect(document.cases[0].failure == nil)
         let failure = try #require(document.cases[1].failure)
         #expect(failure.contains("scripting.yaml:18:9: expectation failed"), "\(failure)")
@@ -190,7 +190,7 @@ struct ScriptingLaneTests {
         #expect(document.cases.map(\.classname) == ["scripting.go"])
         #expect(
             document.systemOut.contains(
-                "--- sh echo \"seeding 3 lists\"; echo \"no such table: lists\" >&2; exit 2 (line 17) ---\n"),
+                "--- go › sh echo \"seeding 3 lists\"; echo \"no such table: lists\" >&2; exit 2 ---\n"),
             "\(document.systemOut)")
         #expect(document.systemOut.contains("seeding 3 lists\n"), "\(document.systemOut)")
         #expect(document.systemOut.contains("no such table: lists\n"), "\(document.systemOut)")
