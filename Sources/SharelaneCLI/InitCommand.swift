@@ -20,7 +20,8 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             export` writes it), with a lane that checks it. .sharelane/ (the local store and the plan cache) \
             is added to .gitignore, and the recipe starts with the line that gives editors the recipe's JSON \
             Schema. --ci github also writes a GitHub Actions workflow that comments each pull request with the \
-            plan. In a project that has its recipe (Recipes/sharelane.yaml or sharelane.yaml), init keeps it and \
+            plan and runs the recipe's lanes (`sharelane test`), keeping their JUnit report. --recipe PATH names \
+            the project's recipe where it is elsewhere: it is kept and no starter is written. In a project that has its recipe (Recipes/sharelane.yaml or sharelane.yaml), init keeps it and \
             adds only what is missing: the workflow, the .gitignore line, the schema line. --force writes the \
             recipe and the workflow again.
             """)
@@ -30,6 +31,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         "sharelane init --name family-lists --container iCloud.com.example.Lists",
         "sharelane init --from-store http://127.0.0.1:8420 --owner alice@example.com",
         "sharelane init --ci github",
+        "sharelane init --ci github --recipe QA/basket.yaml",
     ]
 
     /// The recipe `init` writes, in the current directory.
@@ -65,8 +67,19 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             valueName: "email"))
     var owner: String?
 
-    @Option(help: ArgumentHelp("Also write a workflow that plans each pull request: github.", valueName: "system"))
+    @Option(
+        help: ArgumentHelp(
+            "Also write a workflow that plans each pull request and runs the lanes: github.", valueName: "system"))
     var ci: CISystem?
+
+    @Option(
+        name: .customLong("recipe"),
+        help: ArgumentHelp(
+            "The project's recipe, when it is elsewhere than Recipes/sharelane.yaml or sharelane.yaml: kept, and "
+                + "the one the workflow plans and tests; no starter is written.",
+            valueName: "path"),
+        completion: .file(extensions: ["yaml", "yml"]))
+    var recipe: String?
 
     @Flag(help: "Write the recipe and the workflow again when they exist.")
     var force = false
@@ -80,12 +93,27 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--name needs a name for the recipe")
         }
+        if recipe != nil, fromStore != nil {
+            throw ValidationError(
+                "--recipe names the project's recipe, which init keeps; --from-store writes a new one: pass one of them"
+            )
+        }
     }
 
     func run() async throws {
         let directory = FileManager.default.currentDirectoryPath
         // A project that has its recipe keeps it: init adds what is missing around it.
-        let existing = force ? nil : RecipeSelection.defaultPaths.first { FileManager.default.fileExists(atPath: $0) }
+        let existing: String?
+        if let recipe {
+            guard FileManager.default.fileExists(atPath: recipe) else {
+                throw CLIFailure(
+                    "there is no recipe at \(recipe) (from \(directory)); nothing was written. Name the project's "
+                        + "recipe, relative to the repository's root, or leave out --recipe for a starter")
+            }
+            existing = recipe
+        } else {
+            existing = force ? nil : RecipeSelection.defaultPaths.first { FileManager.default.fileExists(atPath: $0) }
+        }
         if let existing, fromStore != nil {
             throw CLIFailure(
                 "\(existing) exists in \(directory); nothing was written. Pass --force to replace it with the recipe --from-store makes, or run init in another directory"
@@ -94,7 +122,9 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let recipePath = existing ?? Self.recipeFile
         var report: [String] = []
         if let existing {
-            report.append("Kept \(existing), the project's recipe (--force writes a new one over it).")
+            report.append(
+                "Kept \(existing), the project's recipe"
+                    + (recipe == nil ? " (--force writes a new one over it)." : "."))
         } else {
             let name = self.name ?? Self.defaultName(directory: directory)
             let recipe: String
@@ -118,7 +148,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                         reads: Self.filesRead(by: recipePath)),
                     to: GitHubPlanWorkflow.path)
                 report.append(
-                    "Wrote \(GitHubPlanWorkflow.path): each pull request that changes the recipe, or a file it reads, gets its plan as one comment. Set the repository variable SHARELANE_REPOSITORY (sharelane's repository on GitHub, OWNER/NAME, which the workflow builds); to plan against a live store too, SHARELANE_STORE and the secrets the store needs (CLOUDKIT_API_TOKEN, CLOUDKIT_WEB_AUTH_TOKEN). The workflow's first lines say how."
+                    "Wrote \(GitHubPlanWorkflow.path): each pull request that changes the recipe, or a file it reads, gets its plan as one comment, and its lanes run with `sharelane test`, their JUnit report kept as the run's artifact. Set the repository variable SHARELANE_REPOSITORY (sharelane's repository on GitHub, OWNER/NAME, which the workflow builds); to plan against a live store too, SHARELANE_STORE and the secrets the store needs (CLOUDKIT_API_TOKEN, CLOUDKIT_WEB_AUTH_TOKEN). The workflow's first lines say how."
                 )
             }
         }
@@ -210,10 +240,13 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let store = fromStore.map { " --store \($0)" } ?? ""
         let steps: [(String, String)]
         if keptRecipe {
+            // A recipe in no default place is named in every command.
+            let named = self.recipe.map { " \($0)" } ?? ""
             steps = [
-                ("sharelane validate", "checks the recipe, and that editors find its schema"),
-                ("sharelane plan", "what apply would change in .sharelane/store.sqlite"),
-                ("sharelane lanes", "the recipe's lanes, to run with `sharelane run LANE`"),
+                ("sharelane validate\(named)", "checks the recipe, and that editors find its schema"),
+                ("sharelane plan\(named)", "what apply would change in .sharelane/store.sqlite"),
+                ("sharelane lanes\(named)", "the recipe's lanes, to run with `sharelane run LANE`"),
+                ("sharelane test\(named)", "runs the lanes meant for CI, as the workflow does"),
             ]
         } else if fromStore != nil {
             steps = [
