@@ -128,22 +128,38 @@ extension EmulatorService {
 
     /// The operations with their assets as the store keeps them: a value saved from an upload (its
     /// `receipt`) or read back (a `downloadURL` with serve's checksum) becomes `#CHECKSUM;size=N`, once the
-    /// bytes are found in the store. A receipt that names no kept asset refuses the request.
-    func keepingAssets(_ operations: [RecordOperation], store: any Store) async throws -> [RecordOperation] {
+    /// bytes are found in the store. An operation whose asset names no kept bytes is left as sent and answered
+    /// in `refused` by its index: the caller refuses it alone (a non-atomic batch, as the live service answers
+    /// it) or the whole request (an atomic one).
+    func keepingAssets(_ operations: [RecordOperation], store: any Store) async throws -> (
+        operations: [RecordOperation], refused: [Int: ShareError]
+    ) {
         var result = operations
+        var refused: [Int: ShareError] = [:]
         for index in result.indices {
             guard case .record(var record) = result[index].item else { continue }
             var changed = false
-            for (name, value) in record.fields {
-                let kept = try await keptAsset(value, store: store, field: name, record: record.recordName)
-                if kept != value {
-                    record.fields[name] = kept
-                    changed = true
+            do {
+                for (name, value) in record.fields {
+                    let kept = try await keptAsset(value, store: store, field: name, record: record.recordName)
+                    if kept != value {
+                        record.fields[name] = kept
+                        changed = true
+                    }
                 }
+            } catch let refusal as ShareError {
+                refused[index] = refusal
+                continue
             }
             if changed { result[index].item = .record(record) }
         }
-        return result
+        return (result, refused)
+    }
+
+    /// A receipt that does not validate, as the live service words it; what was wrong and what to do is the
+    /// console's insight (and the reason of an atomic request refused whole for it).
+    static func badReceipt(_ detail: String, record: String) -> ShareError {
+        ShareError(.badRequest, "bad upload receipt (did_not_validate)", subject: record, insight: detail)
     }
 
     private func keptAsset(_ value: FieldValue, store: any Store, field: String, record: String) async throws
@@ -153,19 +169,18 @@ extension EmulatorService {
         case .assetID(let text):
             guard var asset = AssetValue(text: text), asset.receipt != nil || asset.isDownloadURL else { return value }
             if let receipt = asset.receipt, receipt != Self.receipt(asset.checksum) {
-                throw ShareError(
-                    .badRequest,
+                throw Self.badReceipt(
                     "field \(field) of record \(record): the receipt does not match the fileChecksum; save the "
                         + "singleFile dictionary the upload answered as it is",
-                    subject: record)
+                    record: record)
             }
             guard let kept = keptChecksum(asset.checksum), let bytes = try await store.assetBytes(checksum: kept)
             else {
-                throw ShareError(
-                    .badRequest,
+                let detail =
                     "field \(field) of record \(record): no asset \(asset.checksum) was uploaded here; upload it "
-                        + "through assets/upload first",
-                    subject: record)
+                    + "through assets/upload first"
+                if asset.receipt != nil { throw Self.badReceipt(detail, record: record) }
+                throw ShareError(.badRequest, detail, subject: record)
             }
             asset = AssetValue(checksum: kept, size: bytes.count)
             return .assetID(asset.text)

@@ -15,13 +15,31 @@ extension EmulatorService {
         if request.atomic == true, let refusal = ModifyRules.atomicInDefaultZone(zoneID) { throw refusal }
         let sent = try await recordOperations(request.operations, in: zoneID, store: store, as: user)
         if let refusal = ModifyRules.missingChangeTag(sent) { throw refusal }
-        let operations = try await keepingAssets(sent, store: store)
         let atomic = request.atomic ?? (database != .public && zoneID.zoneName != defaultZoneName)
-        let outcomes = Self.conflictForExistingCreates(
-            operations,
-            try await Self.forceDeletingAsLive(operations, database: database, atomic: atomic) { sent in
-                try await modify(sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
-            })
+        let (kept, refusedAssets) = try await keepingAssets(sent, store: store)
+        // An asset that names no kept bytes refuses its own operation, in its place, and the others are carried
+        // out (as the live service answers a non-atomic batch); an atomic request is refused whole for it.
+        if atomic, let refusal = refusedAssets.sorted(by: { $0.key < $1.key }).first?.value {
+            let reason = [refusal.reason, refusal.insight].compactMap { $0 }.joined(separator: ": ")
+            throw ShareError(refusal.code, reason, subject: refusal.subject)
+        }
+        let operations = kept.indices.filter { refusedAssets[$0] == nil }.map { kept[$0] }
+        var carriedOut: IndexingIterator<[RecordOutcome]> =
+            operations.isEmpty
+            ? [].makeIterator()
+            : Self.conflictForExistingCreates(
+                operations,
+                try await Self.forceDeletingAsLive(operations, database: database, atomic: atomic) { sent in
+                    try await modify(sent, store: store, in: zoneID, database: database, atomic: atomic, as: user)
+                }
+            ).makeIterator()
+        let outcomes = kept.indices.map { index in
+            refusedAssets[index].map { RecordOutcome.failed(recordName: kept[index].recordName, $0) }
+                ?? carriedOut.next()
+                ?? .failed(
+                    recordName: kept[index].recordName,
+                    ShareError(.internalError, "the store answered fewer outcomes than operations"))
+        }
         for case .failed(let name, let error) in outcomes where error.code != .atomicError {
             RequestNotes.refused(error, subject: "\(zoneID.zoneName)/\(name)")
         }
