@@ -70,7 +70,9 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let paths = try reportPaths()
         // A report that cannot be written is refused before anything runs, not found out after.
         for path in paths {
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            // Said as it was given: a relative folder stays relative.
+            let given = (path as NSString).deletingLastPathComponent
+            let folder = given.isEmpty ? "." : given
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
                 Terminal.printError(

@@ -262,20 +262,26 @@ struct PlanWorkflowTests {
         #expect(text.contains("\npermissions: {}\n"), "no permission unless a job asks: \(text)")
         // Every action is pinned to a commit, its tag beside it.
         let uses = text.components(separatedBy: "\n").filter { $0.contains("uses:") }
-        #expect(uses.count == 3, "\(uses)")
+        // The plan job's two checkouts and cache, the test job's too and its upload of the report.
+        #expect(uses.count == 7, "\(uses)")
         for line in uses {
             #expect(line.range(of: #"@[0-9a-f]{40} # v\d+\.\d+\.\d+$"#, options: .regularExpression) != nil, "\(line)")
         }
-        #expect(text.components(separatedBy: "persist-credentials: false").count - 1 == 2, "\(text)")
+        #expect(text.components(separatedBy: "persist-credentials: false").count - 1 == 4, "\(text)")
         // No script line interpolates an expression: values reach the shell only through the environment.
-        for step in ["plan", "checkouts"] {
+        for step in ["plan", "checkouts", "test"] {
             let script = try Self.script(of: step, in: text)
             #expect(!script.contains("${{"), "\(script)")
         }
         let comment = try #require(text.range(of: "  comment:\n"))
+        let test = try #require(text.range(of: "  test:\n"))
         #expect(
-            !text[comment.lowerBound...].contains("checkout"), "the comment job runs none of the pull request's code")
+            !text[comment.lowerBound..<test.lowerBound].contains("checkout"),
+            "the comment job runs none of the pull request's code")
         #expect(
             text[..<comment.lowerBound].contains("contents: read") && !text[..<comment.lowerBound].contains(": write"))
+        #expect(
+            text[test.lowerBound...].contains("contents: read") && !text[test.lowerBound...].contains(": write"),
+            "the test job runs the pull request's lanes and may write nothing")
     }
 }
