@@ -47,9 +47,10 @@ struct ExpectationCheck {
                 : "\(found.count) notification\(found.count == 1 ? "" : "s")"
                     + ": " + found.map(Self.summary).joined(separator: ", ")
         case .access(let capability, let zone, let record, let toBe):
-            let (allowed, why) = try await access(capability, zone: zone, record: record)
             let subject =
                 "\(actorHandle) \(capability.rawValue) \(record.map { "record \(zone)/\($0)" } ?? "zone \(zone)")"
+            try await requireZone(zone, expected: "\(subject): \(toBe ? "allowed" : "refused")")
+            let (allowed, why) = try await access(capability, zone: zone, record: record)
             guard allowed == toBe else {
                 throw LaneError.expectationFailed(
                     expected: "\(subject): \(toBe ? "allowed" : "refused")",
@@ -57,6 +58,8 @@ struct ExpectationCheck {
             }
             return why
         case .records(let zone, let count):
+            try await requireZone(
+                zone, expected: "\(count) record\(count == 1 ? "" : "s") in \(zone) as \(actorHandle) sees it")
             let (found, why) = try await recordCount(zone: zone)
             guard found == count else {
                 throw LaneError.expectationFailed(
@@ -91,6 +94,21 @@ struct ExpectationCheck {
                     expected: "\(subject) = \(equals.displayString)", found: "no record", location: location)
             }
         }
+    }
+
+    /// Fails the check when the owner's private database holds no zone `zone`: every user is refused a zone
+    /// that is not there, so a check that a user is refused (`to_be: false`, `records: 0`) would pass on a
+    /// mistyped zone, or before the recipe was applied, and prove nothing.
+    private func requireZone(_ zone: String, expected: String) async throws {
+        guard !isPublic else { return }
+        let found = try await store.lookupZones([ZoneID(zoneName: zone)], in: .private, as: owner.recordName)
+        guard case .failure(let error)? = found.first, error.code == .zoneNotFound || error.code == .notFound else {
+            return
+        }
+        throw LaneError.expectationFailed(
+            expected: expected,
+            found: "no zone \(zone) in its owner's private database, so the check proves nothing; apply the recipe "
+                + "first, or check the zone's name", location: location)
     }
 
     /// Where the user reads the zone: the public database's one zone, the owner's private database, or

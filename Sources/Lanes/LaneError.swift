@@ -52,6 +52,21 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The same error with how a `within:` step retried it (`tried 9 times over 2.0 s`), said after what
+    /// the last try found.
+    func retried(_ note: String) -> LaneError {
+        switch self {
+        case .expectationFailed(let expected, let found, let l):
+            return .expectationFailed(expected: expected, found: "\(found); \(note)", location: l)
+        case .stepFailed(let action, let reason, let l):
+            return .stepFailed(action: action, reason: "\(reason); \(note)", location: l)
+        case .shareNotFound(let what, let hint, let l):
+            return .shareNotFound(what: what, hint: "\(hint); \(note)", location: l)
+        default:
+            return self
+        }
+    }
+
     public var description: String {
         switch self {
         case .unknownLane(let name, let available, let file):

@@ -43,7 +43,8 @@ public struct LaneRunner: Sendable {
     /// - Throws: `LaneError.unknownLane` or `.privateLane`, before anything runs.
     public func run(lane name: String, of recipe: Recipe) async throws -> LaneReport {
         guard let lane = recipe.lane(name) else {
-            throw LaneError.unknownLane(name: name, available: recipe.lanes.map(\.name), file: recipe.file)
+            throw LaneError.unknownLane(
+                name: name, available: recipe.lanes.filter { !$0.isPrivate }.map(\.name), file: recipe.file)
         }
         if lane.isPrivate {
             throw LaneError.privateLane(name: name, location: lane.location)
@@ -255,31 +256,47 @@ public struct LaneRunner: Sendable {
                     return StepOutcome(try await performAction(step, in: recipe, session))
                 }
                 return StepOutcome(
-                    try await eventually(within: within) { try await performAction(step, in: recipe, session) })
+                    try await eventually(
+                        within: within, action: StepSummary.text(of: step, owner: recipe.owner), at: step.location
+                    ) { try await performAction(step, in: recipe, session) })
             }
             return try await refused(step, expected, in: recipe, session)
         }
     }
 
     /// `within:`: tries `check` again, with backoff (0.1 s, doubling, at most 1 s apart), until it holds or
-    /// `seconds` have passed; the last failure is the one reported. CloudKit's query indexes lag behind its
-    /// writes, so a query, or an expectation read through one, may hold only a moment later.
-    private func eventually(within seconds: Double, _ check: () async throws -> String?) async throws -> String? {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        var wait = 0.1
-        var tries = 1
+    /// `seconds` have passed, the last try at the end of that time; the last failure is the one reported, with
+    /// how many tries it took over how long. CloudKit's query indexes lag behind its writes, so a query, or an
+    /// expectation read through one, may hold only a moment later.
+    private func eventually(
+        within seconds: Double, action: String, at location: SourceLocation, _ check: () async throws -> String?
+    ) async throws -> String? {
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        var wait = Duration.milliseconds(100)
+        var tries = 0
         while true {
+            tries += 1
+            let failure: any Error
             do {
                 let found = try await check()
                 return tries == 1 ? found : (found.map { "\($0); " } ?? "") + "held after \(tries) tries"
-            } catch let error as LaneError where ContinuousClock.now + .milliseconds(Int(wait * 1000)) < deadline {
-                _ = error
-            } catch let error as ShareError where ContinuousClock.now + .milliseconds(Int(wait * 1000)) < deadline {
-                _ = error
+            } catch let error as LaneError {
+                failure = error
+            } catch let error as ShareError {
+                failure = error
             }
-            try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
-            wait = min(1, wait * 2)
-            tries += 1
+            let now = ContinuousClock.now
+            guard now < deadline else {
+                let elapsed = now - start
+                let took = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let limit = seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(Int((seconds * 1000).rounded()))ms"
+                throw Self.laneError(failure, action: action, at: location).retried(
+                    "tried \(tries) time\(tries == 1 ? "" : "s") over \(String(format: "%.1f", took)) s (within: \(limit))"
+                )
+            }
+            try await Task.sleep(for: min(wait, deadline - now))
+            wait = min(.seconds(1), wait * 2)
         }
     }
 

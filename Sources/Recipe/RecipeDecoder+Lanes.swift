@@ -126,7 +126,10 @@ extension RecipeDecoder {
             guard let p = self.pairs(arguments, "the arguments of `\(name)`") else { return nil }
             pairs = p
         }
-        checkKeys(pairs, allowed: Self.actionKeys[name] ?? [], in: "`\(name)`")
+        checkKeys(
+            pairs,
+            allowed: (Self.actionKeys[name] ?? []) + (Self.undeclaredZoneActions.contains(name) ? ["undeclared"] : []),
+            in: "`\(name)`")
         let args = ActionArguments(name: name, pairs: pairs, location: arguments?.location ?? location)
         let actor = args.value("as").flatMap { string($0, "`as`") }
         let before = errors.count
@@ -155,6 +158,8 @@ extension RecipeDecoder {
         var step = Step(action: action, actor: actor, location: location, expectedError: expectedError)
         step.environment = environment
         step.database = database
+        step.argumentLocations = argumentLocations(of: args)
+        step.zoneIsUndeclared = undeclaredZone(of: args)
         // A `lane:` step's `name` is the lane it calls.
         if name != "lane" { step.name = args.value("name").flatMap { string($0, "`name`") } }
         if let node = args.value("within") {

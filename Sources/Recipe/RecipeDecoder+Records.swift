@@ -147,7 +147,12 @@ extension RecipeDecoder {
                     record.type = type
                 }
             }
-        } else if !record.absent {
+        } else if !record.absent,
+            // A mistyped `type` (`typ: Stop`) is reported once, at the key, with `did you mean `type``.
+            !spec.contains(where: {
+                !Self.recordKeys.contains($0.key) && Suggestion.closest(to: $0.key, in: Self.recordKeys) == "type"
+            })
+        {
             error("record `\(name)` needs a `type:`", pair.keyLocation)
         }
         if let parentNode = node["parent"], let explicit = string(parentNode, "`parent`") {

@@ -105,6 +105,16 @@ public struct RecipeLoader: Sendable {
                 errors.append(RecipeError("`vars` must be a mapping of names to values", at: varsNode.location))
             }
         }
+        // A value given for a variable the recipe never reads is a mistyped name (`tikcet=QA-123`), refused as
+        // Terraform refuses an undeclared `-var`, before it can leave the recipe's default in force unnoticed.
+        let variableNames = Set(variables.vars.keys).union(Self.referencedVariables(in: tree))
+        for name in overrides.keys.sorted() where !variableNames.contains(name) {
+            errors.append(
+                RecipeError(
+                    "variable `\(name)` is given a value, but the recipe neither declares it under `vars:` nor uses "
+                        + "it as `${\(name)}`" + Suggestion.hint(for: name, in: Array(variableNames)),
+                    file: file))
+        }
         let expanded = expand(tree, variables, errors: &errors, isTop: true)
         // A value whose variable is unknown would cause follow-on errors at the same place; report it once.
         let variableErrorPlaces = Set(errors.compactMap(\.location))
@@ -118,6 +128,7 @@ public struct RecipeLoader: Sendable {
         }
         guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors)) }
         var validator = RecipeValidator()
+        validator.variableNames = variableNames
         validator.validate(&recipe, decoder: decoder)
         var inference = SchemaInference(typedFields: decoder.typedFields)
         inference.infer(&recipe)
@@ -127,6 +138,38 @@ public struct RecipeLoader: Sendable {
         if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors), warnings: validator.warnings) }
         recipe.warnings = validator.warnings + inference.warnings
         return recipe
+    }
+
+    /// Every name the recipe writes as `${NAME}` or `${NAME:-default}`, in keys and values, `vars:` included
+    /// (`$${` is a literal, not a reference).
+    static func referencedVariables(in tree: RecipeNode) -> Set<String> {
+        var names: Set<String> = []
+        func scan(_ text: String) {
+            guard text.contains("${") else { return }
+            var rest = Substring(text)
+            while let range = rest.range(of: "${") {
+                if range.lowerBound > rest.startIndex, rest[rest.index(before: range.lowerBound)] == "$" {
+                    rest = rest[range.upperBound...]
+                    continue
+                }
+                let name = rest[range.upperBound...].prefix { $0 == "_" || $0.isLetter || $0.isNumber }
+                if !name.isEmpty { names.insert(String(name)) }
+                rest = rest[range.upperBound...]
+            }
+        }
+        func visit(_ node: RecipeNode) {
+            switch node.content {
+            case .scalar(let text, _): scan(text)
+            case .sequence(let items): items.forEach(visit)
+            case .mapping(let pairs):
+                for pair in pairs {
+                    scan(pair.key)
+                    visit(pair.value)
+                }
+            }
+        }
+        visit(tree)
+        return names
     }
 
     /// The names lane steps register (`register: NAME` anywhere under `lanes:` and the hooks), read before

@@ -309,6 +309,16 @@ public struct Step: Sendable, Hashable, Codable {
     /// `name:`: what reports call the step, instead of its words, so a test keeps its name when it is reworded.
     public var name: String?
 
+    /// `undeclared: true`: the zone the step names is another recipe's or the app's, not this recipe's, so
+    /// validation does not hold it to the recipe's `zones:`.
+    public var zoneIsUndeclared = false
+    /// Where each argument's value is written (`zone`, `record`, `as`, …), so that a message points at the
+    /// mistyped word rather than at the step.
+    public var argumentLocations: [String: SourceLocation] = [:]
+
+    /// Where the value of `argument` is written, else where the step is.
+    public func location(of argument: String) -> SourceLocation { argumentLocations[argument] ?? location }
+
     public init(action: Action, actor: String? = nil, location: SourceLocation, expectedError: ServerErrorCode? = nil) {
         self.action = action
         self.actor = actor

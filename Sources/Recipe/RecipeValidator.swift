@@ -11,6 +11,9 @@ struct RecipeValidator {
     private var declaredHandles: Set<String> = []
     /// Users declared with an error in their own entry: that error is reported once, not at every reference.
     private var faultyHandles: Set<String> = []
+    /// The recipe's variables (`vars:` and every `${NAME}` it writes), which a `lane:` step's `parameters:`
+    /// must name; nil leaves them unchecked.
+    var variableNames: Set<String>?
 
     private mutating func error(_ message: String, _ location: SourceLocation) {
         errors.append(RecipeError(message, at: location))
@@ -294,7 +297,18 @@ struct RecipeValidator {
     /// Participants name users (not the owner), and a record takes part in at most one share.
     private mutating func checkShares(_ zone: DeclaredZone, owner: String) {
         func checkParticipants(_ share: DeclaredShare) {
+            // Keys written differently can name one person once variables are substituted
+            // (`"${viewer}": read-only` beside `b: read-write`): the plan would add them twice, the apply keep one.
+            var seen: [String: SourceLocation] = [:]
             for participant in share.participants {
+                if let first = seen[participant.handle] {
+                    error(
+                        "`\(participant.handle)` is a participant of this share twice (also at "
+                            + (first.file == participant.location.file ? "line \(first.line)" : "\(first)")
+                            + "), once variables are substituted; give each person one entry", participant.location)
+                } else {
+                    seen[participant.handle] = participant.location
+                }
                 checkUser(participant.handle, "participant", participant.location)
                 if participant.handle == owner {
                     error("`\(owner)` owns the share and cannot also be a participant", participant.location)
@@ -355,21 +369,18 @@ struct RecipeValidator {
                 location)
             return false
         }
-        // A step that acts as a user (accept, leave, save, delete, expect) may act on a zone another recipe
-        // or the app made: it is said once, and the step fails when it runs only if the zone is not there.
-        var warned = Set<String>()
-        func liveZone(_ zone: String, _ location: SourceLocation) -> Bool {
+        // A step that acts as a user (accept, leave, save, delete, expect, query, subscribe) names one of the
+        // recipe's zones unless it says the zone is another recipe's or the app's (`undeclared: true`): a
+        // mistyped zone would otherwise make a check that cannot fail (`to_be: false` on a zone that is not
+        // there).
+        func liveZone(_ zone: String, _ step: Step) -> Bool {
             if zoneNames.contains(zone) { return true }
             // A lane's value (`${NAME}`) names the zone only when the step runs.
-            if zone.contains("${") { return false }
-            if warned.insert(zone).inserted {
-                var warning = RecipeError(
-                    "zone `\(zone)` is not declared in the recipe; the step acts on the zone as the store has it, "
-                        + "and fails when it runs if there is none" + Suggestion.hint(for: zone, in: Array(zoneNames)),
-                    at: location)
-                warning.isWarning = true
-                warnings.append(warning)
-            }
+            if zone.contains("${") || step.zoneIsUndeclared { return false }
+            error(
+                "zone `\(zone)` is not declared in the recipe" + Suggestion.hint(for: zone, in: Array(zoneNames))
+                    + "; if it is another recipe's or the app's zone, say so with `undeclared: true` on the step",
+                step.location(of: "zone"))
             return false
         }
         func checkRecord(_ zone: String, _ record: String, _ location: SourceLocation) {
@@ -382,7 +393,7 @@ struct RecipeValidator {
             }
         }
         for step in allSteps(recipe) {
-            if let actor = step.actor { checkUser(actor, "`as:`", step.location) }
+            if let actor = step.actor { checkUser(actor, "`as:`", step.location(of: "as")) }
             switch step.action {
             case .plan(_, let only), .apply(_, let only):
                 for zone in only { _ = checkZone(zone, step.location) }
@@ -397,22 +408,23 @@ struct RecipeValidator {
             case .export(_, let zones):
                 for zone in zones { _ = checkZone(zone, step.location) }
             case .accept(let zone, let record), .leave(let zone, let record):
-                guard liveZone(zone, step.location) else { break }
+                guard liveZone(zone, step) else { break }
                 if let record {
                     if let declared = recipe.zone(zone)?.records.first(where: { $0.name == record }) {
                         if case .share = declared.share {
                         } else {
                             error(
-                                "record `\(record)` of zone `\(zone)` roots no share to accept or leave", step.location)
+                                "record `\(record)` of zone `\(zone)` roots no share to accept or leave",
+                                step.location(of: "record"))
                         }
                     } else {
-                        checkRecord(zone, record, step.location)
+                        checkRecord(zone, record, step.location(of: "record"))
                     }
                 }
             case .save(let zone, _, _, let parent, _):
-                if liveZone(zone, step.location), let parent { checkRecord(zone, parent, step.location) }
+                if liveZone(zone, step), let parent { checkRecord(zone, parent, step.location(of: "parent")) }
             case .delete(let zone, let record):
-                if liveZone(zone, step.location) { checkRecord(zone, record, step.location) }
+                if liveZone(zone, step) { checkRecord(zone, record, step.location(of: "record")) }
             case .expect where step.database == .public:
                 break
             case .acceptURL:
@@ -420,24 +432,35 @@ struct RecipeValidator {
             case .expect(let expectation):
                 switch expectation {
                 case .access(_, let zone, let record, _):
-                    if liveZone(zone, step.location), let record { checkRecord(zone, record, step.location) }
+                    if liveZone(zone, step), let record { checkRecord(zone, record, step.location(of: "record")) }
                 case .records(let zone, _):
-                    _ = liveZone(zone, step.location)
+                    _ = liveZone(zone, step)
                 case .field(let zone, let record, _, _):
-                    if liveZone(zone, step.location) { checkRecord(zone, record, step.location) }
+                    if liveZone(zone, step) { checkRecord(zone, record, step.location(of: "record")) }
                 case .notified:
                     break
                 }
-            case .lane(let name, _):
+            case .lane(let name, let parameters):
+                if let variableNames {
+                    for key in parameters.keys.sorted() where !variableNames.contains(key) {
+                        error(
+                            "parameter `\(key)` names no variable of the recipe"
+                                + Suggestion.hint(for: key, in: Array(variableNames))
+                                + "; a lane's parameters set variables the recipe declares under `vars:` or uses as "
+                                + "`${NAME}`", step.location(of: "parameters.\(key)"))
+                    }
+                }
                 if !laneNames.contains(name) {
-                    error("lane `\(name)` is not declared" + Suggestion.hint(for: name, in: laneNames), step.location)
+                    error(
+                        "lane `\(name)` is not declared" + Suggestion.hint(for: name, in: laneNames),
+                        step.location(of: "name"))
                 }
             case .query(let query):
-                if query.zone != defaultZoneName { _ = liveZone(query.zone, step.location) }
+                if query.zone != defaultZoneName { _ = liveZone(query.zone, step) }
             case .reset, .deploySchema, .sh, .outside:
                 break
             case .subscribe(let subscribe):
-                if let zone = subscribe.zone { _ = liveZone(zone, step.location) }
+                if let zone = subscribe.zone { _ = liveZone(zone, step) }
             }
         }
         // Lanes that call each other in a circle would never end.

@@ -40,7 +40,8 @@ struct Variables {
     }
 
     /// The names a misspelt variable is compared with (the environment is left out: too many, too private).
-    var suggestableNames: [String] { Array(Set(overrides.keys).union(vars.keys)).sorted() }
+    /// A lane's registered values count: `${lnik}` is most often `${link}` mistyped.
+    var suggestableNames: [String] { Array(Set(overrides.keys).union(vars.keys).union(runtimeNames)).sorted() }
 
     /// Replaces `${NAME}` and `${NAME:-default}` in `text`; `$${` is a literal `${`.
     /// - Parameter includeVars: false while expanding `vars:` values themselves.

@@ -194,6 +194,7 @@ struct ValidRecipeTests {
                 name: lanes
                 users: { alice: { email: a@example.com }, bob: { email: b@example.com } }
                 owner: alice
+                vars: { who: alice }
                 zones:
                   Z:
                     share: { participants: { bob: read-write } }
@@ -241,31 +242,46 @@ struct ValidRecipeTests {
             ])
         #expect(demo.steps[2].actor == "alice")
         #expect(demo.steps[3].actor == "bob")
-        #expect(demo.steps[0].location.line == 19)
+        #expect(demo.steps[0].location.line == 20)
     }
 
-    @Test("a step acting on a zone the recipe does not declare is a warning at its place, with a hint, said once")
-    func laneStepOnAnUndeclaredZoneWarns() throws {
-        let recipe = try RecipeLoader(environment: [:]).load(
-            yaml: """
-                sharelane: 1
-                name: live-zone
-                users:
-                  alice: { email: alice@example.com }
-                  bob: { email: bob@example.com }
-                owner: alice
-                zones:
-                  FamilyLists: { share: {} }
-                lanes:
-                  demo:
-                    steps:
-                      - accept: { as: bob, zone: FamilyList }
-                      - save: { zone: FamilyList, record: r, type: T, parent: anything }
-                """, file: "live.yaml")
-        #expect(
-            recipe.warnings.map(\.description) == [
-                "live.yaml:12:9: warning: zone `FamilyList` is not declared in the recipe; the step acts on the zone as "
-                    + "the store has it, and fails when it runs if there is none; did you mean `FamilyLists`?"
-            ])
+    @Test(
+        "a step acting on a zone the recipe does not declare is an error at the zone's name, unless it says `undeclared: true`"
+    )
+    func laneStepOnAnUndeclaredZone() throws {
+        func load(_ undeclared: String) throws(RecipeErrors) -> Recipe {
+            try RecipeLoader(environment: [:]).load(
+                yaml: """
+                    sharelane: 1
+                    name: live-zone
+                    users:
+                      alice: { email: alice@example.com }
+                      bob: { email: bob@example.com }
+                    owner: alice
+                    zones:
+                      FamilyLists: { share: {} }
+                    lanes:
+                      demo:
+                        steps:
+                          - accept: { as: bob, zone: FamilyList\(undeclared) }
+                          - save: { zone: FamilyList, record: r, type: T, parent: anything\(undeclared) }
+                    """, file: "live.yaml")
+        }
+        do {
+            _ = try load("")
+            Issue.record("a step on an undeclared zone loaded")
+        } catch {
+            let hint = "; if it is another recipe's or the app's zone, say so with `undeclared: true` on the step"
+            #expect(
+                error.errors.map(\.description) == [
+                    "live.yaml:12:34: error: zone `FamilyList` is not declared in the recipe; did you mean `FamilyLists`?"
+                        + hint,
+                    "live.yaml:13:23: error: zone `FamilyList` is not declared in the recipe; did you mean `FamilyLists`?"
+                        + hint,
+                ])
+        }
+        let marked = try load(", undeclared: true")
+        #expect(marked.warnings.isEmpty)
+        #expect(marked.lane("demo")?.steps.allSatisfy(\.zoneIsUndeclared) == true)
     }
 }
