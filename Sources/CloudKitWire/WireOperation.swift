@@ -51,8 +51,10 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     /// Apple's older form of `changes/database` (deprecated by Apple), with `metaSyncToken`.
     public static let zonesChanges = WireOperation(
         path: "zones/changes", methods: [.post], databases: [.private, .shared], isAboutTheUser: false)
+    /// Private and shared databases only, as Apple's ("Only private and shared databases support this
+    /// operation"): asked of the public database it answers 400 `BAD_REQUEST`.
     public static let changesDatabase = WireOperation(
-        path: "changes/database", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        path: "changes/database", methods: [.post], databases: [.private, .shared], isAboutTheUser: false)
     public static let changesZone = WireOperation(
         path: "changes/zone", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let usersCurrent = WireOperation(

@@ -173,6 +173,13 @@ extension CloudKitEmulator {
         for (world, list) in users { await service.fixture.setUsers(list, in: world) }
     }
 
+    /// Makes the state of `world` now its reset point, with its people, and leaves every other world's point
+    /// as it is: a world seeded while the emulator runs (`SharelaneEmulator.world()`).
+    public func markResetPoint(of world: StoreWorld, users: [FixtureUser]) async {
+        await service.fixture.setPendingPoints([world])
+        await service.fixture.setUsers(users, in: world)
+    }
+
     /// Puts worlds back to their reset points (a world never seeded is emptied), or, with `toEmpty`, empties
     /// them. Each waits for its requests under way; none sees half a reset. Answers the worlds reset.
     public func reset(container: String? = nil, environment: CloudKitEnvironment? = nil, toEmpty: Bool = false)

@@ -7,6 +7,7 @@ import Logging
 import ShareKit
 import ServiceLifecycle
 import ShareStoreSQLite
+import SharelaneFixture
 
 /// `sharelane serve`: a local CloudKit Web Services emulator over a SQLite store.
 struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
@@ -240,11 +241,20 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             valueName: "count"))
     var maxWorlds: Int?
 
-    /// The store's limits, with `--max-worlds`.
-    var worldLimits: SQLiteWorlds.Limits {
-        var limits = SQLiteWorlds.Limits.standard
-        if let maxWorlds { limits.worlds = maxWorlds }
-        return limits
+    /// What the options set, over `EmulatorSettings`' defaults (the ones `SharelaneEmulator` starts with too):
+    /// an option not given leaves its default.
+    /// - Throws: `ValidationError` naming the option at fault.
+    func settings() throws -> EmulatorSettings {
+        var settings = EmulatorSettings()
+        settings.serverKeys = try serverKeyring()
+        settings.network = try networkConditions()
+        if strictTokens { settings.strictTokens = true }
+        if opaqueChecksums { settings.opaqueChecksums = true }
+        if let lag = indexLag.flatMap(DurationText.seconds) { settings.indexLag = .seconds(lag) }
+        settings.allowedOrigins = allowOrigin
+        settings.allowedHosts = allowHost
+        settings.maxWorlds = maxWorlds
+        return settings
     }
 
     @OptionGroup var logging: LoggingOptions
@@ -263,13 +273,14 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let url =
             store == nil && (fixture.recipe != nil || fixture.importFile != nil)
             ? "memory:" : StoreLocator.effectiveURL(option: store)
+        let settings = try settings()
         let served: SQLiteWorlds
         do {
             switch try StoreLocator.location(of: url) {
             case .sqlite(let path):
                 if let refusal = StoreFile.refusal(at: path, url: url) { throw CLIFailure(refusal) }
-                served = try SQLiteWorlds(path: path, limits: worldLimits, logger: logger)
-            case .memory: served = SQLiteWorlds(inMemoryWith: logger, limits: worldLimits)
+                served = try SQLiteWorlds(path: path, limits: settings.worldLimits, logger: logger)
+            case .memory: served = SQLiteWorlds(inMemoryWith: logger, limits: settings.worldLimits)
             case .http, .cloudKit(_, _):
                 throw CLIFailure(
                     "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")
@@ -282,16 +293,12 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         ProcessMemory.keepFreedMemory()
         let token = apiToken ?? EmulatorConfiguration.makeAPIToken()
         let generated = apiToken == nil
-        let keyring = try serverKeyring()
-        let network = try networkConditions()
+        let keyring = settings.serverKeys
+        let network = settings.network
         // Wrapped around a command, serve takes a free port unless told one, so that test runs do not meet.
         let port = self.port ?? (fixture.command.isEmpty ? 8420 : 0)
-        var configuration = EmulatorConfiguration(
-            host: host, port: port, apiToken: token, strictTokens: strictTokens, serverKeys: keyring,
-            opaqueChecksums: opaqueChecksums, allowedOrigins: allowOrigin, networkConditions: network)
-        let lag = indexLag.flatMap(DurationText.seconds) ?? 0
-        configuration.indexLag = lag
-        configuration.allowedHosts = allowHost
+        let configuration = settings.emulatorConfiguration(host: host, port: port, apiToken: token)
+        let lag = configuration.indexLag
         let emulator = CloudKitEmulator(worlds: served, configuration: configuration, logger: logger)
         let host = self.host
         let strictTokens = self.strictTokens
@@ -455,15 +462,60 @@ enum PrivateFile {
 
 /// The file of the fixture's people and their tokens (`SHARELANE_USERS`): in a folder only this user can
 /// enter, created readable by this user only, never for an instant by others.
+///
+/// Each run's folder is named for serve's process ID inside one folder of this user's
+/// (`$XDG_RUNTIME_DIR/sharelane`, or `sharelane-UID` in the temporary folder): a serve killed with SIGKILL
+/// cannot remove its own, so every start removes the folders of serves that are no longer running.
 enum UsersFile {
-    static func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-fixture-\(UUID())")
-        guard mkdir(folder.path, 0o700) == 0 else {
+    /// The folder of every run's users file, this user's only.
+    static func parent() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+            FileManager.default.fileExists(atPath: runtime)
+        {
+            base = URL(fileURLWithPath: runtime).appendingPathComponent("sharelane")
+        } else {
+            base = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-\(getuid())")
+        }
+        if mkdir(base.path, 0o700) != 0, errno != EEXIST {
             throw CLIFailure(
-                "cannot make a folder for the users file in \(folder.deletingLastPathComponent().path): "
+                "cannot make a folder for the users file in \(base.deletingLastPathComponent().path): "
                     + String(cString: strerror(errno)))
         }
+        // A folder of that name another user made would let them read the tokens: refused.
+        var status = stat()
+        guard lstat(base.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, status.st_uid == getuid(),
+            (status.st_mode & 0o077) == 0
+        else {
+            throw CLIFailure(
+                "cannot keep the users file in \(base.path): it is not a folder of this user's that only they can "
+                    + "enter; remove it and start again")
+        }
+        return base
+    }
+
+    /// A new folder for this run's users file, after removing those of serves no longer running.
+    static func folder() throws -> URL {
+        let parent = try parent()
+        removeStale(in: parent)
+        let folder = parent.appendingPathComponent("fixture-\(getpid())-\(UUID().uuidString.prefix(8))")
+        guard mkdir(folder.path, 0o700) == 0 else {
+            throw CLIFailure(
+                "cannot make a folder for the users file in \(parent.path): " + String(cString: strerror(errno)))
+        }
         return folder
+    }
+
+    /// Removes the run folders whose serve is gone (killed with SIGKILL, or the machine stopped).
+    static func removeStale(in parent: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+        for name in names where name.hasPrefix("fixture-") {
+            let parts = name.split(separator: "-")
+            guard parts.count == 3, let pid = pid_t(parts[1]), pid > 0 else { continue }
+            if kill(pid, 0) == 0 || errno != ESRCH { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
     }
 
     static func write(_ data: Data, to path: String) throws {

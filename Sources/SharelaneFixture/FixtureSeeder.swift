@@ -22,9 +22,29 @@ public struct FixtureSeeder: Sendable {
         self.logger = logger
     }
 
-    /// Why seeding stopped: the apply's failures, or the lane that failed.
+    /// Why seeding stopped: the apply's failures, or the lane that failed, said as `sharelane run` says it.
     public struct Failure: Error, CustomStringConvertible {
+        /// The lane that failed; nil when the recipe did not apply whole.
+        public var lane: String?
+        /// The step that stopped the lane, as `sharelane run` prints it (`expect Trips as alice`).
+        public var step: String?
+        /// The lane's failure, with its `FILE:LINE:COLUMN` and, for an expectation, expected against found.
+        public var laneError: LaneError?
         public var description: String
+
+        init(description: String) {
+            self.description = description
+        }
+
+        init(lane: String, recipeFile: String, report: LaneReport) {
+            self.lane = lane
+            let failed = report.steps.last { !$0.succeeded }
+            self.step = failed?.summary
+            self.laneError = report.failure
+            let place = failed.map { " at step `\($0.summary)`" } ?? ""
+            let reason = report.failure.map { ":\n\($0)" } ?? ""
+            self.description = "seeding stopped: lane \(lane) of \(recipeFile) failed\(place)\(reason)"
+        }
     }
 
     /// Applies `recipe` to its world and runs `lanes` there, in order.
@@ -52,7 +72,7 @@ public struct FixtureSeeder: Sendable {
             let runner = LaneRunner(store: store, output: output, logger: logger, reload: reload, overrides: overrides)
             let result = try await runner.run(lane: lane, of: recipe)
             if !result.succeeded {
-                throw Failure(description: "seeding stopped: lane \(lane) of \(recipe.file) failed")
+                throw Failure(lane: lane, recipeFile: recipe.file, report: result)
             }
         }
         let users = recipe.users.map { FixtureUser(handle: $0.handle, email: $0.email, name: $0.name) }

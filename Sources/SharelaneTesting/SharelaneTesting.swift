@@ -23,6 +23,7 @@ public struct SharelaneEmulatorTrait: TestTrait, SuiteTrait, TestScoping {
     let source: Source
     let lanes: [String]
     let variables: [String: String]
+    let configuration: SharelaneEmulator.Configuration
 
     /// Each test of a suite gets an emulator of its own, so that none sees another's writes.
     public var isRecursive: Bool { true }
@@ -34,9 +35,13 @@ public struct SharelaneEmulatorTrait: TestTrait, SuiteTrait, TestScoping {
         guard testCase != nil || !test.isSuite else { return try await function() }
         let emulator: SharelaneEmulator
         switch source {
-        case .file(let path): emulator = try await .start(recipeFile: path, lanes: lanes, variables: variables)
-        case .yaml(let yaml): emulator = try await .start(recipeYAML: yaml, lanes: lanes, variables: variables)
-        case .empty: emulator = try await .startEmpty()
+        case .file(let path):
+            emulator = try await .start(
+                recipeFile: path, lanes: lanes, variables: variables, configuration: configuration)
+        case .yaml(let yaml):
+            emulator = try await .start(
+                recipeYAML: yaml, lanes: lanes, variables: variables, configuration: configuration)
+        case .empty: emulator = try await .startEmpty(configuration: configuration)
         }
         do {
             try await SharelaneEmulator.$current.withValue(emulator) { try await function() }
@@ -55,22 +60,27 @@ extension SharelaneEmulator {
 
 extension Trait where Self == SharelaneEmulatorTrait {
     /// An emulator seeded from the recipe file at `path` (relative to the current directory), with `lanes`
-    /// run after it is applied.
-    public static func sharelane(recipeFile path: String, lanes: [String] = [], variables: [String: String] = [:])
-        -> SharelaneEmulatorTrait
-    {
-        SharelaneEmulatorTrait(source: .file(path), lanes: lanes, variables: variables)
+    /// run after it is applied, started with `configuration` (what `serve`'s options set).
+    public static func sharelane(
+        recipeFile path: String, lanes: [String] = [], variables: [String: String] = [:],
+        configuration: SharelaneEmulator.Configuration = .init()
+    ) -> SharelaneEmulatorTrait {
+        SharelaneEmulatorTrait(source: .file(path), lanes: lanes, variables: variables, configuration: configuration)
     }
 
     /// An emulator seeded from a recipe written in the test.
-    public static func sharelane(recipeYAML yaml: String, lanes: [String] = [], variables: [String: String] = [:])
-        -> SharelaneEmulatorTrait
-    {
-        SharelaneEmulatorTrait(source: .yaml(yaml), lanes: lanes, variables: variables)
+    public static func sharelane(
+        recipeYAML yaml: String, lanes: [String] = [], variables: [String: String] = [:],
+        configuration: SharelaneEmulator.Configuration = .init()
+    ) -> SharelaneEmulatorTrait {
+        SharelaneEmulatorTrait(source: .yaml(yaml), lanes: lanes, variables: variables, configuration: configuration)
     }
 
     /// An emulator with nothing in it.
-    public static var sharelaneEmpty: SharelaneEmulatorTrait {
-        SharelaneEmulatorTrait(source: .empty, lanes: [], variables: [:])
+    public static var sharelaneEmpty: SharelaneEmulatorTrait { sharelaneEmpty(configuration: .init()) }
+
+    /// An emulator with nothing in it, started with `configuration`.
+    public static func sharelaneEmpty(configuration: SharelaneEmulator.Configuration) -> SharelaneEmulatorTrait {
+        SharelaneEmulatorTrait(source: .empty, lanes: [], variables: [:], configuration: configuration)
     }
 }

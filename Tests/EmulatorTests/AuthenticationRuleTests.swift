@@ -53,8 +53,6 @@ import Testing
                 base, H.databasePath("public", "zones/lookup"), query: apiOnly,
                 body: #"{"zones":[{"zoneName":"_defaultZone"}]}"#)
             #expect(answer.status == 200, "\(answer.text)")
-            answer = try await H.raw(base, H.databasePath("public", "changes/database"), query: apiOnly, body: "{}")
-            #expect(answer.status == 200, "\(answer.text)")
 
             // A write to the public database, and who-am-I, need a user: 421 with a way to sign in.
             for (path, body, method) in [
