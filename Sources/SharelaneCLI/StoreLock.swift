@@ -113,7 +113,7 @@ enum StoreLockError: Error, CustomStringConvertible {
                 holder.map { "sharelane process \($0.pid) (\($0.operation), since \($0.created))" }
                 ?? "another sharelane process"
             var lines = [
-                "Error acquiring the store lock: \(store) is locked by \(who); waited \(waited) (--lock-timeout).",
+                "cannot take the store lock: \(store) is locked by \(who); waited \(waited) (--lock-timeout).",
                 "",
                 "Lock Info:",
                 "  Path:      \(lockPath)",

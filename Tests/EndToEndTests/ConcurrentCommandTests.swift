@@ -157,7 +157,8 @@ final class ConcurrentCommandTests {
         #expect(second.status == 1, "\(second.output)")
         #expect(
             second.stderr.contains(
-                "Error acquiring the store lock: \(store) is locked by sharelane process \(pid) (apply, since "))
+                "Error: cannot take the store lock: \(store) is locked by sharelane process \(pid) (apply, since "),
+            "\(second.stderr)")
         #expect(
             second.stderr.contains(
                 "Lock Info:\n  Path:      \(storePath).lock\n  PID:       \(pid)\n  Operation: apply\n  Created:   "))
