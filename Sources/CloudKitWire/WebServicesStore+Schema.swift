@@ -47,10 +47,24 @@ extension WebServicesStore {
         }
     }
 
+    /// Empties this container's world in `sharelane serve` through its fixture call (`POST /_sharelane/reset`
+    /// with `"to": "empty"`, the API token as every call has it); other worlds keep what they hold.
+    /// - Throws: `ShareError` on Apple's service, which cannot be emptied from here.
     public func reset() async throws {
-        throw ShareError(
-            .badRequest,
-            "\(displayName) cannot be reset from here: reset works on local stores only (sqlite:, memory:); "
-                + "stop `sharelane serve` and delete its store file instead")
+        guard endpoint.kind == .emulator else {
+            throw ShareError(
+                .badRequest,
+                "\(displayName) cannot be reset from here: reset works on local stores (sqlite:, memory:) and on "
+                    + "`sharelane serve`; empty the container in the CloudKit Console instead")
+        }
+        struct Body: Encodable, Sendable {
+            var container: String
+            var environment: String
+            var to = "empty"
+        }
+        struct Answer: Decodable { var reset: [String] }
+        let _: Answer = try await send(
+            path: "/_sharelane/reset", body: Body(container: endpoint.container, environment: endpoint.environment),
+            auth: .apiTokenOnly)
     }
 }

@@ -114,7 +114,8 @@ public final class WebServicesStore: Store {
 
     public var capabilities: StoreCapabilities {
         StoreCapabilities(
-            actsAsAnyUser: endpoint.kind == .emulator, canReset: false, keepsSchema: endpoint.kind == .emulator,
+            actsAsAnyUser: endpoint.kind == .emulator, canReset: endpoint.kind == .emulator,
+            keepsSchema: endpoint.kind == .emulator,
             signsInTogether: endpoint.kind == .emulator, readsZoneTags: true)
     }
 

@@ -40,7 +40,8 @@ struct LaneOverHTTPTests {
         #expect(result.stdout.contains("✔ lane \(item.lane) succeeded"), "\(result.output)")
     }
 
-    @Test func resetIsRefusedOnARemoteStore() throws {
+    @Test("a lane's reset empties the recipe's container in serve through POST /_sharelane/reset")
+    func resetEmptiesTheContainerInServe() throws {
         let scratch = try TemporaryDirectory("e2e")
         let directory = scratch.url
         let recipe = directory.appendingPathComponent("wipe.yaml")
@@ -49,19 +50,35 @@ struct LaneOverHTTPTests {
         name: wipe
         users:
           ann: { email: ann@example.com }
+          ben: { email: ben@example.com }
+        owner: ann
+        zones:
+          Box:
+            share: { participants: { ben: read-write } }
+            records:
+              item: { type: Thing, fields: { title: Item } }
         lanes:
           wipe:
             steps:
               - reset
+              - apply
+              - save: { as: ben, zone: Box, record: extra, type: Thing, fields: { title: Extra } }
+              - expect: { as: ann, records: 2, zone: Box }
+              - reset
+              - apply
+              - accept: { as: ben, zone: Box }
+              - expect: { as: ben, records: 1, zone: Box }
         """.write(to: recipe, atomically: true, encoding: .utf8)
         let server = try ServeProcess()
         defer { server.stop() }
 
-        let result = try server.run(["run", "wipe", recipe.path])
-
-        #expect(result.status == 1)
-        #expect(
-            result.stdout.contains("\(recipe.path):8:9: error: reset refused: \(server.url) is not a local store"),
-            "\(result.output)")
+        // Twice: the second run starts from what the first left, and its reset empties it.
+        for _ in 0..<2 {
+            let result = try server.run(["run", "wipe", recipe.path])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(
+                result.stdout.contains("✔ reset — emptied iCloud.local.sharelane in development"), "\(result.output)")
+        }
+        #expect(server.log.components(separatedBy: "POST /_sharelane/reset 200").count == 5, "\(server.log)")
     }
 }
