@@ -1,0 +1,54 @@
+import Foundation
+import SharelaneTestSupport
+import Testing
+
+/// `serve -- CMD`'s users file, every token in it, does not outlive a serve killed with SIGKILL past the
+/// next start: it lives in this user's runtime folder, named for its serve, and the next `serve -- CMD`
+/// removes the folders of serves that are gone.
+@Suite struct ServeUsersFileCleanupTests {
+    @Test func aKilledServesUsersFileIsRemovedByTheNextStart() async throws {
+        let scratch = try TemporaryDirectory("e2e-users-file")
+        let runtime = scratch.url.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false)
+        let told = scratch.file("users-path")
+        let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        let fixed = environment
+        let usersFile = try await SharelaneBinary.offPool { () throws -> String in
+            let process = Process()
+            process.executableURL = SharelaneBinary.executable
+            process.arguments = [
+                "serve", "--store", "memory:", "--recipe", recipe, "--", "/bin/sh", "-c",
+                "echo \"$SHARELANE_USERS\" > \(told); sleep 60",
+            ]
+            process.environment = fixed
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(30)
+            var path = ""
+            while path.isEmpty, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+                path =
+                    (try? String(contentsOfFile: told, encoding: .utf8))?.trimmingCharacters(
+                        in: .whitespacesAndNewlines) ?? ""
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return path
+        }
+        // In the runtime folder, and left behind: a SIGKILL runs no code of serve's.
+        let parent = runtime.appendingPathComponent("sharelane").path
+        #expect(usersFile.hasPrefix(parent + "/fixture-"), "\(usersFile)")
+        #expect(FileManager.default.fileExists(atPath: usersFile))
+        let mode = try FileManager.default.attributesOfItem(atPath: parent)[.posixPermissions] as? Int
+        #expect(mode == 0o700, "\(String(mode ?? 0, radix: 8))")
+
+        let next = try await SharelaneBinary.runOffPool(
+            ["serve", "--store", "memory:", "--", "true"], environment: ["XDG_RUNTIME_DIR": runtime.path])
+        #expect(next.status == 0, "\(next.output)")
+        #expect(!FileManager.default.fileExists(atPath: usersFile), "the killed serve's users file is gone")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent).isEmpty)
+    }
+}
