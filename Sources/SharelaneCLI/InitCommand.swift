@@ -30,7 +30,6 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     static let examples = [
         "sharelane init --name family-lists --container iCloud.com.example.Lists",
         "sharelane init --from-store http://127.0.0.1:8420 --owner alice@example.com",
-        "sharelane init --ci github",
         "sharelane init --ci github --recipe QA/basket.yaml",
     ]
 

@@ -50,8 +50,8 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         help: ArgumentHelp(
             "Also write the run as a report for CI: junit:FILE or json:FILE (repeatable).",
             discussion:
-                "JUnit: one test case a step, named by its line; a failed expectation a failure with its message and "
-                + "FILE:LINE:COLUMN; times in seconds. Under GitHub Actions (GITHUB_ACTIONS=true) a failed step "
+                "JUnit: one test case a step, named LANE › STEP as `sharelane test` names it, the steps a failure "
+                + "left skipped; a failed expectation a failure with its message and FILE:LINE:COLUMN; times in seconds. Under GitHub Actions (GITHUB_ACTIONS=true) a failed step "
                 + "also prints an ::error annotation on its line.",
             valueName: "format:file"))
     var report: [String] = []
