@@ -51,7 +51,8 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             "Also write the run as a report for CI: junit:FILE or json:FILE (repeatable).",
             discussion:
                 "JUnit: one test case a step, named LANE › STEP as `sharelane test` names it, the steps a failure "
-                + "left skipped; a failed expectation a failure with its message and FILE:LINE:COLUMN; times in seconds. Under GitHub Actions (GITHUB_ACTIONS=true) a failed step "
+                + "left skipped; a failed expectation a failure with its message and FILE:LINE:COLUMN; times in "
+                + "seconds. Under GitHub Actions (GITHUB_ACTIONS=true) a failed step "
                 + "also prints an ::error annotation on its line.",
             valueName: "format:file"))
     var report: [String] = []
