@@ -273,6 +273,24 @@ struct TestCommandTests {
         #expect(report.attribute("skipped") == "3" && report.attribute("failures") == "1")
     }
 
+    @Test(
+        "every recipe of Recipes/ passes under sharelane test twice in a row on one store, with the same names",
+        arguments: try SharelaneBinary.recipes())
+    func recipesPassTwice(_ recipe: String) throws {
+        var names: [[String]] = []
+        for run in 1...2 {
+            let report = directory.file("run-\(run).xml")
+            let result = try SharelaneBinary.run(
+                ["test", recipe, "--store", "sqlite:" + directory.file("store.sqlite"), "--report", "junit:" + report],
+                in: BuiltProducts.packageRoot)
+            #expect(result.status == 0, "run \(run) of \(recipe): \(result.output)")
+            let read = try Report(path: report)
+            #expect(read.attribute("failures") == "0" && read.attribute("errors") == "0", "\(recipe)")
+            names.append(read.names)
+        }
+        #expect(names[0] == names[1] && !names[0].isEmpty, "\(recipe): \(names)")
+    }
+
     // MARK: - The workflow's test job
 
     /// Runs the test job's `run` step of the workflow in the directory as the runner would: bash, with the
