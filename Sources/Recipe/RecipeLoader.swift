@@ -98,7 +98,10 @@ public struct RecipeLoader: Sendable {
                     do {
                         variables.vars[pair.key] = try variables.expand(text, includeVars: false)
                     } catch {
-                        errors.append(RecipeError(error.message, at: pair.value.location))
+                        errors.append(
+                            RecipeError(
+                                error.message,
+                                at: error.offset.map(pair.value.location(ofCharacter:)) ?? pair.value.location))
                     }
                 }
             } else if !(varsNode.scalar.map(ScalarResolver.isNull) ?? false) {
@@ -115,9 +118,10 @@ public struct RecipeLoader: Sendable {
                         + "it as `${\(name)}`" + Suggestion.hint(for: name, in: Array(variableNames)),
                     file: file))
         }
-        let expanded = expand(tree, variables, errors: &errors, isTop: true)
+        var failedValues: Set<SourceLocation> = []
+        let expanded = expand(tree, variables, errors: &errors, failed: &failedValues, isTop: true)
         // A value whose variable is unknown would cause follow-on errors at the same place; report it once.
-        let variableErrorPlaces = Set(errors.compactMap(\.location))
+        let variableErrorPlaces = Set(errors.compactMap(\.location)).union(failedValues)
 
         var merged = variables.vars
         for (key, value) in overrides { merged[key] = value }
@@ -193,10 +197,12 @@ public struct RecipeLoader: Sendable {
         return names
     }
 
-    /// Substitutes `${…}` in every key and scalar except the `vars:` block.
-    private func expand(_ node: RecipeNode, _ variables: Variables, errors: inout [RecipeError], isTop: Bool = false)
-        -> RecipeNode
-    {
+    /// Substitutes `${…}` in every key and scalar except the `vars:` block; notes where each value that could not
+    /// be substituted is in `failedValues`.
+    private func expand(
+        _ node: RecipeNode, _ variables: Variables, errors: inout [RecipeError],
+        failed failedValues: inout Set<SourceLocation>, isTop: Bool = false
+    ) -> RecipeNode {
         var node = node
         switch node.content {
         case .scalar(let text, let plain):
@@ -204,10 +210,12 @@ public struct RecipeLoader: Sendable {
             do {
                 node.content = .scalar(try variables.expand(text), plain: plain)
             } catch {
-                errors.append(RecipeError(error.message, at: node.location))
+                errors.append(
+                    RecipeError(error.message, at: error.offset.map(node.location(ofCharacter:)) ?? node.location))
+                failedValues.insert(node.location)
             }
         case .sequence(let items):
-            node.content = .sequence(items.map { expand($0, variables, errors: &errors) })
+            node.content = .sequence(items.map { expand($0, variables, errors: &errors, failed: &failedValues) })
         case .mapping(let pairs):
             var out: [RecipePair] = []
             out.reserveCapacity(pairs.count)
@@ -223,7 +231,7 @@ public struct RecipeLoader: Sendable {
                         errors.append(RecipeError(error.message, at: pair.keyLocation))
                     }
                 }
-                pair.value = expand(pair.value, variables, errors: &errors)
+                pair.value = expand(pair.value, variables, errors: &errors, failed: &failedValues)
                 out.append(pair)
             }
             node.content = .mapping(out)

@@ -14,11 +14,23 @@ struct RecipeNode: Sendable {
     /// An explicit tag other than the standard ones, such as `!ref`; nil when the node has none.
     var tag: String?
     var location: SourceLocation
+    /// How many columns after `location` a scalar's text starts, when the text is the source's characters one
+    /// for one on one line (a plain, or quoted without escapes, scalar); -1 otherwise. A message about one
+    /// `${NAME}` in it then points at the reference, not at the value.
+    var textColumn: Int8 = -1
 
     init(_ content: Content, tag: String? = nil, location: SourceLocation) {
         self.content = content
         self.tag = tag
         self.location = location
+    }
+
+    /// Where the character `offset` of the scalar's text is written, when `textColumn` knows; else `location`.
+    func location(ofCharacter offset: Int) -> SourceLocation {
+        guard textColumn >= 0 else { return location }
+        var place = location
+        place.column += Int(textColumn) + offset
+        return place
     }
 
     /// The scalar text, or nil for a collection.

@@ -302,6 +302,8 @@ final class Place {
 /// A placeholder that cannot be expanded.
 struct TemplateError: Error {
     var message: String
+    /// Where in the text the mistake starts (the `$` of `${lnik}`), in characters, when it is one reference.
+    var offset: Int? = nil
 }
 
 import Foundation

@@ -79,14 +79,15 @@ struct Variables {
             }
             guard Self.isValidName(name) else {
                 throw TemplateError(
-                    message: "`${\(body)}` is not a variable reference; names are letters, digits and `_`")
+                    message: "`${\(body)}` is not a variable reference; names are letters, digits and `_`",
+                    offset: text.distance(from: text.startIndex, to: dollar))
             }
             let key = String(name)
             if Credentials.isCredential(variable: key) {
                 throw TemplateError(
                     message:
-                        "`${\(key)}` holds a credential, and a recipe value never does: it would be printed in plans and written into saved plans and the store; remove it (sharelane reads CloudKit's credentials from the environment itself)"
-                )
+                        "`${\(key)}` holds a credential, and a recipe value never does: it would be printed in plans and written into saved plans and the store; remove it (sharelane reads CloudKit's credentials from the environment itself)",
+                    offset: text.distance(from: text.startIndex, to: dollar))
             }
             let found =
                 includeVars
@@ -100,7 +101,7 @@ struct Variables {
                 var message = "unknown variable `\(key)`"
                 message += Suggestion.hint(for: key, in: suggestableNames)
                 message += "; define it under `vars:`, pass `--var \(key)=…`, or write `${\(key):-default}`"
-                throw TemplateError(message: message)
+                throw TemplateError(message: message, offset: text.distance(from: text.startIndex, to: dollar))
             }
             rest = after[after.index(after: close)...]
         }

@@ -198,7 +198,17 @@ struct YAMLReader {
         switch node {
         case .scalar(let scalar):
             let plain = plainByTag ?? (scalar.style == .plain)
-            return RecipeNode(.scalar(scalar.string, plain: plain), tag: customTag, location: here)
+            var read = RecipeNode(.scalar(scalar.string, plain: plain), tag: customTag, location: here)
+            if customTag == nil, !scalar.string.contains(where: \.isNewline) {
+                switch scalar.style {
+                case .plain: read.textColumn = 0
+                case .singleQuoted where !scalar.string.contains("'"): read.textColumn = 1
+                case .doubleQuoted where !scalar.string.contains(where: { $0 == "\"" || $0 == "\\" }):
+                    read.textColumn = 1
+                default: break
+                }
+            }
+            return read
         case .sequence(let sequence):
             var items: [RecipeNode] = []
             items.reserveCapacity(sequence.count)
