@@ -2,6 +2,7 @@ import CloudKitWire
 import Crypto
 import Foundation
 import ShareKit
+import SharelaneTestSupport
 import SharelaneTesting
 import Testing
 
@@ -221,5 +222,14 @@ import Testing
         #expect((answer.json["reason"] as? String)?.contains("private and shared") == true, "\(answer.text)")
         answer = try await Self.request(emulator, "private", "changes/database", token: alice)
         #expect(answer.status == 200, "\(answer.text)")
+    }
+
+    @Test("Docs/Testing.md's worked server test is TripServiceExampleTests.swift, which the suite runs")
+    func serverExample() throws {
+        let file = try String(
+            contentsOf: BuiltProducts.packageRoot.appendingPathComponent(
+                "Tests/EmulatorTests/TripServiceExampleTests.swift"),
+            encoding: .utf8)
+        #expect(try TestingDocTests.example("swift-server-example", fence: "swift") == file)
     }
 }
