@@ -75,6 +75,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // A closed terminal (SIGHUP) stops the lane as Ctrl-C does, and reaches the step's programs, which are in
         // a group of their own that the terminal's hangup does not reach.
         Interruptions.install(also: [SIGHUP])
+        try ReportFiles.refuseMissingFolders(try reports().map(\.path))
         let parameters: [String: String]
         let recipePath: String
         do {
@@ -96,11 +97,13 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             RecipeSelection.printWarnings(of: recipe)
         } catch {
             Terminal.printError("\(error)")
+            unstarted(recipeFile: recipePath, location: nil, reason: "\(error)")
             throw ExitCode.failure
         }
         // A lane that writes (apply, accept, leave, save, delete, reset) locks a local store as apply does.
-        let lock =
+        let lock = try await beforeTheLane(recipe) {
             Self.writes(lane, in: recipe) ? try await lockOptions.lock(storeOptions.url, operation: "run \(lane)") : nil
+        }
         defer { withExtendedLifetime(lock) {} }
         let logger = Logger(label: "sharelane.lanes")
         let store = try storeOptions.open(for: recipe, logger: logger)
@@ -120,6 +123,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             }
         } catch let error as LaneError {
             Terminal.printError("\(error)")
+            unstarted(recipeFile: recipe.file, location: recipe.lane(lane)?.location, reason: "\(error)")
             throw ExitCode.failure
         }
     }

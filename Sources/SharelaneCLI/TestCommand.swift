@@ -69,18 +69,7 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         Interruptions.install(also: [SIGHUP])
         let paths = try reportPaths()
         // A report that cannot be written is refused before anything runs, not found out after.
-        for path in paths {
-            // Said as it was given: a relative folder stays relative.
-            let given = (path as NSString).deletingLastPathComponent
-            let folder = given.isEmpty ? "." : given
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
-                Terminal.printError(
-                    "error: cannot write the JUnit report to \(path): there is no folder \(folder); create it or "
-                        + "name another file; no lane was run")
-                throw ExitCode.failure
-            }
-        }
+        try ReportFiles.refuseMissingFolders(paths)
         let onGitHub = ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true"
         let recipePath: String
         let overrides: [String: String]
@@ -187,16 +176,9 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         return marked.isEmpty ? recipe.lanes.filter { !$0.isPrivate && $0.ci != false } : marked
     }
 
-    /// Writes the JUnit report to each file, secrets masked as in everything the command line writes.
+    /// Writes the JUnit report to each file.
     private func write(_ suites: [LaneReport.Suite], to paths: [String]) throws {
-        let text = SecretMask.apply(LaneReport.junitXML(suites: suites))
-        for path in paths {
-            do {
-                try text.write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                Terminal.printError("error: cannot write the JUnit report to \(path): \(error.localizedDescription)")
-                throw ExitCode.failure
-            }
-        }
+        let text = LaneReport.junitXML(suites: suites)
+        for path in paths { try ReportFiles.write(text, format: "JUnit", to: path) }
     }
 }

@@ -164,7 +164,7 @@ struct TestCommandTests {
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.stderr.contains(
-                "cannot write the JUnit report to missing/dir/x.xml: there is no folder missing/dir"),
+                "cannot write the report to missing/dir/x.xml: there is no folder missing/dir; create it"),
             "\(result.output)")
         #expect(!result.stdout.contains("▸ lane"), "\(result.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("store.sqlite")), "nothing ran")
@@ -289,6 +289,29 @@ struct TestCommandTests {
             names.append(read.names)
         }
         #expect(names[0] == names[1] && !names[0].isEmpty, "\(recipe): \(names)")
+    }
+
+    @Test(
+        "run: a mistyped lane still writes its reports and an ::error; a report folder that is missing is refused first"
+    )
+    func runReportsALaneThatCannotStart() throws {
+        _ = try directory.write("basket.yaml", Self.recipe())
+        let store = "sqlite:" + directory.file("store.sqlite")
+        let mistyped = try SharelaneBinary.run(
+            ["run", "matirx", "basket.yaml", "--store", store, "--report", "junit:" + directory.file("start.xml")],
+            in: directory.url, environment: ["GITHUB_ACTIONS": "true"])
+        #expect(mistyped.status == 1, "\(mistyped.output)")
+        #expect(mistyped.stdout.hasPrefix("::error title=lane matirx::"), "\(mistyped.output)")
+        let report = try Report(path: directory.file("start.xml"))
+        #expect(report.suites.first?.cases == [.init(name: "matirx › start", outcome: "error")])
+
+        let missing = try SharelaneBinary.run(
+            ["run", "matrix", "basket.yaml", "--store", store + "-2", "--report", "junit:missing/dir/x.xml"],
+            in: directory.url)
+        #expect(missing.status == 1, "\(missing.output)")
+        #expect(missing.stderr.contains("there is no folder missing/dir"), "\(missing.output)")
+        #expect(!missing.stdout.contains("▸ lane"), "no step ran: \(missing.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("store.sqlite-2")), "nothing was written")
     }
 
     // MARK: - The workflow's test job
