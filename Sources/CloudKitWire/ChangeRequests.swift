@@ -135,8 +135,10 @@ package struct ZoneChangesResponse: Codable, Sendable, Hashable {
         package init(_ changes: ZoneChanges, currentUser: UserRecordName?) {
             zoneID = WireZoneID(changes.zoneID)
             records =
-                changes.changedRecords.map { WireRecord($0) }
-                + changes.changedShares.map { WireRecord($0, currentUser: currentUser, listingOwner: true) }
+                changes.changedRecords.map { WireRecord($0).asAnswered() }
+                + changes.changedShares.map {
+                    WireRecord($0, currentUser: currentUser, listingOwner: true).asAnswered()
+                }
                 + changes.deletedRecordNames.map { WireRecord(deletedRecordName: $0) }
             syncToken = changes.token.rawValue
             moreComing = changes.moreComing

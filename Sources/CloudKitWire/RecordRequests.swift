@@ -178,22 +178,29 @@ package struct RecordsAnswer: Sendable {
     package var desiredKeys: [String]?
     package var numbersAsStrings: Bool?
     package var continuationMarker: String?
+    /// Whether records carry their `zoneID`: a `records/lookup` of the public database's default zone answers
+    /// records without one, as the live service does.
+    package var listsZoneID: Bool
 
     package init(
         _ outcomes: [RecordOutcome], currentUser: UserRecordName, desiredKeys: [String]?, numbersAsStrings: Bool?,
-        continuationMarker: String? = nil
+        continuationMarker: String? = nil, listsZoneID: Bool = true
     ) {
         self.outcomes = outcomes
         self.currentUser = currentUser
         self.desiredKeys = desiredKeys
         self.numbersAsStrings = numbersAsStrings
         self.continuationMarker = continuationMarker
+        self.listsZoneID = listsZoneID
     }
 
     /// One outcome as the answer's entry.
     package func entry(_ outcome: RecordOutcome) -> WireRecord {
-        WireRecord(outcome, currentUser: currentUser).answering(
-            desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+        var entry = WireRecord(outcome, currentUser: currentUser).answering(
+            desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings
+        ).asAnswered()
+        if !listsZoneID { entry.zoneID = nil }
+        return entry
     }
 }
 

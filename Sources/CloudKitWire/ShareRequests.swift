@@ -42,6 +42,8 @@ package struct WireShareMetadata: Sendable, Hashable {
     package var participantType: String?
     package var participantPermission: String?
     package var participantStatus: String?
+    /// `[]` in every result captured from the live service; what it lists otherwise no document says.
+    package var potentialMatchList: [WireUserIdentity]?
     package var serverErrorCode: String?
     package var reason: String?
 
@@ -64,17 +66,30 @@ package struct WireShareMetadata: Sendable, Hashable {
         }
         zoneID = WireZoneID(metadata.zoneID)
         rootRecordName = metadata.rootRecordName
-        self.rootRecord = rootRecord
-        var share = WireRecord(metadata.share)
-        share.currentUserParticipant = metadata.participant.map(WireParticipant.init)
-        self.share = share
-        // The owner as the share lists them (name and address), else by record name alone.
+        // The root record carries the share's short GUID, as the live service answers it.
+        self.rootRecord = rootRecord.map { root in
+            var root = root
+            root.shortGUID = root.shortGUID ?? metadata.share.shortGUID
+            return root.asAnswered()
+        }
+        // The share lists its owner among its participants, as the live service answers it; the owner's
+        // identity is whole (record name, name components, lookup info) where the store knows it.
+        var share = WireRecord(metadata.share, listingOwner: true)
+        if let owner = metadata.owner.map(WireParticipant.init(identified:)) {
+            share.owner = owner
+            share.participants = [owner] + (share.participants ?? []).filter { $0.role != .owner }
+        }
+        share.currentUserParticipant = metadata.participant.map { participant in
+            participant.role == .owner ? WireParticipant(identified: participant) : WireParticipant(participant)
+        }
+        self.share = share.asAnswered()
         ownerIdentity =
             share.owner?.userIdentity
             ?? WireUserIdentity(userRecordName: metadata.share.ownerRecordName, email: nil, name: nil)
         participantType = metadata.participant.map { WireSpelling.participantType($0.role) }
         participantPermission = metadata.participant.map { WireSpelling.permission($0.permission) }
         participantStatus = metadata.participant.map { WireSpelling.acceptanceStatus($0.acceptance) }
+        potentialMatchList = []
     }
 
     package init(shortGUID: String, error: ShareError) {
@@ -95,7 +110,8 @@ package struct WireShareMetadata: Sendable, Hashable {
         let zone = zoneID.zoneID
         return ShareMetadata(
             share: try share.shareValue(in: share.zoneID?.zoneID ?? zone), zoneID: zone,
-            rootRecordName: rootRecordName, participant: share.currentUserParticipant?.participant)
+            rootRecordName: rootRecordName, participant: share.currentUserParticipant?.participant,
+            owner: share.owner.flatMap { $0.userIdentity.lookupInfo == nil ? nil : $0.participant })
     }
 }
 
@@ -104,7 +120,8 @@ package struct WireShareMetadata: Sendable, Hashable {
 extension WireShareMetadata: Codable {
     private enum CodingKeys: String, CodingKey {
         case shortGUID, containerIdentifier, environment, databaseScope, zoneID, rootRecordName, rootRecord, share
-        case ownerIdentity, participantType, participantPermission, participantStatus, serverErrorCode, reason
+        case ownerIdentity, participantType, participantPermission, participantStatus, potentialMatchList
+        case serverErrorCode, reason
     }
 
     private struct ShortGUIDDictionary: Codable {
@@ -131,6 +148,7 @@ extension WireShareMetadata: Codable {
         participantType = try container.decodeIfPresent(String.self, forKey: .participantType)
         participantPermission = try container.decodeIfPresent(String.self, forKey: .participantPermission)
         participantStatus = try container.decodeIfPresent(String.self, forKey: .participantStatus)
+        potentialMatchList = try container.decodeIfPresent([WireUserIdentity].self, forKey: .potentialMatchList)
         serverErrorCode = try container.decodeIfPresent(String.self, forKey: .serverErrorCode)
         reason = try container.decodeIfPresent(String.self, forKey: .reason)
     }
@@ -152,6 +170,7 @@ extension WireShareMetadata: Codable {
         try container.encodeIfPresent(participantType, forKey: .participantType)
         try container.encodeIfPresent(participantPermission, forKey: .participantPermission)
         try container.encodeIfPresent(participantStatus, forKey: .participantStatus)
+        try container.encodeIfPresent(potentialMatchList, forKey: .potentialMatchList)
         try container.encodeIfPresent(serverErrorCode, forKey: .serverErrorCode)
         try container.encodeIfPresent(reason, forKey: .reason)
     }

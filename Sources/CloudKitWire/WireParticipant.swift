@@ -39,6 +39,14 @@ package struct WireParticipant: Sendable, Hashable {
         self.acceptance = acceptance
     }
 
+    /// A participant whose identity is whole, as the live service writes a share's owner: `userRecordName`,
+    /// `nameComponents` (empty when no name is known) and `lookupInfo` (the address, else the record name).
+    package init(identified participant: Participant) {
+        self.init(participant)
+        userIdentity.nameComponents = userIdentity.nameComponents ?? WireNameComponents(givenName: nil, familyName: nil)
+        userIdentity.lookupInfo = userIdentity.lookupInfo ?? WireLookupInfo(userRecordName: participant.userRecordName)
+    }
+
     package init(owner: UserRecordName) {
         self.init(Participant(userRecordName: owner, role: .owner, permission: .readWrite, acceptance: .accepted))
     }

@@ -18,6 +18,8 @@ package struct WireRecord: Codable, Sendable, Hashable {
     package var created: WireStamp?
     package var modified: WireStamp?
     package var deleted: Bool?
+    /// `{}` on every record the live service answers (captures show no other value); nil in requests.
+    package var pluginFields: WirePluginFields?
     package var createShortGUID: Bool?
 
     // Share members.
@@ -72,9 +74,9 @@ package struct WireRecord: Codable, Sendable, Hashable {
         forRecord = share.rootRecordName.map { WireRecordPointer(recordName: $0) }
         publicPermission = WireSpelling.permission(share.publicPermission)
         owner = WireParticipant(owner: share.ownerRecordName)
-        let invitees = share.participants.filter { $0.role != .owner }.map(WireParticipant.init)
+        let invitees = share.participants.filter { $0.role != .owner }.map { WireParticipant($0) }
         participants = listingOwner ? (owner.map { [$0] } ?? []) + invitees : invitees
-        currentUserParticipant = currentUser.flatMap { share.participant($0) }.map(WireParticipant.init)
+        currentUserParticipant = currentUser.flatMap { share.participant($0) }.map { WireParticipant($0) }
         shortGUID = share.shortGUID
         url = share.url
         created = share.created.map { WireStamp($0) }
@@ -91,6 +93,16 @@ package struct WireRecord: Codable, Sendable, Hashable {
         case .deleted(let name): self.init(deletedRecordName: name)
         case .failed(let name, let error): self.init(recordName: name, error: error)
         }
+    }
+
+    /// The entry as the live service answers a record or share: with `pluginFields: {}` and `deleted: false`
+    /// (every captured record carries both); a deletion or an error as it is.
+    package func asAnswered() -> WireRecord {
+        guard recordType != nil, serverErrorCode == nil, deleted != true else { return self }
+        var record = self
+        record.pluginFields = WirePluginFields()
+        record.deleted = false
+        return record
     }
 
     /// A deletion, as a response reports it.
@@ -199,5 +211,26 @@ package struct WireRecord: Codable, Sendable, Hashable {
             }
         }
         return .saved(record(in: zoneID))
+    }
+}
+
+/// A record's `pluginFields`: `{}` in every answer captured from the live service, whose contents no document
+/// describes. Read as any object (its members are not kept), written as `{}`.
+package struct WirePluginFields: Codable, Sendable, Hashable {
+    package init() {}
+
+    package init(from decoder: any Decoder) throws {
+        _ = try decoder.container(keyedBy: AnyKey.self)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: AnyKey.self)
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

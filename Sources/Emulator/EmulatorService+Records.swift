@@ -53,10 +53,12 @@ extension EmulatorService {
         let request = try decode(LookupRecordsRequest.self, from: call.body)
         try checkLimit(request.records.count, "records")
         let zoneID = request.zoneID?.zoneID ?? .defaultZone
-        // Written as the store reads them.
+        // Written as the store reads them; the public database's default zone answers records without their
+        // zoneID, as the live service does.
         let answer = RecordsAnswerWriter(
             currentUser: call.user, desiredKeys: request.desiredKeys, numbersAsStrings: request.numbersAsStrings,
-            capacity: request.records.count * 400)
+            capacity: request.records.count * 400,
+            listsZoneID: call.database != .public || zoneID.zoneName != defaultZoneName)
         try await call.store.lookupRecords(
             request.records.map(\.recordName), in: zoneID, database: call.database, as: call.user, into: answer)
         for (name, error) in answer.refusals {

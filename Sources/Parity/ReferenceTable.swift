@@ -13,6 +13,9 @@ public struct ReferenceTable: Sendable {
         public var note: String?
         public var serve: String?
         public var source: String?
+        /// What published captures of Apple's live service show of this key, where the reference says otherwise
+        /// or nothing (the capture wins).
+        public var capture: String? = nil
     }
 
     /// One dictionary of the table: its keys.
@@ -85,7 +88,8 @@ public struct ReferenceTable: Sendable {
                     Key(
                         key: key["key"] as? String ?? "", type: key["type"] as? String ?? "",
                         presence: key["presence"] as? String ?? "", note: key["note"] as? String,
-                        serve: key["serve"] as? String, source: key["source"] as? String)
+                        serve: key["serve"] as? String, source: key["source"] as? String,
+                        capture: key["capture"] as? String)
                 },
                 note: entry["note"] as? String, errorForm: entry["errorForm"] as? String)
         }
@@ -219,8 +223,11 @@ public struct ReferenceTable: Sendable {
             if let note = dictionary.note { lines.append(note) }
             lines += ["", "| key | type | presence | notes |", "|---|---|---|---|"]
             for key in dictionary.keys {
-                let notes = [key.note, key.source.map { "from \($0)" }, key.serve.map { "**\($0)**" }]
-                    .compactMap { $0 }.joined(separator: "; ")
+                let notes = [
+                    key.note, key.source.map { "from \($0)" }, key.capture.map { "live: \($0)" },
+                    key.serve.map { "**\($0)**" },
+                ]
+                .compactMap { $0 }.joined(separator: "; ")
                 lines.append("| `\(key.key)` | \(Self.typeText(key.type)) | \(key.presence) | \(notes) |")
             }
             lines.append("")

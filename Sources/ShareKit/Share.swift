@@ -97,13 +97,31 @@ public struct ShareMetadata: Sendable, Hashable, Codable {
     /// The zone as the share's owner names it, with the owner's real record name.
     public var zoneID: ZoneID
     public var rootRecordName: String?
-    /// The caller's own entry, when the caller is a participant.
+    /// The caller's own entry: a participant's, or the owner's (`owner`) when the caller owns the share, as
+    /// CloudKit answers the owner's own share (OWNER, ACCEPTED, READ_WRITE).
     public var participant: Participant?
+    /// The owner as a participant (OWNER, ACCEPTED, READ_WRITE) with the address and name the store knows of
+    /// them; nil where the store does not say.
+    public var owner: Participant?
 
-    public init(share: Share, zoneID: ZoneID, rootRecordName: String?, participant: Participant?) {
+    public init(
+        share: Share, zoneID: ZoneID, rootRecordName: String?, participant: Participant?, owner: Participant? = nil
+    ) {
         self.share = share
         self.zoneID = zoneID
         self.rootRecordName = rootRecordName
         self.participant = participant
+        self.owner = owner
+    }
+
+    /// The metadata `user` is answered for `share`, whose owner is `owner` (their address and name as the
+    /// store knows them): the caller's entry is their own participant's, or the owner's when they own it.
+    public init(share: Share, as user: UserRecordName, ownerEmail: String?, ownerName: String?) {
+        let owner = Participant(
+            userRecordName: share.ownerRecordName, email: ownerEmail, name: ownerName, role: .owner,
+            permission: .readWrite, acceptance: .accepted)
+        self.init(
+            share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName,
+            participant: share.participant(user) ?? (user == share.ownerRecordName ? owner : nil), owner: owner)
     }
 }

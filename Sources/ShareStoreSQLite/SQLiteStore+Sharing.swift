@@ -15,9 +15,7 @@ extension SQLiteStore {
             {
                 throw refusal
             }
-            return ShareMetadata(
-                share: share, zoneID: share.zoneID, rootRecordName: share.rootRecordName,
-                participant: share.participant(user))
+            return try Self.metadata(share, as: user, db: db)
         }
     }
 
@@ -222,9 +220,13 @@ extension SQLiteStore {
             (accepted, _) = try SharedZones.share(shortGUID: guid, url: url, db: db)
         }
         shares.byGUID[guid] = (accepted, zoneId)
-        return ShareMetadata(
-            share: accepted, zoneID: accepted.zoneID, rootRecordName: accepted.rootRecordName,
-            participant: accepted.participant(user))
+        return try metadata(accepted, as: user, db: db)
+    }
+
+    /// The metadata of `share` as `user` is answered it, with the owner's address and name.
+    private static func metadata(_ share: Share, as user: UserRecordName, db: Database) throws -> ShareMetadata {
+        let owner = try UserRow.fetchOne(db, recordName: share.ownerRecordName)
+        return ShareMetadata(share: share, as: user, ownerEmail: owner?.email, ownerName: owner?.name)
     }
 
     public func leaveShare(recordName: String, in zoneID: ZoneID, as user: UserRecordName) async throws {

@@ -25,6 +25,7 @@ struct HandJSONCoverageTests {
         record.created = WireStamp(Stamp(timestamp: 1, userRecordName: "_owner"))
         record.modified = WireStamp(Stamp(timestamp: 2, userRecordName: "_bob"))
         record.deleted = false
+        record.pluginFields = WirePluginFields()
         record.createShortGUID = true
         record.forRecord = WireRecordPointer(recordName: "list", recordChangeTag: "p1")
         record.publicPermission = "NONE"

@@ -77,7 +77,8 @@ import Testing
                         RecordsResponse(
                             records: outcomes.map {
                                 WireRecord($0, currentUser: user).answering(
-                                    desiredKeys: desiredKeys, numbersAsStrings: nil)
+                                    desiredKeys: desiredKeys, numbersAsStrings: nil
+                                ).asAnswered()
                             })))
                 #expect(asRead == reference, "\(database) as \(user)")
                 #expect(asRead.records.count == names.count)
@@ -122,7 +123,7 @@ import Testing
                 let reference = try Self.answer(
                     try WireCoding.bodyEncoder().encode(
                         RecordsResponse(
-                            records: page.records.map { WireRecord(.saved($0), currentUser: user) },
+                            records: page.records.map { WireRecord(.saved($0), currentUser: user).asAnswered() },
                             continuationMarker: page.continuationMarker)))
                 #expect(asRead == reference, "\(query) as \(user)")
                 #expect(!asRead.records.isEmpty)

@@ -105,4 +105,158 @@ struct LiveAnswerShapeTests {
             #expect(answer.json["records"] == nil, "\(answer.text)")
         }
     }
+
+    // MARK: The keys every record carries
+
+    /// Whether an entry carries `"pluginFields": {}` and `"deleted": false`, as every captured record does.
+    static func carriesLiveKeys(_ entry: [String: Any]) -> Bool {
+        (entry["pluginFields"] as? [String: Any])?.isEmpty == true && (entry["deleted"] as? Bool) == false
+    }
+
+    @Test(
+        "public records carry pluginFields {} and deleted false in modify, lookup and query answers; a default-zone lookup's records carry no zoneID"
+    )
+    func publicRecordsCarryTheLiveKeys() async throws {
+        try await H.withEmulator { base in
+            let alice = try await Client(base, "alice@example.com")
+            let saved = try await alice.post("public", "records/modify", LiveAnswerTests.modify(Self.create("card")))
+            #expect(Self.carriesLiveKeys(alice.firstRecord(saved)), "\(saved.text)")
+
+            let read = try await alice.post("public", "records/lookup", #"{"records":[{"recordName":"card"}]}"#)
+            let record = alice.firstRecord(read)
+            #expect(record["recordChangeTag"] is String, "\(read.text)")
+            #expect(Self.carriesLiveKeys(record), "\(read.text)")
+            #expect(record["zoneID"] == nil, "\(read.text)")
+
+            let named = try await alice.post(
+                "public", "records/lookup", #"{"zoneID":{"zoneName":"_defaultZone"},"records":[{"recordName":"card"}]}"#
+            )
+            #expect(alice.firstRecord(named)["zoneID"] == nil, "\(named.text)")
+            #expect(Self.carriesLiveKeys(alice.firstRecord(named)), "\(named.text)")
+
+            let found = try await alice.post("public", "records/query", #"{"query":{"recordType":"Card"}}"#)
+            #expect(Self.carriesLiveKeys(alice.firstRecord(found)), "\(found.text)")
+
+            // A refusal is an error entry, with neither key.
+            let missing = try await alice.post("public", "records/lookup", #"{"records":[{"recordName":"gone"}]}"#)
+            #expect(
+                Set(alice.firstRecord(missing).keys) == ["recordName", "serverErrorCode", "reason"], "\(missing.text)")
+        }
+    }
+
+    @Test(
+        "records of a custom zone carry pluginFields {}, deleted false and their zoneID in lookups and change feeds; a deletion there is deleted true"
+    )
+    func customZoneRecordsCarryTheLiveKeys() async throws {
+        try await H.withEmulator { base in
+            let alice = try await Client(base, "alice@example.com")
+            _ = try await alice.post(
+                "private", "zones/modify",
+                #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Lists"}}}]}"#)
+            let saved = try await alice.post(
+                "private", "records/modify",
+                LiveAnswerTests.modify(Self.create("milk"), Self.create("bread"), zone: "Lists"))
+            #expect(Self.entries(saved).allSatisfy(Self.carriesLiveKeys), "\(saved.text)")
+            _ = try await alice.post(
+                "private", "records/modify",
+                LiveAnswerTests.modify(
+                    #"{"operationType":"forceDelete","record":{"recordName":"bread"}}"#, zone: "Lists"))
+
+            let read = try await alice.post(
+                "private", "records/lookup", #"{"zoneID":{"zoneName":"Lists"},"records":[{"recordName":"milk"}]}"#)
+            let record = alice.firstRecord(read)
+            #expect(Self.carriesLiveKeys(record), "\(read.text)")
+            #expect((record["zoneID"] as? [String: Any])?["zoneName"] as? String == "Lists", "\(read.text)")
+
+            let changes = try await alice.post(
+                "private", "changes/zone", #"{"zones":[{"zoneID":{"zoneName":"Lists"}}]}"#)
+            let zone = (changes.json["zones"] as? [[String: Any]])?.first ?? [:]
+            let entries = zone["records"] as? [[String: Any]] ?? []
+            let milk = entries.first { $0["recordName"] as? String == "milk" } ?? [:]
+            #expect(Self.carriesLiveKeys(milk), "\(changes.text)")
+            let bread = entries.first { $0["recordName"] as? String == "bread" } ?? [:]
+            #expect(bread["deleted"] as? Bool == true, "\(changes.text)")
+        }
+    }
+
+    // MARK: records/resolve
+
+    /// Alice's zone `Lists` with the record `trip` shared with Bob (read-only); the share's short GUID.
+    static func sharedTrip(_ alice: Client) async throws -> String {
+        _ = try await alice.post(
+            "private", "zones/modify",
+            #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Lists"}}}]}"#)
+        let saved = try await alice.post(
+            "private", "records/modify",
+            LiveAnswerTests.modify(
+                #"{"operationType":"create","record":{"recordName":"trip","recordType":"Trip","fields":{}}}"#,
+                #"{"operationType":"create","record":{"recordType":"cloudkit.share","forRecord":{"recordName":"trip"},"#
+                    + #""participants":[{"userIdentity":{"lookupInfo":{"emailAddress":"bob@example.com"}},"#
+                    + #""permission":"READ_ONLY","type":"USER"}]}}"#,
+                zone: "Lists"))
+        let entries = entries(saved)
+        return try #require(entries.last?["shortGUID"] as? String, "\(saved.text)")
+    }
+
+    static func resolve(_ client: Client, _ guid: String) async throws -> [String: Any] {
+        let answer = try await client.post(
+            "public", "records/resolve", #"{"shortGUIDs":[{"value":"\#(guid)","shouldFetchRootRecord":true}]}"#)
+        #expect(answer.status == 200, "\(answer.text)")
+        return try #require((answer.json["results"] as? [[String: Any]])?.first, "\(answer.text)")
+    }
+
+    @Test(
+        "the owner resolving their own share is answered OWNER, ACCEPTED, READ_WRITE with their currentUserParticipant; the share lists the owner; potentialMatchList [] and the root record's shortGUID"
+    )
+    func theOwnerResolvesTheirOwnShare() async throws {
+        try await H.withEmulator { base in
+            let alice = try await Client(base, "alice@example.com")
+            _ = try await Client(base, "bob@example.com")
+            let guid = try await Self.sharedTrip(alice)
+            let result = try await Self.resolve(alice, guid)
+
+            #expect(result["participantType"] as? String == "OWNER", "\(result)")
+            #expect(result["participantStatus"] as? String == "ACCEPTED", "\(result)")
+            #expect(result["participantPermission"] as? String == "READ_WRITE", "\(result)")
+            #expect((result["potentialMatchList"] as? [Any])?.isEmpty == true, "\(result)")
+            let share = result["share"] as? [String: Any] ?? [:]
+            let current = share["currentUserParticipant"] as? [String: Any] ?? [:]
+            #expect(current["type"] as? String == "OWNER", "\(share)")
+            #expect((current["userIdentity"] as? [String: Any])?["userRecordName"] as? String == alice.user)
+            let participants = share["participants"] as? [[String: Any]] ?? []
+            #expect(participants.map { $0["type"] as? String } == ["OWNER", "USER"], "\(share)")
+            let root = result["rootRecord"] as? [String: Any] ?? [:]
+            #expect(root["shortGUID"] as? String == guid, "\(root)")
+        }
+    }
+
+    @Test(
+        "ownerIdentity and the share's owner carry userRecordName, nameComponents and lookupInfo, for the owner and for an invitee"
+    )
+    func theOwnersIdentityIsWhole() async throws {
+        try await H.withEmulator { base in
+            let alice = try await Client(base, "alice@example.com")
+            let bob = try await Client(base, "bob@example.com")
+            let guid = try await Self.sharedTrip(alice)
+            for caller in [alice, bob] {
+                let result = try await Self.resolve(caller, guid)
+                let share = result["share"] as? [String: Any] ?? [:]
+                let owner = share["owner"] as? [String: Any] ?? [:]
+                for identity in [result["ownerIdentity"], owner["userIdentity"]] {
+                    let identity = identity as? [String: Any] ?? [:]
+                    #expect(Set(identity.keys) == ["userRecordName", "nameComponents", "lookupInfo"], "\(result)")
+                    #expect(identity["userRecordName"] as? String == alice.user)
+                    let lookupInfo = identity["lookupInfo"] as? [String: Any]
+                    #expect(lookupInfo?["emailAddress"] as? String == "alice@example.com", "\(result)")
+                }
+                let participants = share["participants"] as? [[String: Any]] ?? []
+                #expect(participants.first?["type"] as? String == "OWNER", "\(share)")
+                #expect(Self.carriesLiveKeys(share), "\(share)")
+            }
+            // The invitee is answered as before: their own entry.
+            let invited = try await Self.resolve(bob, guid)
+            #expect(invited["participantType"] as? String == "USER", "\(invited)")
+            #expect(invited["participantStatus"] as? String == "INVITED", "\(invited)")
+        }
+    }
 }

@@ -21,16 +21,21 @@ package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
     /// The refused entries, the first 50 of them, for the emulator's log of requests.
     package private(set) var refusals: [(recordName: String, error: ShareError)] = []
 
-    package init(currentUser: UserRecordName, desiredKeys: [String]?, numbersAsStrings: Bool?, capacity: Int) {
+    package init(
+        currentUser: UserRecordName, desiredKeys: [String]?, numbersAsStrings: Bool?, capacity: Int,
+        listsZoneID: Bool = true
+    ) {
         shape = RecordsAnswer(
-            [], currentUser: currentUser, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings)
+            [], currentUser: currentUser, desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings,
+            listsZoneID: listsZoneID)
         entries = JSONOutput(capacity: capacity)
     }
 
     package func receive(_ record: RecordReading, at index: Int) throws {
         let start = entries.count
         guard shape.numbersAsStrings != true,
-            WireRecordWriter.write(record, desiredKeys: shape.desiredKeys, into: &entries)
+            WireRecordWriter.write(
+                record, desiredKeys: shape.desiredKeys, listsZoneID: shape.listsZoneID, into: &entries)
         else {
             try receive(.saved(record.record()), at: index)
             return
@@ -41,7 +46,8 @@ package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
     package func receive(_ outcome: RecordOutcome, at index: Int) throws {
         let start = entries.count
         if case .saved(let record) = outcome, shape.numbersAsStrings != true,
-            WireRecordWriter.write(record, desiredKeys: shape.desiredKeys, into: &entries)
+            WireRecordWriter.write(
+                record, desiredKeys: shape.desiredKeys, listsZoneID: shape.listsZoneID, into: &entries)
         {
             place(index, start)
             return
@@ -94,7 +100,9 @@ package final class RecordsAnswerWriter: RecordReceiver, @unchecked Sendable {
 extension WireRecordWriter {
     /// Writes a record read in place as `write(_: Record, desiredKeys:into:)` writes the record it reads as,
     /// when every field it keeps is plain; false, with nothing written, otherwise.
-    static func write(_ record: RecordReading, desiredKeys: [String]?, into bytes: inout JSONOutput) -> Bool {
+    static func write(
+        _ record: RecordReading, desiredKeys: [String]?, listsZoneID: Bool = true, into bytes: inout JSONOutput
+    ) -> Bool {
         let start = bytes.count
         var object = ObjectWriter()
         object.member("recordName", record.recordName, into: &bytes, string(utf8:into:))
@@ -131,9 +139,10 @@ extension WireRecordWriter {
             shareObject.member("zoneID", zoneID, into: &bytes, zone)
             shareObject.end(into: &bytes)
         }
-        object.member("zoneID", zoneID, into: &bytes, zone)
+        object.member("zoneID", listsZoneID ? zoneID : nil, into: &bytes, zone)
         object.member("created", (record.createdAt, record.createdBy), into: &bytes, stamp)
         object.member("modified", (record.modifiedAt, record.modifiedBy), into: &bytes, stamp)
+        answered(&object, into: &bytes)
         object.end(into: &bytes)
         return true
     }

@@ -72,6 +72,10 @@ extension WireRecordReader {
             case "participantStatus":
                 try seen.once(7)
                 metadata.participantStatus = try reader.optionalString()
+            case "potentialMatchList":
+                try seen.once(14)
+                metadata.potentialMatchList =
+                    try reader.isNull() ? nil : reader.array { reader in try identity(&reader) }
             case "serverErrorCode":
                 try seen.once(8)
                 metadata.serverErrorCode = try reader.optionalString()

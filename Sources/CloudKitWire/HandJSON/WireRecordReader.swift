@@ -283,6 +283,12 @@ package enum WireRecordReader {
             case "url":
                 try seen.once(16)
                 record.url = try reader.optionalString()
+            case "pluginFields":
+                try seen.once(17)
+                if try !reader.isNull() {
+                    try reader.object { reader, _ in try reader.skipValue() }
+                    record.pluginFields = WirePluginFields()
+                }
             default: throw Unreadable()
             }
         }

@@ -178,6 +178,9 @@ package enum WireRecordWriter {
                     metadataObject.member(
                         "participantPermission", metadata.participantPermission, into: &bytes, string)
                     metadataObject.member("participantStatus", metadata.participantStatus, into: &bytes, string)
+                    metadataObject.member("potentialMatchList", metadata.potentialMatchList, into: &bytes) {
+                        list, bytes in array(list, into: &bytes, identity)
+                    }
                     metadataObject.member("serverErrorCode", metadata.serverErrorCode, into: &bytes, string)
                     metadataObject.member("reason", metadata.reason, into: &bytes, string)
                     metadataObject.end(into: &bytes)
@@ -202,7 +205,9 @@ package enum WireRecordWriter {
 
     /// Writes a saved record as `WireRecord(record).keepingFields(desiredKeys)` is written, when every field it
     /// keeps is plain; false, with nothing written, otherwise.
-    static func write(_ record: Record, desiredKeys: [String]?, into bytes: inout JSONOutput) -> Bool {
+    static func write(_ record: Record, desiredKeys: [String]?, listsZoneID: Bool = true, into bytes: inout JSONOutput)
+        -> Bool
+    {
         let start = bytes.count
         var object = ObjectWriter()
         head(&object, name: record.recordName, type: record.recordType, tag: record.changeTag, into: &bytes)
@@ -221,8 +226,9 @@ package enum WireRecordWriter {
         tail(
             &object, parent: record.parent.map { WireRecordPointer(recordName: $0) },
             share: record.shareRecordName.map { WireShareReference(recordName: $0, zoneID: record.zoneID) },
-            zoneID: WireZoneID(record.zoneID), created: record.created.map { WireStamp($0) },
+            zoneID: listsZoneID ? WireZoneID(record.zoneID) : nil, created: record.created.map { WireStamp($0) },
             modified: record.modified.map { WireStamp($0) }, into: &bytes)
+        answered(&object, into: &bytes)
         object.end(into: &bytes)
         return true
     }
@@ -247,6 +253,7 @@ package enum WireRecordWriter {
             &object, parent: record.parent, share: record.share, zoneID: record.zoneID, created: record.created,
             modified: record.modified, into: &bytes)
         object.member("deleted", record.deleted, into: &bytes, boolean)
+        object.member("pluginFields", record.pluginFields, into: &bytes) { _, bytes in emptyObject(into: &bytes) }
         // A share's members.
         object.member("forRecord", record.forRecord, into: &bytes, pointer)
         object.member("publicPermission", record.publicPermission, into: &bytes, string)
@@ -285,6 +292,18 @@ package enum WireRecordWriter {
         object.member("zoneID", zoneID, into: &bytes, zone)
         object.member("created", created, into: &bytes, stamp)
         object.member("modified", modified, into: &bytes, stamp)
+    }
+
+    /// The members after a saved record's stamps in an answer, as `WireRecord.asAnswered` sets them:
+    /// `"deleted":false,"pluginFields":{}`.
+    static func answered(_ object: inout ObjectWriter, into bytes: inout JSONOutput) {
+        object.member("deleted", false, into: &bytes, boolean)
+        object.member("pluginFields", WirePluginFields(), into: &bytes) { _, bytes in emptyObject(into: &bytes) }
+    }
+
+    private static func emptyObject(into bytes: inout JSONOutput) {
+        bytes.append(UInt8(ascii: "{"))
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// A field's `{"value":…,"type":…}` when its value is plain: a string, an integer, a timestamp, a finite
