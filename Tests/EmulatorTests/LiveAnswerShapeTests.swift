@@ -1,5 +1,6 @@
 import CloudKitWire
 import Foundation
+import Parity
 import ShareKit
 import Testing
 
@@ -258,5 +259,32 @@ struct LiveAnswerShapeTests {
             #expect(invited["participantType"] as? String == "USER", "\(invited)")
             #expect(invited["participantStatus"] as? String == "INVITED", "\(invited)")
         }
+    }
+
+    // MARK: The conformance table
+
+    @Test(
+        "the reference table holds the keys captures show (pluginFields, deleted, zoneType, potentialMatchList), marked as from captures, and no uuid in per-record or per-zone errors"
+    )
+    func theTableFollowsTheCaptures() throws {
+        let table = try ReferenceTable.load()
+        func key(_ dictionary: String, _ name: String) -> ReferenceTable.Key? {
+            table.dictionary(dictionary)?.keys.first { $0.key == name }
+        }
+        for (dictionary, name, presence) in [
+            ("Record", "pluginFields", "unlessDeleted"), ("Record", "deleted", "always"),
+            ("ZoneID", "zoneType", "sometimes"), ("ShortGUIDResult", "potentialMatchList", "always"),
+        ] {
+            let entry = try #require(key(dictionary, name), "\(dictionary) lacks \(name)")
+            #expect(entry.presence == presence, "\(dictionary).\(name)")
+            #expect(entry.capture != nil, "\(dictionary).\(name) says it comes from captures")
+            #expect(entry.serve == nil, "\(dictionary).\(name) is the live service's, not serve's own")
+        }
+        #expect(key("RecordFetchError", "uuid") == nil)
+        #expect(key("ZoneFetchError", "uuid") == nil)
+        #expect(key("Error", "uuid")?.presence == "always", "the request-level error keeps its uuid")
+        // The rendered table says which keys come from captures.
+        #expect(table.markdown().contains("| `pluginFields` | "))
+        #expect(table.markdown().contains("live: every captured record carries pluginFields {}"))
     }
 }
