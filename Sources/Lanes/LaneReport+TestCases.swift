@@ -117,7 +117,7 @@ extension LaneReport {
                         let calledSteps = chain.contains(called) ? [] : recipe.lane(called)?.steps ?? []
                         add(calledSteps, ran: &children, path: path + [called], chain: chain + [called])
                         for child in children { addRan(child, name: path + [called, child.result.summary]) }
-                        // A failure of the call itself, after its steps (it was stopped before the next one).
+                        // A failure of the call itself that none of its steps reports is a case of its own.
                         if let error = node.result.error, !node.children.contains(where: { Self.failed($0) }),
                             error.location.map({ place in !calledSteps.contains { $0.location == place } }) ?? true
                         {
