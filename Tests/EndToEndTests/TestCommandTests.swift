@@ -314,6 +314,53 @@ struct TestCommandTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("store.sqlite-2")), "nothing was written")
     }
 
+    @Test("hooks' steps are named under the hook, a lane a hook calls under it; after_all is skipped on failure")
+    func hooksInTheReport() throws {
+        _ = try directory.write(
+            "hooks.yaml",
+            """
+            sharelane: 1
+            name: hooks
+            users:
+              ann: { email: ann@example.com }
+              ben: { email: ben@example.com }
+            owner: ann
+            zones:
+              Box:
+                share: { participants: { ben: read-write } }
+            before_all:
+              - reset
+              - lane: prepare
+            after_all:
+              - sh: echo done
+            error:
+              - sh: echo failed
+            lanes:
+              prepare:
+                private: true
+                steps:
+                  - apply
+              go:
+                steps:
+                  - expect: { as: ben, can: read, zone: Box }
+                  - expect: { as: ben, can: write, zone: Box, to_be: false }
+                  - plan
+            """)
+        let result = try test(["--report", "junit:" + directory.file("hooks.xml")], recipe: "hooks.yaml")
+        #expect(result.status == 1, "\(result.output)")
+        let report = try Report(path: directory.file("hooks.xml"))
+        #expect(
+            report.suites.first?.cases == [
+                .init(name: "go › before_all › reset", outcome: nil),
+                .init(name: "go › before_all › prepare › apply", outcome: nil),
+                .init(name: "go › expect ben can read Box", outcome: nil),
+                .init(name: "go › expect ben cannot write Box", outcome: "failure"),
+                .init(name: "go › plan", outcome: "skipped"),
+                .init(name: "go › after_all › sh echo done", outcome: "skipped"),
+                .init(name: "go › error › sh echo failed", outcome: nil),
+            ])
+    }
+
     // MARK: - The workflow's test job
 
     /// Runs the test job's `run` step of the workflow in the directory as the runner would: bash, with the
