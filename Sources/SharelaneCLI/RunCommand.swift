@@ -166,7 +166,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// Standard output, with ✔ in green and ✘ and error lines in red on a terminal (unless `NO_COLOR` is set).
-    private static func terminalOutput() -> LaneOutput {
+    static func terminalOutput() -> LaneOutput {
         guard Terminal.wantsColor else { return LaneOutput { Terminal.write($0 + "\n") } }
         return LaneOutput { line in
             var text = line

@@ -120,8 +120,8 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             defer { withExtendedLifetime(lock) {} }
             let logger = Logger(label: "sharelane.lanes")
             let store = try storeOptions.open(for: recipe, logger: logger)
-            let output = LaneOutput { Terminal.write($0 + "\n") }
-            let runner = LaneRunner(store: store, output: output, logger: logger, reload: load, overrides: overrides)
+            let runner = LaneRunner(
+                store: store, output: RunCommand.terminalOutput(), logger: logger, reload: load, overrides: overrides)
             for lane in lanes {
                 if Interruptions.stoppedBySignal != nil {
                     // Asked to stop: the lanes left are reported, every step skipped.
