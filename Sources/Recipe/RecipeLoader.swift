@@ -13,6 +13,9 @@ public struct RecipeLoader: Sendable {
     public var overrides: [String: String]
     /// `--env NAME`: also load `.env.NAME` beside the recipe.
     public var envName: String?
+    /// The names of `overrides` that only a `--var-file` set: a file may hold the variables of several
+    /// recipes, so one this recipe does not read is a warning, as Terraform warns of a `.tfvars` value.
+    public var fileOnlyOverrides: Set<String> = []
 
     public init(
         environment: [String: String] = ProcessInfo.processInfo.environment, overrides: [String: String] = [:],
@@ -111,12 +114,19 @@ public struct RecipeLoader: Sendable {
         // A value given for a variable the recipe never reads is a mistyped name (`tikcet=QA-123`), refused as
         // Terraform refuses an undeclared `-var`, before it can leave the recipe's default in force unnoticed.
         let variableNames = Set(variables.vars.keys).union(Self.referencedVariables(in: tree))
+        var loadWarnings: [RecipeError] = []
         for name in overrides.keys.sorted() where !variableNames.contains(name) {
-            errors.append(
-                RecipeError(
-                    "variable `\(name)` is given a value, but the recipe neither declares it under `vars:` nor uses "
-                        + "it as `${\(name)}`" + Suggestion.hint(for: name, in: Array(variableNames)),
-                    file: file))
+            var problem = RecipeError(
+                "variable `\(name)` is given a value, but the recipe neither declares it under `vars:` nor uses "
+                    + "it as `${\(name)}`" + Suggestion.hint(for: name, in: Array(variableNames)),
+                file: file)
+            if fileOnlyOverrides.contains(name) {
+                problem.message += " (set by a --var-file; ignored)"
+                problem.isWarning = true
+                loadWarnings.append(problem)
+            } else {
+                errors.append(problem)
+            }
         }
         var failedValues: Set<SourceLocation> = []
         let expanded = expand(tree, variables, errors: &errors, failed: &failedValues, isTop: true)
@@ -130,7 +140,7 @@ public struct RecipeLoader: Sendable {
         errors += decoder.errors.filter {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
         }
-        guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors)) }
+        guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors), warnings: loadWarnings) }
         var validator = RecipeValidator()
         validator.variableNames = variableNames
         validator.validate(&recipe, decoder: decoder)
@@ -139,8 +149,8 @@ public struct RecipeLoader: Sendable {
         errors += (validator.errors + inference.errors).filter {
             !variableErrorPlaces.contains($0.location ?? SourceLocation(file: "", line: 0, column: 0))
         }
-        if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors), warnings: validator.warnings) }
-        recipe.warnings = validator.warnings + inference.warnings
+        if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors), warnings: loadWarnings + validator.warnings) }
+        recipe.warnings = loadWarnings + validator.warnings + inference.warnings
         return recipe
     }
 

@@ -26,8 +26,11 @@ struct RecipeSelection: ParsableArguments {
     func reloader(path: String) -> LaneRunner.RecipeReloader {
         let environment = ProcessInfo.processInfo.environment
         let envName = self.envName
+        let fromFiles = fileOnlyValues()
         return { overrides in
-            try RecipeLoader(environment: environment, overrides: overrides, envName: envName).load(path: path)
+            var loader = RecipeLoader(environment: environment, overrides: overrides, envName: envName)
+            loader.fileOnlyOverrides = Set(fromFiles.keys.filter { overrides[$0] == fromFiles[$0] })
+            return try loader.load(path: path)
         }
     }
 
@@ -100,7 +103,22 @@ struct RecipeSelection: ParsableArguments {
     /// trailing KEY=VALUE parameters).
     /// - Throws: as `overrides()`.
     func loader(extra: [String: String] = [:]) throws -> RecipeLoader {
-        RecipeLoader(overrides: try overrides().merging(extra) { _, new in new }, envName: envName)
+        var loader = RecipeLoader(overrides: try overrides().merging(extra) { _, new in new }, envName: envName)
+        loader.fileOnlyOverrides = Set(fileOnlyValues().keys).subtracting(extra.keys)
+        return loader
+    }
+
+    /// The values that only `--var-file`s set (no `--var` sets them too): a file may hold several recipes'
+    /// variables, so a name the recipe does not read is a warning, not an error.
+    private func fileOnlyValues() -> [String: String] {
+        var values: [String: String] = [:]
+        for file in variableFiles {
+            for (key, value) in (try? VariableFile.load(path: file)) ?? [] { values[key] = value }
+        }
+        for text in variables {
+            if let assignment = try? Self.assignment(text) { values[assignment.key] = nil }
+        }
+        return values
     }
 
     /// Loads and validates the recipe at `path`, printing every problem on standard error.

@@ -121,6 +121,35 @@ struct LaneMistakeTests {
         #expect(right.stdout.contains("archiving 3"), "\(right.output)")
     }
 
+    @Test("a --var-file may hold other recipes' variables: a name this recipe does not read is a warning, not an error")
+    func variableFileWithOtherNames() throws {
+        let (recipe, store) = try write()
+        let file = try directory.write("staging.yaml", "ticket: QA-7\nregion: eu\n")
+        let ran = try SharelaneBinary.run(["run", "scripted", recipe, "--var-file", file, "--store", store])
+        #expect(ran.status == 0, "\(ran.output)")
+        #expect(ran.stdout.contains("ticket QA-7"), "\(ran.output)")
+        #expect(
+            ran.stderr.contains(
+                "\(recipe): warning: variable `region` is given a value, but the recipe neither declares it under `vars:` "
+                    + "nor uses it as `${region}` (set by a --var-file; ignored)"), "\(ran.output)")
+        let named = try SharelaneBinary.run(["validate", recipe, "--var-file", file, "--var", "region=us"])
+        #expect(named.status == 1, "--var names it itself: \(named.output)")
+    }
+
+    @Test("a mistyped registered value is pointed at where it is written, with the name the lane registered")
+    func mistypedLaneValue() throws {
+        let (recipe, _) = try write(check: "sh: { run: \"echo ${share_url:Household}\", register: link }")
+        let text = try String(contentsOfFile: recipe, encoding: .utf8)
+            .replacingOccurrences(of: "echo ticket ${ticket}", with: "echo ticket ${ticket} ${lnik}")
+        try text.write(toFile: recipe, atomically: true, encoding: .utf8)
+        let validated = try SharelaneBinary.run(["validate", recipe])
+        #expect(validated.status == 1, "\(validated.output)")
+        // `      - sh: "echo ticket ${ticket} ` is 35 characters: `${lnik}` starts at column 36.
+        #expect(
+            validated.stderr.contains("\(recipe):28:36: error: unknown variable `lnik`; did you mean `link`?"),
+            "\(validated.output)")
+    }
+
     @Test("a `lane:` step's mistyped parameter is refused at its key")
     func mistypedLaneStepParameter() throws {
         let (recipe, _) = try write(check: "apply", "archive_cnt: 3")
