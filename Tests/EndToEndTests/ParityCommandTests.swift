@@ -170,13 +170,16 @@ struct ParityCommandTests {
     }
 
     /// The recordings of `Tests/Parity/` (sharelane's own client and the CloudKit JS sharing app against
-    /// `serve`) replay the same, against a fresh in-process emulator and against a `serve` process.
+    /// `serve`, the reference's answers and published captures of Apple's service) replay the same, against a
+    /// fresh in-process emulator and against a `serve` process.
     @Test func theParityCorpusReplaysTheSame() async throws {
         let recordings = try Self.corpus()
         #expect(recordings.count >= 1)
         #expect(recordings.contains { $0.hasSuffix("/reference-records") })
         // The CloudKit JS sharing app's, with its notification long poll answered by a later request.
         #expect(recordings.contains { $0.hasSuffix("/cloudkitjs-sharing") })
+        // Answers of Apple's live service that others captured and published, each case naming its source.
+        #expect(recordings.contains { $0.hasSuffix("/live-captures") })
         for recording in recordings {
             // A recording written from Apple's reference says where serve answers beyond it, on purpose.
             let allowed = recording + "/allowed.txt"
