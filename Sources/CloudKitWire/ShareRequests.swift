@@ -64,17 +64,20 @@ package struct WireShareMetadata: Sendable, Hashable {
             databaseScope = WireSpelling.metadataDatabaseScope(
                 caller == metadata.share.ownerRecordName ? .private : .shared)
         }
-        zoneID = WireZoneID(metadata.zoneID)
+        // Every zone ID of the result names the share's owner, whoever resolves it: the store reads the root
+        // record and the share as the owner, in the owner's own zone.
+        let owner = metadata.share.ownerRecordName
+        zoneID = WireZoneID(metadata.zoneID).owned(by: owner)
         rootRecordName = metadata.rootRecordName
         // The root record carries the share's short GUID, as the live service answers it.
         self.rootRecord = rootRecord.map { root in
-            var root = root
+            var root = root.inZoneOf(owner)
             root.shortGUID = root.shortGUID ?? metadata.share.shortGUID
             return root.asAnswered()
         }
         // The share lists its owner among its participants, as the live service answers it; the owner's
         // identity is whole (record name, name components, lookup info) where the store knows it.
-        var share = WireRecord(metadata.share, listingOwner: true)
+        var share = WireRecord(metadata.share, listingOwner: true).inZoneOf(owner)
         if let owner = metadata.owner.map(WireParticipant.init(identified:)) {
             share.owner = owner
             share.participants = [owner] + (share.participants ?? []).filter { $0.role != .owner }
@@ -182,5 +185,15 @@ package struct ShareResultsResponse: Codable, Sendable, Hashable {
 
     package init(results: [WireShareMetadata]) {
         self.results = results
+    }
+}
+
+extension WireRecord {
+    /// The record with its zone and its share's zone named as `owner`'s where they say "my own zone".
+    fileprivate func inZoneOf(_ owner: UserRecordName) -> WireRecord {
+        var record = self
+        record.zoneID = zoneID?.owned(by: owner)
+        record.share?.zoneID = share?.zoneID?.owned(by: owner)
+        return record
     }
 }

@@ -328,7 +328,13 @@ struct Reply: Sendable {
             throw ShareError(code, "\(service) answered HTTP \(status) to \(path): \(text)\(note)")
         }
         do {
-            return try WireCoding.decode(T.self, from: data)
+            // The live service names the caller's own zones by their real owner; the stores name them with the
+            // placeholder, so an answer of the private or public database is read that way. A share's metadata
+            // (resolve, accept) names another owner's zone, read as written.
+            let ownZones =
+                (path.contains("/private/") || path.contains("/public/")) && !path.contains("/records/resolve")
+                && !path.contains("/records/accept")
+            return try WireZoneID.$readingOwnZones.withValue(ownZones) { try WireCoding.decode(T.self, from: data) }
         } catch {
             throw ShareError(
                 .internalError, "\(service) answered \(path) with JSON sharelane cannot read: \(error)")

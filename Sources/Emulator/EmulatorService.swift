@@ -207,10 +207,17 @@ struct EmulatorService: Sendable {
         try await takePendingResetPoint(world)
         let answer = try await gate.request(world) {
             let store = try await self.store(for: world, as: user)
+            // Every zone ID answered names its real owner: the caller's own zones are theirs (the shared
+            // database's already name their owner), in the public database too, as Apple's service answers a
+            // signed-in user; a caller who is no user (no web auth token, a server key) keeps the placeholder.
+            let isNoUser = user == AccessRules.unauthenticatedCaller || AccessRules.isServerKeyCaller(user)
+            let owner = isNoUser ? defaultOwnerName : user
             return try await WireAsset.$serving.withValue(serving) {
-                try await dispatch(
-                    operation,
-                    OperationCall(store: store, world: world, database: database, body: body, user: user))
+                try await WireZoneID.$answeringFor.withValue(owner) {
+                    try await dispatch(
+                        operation,
+                        OperationCall(store: store, world: world, database: database, body: body, user: user))
+                }
             }
         }
         return WireResponse.json(answer)

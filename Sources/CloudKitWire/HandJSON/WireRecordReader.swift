@@ -343,10 +343,15 @@ package enum WireRecordReader {
             case "ownerRecordName":
                 try seen.once(1)
                 owner = try reader.optionalString()
+            case "zoneType":
+                // Derived from the zone's name where an answer writes it: read and left.
+                try seen.once(2)
+                _ = try reader.optionalString()
             default: throw Unreadable()
             }
         }
         guard let name else { throw Unreadable() }
+        if WireZoneID.readingOwnZones, owner != nil { owner = defaultOwnerName }
         return WireZoneID(ZoneID(zoneName: name, ownerRecordName: owner ?? defaultOwnerName), owner: owner)
     }
 

@@ -365,9 +365,11 @@ package enum WireRecordWriter {
     }
 
     static func zone(_ zoneID: WireZoneID, into bytes: inout JSONOutput) {
+        let (zone, type) = zoneID.written
         var object = ObjectWriter()
-        object.member("zoneName", zoneID.zoneName, into: &bytes, string)
-        object.member("ownerRecordName", zoneID.ownerRecordName, into: &bytes, string)
+        object.member("zoneName", zone.zoneName, into: &bytes, string)
+        object.member("ownerRecordName", zone.ownerRecordName, into: &bytes, string)
+        object.member("zoneType", type, into: &bytes, string)
         object.end(into: &bytes)
     }
 
