@@ -85,8 +85,9 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
         case .stepFailed(let action, let reason, let l):
             return "\(l): error: \(action) failed: \(reason)"
         case .resetRefused(let store, let l):
-            return "\(l): error: reset refused: \(store) is not a local store; reset wipes only local stores "
-                + "(sqlite: or memory:), run this lane with --store pointing at one"
+            return "\(l): error: reset refused: \(store) is Apple's service, whose data a lane never wipes; "
+                + "reset empties a local store (sqlite: or memory:) or a sharelane serve (http:): run this lane "
+                + "with --store pointing at one"
         case .shareNotFound(let what, let hint, let l):
             return "\(l): error: \(what); \(hint)"
         case .interrupted(let l):
