@@ -377,9 +377,10 @@ struct RecipeValidator {
             if zoneNames.contains(zone) { return true }
             // A lane's value (`${NAME}`) names the zone only when the step runs.
             if zone.contains("${") || step.zoneIsUndeclared { return false }
+            let nearest = Suggestion.hint(for: zone, in: Array(zoneNames))
             error(
-                "zone `\(zone)` is not declared in the recipe" + Suggestion.hint(for: zone, in: Array(zoneNames))
-                    + "; if it is another recipe's or the app's zone, say so with `undeclared: true` on the step",
+                "zone `\(zone)` is not declared in the recipe" + (nearest.isEmpty ? "." : nearest)
+                    + " If it is another recipe's or the app's zone, say so with `undeclared: true` on the step",
                 step.location(of: "zone"))
             return false
         }

@@ -271,7 +271,7 @@ struct ValidRecipeTests {
             _ = try load("")
             Issue.record("a step on an undeclared zone loaded")
         } catch {
-            let hint = "; if it is another recipe's or the app's zone, say so with `undeclared: true` on the step"
+            let hint = " If it is another recipe's or the app's zone, say so with `undeclared: true` on the step"
             #expect(
                 error.errors.map(\.description) == [
                     "live.yaml:12:34: error: zone `FamilyList` is not declared in the recipe; did you mean `FamilyLists`?"
