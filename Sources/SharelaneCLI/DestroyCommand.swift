@@ -39,9 +39,15 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.destroy")
         // Refused for want of --yes after the plan is shown: a refused destroy makes and locks nothing.
-        let planned = try await planning.planned(
-            .destroy, recipe: recipeArgument, lock: lockOptions, logger: logger,
-            onlyShowing: !yes && !Terminal.stdinIsTerminal)
+        // Nothing is deleted before the plan is made: a signal then ends the process, saying so.
+        let planned = try await Interruptions.endingAtOnce(
+            saying:
+                "Interrupted while planning: nothing was destroyed, and \(planning.storeOptions.url) was not changed."
+        ) {
+            try await planning.planned(
+                .destroy, recipe: recipeArgument, lock: lockOptions, logger: logger,
+                onlyShowing: !yes && !Terminal.stdinIsTerminal)
+        }
         defer { withExtendedLifetime(planned.lock) {} }
         try await ApplyFlow(
             store: planned.store, applier: planned.applier, yes: yes, destroying: true, expand: planning.expand

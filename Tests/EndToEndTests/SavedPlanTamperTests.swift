@@ -278,14 +278,17 @@ struct SavedPlanTamperTests {
         #expect(descriptor >= 0)
         defer { close(descriptor) }
         #expect(flock(descriptor, LOCK_EX) == 0)
-        let running = try StoppedApplyTests.Running(
-            ["apply", recipe, "--yes", "--store", store, "--lock-timeout", "2m"], environment: ["NO_COLOR": "1"])
-        #expect(running.wait { running.stderr.contains("Waiting up to") }, "\(running.stderr)")
-        running.signal(SIGINT)
-        #expect(running.finish() == 130)
-        #expect(
-            running.stderr.contains("Interrupted while planning: nothing was applied, and \(store) was not changed."),
-            "\(running.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: directory.file("store.sqlite")))
+        for (command, done) in [("apply", "applied"), ("destroy", "destroyed")] {
+            let running = try StoppedApplyTests.Running(
+                [command, recipe, "--yes", "--store", store, "--lock-timeout", "2m"], environment: ["NO_COLOR": "1"])
+            #expect(running.wait { running.stderr.contains("Waiting up to") }, "\(running.stderr)")
+            running.signal(SIGINT)
+            #expect(running.finish() == 130, "\(command)")
+            #expect(
+                running.stderr.contains(
+                    "Interrupted while planning: nothing was \(done), and \(store) was not changed."),
+                "\(command): \(running.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.file("store.sqlite")))
+        }
     }
 }
