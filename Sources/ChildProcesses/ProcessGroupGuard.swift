@@ -120,7 +120,7 @@ public enum ProcessGroupGuard {
             guard getppid() == parent else { return 128 + SIGTERM }
 
             let child: pid_t
-            switch spawn(path, command) {
+            switch spawnWhenFree(path, command) {
             case .success(let pid): child = pid
             case .failure(let code):
                 let reason = String(cString: strerror(code))
@@ -176,6 +176,21 @@ public enum ProcessGroupGuard {
         }
 
         /// Starts the program with every signal at its default and an empty mask, in the guard's group.
+        /// Starts the program, waiting up to two seconds while its file is busy (ETXTBSY). A script written just
+        /// before is busy while any process still holds it open for writing, and that includes a process another
+        /// thread of its writer forked in the meantime, until that one executes its own program: a moment, or
+        /// longer on a loaded machine. A shell would fail at once; the wait makes a script written by a test or
+        /// a build step start as it does on a quiet machine.
+        private static func spawnWhenFree(_ path: String, _ command: [String]) -> Spawned {
+            var waited = 0
+            while true {
+                let result = spawn(path, command)
+                guard case .failure(ETXTBSY) = result, waited < 2_000 else { return result }
+                usleep(20_000)
+                waited += 20
+            }
+        }
+
         private static func spawn(_ path: String, _ command: [String]) -> Spawned {
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)

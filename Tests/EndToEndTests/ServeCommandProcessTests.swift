@@ -169,6 +169,22 @@ import Testing
         #expect(!assignment.output.contains("CLOUDKIT_API_TOKEN="), "\(assignment.output)")
     }
 
+    @Test func aScriptStillOpenForWritingStartsOnceItsWriterLetsGo() async throws {
+        // A build step or another thread's fork can hold a script just written open for a moment: the kernel
+        // refuses to execute it meanwhile (ETXTBSY), and serve once ended with 126 "Text file busy".
+        let path = try script("fresh.sh", "echo started\n")
+        let writer = open(path, O_WRONLY | O_CLOEXEC)
+        #expect(writer >= 0)
+        let release = Task.detached {
+            try? await Task.sleep(for: .milliseconds(1_200))
+            close(writer)
+        }
+        let result = try await SharelaneBinary.runOffPool(["serve", "--recipe", recipe, "--", path], in: directory)
+        await release.value
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.stdout.contains("started"), "\(result.output)")
+    }
+
     @Test func aPortThatIsTakenEndsServeWithAMessage() async throws {
         // A listener of this test's own holds a port.
         let socket = listeningSocket()
