@@ -340,6 +340,13 @@ public struct LaneRunner: Sendable {
             return try await accept(url: url, step: step, recipe: recipe, session)
         case .leave(let zone, let record):
             return try await leave(zone: zone, record: record, step: step, recipe: recipe, session)
+        case .removeParticipant(let zone, let record, let participant):
+            return try await changeMembership(
+                zone: zone, record: record, participant: participant, to: nil, step: step, recipe: recipe, session)
+        case .changePermission(let zone, let record, let participant, let permission):
+            return try await changeMembership(
+                zone: zone, record: record, participant: participant, to: permission, step: step, recipe: recipe,
+                session)
         case .save(let zone, let record, let type, let parent, let fields):
             return try await save(
                 zone: zone, record: record, type: type, parent: parent, fields: fields, step: step, recipe: recipe,

@@ -17,6 +17,10 @@ enum StepSummary {
             return "accept \(url)" + who
         case .leave(let zone, let record):
             return "leave \(address(zone, record))" + who
+        case .removeParticipant(let zone, let record, let participant):
+            return "remove \(participant) from \(address(zone, record))" + who
+        case .changePermission(let zone, let record, let participant, let permission):
+            return "permission of \(participant) on \(address(zone, record)) to \(permission.recipeName)" + who
         case .save(let zone, let record, let type, _, _):
             return "save \(type) \(zone)/\(record)" + who + environment(step)
         case .delete(let zone, let record):

@@ -86,6 +86,36 @@ extension RecipeDecoder {
         return zone.map { accepting ? .accept(zone: $0, record: record) : .leave(zone: $0, record: record) }
     }
 
+    /// `remove` and `permission`: the owner changes who takes part in a share (`zone`, and `record` for a
+    /// share rooted at a record), as CloudKit's owner edits the share's participants and saves it.
+    func membership(_ arguments: ActionArguments) -> Action? {
+        let zone = text("zone", of: arguments, required: true)
+        let record = text("record", of: arguments, required: false)
+        let participant = text("participant", of: arguments, required: true)
+        guard arguments.name == "permission" else {
+            guard let zone, let participant else { return nil }
+            return .removeParticipant(zone: zone, record: record, participant: participant)
+        }
+        let choices = [Permission.readOnly, .readWrite].map(\.recipeName)
+        guard let node = arguments.value("to") else {
+            error(
+                "`permission` needs `to:`, the participant's new permission: "
+                    + choices.map { "`\($0)`" }.joined(separator: " or "), arguments.location)
+            return nil
+        }
+        guard let word = string(node, "`to`") else { return nil }
+        guard let permission = Permission(recipeName: word), permission != .none else {
+            error(
+                "unknown permission `\(word)`" + Suggestion.hint(for: word, in: choices) + "; use "
+                    + choices.map { "`\($0)`" }.joined(separator: " or ")
+                    + " (to take the participant off the share, use `- remove: { zone, participant }`)",
+                node.location)
+            return nil
+        }
+        guard let zone, let participant else { return nil }
+        return .changePermission(zone: zone, record: record, participant: participant, to: permission)
+    }
+
     /// `save`: a record written as the step's user, its fields read as a recipe's are.
     func save(_ arguments: ActionArguments, at location: SourceLocation) -> Action? {
         let zone = text("zone", of: arguments, required: true)

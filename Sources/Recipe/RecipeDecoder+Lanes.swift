@@ -3,8 +3,8 @@ import ShareKit
 extension RecipeDecoder {
     static let laneKeys = ["desc", "private", "ci", "steps"]
     static let actionNames = [
-        "plan", "apply", "accept", "leave", "save", "delete", "expect", "export", "reset", "lane", "query",
-        "deploy_schema", "subscribe", "sh",
+        "plan", "apply", "accept", "leave", "remove", "permission", "save", "delete", "expect", "export", "reset",
+        "lane", "query", "deploy_schema", "subscribe", "sh",
     ]
     /// Actions that may be written bare (`- apply`).
     static let bareActions = ["plan", "apply", "export", "reset", "deploy_schema"]
@@ -13,6 +13,8 @@ extension RecipeDecoder {
         "apply": ["as", "prune", "only", "environment", "name"],
         "accept": ["as", "zone", "record", "url", "expect_error", "name"],
         "leave": ["as", "zone", "record", "expect_error", "name"],
+        "remove": ["as", "zone", "record", "participant", "expect_error", "name"],
+        "permission": ["as", "zone", "record", "participant", "to", "expect_error", "name"],
         "save": ["as", "zone", "record", "type", "parent", "fields", "expect_error", "environment", "name"],
         "delete": ["as", "zone", "record", "expect_error", "environment", "name"],
         "query": [
@@ -143,6 +145,7 @@ extension RecipeDecoder {
         case "subscribe": action = decodeSubscribe(args.value, location: args.location).map { .subscribe($0) }
         case "plan", "apply": action = planOrApply(args)
         case "accept", "leave": action = acceptOrLeave(args)
+        case "remove", "permission": action = membership(args)
         case "save": action = save(args, at: location)
         case "delete": action = delete(args)
         case "expect":

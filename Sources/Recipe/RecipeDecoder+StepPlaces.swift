@@ -5,7 +5,7 @@ import ShareKit
 extension RecipeDecoder {
     /// The actions that name a zone and may take `undeclared: true`.
     static let undeclaredZoneActions: Set<String> = [
-        "accept", "leave", "save", "delete", "expect", "query", "subscribe",
+        "accept", "leave", "remove", "permission", "save", "delete", "expect", "query", "subscribe",
     ]
 
     /// Where each argument's value is written: `zone`, `record`, `as`, `parent`, … (an `expect`'s `field:`

@@ -336,6 +336,11 @@ public enum Action: Sendable, Hashable, Codable {
     /// Accept the share behind a URL, as a person who opened the link does (`accept: { url: "${link}" }`).
     case acceptURL(String)
     case leave(zone: String, record: String?)
+    /// The owner takes a participant (a handle) off the share of `zone`, or the share rooted at `record`.
+    case removeParticipant(zone: String, record: String?, participant: String)
+    /// The owner gives a participant (a handle) of the share of `zone` (or rooted at `record`) another
+    /// permission.
+    case changePermission(zone: String, record: String?, participant: String, to: Permission)
     case save(zone: String, record: String, type: String, parent: String?, fields: [String: DeclaredValue])
     case delete(zone: String, record: String)
     case expect(Expectation)

@@ -422,6 +422,26 @@ struct RecipeValidator {
                         checkRecord(zone, record, step.location(of: "record"))
                     }
                 }
+            case .removeParticipant(let zone, let record, let participant),
+                .changePermission(let zone, let record, let participant, _):
+                checkUser(participant, "participant", step.location(of: "participant"))
+                if participant == recipe.owner(ofZone: zone) {
+                    error(
+                        "`\(participant)` owns the share of zone `\(zone)`: the owner is not a participant to "
+                            + "remove or give a permission; to stop sharing, `- leave: { zone: \(zone) }` as the owner",
+                        step.location(of: "participant"))
+                }
+                guard liveZone(zone, step), let record else { break }
+                if let declared = recipe.zone(zone)?.records.first(where: { $0.name == record }) {
+                    if case .share = declared.share {
+                    } else {
+                        error(
+                            "record `\(record)` of zone `\(zone)` roots no share to change",
+                            step.location(of: "record"))
+                    }
+                } else {
+                    checkRecord(zone, record, step.location(of: "record"))
+                }
             case .save(let zone, _, _, let parent, _):
                 if liveZone(zone, step), let parent { checkRecord(zone, parent, step.location(of: "parent")) }
             case .delete(let zone, let record):

@@ -33,6 +33,13 @@ extension Step {
             step.action = .acceptURL(try await rewrite(url))
         case .leave(let zone, let record):
             step.action = .leave(zone: try await rewrite(zone), record: try await optional(record))
+        case .removeParticipant(let zone, let record, let participant):
+            step.action = .removeParticipant(
+                zone: try await rewrite(zone), record: try await optional(record), participant: participant)
+        case .changePermission(let zone, let record, let participant, let permission):
+            step.action = .changePermission(
+                zone: try await rewrite(zone), record: try await optional(record), participant: participant,
+                to: permission)
         case .save(let zone, let record, let type, let parent, let fields):
             var rewritten: [String: DeclaredValue] = [:]
             for (name, declared) in fields {

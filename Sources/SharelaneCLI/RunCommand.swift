@@ -151,7 +151,9 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         func writes(_ steps: [Step]) -> Bool {
             steps.contains { step in
                 switch step.action {
-                case .apply, .accept, .acceptURL, .leave, .save, .delete, .reset, .deploySchema, .subscribe: return true
+                case .apply, .accept, .acceptURL, .leave, .removeParticipant, .changePermission, .save, .delete, .reset,
+                    .deploySchema, .subscribe:
+                    return true
                 // A command or an outside action writes through its own process, which takes the lock itself.
                 case .plan, .expect, .export, .query, .sh, .outside: return false
                 case .lane(let name, _):
