@@ -61,7 +61,7 @@ struct AgainstOptions: ParsableArguments {
     /// and what the plan says it is against. A base that does not validate, does not exist at the revision or
     /// names another container or environment leaves the store empty, saying why (its problems printed on
     /// standard error).
-    /// - Throws: `CLIFailure` when git cannot read the revision or the base cannot be applied in memory.
+    /// - Throws: `CommandFailure` when git cannot read the revision or the base cannot be applied in memory.
     func baseStore(
         for recipe: Recipe, recipePath: String, selection: RecipeSelection, parallelism: Int, logger: Logger
     ) async throws -> (store: any Store, base: PlanBase) {
@@ -77,7 +77,7 @@ struct AgainstOptions: ParsableArguments {
             file = path
             base = PlanBase(recipe: path)
             guard FileManager.default.fileExists(atPath: path) else {
-                throw CLIFailure("--against \(path): no such file")
+                throw CommandFailure.input("--against \(path): no such file")
             }
         case .git(let revision, let named):
             let directory = URL(fileURLWithPath: recipePath).deletingLastPathComponent().path
@@ -93,7 +93,7 @@ struct AgainstOptions: ParsableArguments {
             let checkedOut = try await GitRevisionTree.checkOut(revision: revision, commit: commit, root: root)
             tree = checkedOut
             if let leaving = checkedOut.leavingLink(of: path) {
-                throw CLIFailure(
+                throw CommandFailure.input(
                     "--against git:\(revision): \(leaving) is a symbolic link out of the repository at \(revision); "
                         + "a revision's recipe is read from its own files only: make it a file, or a link within "
                         + "the repository")
@@ -129,14 +129,14 @@ struct AgainstOptions: ParsableArguments {
             let plan = try await Planner(store: store, logger: logger, parallelism: parallelism).plan(loaded)
             let report = try await Applier(store: store, logger: logger, parallelism: parallelism).apply(plan)
             guard report.succeeded else {
-                throw CLIFailure(
+                throw CommandFailure.input(
                     "cannot make the state \(base.name) declares in memory: "
                         + report.failureLines(limit: 5).joined(separator: "; "))
             }
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot make the state \(base.name) declares in memory: \(tree?.naming("\(error)") ?? "\(error)")")
         }
         StoreOptions.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: recipePath) }

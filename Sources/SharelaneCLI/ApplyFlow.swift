@@ -60,7 +60,7 @@ struct ApplyFlow {
             }
         } catch {
             await rendering.value
-            throw CLIFailure("\(error)")
+            throw CommandFailure.store("\(error)")
         }
         await rendering.value
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
@@ -79,16 +79,16 @@ struct ApplyFlow {
         } else {
             Terminal.write(report.line + "\n")
         }
-        if let status = Interruptions.stoppedBySignal { throw ExitCode(status) }
+        if let signal = Interruptions.stoppedBySignal { throw CommandFailure.interrupted(signal: signal) }
         if !report.succeeded { throw ExitCode.failure }
     }
 
     /// Asks for `yes`, unless `--yes` was given.
-    /// - Throws: `CLIFailure` without a terminal to ask on, `ExitCode.failure` for any other answer.
+    /// - Throws: `CommandFailure` without a terminal to ask on, `ExitCode.failure` for any other answer.
     private func ask() throws {
         guard !yes else { return }
         guard Terminal.stdinIsTerminal else {
-            throw CLIFailure(
+            throw CommandFailure.usage(
                 "\(command) needs --yes when standard input is not a terminal (nothing was applied): review the plan, then run `sharelane \(command) --yes`"
             )
         }

@@ -96,13 +96,13 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
         do {
             location = try StoreLocator.location(of: url)
         } catch let refusal as StoreLocatorError {
-            throw CLIFailure(refusal.description)
+            throw CommandFailure.input(refusal.description)
         }
         let outcomes: [ConformanceRun.Outcome]
         let recorded: Int?
         switch location {
         case .sqlite:
-            throw CLIFailure(
+            throw CommandFailure.usage(
                 "conformance checks a service over the wire, not the store file '\(url)': give --store "
                     + "http://HOST:PORT (a sharelane serve), cloudkit:CONTAINER (your container, after sharelane "
                     + "login) or memory: (a fresh emulator in this process)")
@@ -152,7 +152,7 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
             ?? SharedDataFile.find(
                 installed: "reference-dictionaries.json", inCheckout: "Docs/Reference/\(ReferenceTable.fileName)")
         guard let path else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot find the table of the reference's dictionaries that the checks read (reference-dictionaries"
                     + ".json in PREFIX/share/sharelane, where make install puts it): give --table with the path of "
                     + "Docs/Reference/Dictionaries.json from sharelane's source")
@@ -160,23 +160,24 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
         do {
             return try ReferenceTable.load(from: URL(fileURLWithPath: path))
         } catch let error as ParityError {
-            throw CLIFailure(error.description)
+            throw CommandFailure.input(error.description)
         }
     }
 
     /// An `http:` or `cloudkit:` store's address and credentials, as every command finds them (the
     /// environment, `--api-token`, `sharelane login`'s token file).
-    /// - Throws: `CLIFailure` saying what is missing and what to do.
+    /// - Throws: `CommandFailure` saying what is missing and what to do.
     func service(url: String, location: StoreLocator.Location, logger: Logger) throws -> Service {
         let environment = CloudKitEnvironment(rawValue: environment) ?? .development
         let store = try storeOptions.open(for: nil, container: container, environment: environment, logger: logger)
         guard let endpoint = (store as? WebServicesStore)?.endpoint else {
-            throw CLIFailure("the store '\(url)' is not a service over the wire: give http://HOST:PORT or cloudkit:")
+            throw CommandFailure.usage(
+                "the store '\(url)' is not a service over the wire: give http://HOST:PORT or cloudkit:")
         }
         switch location {
         case .cloudKit:
             guard let apiToken = endpoint.apiToken, let webAuthToken = endpoint.webAuthToken else {
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "conformance against \(endpoint) needs the API token and a signed-in user (its private "
                         + "database, shares and users): sign in with `sharelane login --store cloudkit:"
                         + "\(endpoint.container)` (with CLOUDKIT_API_TOKEN set once), or set CLOUDKIT_API_TOKEN and "
@@ -188,7 +189,7 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
                 apiToken: apiToken, people: .token(webAuthToken), name: url, kind: "Apple's service (\(endpoint))")
         default:
             guard let apiToken = endpoint.apiToken else {
-                throw CLIFailure(StoreLocatorError.missingAPIToken(url).description)
+                throw CommandFailure.usage(StoreLocatorError.missingAPIToken(url).description)
             }
             return Service(
                 base: endpoint.baseURL, container: endpoint.container, environment: endpoint.environment,
@@ -219,7 +220,7 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
                     query: [.init(name: "ckAPIToken", value: service.apiToken)], headers: [:], body: .none),
                 to: service.base)
         } catch {
-            throw CLIFailure("cannot reach \(service.name): \(error); start the server, or check --store")
+            throw CommandFailure.store("cannot reach \(service.name): \(error); start the server, or check --store")
         }
         guard let record else {
             return (try await Self.run(run, base: service.base, progress: progress), nil)
@@ -252,7 +253,7 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
                     return answer
                 }, progress: progress)
         } catch {
-            throw CLIFailure("the service stopped answering: \(error); start the server, or check --store")
+            throw CommandFailure.store("the service stopped answering: \(error); start the server, or check --store")
         }
     }
 

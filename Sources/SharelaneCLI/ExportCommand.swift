@@ -80,7 +80,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     /// The live state of `owner`'s zones (all, or those in `zones`) and public records as a recipe named `name`
     /// for `container` and `environment`, its assets downloaded beside `out` when given: what `export` writes,
     /// and what `init --from-store` starts from.
-    /// - Throws: `CLIFailure` naming the store and what failed.
+    /// - Throws: `CommandFailure` naming the store and what failed.
     static func exportedRecipe(
         from store: any Store, owner: Owner, otherOwners: [String] = [], zones: [String], name: String,
         container: String, environment: String, out: String?, logger: Logger, hint: String = ""
@@ -89,7 +89,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             let email = try await owner.email(in: store, hint: hint)
             // An export reads: it signs in only a user the store has.
             guard let user = try await store.signInExisting(email: email) else {
-                throw CLIFailure(
+                throw CommandFailure.input(
                     "\(store.worldName) has no user \(email), so there is nothing of theirs to export\(hint); check "
                         + "--owner")
             }
@@ -110,10 +110,10 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 owner: user, otherOwners: others, zones: zones, name: name, container: container,
                 environment: environment,
                 assets: assets)
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CLIFailure("cannot export from \(store.displayName): \(error)")
+            throw CommandFailure.store("cannot export from \(store.displayName): \(error)")
         }
     }
 
@@ -124,14 +124,14 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         case exportedHandle(String)
 
         /// The email address, looking an exported handle up among the store's users (local stores only).
-        /// - Throws: `CLIFailure` when no user, or more than one, has that handle.
+        /// - Throws: `CommandFailure` when no user, or more than one, has that handle.
         func email(in store: any Store, hint: String = "") async throws -> String {
             switch self {
             case .email(let email):
                 return email
             case .exportedHandle(let handle):
                 guard let local = store as? SQLiteStore else {
-                    throw CLIFailure(
+                    throw CommandFailure.usage(
                         "--owner \(handle) is a handle, but no recipe names it and \(store.displayName) cannot list its users: pass an email address, or --recipe FILE"
                     )
                 }
@@ -139,7 +139,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     ExportedUsers.baseHandle(email: $0) == handle
                 }
                 guard emails.count == 1, let email = emails.first else {
-                    throw CLIFailure(
+                    throw CommandFailure.input(
                         emails.isEmpty
                             ? "--owner \(handle): no recipe names it and \(store.worldName) has no user exported as \(handle)\(hint); pass an email address"
                             : "--owner \(handle) could be \(emails.joined(separator: " or ")); pass the email address"
@@ -161,7 +161,9 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         do {
             path = try RecipeSelection.resolve(recipe)
         } catch {
-            guard let owner else { throw CLIFailure("export needs --owner EMAIL (or a recipe whose owner it exports)") }
+            guard let owner else {
+                throw CommandFailure.usage("export needs --owner EMAIL (or a recipe whose owner it exports)")
+            }
             return (.exportedHandle(owner), nil)
         }
         let loaded = try recipeSelection.load(path)

@@ -17,28 +17,29 @@ struct GitRevisionTree {
     var linksLeaving: [String] = []
 
     /// Finds the repository holding `directory` and the commit `revision` names there.
-    /// - Throws: `CLIFailure` when `directory` is in no git repository or the revision names no commit.
+    /// - Throws: `CommandFailure` when `directory` is in no git repository or the revision names no commit.
     static func resolve(revision: String, in directory: String) async throws -> (root: String, commit: String) {
-        guard !revision.isEmpty else { throw CLIFailure("`git:` needs a revision: git:REF or git:REF:PATH") }
+        guard !revision.isEmpty else { throw CommandFailure.usage("`git:` needs a revision: git:REF or git:REF:PATH") }
         let root: String
         do {
             root = try await git(["rev-parse", "--show-toplevel"], in: directory)
         } catch {
-            throw CLIFailure("--against git:\(revision) reads a git repository, and \(directory) is in none: \(error)")
+            throw CommandFailure.input(
+                "--against git:\(revision) reads a git repository, and \(directory) is in none: \(error)")
         }
         do {
             let commit = try await git(
                 ["rev-parse", "--verify", "--quiet", "--end-of-options", "\(revision)^{commit}"], in: root)
             return (root, commit)
         } catch {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "--against git:\(revision): no commit named \(revision) in the repository at \(root); fetch it first (a shallow clone has only the commit it checked out: `git fetch origin main`)"
             )
         }
     }
 
     /// The path of `file` relative to the root of the repository that holds it, as git names it.
-    /// - Throws: `CLIFailure` when its folder is in no git repository.
+    /// - Throws: `CommandFailure` when its folder is in no git repository.
     static func pathInRepository(of file: String) async throws -> String {
         let url = URL(fileURLWithPath: file)
         let directory = url.deletingLastPathComponent().path
@@ -46,7 +47,8 @@ struct GitRevisionTree {
             let prefix = try await git(["rev-parse", "--show-prefix"], in: directory)
             return prefix + url.lastPathComponent
         } catch {
-            throw CLIFailure("--against git:… reads the recipe's repository, and \(file) is in none: \(error)")
+            throw CommandFailure.input(
+                "--against git:… reads the recipe's repository, and \(file) is in none: \(error)")
         }
     }
 
@@ -56,7 +58,7 @@ struct GitRevisionTree {
     }
 
     /// Writes the files of `commit` to a new temporary folder.
-    /// - Throws: `CLIFailure` when git cannot write them.
+    /// - Throws: `CommandFailure` when git cannot write them.
     static func checkOut(revision: String, commit: String, root: String) async throws -> GitRevisionTree {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("sharelane-against-\(UUID().uuidString)", isDirectory: true)
@@ -71,7 +73,7 @@ struct GitRevisionTree {
                 ["checkout-index", "--all", "--force", "--prefix=\(tree.files.path)/"], in: root, environment: index)
         } catch {
             tree.remove()
-            throw CLIFailure("--against git:\(revision): cannot write out its files: \(error)")
+            throw CommandFailure.input("--against git:\(revision): cannot write out its files: \(error)")
         }
         tree.linksLeaving = tree.removeLinksLeaving()
         return tree

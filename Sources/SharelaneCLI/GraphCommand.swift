@@ -62,7 +62,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.graph")
         guard let dot = Self.findDot() else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "Graphviz's `dot` is not installed, so the graph cannot be drawn: install it (`apt-get install graphviz`, `brew install graphviz`), or write the graph as text with `sharelane show --format dot` or `--format mermaid`"
             )
         }
@@ -95,7 +95,7 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// Runs `dot -TFORMAT -o FILE` with `source` on its standard input.
-    /// - Throws: `CLIFailure` with what dot said when it fails.
+    /// - Throws: `CommandFailure` with what dot said when it fails.
     static func draw(_ source: String, with dot: URL, format: String, to file: String?) async throws {
         let finished: ChildProcess.Finished
         do {
@@ -103,10 +103,10 @@ struct GraphCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 [dot.path, "-T\(format)"] + (file.map { ["-o", $0] } ?? []), ownGroup: false
             ).run(input: .data(Data(source.utf8)), output: .collected(received: nil))
         } catch {
-            throw CLIFailure("cannot run \(dot.path): \(error)")
+            throw CommandFailure.input("cannot run \(dot.path): \(error)")
         }
         guard finished.status == 0 else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "dot could not draw \(file ?? "the graph") (exit \(finished.status)): "
                     + String(decoding: finished.standardError, as: UTF8.self)
                     .trimmingCharacters(in: .whitespacesAndNewlines))

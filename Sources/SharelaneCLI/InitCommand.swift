@@ -105,7 +105,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let existing: String?
         if let recipe {
             guard FileManager.default.fileExists(atPath: recipe) else {
-                throw CLIFailure(
+                throw CommandFailure.input(
                     "there is no recipe at \(recipe) (from \(directory)); nothing was written. Name the project's "
                         + "recipe, relative to the repository's root, or leave out --recipe for a starter")
             }
@@ -114,7 +114,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             existing = force ? nil : RecipeSelection.defaultPaths.first { FileManager.default.fileExists(atPath: $0) }
         }
         if let existing, fromStore != nil {
-            throw CLIFailure(
+            throw CommandFailure.conflict(
                 "\(existing) exists in \(directory); nothing was written. Pass --force to replace it with the recipe --from-store makes, or run init in another directory"
             )
         }
@@ -188,7 +188,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         do {
             text = try String(contentsOfFile: recipePath, encoding: .utf8)
         } catch {
-            throw CLIFailure("cannot read \(recipePath): \(error.localizedDescription)")
+            throw CommandFailure.input("cannot read \(recipePath): \(error.localizedDescription)")
         }
         let line = RecipeSchemaFile.modeline(RecipeSchemaFile.besideRecipe)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -271,7 +271,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// The recipe that declares what `url` holds, with a lane that checks it, and a summary of it.
-    /// - Throws: `CLIFailure` when the store cannot be opened or read, or the owner cannot be chosen.
+    /// - Throws: `CommandFailure` when the store cannot be opened or read, or the owner cannot be chosen.
     private func recipeFromStore(_ url: String, name: String) async throws -> (recipe: String, summary: String) {
         let logger = Logger(label: "sharelane.init")
         let options = try StoreOptions.parse(["--store", url])
@@ -297,11 +297,11 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// `--owner`, or on a local store without it the only user whose private database has a zone.
-    /// - Throws: `CLIFailure` when no single user can be chosen.
+    /// - Throws: `CommandFailure` when no single user can be chosen.
     private func chooseOwner(in store: any Store) async throws -> ExportCommand.Owner {
         if let owner { return owner.contains("@") ? .email(owner) : .exportedHandle(owner) }
         guard let local = store as? SQLiteStore else {
-            throw CLIFailure(
+            throw CommandFailure.usage(
                 "init --from-store \(store.displayName) needs --owner EMAIL: whose zones the recipe declares")
         }
         var owners: [String] = []
@@ -312,7 +312,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             }
         }
         guard owners.count == 1, let email = owners.first else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 owners.isEmpty
                     ? "\(store.displayName) holds no zone of anyone's; pass --owner EMAIL to start from a user's public records"
                     : "\(store.displayName) holds zones of \(owners.joined(separator: ", ")); pass --owner EMAIL to choose whose"
@@ -328,7 +328,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// Writes `text` to `path`, making its folders.
-    /// - Throws: `CLIFailure` naming the file.
+    /// - Throws: `CommandFailure` naming the file.
     static func write(_ text: String, to path: String) throws {
         do {
             let folder = (path as NSString).deletingLastPathComponent
@@ -337,13 +337,13 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             }
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            throw CLIFailure("cannot write \(path): \(error.localizedDescription)")
+            throw CommandFailure.input("cannot write \(path): \(error.localizedDescription)")
         }
     }
 
     /// Adds `.sharelane/` to `.gitignore` (creating it) unless a line already ignores the folder.
     /// - Returns: whether the line was added.
-    /// - Throws: `CLIFailure` when `.gitignore` cannot be read or written.
+    /// - Throws: `CommandFailure` when `.gitignore` cannot be read or written.
     static func ignoreLocalState() throws -> Bool {
         let path = ".gitignore"
         var text = ""
@@ -351,7 +351,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             do {
                 text = try String(contentsOfFile: path, encoding: .utf8)
             } catch {
-                throw CLIFailure("cannot read \(path): \(error.localizedDescription)")
+                throw CommandFailure.input("cannot read \(path): \(error.localizedDescription)")
             }
         }
         let ignores = [".sharelane", ".sharelane/", "/.sharelane", "/.sharelane/"]

@@ -126,8 +126,8 @@ enum Interruptions {
     }
     nonisolated(unsafe) private static var atOnceEnding: (line: String?, files: [String])?
 
-    /// The exit status of a command a signal asked to stop: 128 + the signal's number, or nil when none did.
-    static var stoppedBySignal: Int32? { lock.withLock { lastSignal.map { 128 + $0 } } }
+    /// The signal that asked the command to stop, or nil when none did.
+    static var stoppedBySignal: Int32? { lock.withLock { lastSignal } }
     nonisolated(unsafe) private static var lastSignal: Int32?
 
     /// What a signal does, on the signals' thread.
@@ -161,7 +161,7 @@ enum Interruptions {
             // The programs a lane step runs are in groups of their own, which the terminal's Ctrl-C does not
             // reach: they are told, as they would have been.
             ChildProcess.signalEveryone(signalNumber)
-            _exit(128 + signalNumber)
+            _exit(CommandFailure.interrupted(signal: signalNumber).kind.exitCode.rawValue)
         case .forward(let forward):
             forward(signalNumber)
         case .stop(let request, let what):

@@ -14,11 +14,11 @@ struct LockOptions: ParsableArguments {
 
     /// Takes the lock of the store at `url` when it is a local file, for `operation`; nil for other stores.
     /// Says on standard error when it waits.
-    /// - Throws: `CLIFailure` naming the holder when the lock stays held past `--lock-timeout`.
+    /// - Throws: `CommandFailure` naming the holder when the lock stays held past `--lock-timeout`.
     func lock(_ url: String, operation: String) async throws -> StoreLock? {
         guard case .sqlite(let path) = try? StoreLocator.location(of: url) else { return nil }
         // Not even a lock file beside another program's database.
-        if let refusal = StoreFile.refusal(at: path, url: url) { throw CLIFailure(refusal) }
+        if let refusal = StoreFile.refusal(at: path, url: url) { throw CommandFailure.input(refusal) }
         let timeout = lockTimeout
         do {
             return try await StoreLock.acquire(storePath: path, operation: operation, timeout: timeout) { holder in
@@ -26,7 +26,7 @@ struct LockOptions: ParsableArguments {
                 Terminal.printError("Waiting up to \(timeout) for the store lock on sqlite:\(path), held by \(who)…")
             }
         } catch {
-            throw CLIFailure("\(error)")
+            throw CommandFailure.conflict("\(error)")
         }
     }
 }

@@ -14,7 +14,7 @@ import NIOCore
 enum LoginCallbackServer {
     /// Starts the server on `port` (0 picks a free one), calls `ready` with the callback URL (which carries the
     /// state), and waits up to `timeout` seconds for the token. `refused` is told of every answer refused.
-    /// - Throws: `CLIFailure` when the port cannot be bound or no token arrives in time.
+    /// - Throws: `CommandFailure` when the port cannot be bound or no token arrives in time.
     static func receiveToken(
         port: Int, timeout: Double, ready: @escaping @Sendable (String) -> Void,
         refused: @escaping @Sendable (String) -> Void = { _ in }
@@ -60,7 +60,7 @@ enum LoginCallbackServer {
                 do {
                     try await application.run()
                 } catch {
-                    throw CLIFailure(
+                    throw CommandFailure.conflict(
                         "cannot listen for the sign-in on 127.0.0.1:\(port): \(error); try --callback-port")
                 }
                 return nil
@@ -75,7 +75,7 @@ enum LoginCallbackServer {
             }
             group.addTask {
                 try await Task.sleep(for: .seconds(timeout))
-                throw CLIFailure(
+                throw CommandFailure.store(
                     "no sign-in came back within \(Int(timeout)) s; nothing was saved. Try again (longer with --wait), "
                         + "or use --paste")
             }
@@ -83,7 +83,7 @@ enum LoginCallbackServer {
             while let result = try await group.next() {
                 if let token = result { return token }
             }
-            throw CLIFailure("the sign-in callback server stopped before a token came")
+            throw CommandFailure.store("the sign-in callback server stopped before a token came")
         }
     }
 

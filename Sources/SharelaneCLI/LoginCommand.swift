@@ -85,14 +85,14 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 let found = try StoreOptions.tokenKey(
                     url: url, container: container, environment: environmentName, variables: variables)
             else {
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "\(url) is a local store: it needs no sign-in. `sharelane login` is for http: and cloudkit: stores")
             }
             key = found
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CLIFailure("cannot sign in to \(url): \(error)")
+            throw CommandFailure.store("cannot sign in to \(url): \(error)")
         }
         let file = TokenStore.standard
         let apiToken =
@@ -100,7 +100,7 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             ?? (try? file.find(store: key.store, environment: key.environment))?.apiToken
         SecretMask.register(apiToken)
         guard let apiToken else {
-            throw CLIFailure(
+            throw CommandFailure.usage(
                 "signing in to \(url) needs its API token: set CLOUDKIT_API_TOKEN or pass --api-token "
                     + (key.isCloudKit ? "(CloudKit Console → API Access)" : "(`sharelane serve` printed it)"))
         }
@@ -110,7 +110,7 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             switch location {
             case .http:
                 guard let address else {
-                    throw CLIFailure(
+                    throw CommandFailure.usage(
                         "signing in to \(url) needs a user: give --email ADDRESS, or --as HANDLE with a recipe")
                 }
                 var base = url
@@ -131,12 +131,12 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 SecretMask.register(token)
                 session = try await signIn.session(token: token)
             case .sqlite, .memory:
-                throw CLIFailure("\(url) is a local store: it needs no sign-in")
+                throw CommandFailure.usage("\(url) is a local store: it needs no sign-in")
             }
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CLIFailure("cannot sign in to \(url): \(error)")
+            throw CommandFailure.store("cannot sign in to \(url): \(error)")
         }
         SecretMask.register(session.webAuthToken)
         try file.upsert(
@@ -160,7 +160,7 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // Signing in is by email address: a user record name (CloudKit's begin with `_`) names a user that
         // cannot sign in by it; anything else is a name nobody has.
         if user.text.hasPrefix("_") {
-            throw CLIFailure(
+            throw CommandFailure.usage(
                 "login signs in by email address, not by a user record name ('\(user)'): give --as the user's handle "
                     + "in the recipe or email address")
         }
@@ -175,7 +175,7 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             Terminal.write(
                 "Open this URL in a browser and sign in:\n  \(redirect)\nThen paste the web auth token here: ")
             guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty
-            else { throw CLIFailure("no web auth token was pasted; nothing was saved") }
+            else { throw CommandFailure.input("no web auth token was pasted; nothing was saved") }
             return line.removingPercentEncoding ?? line
         }
         let seconds = wait?.seconds ?? 300
@@ -248,9 +248,9 @@ struct LogoutCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 environment: (recipe?.environment ?? .development).rawValue,
                 variables: ProcessInfo.processInfo.environment)
         } catch {
-            throw CLIFailure("cannot sign out of \(url): \(error)")
+            throw CommandFailure.store("cannot sign out of \(url): \(error)")
         }
-        guard let key else { throw CLIFailure("\(url) is a local store: there is no sign-in to remove") }
+        guard let key else { throw CommandFailure.usage("\(url) is a local store: there is no sign-in to remove") }
         let file = TokenStore.standard
         let removed = try file.remove(store: key.store, environment: key.environment, user: user)
         Terminal.write(

@@ -5,13 +5,13 @@ import Foundation
 enum OutputFile {
     /// Writes `text` to `path`, then says so on standard error in the words `written` gives for the path; to
     /// standard output when `path` is nil.
-    /// - Throws: `CLIFailure` naming the file when it cannot be written.
+    /// - Throws: `CommandFailure` naming the file when it cannot be written.
     static func write(_ text: String, to path: String?, written: (String) -> String) throws {
         guard let path else { return Terminal.write(text) }
         do {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            throw CLIFailure("cannot write \(path): \(error.localizedDescription)")
+            throw CommandFailure.input("cannot write \(path): \(error.localizedDescription)")
         }
         Terminal.printError(written(path))
     }

@@ -107,15 +107,15 @@ struct PlanCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     try SavedPlan.write(plan, to: out, refusing: SecretMask.secrets, store: store, key: key)
                 }
             } catch {
-                throw CLIFailure("\(error)")
+                throw CommandFailure.input("\(error)")
             }
             guard written else {
-                throw CLIFailure(
+                throw CommandFailure.input(
                     "the plan holds the value of a credential (a token or key from the environment or --api-token), so it was not saved to \(out); take the credential out of the recipe's values and --var"
                 )
             }
             Terminal.printError("Saved the plan to \(out); apply exactly this plan with `sharelane apply \(out)`.")
         }
-        if detailedExitcode && !plan.isEmpty { throw ExitCode(2) }
+        if detailedExitcode && !plan.isEmpty { throw ExitCode.changesPresent }
     }
 }

@@ -61,7 +61,7 @@ struct PlanningOptions: ParsableArguments {
     /// `lockOptions` is given, opens the store and plans.
     /// - Parameter onlyShowing: the plan is shown and nothing applied (an apply that will be refused for want
     ///   of `--yes`): the store is read as `plan` reads it, made or locked by nothing.
-    /// - Throws: `CLIFailure` saying what could not be read, opened or planned.
+    /// - Throws: `CommandFailure` saying what could not be read, opened or planned.
     func planned(
         _ purpose: Purpose, recipe: RecipeArgument, lock lockOptions: LockOptions?, logger: Logger,
         onlyShowing: Bool = false
@@ -90,7 +90,7 @@ struct PlanningOptions: ParsableArguments {
         let lock = onlyShowing ? nil : try await lockOptions?.lock(storeOptions.url, operation: purpose.operation)
         let targets = targetOptions.targets
         if isSaved, !targets.isEmpty {
-            throw CLIFailure("a saved plan is applied whole; --target goes with `sharelane plan --out`")
+            throw CommandFailure.usage("a saved plan is applied whole; --target goes with `sharelane plan --out`")
         }
         let saved: Plan?
         if isSaved {
@@ -99,7 +99,7 @@ struct PlanningOptions: ParsableArguments {
             do {
                 contents = try SavedPlan.contents(of: path, key: key)
             } catch {
-                throw CLIFailure("\(error)")
+                throw CommandFailure.input("\(error)")
             }
             // Checked before the store is opened, which makes a SQLite file that is not there yet.
             try checkStore(of: contents, path: path)
@@ -141,16 +141,23 @@ struct PlanningOptions: ParsableArguments {
                 plan = try await source.plan(
                     with: Planner(store: store, logger: logger, parallelism: parallelism), options: options)
             } else {
-                throw CLIFailure("cannot read \(path)")
+                throw CommandFailure.input("cannot read \(path)")
             }
-        } catch let error as CLIFailure {
+        } catch let error as CommandFailure {
             throw error
         } catch {
             switch purpose {
             case .plan:
-                throw CLIFailure("cannot plan \(path) against \(base.map(\.name) ?? store.displayName): \(error)")
-            case .apply: throw CLIFailure("\(error)")
-            case .destroy: throw CLIFailure("cannot plan the removal of \(path) from \(store.displayName): \(error)")
+                throw CommandFailure.store(
+                    "cannot plan \(path) against \(base.map(\.name) ?? store.displayName): \(error)")
+            case .apply:
+                switch error {
+                // A store changed since the saved plan, or another store than the one it was made for.
+                case PlannerError.stalePlan, PlannerError.wrongStore: throw CommandFailure.conflict("\(error)")
+                default: throw CommandFailure.store("\(error)")
+                }
+            case .destroy:
+                throw CommandFailure.store("cannot plan the removal of \(path) from \(store.displayName): \(error)")
             }
         }
         plan.against = base
@@ -159,7 +166,7 @@ struct PlanningOptions: ParsableArguments {
 
     /// The key that signs and checks saved plans, from `SHARELANE_PLAN_KEY`; nil when it is not set. Its
     /// value is masked in everything the command writes, as a credential's is.
-    /// - Throws: `CLIFailure` for a key too short to be a secret.
+    /// - Throws: `CommandFailure` for a key too short to be a secret.
     static func savedPlanKey() throws -> SavedPlanKey? {
         guard let secret = ProcessInfo.processInfo.environment[SavedPlanKey.environmentVariable], !secret.isEmpty
         else { return nil }
@@ -167,18 +174,18 @@ struct PlanningOptions: ParsableArguments {
         do {
             key = try SavedPlanKey(secret)
         } catch {
-            throw CLIFailure("\(error)")
+            throw CommandFailure.input("\(error)")
         }
         SecretMask.register(secret)
         return key
     }
 
     /// Refuses a saved plan made against another store than the one `--store` names now.
-    /// - Throws: `CLIFailure` naming both stores.
+    /// - Throws: `CommandFailure` naming both stores.
     private func checkStore(of contents: SavedPlan.Contents, path: String) throws {
         let url = storeOptions.url
         guard let planned = contents.store else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot apply the saved plan \(path): it does not name the store it was made for; make it again with `sharelane plan --out \(path)`, nothing was applied"
             )
         }
@@ -187,10 +194,10 @@ struct PlanningOptions: ParsableArguments {
             actual = try StoreLocator.identity(
                 of: url, container: contents.plan.container, environment: contents.plan.environment?.rawValue)
         } catch {
-            throw CLIFailure("\(error)")
+            throw CommandFailure.input("\(error)")
         }
         guard planned != actual else { return }
-        throw CLIFailure(
+        throw CommandFailure.conflict(
             "cannot apply the saved plan \(path): it was made for \(planned), and --store \(url) is \(actual); apply it to the store it was made for, or make a plan for this one with `sharelane plan --out`, nothing was applied"
         )
     }

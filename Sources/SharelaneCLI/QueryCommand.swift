@@ -64,12 +64,12 @@ struct QueryCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             query.filters = try filters.map { (text) throws(SchemaLanguageProblem) in try QueryText.filter(text) }
             query.sort = try sorts.map { (text) throws(SchemaLanguageProblem) in try QueryText.sort(text) }
         } catch {
-            throw CLIFailure(error.message)
+            throw CommandFailure.usage(error.message)
         }
         var scope: DatabaseScope?
         if let database {
             guard let parsed = DatabaseScope(rawValue: database) else {
-                throw CLIFailure("--database is private, shared or public, not '\(database)'")
+                throw CommandFailure.usage("--database is private, shared or public, not '\(database)'")
             }
             scope = parsed
         }
@@ -86,7 +86,7 @@ struct QueryCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         do {
             records = try await QueryRun(store: store).records(step, actor: actor, owner: owner)
         } catch let error as ShareError {
-            throw CLIFailure("the store refused the query: \(error)")
+            throw CommandFailure.store("the store refused the query: \(error)")
         }
         let (scopeUsed, _) = QueryRun.place(step, actor: actor, owner: owner)
         switch format {

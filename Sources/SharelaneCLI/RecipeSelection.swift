@@ -38,25 +38,25 @@ struct RecipeSelection: ParsableArguments {
     static let defaultPaths = ["Recipes/sharelane.yaml", "sharelane.yaml"]
 
     /// `path`, or the first default recipe that exists.
-    /// - Throws: `CLIFailure` naming where it looked when none is given and no default exists.
+    /// - Throws: `CommandFailure` naming where it looked when none is given and no default exists.
     static func resolve(_ path: String?) throws -> String {
         if let path { return path }
         if let found = defaultPaths.first(where: { FileManager.default.fileExists(atPath: $0) }) { return found }
-        throw CLIFailure(
+        throw CommandFailure.usage(
             "no recipe named and none found at \(defaultPaths.joined(separator: " or ")); pass the recipe file")
     }
 
     /// A `KEY=VALUE` assignment (`--var`, and `run`'s trailing parameters).
-    /// - Throws: `CLIFailure` for text without `=` or with nothing before it.
+    /// - Throws: `CommandFailure` for text without `=` or with nothing before it.
     static func assignment(_ text: String) throws -> (key: String, value: String) {
         guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
-            throw CLIFailure("`\(text)` is not KEY=VALUE; write variables as KEY=VALUE")
+            throw CommandFailure.usage("`\(text)` is not KEY=VALUE; write variables as KEY=VALUE")
         }
         return (String(text[..<equals]), String(text[text.index(after: equals)...]))
     }
 
     /// `run`'s arguments after the lane: an optional recipe path and `KEY=VALUE` parameters.
-    /// - Throws: `CLIFailure` for two recipe paths or an assignment without a key.
+    /// - Throws: `CommandFailure` for two recipe paths or an assignment without a key.
     static func splitRunArguments(_ arguments: [String]) throws -> (path: String?, parameters: [String: String]) {
         var path: String?
         var parameters: [String: String] = [:]
@@ -65,7 +65,7 @@ struct RecipeSelection: ParsableArguments {
                 let (key, value) = try assignment(argument)
                 parameters[key] = value
             } else if let first = path {
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "two recipes given ('\(first)' and '\(argument)'); name one recipe, then KEY=VALUE parameters")
             } else {
                 path = argument
@@ -80,7 +80,7 @@ struct RecipeSelection: ParsableArguments {
     }
 
     /// The variables given on the command line: `--var-file`s in order, then `--var`s, later ones winning.
-    /// - Throws: `CLIFailure` for a `--var` that is not KEY=VALUE; `ExitCode.failure` after printing what is
+    /// - Throws: `CommandFailure` for a `--var` that is not KEY=VALUE; `ExitCode.failure` after printing what is
     ///   wrong with a variable file.
     func overrides() throws -> [String: String] {
         var overrides: [String: String] = [:]

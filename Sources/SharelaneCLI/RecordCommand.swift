@@ -153,27 +153,29 @@ extension RecordCommand {
     /// Makes the folder a recording is written to, only its owner able to open it (0700), refusing a file or a
     /// folder that holds a recording already. An empty folder is tightened to 0700; a folder that holds other
     /// files and that other users can open is refused rather than changed.
-    /// - Throws: `CLIFailure` naming the folder and what to give instead.
+    /// - Throws: `CommandFailure` naming the folder and what to give instead.
     static func makeFolder(_ out: String, option: String) throws {
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: out, isDirectory: &isFolder)
         if exists, !isFolder.boolValue {
-            throw CLIFailure("\(option) \(out) is a file: give a folder for the case files")
+            throw CommandFailure.usage("\(option) \(out) is a file: give a folder for the case files")
         }
         let existing = Recording.existingCount(in: out)
-        if existing > 0 { throw CLIFailure(ParityError.notEmpty(folder: out, count: existing).description) }
+        if existing > 0 {
+            throw CommandFailure.conflict(ParityError.notEmpty(folder: out, count: existing).description)
+        }
         if exists {
             let mode = ((try? FileManager.default.attributesOfItem(atPath: out))?[.posixPermissions] as? Int) ?? 0
             guard mode & 0o077 != 0 else { return }
             let empty = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? [""]).isEmpty
             guard empty else {
-                throw CLIFailure(
+                throw CommandFailure.conflict(
                     "\(option) \(out) holds other files and other users can open it (mode "
                         + String(format: "%04o", mode & 0o7777) + "): give a new or empty folder, or make it yours "
                         + "alone first (chmod 700 \(out))")
             }
             guard chmod(out, 0o700) == 0 else {
-                throw CLIFailure(
+                throw CommandFailure.input(
                     "cannot make the folder \(out) yours alone (chmod 700): \(String(cString: strerror(errno))); "
                         + "give a folder of your own")
             }
@@ -182,10 +184,10 @@ extension RecordCommand {
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
-            throw CLIFailure("cannot make the folder \(out): \(error.localizedDescription)")
+            throw CommandFailure.input("cannot make the folder \(out): \(error.localizedDescription)")
         }
         guard chmod(out, 0o700) == 0 else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot make the folder \(out) yours alone (chmod 700): \(String(cString: strerror(errno)))")
         }
     }

@@ -111,18 +111,18 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             exchanges = try Recording.read(recording)
             if let allow {
                 guard let text = try? String(contentsOfFile: allow, encoding: .utf8) else {
-                    throw CLIFailure("cannot read the --allow file \(allow): check the path")
+                    throw CommandFailure.input("cannot read the --allow file \(allow): check the path")
                 }
                 allowList = try AllowList(text: text, file: allow)
             }
         } catch let error as ParityError {
-            throw CLIFailure(error.description)
+            throw CommandFailure.input(error.description)
         }
         let logger = Logger(label: "sharelane.replay")
         let result: ReplayReport
         if let base = try target() {
             guard let token = ProcessInfo.processInfo.environment["CLOUDKIT_API_TOKEN"], !token.isEmpty else {
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "replay against \(base) needs its API token: set CLOUDKIT_API_TOKEN (serve prints it on start, "
                         + "or takes one with --api-token)")
             }
@@ -136,7 +136,8 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             do {
                 try SecretMask.apply(text).write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
-                throw CLIFailure("cannot write the \(format) report to \(path): \(error.localizedDescription)")
+                throw CommandFailure.input(
+                    "cannot write the \(format) report to \(path): \(error.localizedDescription)")
             }
         }
         if !result.succeeded { throw ExitCode.failure }
@@ -177,19 +178,20 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             signedKeys: Set(keys.signers.keys))
         do {
             return try await replayer.run { outgoing in try await send(replayed: keys.signed(outgoing), to: base) }
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CLIFailure("cannot reach \(base): \(error); start the server, or check --store")
+            throw CommandFailure.store("cannot reach \(base): \(error); start the server, or check --store")
         }
     }
 
     /// Sends one request of a recording as the client sent it, but for its values: to its path on `base`,
     /// never anywhere else.
-    /// - Throws: `CLIFailure` for a path that is not one (`ReplayScope` refuses those before they get here).
+    /// - Throws: `CommandFailure` for a path that is not one (`ReplayScope` refuses those before they get here).
     static func send(replayed request: Replayer.Outgoing, to base: String) async throws -> RecordedExchange.Response {
         guard request.path.hasPrefix("/"), !request.path.hasPrefix("//") else {
-            throw CLIFailure("refusing to send \(request.method) \(request.path): it is not a path on \(base)")
+            throw CommandFailure.input(
+                "refusing to send \(request.method) \(request.path): it is not a path on \(base)")
         }
         return try await send(request, to: base)
     }
@@ -258,7 +260,7 @@ struct ReplayKeys: Sendable {
 enum LoopbackService {
     /// Starts the service `make` builds (handing it the callback it calls with its port once it listens), runs
     /// `body` with the port, then stops it.
-    /// - Throws: `CLIFailure` when it cannot start; what `body` throws.
+    /// - Throws: `CommandFailure` when it cannot start; what `body` throws.
     static func with<T>(
         _ what: String, logger: Logger, make: (@escaping @Sendable (Int) -> Void) -> any Service,
         _ body: (Int) async throws -> T
@@ -280,7 +282,7 @@ enum LoopbackService {
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
-            throw CLIFailure("cannot start \(what): \(await server.value ?? "it stopped")")
+            throw CommandFailure.store("cannot start \(what): \(await server.value ?? "it stopped")")
         }
         do {
             let result = try await body(port)

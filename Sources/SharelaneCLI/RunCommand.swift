@@ -83,10 +83,11 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             // --var-file, then --var, then the trailing KEY=VALUE parameters: later ones win.
             parameters = try recipeSelection.overrides().merging(split.parameters) { _, new in new }
             if let positional = split.path, let named = recipeOption.recipe, positional != named {
-                throw CLIFailure("the recipe is named twice ('\(positional)' and --recipe '\(named)'); name it once")
+                throw CommandFailure.usage(
+                    "the recipe is named twice ('\(positional)' and --recipe '\(named)'); name it once")
             }
             recipePath = try RecipeSelection.resolve(split.path ?? recipeOption.recipe)
-        } catch let error as CLIFailure {
+        } catch let error as CommandFailure {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
@@ -114,7 +115,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 try await runner.run(lane: lane, of: recipe)
             }
             try write(report, recipe: recipe)
-            if let status = Interruptions.stoppedBySignal { throw ExitCode(status) }
+            if let signal = Interruptions.stoppedBySignal { throw CommandFailure.interrupted(signal: signal) }
             if !report.succeeded {
                 if ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true", let line = report.githubAnnotation {
                     Terminal.write(line + "\n")

@@ -52,7 +52,7 @@ struct SchemaContext {
     ) async throws -> SchemaContext {
         let store = try storeOptions.open(for: recipe, environment: environment, logger: logger)
         guard store.capabilities.keepsSchema else {
-            throw CLIFailure(
+            throw CommandFailure.store(
                 "\(store.displayName) does not serve schemas over Web Services: export Apple's with `xcrun cktool "
                     + "export-schema`, import a .ckdb from `sharelane schema export` with `xcrun cktool import-schema`, "
                     + "and deploy in the CloudKit Console")
@@ -65,19 +65,20 @@ struct SchemaContext {
                     ? try await store.signIn(email: owner.email, name: owner.name).recordName
                     : try await store.signInExisting(email: owner.email)?.recordName ?? ""
             } catch {
-                throw CLIFailure("cannot sign in to \(store.displayName) as \(owner.handle): \(error)")
+                throw CommandFailure.store("cannot sign in to \(store.displayName) as \(owner.handle): \(error)")
             }
         }
         return SchemaContext(recipe: recipe, store: store, user: user)
     }
 
     /// The live schema of an environment.
-    /// - Throws: `CLIFailure` naming the store.
+    /// - Throws: `CommandFailure` naming the store.
     func live(_ environment: CloudKitEnvironment) async throws -> Schema {
         do {
             return try await store.schema(in: environment, as: user)
         } catch {
-            throw CLIFailure("cannot read the \(environment.rawValue) schema of \(store.displayName): \(error)")
+            throw CommandFailure.store(
+                "cannot read the \(environment.rawValue) schema of \(store.displayName): \(error)")
         }
     }
 }
@@ -195,14 +196,14 @@ struct SchemaDiffCommand: AsyncParsableCommand, LoggingCommand, CommandExamples 
         func schema(_ source: String) async throws -> Schema {
             if source.hasPrefix("live:") {
                 guard let environment = CloudKitEnvironment(rawValue: String(source.dropFirst(5))) else {
-                    throw CLIFailure("'\(source)' is not live:development or live:production")
+                    throw CommandFailure.usage("'\(source)' is not live:development or live:production")
                 }
                 if context == nil {
                     context = try await SchemaContext.open(
                         recipe: try recipeSelection.loadIfAny(recipe), environment: environment,
                         storeOptions: storeOptions, logger: logger)
                 }
-                guard let context else { throw CLIFailure("cannot open the store") }
+                guard let context else { throw CommandFailure.store("cannot open the store") }
                 return try await context.live(environment)
             }
             if source.hasSuffix(".ckdb") {
@@ -210,7 +211,7 @@ struct SchemaDiffCommand: AsyncParsableCommand, LoggingCommand, CommandExamples 
                 do {
                     text = try String(contentsOfFile: source, encoding: .utf8)
                 } catch {
-                    throw CLIFailure("cannot read \(source): \(error.localizedDescription)")
+                    throw CommandFailure.input("cannot read \(source): \(error.localizedDescription)")
                 }
                 do {
                     return try SchemaLanguage.schema(from: text, file: source)
@@ -221,7 +222,7 @@ struct SchemaDiffCommand: AsyncParsableCommand, LoggingCommand, CommandExamples 
             }
             // An environment's name alone is a file to the shell, and none exists: say the form meant.
             if CloudKitEnvironment(rawValue: source) != nil, !FileManager.default.fileExists(atPath: source) {
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "'\(source)' is no file: the live schema of the store's \(source) environment is "
                         + "live:\(source) (`sharelane schema diff live:production live:development`)")
             }
@@ -241,7 +242,7 @@ struct SchemaDiffCommand: AsyncParsableCommand, LoggingCommand, CommandExamples 
             "\n\(changes.count) difference\(changes.count == 1 ? "" : "s")"
                 + (refused > 0 ? "; \(refused) of them production would refuse (a removal or a type change)." : ".")
                 + "\n")
-        if detailedExitcode { throw ExitCode(2) }
+        if detailedExitcode { throw ExitCode.changesPresent }
     }
 }
 
@@ -277,7 +278,7 @@ struct SchemaDeployCommand: AsyncParsableCommand, LoggingCommand, CommandExample
         do {
             changes = try SchemaRules.deployment(development: development, production: production).changes
         } catch {
-            throw CLIFailure("\(error.reason) (nothing was deployed)")
+            throw CommandFailure.input("\(error.reason) (nothing was deployed)")
         }
         guard !changes.isEmpty else {
             Terminal.write(
@@ -288,7 +289,7 @@ struct SchemaDeployCommand: AsyncParsableCommand, LoggingCommand, CommandExample
         for change in changes { Terminal.write("  \(change)\n") }
         if !yes {
             guard Terminal.stdinIsTerminal else {
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "schema deploy needs --yes when standard input is not a terminal (nothing was deployed): review "
                         + "the changes, then run `sharelane schema deploy --yes`")
             }
@@ -302,7 +303,7 @@ struct SchemaDeployCommand: AsyncParsableCommand, LoggingCommand, CommandExample
         do {
             deployed = try await context.store.deploySchema(as: context.user)
         } catch {
-            throw CLIFailure("deploying the schema to \(context.store.displayName) failed: \(error)")
+            throw CommandFailure.store("deploying the schema to \(context.store.displayName) failed: \(error)")
         }
         Terminal.write("\nDeployed: \(deployed.count) change\(deployed.count == 1 ? "" : "s") to production.\n")
     }

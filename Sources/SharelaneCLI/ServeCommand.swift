@@ -278,17 +278,17 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         do {
             switch try StoreLocator.location(of: url) {
             case .sqlite(let path):
-                if let refusal = StoreFile.refusal(at: path, url: url) { throw CLIFailure(refusal) }
+                if let refusal = StoreFile.refusal(at: path, url: url) { throw CommandFailure.input(refusal) }
                 served = try SQLiteWorlds(path: path, limits: settings.worldLimits, logger: logger)
             case .memory: served = SQLiteWorlds(inMemoryWith: logger, limits: settings.worldLimits)
             case .http, .cloudKit(_, _):
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")
             }
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CLIFailure("cannot open the store '\(url)': \(error)")
+            throw CommandFailure.store("cannot open the store '\(url)': \(error)")
         }
         ProcessMemory.keepFreedMemory()
         let token = apiToken ?? EmulatorConfiguration.makeAPIToken()
@@ -417,19 +417,19 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// Why serve could not listen, in words: a port another program has, or an address this machine lacks.
-    static func cannotListen(host: String, port: Int, reason: String) -> CLIFailure {
+    static func cannotListen(host: String, port: Int, reason: String) -> CommandFailure {
         let address = Self.address(host: host, port: port)
         if reason.contains("errno: \(EADDRINUSE))") {
-            return CLIFailure(
+            return CommandFailure.conflict(
                 "cannot serve on \(address): another program listens on port \(port); give another --port (0 "
                     + "picks a free one)")
         }
         if reason.contains("errno: \(EADDRNOTAVAIL))") {
-            return CLIFailure(
+            return CommandFailure.usage(
                 "cannot serve on \(address): \(host) is not an address of this machine; give --host 127.0.0.1, or "
                     + "one this machine has")
         }
-        return CLIFailure("cannot serve on \(address): \(reason); try another --port or --host")
+        return CommandFailure.input("cannot serve on \(address): \(reason); try another --port or --host")
     }
 
     /// `HOST:PORT` as a URL writes it: an IPv6 address in brackets, and an address that means "every

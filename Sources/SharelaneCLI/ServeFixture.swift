@@ -98,9 +98,9 @@ struct FixtureOptions: ParsableArguments {
             do {
                 try await emulator.importSnapshot(try Data(contentsOf: URL(fileURLWithPath: importFile)))
             } catch let error as ShareError {
-                throw CLIFailure("cannot import \(importFile): \(error.reason)")
+                throw CommandFailure.input("cannot import \(importFile): \(error.reason)")
             } catch {
-                throw CLIFailure("cannot read the snapshot file \(importFile): \(error.localizedDescription)")
+                throw CommandFailure.input("cannot read the snapshot file \(importFile): \(error.localizedDescription)")
             }
         }
         guard let recipe else {
@@ -155,7 +155,7 @@ struct FixtureOptions: ParsableArguments {
             try PrivateFile.replace(exportOnExit, with: try await emulator.exportSnapshot())
             Terminal.printError("serve: wrote every container and environment to \(exportOnExit)")
         } catch {
-            throw CLIFailure("cannot write the snapshot file \(exportOnExit): \(error)")
+            throw CommandFailure.input("cannot write the snapshot file \(exportOnExit): \(error)")
         }
     }
 

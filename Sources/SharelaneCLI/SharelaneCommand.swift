@@ -64,10 +64,7 @@ public struct SharelaneCommand: AsyncParsableCommand {
             await TokenKeeper.flush()
         } catch {
             await TokenKeeper.flush()
-            // A usage error (an unknown flag, a bad value) exits 1 like every other error, as the docs promise;
-            // ArgumentParser's own code for it is 64 (EX_USAGE).
-            var code = exitCode(for: error)
-            if code == .validationFailure { code = .failure }
+            let code = CommandFailure.exitCode(for: error)
             var message = fullMessage(for: error)
             if code == .success, message.hasPrefix("OVERVIEW:") || message.hasPrefix("USAGE:"),
                 let examples = examples(helpingWith: arguments)

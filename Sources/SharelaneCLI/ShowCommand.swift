@@ -112,7 +112,7 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     }
 
     /// The shares of the store, narrowed to those `user` owns or takes part in and to the zone `zone`.
-    /// - Throws: `CLIFailure` when `user` names no user of the store.
+    /// - Throws: `CommandFailure` when `user` names no user of the store.
     static func sharingSnapshot(of store: any Store, recipe: Recipe?, user: UserArgument?, zone: String?) async throws
         -> SharingSnapshot
     {
@@ -143,10 +143,4 @@ enum ShowFormat: String, CaseIterable, ExpressibleByArgument {
         case .mermaid: SharingGraphRenderer().mermaid(SharingGraph(snapshot))
         }
     }
-}
-
-/// A command failure with a message for the user (no stack trace), exit code 1.
-struct CLIFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -67,7 +67,7 @@ public struct StoreOptions: ParsableArguments {
     /// An `http:` or `cloudkit:` store without a token in the environment (or `--api-token`) takes the one
     /// `sharelane login` saved (`TokenStore`), and the newest token it is handed is saved back when the
     /// command ends (`TokenKeeper`).
-    /// - Throws: `CLIFailure` naming the store and why it cannot be opened.
+    /// - Throws: `CommandFailure` naming the store and why it cannot be opened.
     /// - Parameter container: the container when there is no recipe to say (a saved plan's).
     /// - Parameter parallelism: the most requests an `http:` or `cloudkit:` store has on the wire at once
     ///   (`--parallelism`).
@@ -158,13 +158,13 @@ public struct StoreOptions: ParsableArguments {
                 Self.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: file) }
             }
             return store
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch let refusal as StoreLocatorError {
             // Each of these names the store and says what to write instead.
-            throw CLIFailure(refusal.description)
+            throw CommandFailure.input(refusal.description)
         } catch {
-            throw CLIFailure("cannot open the store '\(url)': \(error)")
+            throw CommandFailure.store("cannot open the store '\(url)': \(error)")
         }
     }
 

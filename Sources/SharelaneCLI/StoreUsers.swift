@@ -7,7 +7,7 @@ import SharingReport
 /// that an `http:` or `cloudkit:` store has (such a store cannot list its users). Signs no one in.
 enum StoreUsers {
     /// The users, with the recipe's handles where the recipe names them.
-    /// - Throws: `CLIFailure` when a remote store is read without a recipe.
+    /// - Throws: `CommandFailure` when a remote store is read without a recipe.
     /// - Parameter asking: an email address `--as` names, read too when the recipe does not name it.
     static func list(in store: any Store, recipe: Recipe?, asking: String? = nil) async throws -> [SharingUser] {
         let users: [User]
@@ -23,7 +23,7 @@ enum StoreUsers {
                 emails.insert(asking, at: 0)
             }
             guard !emails.isEmpty else {
-                throw CLIFailure(
+                throw CommandFailure.usage(
                     "\(store.displayName) cannot list its users: name one with --as EMAIL, or pass --recipe FILE to read the recipe's users"
                 )
             }
@@ -62,7 +62,7 @@ enum StoreUsers {
         do {
             return try await SharingSnapshotReader(store: store).read(users: users)
         } catch {
-            throw CLIFailure("cannot read the shares of \(store.displayName): \(error)")
+            throw CommandFailure.store("cannot read the shares of \(store.displayName): \(error)")
         }
     }
 }

@@ -17,7 +17,7 @@ struct TargetOptions: ParsableArguments {
             do {
                 _ = try PlanTarget(parsing: target)
             } catch {
-                throw CLIFailure("\(error)")
+                throw CommandFailure.usage("\(error)")
             }
         }
     }

@@ -76,7 +76,7 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         do {
             recipePath = try RecipeSelection.resolve(recipeArgument.path)
             overrides = try recipeSelection.overrides()
-        } catch let error as CLIFailure {
+        } catch let error as CommandFailure {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
@@ -147,7 +147,7 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                     if onGitHub, let line = report.githubAnnotation { Terminal.write(line + "\n") }
                 }
             }
-        } catch let error as CLIFailure {
+        } catch let error as CommandFailure {
             Terminal.printError("error: \(error)")
             unstarted(lanes.filter { lane in !suites.contains { $0.lane == lane.name } }, "\(error)")
         } catch let error as ExitCode {
@@ -157,9 +157,9 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             unstarted(lanes.filter { lane in !suites.contains { $0.lane == lane.name } }, "\(error)")
         }
         try write(suites, to: paths)
-        if let status = Interruptions.stoppedBySignal {
+        if let signal = Interruptions.stoppedBySignal {
             Terminal.write("✘ the run was asked to stop; the lanes after it were not run\n")
-            throw ExitCode(status)
+            throw CommandFailure.interrupted(signal: signal)
         }
         let count = lanes.count
         if failed.isEmpty {

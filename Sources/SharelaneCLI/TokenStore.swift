@@ -39,7 +39,7 @@ struct TokenStore {
     static var standard: TokenStore { TokenStore(path: defaultPath()) }
 
     /// Every entry; none when the file does not exist.
-    /// - Throws: `CLIFailure` when the file cannot be read or is not a token file.
+    /// - Throws: `CommandFailure` when the file cannot be read or is not a token file.
     func load() throws -> [Entry] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         do {
@@ -48,20 +48,20 @@ struct TokenStore {
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode([Entry].self, from: data)
         } catch {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot read the token file \(path): it is not a sharelane token file; remove it and sign in again "
                     + "with `sharelane login`")
         }
     }
 
     /// Writes `entries`, readable and writable by the owner only; an empty list removes the file.
-    /// - Throws: `CLIFailure` when the file cannot be written.
+    /// - Throws: `CommandFailure` when the file cannot be written.
     func save(_ entries: [Entry]) throws {
         let manager = FileManager.default
         if entries.isEmpty {
             if manager.fileExists(atPath: path) {
                 do { try manager.removeItem(atPath: path) } catch {
-                    throw CLIFailure("cannot remove the token file \(path): \(error.localizedDescription)")
+                    throw CommandFailure.input("cannot remove the token file \(path): \(error.localizedDescription)")
                 }
             }
             return
@@ -79,16 +79,16 @@ struct TokenStore {
             // Written beside the file with mode 0600 from the start, then moved over it.
             let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
             guard manager.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600])
-            else { throw CLIFailure("cannot write the token file \(temporary)") }
+            else { throw CommandFailure.input("cannot write the token file \(temporary)") }
             try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary)
             if rename(temporary, path) != 0 {
                 try? manager.removeItem(atPath: temporary)
-                throw CLIFailure("cannot write the token file \(path): \(String(cString: strerror(errno)))")
+                throw CommandFailure.input("cannot write the token file \(path): \(String(cString: strerror(errno)))")
             }
-        } catch let failure as CLIFailure {
+        } catch let failure as CommandFailure {
             throw failure
         } catch {
-            throw CLIFailure("cannot write the token file \(path): \(error.localizedDescription)")
+            throw CommandFailure.input("cannot write the token file \(path): \(error.localizedDescription)")
         }
     }
 

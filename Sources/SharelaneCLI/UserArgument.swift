@@ -43,7 +43,7 @@ struct UserArgument: ExpressibleByArgument, Sendable, Hashable, CustomStringConv
     func names(_ user: SharingUser) -> Bool { user.isNamed(text) }
 
     /// The user of `store` it names, found without creating anyone.
-    /// - Throws: `CLIFailure`, `unknown`'s when the store has no such user.
+    /// - Throws: `CommandFailure`, `unknown`'s when the store has no such user.
     /// - Parameter hint: what to add to a "no user" failure (the store's other worlds, `WorldOptions`).
     func user(in store: any Store, recipe: Recipe?, hint: String = "") async throws -> User {
         if let email = email(in: recipe) {
@@ -51,7 +51,7 @@ struct UserArgument: ExpressibleByArgument, Sendable, Hashable, CustomStringConv
             do {
                 found = try await store.signInExisting(email: email)
             } catch {
-                throw CLIFailure("cannot sign in to \(store.displayName) as \(email): \(error)")
+                throw CommandFailure.store("cannot sign in to \(store.displayName) as \(email): \(error)")
             }
             guard let found else { throw unknown(in: store.displayName + hint, recipe: recipe) }
             return found
@@ -64,20 +64,20 @@ struct UserArgument: ExpressibleByArgument, Sendable, Hashable, CustomStringConv
             // The store knows no such user, or holds no token to act as them: either way it names nobody here.
             throw unknown(in: store.displayName + hint, recipe: recipe)
         } catch {
-            throw CLIFailure("cannot read user \(text) in \(store.displayName): \(error)")
+            throw CommandFailure.store("cannot read user \(text) in \(store.displayName): \(error)")
         }
     }
 
     /// The one failure for a name that names no user of `place`, saying what `--as` takes (the recipe's
     /// handles among them), or that the recipe's user has no account there yet.
-    func unknown(in place: String, recipe: Recipe?) -> CLIFailure {
+    func unknown(in place: String, recipe: Recipe?) -> CommandFailure {
         if let declared = declared(in: recipe) {
-            return CLIFailure(
+            return CommandFailure.input(
                 "no user '\(text)' in \(place): it has no account for \(declared.handle) (\(declared.email)) yet; "
                     + "apply the recipe first")
         }
         let handles = recipe.map { " (\($0.users.map(\.handle).joined(separator: ", ")))" } ?? ""
-        return CLIFailure(
+        return CommandFailure.input(
             "no user '\(text)' in \(place): --as takes a handle of the recipe\(handles), an email address or a user "
                 + "record name")
     }

@@ -12,7 +12,7 @@ enum PrivateFile {
         guard rename(temporary.path, path) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
-            throw CLIFailure("cannot write \(path): \(reason)")
+            throw CommandFailure.input("cannot write \(path): \(reason)")
         }
     }
 }
@@ -36,7 +36,7 @@ enum UsersFile {
             base = FileManager.default.temporaryDirectory.appendingPathComponent("sharelane-\(getuid())")
         }
         if mkdir(base.path, 0o700) != 0, errno != EEXIST {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot make a folder for the users file in \(base.deletingLastPathComponent().path): "
                     + String(cString: strerror(errno)))
         }
@@ -45,7 +45,7 @@ enum UsersFile {
         guard lstat(base.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, status.st_uid == getuid(),
             (status.st_mode & 0o077) == 0
         else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot keep the users file in \(base.path): it is not a folder of this user's that only they can "
                     + "enter; remove it and start again")
         }
@@ -58,7 +58,7 @@ enum UsersFile {
         removeStale(in: parent)
         let folder = parent.appendingPathComponent("fixture-\(getpid())-\(UUID().uuidString.prefix(8))")
         guard mkdir(folder.path, 0o700) == 0 else {
-            throw CLIFailure(
+            throw CommandFailure.input(
                 "cannot make a folder for the users file in \(parent.path): " + String(cString: strerror(errno)))
         }
         return folder
@@ -78,7 +78,7 @@ enum UsersFile {
     static func write(_ data: Data, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw CLIFailure("cannot write the users file \(path): " + String(cString: strerror(errno)))
+            throw CommandFailure.input("cannot write the users file \(path): " + String(cString: strerror(errno)))
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         try handle.write(contentsOf: data)
