@@ -89,7 +89,9 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
         package var sortBy: [Sort]?
     }
 
-    package struct Filter: Codable, Sendable, Hashable {
+    /// The reference's Filter Dictionary. A system field is named by `systemFieldName` instead of `fieldName`
+    /// (`systemFields`); it is read as the field's own name, as a schema's indexes name it.
+    package struct Filter: Sendable, Hashable {
         package var comparator: String
         package var fieldName: String
         package var fieldValue: WireField
@@ -97,7 +99,7 @@ package struct QueryRecordsRequest: Codable, Sendable, Hashable {
         package var distance: Double?
     }
 
-    /// The reference's Sort Descriptor Dictionary.
+    /// The reference's Sort Descriptor Dictionary; `systemFieldName` as in a filter.
     package struct Sort: Sendable, Hashable {
         package var fieldName: String
         package var ascending: Bool?
@@ -224,6 +226,58 @@ extension LookupRecordsRequest {
     }
 }
 
+extension QueryRecordsRequest {
+    /// The system fields a query may name with `systemFieldName`, as the reference's records/query lists them,
+    /// and the field each stands for. `recordName` stays as it is: the stores read it as the record's name and
+    /// refuse it, unindexed, in Apple's words ("Field 'recordName' is not marked queryable").
+    package static let systemFields: [String: String] = [
+        "recordName": "recordName", "share": "___share", "parent": "___parent",
+        "createdUserRecordName": "___createdBy", "createdTimestamp": "___createTime",
+        "modifiedTimestamp": "___modTime", "modifiedUserRecordName": "___modifiedBy",
+    ]
+
+    fileprivate enum FieldNameKeys: String, CodingKey {
+        case fieldName, systemFieldName
+    }
+
+    /// `fieldName`, or the field a `systemFieldName` stands for.
+    fileprivate static func fieldName(in decoder: any Decoder) throws -> String {
+        let container = try decoder.container(keyedBy: FieldNameKeys.self)
+        guard let system = try container.decodeIfPresent(String.self, forKey: .systemFieldName) else {
+            return try container.decode(String.self, forKey: .fieldName)
+        }
+        guard let name = systemFields[system] else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .systemFieldName, in: container,
+                debugDescription: "unknown systemFieldName \"\(system)\"; expected one of "
+                    + systemFields.keys.sorted().joined(separator: ", ") + ", or a fieldName")
+        }
+        return name
+    }
+}
+
+extension QueryRecordsRequest.Filter: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case comparator, fieldName, fieldValue, distance
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        comparator = try container.decode(String.self, forKey: .comparator)
+        fieldName = try QueryRecordsRequest.fieldName(in: decoder)
+        fieldValue = try container.decode(WireField.self, forKey: .fieldValue)
+        distance = try container.decodeIfPresent(Double.self, forKey: .distance)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(comparator, forKey: .comparator)
+        try container.encode(fieldName, forKey: .fieldName)
+        try container.encode(fieldValue, forKey: .fieldValue)
+        try container.encodeIfPresent(distance, forKey: .distance)
+    }
+}
+
 extension QueryRecordsRequest.Sort: Codable {
     private enum CodingKeys: String, CodingKey {
         case fieldName, ascending, relativeLocation
@@ -234,7 +288,7 @@ extension QueryRecordsRequest.Sort: Codable {
     /// sharelane's client wrote it before, is read too.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        fieldName = try container.decode(String.self, forKey: .fieldName)
+        fieldName = try QueryRecordsRequest.fieldName(in: decoder)
         ascending = try container.decodeIfPresent(Bool.self, forKey: .ascending)
         guard container.contains(.relativeLocation), !(try container.decodeNil(forKey: .relativeLocation)) else {
             return

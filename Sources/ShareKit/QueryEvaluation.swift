@@ -3,12 +3,17 @@ import Foundation
 /// Query filters and sort keys, evaluated on records: the one reading of CloudKit's comparators and sort
 /// rules, for every store and for queries that span zones.
 public enum QueryEvaluation {
-    /// A field's value, or a system field's (`___recordID`, `___createTime`, `___modTime`).
+    /// A field's value, or a system field's (`___recordID`, `___createTime`, `___modTime`, and as references
+    /// `___createdBy`, `___modifiedBy`, `___parent`, `___share`).
     public static func value(_ record: Record, _ fieldName: String) -> FieldValue? {
         switch fieldName {
         case "___recordID", "recordName": return .string(record.recordName)
         case "___createTime": return record.created.map { .timestamp($0.timestamp) }
         case "___modTime": return record.modified.map { .timestamp($0.timestamp) }
+        case "___createdBy": return record.created.map { .reference(Reference(recordName: $0.userRecordName)) }
+        case "___modifiedBy": return record.modified.map { .reference(Reference(recordName: $0.userRecordName)) }
+        case "___parent": return record.parent.map { .reference(Reference(recordName: $0)) }
+        case "___share": return record.shareRecordName.map { .reference(Reference(recordName: $0)) }
         default: return record.fields[fieldName]
         }
     }
@@ -85,11 +90,16 @@ public enum QueryEvaluation {
         return 2 * radius * asin(min(1, h.squareRoot()))
     }
 
-    /// Equality as queries see it: numbers by value, references by record name.
+    /// Equality as queries see it: numbers by value, references by record name. A record's name (a string)
+    /// equals a reference to it: the reference's filter on `recordName` takes a REFERENCE value
+    /// (`{"recordName": …}`), as `___recordID` is one.
     public static func equal(_ a: FieldValue, _ b: FieldValue) -> Bool {
         if let c = compare(a, b) { return c == 0 }
-        if case .reference(let x) = a, case .reference(let y) = b { return x.recordName == y.recordName }
-        return a == b
+        switch (a, b) {
+        case (.reference(let x), .reference(let y)): return x.recordName == y.recordName
+        case (.string(let name), .reference(let y)), (.reference(let y), .string(let name)): return name == y.recordName
+        default: return a == b
+        }
     }
 
     /// -1, 0 or 1 for comparable values (strings, numbers, timestamps); nil otherwise.
