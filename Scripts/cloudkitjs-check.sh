@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs a sharing app written with Apple's CloudKit JS (Scripts/cloudkitjs/sharing-app.js) in Node against a
-# fresh `sharelane serve`, for whoever has a copy of cloudkit.js. Apple's file is never kept in this
-# repository (its licence); give its path:
+# Runs an app written with Apple's CloudKit JS in Node against a fresh `sharelane serve`, for whoever has a
+# copy of cloudkit.js: for version 2, a sharing app (Scripts/cloudkitjs/sharing-app.js); for version 1, a
+# movie catalogue on the public database, as a server with a key and as a signed-in user
+# (Scripts/cloudkitjs/public-app-v1.js). Apple's file is never kept in this repository (its licence); give
+# its path:
 #
 #   Scripts/cloudkitjs-check.sh path/to/cloudkit.js
 #
+# The app is chosen by the library's own CloudKit.VERSION.
 # Needs node (18 or later, for its fetch) and openssl (the server-to-server key). Prints one line per step and
 # `N passed, N failed`; exits 1 when a step failed. SHARELANE=path/to/sharelane uses that binary instead of
 # building one.
@@ -13,7 +16,7 @@ cd "$(dirname "$0")/.."
 
 cloudkit_js=${1:-}
 if [ -z "$cloudkit_js" ] || [ ! -f "$cloudkit_js" ]; then
-  echo "usage: Scripts/cloudkitjs-check.sh PATH_TO_CLOUDKIT_JS (Apple's cloudkit.js, version 2)" >&2
+  echo "usage: Scripts/cloudkitjs-check.sh PATH_TO_CLOUDKIT_JS (Apple's cloudkit.js, version 1 or 2)" >&2
   exit 2
 fi
 command -v node >/dev/null 2>&1 || { echo "cloudkitjs-check: node is needed (18 or later)" >&2; exit 2; }
@@ -49,5 +52,12 @@ for _ in $(seq 1 100); do
 done
 [ -n "$base_url" ] || { echo "cloudkitjs-check: serve did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
 
-# CloudKit JS 2.4.0 calls the deprecated Buffer(): Node warns once per run; the warning is not the app's.
-node --no-deprecation Scripts/cloudkitjs/sharing-app.js "$cloudkit_js" "$base_url" "$api_token" "$key_id" "$work/eckey.pem"
+# CloudKit JS calls the deprecated Buffer(): Node warns once per run; the warning is not the app's.
+version=$(node --no-deprecation -e 'console.log(require(require("fs").realpathSync(process.argv[1])).VERSION || ""); process.exit(0)' "$cloudkit_js")
+case "$version" in
+  1.*) app=Scripts/cloudkitjs/public-app-v1.js ;;
+  2.*) app=Scripts/cloudkitjs/sharing-app.js ;;
+  *) echo "cloudkitjs-check: $cloudkit_js is CloudKit JS '$version'; versions 1 and 2 are known" >&2; exit 2 ;;
+esac
+echo "CloudKit JS $version: $app" >&2
+node --no-deprecation "$app" "$cloudkit_js" "$base_url" "$api_token" "$key_id" "$work/eckey.pem"
