@@ -49,9 +49,8 @@ struct BrowserBoundaryTests {
                 """#)
         #expect(saved.status == 200, "\(saved.text)")
 
-        let result = try SharelaneBinary.runProcess(
-            node, [Self.driver("attack-driver.mjs"), chromium.path, server.url, server.apiToken, alice, H.container],
-            timeout: 120)
+        let result = try await SharelaneBinary.runProcess(
+            node, [Self.driver("attack-driver.mjs"), chromium.path, server.url, server.apiToken, alice, H.container])
         let report = try Self.report(result, server)
         #expect(result.status == 0, "\(report)")
 
@@ -91,8 +90,8 @@ struct BrowserBoundaryTests {
         let server = try ServeProcess(apiToken: token)
         defer { server.stop() }
         let profile = try TemporaryDirectory("chromium-history")
-        let result = try SharelaneBinary.runProcess(
-            node, [Self.driver("history-driver.mjs"), chromium.path, server.url, token, profile.path], timeout: 120)
+        let result = try await SharelaneBinary.runProcess(
+            node, [Self.driver("history-driver.mjs"), chromium.path, server.url, token, profile.path])
         let report = try Self.report(result, server)
         #expect(result.status == 0, "\(report)")
         #expect(

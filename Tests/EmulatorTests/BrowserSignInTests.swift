@@ -33,7 +33,7 @@ struct BrowserSignInTests {
             node,
             [
                 driver.path, chromium.path, server.url, server.apiToken, screenshot.path,
-            ], timeout: 120)
+            ])
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require(
             try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -69,7 +69,7 @@ struct BrowserSignInTests {
         let screenshot = ConsoleBrowser.screenshots.appendingPathComponent("browser-sign-in-https.png")
         let driver = BuiltProducts.packageRoot.appendingPathComponent("Tests/EmulatorTests/Browser/popup-driver.mjs")
         let result = try SharelaneBinary.runProcess(
-            node, [driver.path, chromium.path, server.url, server.apiToken, screenshot.path, appOrigin], timeout: 120)
+            node, [driver.path, chromium.path, server.url, server.apiToken, screenshot.path, appOrigin])
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require(
             try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -25,7 +25,7 @@ import Testing
         defer { server.stop() }
         let result = try SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script],
-            environment: ["SERVE": server.url, "TOKEN": server.apiToken, "PATH": "/usr/bin:/bin"], timeout: 60)
+            environment: ["SERVE": server.url, "TOKEN": server.apiToken, "PATH": "/usr/bin:/bin"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)\n\(server.log)")
         // Three answers: the zone, the saved record, and the query that finds it.
         #expect(result.stdout.contains(#""zoneName":"Lists""#) || result.stdout.contains(#""zoneName" : "Lists""#))
@@ -40,7 +40,7 @@ import Testing
         defer { server.stop() }
         let result = try SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script],
-            environment: ["SERVE": server.url, "TOKEN": server.apiToken, "PATH": "/usr/bin:/bin"], timeout: 60)
+            environment: ["SERVE": server.url, "TOKEN": server.apiToken, "PATH": "/usr/bin:/bin"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)\n\(server.log)")
         // The answer of the POST and of the GET, as the comment in the block shows them, then a good network.
         let set = #"{"faults":"unavailable=3%,lost-answer=1%","latency":"80ms~20ms","seed":7,"throttle":"40/s"}"#

@@ -95,7 +95,7 @@ import Testing
         ])
     func badNetworkOptionsAreRefused(arguments: [String], message: String) throws {
         let result = try SharelaneBinary.runProcess(
-            BuiltProducts.sharelane, ["serve", "--store", "memory:", "--port", "0"] + arguments, timeout: 60)
+            BuiltProducts.sharelane, ["serve", "--store", "memory:", "--port", "0"] + arguments)
         // sharelane exits 1 for any error it names (a usage error included).
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.hasPrefix("Error: " + arguments[0]), "\(result.output)")
@@ -118,9 +118,8 @@ import Testing
             ("http://devbox.test:8420", "is a URL or an address with a port, not a host name"),
             ("devbox test", "is not a host name (letters, digits, '-' and '.')"), ("", "is empty"),
         ] {
-            let result = try SharelaneBinary.runProcess(
-                BuiltProducts.sharelane, ["serve", "--store", "memory:", "--port", "0", "--allow-host", name],
-                timeout: 60)
+            let result = try await SharelaneBinary.runProcess(
+                BuiltProducts.sharelane, ["serve", "--store", "memory:", "--port", "0", "--allow-host", name])
             #expect(result.status == 1, "\(result.output)")
             #expect(result.stderr.contains("--allow-host \"\(name)\" \(message)"), "\(result.output)")
         }

@@ -11,7 +11,7 @@ struct ConformanceCommandTests {
     static let apiToken = "conformance-secret-api-token-3a9d"
 
     @Test func aConformanceRunAgainstServeRecordsWhatReplaysTheSame() async throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+        let serve = try await ServeProcess.start(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("conformance")
         let folder = scratch.file("recording")
@@ -51,7 +51,7 @@ struct ConformanceCommandTests {
         #expect(
             replayed.stdout.hasSuffix("\(files.count) exchanges, \(files.count) the same, 0 differ\n"),
             "\(replayed.output)")
-        let fresh = try ServeProcess(apiToken: "another-conformance-secret-6e2b")
+        let fresh = try await ServeProcess.start(apiToken: "another-conformance-secret-6e2b")
         defer { fresh.stop() }
         let served = try await SharelaneBinary.run(
             ["replay", folder, "--store", fresh.url], environment: ["CLOUDKIT_API_TOKEN": fresh.apiToken])
@@ -73,7 +73,7 @@ struct ConformanceCommandTests {
     /// serve stands in for Apple's service (`CLOUDKIT_BASE_URL`). The one user plays both parts, serve's own
     /// endpoints are skipped, no credential is written, and the recording replays the same.
     @Test func cloudKitWithASignedInUserChecksAndRecords() async throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+        let serve = try await ServeProcess.start(apiToken: Self.apiToken)
         defer { serve.stop() }
         let container = "iCloud.com.example.App"
         let caller = WireCaller(base: serve.url, apiToken: Self.apiToken, container: container)

@@ -31,7 +31,7 @@ struct HostileReplayTests {
                 Self.call("GET", Self.databasePath("private", "subscriptions/list")),
             ])
 
-        let serve = try ServeProcess(apiToken: "hostile-secret-api-token-3e9d")
+        let serve = try await ServeProcess.start(apiToken: "hostile-secret-api-token-3e9d")
         defer { serve.stop() }
         for store in [[], ["--store", serve.url]] {
             let replayed = try await SharelaneBinary.run(
@@ -65,7 +65,7 @@ struct HostileReplayTests {
     /// `replay --store` against a serve holding a zone: a recording that resets serve to empty, signs in to its
     /// console and posts its sign-in form has all three refused and named, and the zone is still there.
     @Test func aRecordingCannotEmptyTheServeItIsReplayedAgainst() async throws {
-        let serve = try ServeProcess(apiToken: "precious-secret-api-token-8a2f")
+        let serve = try await ServeProcess.start(apiToken: "precious-secret-api-token-8a2f")
         defer { serve.stop() }
         let owner = WireCaller(base: serve.url, apiToken: serve.apiToken, container: Self.container)
         let alice = try owner.signIn("alice@example.test")

@@ -8,15 +8,15 @@ import Testing
 struct InstallTests {
     @Test(
         "make install puts the binary, man page and completions under PREFIX; the binary runs; uninstall removes them")
-    func installIntoAPrefix() throws {
+    func installIntoAPrefix() async throws {
         let prefix = try TemporaryDirectory("install")
         let make = URL(fileURLWithPath: "/usr/bin/make")
         try #require(FileManager.default.isExecutableFile(atPath: make.path), "make is needed to install")
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "SHARELANE_STORE")
         let variables = ["PREFIX=\(prefix.path)", "CONFIGURATION=debug", "BINARY=\(SharelaneBinary.executable.path)"]
-        let installed = try SharelaneBinary.runProcess(
-            make, ["install"] + variables, in: BuiltProducts.packageRoot, environment: environment, timeout: 120)
+        let installed = try await SharelaneBinary.runProcess(
+            make, ["install"] + variables, in: BuiltProducts.packageRoot, environment: environment)
         #expect(installed.status == 0, "\(installed.output)")
 
         let files = [
@@ -34,15 +34,16 @@ struct InstallTests {
         #expect(bash.contains("init"), "the completion knows the commands")
 
         let binary = URL(fileURLWithPath: prefix.file("bin/sharelane"))
-        let version = try SharelaneBinary.runProcess(binary, ["--version"], environment: environment)
-        let built = try SharelaneBinary.run(["--version"])
+        let version = try await SharelaneBinary.runProcess(binary, ["--version"], environment: environment)
+        let built = try await SharelaneBinary.run(["--version"])
         #expect(version.status == 0 && version.stdout == built.stdout, "\(version.output)")
-        let validated = try SharelaneBinary.runProcess(
+        let validated = try await SharelaneBinary.runProcess(
             binary, ["validate", "Recipes/sharelane.yaml"], in: BuiltProducts.packageRoot, environment: environment)
         #expect(validated.status == 0, "\(validated.output)")
         // init copies the installed schema beside the recipe and points the editor at it, relatively.
         let project = try TemporaryDirectory("install-init")
-        let initialized = try SharelaneBinary.runProcess(binary, ["init"], in: project.url, environment: environment)
+        let initialized = try await SharelaneBinary.runProcess(
+            binary, ["init"], in: project.url, environment: environment)
         #expect(initialized.status == 0, "\(initialized.output)")
         let recipe = try String(contentsOfFile: project.file("sharelane.yaml"), encoding: .utf8)
         #expect(recipe.hasPrefix("# yaml-language-server: $schema=recipe.schema.json\n"), "\(recipe.prefix(200))")
@@ -51,12 +52,12 @@ struct InstallTests {
                 == FileManager.default.contents(atPath: prefix.file("share/sharelane/recipe.schema.json")))
 
         // conformance reads the installed table of the reference's dictionaries, outside any checkout.
-        let checked = try SharelaneBinary.runProcess(
+        let checked = try await SharelaneBinary.runProcess(
             binary, ["conformance", "--store", "memory:"], in: project.url, environment: environment)
         #expect(checked.status == 0 && checked.stdout.contains(" passed, 0 failed"), "\(checked.output)")
 
-        let removed = try SharelaneBinary.runProcess(
-            make, ["uninstall"] + variables, in: BuiltProducts.packageRoot, environment: environment, timeout: 60)
+        let removed = try await SharelaneBinary.runProcess(
+            make, ["uninstall"] + variables, in: BuiltProducts.packageRoot, environment: environment)
         #expect(removed.status == 0, "\(removed.output)")
         for file in files { #expect(!FileManager.default.fileExists(atPath: prefix.file(file)), "\(file) removed") }
     }

@@ -43,22 +43,16 @@ import Testing
 
     @Test func aStepThatWaitsForItsBackgroundJobEnds() async throws {
         let directory = scratch.url
-        let result = try await SharelaneBinary.offPool {
-            try SharelaneBinary.runProcess(
-                SharelaneBinary.executable, ["run", "background", "lanes.yaml", "--store", "memory:"],
-                in: directory, timeout: 60)
-        }
+        let result = try await SharelaneBinary.runProcess(
+            SharelaneBinary.executable, ["run", "background", "lanes.yaml", "--store", "memory:"], in: directory)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("    waited"), "\(result.stdout)")
     }
 
     @Test func aTimeoutStopsEverythingTheStepStarted() async throws {
         let directory = scratch.url
-        let result = try await SharelaneBinary.offPool {
-            try SharelaneBinary.runProcess(
-                SharelaneBinary.executable, ["run", "slow", "lanes.yaml", "--store", "memory:"], in: directory,
-                timeout: 60)
-        }
+        let result = try await SharelaneBinary.runProcess(
+            SharelaneBinary.executable, ["run", "slow", "lanes.yaml", "--store", "memory:"], in: directory)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("ran longer than its timeout of 1 s and was stopped"), "\(result.output)")
         let background = pids("slow.pid")
@@ -69,34 +63,17 @@ import Testing
     @Test func ctrlCStopsTheStepsProgramsAndThenTheLane() async throws {
         let directory = scratch.url
         let file = scratch.file("long.pid")
-        let (status, output) = try await SharelaneBinary.offPool { () throws -> (Int32, String) in
-            let errors = directory.appendingPathComponent("run.out")
-            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: errors)
-            let process = Process()
-            process.executableURL = SharelaneBinary.executable
-            process.arguments = ["run", "long", "lanes.yaml", "--store", "memory:"]
-            process.currentDirectoryURL = directory
-            process.standardOutput = handle
-            process.standardError = handle
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(60)
-            func written() -> Int {
-                ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count
-            }
-            while written() < 2, process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            kill(process.processIdentifier, SIGINT)
-            let stopBy = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw FixtureError(message: "sharelane run was still running 30 s after Ctrl-C")
-            }
-            process.waitUntilExit()
-            return (process.terminationStatus, (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+        let process = try StartedProcess(
+            ["run", "long", "lanes.yaml", "--store", "memory:"], in: directory,
+            log: directory.appendingPathComponent("run.out"))
+        defer { process.killBlocking() }
+        func written() -> Int {
+            ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count
         }
+        _ = await process.waitUntil { written() >= 2 }
+        kill(process.processIdentifier, SIGINT)
+        let status = try await process.statusAfterSignal("sharelane run was still running")
+        let output = process.output
         #expect(status == 130, "\(output)")
         #expect(!output.contains("the next step ran"), "\(output)")
         #expect(output.contains("lane long stopped"), "\(output)")

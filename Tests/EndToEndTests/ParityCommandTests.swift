@@ -18,7 +18,7 @@ struct ParityCommandTests {
     /// command's output, the replay's output or its reports; the recording replays whole, updates, paging,
     /// change feeds and refusals included.
     @Test func aRecordingInFrontOfServeHoldsNoCredentialAndReplaysTheSame() async throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+        let serve = try await ServeProcess.start(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("parity")
         let folder = scratch.file("recording")
@@ -51,7 +51,7 @@ struct ParityCommandTests {
         #expect(report.contains("tests=\"17\" failures=\"0\""), "\(report)")
 
         // Against another serve, with the JSON report: the same again, and still no credential.
-        let fresh = try ServeProcess(apiToken: "another-secret-api-token-91c2")
+        let fresh = try await ServeProcess.start(apiToken: "another-secret-api-token-91c2")
         defer { fresh.stop() }
         let json = try await SharelaneBinary.run(
             ["replay", folder, "--store", fresh.url, "--format", "json"],
@@ -66,7 +66,7 @@ struct ParityCommandTests {
     /// Against a serve that already holds data of its own, the replay reports the answers that differ by it,
     /// at their key paths, and the rest the same: differences, not noise.
     @Test func aServeSeededDifferentlyReportsTheDifferencesNotNoise() async throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+        let serve = try await ServeProcess.start(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("parity")
         let folder = scratch.file("recording")
@@ -75,7 +75,7 @@ struct ParityCommandTests {
         _ = record.stop()
 
         // The same person's zone, already holding a trip the recording never made.
-        let seeded = try ServeProcess(apiToken: "seeded-secret-api-token-4d1a")
+        let seeded = try await ServeProcess.start(apiToken: "seeded-secret-api-token-4d1a")
         defer { seeded.stop() }
         let other = WireCaller(base: seeded.url, apiToken: seeded.apiToken, container: Self.container)
         let alice = try other.signIn("alice@example.test")
@@ -113,7 +113,7 @@ struct ParityCommandTests {
     /// Server-to-server key IDs and signatures, cookies, and the values of a field `--redact-field` names
     /// never reach the case files; the redacted recording still replays.
     @Test func keysSignaturesAndRedactedFieldsNeverReachTheFiles() async throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+        let serve = try await ServeProcess.start(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("parity")
         let folder = scratch.file("recording")
@@ -187,7 +187,7 @@ struct ParityCommandTests {
             let inProcess = try await SharelaneBinary.run(["replay", recording] + allow)
             #expect(inProcess.status == 0, "\(recording): \(inProcess.output)")
             #expect(inProcess.stdout.contains(" the same, 0 differ"), "\(inProcess.output)")
-            let serve = try ServeProcess(apiToken: "corpus-secret-api-token-5b6c")
+            let serve = try await ServeProcess.start(apiToken: "corpus-secret-api-token-5b6c")
             defer { serve.stop() }
             let served = try await SharelaneBinary.run(
                 ["replay", recording, "--store", serve.url] + allow, environment: ["CLOUDKIT_API_TOKEN": serve.apiToken]
@@ -319,26 +319,21 @@ struct ParityCommandTests {
 /// A `sharelane record` process on a free loopback port in front of `upstream`.
 final class RecordProcess: @unchecked Sendable {
     let url: String
-    private let process = Process()
-    private let log: URL
+    private let proxy: ListeningProcess
     private let directory: TemporaryDirectory
 
     init(upstream: String, out: String, extra: [String] = []) throws {
         directory = try TemporaryDirectory("record")
-        log = directory.url.appendingPathComponent("record.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        url = try SharelaneBinary.startListening(
-            process, ["record", "--upstream", upstream, "--out", out, "--port", "0"] + extra, log: log,
-            what: "sharelane record")
+        proxy = try ListeningProcess(
+            ["record", "--upstream", upstream, "--out", out, "--port", "0"] + extra,
+            log: directory.url.appendingPathComponent("record.log"), what: "sharelane record")
+        url = proxy.url
     }
 
     /// Stops the proxy as Ctrl-C would and hands back everything it printed.
     func stop() -> String {
-        if process.isRunning {
-            process.interrupt()
-            process.waitUntilExit()
-        }
-        return (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        proxy.stopBlocking(signal: SIGINT)
+        return proxy.output
     }
 
     deinit { _ = stop() }

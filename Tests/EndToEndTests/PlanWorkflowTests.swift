@@ -84,7 +84,7 @@ struct PlanWorkflowTests {
         environment.merge(extra) { _, new in new }
         try? FileManager.default.removeItem(atPath: directory.file("github-output"))
         let result = try SharelaneBinary.runProcess(
-            URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment, timeout: 120)
+            URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment)
         let plan = (try? String(contentsOfFile: directory.file("plan.md"), encoding: .utf8)) ?? ""
         let outputs = (try? String(contentsOfFile: directory.file("github-output"), encoding: .utf8)) ?? ""
         return (result, plan, outputs)
@@ -212,8 +212,7 @@ struct PlanWorkflowTests {
         stepEnvironment.merge(environment) { _, new in new }
         stepEnvironment["GITHUB_OUTPUT"] = directory.file("checkouts-output")
         let marked = try SharelaneBinary.runProcess(
-            URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: stepEnvironment,
-            timeout: 60)
+            URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: stepEnvironment)
         #expect(marked.status == 0, "\(marked.output)")
         let commit = try String(contentsOfFile: directory.file("checkouts-output"), encoding: .utf8)
         #expect(commit.range(of: #"^sharelane=[0-9a-f]{40}\n$"#, options: .regularExpression) != nil, "\(commit)")

@@ -60,14 +60,9 @@ import Testing
         }
     }
 
-    /// Polls until no process of the group runs, for up to `seconds`.
-    static func groupEnds(_ group: Int32, within seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if running(inGroup: group).isEmpty { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return running(inGroup: group).isEmpty
+    /// Polls until no process of the group runs, for up to `TestDeadlines.afterSignal`.
+    static func groupEnds(_ group: Int32) async -> Bool {
+        await TestDeadlines.poll(within: TestDeadlines.afterSignal) { running(inGroup: group).isEmpty }
     }
 
     struct Stopped: Sendable {
@@ -78,47 +73,26 @@ import Testing
     }
 
     /// Runs the `long` lane, sends `signal` to `run` once its step's programs started, and waits for `run`
-    /// to end (killing it, and failing, if it is still running 30 s later).
+    /// to end (killing it, and failing, if it is still running `TestDeadlines.afterSignal` later).
     func runLong(stoppedWith signal: Int32) async throws -> Stopped {
-        let directory = scratch.url
         let file = scratch.file("long.pid")
-        return try await SharelaneBinary.offPool { () throws -> Stopped in
-            let log = directory.appendingPathComponent("run.out")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: log)
-            let process = Process()
-            process.executableURL = SharelaneBinary.executable
-            process.arguments = ["run", "long", "lanes.yaml", "--store", "memory:"]
-            process.currentDirectoryURL = directory
-            process.standardOutput = handle
-            process.standardError = handle
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(60)
-            func written() -> [Int32] {
-                ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n")
-                    .compactMap { Int32($0) }
-            }
-            while written().count < 2, process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            guard let shell = written().last, let group = Self.group(of: shell) else {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw FixtureError(
-                    message: "the step never started: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-            }
-            kill(process.processIdentifier, signal)
-            let stopBy = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw FixtureError(message: "sharelane run was still running 30 s after signal \(signal)")
-            }
-            process.waitUntilExit()
-            return Stopped(
-                status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-                output: (try? String(contentsOf: log, encoding: .utf8)) ?? "", group: group)
+        let process = try StartedProcess(
+            ["run", "long", "lanes.yaml", "--store", "memory:"], in: scratch.url,
+            log: scratch.url.appendingPathComponent("run.out"))
+        defer { process.killBlocking() }
+        func written() -> [Int32] {
+            ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
         }
+        _ = await process.waitUntil { written().count >= 2 }
+        guard let shell = written().last, let group = Self.group(of: shell) else {
+            throw FixtureError(message: "the step never started: \(process.output)")
+        }
+        kill(process.processIdentifier, signal)
+        let status = try await process.statusAfterSignal("sharelane run was still running (signal \(signal))")
+        return Stopped(
+            status: status, signaled: process.process.terminationReason == Process.TerminationReason.uncaughtSignal,
+            output: process.output,
+            group: group)
     }
 
     @Test func sigHUPReachesTheStepsGroupAndRunExits129() async throws {
@@ -126,7 +100,7 @@ import Testing
         #expect(!stopped.signaled && stopped.status == 129, "\(stopped.status): \(stopped.output)")
         #expect(!stopped.output.contains("the next step ran"), "\(stopped.output)")
         #expect(
-            await Self.groupEnds(stopped.group, within: 10), "left running: \(Self.running(inGroup: stopped.group))")
+            await Self.groupEnds(stopped.group), "left running: \(Self.running(inGroup: stopped.group))")
         #expect(await ProcessState.allGone(startedPids()))
         // SIGHUP, not SIGTERM: the step's TERM trap did not run.
         #expect(!FileManager.default.fileExists(atPath: scratch.file("term.marker")))
@@ -139,54 +113,41 @@ import Testing
         #expect(marker == "cleaned\n", "the step's TERM trap did not run: \(stopped.output)")
         #expect(!stopped.output.contains("the next step ran"), "\(stopped.output)")
         #expect(
-            await Self.groupEnds(stopped.group, within: 10), "left running: \(Self.running(inGroup: stopped.group))")
+            await Self.groupEnds(stopped.group), "left running: \(Self.running(inGroup: stopped.group))")
     }
 
     @Test func killingRunWithSIGKILLLeavesNothingOfTheStepRunning() async throws {
         let stopped = try await runLong(stoppedWith: SIGKILL)
         #expect(stopped.signaled && stopped.status == SIGKILL)
-        // Bounded: the step's grace period (5 s) and a margin.
+        // Within the step's grace period (5 s); the deadline only bounds a hang.
         #expect(
-            await Self.groupEnds(stopped.group, within: 15), "left running: \(Self.running(inGroup: stopped.group))")
+            await Self.groupEnds(stopped.group), "left running: \(Self.running(inGroup: stopped.group))")
         #expect(await ProcessState.allGone(startedPids()))
     }
 
     @Test func killingServeWithSIGKILLLeavesNothingOfItsCommandRunning() async throws {
         let directory = scratch.url
         let file = scratch.file("serve.pid")
-        let group = try await SharelaneBinary.offPool { () throws -> Int32 in
-            let process = Process()
-            process.executableURL = SharelaneBinary.executable
-            process.arguments = [
+        let process = try StartedProcess(
+            [
                 "serve", "--store", "memory:", "--port", "0", "--", "/bin/sh", "-c",
                 "echo $$ > serve.pid; sleep 120 & wait",
-            ]
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(60)
-            func shell() -> Int32? {
-                Int32(((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines))
-            }
-            while shell() == nil, process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            let group = shell().flatMap(Self.group(of:))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            guard let group else { throw FixtureError(message: "serve's command never started") }
-            return group
+            ], in: directory, log: directory.appendingPathComponent("serve.out"))
+        defer { process.killBlocking() }
+        func shell() -> Int32? {
+            Int32(((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines))
         }
-        #expect(await Self.groupEnds(group, within: 15), "left running: \(Self.running(inGroup: group))")
+        _ = await process.waitUntil { shell() != nil }
+        let group = shell().flatMap(Self.group(of:))
+        process.killBlocking()
+        guard let group else { throw FixtureError(message: "serve's command never started: \(process.output)") }
+        #expect(await Self.groupEnds(group), "left running: \(Self.running(inGroup: group))")
     }
 
     @Test func aStepsProgramStartsWithNoSignalIgnoredOrBlocked() async throws {
         let directory = scratch.url
-        let result = try await SharelaneBinary.offPool {
-            try SharelaneBinary.runProcess(
-                SharelaneBinary.executable, ["run", "signals", "lanes.yaml", "--store", "memory:"], in: directory,
-                timeout: 60)
-        }
+        let result = try await SharelaneBinary.runProcess(
+            SharelaneBinary.executable, ["run", "signals", "lanes.yaml", "--store", "memory:"], in: directory)
         #expect(result.status == 0, "\(result.output)")
         let lines = result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { $0.hasPrefix("Sig") }

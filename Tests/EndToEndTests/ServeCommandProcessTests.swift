@@ -32,40 +32,20 @@ import Testing
     /// Starts `serve ARGUMENTS`, waits until the command wrote its pids to `pids` (one a line, all of them
     /// when `expected` lines are there), sends serve `signal`, and waits for serve to end.
     func signalled(_ arguments: [String], pids: String, expected: Int, signal: Int32) async throws -> Signalled {
-        let directory = self.directory
-        let errors = scratch.file("serve-\(signal).err")
-        return try await SharelaneBinary.offPool { () throws -> Signalled in
-            _ = FileManager.default.createFile(atPath: errors, contents: nil)
-            let process = Process()
-            process.executableURL = SharelaneBinary.executable
-            process.arguments = arguments
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            func written() -> [Int32] {
-                ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n")
-                    .compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
-            }
-            let deadline = Date().addingTimeInterval(60)
-            while written().count < expected, process.isRunning, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            kill(process.processIdentifier, signal)
-            // Not forever: a serve that does not stop is this test's failure, not a hung suite.
-            let stopBy = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < stopBy { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                throw FixtureError(message: "serve was still running 30 s after the signal")
-            }
-            process.waitUntilExit()
-            return Signalled(
-                status: process.terminationStatus,
-                stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "", pids: written())
+        let errors = scratch.url.appendingPathComponent("serve-\(signal).err")
+        let process = try StartedProcess(
+            arguments, in: directory, log: scratch.url.appendingPathComponent("serve-\(signal).out"), errors: errors)
+        defer { process.killBlocking() }
+        func written() -> [Int32] {
+            ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n")
+                .compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
         }
+        _ = await process.waitUntil { written().count >= expected }
+        kill(process.processIdentifier, signal)
+        // Not forever: a serve that does not stop is this test's failure, not a hung suite.
+        let status = try await process.statusAfterSignal("serve was still running")
+        return Signalled(
+            status: status, stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "", pids: written())
     }
 
     @Test func sigtermStopsABashCommandAndWhatItStartedAndServeExits143() async throws {
@@ -190,21 +170,15 @@ import Testing
         let socket = listeningSocket()
         defer { close(socket.descriptor) }
         let (recipe, directory) = (self.recipe, self.directory)
-        let result = try await SharelaneBinary.offPool {
-            try SharelaneBinary.runProcess(
-                SharelaneBinary.executable,
-                ["serve", "--recipe", recipe, "--port", "\(socket.port)", "--", "true"], in: directory,
-                timeout: 60)
-        }
+        let result = try await SharelaneBinary.runProcess(
+            SharelaneBinary.executable, ["serve", "--recipe", recipe, "--port", "\(socket.port)", "--", "true"],
+            in: directory)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("another program listens on port \(socket.port)"), "\(result.stderr)")
         // A documentation address (RFC 5737) this machine does not have: one may be a machine's own.
         let foreign = try #require(addressThisMachineLacks(), "every documentation address is this machine's")
-        let unreachable = try await SharelaneBinary.offPool {
-            try SharelaneBinary.runProcess(
-                SharelaneBinary.executable, ["serve", "--recipe", recipe, "--host", foreign, "--", "true"],
-                in: directory, timeout: 60)
-        }
+        let unreachable = try await SharelaneBinary.runProcess(
+            SharelaneBinary.executable, ["serve", "--recipe", recipe, "--host", foreign, "--", "true"], in: directory)
         #expect(unreachable.status == 1, "\(unreachable.output)")
         #expect(unreachable.stderr.contains("\(foreign) is not an address of this machine"), "\(unreachable.stderr)")
     }

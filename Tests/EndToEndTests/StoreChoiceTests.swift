@@ -59,7 +59,7 @@ import Testing
 
     @Test func anotherProgramsDatabaseIsRefusedAndLeftByteForByte() async throws {
         let other = scratch.file("other.db")
-        let made = try SharelaneBinary.runProcess(
+        let made = try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/usr/bin/env"),
             [
                 "python3", "-c",

@@ -215,14 +215,12 @@ struct TestCommandTests {
         ])
         defer { stop(holder) }
         try await waitFor(file: "held", process: holder)
-        let result = try await SharelaneBinary.offPool { [directory] in
-            try SharelaneBinary.run(
-                [
-                    "test", "basket.yaml", "--store", "sqlite:" + directory.file("store.sqlite"), "--lock-timeout",
-                    "0s",
-                    "--report", "junit:" + directory.file("locked.xml"),
-                ], in: directory.url, environment: ["GITHUB_ACTIONS": "true"])
-        }
+        let result = try await SharelaneBinary.run(
+            [
+                "test", "basket.yaml", "--store", "sqlite:" + directory.file("store.sqlite"), "--lock-timeout",
+                "0s",
+                "--report", "junit:" + directory.file("locked.xml"),
+            ], in: directory.url, environment: ["GITHUB_ACTIONS": "true"])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("lock"), "\(result.output)")
         let report = try Report(path: directory.file("locked.xml"))
@@ -245,10 +243,7 @@ struct TestCommandTests {
         defer { stop(process) }
         try await waitFor(file: "started", process: process)
         kill(process.processIdentifier, SIGINT)
-        let status = try await SharelaneBinary.offPool {
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+        let status = try await process.statusAfterSignal("sharelane test was still running")
         #expect(status == 130, "\(log())")
         let report = try Report(path: directory.file("stopped.xml"))
         let matrix = try #require(report.suites.first).cases
@@ -382,7 +377,7 @@ struct TestCommandTests {
         environment["RUNNER_TEMP"] = directory.file("runner-temp")
         environment["GITHUB_ACTIONS"] = "true"
         return try SharelaneBinary.runProcess(
-            URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment, timeout: 120)
+            URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment)
     }
 
     @Test("init --ci github --recipe QA/basket.yaml: no starter; the test job runs its lanes and writes the report")
@@ -426,43 +421,25 @@ struct TestCommandTests {
     // MARK: - Processes
 
     /// Starts `sharelane ARGUMENTS` in the directory, its output in `process.log`.
-    func startSharelane(_ arguments: [String]) throws -> Process {
-        let log = directory.url.appendingPathComponent("process.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        let process = Process()
-        process.executableURL = SharelaneBinary.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory.url
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
+    func startSharelane(_ arguments: [String]) throws -> StartedProcess {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "SHARELANE_STORE")
-        process.environment = environment
-        try process.run()
-        return process
+        return try StartedProcess(
+            arguments, in: directory.url, environment: environment,
+            log: directory.url.appendingPathComponent("process.log"))
     }
 
     func log() -> String {
         (try? String(contentsOfFile: directory.file("process.log"), encoding: .utf8)) ?? ""
     }
 
-    /// Waits, up to 60 s, until a step of `process` wrote `file`.
-    func waitFor(file: String, process: Process) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: directory.file(file)), process.isRunning, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        guard FileManager.default.fileExists(atPath: directory.file(file)) else {
+    /// Waits, up to `TestDeadlines.event`, until a step of `process` wrote `file`.
+    func waitFor(file: String, process: StartedProcess) async throws {
+        guard await process.waitUntil({ FileManager.default.fileExists(atPath: directory.file(file)) }) else {
             throw FixtureError(message: "the step never started: \(log())")
         }
     }
 
     /// Ends a process this test started, and its step's group, if it still runs.
-    func stop(_ process: Process) {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
+    func stop(_ process: StartedProcess) { process.killBlocking() }
 }

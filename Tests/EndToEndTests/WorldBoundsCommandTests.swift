@@ -30,7 +30,7 @@ import Testing
             + "ulimit -n 256; exec \(quoted)"
         return try await SharelaneBinary.offPool { [directory] in
             try SharelaneBinary.runProcess(
-                URL(fileURLWithPath: "/bin/bash"), ["-c", script], in: directory, timeout: 600)
+                URL(fileURLWithPath: "/bin/bash"), ["-c", script], in: directory)
         }
     }
 

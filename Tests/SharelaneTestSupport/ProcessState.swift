@@ -9,12 +9,9 @@ public enum ProcessState {
         return status.contains("State:\tZ")
     }
 
-    /// Polls, for up to five seconds, until every process is gone (a killed group is reaped by init).
+    /// Polls, for up to `TestDeadlines.afterSignal`, until every process is gone (a killed group is reaped by
+    /// init).
     public static func allGone(_ pids: [Int32]) async -> Bool {
-        for _ in 0..<100 {
-            if pids.allSatisfy(isGone) { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+        await TestDeadlines.poll(within: TestDeadlines.afterSignal) { pids.allSatisfy(isGone) }
     }
 }

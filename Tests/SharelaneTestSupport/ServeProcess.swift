@@ -5,30 +5,44 @@ import Foundation
 public final class ServeProcess: @unchecked Sendable {
     public let url: String
     public let apiToken: String
-    private let process: Process
+    private let server: ListeningProcess
     private let directory: TemporaryDirectory
 
     /// What the server logged so far (one line per request).
-    public var log: String {
-        (try? String(contentsOf: directory.url.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
-    }
+    public var log: String { server.output }
 
-    /// Starts the server and waits (up to ten seconds) until it prints the address it listens on.
+    /// Starts the server and waits until it prints the address it listens on; the calling thread waits, so an
+    /// async test calls `start` instead.
     ///
     /// - Parameter extraArguments: more options for `serve` (`--strict-tokens`).
-    /// - Throws: when the server cannot start or says nothing in time.
-    public init(apiToken: String = "lanes-test-token", extraArguments: [String] = []) throws {
+    /// - Throws: when the server cannot start or says nothing within `TestDeadlines.serverStart`.
+    public convenience init(apiToken: String = "lanes-test-token", extraArguments: [String] = []) throws {
+        let directory = try TemporaryDirectory("serve")
+        let server = try ListeningProcess(
+            Self.arguments(directory, apiToken, extraArguments), log: Self.log(directory), in: directory.url,
+            what: "sharelane serve")
+        self.init(apiToken: apiToken, server: server, directory: directory)
+    }
+
+    private init(apiToken: String, server: ListeningProcess, directory: TemporaryDirectory) {
         self.apiToken = apiToken
-        directory = try TemporaryDirectory("serve")
-        let log = directory.url.appendingPathComponent("serve.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process = Process()
-        process.currentDirectoryURL = directory.url
-        url = try SharelaneBinary.startListening(
-            process,
-            [
-                "serve", "--store", "sqlite:" + directory.file("served.sqlite"), "--port", "0", "--api-token", apiToken,
-            ] + extraArguments, log: log, what: "sharelane serve")
+        self.server = server
+        self.directory = directory
+        url = server.url
+    }
+
+    /// Starts the server and awaits the address it listens on, holding no thread meanwhile.
+    ///
+    /// - Parameter extraArguments: more options for `serve` (`--strict-tokens`).
+    /// - Throws: when the server cannot start or says nothing within `TestDeadlines.serverStart`.
+    public static func start(apiToken: String = "lanes-test-token", extraArguments: [String] = []) async throws
+        -> ServeProcess
+    {
+        let directory = try TemporaryDirectory("serve")
+        let server = try await ListeningProcess.start(
+            arguments(directory, apiToken, extraArguments), log: log(directory), in: directory.url,
+            what: "sharelane serve")
+        return ServeProcess(apiToken: apiToken, server: server, directory: directory)
     }
 
     /// Runs `sharelane ARGUMENTS --store URL` against this server, with its API token and `environment` in
@@ -40,43 +54,27 @@ public final class ServeProcess: @unchecked Sendable {
             arguments + ["--store", url], environment: environment.merging(["CLOUDKIT_API_TOKEN": apiToken]) { $1 })
     }
 
-    /// Stops the server.
-    public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+    /// `run` from an async test, holding no thread while the command runs.
+    ///
+    /// - Throws: when the binary cannot run.
+    public func running(_ arguments: [String], environment: [String: String] = [:]) async throws
+        -> SharelaneBinary.Result
+    {
+        try await SharelaneBinary.run(
+            arguments + ["--store", url], environment: environment.merging(["CLOUDKIT_API_TOKEN": apiToken]) { $1 })
     }
 
-    deinit { stop() }
-}
+    /// Stops the server.
+    public func stop() { server.stopBlocking() }
 
-extension SharelaneBinary {
-    /// Starts `sharelane ARGUMENTS` in `process`, its output in `log`, and waits (up to ten seconds) until it
-    /// prints the loopback address it listens on: `serve` and `record` both print one.
-    ///
-    /// - Returns: the address, `http://127.0.0.1:PORT`.
-    /// - Throws: when the process cannot start or prints no address in time (then it is stopped).
-    public static func startListening(_ process: Process, _ arguments: [String], log: URL, what: String) throws
-        -> String
-    {
-        let handle = try FileHandle(forWritingTo: log)
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, process.isRunning {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
-                return String(text[range])
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        process.terminate()
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        throw FixtureError(message: "\(what) did not start within 10 s:\n\(text)")
+    deinit { stop() }
+
+    private static func arguments(_ directory: TemporaryDirectory, _ apiToken: String, _ extra: [String]) -> [String] {
+        ["serve", "--store", "sqlite:" + directory.file("served.sqlite"), "--port", "0", "--api-token", apiToken]
+            + extra
+    }
+
+    private static func log(_ directory: TemporaryDirectory) -> URL {
+        directory.url.appendingPathComponent("serve.log")
     }
 }

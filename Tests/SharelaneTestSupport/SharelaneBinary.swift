@@ -27,34 +27,27 @@ public enum SharelaneBinary {
     public static func run(
         _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
     ) throws -> Result {
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw FixtureError(
-                message: "no sharelane executable at \(executable.path); build it with `swift build --build-tests`")
-        }
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "SHARELANE_STORE")
-        environment.merge(extra) { _, new in new }
-        return try runProcess(executable, arguments, in: directory, environment: environment)
+        try runProcess(executable, arguments, in: directory, environment: environment(extra))
     }
 
-    /// `run` from an async test, waited for on a thread of its own (`runOffPool`): Swift picks it wherever the
-    /// caller can await, so that no test holds one of the shared pool's threads while a command runs.
+    /// `run` from an async test: Swift picks it wherever the caller can await, and the test holds none of the
+    /// shared pool's threads while the command runs.
     public static func run(
         _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
     ) async throws -> Result {
-        try await runOffPool(arguments, in: directory, environment: extra)
+        let merged = try environment(extra)
+        return try await runProcess(executable, arguments, in: directory, environment: merged)
     }
 
-    /// `run`, waited for on a thread of its own: an async test that runs a long command (serve wrapped around
-    /// a test suite) holds none of the shared pool's threads meanwhile, which the in-process emulators of other
-    /// tests answer on (on a 2-core machine the pool has two).
+    /// `run` from an async test, under the name older tests call it by.
     public static func runOffPool(
         _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
     ) async throws -> Result {
-        try await offPool { try run(arguments, in: directory, environment: extra) }
+        try await run(arguments, in: directory, environment: extra)
     }
 
-    /// Runs blocking work (waiting for a process) on a thread of its own and hands back what it made.
+    /// Runs blocking work on a thread of its own and hands back what it made: for a test that must call
+    /// something synchronous that waits (the async `runProcess` and `ProcessExit` need no such thread).
     public static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread { continuation.resume(with: Swift.Result { try work() }) }
@@ -63,50 +56,132 @@ public enum SharelaneBinary {
     }
 
     /// Runs any executable with standard input closed and its output caught in files (not pipes: a process
-    /// that writes more than a pipe holds would block until it is read).
+    /// that writes more than a pipe holds would block until it is read), and awaits its end.
     ///
-    /// - Parameter timeout: stop the process and throw after this many seconds; nil waits as long as it takes.
-    /// - Throws: when the process cannot start, or outlives `timeout`.
+    /// - Parameter deadline: stop the process and throw when it runs longer; a bound on a hang, never a
+    ///   measure of speed.
+    /// - Throws: when the process cannot start, or outlives `deadline`.
     public static func runProcess(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
-        timeout: TimeInterval? = nil
-    ) throws -> Result {
-        let scratch = try TemporaryDirectory("run")
-        let outURL = scratch.url.appendingPathComponent("stdout")
-        let errURL = scratch.url.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        if let environment { process.environment = environment }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        if let timeout {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-                // What it said before it was stopped is the only clue to where it hung.
-                let said = [outURL, errURL].compactMap { try? String(contentsOf: $0, encoding: .utf8) }
-                throw FixtureError(
-                    message: "\(executable.lastPathComponent) did not finish within \(Int(timeout)) s: \(arguments); "
-                        + "it printed: \(said.joined(separator: "\n"))")
-            }
+        deadline: Duration = TestDeadlines.processEnd
+    ) async throws -> Result {
+        let started = try Started(executable, arguments, in: directory, environment: environment)
+        guard await started.exit.status(within: deadline) != nil else {
+            await stop(started.process, started.exit)
+            throw started.overran(deadline)
         }
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        return Result(
-            status: process.terminationStatus,
-            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        return try started.result()
+    }
+
+    /// `runProcess` for a synchronous caller: the calling thread waits (on the process's end, not by polling).
+    ///
+    /// - Throws: when the process cannot start, or outlives `deadline`.
+    public static func runProcess(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
+        deadline: Duration = TestDeadlines.processEnd
+    ) throws -> Result {
+        let started = try Started(executable, arguments, in: directory, environment: environment)
+        guard started.exit.statusBlocking(within: deadline) != nil else {
+            stopBlocking(started.process, started.exit)
+            throw started.overran(deadline)
+        }
+        return try started.result()
+    }
+
+    /// `runProcess` with a deadline in seconds, as tests wrote it before deadlines lived in `TestDeadlines`.
+    @available(*, deprecated, message: "leave the deadline to TestDeadlines.processEnd")
+    public static func runProcess(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
+        timeout: TimeInterval
+    ) throws -> Result {
+        try runProcess(executable, arguments, in: directory, environment: environment)
+    }
+
+    /// Stops `process` (SIGTERM, then SIGKILL if it outlives `TestDeadlines.afterSignal`) and awaits its end.
+    public static func stop(_ process: Process, _ exit: ProcessExit) async {
+        guard !exit.hasEnded else { return }
+        process.terminate()
+        if await exit.status(within: TestDeadlines.afterSignal) == nil {
+            kill(process.processIdentifier, SIGKILL)
+            _ = await exit.status(within: TestDeadlines.afterSignal)
+        }
+    }
+
+    /// `stop` for a synchronous caller (a `deinit`).
+    public static func stopBlocking(_ process: Process, _ exit: ProcessExit) {
+        guard !exit.hasEnded else { return }
+        process.terminate()
+        if exit.statusBlocking(within: TestDeadlines.afterSignal) == nil {
+            kill(process.processIdentifier, SIGKILL)
+            _ = exit.statusBlocking(within: TestDeadlines.afterSignal)
+        }
+    }
+
+    /// The environment `run` gives the binary: this process's, `SHARELANE_STORE` unset, `extra` on top.
+    ///
+    /// - Throws: when the binary is not built.
+    static func environment(_ extra: [String: String]) throws -> [String: String] {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw FixtureError(
+                message: "no sharelane executable at \(executable.path); build it with `swift build --build-tests`")
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "SHARELANE_STORE")
+        environment.merge(extra) { _, new in new }
+        return environment
+    }
+
+    /// A process started with its output in files, and its end to wait for.
+    private struct Started {
+        let scratch: TemporaryDirectory
+        let process = Process()
+        let exit: ProcessExit
+        let out: FileHandle
+        let err: FileHandle
+        let arguments: [String]
+
+        var outURL: URL { scratch.url.appendingPathComponent("stdout") }
+        var errURL: URL { scratch.url.appendingPathComponent("stderr") }
+
+        init(_ executable: URL, _ arguments: [String], in directory: URL?, environment: [String: String]?) throws {
+            scratch = try TemporaryDirectory("run")
+            self.arguments = arguments
+            let outURL = scratch.url.appendingPathComponent("stdout")
+            let errURL = scratch.url.appendingPathComponent("stderr")
+            _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+            out = try FileHandle(forWritingTo: outURL)
+            err = try FileHandle(forWritingTo: errURL)
+            exit = ProcessExit(process)
+            process.executableURL = executable
+            process.arguments = arguments
+            if let directory { process.currentDirectoryURL = directory }
+            if let environment { process.environment = environment }
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// What the ended process printed and how it exited.
+        func result() throws -> Result {
+            try out.close()
+            try err.close()
+            return Result(
+                status: process.terminationStatus,
+                stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        }
+
+        /// The error for a process stopped at its deadline: what it said before is the only clue to where it
+        /// hung.
+        func overran(_ deadline: Duration) -> FixtureError {
+            let said = [outURL, errURL].compactMap { try? String(contentsOf: $0, encoding: .utf8) }
+            let name = process.executableURL?.lastPathComponent ?? "the process"
+            return FixtureError(
+                message: "\(name) did not finish within \(TestDeadlines.describe(deadline)): \(arguments); "
+                    + "it printed: \(said.joined(separator: "\n"))")
+        }
     }
 
     /// The recipes of `Recipes/`, as paths relative to the package root.
