@@ -8,9 +8,15 @@ struct IncludeResolver {
     private var filesRead = 0
     /// Where every file read is noted.
     let log: InputLog
+    /// What `${NAME}` in an include's path is: the variables given (`--var`, lane parameters), the environment
+    /// and the `.env` files, and the `vars:` of the file that includes. Nil: paths are taken as written.
+    var variables: Variables?
+    /// The names include paths read as `${NAME}`: a value given for one of them is one the recipe reads.
+    private(set) var referencedNames: Set<String> = []
 
-    init(log: InputLog) {
+    init(log: InputLog, variables: Variables? = nil) {
         self.log = log
+        self.variables = variables
     }
 
     /// The merged tree of `path`, or nil when the file itself could not be read (the errors say why).
@@ -73,11 +79,22 @@ struct IncludeResolver {
         }
         var merged: RecipeNode? = nil
         let directory = RecipePath.directory(of: path)
+        let scoped = variables.map { Self.scoped($0, by: root, errors: &errors) }
         for item in includes {
-            guard let name = item.scalar, !name.isEmpty else {
+            guard var name = item.scalar, !name.isEmpty else {
                 errors.append(
                     RecipeError("`include` takes file names; this is \(item.kindDescription)", at: item.location))
                 continue
+            }
+            if let scoped, name.contains("$") {
+                referencedNames.formUnion(RecipeLoader.referencedVariables(in: item))
+                do {
+                    name = try scoped.expand(name)
+                } catch {
+                    errors.append(
+                        RecipeError(error.message, at: error.offset.map(item.location(ofCharacter:)) ?? item.location))
+                    continue
+                }
             }
             let includedPath = RecipePath.join(directory, name)
             guard let included = load(path: includedPath, chain: chain + [(path, identity)], includedAt: item.location)
@@ -86,6 +103,20 @@ struct IncludeResolver {
         }
         let own = RecipeNode(.mapping(pairs.filter { $0.key != "include" }), tag: root.tag, location: root.location)
         return merged.map { Self.merge($0, own) } ?? own
+    }
+
+    /// The variables an include path of `root` reads: `variables` with the `vars:` of `root` itself, which is
+    /// read before what it includes (the included files' `vars:` are not known yet). Their problems are
+    /// reported where the whole recipe's `vars:` are checked.
+    private static func scoped(_ variables: Variables, by root: RecipeNode, errors: inout [RecipeError]) -> Variables {
+        var scoped = variables
+        for pair in root["vars"]?.pairs ?? [] {
+            guard Variables.isValidName(pair.key), let text = pair.value.scalar,
+                let value = try? scoped.expand(text, includeVars: false)
+            else { continue }
+            scoped.vars[pair.key] = value
+        }
+        return scoped
     }
 
     /// `over` merged onto `base`.

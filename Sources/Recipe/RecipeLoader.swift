@@ -37,17 +37,28 @@ public struct RecipeLoader: Sendable {
     /// - Throws: `RecipeErrors` with every problem found, each located in the file it is in.
     public func loadWithInputs(path: String) throws(RecipeErrors) -> (recipe: Recipe, inputs: RecipeInputs) {
         let log = InputLog()
-        var includes = IncludeResolver(log: log)
+        let envFiles = self.envFiles(file: path, log: log)
+        var includes = IncludeResolver(log: log, variables: includeVariables(envFiles.values, log: log))
         let tree = includes.load(path: path)
-        let recipe = try finish(tree, file: path, errors: includes.errors, log: log)
+        let recipe = try finish(
+            tree, file: path, errors: envFiles.errors + includes.errors, envFiles: envFiles.values,
+            includeNames: includes.referencedNames, log: log)
         return (recipe, log.inputs(environment: environment))
+    }
+
+    /// What `${NAME}` in an include path reads: everything but the recipe's `vars:` (each file's own are added
+    /// as its includes are read).
+    private func includeVariables(_ envFiles: [[String: String]], log: InputLog) -> Variables {
+        Variables(overrides: overrides, vars: [:], environment: environment, envFiles: envFiles, log: log)
     }
 
     /// Loads a recipe given as text; `file` names it in messages, and includes, `.env` files and assets are
     /// looked up beside it.
     /// - Throws: `RecipeErrors` with every problem found.
     public func load(yaml: String, file: String) throws(RecipeErrors) -> Recipe {
-        var includes = IncludeResolver(log: InputLog())
+        let log = InputLog()
+        let envFiles = self.envFiles(file: file, log: log)
+        var includes = IncludeResolver(log: log, variables: includeVariables(envFiles.values, log: log))
         var tree: RecipeNode? = nil
         do {
             let root = try YAMLReader(displayPath: file).parse(text: yaml)
@@ -55,13 +66,15 @@ public struct RecipeLoader: Sendable {
         } catch {
             throw error
         }
-        return try finish(tree, file: file, errors: includes.errors, log: includes.log)
+        return try finish(
+            tree, file: file, errors: envFiles.errors + includes.errors, envFiles: envFiles.values,
+            includeNames: includes.referencedNames, log: includes.log)
     }
 
-    private func finish(
-        _ tree: RecipeNode?, file: String, errors initial: [RecipeError], log: InputLog
-    ) throws(RecipeErrors) -> Recipe {
-        var errors = initial
+    /// The `.env.NAME` (with `--env NAME`) and `.env` files beside the recipe, in the order `${NAME}` reads
+    /// them, and their problems.
+    private func envFiles(file: String, log: InputLog) -> (values: [[String: String]], errors: [RecipeError]) {
+        var errors: [RecipeError] = []
         let directory = RecipePath.directory(of: file)
         var envFiles: [[String: String]] = []
         if let envName {
@@ -87,6 +100,15 @@ public struct RecipeLoader: Sendable {
             envFiles.append(parsed.values)
             errors += parsed.errors
         }
+        return (envFiles, errors)
+    }
+
+    private func finish(
+        _ tree: RecipeNode?, file: String, errors initial: [RecipeError], envFiles: [[String: String]],
+        includeNames: Set<String>, log: InputLog
+    ) throws(RecipeErrors) -> Recipe {
+        var errors = initial
+        let directory = RecipePath.directory(of: file)
         guard let tree else { throw RecipeErrors(Self.sorted(errors)) }
 
         var variables = Variables(
@@ -113,7 +135,7 @@ public struct RecipeLoader: Sendable {
         }
         // A value given for a variable the recipe never reads is a mistyped name (`tikcet=QA-123`), refused as
         // Terraform refuses an undeclared `-var`, before it can leave the recipe's default in force unnoticed.
-        let variableNames = Set(variables.vars.keys).union(Self.referencedVariables(in: tree))
+        let variableNames = Set(variables.vars.keys).union(Self.referencedVariables(in: tree)).union(includeNames)
         var loadWarnings: [RecipeError] = []
         for name in overrides.keys.sorted() where !variableNames.contains(name) {
             var problem = RecipeError(
