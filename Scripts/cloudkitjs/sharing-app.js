@@ -65,7 +65,7 @@ CloudKit.configure({ services: { fetch: emulatorFetch, authTokenStore, logger: q
 const container = CloudKit.getContainer(CONTAINER);
 
 // The emulator's stand-in for Apple's sign-in: each person's first token (in a browser, the sign-in popup
-// hands it over; Scripts/cloudkitjs-check.sh's browser half and Tests/EmulatorTests cover that flow).
+// hands it over; Scripts/cloudkitjs-browser-check.sh and Tests/EmulatorTests cover that flow).
 async function signIn(name, email) {
   const answer = await fetch(`${baseURL}/auth/signin?ckAPIToken=${encodeURIComponent(apiToken)}`, {
     method: 'POST',
