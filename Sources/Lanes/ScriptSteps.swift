@@ -18,6 +18,16 @@ struct ScriptSteps {
     /// Where the lines a command prints are kept for the lane's reports, as well as shown.
     var transcript: StepTranscript?
 
+    /// The credentials among the values of the `.env` files and `--var-file`s a command is given: masked in
+    /// what it prints, as the command line masks the credentials of its own environment.
+    var secrets: [String] { Credentials.secrets(in: recipe.commandEnvironment?.values ?? [:]) }
+
+    /// `text` with the secrets a command was given masked.
+    func masked(_ text: String) -> String {
+        let secrets = self.secrets
+        return secrets.isEmpty ? text : Credentials.masking(secrets, in: text)
+    }
+
     /// The recipe's folder: where commands run and where `actions/` is.
     var recipeDirectory: String {
         URL(fileURLWithPath: recipe.file).deletingLastPathComponent().path
@@ -47,7 +57,8 @@ struct ScriptSteps {
         if result.status != 0 && !shell.allowFailure {
             throw LaneError.stepFailed(
                 action: summary,
-                reason: "the command exited with status \(result.status)" + Self.lastLines(result.standardError),
+                reason: "the command exited with status \(result.status)"
+                    + masked(Self.lastLines(result.standardError)),
                 location: step.location)
         }
         let printed = result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -77,15 +88,15 @@ struct ScriptSteps {
         let object = text.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
         if object == nil {
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                output.line("\(indent)    \(line)")
-                transcript?.append(String(line))
+                output.line("\(indent)    \(masked(String(line)))")
+                transcript?.append(masked(String(line)))
             }
         }
         guard result.status == 0 else {
             throw LaneError.stepFailed(
                 action: summary,
                 reason: "\(OutsideActions.prefix)\(action.name) exited with status \(result.status)"
-                    + Self.lastLines(result.standardError), location: step.location)
+                    + masked(Self.lastLines(result.standardError)), location: step.location)
         }
         if let name = action.register {
             values.register(name, object.map { LaneValues.Value.object(text, $0) } ?? .text(text))
@@ -94,10 +105,12 @@ struct ScriptSteps {
         return StepOutcome(members ?? (action.register.map { "${\($0)} registered" }))
     }
 
-    /// What a command or an outside action finds in its environment besides this process's: the store, the
-    /// recipe, the lane, and the recipe's variables (`SHARELANE_VAR_<NAME>`).
+    /// What a command or an outside action finds in its environment besides this process's: the values of the
+    /// `.env` files and `--var-file`s under their own names, the store, the recipe, the lane, and the recipe's
+    /// variables (`SHARELANE_VAR_<NAME>`).
     private func baseEnvironment(step: Step) async throws -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
+        for (name, value) in recipe.commandEnvironment?.values ?? [:] { environment[name] = value }
         environment["SHARELANE_STORE"] = store.displayName
         environment["SHARELANE_RECIPE"] = recipe.file
         environment["SHARELANE_LANE"] = lane
@@ -130,7 +143,8 @@ struct ScriptSteps {
         if program.contains("/"), !program.hasPrefix("/") {
             program = workingDirectory.appendingPathComponent(program).standardizedFileURL.path
         }
-        let collected = OutputCollector(output: output, indent: indent + "    ", transcript: transcript)
+        let collected = OutputCollector(
+            output: output, indent: indent + "    ", transcript: transcript, secrets: secrets)
         let child = ChildProcess(
             [program] + arguments.dropFirst(), environment: environment, directory: workingDirectory.path,
             ownGroup: true, grace: .seconds(Self.graceSeconds))
@@ -178,18 +192,21 @@ private final class OutputCollector: @unchecked Sendable {
     private let output: LaneOutput
     private let indent: String
     private let transcript: StepTranscript?
+    private let secrets: [String]
     private var out = Data()
     private var err = Data()
     private var pendingOut = Data()
     private var pendingErr = Data()
 
-    init(output: LaneOutput, indent: String, transcript: StepTranscript?) {
+    init(output: LaneOutput, indent: String, transcript: StepTranscript?, secrets: [String]) {
         self.output = output
         self.indent = indent
         self.transcript = transcript
+        self.secrets = secrets
     }
 
-    private func show(_ line: String) {
+    private func show(_ printed: String) {
+        let line = secrets.isEmpty ? printed : Credentials.masking(secrets, in: printed)
         output.line(indent + line)
         transcript?.append(line)
     }

@@ -173,7 +173,20 @@ public struct RecipeLoader: Sendable {
         }
         if !errors.isEmpty { throw RecipeErrors(Self.sorted(errors), warnings: loadWarnings + validator.warnings) }
         recipe.warnings = loadWarnings + validator.warnings + inference.warnings
+        recipe.commandEnvironment = commandEnvironment(envFiles)
         return recipe
+    }
+
+    /// What a lane's commands get under their own names: the `.env` files' values (`.env.NAME` before `.env`)
+    /// where the process environment does not set the name, then the `--var-file`s' values, as `${NAME}` reads
+    /// them.
+    private func commandEnvironment(_ envFiles: [[String: String]]) -> CommandEnvironment {
+        var values: [String: String] = [:]
+        for file in envFiles.reversed() {
+            for (name, value) in file where environment[name] == nil { values[name] = value }
+        }
+        for name in fileOnlyOverrides { values[name] = overrides[name] }
+        return CommandEnvironment(values)
     }
 
     /// Every name the recipe writes as `${NAME}` or `${NAME:-default}`, in keys and values, `vars:` included

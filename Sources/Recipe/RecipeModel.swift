@@ -53,6 +53,9 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var afterAll: [Step]
     /// Steps run after a lane failed (`error`).
     public var onError: [Step]
+    /// The values a lane's commands and outside actions find in their environment under their own names (nil
+    /// for a recipe not loaded from files).
+    public var commandEnvironment: CommandEnvironment?
     /// What validation found worth saying that does not stop the recipe (a lane step acting on a zone the
     /// recipe does not declare); commands print them as `FILE:LINE:COLUMN: warning: …`.
     public var warnings: [RecipeError] = []
@@ -458,5 +461,27 @@ public enum Expectation: Sendable, Hashable, Codable {
         case .access(_, let zone, _, _), .records(let zone, _), .field(let zone, _, _, _): zone
         case .notified: nil
         }
+    }
+}
+
+/// The values of a recipe's `.env` files and `--var-file`s, which a lane's `sh:` commands and outside actions
+/// find in their environment under their own names (`$API_HOST`), as fastlane puts dotenv files into `ENV`.
+///
+/// Never written out: such files may hold credentials, so a recipe encoded (a plan's cache file) carries
+/// none of them, and a recipe decoded has none.
+public struct CommandEnvironment: Sendable, Hashable, Codable {
+    public var values: [String: String]
+
+    public init(_ values: [String: String] = [:]) {
+        self.values = values
+    }
+
+    public init(from decoder: any Decoder) throws {
+        values = [:]
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encodeNil()
     }
 }
