@@ -54,4 +54,4 @@ for _ in $(seq 1 100); do
 done
 [ -n "$base_url" ] || { echo "cloudkitjs-browser-check: serve did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
 
-node Scripts/cloudkitjs/browser-driver.mjs "$chromium" "$cloudkit_js" "$base_url" "$api_token" $screenshot
+node Scripts/cloudkitjs/browser-driver.mjs "$chromium" "$cloudkit_js" "$base_url" "$api_token" ${screenshot:+"$screenshot"}
