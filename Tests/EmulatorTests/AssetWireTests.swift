@@ -48,7 +48,8 @@ import Testing
         var request = HTTPClientRequest(url: url)
         request.method = method == "GET" ? .GET : .POST
         if let bytes { request.body = .bytes(ByteBuffer(bytes: bytes)) }
-        let response = try await H.nonFollowingClient.execute(request, timeout: .seconds(60))
+        let response = try await H.nonFollowingClient.execute(
+            request, timeout: .seconds(TestDeadlines.httpRead.components.seconds))
         let body = [UInt8]((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
         let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
         return (Int(response.status.code), body, json)

@@ -140,7 +140,7 @@ struct ConsoleHarness {
     }
 
     private func send(_ request: HTTPClientRequest) async throws -> Page {
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(TestDeadlines.httpRead.components.seconds))
         let buffer = try await response.body.collect(upTo: 16 << 20)
         return Page(
             status: Int(response.status.code), headers: response.headers,

@@ -100,7 +100,8 @@ enum EmulatorHarness {
             request.body = .bytes(ByteBuffer(string: body))
         }
         for header in headers { request.headers.add(name: header.name, value: header.value) }
-        let response = try await nonFollowingClient.execute(request, timeout: .seconds(30))
+        let response = try await nonFollowingClient.execute(
+            request, timeout: .seconds(TestDeadlines.httpRead.components.seconds))
         let buffer = try await response.body.collect(upTo: 64 << 20)
         let data = Data(buffer.readableBytesView)
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]

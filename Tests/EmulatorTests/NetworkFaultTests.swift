@@ -80,11 +80,10 @@ import Testing
         }
     }
 
-    /// Waits (up to ten seconds) until `condition` holds: a request that closes its connection is logged just
+    /// Waits (up to `TestDeadlines.event`) until `condition` holds: a request that closes its connection is logged just
     /// after, so a test reads the log once the line is there rather than at once.
     static func waitUntil(_ condition: () -> Bool) async {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        _ = await TestDeadlines.poll(within: TestDeadlines.event, condition)
     }
 
     /// The logged line of the first request whose line holds `path`, once it is there.
@@ -335,7 +334,7 @@ import Testing
                 connectionPool: .init(idleTimeout: .seconds(10), concurrentHTTP1ConnectionsPerHostSoftLimit: count)))
         // Should the server ever hold threads, the gate opens after a while and the count below fails.
         let rescue = Task {
-            try await Task.sleep(for: .seconds(60))
+            try await Task.sleep(for: TestDeadlines.event)
             await gate.open()
         }
         defer { rescue.cancel() }
@@ -348,7 +347,8 @@ import Testing
                         let url =
                             base + H.databasePath("public", "zones/list") + "?ckAPIToken="
                             + H.percentEncoded(H.apiToken)
-                        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
+                        let response = try await client.execute(
+                            HTTPClientRequest(url: url), timeout: .seconds(TestDeadlines.httpRead.components.seconds))
                         _ = try await response.body.collect(upTo: 1 << 20)
                         return Int(response.status.code)
                     }

@@ -157,7 +157,8 @@ import Testing
             request.headers.add(name: "Cookie", value: cookie)
             request.body = .bytes(
                 ByteBuffer(string: #"{"latency": "80ms~20ms", "throttle": "40/s", "faults": "reset=2%", "seed": 7}"#))
-            let response = try await console.client.execute(request, timeout: .seconds(30))
+            let response = try await console.client.execute(
+                request, timeout: .seconds(TestDeadlines.httpRead.components.seconds))
             #expect(response.status.code == 200)
             page = try await console.get("/", cookie: cookie)
             for text in [

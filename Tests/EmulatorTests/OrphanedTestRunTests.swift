@@ -28,36 +28,26 @@ import Testing
             let scratch = try TemporaryDirectory("orphaned-run")
             let said = scratch.file("probe")
             let bundle = try #require(Bundle.main.executablePath)
-            let (runner, baseURL) = try await SharelaneBinary.offPool { () throws -> (Int32, String) in
-                // The starter, as `swift test` is: it runs this test bundle and is then killed with SIGKILL.
-                let starter = Process()
-                starter.executableURL = URL(fileURLWithPath: "/bin/sh")
-                starter.arguments = [
-                    "-c", #""$0" --testing-library swift-testing --filter 'OrphanedTestRunTests/probe' & wait"#, bundle,
-                ]
-                starter.environment = ProcessInfo.processInfo.environment.merging([Self.probeVariable: said]) { $1 }
-                starter.standardOutput = FileHandle.nullDevice
-                starter.standardError = FileHandle.nullDevice
-                try starter.run()
-                let deadline = Date().addingTimeInterval(60)
-                var text = ""
-                while text.isEmpty, Date() < deadline {
-                    Thread.sleep(forTimeInterval: 0.05)
-                    text = (try? String(contentsOfFile: said, encoding: .utf8)) ?? ""
-                }
-                // Not waited for here: Foundation's wait also waits for what the starter left running.
-                kill(starter.processIdentifier, SIGKILL)
-                let parts = text.split(separator: " ")
-                guard parts.count == 2, let pid = Int32(parts[0]) else {
-                    throw FixtureError(message: "the test process did not start its emulator: '\(text)'")
-                }
-                return (pid, String(parts[1]))
+            // The starter, as `swift test` is: it runs this test bundle and is then killed with SIGKILL.
+            let starter = Process()
+            starter.executableURL = URL(fileURLWithPath: "/bin/sh")
+            starter.arguments = [
+                "-c", #""$0" --testing-library swift-testing --filter 'OrphanedTestRunTests/probe' & wait"#, bundle,
+            ]
+            starter.environment = ProcessInfo.processInfo.environment.merging([Self.probeVariable: said]) { $1 }
+            starter.standardOutput = FileHandle.nullDevice
+            starter.standardError = FileHandle.nullDevice
+            try starter.run()
+            func text() -> String { (try? String(contentsOfFile: said, encoding: .utf8)) ?? "" }
+            _ = await TestDeadlines.poll(within: TestDeadlines.serverStart) { !text().isEmpty }
+            // Not waited for here: Foundation's wait also waits for what the starter left running.
+            kill(starter.processIdentifier, SIGKILL)
+            let parts = text().split(separator: " ")
+            guard parts.count == 2, let runner = Int32(parts[0]) else {
+                throw FixtureError(message: "the test process did not start its emulator: '\(text())'")
             }
-            var gone = false
-            for _ in 0..<200 where !gone {
-                gone = ProcessState.isGone(runner)
-                if !gone { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            let baseURL = String(parts[1])
+            let gone = await TestDeadlines.poll(within: TestDeadlines.afterSignal) { ProcessState.isGone(runner) }
             #expect(gone, "the orphaned test process \(runner) is still running")
             if !gone { kill(runner, SIGKILL) }
             // Nothing listens where its emulator did.

@@ -332,7 +332,8 @@ import Testing
         request.method = .POST
         request.headers.add(name: "Content-Type", value: contentType)
         request.body = .bytes(ByteBuffer(bytes: bytes))
-        let response = try await H.nonFollowingClient.execute(request, timeout: .seconds(30))
+        let response = try await H.nonFollowingClient.execute(
+            request, timeout: .seconds(TestDeadlines.httpRead.components.seconds))
         let body = try await response.body.collect(upTo: 1 << 20)
         return try JSONValue.parse(String(decoding: body.readableBytesView, as: UTF8.self))
     }

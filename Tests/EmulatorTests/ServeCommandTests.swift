@@ -17,23 +17,17 @@ import Testing
         let binary = try #require(Self.binary, "the sharelane binary is not built beside the tests")
         let scratch = try TemporaryDirectory("serve")
         let storePath = scratch.file("serve.sqlite")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--store", "sqlite:\(storePath)", "--port", "0"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let errors = scratch.url.appendingPathComponent("serve.err")
+        let process = try StartedProcess(
+            binary, ["serve", "--store", "sqlite:\(storePath)", "--port", "0"],
+            log: scratch.url.appendingPathComponent("serve.out"), errors: errors)
+        defer { process.killBlocking() }
 
         // The first lines name the address and the API token.
-        var printed = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !printed.contains("export CLOUDKIT_API_TOKEN="), Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { try await Task.sleep(nanoseconds: 50_000_000) }
-            printed += String(decoding: chunk, as: UTF8.self)
+        _ = await process.waitUntil(within: TestDeadlines.serverStart) {
+            process.output.contains("export CLOUDKIT_API_TOKEN=")
         }
+        let printed = process.output
         let base = try #require(printed.firstMatch(of: /http:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.0) })
         let token = try #require(printed.firstMatch(of: /API token: ([0-9a-f]+)/).map { String($0.1) })
 
@@ -47,10 +41,10 @@ import Testing
         #expect(zones.map(\.zoneID.zoneName) == [defaultZoneName])
 
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let status = try await process.statusAfterSignal("serve was still running")
+        #expect(process.process.terminationReason == .exit)
+        #expect(status == 0)
+        let log = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
         #expect(log.contains("POST /auth/signin 200"))
         #expect(log.contains("/private/zones/list 200"))
         #expect(!log.contains(token), "the log shows the API token")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CloudKitWire
 import Foundation
 import ShareKit
+import SharelaneTestSupport
 import Testing
 
 /// Many users signed in a request (`POST /auth/signin/batch`), as the `http:` store signs in a recipe's users.
@@ -10,7 +11,7 @@ import Testing
     static let patientClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(60)
+        configuration.timeout.connect = .seconds(TestDeadlines.httpConnect.components.seconds)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

@@ -31,7 +31,8 @@ import Testing
 
     /// A GET of the webcourier URL exactly as `tokens/create` gave it, as CloudKit JS polls it.
     static func get(_ url: String) async throws -> H.Answer {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: url), timeout: .seconds(TestDeadlines.httpRead.components.seconds))
         let data = Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)
         return H.Answer(
             status: Int(response.status.code),

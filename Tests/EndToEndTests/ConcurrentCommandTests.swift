@@ -45,10 +45,12 @@ final class ConcurrentCommandTests {
     /// A started process with its output in pipes.
     final class Running {
         let process = Process()
+        let exit: ProcessExit
         let stdout = Pipe()
         let stderr = Pipe()
 
         init(_ arguments: [String], in directory: URL, stdin: FileHandle = .nullDevice) throws {
+            exit = ProcessExit(process)
             process.executableURL = SharelaneBinary.executable
             process.arguments = arguments
             process.currentDirectoryURL = directory
@@ -77,7 +79,7 @@ final class ConcurrentCommandTests {
         func finish(stderrSoFar: String = "") -> SharelaneBinary.Result {
             let out = stdout.fileHandleForReading.readDataToEndOfFile()
             let err = stderr.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            _ = exit.statusBlocking(within: TestDeadlines.processEnd)
             return SharelaneBinary.Result(
                 status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
                 stderr: stderrSoFar + String(decoding: err, as: UTF8.self))
@@ -127,17 +129,17 @@ final class ConcurrentCommandTests {
         let first = try Running(["apply", recipe, "--store", store], in: directory, stdin: terminal.secondary)
         let lockFile = storePath + ".lock"
         // The lock file names its holder once the lock is taken; the question comes after the plan.
-        var holder: Int32? = nil
-        while holder != Int32(first.process.processIdentifier), first.process.isRunning {
-            if let data = FileManager.default.contents(atPath: lockFile),
+        func holder() -> Int32? {
+            guard let data = FileManager.default.contents(atPath: lockFile),
                 let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            {
-                holder = (json["pid"] as? NSNumber)?.int32Value
-            }
-            if holder != Int32(first.process.processIdentifier) { usleep(10_000) }
+            else { return nil }
+            return (json["pid"] as? NSNumber)?.int32Value
         }
-        guard first.process.isRunning else {
-            throw FixtureError(message: "the first apply exited: \(first.finish().output)")
+        let held = first.exit.waitWhileRunningBlocking(within: TestDeadlines.event, every: .milliseconds(10)) {
+            holder() == first.process.processIdentifier
+        }
+        guard held, !first.exit.hasEnded else {
+            throw FixtureError(message: "the first apply exited or never took the lock: \(first.finish().output)")
         }
         return (first, first.process.processIdentifier)
     }

@@ -67,18 +67,19 @@ import Testing
     }
 
     /// Waits for `sharelane login` to print the URL to open, and answers it.
-    static func signInURL(inOutputAt path: String, of process: Process) throws -> String {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning {
+    static func signInURL(inOutputAt path: String, of process: ProcessExit) throws -> String {
+        func url() -> String? {
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/auth/signin\?\S+"#, options: .regularExpression)
-            {
-                return String(text[range])
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+            return text.range(of: #"http://127\.0\.0\.1:[0-9]+/auth/signin\?\S+"#, options: .regularExpression)
+                .map { String(text[$0]) }
         }
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        throw FixtureError(message: "sharelane login printed no sign-in URL:\n\(text)")
+        guard process.waitWhileRunningBlocking(within: TestDeadlines.serverStart, until: { url() != nil }),
+            let found = url()
+        else {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            throw FixtureError(message: "sharelane login printed no sign-in URL:\n\(text)")
+        }
+        return found
     }
 
     @Test("cloudkit: login through the sign-in redirect, two commands in a row with no token, then logout")
@@ -110,12 +111,13 @@ import Testing
         login.standardOutput = out
         login.standardError = out
         login.standardInput = FileHandle.nullDevice
+        let loginExit = ProcessExit(login)
         try login.run()
-        defer { if login.isRunning { login.terminate() } }
-        let url = try Self.signInURL(inOutputAt: outPath, of: login)
+        defer { SharelaneBinary.stopBlocking(login, loginExit) }
+        let url = try Self.signInURL(inOutputAt: outPath, of: loginExit)
         #expect(url.hasPrefix(server.url + "/auth/signin?ticket="))
         #expect(try Self.signInAsBrowser(url, email: "mei@example.com") == 200)
-        login.waitUntilExit()
+        _ = loginExit.statusBlocking(within: TestDeadlines.processEnd)
         let loginOutput = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         #expect(login.terminationStatus == 0, "\(loginOutput)")
         #expect(loginOutput.contains("Signed in to cloudkit:\(Self.container)/development as mei@example.com"))

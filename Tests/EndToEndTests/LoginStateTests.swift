@@ -80,9 +80,10 @@ import Testing
         login.standardOutput = out
         login.standardError = out
         login.standardInput = FileHandle.nullDevice
+        let loginExit = ProcessExit(login)
         try login.run()
-        defer { if login.isRunning { login.terminate() } }
-        let url = try LoginCommandTests.signInURL(inOutputAt: outPath, of: login)
+        defer { SharelaneBinary.stopBlocking(login, loginExit) }
+        let url = try LoginCommandTests.signInURL(inOutputAt: outPath, of: loginExit)
 
         // Another program knows the port (it is fixed in CloudKit Console) but not the state.
         let callback = "http://127.0.0.1:\(port)/callback"
@@ -93,12 +94,12 @@ import Testing
         ] {
             let answer = try Self.get(attempt)
             #expect(answer.status == 400, "\(attempt): \(answer.status) \(answer.text)")
-            #expect(login.isRunning, "login took a forged answer: \(attempt)")
+            #expect(!loginExit.hasEnded, "login took a forged answer: \(attempt)")
         }
 
         // The sign-in the user started still completes, as the user who signed in.
         #expect(try LoginCommandTests.signInAsBrowser(url, email: "mei@example.com") == 200)
-        login.waitUntilExit()
+        _ = loginExit.statusBlocking(within: TestDeadlines.processEnd)
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         #expect(login.terminationStatus == 0, "\(output)")
         #expect(output.contains("as mei@example.com"), "\(output)")
@@ -129,9 +130,10 @@ import Testing
             login.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
             login.standardError = login.standardOutput
             login.standardInput = FileHandle.nullDevice
+            let loginExit = ProcessExit(login)
             try login.run()
-            defer { if login.isRunning { login.terminate() } }
-            let url = try LoginCommandTests.signInURL(inOutputAt: outPath, of: login)
+            defer { SharelaneBinary.stopBlocking(login, loginExit) }
+            let url = try LoginCommandTests.signInURL(inOutputAt: outPath, of: loginExit)
             let callback = try #require(
                 URLComponents(string: url)?.queryItems?.first { $0.name == "callback" }?.value)
             let state = try #require(URLComponents(string: callback)?.queryItems?.first { $0.name == "state" }?.value)
@@ -139,7 +141,7 @@ import Testing
             #expect(state.count == 43, "\(state)")
             states.append(state)
             #expect(try LoginCommandTests.signInAsBrowser(url, email: "mei@example.com") == 200)
-            login.waitUntilExit()
+            _ = loginExit.statusBlocking(within: TestDeadlines.processEnd)
             #expect(login.terminationStatus == 0)
         }
         #expect(states[0] != states[1])

@@ -72,10 +72,10 @@ struct NetworkApplyCommandTests {
             "apply", "--yes", "--parallelism", "1", "--timeout", "1s", recipe, "--store", server.url,
         ]
         let environment = ["XDG_CACHE_HOME": scratch.file("cache"), "CLOUDKIT_API_TOKEN": server.apiToken]
-        // The watch runs on a thread of its own: waiting in the test's task would need a thread of the shared
-        // pool, which on a small machine the other tests' processes may all hold until this apply is over.
+        // The watch runs on a thread of its own, checking every 20 ms: waiting in the test's task would need a
+        // thread of the shared pool, which on a small machine the other tests may hold until this apply is over.
         let watch = Thread {
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(TimeInterval(TestDeadlines.event.components.seconds))
             while !server.log.contains("records/modify"), Date() < deadline {
                 Thread.sleep(forTimeInterval: 0.02)
             }

@@ -114,9 +114,10 @@ struct RecordCredentialTests {
         login.standardOutput = loginOutput
         login.standardError = loginOutput
         login.standardInput = FileHandle.nullDevice
+        let loginExit = ProcessExit(login)
         try login.run()
-        defer { if login.isRunning { login.terminate() } }
-        let signInURL = try Self.printedSignInURL(loginLog, of: login)
+        defer { SharelaneBinary.stopBlocking(login, loginExit) }
+        let signInURL = try Self.printedSignInURL(loginLog, of: loginExit)
         // The redirectURL names the emulator's own address; the browser is sent through the proxy instead.
         let throughProxy = record.url + signInURL.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" }
         let loginPage = try browser.send(throughProxy)
@@ -130,7 +131,7 @@ struct RecordCredentialTests {
             URLComponents(string: loginCallback)?.queryItems?.filter { $0.name == "ckWebAuthToken" }
             .compactMap(\.value) ?? []
         _ = try browser.send(loginCallback)
-        login.waitUntilExit()
+        _ = loginExit.statusBlocking(within: TestDeadlines.processEnd)
         let loginText = (try? String(contentsOfFile: loginLog, encoding: .utf8)) ?? ""
         #expect(login.terminationStatus == 0, "\(loginText)")
         let kept = try String(contentsOfFile: config.file("sharelane/tokens.json"), encoding: .utf8)
@@ -194,30 +195,14 @@ struct RecordCredentialTests {
         let serve = try ServeProcess(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("record-host")
-        let log = scratch.file("record.log")
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = SharelaneBinary.executable
-        process.arguments = [
-            "record", "--upstream", serve.url, "--out", scratch.file("recording"), "--port", "0", "--host", "0.0.0.0",
-        ]
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            if process.isRunning {
-                process.interrupt()
-                process.waitUntilExit()
-            }
-        }
-        var text = ""
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, process.isRunning, !text.contains("(Ctrl-C stops)") {
-            Thread.sleep(forTimeInterval: 0.05)
-            text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        }
+        let process = try StartedProcess(
+            [
+                "record", "--upstream", serve.url, "--out", scratch.file("recording"), "--port", "0", "--host",
+                "0.0.0.0",
+            ], log: scratch.url.appendingPathComponent("record.log"))
+        defer { process.stopBlocking(signal: SIGINT) }
+        _ = process.waitUntilBlocking(within: TestDeadlines.serverStart) { process.output.contains("(Ctrl-C stops)") }
+        let text = process.output
         #expect(text.contains("listening on every interface"), "\(text)")
         let bound = try #require(
             text.range(of: #"http://0\.0\.0\.0:[0-9]+"#, options: .regularExpression).map { String(text[$0]) },
@@ -253,25 +238,17 @@ struct RecordCredentialTests {
         let shared = try scratch.write("shared/notes.txt", "kept\n")
         let folder = (shared as NSString).deletingLastPathComponent
         #expect(chmod(folder, 0o755) == 0)
-        let log = scratch.file("refused.log")
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = SharelaneBinary.executable
-        process.arguments = ["record", "--upstream", serve.url, "--out", folder, "--port", "0"]
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning {
-            process.interrupt()
-            process.waitUntilExit()
+        let process = try StartedProcess(
+            ["record", "--upstream", serve.url, "--out", folder, "--port", "0"],
+            log: scratch.url.appendingPathComponent("refused.log"))
+        // Until it ends, or says it listens (which it must not).
+        _ = process.waitUntilBlocking(within: TestDeadlines.processEnd) { process.output.contains("(Ctrl-C stops)") }
+        if !process.hasEnded {
+            process.stopBlocking(signal: SIGINT)
             Issue.record("record listened instead of refusing a folder others can open")
         }
-        let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 1, "\(said)")
+        let said = process.output
+        #expect(process.process.terminationStatus == 1, "\(said)")
         #expect(said.contains("holds other files and other users can open it (mode 0755)"), "\(said)")
         #expect(said.contains("chmod 700"), "\(said)")
         let after = try #require(try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int)
@@ -349,18 +326,8 @@ struct RecordCredentialTests {
     }
 
     /// The sign-in URL `sharelane login` prints.
-    static func printedSignInURL(_ log: String, of process: Process) throws -> String {
-        let deadline = Date().addingTimeInterval(30)
-        var text = ""
-        while Date() < deadline, process.isRunning {
-            text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/auth/signin\?\S+"#, options: .regularExpression)
-            {
-                return String(text[range])
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw FixtureError(message: "sharelane login printed no sign-in URL:\n\(text)")
+    static func printedSignInURL(_ log: String, of process: ProcessExit) throws -> String {
+        try LoginCommandTests.signInURL(inOutputAt: log, of: process)
     }
 }
 

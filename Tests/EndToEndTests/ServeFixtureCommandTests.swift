@@ -85,27 +85,15 @@ import Testing
             trap 'echo yes > \(termFile); exit 7' TERM
             while :; do sleep 0.1; done
             """)
-        // Waited for on a thread of its own, not one of the shared pool's (SharelaneBinary.runOffPool).
-        let directory = self.directory
-        let (status, child) = try await SharelaneBinary.offPool { () throws -> (Int32, Int32) in
-            let process = Process()
-            process.executableURL = SharelaneBinary.executable
-            process.arguments = ["serve", "--store", "memory:", "--", waiting]
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(30)
-            while !FileManager.default.fileExists(atPath: pidFile), Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(
-                in: .whitespacesAndNewlines)
-            guard let child = Int32(text) else { throw FixtureError(message: "the command wrote no pid: \(text)") }
-            process.terminate()  // SIGTERM to serve
-            process.waitUntilExit()
-            return (process.terminationStatus, child)
-        }
+        let process = try StartedProcess(
+            ["serve", "--store", "memory:", "--", waiting], in: directory,
+            log: URL(fileURLWithPath: pidFile + ".out"))
+        defer { process.killBlocking() }
+        _ = await process.waitUntil { FileManager.default.fileExists(atPath: pidFile) }
+        let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let child = Int32(text) else { throw FixtureError(message: "the command wrote no pid: \(text)") }
+        process.process.terminate()  // SIGTERM to serve
+        let status = try await process.statusAfterSignal("serve was still running")
         #expect(status == 7, "serve exits with the command's status")
         #expect(FileManager.default.fileExists(atPath: termFile), "the command got the SIGTERM")
         #expect(kill(child, 0) == -1, "the command is not running")

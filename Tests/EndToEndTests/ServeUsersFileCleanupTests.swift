@@ -15,29 +15,18 @@ import Testing
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
         let fixed = environment
-        let usersFile = try await SharelaneBinary.offPool { () throws -> String in
-            let process = Process()
-            process.executableURL = SharelaneBinary.executable
-            process.arguments = [
+        let process = try StartedProcess(
+            [
                 "serve", "--store", "memory:", "--recipe", recipe, "--", "/bin/sh", "-c",
                 "echo \"$SHARELANE_USERS\" > \(told); sleep 60",
-            ]
-            process.environment = fixed
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let deadline = Date().addingTimeInterval(30)
-            var path = ""
-            while path.isEmpty, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-                path =
-                    (try? String(contentsOfFile: told, encoding: .utf8))?.trimmingCharacters(
-                        in: .whitespacesAndNewlines) ?? ""
-            }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return path
+            ], environment: fixed, log: URL(fileURLWithPath: told + ".out"))
+        defer { process.killBlocking() }
+        func written() -> String {
+            (try? String(contentsOfFile: told, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         }
+        _ = await process.waitUntil { !written().isEmpty }
+        let usersFile = written()
+        process.killBlocking()
         // In the runtime folder, and left behind: a SIGKILL runs no code of serve's.
         let parent = runtime.appendingPathComponent("sharelane").path
         #expect(usersFile.hasPrefix(parent + "/fixture-"), "\(usersFile)")

@@ -126,7 +126,7 @@ import Testing
         let directory = scratch.url
         for round in 0..<3 {
             let store = "sqlite:" + directory.appendingPathComponent("new-\(round).sqlite").path
-            var processes: [(Process, URL)] = []
+            var processes: [(Process, URL, ProcessExit)] = []
             for index in 0..<6 {
                 let err = directory.appendingPathComponent("err-\(round)-\(index)")
                 _ = FileManager.default.createFile(atPath: err.path, contents: nil)
@@ -136,11 +136,11 @@ import Testing
                 process.currentDirectoryURL = directory
                 process.standardOutput = FileHandle.nullDevice
                 process.standardError = try FileHandle(forWritingTo: err)
-                processes.append((process, err))
+                processes.append((process, err, ProcessExit(process)))
             }
-            for (process, _) in processes { try process.run() }
-            for (process, err) in processes {
-                process.waitUntilExit()
+            for (process, _, _) in processes { try process.run() }
+            for (process, err, exit) in processes {
+                _ = exit.statusBlocking(within: TestDeadlines.processEnd)
                 let text = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
                 #expect(process.terminationStatus == 0, "round \(round): \(text)")
                 #expect(!text.contains("already exists"), "\(text)")

@@ -58,10 +58,12 @@ import Testing
     /// A `sharelane` process under way, stopped by a test.
     final class Running: @unchecked Sendable {
         let process = Process()
+        let exit: ProcessExit
         let scratch: TemporaryDirectory
 
         init(_ arguments: [String], environment: [String: String]) throws {
             scratch = try TemporaryDirectory("running")
+            exit = ProcessExit(process)
             var all = ProcessInfo.processInfo.environment
             all.removeValue(forKey: "SHARELANE_STORE")
             all.merge(environment) { $1 }
@@ -81,22 +83,22 @@ import Testing
         var stderr: String { (try? String(contentsOfFile: scratch.file("stderr"), encoding: .utf8)) ?? "" }
         var stdout: String { (try? String(contentsOfFile: scratch.file("stdout"), encoding: .utf8)) ?? "" }
 
-        /// Waits until `condition` holds or the process ends; whether it held.
+        /// Waits until `condition` holds or the process ends; whether it held. Checked every 5 ms: the signal
+        /// that follows must reach the command while it is still at the point the condition names.
         @discardableResult
         func wait(until condition: () -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(120)
-            while Date() < deadline, process.isRunning {
-                if condition() { return true }
-                Thread.sleep(forTimeInterval: 0.005)
-            }
-            return condition()
+            exit.waitWhileRunningBlocking(within: TestDeadlines.event, every: .milliseconds(5), until: condition)
         }
 
         func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
         /// The exit status, 128 + the signal's number when a signal ended it.
         func finish() -> Int32 {
-            process.waitUntilExit()
+            if exit.statusBlocking(within: TestDeadlines.afterSignal) == nil {
+                kill(process.processIdentifier, SIGKILL)
+                _ = exit.statusBlocking(within: TestDeadlines.afterSignal)
+                Issue.record("the command was still running \(TestDeadlines.describe(TestDeadlines.afterSignal))")
+            }
             return process.terminationReason == .uncaughtSignal
                 ? 128 + process.terminationStatus : process.terminationStatus
         }
@@ -207,7 +209,8 @@ import Testing
         // Past the plan's reads: the apply writes.
         running.wait { Self.requests(setup.server) - before >= 8 }
         running.signal(SIGINT)
-        Thread.sleep(forTimeInterval: 0.02)
+        // The second Ctrl-C once the first is taken, so that the two are not read as one.
+        running.wait { running.stderr.contains("Stopping: ") }
         running.signal(SIGINT)
         let status = running.finish()
         #expect(status == 130, "\(running.stderr)")

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import Planner
 import ShareKit
+import SharelaneTestSupport
 
 /// The bad network the checker's `sharelane serve` plays while the serve side plans and applies
 /// (Docs/ModelCheck.md, "Faults"): a seeded mix of unavailability, resets, lost answers and throttling, set
@@ -51,7 +52,8 @@ struct CheckFaults: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: json))
-        let response = try await WebServicesStore.failFastClient.execute(request, timeout: .seconds(30))
+        let response = try await WebServicesStore.failFastClient.execute(
+            request, timeout: .seconds(TestDeadlines.httpRead.components.seconds))
         _ = try await response.body.collect(upTo: 1 << 16)
         guard response.status.code == 200 else {
             throw ShareError(.internalError, "POST /_sharelane/faults answered \(response.status.code)")

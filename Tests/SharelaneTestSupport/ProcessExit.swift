@@ -54,6 +54,18 @@ public final class ProcessExit: @unchecked Sendable {
         }
     }
 
+    /// `waitWhileRunning` for code that cannot await (a synchronous test): the calling thread waits on the
+    /// process's end between checks, so it wakes as soon as the process ends.
+    ///
+    /// - Returns: whether the condition held (checked once more after the process ended).
+    public func waitWhileRunningBlocking(
+        within limit: Duration, every interval: Duration = .milliseconds(50), until condition: () -> Bool
+    ) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !condition(), ContinuousClock.now < deadline, statusBlocking(within: interval) == nil {}
+        return condition()
+    }
+
     /// Waits for the end; nil when the waiting task is cancelled first.
     private func end() async -> Int32? {
         let id = UUID()

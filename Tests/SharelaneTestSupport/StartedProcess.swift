@@ -70,6 +70,13 @@ public final class StartedProcess: @unchecked Sendable {
         await exit.waitWhileRunning(within: limit, until: condition)
     }
 
+    /// `waitUntil` for a synchronous test: the calling thread waits, waking as soon as the process ends.
+    ///
+    /// - Returns: whether the condition held.
+    public func waitUntilBlocking(within limit: Duration = TestDeadlines.event, _ condition: () -> Bool) -> Bool {
+        exit.waitWhileRunningBlocking(within: limit, until: condition)
+    }
+
     /// Awaits its end, up to `limit`.
     ///
     /// - Returns: its termination status, or nil when it still runs.
@@ -85,6 +92,14 @@ public final class StartedProcess: @unchecked Sendable {
         kill(process.processIdentifier, SIGKILL)
         _ = await exit.status(within: TestDeadlines.afterSignal)
         throw FixtureError(message: "\(what) \(TestDeadlines.describe(TestDeadlines.afterSignal)) after the signal")
+    }
+
+    /// Sends `signal` (SIGTERM by default; SIGINT is Ctrl-C) unless it has ended, and waits for its end,
+    /// killing it if it outlives `TestDeadlines.afterSignal`; blocks the calling thread, for a `defer`.
+    public func stopBlocking(signal: Int32 = SIGTERM) {
+        guard !exit.hasEnded else { return }
+        kill(process.processIdentifier, signal)
+        if exit.statusBlocking(within: TestDeadlines.afterSignal) == nil { killBlocking() }
     }
 
     /// Kills it (SIGKILL) unless it has ended, and waits for its end; blocks the calling thread, for a `defer`
