@@ -176,6 +176,8 @@ let package = Package(
             exclude: ["Browser"]
         ),
         // The schema goldens are read beside the test file (`#filePath`), not as resources.
+        // The command line's own rules, in process: which exit code each kind of failure gets.
+        .testTarget(name: "SharelaneCLITests", dependencies: ["SharelaneCLI"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["SharelaneTestSupport", "ShareKit", .product(name: "GRDB", package: "GRDB.swift")],
