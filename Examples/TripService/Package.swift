@@ -6,7 +6,7 @@ import PackageDescription
 
 let package = Package(
     name: "TripService",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: "../sharelane"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),

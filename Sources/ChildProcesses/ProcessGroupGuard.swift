@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -31,8 +32,7 @@ public enum ProcessGroupGuard {
     /// The first argument that makes sharelane a guard. Not a command: nobody types it.
     static let marker = "__sharelane-process-group-guard"
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var guardExecutable: String?
+    private static let guardExecutable = Mutex<String?>(nil)
 
     /// Becomes the guard when this process was started as one (it then never returns); otherwise remembers
     /// that this executable can guard the programs it starts. `main` calls it before anything else.
@@ -42,7 +42,7 @@ public enum ProcessGroupGuard {
             if arguments.count > 1, arguments[1] == marker {
                 exit(runGuard(Array(arguments.dropFirst(2))))
             }
-            lock.withLock { guardExecutable = ownExecutable() }
+            guardExecutable.withLock { $0 = ownExecutable() }
         #endif
     }
 
@@ -53,7 +53,7 @@ public enum ProcessGroupGuard {
         static func guarded(
             _ arguments: [String], environment: [String: String], directory: String?, grace: Duration
         ) throws -> [String]? {
-            guard let executable = lock.withLock({ guardExecutable }), let program = arguments.first else { return nil }
+            guard let executable = guardExecutable.withLock({ $0 }), let program = arguments.first else { return nil }
             let path = try resolved(program, searchPath: environment["PATH"], directory: directory)
             let (seconds, attoseconds) = grace.components
             let graceMilliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ShareKit
 
 /// What the client knows of a service's asset checksums that it cannot compute: each checksum, and the
@@ -10,12 +11,10 @@ import ShareKit
 /// digest of the bytes they sent; a read asset whose checksum they do not know is downloaded once and hashed.
 /// With a file (`use(file:)`, which the command line sets beside its plan caches, one per store, container
 /// and environment), what one command learned serves the next; without one, a process remembers for itself.
-public final class AssetContentDigests: @unchecked Sendable {
-    private let lock = NSLock()
+public final class AssetContentDigests: Sendable {
+    private let state = Mutex((digests: [String: String](), file: URL?.none))
     /// Held while the file is read, merged and written, so that two zones read at once both land in it.
-    private let fileLock = NSLock()
-    private var digests: [String: String] = [:]
-    private var file: URL?
+    private let fileWrite = Mutex(())
 
     public init() {}
 
@@ -29,15 +28,15 @@ public final class AssetContentDigests: @unchecked Sendable {
     /// what it held is learned again by downloading).
     public func use(file: URL) {
         let read = Self.read(file)
-        lock.withLock {
-            self.file = file
-            digests.merge(read) { mine, _ in mine }
+        state.withLock { state in
+            state.file = file
+            state.digests.merge(read) { mine, _ in mine }
         }
     }
 
     /// The `fnv1a64:HEX` of the bytes behind `checksum`, when known.
     public func content(of checksum: String) -> String? {
-        lock.withLock { digests[checksum] }
+        state.withLock { $0.digests[checksum] }
     }
 
     /// Remembers `learned` (checksum → `fnv1a64:HEX`), and writes the file, merged with what another process
@@ -47,24 +46,25 @@ public final class AssetContentDigests: @unchecked Sendable {
     @discardableResult
     public func remember(_ learned: [String: String]) -> Bool {
         guard !learned.isEmpty else { return true }
-        let file: URL? = lock.withLock {
-            digests.merge(learned) { _, new in new }
-            return self.file
+        let file: URL? = state.withLock { state in
+            state.digests.merge(learned) { _, new in new }
+            return state.file
         }
         guard let file else { return true }
-        fileLock.lock()
-        defer { fileLock.unlock() }
-        var merged = Self.read(file)
-        merged.merge(lock.withLock { digests }) { _, mine in mine }
-        do {
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try encoder.encode(Contents(sharelane_asset_digests: 1, digests: merged)).write(to: file, options: .atomic)
-            return true
-        } catch {
-            return false
+        return fileWrite.withLock { _ in
+            var merged = Self.read(file)
+            merged.merge(state.withLock { $0.digests }) { _, mine in mine }
+            do {
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                try encoder.encode(Contents(sharelane_asset_digests: 1, digests: merged)).write(
+                    to: file, options: .atomic)
+                return true
+            } catch {
+                return false
+            }
         }
     }
 

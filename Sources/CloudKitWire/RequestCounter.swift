@@ -1,19 +1,11 @@
 import Foundation
+import Synchronization
 
 /// A thread-safe count of HTTP requests, for benchmarks and tests.
-final class RequestCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+final class RequestCounter: Sendable {
+    private let count = Mutex(0)
 
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
+    var value: Int { count.withLock { $0 } }
 
-    func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
-    }
+    func increment() { count.withLock { $0 += 1 } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ShareKit
 
 /// What one request of a `WebServicesStore` may still spend on sending again: its attempts and its seconds of
@@ -9,30 +10,29 @@ import ShareKit
 ///
 /// The budget of the request being sent is a task-local value (`current`): the transport takes it when a
 /// caller opened one (`WebServicesStore.modifyChunk`, an asset's upload) and opens its own otherwise.
-final class RetryBudget: @unchecked Sendable {
+final class RetryBudget: Sendable {
     let policy: RetryPolicy
-    private let lock = NSLock()
-    private var attempts = 1
-    private var waited = 0.0
+    private let state = Mutex((attempts: 1, waited: 0.0))
 
     init(_ policy: RetryPolicy) { self.policy = policy }
 
     /// The wait before sending again (after `retryAfter`, never sooner; else the backoff), counted against the
     /// budget; nil when the attempts or the seconds are spent, or the wait would not fit.
     func spend(retryAfter: Double?) -> (wait: Double, attempt: Int)? {
-        lock.withLock {
+        state.withLock { state in
             guard
                 let wait = policy.wait(
-                    afterAttempt: attempts, retryAfter: retryAfter, waited: waited, draw: Double.random(in: 0..<1))
+                    afterAttempt: state.attempts, retryAfter: retryAfter, waited: state.waited,
+                    draw: Double.random(in: 0..<1))
             else { return nil }
-            attempts += 1
-            waited += wait
-            return (wait, attempts)
+            state.attempts += 1
+            state.waited += wait
+            return (wait, state.attempts)
         }
     }
 
     /// The attempts made so far, the first included, and the seconds waited.
-    var spent: (attempts: Int, waited: Double) { lock.withLock { (attempts, waited) } }
+    var spent: (attempts: Int, waited: Double) { state.withLock { $0 } }
 
     /// How the retries ended when the last answer still asks for another: `gave up after 6 attempts and 5.6 s
     /// of waiting`, and why when the attempts were not all spent.

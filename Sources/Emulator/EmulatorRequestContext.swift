@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Hummingbird
 import NIOCore
 import ShareKit
@@ -49,19 +50,18 @@ struct EmulatorRequestContext: RequestContext {
     }
 
     /// Who a request acts as.
-    final class Caller: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: UserRecordName?
+    final class Caller: Sendable {
+        private let value = Mutex<UserRecordName?>(nil)
 
         var user: UserRecordName? {
-            get { lock.withLock { value } }
-            set { lock.withLock { value = newValue } }
+            get { value.withLock { $0 } }
+            set { value.withLock { $0 = newValue } }
         }
     }
 
     /// The fault a request met on the rehearsed network (`serve --faults`, `--throttle`); nil when no network
     /// conditions were in force for it.
-    final class NetworkNote: @unchecked Sendable {
+    final class NetworkNote: Sendable {
         /// What the log line's `fault=` says.
         enum Met: String, Sendable {
             /// Conditions were in force (a wait, perhaps), and no fault met the request.
@@ -72,12 +72,11 @@ struct EmulatorRequestContext: RequestContext {
             case throttled
         }
 
-        private let lock = NSLock()
-        private var value: Met?
+        private let value = Mutex<Met?>(nil)
 
         var met: Met? {
-            get { lock.withLock { value } }
-            set { lock.withLock { value = newValue } }
+            get { value.withLock { $0 } }
+            set { value.withLock { $0 = newValue } }
         }
     }
 }

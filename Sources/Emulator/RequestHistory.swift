@@ -1,5 +1,6 @@
 import CloudKitWire
 import Foundation
+import Synchronization
 import ShareKit
 
 /// The last requests clients made, for the console's Requests page, as the Firebase emulators' Requests tab
@@ -49,10 +50,8 @@ actor RequestHistory {
 
 /// The refusals of the items of one request (a batch's refused records), noted by the handlers while the
 /// request runs, read by the request log when it is answered.
-final class RequestNotes: @unchecked Sendable {
-    private let lock = NSLock()
-    private var refusals: [RequestHistory.Refusal] = []
-    private var answer: ShareError?
+final class RequestNotes: Sendable {
+    private let state = Mutex((refusals: [RequestHistory.Refusal](), answer: ShareError?.none))
 
     /// The notes of the request this task serves, where the request log set them.
     @TaskLocal static var current: RequestNotes?
@@ -60,9 +59,9 @@ final class RequestNotes: @unchecked Sendable {
     /// Notes an item's refusal.
     static func refused(_ error: ShareError, subject: String?) {
         guard let notes = current else { return }
-        notes.lock.withLock {
-            if notes.refusals.count < 50 {
-                notes.refusals.append(RequestHistory.Refusal(error, subject: subject))
+        notes.state.withLock { state in
+            if state.refusals.count < 50 {
+                state.refusals.append(RequestHistory.Refusal(error, subject: subject))
             }
         }
     }
@@ -71,10 +70,10 @@ final class RequestNotes: @unchecked Sendable {
     /// before the request log could see it thrown; the first one made stands.
     static func answered(_ error: ShareError) {
         guard let notes = current else { return }
-        notes.lock.withLock { if notes.answer == nil { notes.answer = error } }
+        notes.state.withLock { state in if state.answer == nil { state.answer = error } }
     }
 
-    var noted: [RequestHistory.Refusal] { lock.withLock { refusals } }
+    var noted: [RequestHistory.Refusal] { state.withLock { $0.refusals } }
     /// The refusal the request was answered with (`answered`).
-    var answered: ShareError? { lock.withLock { answer } }
+    var answered: ShareError? { state.withLock { $0.answer } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ShareKit
 
 // MARK: - Applying a plan of several owners
@@ -87,14 +88,13 @@ extension PlannedUser {
 }
 
 /// The progress of parts applied at once, as one apply's: each part's changes done added up.
-final class PartProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var completed: [Int]
+final class PartProgress: Sendable {
+    private let completed: Mutex<[Int]>
     private let total: Int
     private let progress: (@Sendable (ApplyProgress) -> Void)?
 
     init(parts: Int, total: Int, progress: (@Sendable (ApplyProgress) -> Void)?) {
-        completed = Array(repeating: 0, count: parts)
+        completed = Mutex(Array(repeating: 0, count: parts))
         self.total = total
         self.progress = progress
     }
@@ -104,7 +104,7 @@ final class PartProgress: @unchecked Sendable {
         guard let progress else { return nil }
         return { [self] step in
             var step = step
-            step.completed = lock.withLock {
+            step.completed = completed.withLock { completed in
                 completed[index] = step.completed
                 return completed.reduce(0, +)
             }

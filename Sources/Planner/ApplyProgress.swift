@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ShareKit
 
 /// How far an apply has come, reported after each store call, and when a store call waits to send a request
@@ -24,12 +25,11 @@ public struct ApplyProgress: Sendable, Hashable {
 }
 
 /// The count of changes done so far, read by the wait reports of store calls running in child tasks.
-final class CompletedChanges: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+final class CompletedChanges: Sendable {
+    private let count = Mutex(0)
 
     var value: Int {
-        get { lock.withLock { count } }
-        set { lock.withLock { count = newValue } }
+        get { count.withLock { $0 } }
+        set { count.withLock { $0 = newValue } }
     }
 }

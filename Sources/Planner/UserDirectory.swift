@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import Recipe
 import ShareKit
@@ -270,13 +271,12 @@ public struct UserDirectory: Sendable, Hashable, Codable {
 
     /// `UserDirectory.positions`: the first entry of each handle and record name, as a scan from the start
     /// finds it.
-    private final class Positions: @unchecked Sendable {
-        private let lock = NSLock()
-        private var byHandle: [String: Int]?
-        private var byRecordName: [UserRecordName: Int]?
+    private final class Positions: Sendable {
+        private let byHandle = Mutex<[String: Int]?>(nil)
+        private let byRecordName = Mutex<[UserRecordName: Int]?>(nil)
 
         func ofHandle(_ handle: String, in entries: [Entry]) -> Int? {
-            lock.withLock {
+            byHandle.withLock { byHandle in
                 if byHandle == nil {
                     var made: [String: Int] = [:]
                     made.reserveCapacity(entries.count)
@@ -290,7 +290,7 @@ public struct UserDirectory: Sendable, Hashable, Codable {
         }
 
         func ofRecordName(_ recordName: UserRecordName, in entries: [Entry]) -> Int? {
-            lock.withLock {
+            byRecordName.withLock { byRecordName in
                 if byRecordName == nil {
                     var made: [UserRecordName: Int] = [:]
                     made.reserveCapacity(entries.count)

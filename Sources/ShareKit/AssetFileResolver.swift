@@ -1,20 +1,20 @@
 import Foundation
+import Synchronization
 
 /// Finds the file an `ASSETID` value names, for the `http:` and `cloudkit:` stores to upload it: whoever
 /// loaded the values (the command line, from the recipe) says how, so the client knows nothing of recipes.
-public final class AssetFileResolver: @unchecked Sendable {
-    private let lock = NSLock()
-    private var resolve: (@Sendable (String) -> String?)?
+public final class AssetFileResolver: Sendable {
+    private let resolve = Mutex<(@Sendable (String) -> String?)?>(nil)
 
     public init() {}
 
     /// Sets how an `ASSETID` text maps to a file path (e.g. `Recipe.assetPath(for:)`).
     public func set(_ resolve: @escaping @Sendable (String) -> String?) {
-        lock.withLock { self.resolve = resolve }
+        self.resolve.withLock { $0 = resolve }
     }
 
     /// The file the text names, or nil when nothing says.
     public func path(for text: String) -> String? {
-        lock.withLock { resolve }?(text)
+        resolve.withLock { $0 }?(text)
     }
 }

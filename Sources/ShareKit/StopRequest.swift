@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A request, from outside a run, that it stop: what a first Ctrl-C asks of an apply, a destroy or a lane
 /// (Docs/Plans.md, "Stopping an apply"). Nothing new starts once it is made; the calls under way finish and
@@ -7,29 +8,31 @@ import Foundation
 /// The run reads it from the task it runs on (`StopRequest.current`): the command line binds one around an
 /// apply, and the loops that start store calls (the applier's, and a store's own batches of one call) ask it
 /// before each new one.
-public final class StopRequest: @unchecked Sendable {
+public final class StopRequest: Sendable {
     @TaskLocal public static var current: StopRequest?
 
     /// The reason an apply stopped this way gives in its report (`ApplyReport.stopped`).
     public static let reason = "a signal (Ctrl-C or SIGTERM) asked the apply to stop"
 
-    private let lock = NSLock()
-    private var requested = false
-    private var calls = 0
-    private var watchers: [Int: @Sendable () -> Void] = [:]
-    private var nextWatcher = 0
+    private struct State {
+        var requested = false
+        var calls = 0
+        var watchers: [Int: @Sendable () -> Void] = [:]
+        var nextWatcher = 0
+    }
+    private let state = Mutex(State())
 
     public init() {}
 
     /// Whether the run was asked to stop.
-    public var isRequested: Bool { lock.withLock { requested } }
+    public var isRequested: Bool { state.withLock { $0.requested } }
 
     /// Asks the run to stop. Returns how many store calls were under way then.
     @discardableResult
     public func request() -> Int {
-        let (calls, watchers) = lock.withLock {
-            requested = true
-            return (self.calls, Array(self.watchers.values))
+        let (calls, watchers) = state.withLock { state in
+            state.requested = true
+            return (state.calls, Array(state.watchers.values))
         }
         for watcher in watchers { watcher() }
         return calls
@@ -39,10 +42,10 @@ public final class StopRequest: @unchecked Sendable {
     /// rather than asked: a program a lane step runs, which is interrupted with it.
     /// - Returns: what `forget(_:)` takes once the work is over.
     public func whenRequested(_ body: @escaping @Sendable () -> Void) -> Int {
-        let (id, already) = lock.withLock {
-            nextWatcher += 1
-            watchers[nextWatcher] = body
-            return (nextWatcher, requested)
+        let (id, already) = state.withLock { state in
+            state.nextWatcher += 1
+            state.watchers[state.nextWatcher] = body
+            return (state.nextWatcher, state.requested)
         }
         if already { body() }
         return id
@@ -50,13 +53,13 @@ public final class StopRequest: @unchecked Sendable {
 
     /// Stops calling what `whenRequested(_:)` was given.
     public func forget(_ id: Int) {
-        _ = lock.withLock { watchers.removeValue(forKey: id) }
+        _ = state.withLock { $0.watchers.removeValue(forKey: id) }
     }
 
     /// Runs one store call, counted as under way while it runs.
     public func during<Value>(_ call: () async throws -> Value) async rethrows -> Value {
-        lock.withLock { calls += 1 }
-        defer { lock.withLock { calls -= 1 } }
+        state.withLock { $0.calls += 1 }
+        defer { state.withLock { $0.calls -= 1 } }
         return try await call()
     }
 

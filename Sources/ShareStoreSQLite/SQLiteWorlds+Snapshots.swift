@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import Logging
 import ShareKit
@@ -8,12 +9,11 @@ import ShareKit
 extension SQLiteWorlds {
     /// A world copied into a database in memory with SQLite's backup API: a page-for-page copy, taken in one
     /// read transaction.
-    final class Snapshot: WorldSnapshot, @unchecked Sendable {
+    final class Snapshot: WorldSnapshot, Sendable {
         let copy: DatabaseQueue
         let byteCount: Int
         /// Whether `WorldFileCheck` found the copy sound: it never changes, so it is checked once.
-        private let checked = NSLock()
-        private var sound = false
+        private let sound = Mutex(false)
 
         init(_ copy: DatabaseQueue) throws {
             self.copy = copy
@@ -25,9 +25,9 @@ extension SQLiteWorlds {
 
         /// What is wrong with the copy as a world's database, or nil.
         func problem() throws -> String? {
-            if checked.withLock({ sound }) { return nil }
+            if sound.withLock({ $0 }) { return nil }
             let problem = try copy.read(WorldFileCheck.problem)
-            if problem == nil { checked.withLock { sound = true } }
+            if problem == nil { sound.withLock { $0 = true } }
             return problem
         }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 
 /// Whether a database given to the store (a snapshot file's world, a snapshot restored) is one of
@@ -60,16 +61,15 @@ enum WorldFileCheck {
         return schema
     }
 
-    private static let referencesLock = NSLock()
-    nonisolated(unsafe) private static var references: [String: [Entry: String]] = [:]
+    private static let references = Mutex<[String: [Entry: String]]>([:])
 
     /// The schema sharelane's migrations make, up to and including `identifier`: made once in memory.
     static func referenceSchema(upTo identifier: String) throws -> [Entry: String] {
-        if let known = referencesLock.withLock({ references[identifier] }) { return known }
+        if let known = references.withLock({ $0[identifier] }) { return known }
         let database = try DatabaseQueue()
         try StoreMigrations.migrator.migrate(database, upTo: identifier)
         let schema = try database.read(schema(of:))
-        referencesLock.withLock { references[identifier] = schema }
+        references.withLock { $0[identifier] = schema }
         return schema
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import ShareKit
 
@@ -42,17 +43,16 @@ struct SchemaRow: Codable, FetchableRecord, PersistableRecord {
 /// The schemas last decoded, by their stored bytes: every `modifyRecords` call reads its environment's schema,
 /// and decoding its JSON anew each time was a fiftieth of an apply of 10,000 records (perf). The bytes are
 /// still read in each transaction, so a schema another process changed is decoded again.
-final class DecodedSchemas: @unchecked Sendable {
+final class DecodedSchemas: Sendable {
     static let shared = DecodedSchemas()
-    private let lock = NSLock()
-    private var entries: [(definition: Data, schema: Schema)] = []
+    private let entries = Mutex<[(definition: Data, schema: Schema)]>([])
 
     func schema(for definition: Data) -> Schema? {
-        lock.withLock { entries.first { $0.definition == definition }?.schema }
+        entries.withLock { $0.first { $0.definition == definition }?.schema }
     }
 
     func remember(_ schema: Schema, for definition: Data) {
-        lock.withLock {
+        entries.withLock { entries in
             // Two environments' schemas, and the one before a change: a few entries are enough.
             if entries.count >= 4 { entries.removeFirst() }
             entries.append((definition, schema))
