@@ -71,6 +71,53 @@ enum FakeData {
         ("Mexico City", "Mexico", 19.4326, -99.1332), ("Lima", "Peru", -12.0464, -77.0428),
         ("Buenos Aires", "Argentina", -34.6037, -58.3816), ("Rio de Janeiro", "Brazil", -22.9068, -43.1729),
     ]
+    /// More cities, chosen only by placeholders held to countries or cities (`{{fake.city(Portugal)}}`), so
+    /// that a country has several: `{{fake.city}}` alone still draws from `cities`, whose data is frozen.
+    static let heldCities: [(name: String, country: String, latitude: Double, longitude: Double)] = [
+        ("Faro", "Portugal", 37.0194, -7.9304), ("Coimbra", "Portugal", 40.2033, -8.4103),
+        ("Braga", "Portugal", 41.5454, -8.4265), ("Sintra", "Portugal", 38.8029, -9.3817),
+        ("Évora", "Portugal", 38.5714, -7.9135), ("Cascais", "Portugal", 38.6979, -9.4215),
+        ("Seville", "Spain", 37.3891, -5.9845), ("Valencia", "Spain", 39.4699, -0.3763),
+        ("Granada", "Spain", 37.1773, -3.5986), ("Bilbao", "Spain", 43.2630, -2.9350),
+        ("Nice", "France", 43.7102, 7.2620), ("Bordeaux", "France", 44.8378, -0.5792),
+        ("Marseille", "France", 43.2965, 5.3698), ("Milan", "Italy", 45.4642, 9.1900),
+        ("Naples", "Italy", 40.8518, 14.2681), ("Bologna", "Italy", 44.4949, 11.3426),
+        ("Hamburg", "Germany", 53.5511, 9.9937), ("Cologne", "Germany", 50.9375, 6.9603),
+        ("Salzburg", "Austria", 47.8095, 13.0550), ("Rotterdam", "Netherlands", 51.9244, 4.4777),
+        ("Utrecht", "Netherlands", 52.0907, 5.1214), ("Gothenburg", "Sweden", 57.7089, 11.9746),
+        ("Bergen", "Norway", 60.3913, 5.3221), ("Manchester", "United Kingdom", 53.4808, -2.2426),
+        ("Bath", "United Kingdom", 51.3811, -2.3590), ("York", "United Kingdom", 53.9600, -1.0873),
+        ("Thessaloniki", "Greece", 40.6401, 22.9444), ("Zurich", "Switzerland", 47.3769, 8.5417),
+        ("Geneva", "Switzerland", 46.2044, 6.1432), ("Brussels", "Belgium", 50.8503, 4.3517),
+        ("Bruges", "Belgium", 51.2093, 3.2247), ("Kraków", "Poland", 50.0647, 19.9450),
+        ("Warsaw", "Poland", 52.2297, 21.0122), ("Budapest", "Hungary", 47.4979, 19.0402),
+        ("Osaka", "Japan", 34.6937, 135.5023), ("Nara", "Japan", 34.6851, 135.8048),
+        ("Hiroshima", "Japan", 34.3853, 132.4553), ("Sapporo", "Japan", 43.0618, 141.3545),
+        ("Busan", "South Korea", 35.1796, 129.0756), ("Brisbane", "Australia", -27.4698, 153.0251),
+        ("Perth", "Australia", -31.9505, 115.8605), ("Toronto", "Canada", 43.6532, -79.3832),
+        ("Quebec City", "Canada", 46.8139, -71.2080), ("Chicago", "United States", 41.8781, -87.6298),
+        ("Boston", "United States", 42.3601, -71.0589), ("Seattle", "United States", 47.6062, -122.3321),
+        ("New Orleans", "United States", 29.9511, -90.0715), ("Oaxaca", "Mexico", 17.0732, -96.7266),
+        ("Cusco", "Peru", -13.5320, -71.9675),
+    ]
+    /// What a shopping list holds, as nouns, for `{{fake.shopping}}`.
+    static let shopping = [
+        "Olive oil", "Oat milk", "Sourdough bread", "Eggs", "Cherry tomatoes", "Basmati rice", "Greek yoghurt",
+        "Ground coffee", "Lemons", "Bananas", "Baby spinach", "Cheddar", "Butter", "Spaghetti", "Chickpeas",
+        "Peanut butter", "Washing-up liquid", "Kitchen roll", "Toothpaste", "Honey", "Avocados", "Red onions",
+        "Garlic", "Mozzarella", "Orange juice", "Granola", "Sparkling water", "Dark chocolate", "Fresh basil",
+        "Frozen peas", "Tortillas", "Salmon fillets", "Bin bags", "Laundry detergent", "Apples", "Carrots",
+        "Green tea", "Sea salt", "Sunscreen", "Batteries",
+    ]
+    /// What a to-do list holds, as nouns, for `{{fake.todo}}`.
+    static let todos = [
+        "Passport renewal", "Dentist appointment", "Car insurance", "Train tickets", "Tax return",
+        "Boiler service", "Library books", "Hotel booking", "Travel adapter", "Photo album", "Bike repair",
+        "Parcel return", "Museum tickets", "Restaurant booking", "School forms", "Spare keys", "Packing list",
+        "Vet check-up", "Electricity bill", "Smoke alarm battery", "Wedding reply", "Birthday card",
+        "Gutter cleaning", "Phone contract", "Flu jab", "Recycling day", "Visa application", "Airport transfer",
+        "Gym membership", "Window cleaner",
+    ]
 }
 
 /// Produces one `{{fake.*}}` value from a stable random stream.
@@ -131,6 +178,12 @@ enum FakeValue {
     static func place(_ random: inout StableRandom) -> String {
         "\(random.pick(FakeData.words).capitalizedFirst) \(random.pick(FakeData.placeKinds))"
     }
+
+    /// Something to buy, as a noun (`Olive oil`).
+    static func shopping(_ random: inout StableRandom) -> String { random.pick(FakeData.shopping) }
+
+    /// Something to do, as a noun (`Dentist appointment`).
+    static func todo(_ random: inout StableRandom) -> String { random.pick(FakeData.todos) }
 
     /// `FakeData.verbs`, each with a capital first letter, in the same order.
     private static let capitalizedVerbs = FakeData.verbs.map(\.capitalizedFirst)

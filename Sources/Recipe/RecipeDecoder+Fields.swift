@@ -87,7 +87,7 @@ extension RecipeDecoder {
                     return .location(Location(latitude: latitude, longitude: longitude))
                 }
             } catch {
-                self.error(error.message, node.location)
+                self.error(error.message, error.offset.map(node.location(ofCharacter:)) ?? node.location)
                 return nil
             }
         }
@@ -372,7 +372,7 @@ extension RecipeDecoder {
                     rawText, index: context.index, path: context.path, recordPath: context.recordPath
                 ).text
             } catch {
-                self.error(error.message, node.location)
+                self.error(error.message, error.offset.map(node.location(ofCharacter:)) ?? node.location)
                 return nil
             }
         }

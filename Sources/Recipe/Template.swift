@@ -1,4 +1,5 @@
-/// `{{…}}` placeholders in names and field values: `{{i}}`, `{{i:03}}` and the `fake.*` generators.
+/// `{{…}}` placeholders in names and field values: `{{i}}`, `{{i:03}}`, `{{pick: [a, b]}}` and the `fake.*`
+/// generators.
 ///
 /// A value that is exactly one placeholder keeps the placeholder's own type: `"{{i}}"` and
 /// `"{{fake.int(1,100)}}"` are INT64, `"{{fake.date}}"` is a TIMESTAMP; anything else is text.
@@ -13,12 +14,13 @@ enum Template {
     static let placeholders = [
         "i", "i:03", "i*10+5", "date(2026-06-01 + i days)", "fake.name", "fake.email", "fake.sentence",
         "fake.word", "fake.int(1,100)", "fake.date", "fake.city", "fake.country", "fake.place", "fake.location",
+        "fake.shopping", "fake.todo", "fake.city(Portugal)", "pick: [a, b, c]",
     ]
 
     /// The `fake.*` generators that take no arguments.
     static let fakes: Set<String> = [
         "fake.name", "fake.email", "fake.sentence", "fake.word", "fake.date", "fake.city", "fake.country",
-        "fake.place", "fake.location",
+        "fake.place", "fake.location", "fake.shopping", "fake.todo",
     ]
 
     /// Whether `text` holds a placeholder at all (cheap; most strings do not).
@@ -57,6 +59,10 @@ enum Template {
             case linear(TemplateArithmetic.Linear, source: String)
             /// `{{date(2026-06-01 + i days)}}`.
             case date(TemplateArithmetic.DateSteps, source: String)
+            /// `{{pick: [a, b, c]}}`: one of the recipe's choices.
+            case pick([String])
+            /// `{{fake.city(Portugal)}}`: a generator of the record's city, held to these cities.
+            case heldCity(kind: String, cities: [TemplateChoices.City])
             /// `{{"TEXT"}}`: the text itself.
             case text(String)
             /// An expression that is wrong whatever the index: its message.
@@ -79,7 +85,13 @@ enum Template {
                     rest = rest[rest.endIndex...]
                     break
                 }
-                pieces.append(.placeholder(Self.read(Template.trimmed(afterOpen[..<close.lowerBound]))))
+                var expression = Self.read(Template.trimmed(afterOpen[..<close.lowerBound]))
+                // A mistake that points at its placeholder is placed where that `{{` is written.
+                if case .invalid(var error) = expression, let offset = error.offset {
+                    error.offset = text.distance(from: text.startIndex, to: open.lowerBound) + offset
+                    expression = .invalid(error)
+                }
+                pieces.append(.placeholder(expression))
                 rest = afterOpen[close.upperBound...]
             }
             if !rest.isEmpty { pieces.append(.literal(rest)) }
@@ -115,6 +127,18 @@ enum Template {
 
         private static func read(_ expression: String) -> Expression {
             if expression == "i" { return .index(source: expression) }
+            if TemplateChoices.isPick(expression) {
+                switch TemplateChoices.pick(expression) {
+                case .success(let choices): return .pick(choices)
+                case .failure(let error): return .invalid(error)
+                }
+            }
+            if let kind = TemplateChoices.heldKind(expression) {
+                switch TemplateChoices.heldCities(expression, kind: kind) {
+                case .success(let cities): return .heldCity(kind: kind, cities: cities)
+                case .failure(let error): return .invalid(error)
+                }
+            }
             // `{{"{{"}}` writes a literal `{{` (what `export` writes for a value that holds one).
             if expression.count >= 2, expression.hasPrefix("\""), expression.hasSuffix("\"") {
                 return .text(String(expression.dropFirst().dropLast()))
@@ -168,6 +192,12 @@ enum Template {
                 return .fakeInt(low...high)
             }
             var message = "unknown placeholder `{{\(expression)}}`"
+            if let colon = expression.firstIndex(of: ":"),
+                Suggestion.closest(to: Template.trimmed(expression[..<colon]), in: ["pick"]) != nil
+            {
+                message += "; did you mean `{{pick: [a, b, c]}}`?"
+                return .invalid(TemplateError(message: message, offset: 0))
+            }
             if let hint = Suggestion.closest(to: expression, in: Template.placeholders) {
                 message += "; did you mean `{{\(hint)}}`?"
             } else {
@@ -182,6 +212,19 @@ enum Template {
             switch expression {
             case .text(let text):
                 return .text(text)
+            case .pick(let choices):
+                var random = StableRandom(seed: seed, path: path, occurrence: occurrence)
+                return .text(random.pick(choices))
+            case .heldCity(let kind, let cities):
+                let city = place.city(in: cities)
+                switch kind {
+                case "fake.city": return .text(city.name)
+                case "fake.country": return .text(city.country)
+                default:
+                    var random = StableRandom(seed: seed, path: path, occurrence: occurrence)
+                    let point = FakeValue.location(near: city, &random)
+                    return .location(latitude: point.latitude, longitude: point.longitude)
+                }
             case .index(let source):
                 guard let index else {
                     throw TemplateError(message: "`{{\(source)}}` is only defined in a record with `repeat:`")
@@ -205,6 +248,8 @@ enum Template {
                 case "fake.city": return .text(place.city.name)
                 case "fake.country": return .text(place.city.country)
                 case "fake.place": return .text(FakeValue.place(&random))
+                case "fake.shopping": return .text(FakeValue.shopping(&random))
+                case "fake.todo": return .text(FakeValue.todo(&random))
                 case "fake.location":
                     let point = FakeValue.location(near: place.city, &random)
                     return .location(latitude: point.latitude, longitude: point.longitude)
@@ -296,6 +341,13 @@ final class Place {
         let city = FakeValue.city(&random)
         chosen = city
         return city
+    }
+
+    /// The record's city among `cities`: the same for every placeholder of the record held to the same
+    /// list, whatever order its fields are read in.
+    func city(in cities: [TemplateChoices.City]) -> TemplateChoices.City {
+        var random = StableRandom(seed: seed, path: path + "#city")
+        return random.pick(cities)
     }
 }
 
