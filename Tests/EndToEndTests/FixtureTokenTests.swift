@@ -25,7 +25,7 @@ import Testing
             os.environ["CLOUDKIT_CONTAINER"], os.environ["CLOUDKIT_ENVIRONMENT"], query)
         statuses, refusals, lock = {}, [], threading.Lock()
         def work(n):
-            connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+            connection = http.client.HTTPConnection(base.hostname, base.port, timeout=\(TestDeadlines.httpRead.components.seconds))
             for _ in range(n):
                 connection.request("POST", path, body=b"{}", headers={"Content-Type": "text/plain"})
                 answer = connection.getresponse()

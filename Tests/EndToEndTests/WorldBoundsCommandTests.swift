@@ -28,10 +28,7 @@ import Testing
         let script =
             #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; "#
             + "ulimit -n 256; exec \(quoted)"
-        return try await SharelaneBinary.offPool { [directory] in
-            try SharelaneBinary.runProcess(
-                URL(fileURLWithPath: "/bin/bash"), ["-c", script], in: directory)
-        }
+        return try await SharelaneBinary.runProcess(URL(fileURLWithPath: "/bin/bash"), ["-c", script], in: directory)
     }
 
     /// The Python every wrapped command starts with: calls with the fixture's tokens.
@@ -39,14 +36,14 @@ import Testing
         import http.client, json, os, urllib.parse
         base = urllib.parse.urlparse(os.environ["SHARELANE_URL"])
         api = urllib.parse.quote(os.environ["CLOUDKIT_API_TOKEN"])
-        connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+        connection = http.client.HTTPConnection(base.hostname, base.port, timeout=\(TestDeadlines.httpRead.components.seconds))
         def call(method, path, body=b"{}"):
             global connection
             try:
                 connection.request(method, path, body=body)
                 answer = connection.getresponse()
             except (http.client.HTTPException, OSError):
-                connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+                connection = http.client.HTTPConnection(base.hostname, base.port, timeout=\(TestDeadlines.httpRead.components.seconds))
                 connection.request(method, path, body=body)
                 answer = connection.getresponse()
             global web

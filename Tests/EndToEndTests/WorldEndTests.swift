@@ -20,7 +20,7 @@ import Testing
         web = ""
         def call(method, path, body=b"{}", token=True):
             global web
-            connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+            connection = http.client.HTTPConnection(base.hostname, base.port, timeout=\(TestDeadlines.httpRead.components.seconds))
             if token:
                 path += ("&" if "?" in path else "?") + "ckAPIToken=" + api
             connection.request(method, path, body=body)
@@ -69,7 +69,7 @@ import Testing
             print("removed", status, text)
             print("new world", zone_names("iCloud.test.world3"))
             def console_overview():
-                connection = http.client.HTTPConnection(base.hostname, base.port, timeout=60)
+                connection = http.client.HTTPConnection(base.hostname, base.port, timeout=\(TestDeadlines.httpRead.components.seconds))
                 connection.request("POST", "/console/signin", body="token=world-end-token&next=/",
                                    headers={"Content-Type": "application/x-www-form-urlencoded"})
                 answer = connection.getresponse()

@@ -3,23 +3,21 @@ import SharelaneTestSupport
 import Recipe
 import Testing
 
-/// Hostile or broken input ends in a clear error within bounded time and memory, never a crash.
+/// Hostile or broken input ends in a clear error within bounded time and memory, never a crash. The errors show
+/// the bound: a file refused by its size was not read, an endless one was read only to the limit. How fast is
+/// for `Scripts/bench.sh`; timed here, a busy machine would fail them.
 @Suite("Robustness")
 struct RobustnessTests {
     static let header = "sharelane: 1\nname: robust\nusers: { alice: { email: a@example.com } }\n"
 
     func expectError(
-        _ yaml: String, containing text: String, within seconds: Double = 10,
-        sourceLocation: Testing.SourceLocation = #_sourceLocation
+        _ yaml: String, containing text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) {
-        let start = Date()
         let errors = loadErrors(yaml: yaml, file: "robust.yaml")
-        let elapsed = Date().timeIntervalSince(start)
         #expect(!errors.isEmpty, sourceLocation: sourceLocation)
         #expect(
             errors.contains { $0.description.contains(text) }, "got: \(errors.map(\.description))",
             sourceLocation: sourceLocation)
-        #expect(elapsed < seconds, "took \(elapsed) s", sourceLocation: sourceLocation)
     }
 
     @Test("malformed YAML is located")
@@ -46,7 +44,7 @@ struct RobustnessTests {
         #expect(control.first?.message.contains("malformed YAML") == true)
     }
 
-    @Test("a 50 MB file is refused by its size, quickly")
+    @Test("a 50 MB file is refused by its size")
     func hugeFile() throws {
         let scratch = try TemporaryDirectory("recipe")
         let path = scratch.url.appendingPathComponent("huge.yaml").path
@@ -55,9 +53,7 @@ struct RobustnessTests {
         data.reserveCapacity(50 * 1024 * 1024 + line.count)
         while data.count < 50 * 1024 * 1024 { data.append(line) }
         try data.write(to: URL(fileURLWithPath: path))
-        let start = Date()
         let errors = loadErrors(path)
-        #expect(Date().timeIntervalSince(start) < 2)
         #expect(errors.count == 1)
         #expect(
             errors.first?.description.hasSuffix(
@@ -68,9 +64,7 @@ struct RobustnessTests {
     @Test("an endless file (a device) is read only up to the limit")
     func endlessFile() {
         guard FileManager.default.fileExists(atPath: "/dev/zero") else { return }
-        let start = Date()
         let errors = loadErrors("/dev/zero")
-        #expect(Date().timeIntervalSince(start) < 10)
         #expect(errors.map(\.description) == ["/dev/zero: error: the file is larger than 16 MB, the limit for recipes"])
     }
 
