@@ -48,9 +48,13 @@ public struct Exporter: Sendable {
     ///   store cannot be read.
     /// - Parameter otherOwners: users whose zones the recipe declares too, each zone with its `owner:`
     ///   (their custom zones: the default zone is the owner's alone). A zone name two owners use is refused.
+    /// - Parameter keptHandles: handles by email address (a recipe's `alice` for `alice@example.com`): a user
+    ///   with one of these addresses keeps that handle, so the export fits the lanes written for the recipe;
+    ///   any other user gets one made from the address.
     public func export(
         owner: User, otherOwners: [User] = [], zones: [String] = [], name: String = "exported",
-        container: String? = nil, environment: String? = nil, assets: ExportAssets? = nil
+        container: String? = nil, environment: String? = nil, assets: ExportAssets? = nil,
+        keptHandles: [String: String] = [:]
     ) async throws -> String {
         let reader = LiveStateReader(store: store, owner: owner.recordName, logger: logger)
         var listedByOwner: [(owner: User, zones: [Zone])] = []
@@ -112,7 +116,7 @@ public struct Exporter: Sendable {
             }
         }
 
-        var users = ExportedUsers()
+        var users = ExportedUsers(kept: keptHandles)
         let ownerEmail = try await email(of: owner.recordName, known: owner.email, name: owner.name)
         let ownerHandle = users.handle(for: owner.recordName, email: ownerEmail, name: owner.name)
         for (user, _) in listedByOwner.dropFirst() {
@@ -264,7 +268,7 @@ public struct Exporter: Sendable {
     }
 }
 
-/// The users an export names: handles made from email addresses, unique.
+/// The users an export names: the handles a recipe gave them, else handles made from email addresses, unique.
 public struct ExportedUsers {
     struct Entry {
         var handle: String
@@ -274,13 +278,26 @@ public struct ExportedUsers {
     }
 
     private(set) var entries: [Entry] = []
+    /// Handles to keep, by lowercased email address.
+    private let kept: [String: String]
+    /// The kept handles, which no other user is given.
+    private let reserved: Set<String>
+
+    init(kept: [String: String] = [:]) {
+        self.kept = Dictionary(kept.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        reserved = Set(self.kept.values)
+    }
 
     mutating func handle(for recordName: UserRecordName, email: String, name: String?) -> String {
         if let existing = entries.first(where: { $0.recordName == recordName }) { return existing.handle }
+        if let handle = kept[email.lowercased()], !entries.contains(where: { $0.handle == handle }) {
+            entries.append(Entry(handle: handle, recordName: recordName, email: email, name: name))
+            return handle
+        }
         let base = Self.baseHandle(email: email)
         var handle = base
         var suffix = 2
-        while entries.contains(where: { $0.handle == handle }) {
+        while entries.contains(where: { $0.handle == handle }) || reserved.contains(handle) {
             handle = "\(base)-\(suffix)"
             suffix += 1
         }

@@ -44,6 +44,13 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     @Option(help: "The exported recipe's name.")
     var name: String = "exported"
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Name the recipe's users by its handles (alice, bob), so the export fits its lanes; the default when a "
+                + "recipe is found. --no-keep-handles makes handles from email addresses."))
+    var keepHandles: Bool?
+
     @OptionGroup var recipeSelection: RecipeSelection
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var world: WorldOptions
@@ -52,6 +59,15 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     func run() async throws {
         let logger = Logger(label: "sharelane.export")
         let (owner, loaded) = try ownerEmail()
+        if keepHandles == true, loaded == nil {
+            throw CommandFailure.usage(
+                "--keep-handles needs the recipe whose handles to keep: pass --recipe FILE, or drop --keep-handles")
+        }
+        // The recipe's own handles by email address: an export that renamed `maya` would no longer fit the
+        // lanes written for her.
+        let kept =
+            keepHandles == false
+            ? [:] : Dictionary((loaded?.users ?? []).map { ($0.email, $0.handle) }, uniquingKeysWith: { a, _ in a })
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.
         // A store URL that names its container (cloudkit:CONTAINER/ENVIRONMENT) wins over the recipe's.
@@ -71,19 +87,22 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let yaml = try await Self.exportedRecipe(
             from: store, owner: owner, otherOwners: otherOwners, zones: zones, name: name, container: container,
             environment: environment,
-            out: out, logger: logger, hint: world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url))
+            out: out, logger: logger, hint: world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url),
+            keptHandles: kept)
         try OutputFile.write(yaml, to: out) {
             "Wrote \($0); `sharelane plan \($0)` shows no changes against \(store.displayName)."
         }
     }
 
     /// The live state of `owner`'s zones (all, or those in `zones`) and public records as a recipe named `name`
-    /// for `container` and `environment`, its assets downloaded beside `out` when given: what `export` writes,
-    /// and what `init --from-store` starts from.
+    /// for `container` and `environment`, its assets downloaded beside `out` when given, the users with an
+    /// address in `keptHandles` under those handles: what `export` writes, and what `init --from-store` starts
+    /// from.
     /// - Throws: `CommandFailure` naming the store and what failed.
     static func exportedRecipe(
         from store: any Store, owner: Owner, otherOwners: [String] = [], zones: [String], name: String,
-        container: String, environment: String, out: String?, logger: Logger, hint: String = ""
+        container: String, environment: String, out: String?, logger: Logger, hint: String = "",
+        keptHandles: [String: String] = [:]
     ) async throws -> String {
         do {
             let email = try await owner.email(in: store, hint: hint)
@@ -109,7 +128,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             return try await Exporter(store: store, logger: logger).export(
                 owner: user, otherOwners: others, zones: zones, name: name, container: container,
                 environment: environment,
-                assets: assets)
+                assets: assets, keptHandles: keptHandles)
         } catch let failure as CommandFailure {
             throw failure
         } catch {
