@@ -201,13 +201,6 @@ public final class WebServicesStore: Store {
         }
     }
 
-    /// Hands the store an emulator user's web auth token from an earlier sign-in (`sharelane login`): requests
-    /// as that user go on from it, and a new sign-in replaces it only when the emulator refuses it.
-    public func adoptSession(_ user: User, token: String) async {
-        guard endpoint.kind == .emulator else { return }
-        await sessions.signedIn(user, token: token)
-    }
-
     /// On the emulator, the users this store holds no session for; on `cloudkit:` none (it acts only as its
     /// signed-in user, and says so when asked to act as another).
     public func needingSignIn(_ users: [UserRecordName]) async -> Set<UserRecordName> {

@@ -58,7 +58,7 @@ struct WebServicesTransport: Sendable {
                 self.counter.increment()
                 do {
                     let response = try await self.httpClient.execute(request, timeout: timeout)
-                    let buffer = try await response.body.collect(upTo: CloudKitLimits.assetBytes + (1 << 20))
+                    let buffer = try await response.body.collect(upTo: CloudKitLimits.bodyBytes)
                     return Reply(
                         path: what, status: Int(response.status.code), data: Data(buffer.readableBytesView),
                         nextToken: nil, service: self.displayName)

@@ -154,7 +154,4 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
         ]
         return patterns
     }
-
-    /// Whether Apple's service serves the operation (the schema operations are the emulator's own).
-    public var isServedByApple: Bool { !path.hasPrefix("schema/") && self != .usersSettings }
 }

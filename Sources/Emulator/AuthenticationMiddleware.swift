@@ -84,11 +84,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
             let buffer = try await request.collectBody(upTo: configuration.maxBodyBytes)
             body = Data(buffer.readableBytesView)
         } catch {
-            return await answer(
-                ShareError(
-                    .badRequest,
-                    "the request body is larger than \(configuration.maxBodyBytes) bytes, or was cut short"),
-                to: request, context: context)
+            return await answer(configuration.bodyTooLarge, to: request, context: context)
         }
         let keyID = header(WireSpelling.keyIDHeader)
         // The target as received; a bare `?` with nothing after it is no query.

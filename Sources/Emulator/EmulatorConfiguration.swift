@@ -1,5 +1,6 @@
 import CloudKitWire
 import Foundation
+import ShareKit
 
 /// How `sharelane serve` listens and authenticates.
 public struct EmulatorConfiguration: Sendable {
@@ -11,7 +12,7 @@ public struct EmulatorConfiguration: Sendable {
     public var apiToken: String
     /// How long an unused web auth token stays good.
     public var tokenLifetime: Duration
-    /// Larger request bodies are refused with `BAD_REQUEST`.
+    /// Larger request bodies are refused with `BAD_REQUEST` (`bodyTooLarge`).
     public var maxBodyBytes: Int
     /// The time tokens expire by.
     public var clock: EmulatorClock
@@ -122,5 +123,13 @@ public struct EmulatorConfiguration: Sendable {
     public static func makeAPIToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+extension EmulatorConfiguration {
+    /// The refusal of a request body over `maxBodyBytes`, or one that ended before its length: one sentence
+    /// wherever serve reads a body.
+    var bodyTooLarge: ShareError {
+        ShareError(.badRequest, "the request body is larger than \(maxBodyBytes) bytes, or was cut short")
     }
 }

@@ -52,7 +52,7 @@ extension EmulatorService {
         do {
             bodyData = try await request.collectBody(upTo: configuration.maxBodyBytes)
         } catch {
-            throw ShareError(.badRequest, "the request body is larger than \(configuration.maxBodyBytes) bytes")
+            throw configuration.bodyTooLarge
         }
         let body = try decode(TokensRequest.self, from: Data(bodyData.readableBytesView))
         let world = StoreWorld(container: container, environment: environment)

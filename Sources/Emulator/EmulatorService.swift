@@ -308,8 +308,7 @@ struct EmulatorService: Sendable {
             let buffer = try await request.collectBody(upTo: configuration.maxBodyBytes)
             return Data(buffer.readableBytesView)
         } catch {
-            throw ShareError(
-                .badRequest, "the request body is larger than \(configuration.maxBodyBytes) bytes, or was cut short")
+            throw configuration.bodyTooLarge
         }
     }
 

@@ -18,9 +18,6 @@ public struct PlanBase: Sendable, Hashable, Codable {
         self.problem = problem
     }
 
-    /// Whether the plan is against the state the base recipe declares (not against nothing).
-    public var isApplied: Bool { problem == nil }
-
     /// `` `sharelane.yaml` at `origin/main` ``, or `` `base.yaml` `` for a file.
     public var name: String {
         "`\(recipe)`" + (revision.map { " at `\($0)`" } ?? "")

@@ -200,7 +200,7 @@ final class RecipeDecoder {
             } else {
                 error(
                     "unknown environment `\(word)`"
-                        + (Suggestion.closest(to: word, in: ["development", "production"]).map {
+                        + (Suggestion.closest(to: word, in: CloudKitEnvironment.allCases.map(\.rawValue)).map {
                             "; did you mean `\($0)`?"
                         }
                             ?? "; use `development` or `production`"),

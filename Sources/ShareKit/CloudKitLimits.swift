@@ -12,6 +12,9 @@ public enum CloudKitLimits {
     public static let recordBytes = 1 << 20
     /// One asset: 50 MB.
     public static let assetBytes = 50 << 20
+    /// The largest request or answer body sharelane's client and `record` read whole: one asset, and 1 MB for
+    /// the JSON around it.
+    public static let bodyBytes = assetBytes + (1 << 20)
     /// An email address (RFC 5321's limit on a path, which iCloud addresses follow); `EmailAddress` checks it.
     public static let emailAddressLength = 254
 

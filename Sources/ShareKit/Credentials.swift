@@ -10,8 +10,6 @@ public enum Credentials {
     public static let webAuthTokenVariable = "CLOUDKIT_WEB_AUTH_TOKEN"
     /// A server-to-server key's ID.
     public static let keyIDVariable = "CLOUDKIT_KEY_ID"
-    /// The path of a server-to-server key's PEM file.
-    public static let privateKeyFileVariable = "CLOUDKIT_PRIVATE_KEY_FILE"
 
     /// What a masked secret reads as.
     public static let mask = "***"

@@ -68,13 +68,6 @@ extension SQLiteStore {
         }
     }
 
-    public func resolveUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [User?] {
-        try Self.admit(user, .aboutTheUser, .public)
-        return try await read("resolving users") { db in
-            try lookups.map { try Self.userRow($0, db: db)?.user }
-        }
-    }
-
     /// The user a lookup names, discoverable or not.
     static func userRow(_ lookup: UserLookup, db: Database) throws -> UserRow? {
         switch lookup {

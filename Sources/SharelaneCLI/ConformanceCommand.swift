@@ -69,7 +69,7 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
         guard ["text", "json"].contains(format) else {
             throw ValidationError("--format \"\(format)\" is not text or json")
         }
-        guard ["development", "production"].contains(environment) else {
+        guard CloudKitEnvironment(rawValue: environment) != nil else {
             throw ValidationError("--environment \"\(environment)\" is not development or production")
         }
         if let record, record.isEmpty { throw ValidationError("--record is empty: give the folder to record to") }

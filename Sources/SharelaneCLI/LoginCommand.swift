@@ -96,7 +96,7 @@ struct LoginCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         let file = TokenStore.standard
         let apiToken =
-            storeOptions.apiToken ?? variables[StoreLocator.apiTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+            storeOptions.apiToken ?? variables[Credentials.apiTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
             ?? (try? file.find(store: key.store, environment: key.environment))?.apiToken
         SecretMask.register(apiToken)
         guard let apiToken else {

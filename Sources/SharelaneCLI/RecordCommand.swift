@@ -294,7 +294,7 @@ struct ForwardingProxy: Sendable {
         let number = await recorder.number()
         let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: CloudKitLimits.assetBytes + (1 << 20))
+            body = try await request.collectBody(upTo: CloudKitLimits.bodyBytes)
         } catch {
             return Self.failure(.contentTooLarge, "the request body is larger than CloudKit takes")
         }

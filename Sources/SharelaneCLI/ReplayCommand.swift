@@ -9,6 +9,7 @@ import Logging
 import NIOCore
 import Parity
 import ServiceLifecycle
+import ShareKit
 import ShareStoreSQLite
 
 /// `sharelane replay`: sends a recording's requests to an emulator and compares each answer, key by key.
@@ -71,16 +72,8 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
 
     static var defaultLogLevel: Logger.Level { .warning }
 
-    func reports() throws -> [(format: String, path: String)] {
-        try report.map { entry in
-            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2, ["junit", "json"].contains(parts[0]), !parts[1].isEmpty else {
-                throw ValidationError(
-                    "--report \"\(entry)\" is not FORMAT:FILE: write junit:report.xml or json:report.json")
-            }
-            return (parts[0], parts[1])
-        }
-    }
+    /// The reports `--report` asks for.
+    func reports() throws -> [(format: String, path: String)] { try ReportFiles.requests(report) }
 
     /// The server of `--store`: its base URL.
     func target() throws -> String? {
@@ -121,7 +114,7 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let logger = Logger(label: "sharelane.replay")
         let result: ReplayReport
         if let base = try target() {
-            guard let token = ProcessInfo.processInfo.environment["CLOUDKIT_API_TOKEN"], !token.isEmpty else {
+            guard let token = ProcessInfo.processInfo.environment[Credentials.apiTokenVariable], !token.isEmpty else {
                 throw CommandFailure.usage(
                     "replay against \(base) needs its API token: set CLOUDKIT_API_TOKEN (serve prints it on start, "
                         + "or takes one with --api-token)")

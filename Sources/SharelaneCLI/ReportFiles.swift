@@ -6,6 +6,19 @@ import Recipe
 /// The report files `run --report` and `test --report` write: checked before anything runs, and written
 /// even when the lane never started, so that CI finds a report that says why.
 enum ReportFiles {
+    /// The reports `--report FORMAT:FILE` entries ask for (`run`, `replay`): a JUnit or a JSON file each.
+    /// - Throws: `ValidationError` for an entry that is not `junit:FILE` or `json:FILE`.
+    static func requests(_ entries: [String]) throws -> [(format: String, path: String)] {
+        try entries.map { entry in
+            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, ["junit", "json"].contains(parts[0]), !parts[1].isEmpty else {
+                throw ValidationError(
+                    "--report \"\(entry)\" is not FORMAT:FILE: write junit:report.xml or json:report.json")
+            }
+            return (parts[0], parts[1])
+        }
+    }
+
     /// Refuses a report whose folder does not exist, saying so, before any lane runs.
     /// - Throws: `ExitCode.failure` after printing which.
     static func refuseMissingFolders(_ paths: [String]) throws {

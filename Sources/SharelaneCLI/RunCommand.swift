@@ -58,16 +58,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     var report: [String] = []
 
     /// The reports `--report` asks for.
-    func reports() throws -> [(format: String, path: String)] {
-        try report.map { entry in
-            let parts = entry.split(separator: ":", maxSplits: 1).map(String.init)
-            guard parts.count == 2, ["junit", "json"].contains(parts[0]), !parts[1].isEmpty else {
-                throw ValidationError(
-                    "--report \"\(entry)\" is not FORMAT:FILE: write junit:report.xml or json:report.json")
-            }
-            return (parts[0], parts[1])
-        }
-    }
+    func reports() throws -> [(format: String, path: String)] { try ReportFiles.requests(report) }
 
     func validate() throws { _ = try reports() }
 

@@ -166,7 +166,7 @@ struct FixtureOptions: ParsableArguments {
         var environment = ProcessInfo.processInfo.environment
         environment["SHARELANE_URL"] = baseURL
         environment["SHARELANE_STORE"] = baseURL
-        environment["CLOUDKIT_API_TOKEN"] = apiToken
+        environment[Credentials.apiTokenVariable] = apiToken
         environment["CLOUDKIT_CONTAINER"] = world.container
         environment["CLOUDKIT_ENVIRONMENT"] = world.environment.rawValue
         environment["SHARELANE_USERS"] = usersFile

@@ -73,7 +73,7 @@ public enum StoreLocator {
             guard !rest.isEmpty else { return .cloudKit(container: nil, environment: nil) }
             let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             guard parts.count <= 2, !parts[0].isEmpty,
-                parts.count == 1 || ["development", "production"].contains(parts[1])
+                parts.count == 1 || CloudKitEnvironment(rawValue: parts[1]) != nil
             else { throw StoreLocatorError.badCloudKit(url) }
             return .cloudKit(container: parts[0], environment: parts.count == 2 ? parts[1] : nil)
         }
@@ -133,9 +133,6 @@ public enum StoreLocator {
     /// The container a recipe uses when it names none.
     public static let defaultContainer = Recipe.defaultContainer
 
-    /// The environment variable that holds the API token for `http:` and `cloudkit:`.
-    public static let apiTokenVariable = "CLOUDKIT_API_TOKEN"
-
     /// Opens the store a URL names.
     ///
     /// - Parameters:
@@ -163,7 +160,7 @@ public enum StoreLocator {
                 container: container, environment: CloudKitEnvironment(rawValue: environment) ?? .development,
                 logger: logger)
         case .http:
-            let token = apiToken ?? environmentVariables[apiTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+            let token = apiToken ?? environmentVariables[Credentials.apiTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
             guard let token else { throw StoreLocatorError.missingAPIToken(url) }
             var base = url
             while base.hasSuffix("/") { base.removeLast() }
@@ -176,7 +173,7 @@ public enum StoreLocator {
                 throw StoreLocatorError.noContainer(url)
             }
             var variables = environmentVariables
-            if let apiToken { variables[apiTokenVariable] = apiToken }
+            if let apiToken { variables[Credentials.apiTokenVariable] = apiToken }
             var endpoint = try WebServicesEndpoint.cloudKit(
                 environmentVariables: variables, container: chosen,
                 environment: namedEnvironment ?? environment)

@@ -98,7 +98,7 @@ public struct StoreOptions: ParsableArguments {
                 let file = TokenStore.standard
                 if let entry = try file.find(store: key.store, environment: key.environment) {
                     func unset(_ name: String) -> Bool { (variables[name] ?? "").isEmpty }
-                    if apiToken == nil, unset(StoreLocator.apiTokenVariable), let stored = entry.apiToken {
+                    if apiToken == nil, unset(Credentials.apiTokenVariable), let stored = entry.apiToken {
                         apiToken = stored
                         SecretMask.register(stored)
                     }
