@@ -1,5 +1,6 @@
 import Foundation
 import Subprocess
+import Synchronization
 
 #if canImport(System)
     import System
@@ -28,7 +29,7 @@ import Subprocess
 ///
 /// The program is the first argument: a path when it holds a `/`, otherwise found on the `PATH` of the
 /// environment it is given, and executed directly (never through a shell or `env`).
-public final class ChildProcess: @unchecked Sendable {
+public final class ChildProcess: Sendable {
     /// What a finished program left.
     public struct Finished: Sendable {
         /// Its exit status, or 128 + N when signal N ended it (as a shell reports it).
@@ -86,12 +87,15 @@ public final class ChildProcess: @unchecked Sendable {
     public let ownGroup: Bool
     public let grace: Duration
 
-    private let lock = NSLock()
-    private var pid: pid_t?
-    private var ended = false
-    private var firstStop: Int32?
-    private var timedOut = false
-    private var killer: Task<Void, Never>?
+    /// The program's life as `run`, `stop` and the timer see it, from any thread.
+    private struct Life {
+        var pid: pid_t?
+        var ended = false
+        var firstStop: Int32?
+        var timedOut = false
+        var killer: Task<Void, Never>?
+    }
+    private let life = Mutex(Life())
 
     /// - Parameters:
     ///   - arguments: the program, then its arguments.
@@ -118,7 +122,7 @@ public final class ChildProcess: @unchecked Sendable {
             throw LaunchFailure(program: "", notFound: true, reason: "nothing to run")
         }
         // Stopped before it started (a signal while its caller got ready): it never starts.
-        if let early = lock.withLock({ firstStop }) {
+        if let early = life.withLock({ $0.firstStop }) {
             finish()
             return Finished(
                 status: 128 + early, signal: early, standardOutput: Data(), standardError: Data(), stoppedWith: early,
@@ -145,7 +149,7 @@ public final class ChildProcess: @unchecked Sendable {
         let timer = timeout.map { limit in
             Task { [weak self] in
                 guard (try? await Task.sleep(for: limit)) != nil, let self else { return }
-                self.lock.withLock { if !self.ended { self.timedOut = true } }
+                self.life.withLock { life in if !life.ended { life.timedOut = true } }
                 self.stop(SIGTERM)
             }
         }
@@ -234,16 +238,16 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` to the program (to its whole group when it has one of its own), and kills the group when
     /// it has not ended within the grace period of the first stop. Does nothing once it has ended.
     public func stop(_ signal: Int32) {
-        let target: pid_t? = lock.withLock {
-            guard !ended else { return nil }
-            if firstStop == nil {
-                firstStop = signal
-                killer = Task { [weak self, grace] in
+        let target: pid_t? = life.withLock { life in
+            guard !life.ended else { return nil }
+            if life.firstStop == nil {
+                life.firstStop = signal
+                life.killer = Task { [weak self, grace] in
                     guard (try? await Task.sleep(for: grace)) != nil else { return }
                     self?.kill(SIGKILL)
                 }
             }
-            return pid
+            return life.pid
         }
         guard let target else { return }
         _ = sendSignal(ownGroup ? -target : target, signal)
@@ -252,11 +256,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// The signal that asked this process to stop, which a stop of its programs passes on as it came: a
     /// step that traps SIGTERM to clean up gets SIGTERM, not SIGINT. SIGINT until a signal came.
     public static var stopSignal: Int32 {
-        get { stopSignalLock.withLock { receivedStopSignal } }
-        set { stopSignalLock.withLock { receivedStopSignal = newValue } }
+        get { receivedStopSignal.withLock { $0 } }
+        set { receivedStopSignal.withLock { $0 = newValue } }
     }
-    private static let stopSignalLock = NSLock()
-    nonisolated(unsafe) private static var receivedStopSignal = SIGINT
+    private static let receivedStopSignal = Mutex(SIGINT)
 
     /// Sends `signal` to every program still running that sharelane started, for a process about to end at
     /// once (a second Ctrl-C): nothing it started outlives it by its doing.
@@ -267,9 +270,9 @@ public final class ChildProcess: @unchecked Sendable {
     // MARK: - Private
 
     private func started(_ pid: pid_t) {
-        let stopEarly: Int32? = lock.withLock {
-            self.pid = pid
-            return firstStop
+        let stopEarly: Int32? = life.withLock { life in
+            life.pid = pid
+            return life.firstStop
         }
         Running.shared.add(pid, group: ownGroup)
         // A stop asked for before the program was known (a signal during its start) still reaches it.
@@ -277,15 +280,15 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     private func kill(_ signal: Int32) {
-        let target: pid_t? = lock.withLock { ended ? nil : pid }
+        let target: pid_t? = life.withLock { $0.ended ? nil : $0.pid }
         if let target { _ = sendSignal(ownGroup ? -target : target, signal) }
     }
 
     @discardableResult
     private func finish() -> (stoppedWith: Int32?, timedOut: Bool) {
-        let (pid, stopped, timedOut, killer): (pid_t?, Int32?, Bool, Task<Void, Never>?) = lock.withLock {
-            ended = true
-            return (self.pid, firstStop, self.timedOut, self.killer)
+        let (pid, stopped, timedOut, killer): (pid_t?, Int32?, Bool, Task<Void, Never>?) = life.withLock { life in
+            life.ended = true
+            return (life.pid, life.firstStop, life.timedOut, life.killer)
         }
         killer?.cancel()
         if let pid {
@@ -298,30 +301,27 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 /// The output of a program, as it comes.
-private final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var out = Data()
-    private var err = Data()
+private final class Collected: Sendable {
+    private let data = Mutex((out: Data(), err: Data()))
 
-    func append(_ data: Data, isError: Bool) {
-        lock.withLock {
-            if isError { err.append(data) } else { out.append(data) }
+    func append(_ bytes: Data, isError: Bool) {
+        data.withLock { data in
+            if isError { data.err.append(bytes) } else { data.out.append(bytes) }
         }
     }
 
-    var output: Data { lock.withLock { out } }
-    var error: Data { lock.withLock { err } }
+    var output: Data { data.withLock { $0.out } }
+    var error: Data { data.withLock { $0.err } }
 }
 
 /// The programs running now, for `ChildProcess.signalEveryone`.
-private final class Running: @unchecked Sendable {
+private final class Running: Sendable {
     static let shared = Running()
-    private let lock = NSLock()
-    private var processes: [pid_t: Bool] = [:]
+    private let processes = Mutex<[pid_t: Bool]>([:])
 
-    func add(_ pid: pid_t, group: Bool) { lock.withLock { processes[pid] = group } }
-    func remove(_ pid: pid_t) { _ = lock.withLock { processes.removeValue(forKey: pid) } }
-    func all() -> [(pid_t, Bool)] { lock.withLock { processes.map { ($0.key, $0.value) } } }
+    func add(_ pid: pid_t, group: Bool) { processes.withLock { $0[pid] = group } }
+    func remove(_ pid: pid_t) { _ = processes.withLock { $0.removeValue(forKey: pid) } }
+    func all() -> [(pid_t, Bool)] { processes.withLock { $0.map { ($0.key, $0.value) } } }
 }
 
 /// `kill(2)`, named apart from `ChildProcess.kill(_:)`.

@@ -1,14 +1,15 @@
 import Foundation
 import ShareKit
+import Synchronization
 
 /// The network conditions in force in a running `sharelane serve`, and what they decide for each request in
 /// the order requests arrive: its wait and its fault (from the seeded draws), and whether its caller is over
 /// the throttle. One per emulator, shared by `NetworkFaultMiddleware`, `POST /_sharelane/faults` (which changes
 /// it while the server runs) and the console (which shows it).
 ///
-/// A lock, not an actor: every decision is a few arithmetic steps, and taking them under one lock keeps the
+/// A mutex, not an actor: every decision is a few arithmetic steps, and taking them under one lock keeps the
 /// draws in arrival order without a suspension point between arriving and drawing.
-final class NetworkFaults: @unchecked Sendable {
+final class NetworkFaults: Sendable {
     /// What the conditions decided for one request when it arrived.
     struct Draw: Sendable, Equatable {
         /// The fault the request meets; nil for none.
@@ -21,48 +22,51 @@ final class NetworkFaults: @unchecked Sendable {
 
     /// The time the throttle counts by and the latency sleeps on.
     let clock: EmulatorClock
-    private let lock = NSLock()
-    private var conditions: NetworkConditions
-    /// Which request meets which fault; apart from `jitter`, so that the faults a seed gives are the same
-    /// with jitter or without.
-    private var faultDraws: SplitMix64
-    private var jitterDraws: SplitMix64
-    private var windows: RequestWindows?
+    private struct State {
+        var conditions: NetworkConditions
+        /// Which request meets which fault; apart from `jitter`, so that the faults a seed gives are the same
+        /// with jitter or without.
+        var faultDraws: SplitMix64
+        var jitterDraws: SplitMix64
+        var windows: RequestWindows?
+
+        init(_ conditions: NetworkConditions) {
+            self.conditions = conditions
+            (faultDraws, jitterDraws) = NetworkFaults.generators(seed: conditions.seed)
+            windows = conditions.throttle.map(RequestWindows.init(rate:))
+        }
+    }
+    private let state: Mutex<State>
 
     init(_ conditions: NetworkConditions, clock: EmulatorClock) {
         self.clock = clock
-        self.conditions = conditions
-        (faultDraws, jitterDraws) = Self.generators(seed: conditions.seed)
-        windows = conditions.throttle.map(RequestWindows.init(rate:))
+        state = Mutex(State(conditions))
     }
 
     /// The conditions in force.
-    var current: NetworkConditions { lock.withLock { conditions } }
+    var current: NetworkConditions { state.withLock { $0.conditions } }
 
     /// Puts `conditions` in force from the next request on: the draws start again from its seed (a new random
     /// one without), and every caller's throttle count from zero.
     func change(to conditions: NetworkConditions) {
-        let generators = Self.generators(seed: conditions.seed)
-        lock.withLock {
-            self.conditions = conditions
-            (faultDraws, jitterDraws) = generators
-            windows = conditions.throttle.map(RequestWindows.init(rate:))
-        }
+        let fresh = State(conditions)
+        state.withLock { $0 = fresh }
     }
 
     /// The next request's wait and fault, drawn in arrival order; nil when the network is good (the request
     /// passes untouched and its log line says nothing of faults).
     func draw() -> Draw? {
-        lock.withLock {
+        state.withLock { state in
+            let conditions = state.conditions
             guard !conditions.isGood else { return nil }
             var fault: NetworkFault?
             if !conditions.faults.isEmpty {
-                fault = conditions.faults.fault(forDraw: faultDraws.below(10_000))
+                fault = conditions.faults.fault(forDraw: state.faultDraws.below(10_000))
             }
             var milliseconds = 0
             if let latency = conditions.latency {
                 let range = latency.range
-                milliseconds = range.lowerBound + jitterDraws.below(range.count)
+                milliseconds = range.lowerBound + state.jitterDraws.below(range.count)
             }
             return Draw(fault: fault, delay: .milliseconds(milliseconds), throttled: conditions.throttle != nil)
         }
@@ -72,15 +76,15 @@ final class NetworkFaults: @unchecked Sendable {
     /// any more), else how long until it would be.
     func admit(_ caller: String) -> Duration? {
         let now = clock.now()
-        return lock.withLock { windows?.admit(caller, at: now) }
+        return state.withLock { $0.windows?.admit(caller, at: now) }
     }
 
     /// The rate in force, for a refusal's reason.
-    var throttle: RequestRate? { lock.withLock { conditions.throttle } }
+    var throttle: RequestRate? { state.withLock { $0.conditions.throttle } }
 
     /// The fault draws start from `seed` itself; the jitter draws from a second seed derived from it, so that
     /// the two streams do not repeat each other.
-    private static func generators(seed: UInt64?) -> (faults: SplitMix64, jitter: SplitMix64) {
+    fileprivate static func generators(seed: UInt64?) -> (faults: SplitMix64, jitter: SplitMix64) {
         var system = SystemRandomNumberGenerator()
         let seed = seed ?? system.next()
         var derive = SplitMix64(seed: seed ^ 0x6A09_E667_F3BC_C909)
