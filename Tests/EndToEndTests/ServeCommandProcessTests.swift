@@ -155,12 +155,15 @@ import Testing
         let path = try script("fresh.sh", "echo started\n")
         let writer = open(path, O_WRONLY | O_CLOEXEC)
         #expect(writer >= 0)
-        let release = Task.detached {
-            try? await Task.sleep(for: .milliseconds(1_200))
+        // Let go after a moment by a timer of dispatch's, set now, not a task: on a busy machine the shared
+        // pool's threads may all be taken past serve's two seconds of trying again.
+        let (released, release) = AsyncStream<Void>.makeStream()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1_200)) {
             close(writer)
+            release.finish()
         }
         let result = try await SharelaneBinary.runOffPool(["serve", "--recipe", recipe, "--", path], in: directory)
-        await release.value
+        for await _ in released {}
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("started"), "\(result.output)")
     }
