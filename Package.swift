@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "sharelane",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "sharelane", targets: ["sharelane"]),
         .library(name: "ShareKit", targets: ["ShareKit"]),
@@ -28,6 +28,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "ShareKit"),
+        // JSON text read and written by one rule: the byte cursor (RFC 8259's grammar, errors with line and
+        // column), how a Double is written, and the JSON value of recordings and JSON plans.
+        .target(name: "JSONText"),
         // The programs sharelane starts: `serve -- CMD`, lane steps and outside actions, git, dot.
         .target(name: "ChildProcesses", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")]),
         .target(
@@ -42,7 +45,7 @@ let package = Package(
         .target(
             name: "CloudKitWire",
             dependencies: [
-                "ShareKit",
+                "ShareKit", "JSONText",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -61,14 +64,14 @@ let package = Package(
             dependencies: ["ShareKit", "Yams", .product(name: "Crypto", package: "swift-crypto")]),
         // Recordings of CloudKit exchanges and their replay against another server (`record`, `replay`): case
         // files, credential masking, key-by-key comparison. No sockets: the command line sends and listens.
-        .target(name: "Parity"),
+        .target(name: "Parity", dependencies: ["JSONText"]),
         // Who can see what: the access matrix and the sharing graph, drawn from a store's shares; renderers
         // take data. The planner, the emulator's console and the command line draw with it.
-        .target(name: "SharingReport", dependencies: ["ShareKit"]),
+        .target(name: "SharingReport", dependencies: ["ShareKit", "JSONText"]),
         .target(
             name: "Planner",
             dependencies: [
-                "ShareKit", "Recipe", "SharingReport",
+                "ShareKit", "JSONText", "Recipe", "SharingReport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -118,6 +121,7 @@ let package = Package(
             path: "Tests/SharelaneTestSupport"
         ),
         .testTarget(name: "ShareKitTests", dependencies: ["ShareKit"]),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText", "CloudKitWire", "Planner", "ShareKit"]),
         .testTarget(
             name: "SharingReportTests",
             dependencies: ["SharelaneTestSupport", "SharingReport", "ShareKit", "ShareStoreSQLite"],

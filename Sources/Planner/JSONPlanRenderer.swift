@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import ShareKit
 import SharingReport
 
@@ -25,7 +26,8 @@ public struct JSONPlanRenderer: Sendable {
     }
 
     /// Writes the JSON to `output` one change at a time, in exactly the layout of Foundation's `JSONEncoder`
-    /// with `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`; the whole document is never built.
+    /// with `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]` but for doubles, which are written as
+    /// `JSONNumber` says; the whole document is never built.
     public func write<Output: TextOutputStream>(_ plan: Plan, to output: inout Output) {
         let summary = plan.summary
         let changes = plan.changes
@@ -157,7 +159,8 @@ public struct JSONPlanRenderer: Sendable {
 }
 
 /// A JSON value, written as Foundation's `JSONEncoder` writes it with `[.prettyPrinted, .sortedKeys,
-/// .withoutEscapingSlashes]` (a test holds the two to the same bytes).
+/// .withoutEscapingSlashes]` (a test holds the two to the same bytes), but for a double, which is written as
+/// every writer of sharelane's writes it (`JSONNumber`).
 enum JSONValue: Sendable {
     case null
     case bool(Bool)
@@ -217,12 +220,9 @@ enum JSONValue: Sendable {
         output.write("]")
     }
 
-    /// A double as `JSONEncoder` writes it: its shortest round-trip text, without a trailing `.0`.
-    static func numberText(_ d: Double) -> String {
-        var text = d.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        return text
-    }
+    /// A double as `JSONNumber` writes it: `3.0` for a whole one, so that a reader tells it from the integer
+    /// `3`, and NaN and the infinities as the strings that name them (JSON has no such numbers).
+    static func numberText(_ d: Double) -> String { JSONNumber.json(d) }
 
     private static func writeString<Output: TextOutputStream>(_ s: String, to output: inout Output) {
         output.write("\"")

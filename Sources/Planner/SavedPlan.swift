@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSONText
 import ShareKit
 
 /// A plan saved to a file by `plan --out`, to be applied exactly by `apply FILE`.
@@ -163,6 +164,15 @@ public enum SavedPlan {
         static func changed(_ what: String) -> Refusal {
             Refusal(
                 reason: "\(what): the file was changed after `sharelane plan --out` wrote it, so nothing was applied")
+        }
+
+        /// A file changed after it was written, found where its JSON is not what a saved plan holds:
+        /// `damaged at line 3, column 17: expected a number`.
+        static func damaged(_ error: JSONReadError) -> Refusal {
+            Refusal(
+                reason:
+                    "it is damaged at line \(error.line), column \(error.column): \(error.fault); the file was changed after `sharelane plan --out` wrote it, so nothing was applied"
+            )
         }
     }
 }

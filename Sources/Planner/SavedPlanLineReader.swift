@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import JSONText
 import ShareKit
 
 /// The lines of a saved plan, from chunks of its bytes, each hashed as it is read: no more than a chunk and a
@@ -42,7 +43,7 @@ struct SavedPlanLineReader {
 
     /// Reads the next line with `body`, which must read the whole of it.
     /// - Throws: `SavedPlan.Refusal` when there is no next line, or it is not what `body` reads.
-    mutating func read<Value>(hashed: Bool = true, _ body: (inout SavedPlanInput) throws -> Value) throws -> Value {
+    mutating func read<Value>(hashed: Bool = true, _ body: (inout JSONCursor) throws -> Value) throws -> Value {
         guard let range = try nextRange() else {
             throw SavedPlan.Refusal(reason: "it ends at line \(number), before its digest: the file is not whole")
         }
@@ -62,21 +63,23 @@ struct SavedPlanLineReader {
         }
         return try buffer.withUnsafeBufferPointer { bytes in
             let line = UnsafeBufferPointer(rebasing: bytes[range])
-            var input = SavedPlanInput(line)
+            var input = JSONCursor(line, firstLine: number)
             do {
                 let value = try body(&input)
-                guard input.atEnd else {
-                    throw SavedPlanInput.Unreadable("more follows the line's value", at: input.offset)
-                }
+                input.skipSpace()
+                guard input.atEnd else { throw input.fault("expected the end of the line after its value") }
                 return value
+            } catch let error as JSONReadError {
+                throw SavedPlan.Refusal.damaged(error)
+            } catch let fault as SavedPlanFault {
+                throw SavedPlan.Refusal.damaged(input.fault(fault.fault))
             } catch {
-                throw SavedPlan.Refusal.changed(
-                    "line \(number) is not a line of a plan saved by `sharelane plan --out`: \(Self.fault(of: error))")
+                throw SavedPlan.Refusal.damaged(input.fault(Self.fault(of: error)))
             }
         }
     }
 
-    /// What is wrong in a line, from the error its reading threw.
+    /// What is wrong in a line, from the error Foundation's decoder threw reading a part of it.
     static func fault(of error: any Error) -> String {
         func path(_ keys: [any CodingKey]) -> String {
             keys.isEmpty
@@ -84,8 +87,8 @@ struct SavedPlanLineReader {
                 : "`" + keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + "`"
         }
         switch error {
-        case let unreadable as SavedPlanInput.Unreadable:
-            return unreadable.fault + (unreadable.offset.map { " (at byte \($0 + 1) of the line)" } ?? "")
+        case let error as JSONReadError:
+            return error.fault
         case DecodingError.keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is missing"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):

@@ -2,8 +2,8 @@ import Foundation
 import ShareKit
 
 // The lines of a saved plan (Docs/Plans.md, "The saved-plan file"), both ways in one file: written by hand
-// (`SavedPlanOutput`), read by hand (`SavedPlanInput`), and the header and the few parts Foundation reads by the
-// `Decodable` types beside them.
+// (`SavedPlanOutput`), read by hand (`JSONCursor`, in JSONCursor+SavedPlan.swift), and the header and the few
+// parts Foundation reads by the `Decodable` types beside them.
 
 // MARK: - What a change's line leaves out
 

@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import ShareKit
 
 /// The bytes of a saved plan's lines, written by hand: compact JSON in the words of CloudKit
@@ -113,15 +114,15 @@ struct SavedPlanOutput {
         word.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// A number as Swift prints it, which reads back as the same `Double`; JSON has no NaN or infinity, so
-    /// those are the strings `NaN`, `Infinity` and `-Infinity`.
+    /// A number as `JSONNumber` writes it, which reads back as the same `Double`; JSON has no NaN or
+    /// infinity, so those are the strings `NaN`, `Infinity` and `-Infinity`.
     mutating func double(_ value: Double) {
-        guard value.isFinite else {
-            string(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")
+        guard let text = JSONNumber.text(value) else {
+            string(JSONNumber.nonFiniteName(value))
             return
         }
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        bytes.append(contentsOf: text.utf8)
     }
 
     /// A value already encoded as JSON (by Foundation's encoder, for the parts of a plan that are few).

@@ -84,13 +84,14 @@ struct SavedPlanTamperTests {
         ("zones -1", "line 1 says -1 zones follow, and a count is never negative"),
         ("changes -1", "line 1 says -1 changes follow, and a count is never negative"),
         ("changes Int64.max", "line 1 says 9223372036854775807 changes follow, more lines than the"),
+        // The 65th level: the 64th `[`, after `{"publicRecordNames":` (21 characters) or `{"x":` (5).
         (
             "300,000 [ in the public basis",
-            "line 3 is not a line of a plan saved by `sharelane plan --out`: its objects and arrays nest deeper than 64 levels"
+            "it is damaged at line 3, column 85: its objects and arrays nest deeper than 64 levels"
         ),
         (
             "300,000 [ in a change",
-            "line 4 is not a line of a plan saved by `sharelane plan --out`: its objects and arrays nest deeper than 64 levels"
+            "it is damaged at line 4, column 69: its objects and arrays nest deeper than 64 levels"
         ),
         ("300,000 [ in the header", "line 1, the header, is not a saved plan's"),
     ]

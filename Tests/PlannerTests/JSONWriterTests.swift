@@ -41,7 +41,8 @@ struct JSONWriterTests {
 
     @Test("keys, nesting, empty containers and numbers come out as JSONEncoder writes them")
     func sameLayoutAsJSONEncoder() throws {
-        let doubles: [Double] = [0, -0.0, 1.5, 3, -2.25, 0.1, 1e20, 1.0e-7, 123456789.125, .greatestFiniteMagnitude]
+        // Doubles that are not whole: a whole one is written `3.0` (`JSONNumber`), where JSONEncoder writes `3`.
+        let doubles: [Double] = [1.5, -2.25, 0.1, 1e20, 1.0e-7, 123456789.125, .greatestFiniteMagnitude]
         let document: JSONValue = .object([
             "b": .integer(2), "B": .integer(-3), "a10": .bool(true), "a9": .bool(false), "_under": .null,
             "Zed": .string("z"), "élan": .string("ü"), "item2": .array([]), "item10": .object([:]),
@@ -51,6 +52,13 @@ struct JSONWriterTests {
             "emptyLazy": .lazyArray(count: 0) { _ in .null },
         ])
         #expect(Self.written(document) == (try Self.foundation(document)))
+    }
+
+    @Test("a whole double keeps its .0, and NaN and the infinities are strings, as every writer writes them")
+    func doubles() {
+        #expect(
+            Self.written(.array([.number(3), .number(-0.0), .number(.nan), .number(-.infinity)]))
+                == "[\n  3.0,\n  -0.0,\n  \"NaN\",\n  \"-Infinity\"\n]")
     }
 
     @Test(

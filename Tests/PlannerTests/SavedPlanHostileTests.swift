@@ -62,6 +62,17 @@ struct SavedPlanHostileTests {
         }
     }
 
+    /// The column, from 1, of the `{` or `[` that opens the `level`th object or array of an ASCII line whose
+    /// strings hold no brackets.
+    static func column(ofLevel level: Int, in line: String) -> Int {
+        var opened = 0
+        for (index, byte) in line.utf8.enumerated() where byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+            opened += 1
+            if opened == level { return index + 1 }
+        }
+        return 0
+    }
+
     @Test("300,000 nested arrays, in a line the reader skips or one it reads, are refused naming the line")
     func depth() throws {
         let original = try Self.lines()
@@ -69,9 +80,10 @@ struct SavedPlanHostileTests {
         let publicLine = try #require(original.firstIndex { $0.hasPrefix("{\"publicRecordNames\"") })
         var lines = original
         lines[publicLine] = "{\"publicRecordNames\":" + deep
+        // The 65th level is the 64th `[`, after the 21 characters of `{"publicRecordNames":`.
         #expect(
             Self.refusal(of: lines)?.contains(
-                "line \(publicLine + 1) is not a line of a plan saved by `sharelane plan --out`: its objects and arrays nest deeper than 64 levels"
+                "it is damaged at line \(publicLine + 1), column 85: its objects and arrays nest deeper than 64 levels"
             ) == true)
 
         // A field value's LIST inside a LIST, as deep as the file likes: read by hand, level by level.
@@ -83,7 +95,7 @@ struct SavedPlanHostileTests {
             + "\"record\":{\"recordType\":\"T\",\"fields\":{\"f\":" + list
         #expect(
             Self.refusal(of: lines)?.contains(
-                "line \(change + 1) is not a line of a plan saved by `sharelane plan --out`: its objects and arrays nest deeper than 64 levels"
+                "it is damaged at line \(change + 1), column \(Self.column(ofLevel: 65, in: lines[change])): its objects and arrays nest deeper than 64 levels"
             ) == true, "\(Self.refusal(of: lines) ?? "read")")
 
         lines = original
@@ -94,10 +106,15 @@ struct SavedPlanHostileTests {
         lines = original
         lines[publicLine] = lines[publicLine].replacingOccurrences(
             of: "\"publicRecordNames\":[", with: "\"publicRecordNames\":[,")
-        #expect(Self.refusal(of: lines)?.contains("line \(publicLine + 1) is not a line") == true)
+        #expect(
+            Self.refusal(of: lines)?.contains("it is damaged at line \(publicLine + 1), column 23: expected a value")
+                == true)
         lines = original
         lines[publicLine] += " {}"
-        #expect(Self.refusal(of: lines)?.contains("more follows the line's value") == true)
+        #expect(
+            Self.refusal(of: lines)?.contains(
+                "it is damaged at line \(publicLine + 1), column \(lines[publicLine].count - 1): expected the end of the line after its value"
+            ) == true)
     }
 
     @Test("the reader's refusal says which fault: a zone's line without its name")
@@ -105,9 +122,10 @@ struct SavedPlanHostileTests {
         var lines = try Self.lines()
         let zone = try #require(lines.firstIndex { $0.hasPrefix("{\"zoneName\"") })
         lines[zone] = lines[zone].replacingOccurrences(of: "\"zoneName\"", with: "\"zone\"")
+        // Found once the zone's object is read whole: at the end of the line.
         #expect(
             Self.refusal(of: lines)?.contains(
-                "line \(zone + 1) is not a line of a plan saved by `sharelane plan --out`: a zone's line needs its `zoneName` and `exists`"
+                "it is damaged at line \(zone + 1), column \(lines[zone].count + 1): a zone's line needs its `zoneName` and `exists`"
             ) == true, "\(Self.refusal(of: lines) ?? "read")")
     }
 

@@ -139,7 +139,7 @@ struct SavedPlanTests {
         #expect {
             _ = try SavedPlan.read(from: path)
         } throws: { error in
-            "\(error)".contains("line 4 is not a line of a plan saved by `sharelane plan --out`")
+            "\(error)".contains("it is damaged at line 4, column 19: expected `,` or `}`")
         }
         #expect(throws: PlannerError.self) {
             try SavedPlan.write(plan, to: scratch.file("no-such-folder/plan.json"))

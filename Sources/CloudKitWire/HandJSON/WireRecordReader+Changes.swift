@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 
 // The answer of `changes/zone`, read by hand as the records are (`WireRecordReader`): an apply over `http:`
 // reads every zone it wrote back as change tags, and a plan reads whole zones, so a record's metadata was
@@ -19,7 +20,7 @@ extension WireRecordReader {
         }
     }
 
-    private static func zoneResult(_ reader: inout JSONBytes, data: Data) throws -> ZoneChangesResponse.ZoneResult {
+    private static func zoneResult(_ reader: inout JSONCursor, data: Data) throws -> ZoneChangesResponse.ZoneResult {
         var result = ZoneChangesResponse.ZoneResult()
         var seen = Seen()
         try reader.object { reader, key in

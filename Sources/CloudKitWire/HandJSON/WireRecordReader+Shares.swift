@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 
 // The answers of `records/accept` and `records/resolve`, read by hand as the records are
 // (`WireRecordReader`): the ShortGUID Result Dictionary, with its share and root record.
@@ -18,7 +19,7 @@ extension WireRecordReader {
         }
     }
 
-    private static func metadata(_ reader: inout JSONBytes, data: Data) throws -> WireShareMetadata {
+    private static func metadata(_ reader: inout JSONCursor, data: Data) throws -> WireShareMetadata {
         var metadata = WireShareMetadata()
         var seen = Seen()
         try reader.object { reader, key in

@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import ShareKit
 
 /// Reads bodies of records (`records/modify` requests; answers of `records/modify`, `records/lookup` and
@@ -107,7 +108,7 @@ package enum WireRecordReader {
 
     /// As `WireParticipant.init(from:)` reads it: an absent type, permission or status has its default; an
     /// unknown word is left to `JSONDecoder`, which refuses it.
-    private static func participant(_ reader: inout JSONBytes) throws -> WireParticipant {
+    private static func participant(_ reader: inout JSONCursor) throws -> WireParticipant {
         var participantId: String?
         var identity: WireUserIdentity?
         var type: String?
@@ -143,7 +144,7 @@ package enum WireRecordReader {
             acceptance: acceptance)
     }
 
-    static func identity(_ reader: inout JSONBytes) throws -> WireUserIdentity {
+    static func identity(_ reader: inout JSONCursor) throws -> WireUserIdentity {
         var identity = WireUserIdentity(userRecordName: nil, email: nil, name: nil)
         var seen = Seen()
         try reader.object { reader, key in
@@ -194,7 +195,7 @@ package enum WireRecordReader {
         return identity
     }
 
-    private static func operation(_ reader: inout JSONBytes, data: Data) throws -> ModifyRecordsRequest.Operation {
+    private static func operation(_ reader: inout JSONCursor, data: Data) throws -> ModifyRecordsRequest.Operation {
         var type: String?
         var record: WireRecord?
         var seen = Seen()
@@ -214,7 +215,7 @@ package enum WireRecordReader {
     }
 
     /// A plain record read here, any other by `JSONDecoder` from its own bytes.
-    static func record(_ reader: inout JSONBytes, data: Data) throws -> WireRecord {
+    static func record(_ reader: inout JSONCursor, data: Data) throws -> WireRecord {
         let start = reader.offset
         var attempt = reader
         if let record = try? plainRecord(&attempt) {
@@ -227,7 +228,7 @@ package enum WireRecordReader {
         return record
     }
 
-    private static func plainRecord(_ reader: inout JSONBytes) throws -> WireRecord {
+    private static func plainRecord(_ reader: inout JSONCursor) throws -> WireRecord {
         var record = WireRecord()
         var seen = Seen()
         try reader.object { reader, key in
@@ -295,7 +296,7 @@ package enum WireRecordReader {
         return record
     }
 
-    private static func fields(_ reader: inout JSONBytes) throws -> [String: WireField] {
+    private static func fields(_ reader: inout JSONCursor) throws -> [String: WireField] {
         var fields: [String: WireField] = [:]
         try reader.object { reader, name in
             let field = try self.field(&reader)
@@ -305,9 +306,9 @@ package enum WireRecordReader {
     }
 
     /// `{"value": …, "type": …}` in either order, of the four plain types.
-    private static func field(_ reader: inout JSONBytes) throws -> WireField {
+    private static func field(_ reader: inout JSONCursor) throws -> WireField {
         var type: FieldType?
-        var raw: JSONBytes?
+        var raw: JSONCursor?
         var seen = Seen()
         try reader.object { reader, key in
             switch key {
@@ -331,7 +332,7 @@ package enum WireRecordReader {
         }
     }
 
-    static func zone(_ reader: inout JSONBytes) throws -> WireZoneID {
+    static func zone(_ reader: inout JSONCursor) throws -> WireZoneID {
         var name: String?
         var owner: String?
         var seen = Seen()
@@ -355,7 +356,7 @@ package enum WireRecordReader {
         return WireZoneID(ZoneID(zoneName: name, ownerRecordName: owner ?? defaultOwnerName), owner: owner)
     }
 
-    private static func pointer(_ reader: inout JSONBytes) throws -> WireRecordPointer {
+    private static func pointer(_ reader: inout JSONCursor) throws -> WireRecordPointer {
         var name: String?
         var tag: String?
         var seen = Seen()
@@ -374,7 +375,7 @@ package enum WireRecordReader {
         return WireRecordPointer(recordName: name, recordChangeTag: tag)
     }
 
-    private static func shareReference(_ reader: inout JSONBytes) throws -> WireShareReference {
+    private static func shareReference(_ reader: inout JSONCursor) throws -> WireShareReference {
         var name: String?
         var zoneID: WireZoneID?
         var seen = Seen()
@@ -395,7 +396,7 @@ package enum WireRecordReader {
         return reference
     }
 
-    private static func stamp(_ reader: inout JSONBytes) throws -> WireStamp {
+    private static func stamp(_ reader: inout JSONCursor) throws -> WireStamp {
         var timestamp: Int64?
         var user: String?
         var device: String?
@@ -434,9 +435,9 @@ package enum WireRecordReader {
         }
     }
 
-    static func read<Value>(_ data: Data, _ body: (inout JSONBytes) throws -> Value) -> Value? {
+    static func read<Value>(_ data: Data, _ body: (inout JSONCursor) throws -> Value) -> Value? {
         data.withUnsafeBytes { raw -> Value? in
-            var reader = JSONBytes(raw.bindMemory(to: UInt8.self))
+            var reader = JSONCursor(raw.bindMemory(to: UInt8.self))
             guard let value = try? body(&reader) else { return nil }
             reader.skipSpace()
             return reader.atEnd ? value : nil

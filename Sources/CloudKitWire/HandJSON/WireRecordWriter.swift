@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import ShareKit
 
 /// Writes bodies of records (`records/lookup`, `records/query`, `records/modify` and `changes/zone` answers,
@@ -396,9 +397,10 @@ package enum WireRecordWriter {
         }
     }
 
-    /// A finite double, as Swift spells it shortest (`1.5`, `3.0`, `5e-324`): JSON reads it back exactly.
+    /// A finite double, as `JSONNumber` writes it (`1.5`, `3.0`, `5e-324`): JSON reads it back exactly.
     static func double(_ value: Double, into bytes: inout JSONOutput) {
-        bytes.append(contentsOf: value.description.utf8)
+        guard let text = JSONNumber.text(value) else { preconditionFailure("JSON has no \(value)") }
+        bytes.append(contentsOf: text.utf8)
     }
 
     private static func boolean(_ value: Bool, into bytes: inout JSONOutput) {
