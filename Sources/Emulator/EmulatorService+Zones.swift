@@ -29,8 +29,15 @@ extension EmulatorService {
             return ZoneOperation(kind, operation.zone.zoneID.zoneID)
         }
         let results = try await call.store.modifyZones(operations, in: call.database, as: call.user)
-        return try encode(
-            ZonesResponse(zones: await dictionaries(zip(operations.map(\.zoneID), results).map(wire), call)))
+        let entries = zip(operations, results).map { operation, result in
+            switch (operation.kind, result) {
+            // A delete is answered `{zoneID, deleted: true}`, as the live service answers it: clients written
+            // against it (OpenCloudKit) tell a deletion from a save by that key, and find no deletion without it.
+            case (.delete, .success(let zone)): WireZone(zoneID: zone.zoneID, deleted: true)
+            default: wire(operation.zoneID, result)
+            }
+        }
+        return try encode(ZonesResponse(zones: await dictionaries(entries, call)))
     }
 
     func zonesChanges(_ call: OperationCall) async throws -> ByteBuffer {
