@@ -67,6 +67,15 @@ public enum LaneError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What went wrong, without where (`expectation failed: expected …`): the `error` hook's `${lane_error}`.
+    public var message: String {
+        guard let location else { return description }
+        for prefix in ["\(location): error: ", "\(location): "] where description.hasPrefix(prefix) {
+            return String(description.dropFirst(prefix.count))
+        }
+        return description
+    }
+
     public var description: String {
         switch self {
         case .unknownLane(let name, let available, let file):

@@ -70,6 +70,9 @@ public struct LaneRunner: Sendable {
             run.failurePrinted = false
             // A lane asked to stop starts nothing more, not even its error hook.
             if !recipe.onError.isEmpty, !StopRequest.isRequestedNow {
+                // The hook learns what failed and where, as fastlane's `error do |lane, exception|` does.
+                run.values.register(LaneValueNames.laneError, .text(error.message))
+                run.values.register(LaneValueNames.laneErrorPlace, .text(error.location.map { "\($0)" } ?? ""))
                 output.line("▸ error")
                 do {
                     try await runSteps(recipe.onError, hook: "error", in: scope, depth: 1, session, run)

@@ -88,7 +88,7 @@ struct ScriptSteps {
         let object = text.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]
         if object == nil {
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-                output.line("\(indent)    \(masked(String(line)))")
+                output.toolLine(masked(String(line)), indent: indent + "    ")
                 transcript?.append(masked(String(line)))
             }
         }
@@ -106,8 +106,9 @@ struct ScriptSteps {
     }
 
     /// What a command or an outside action finds in its environment besides this process's: the values of the
-    /// `.env` files and `--var-file`s under their own names, the store, the recipe, the lane, and the recipe's
-    /// variables (`SHARELANE_VAR_<NAME>`).
+    /// `.env` files and `--var-file`s under their own names, the store, the recipe, the lane, the recipe's
+    /// variables (`SHARELANE_VAR_<NAME>`), and in the `error` hook `SHARELANE_LANE_ERROR` and
+    /// `SHARELANE_LANE_ERROR_PLACE`.
     private func baseEnvironment(step: Step) async throws -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for (name, value) in recipe.commandEnvironment?.values ?? [:] { environment[name] = value }
@@ -115,6 +116,11 @@ struct ScriptSteps {
         environment["SHARELANE_RECIPE"] = recipe.file
         environment["SHARELANE_LANE"] = lane
         for (name, value) in recipe.variables { environment["SHARELANE_VAR_" + name.uppercased()] = value }
+        // In the `error` hook, what failed and where, for a command that should not have a message's quotes and
+        // backticks put into its command line.
+        for name in LaneValueNames.errorHook.sorted() {
+            if let value = values.value(name) { environment["SHARELANE_" + name.uppercased()] = value.text }
+        }
         return environment
     }
 
@@ -207,7 +213,7 @@ private final class OutputCollector: @unchecked Sendable {
 
     private func show(_ printed: String) {
         let line = secrets.isEmpty ? printed : Credentials.masking(secrets, in: printed)
-        output.line(indent + line)
+        output.toolLine(line, indent: indent)
         transcript?.append(line)
     }
 

@@ -62,7 +62,8 @@ struct LaneValueReferences {
         // after_all and error run after any lane: what any step registered may be there.
         var afterwards = registered
         walk(Self.steps(tree["after_all"]), available: &afterwards, lanes: lanes)
-        walk(Self.steps(tree["error"]), available: &afterwards, lanes: lanes)
+        var onError = afterwards.union(LaneValueNames.errorHook)
+        walk(Self.steps(tree["error"]), available: &onError, lanes: lanes)
     }
 
     /// The steps of a lane or hook node.
@@ -141,6 +142,13 @@ struct LaneValueReferences {
             return
         }
         let name = String(body.split(separator: ".", maxSplits: 1).first ?? body)
+        if LaneValueNames.errorHook.contains(name), !available.contains(name) {
+            errors.append(
+                RecipeError(
+                    "`${\(body)}` has a value only in the steps of the `error` hook, which runs after a step failed",
+                    at: reference.location))
+            return
+        }
         guard registered.contains(name), !available.contains(name) else { return }
         errors.append(
             RecipeError(
@@ -157,6 +165,9 @@ struct LaneValueReferences {
                     "`${\(body)}` is filled in only in a lane's steps; a record's field takes the share's URL as `!share-url \(zone)`"
             } else if body.hasPrefix("record_name:") {
                 message = "`${\(body)}` is filled in only in a lane's steps, where the users are signed in"
+            } else if LaneValueNames.errorHook.contains(String(body)) {
+                message =
+                    "`${\(body)}` has a value only in the steps of the `error` hook, which runs after a step failed"
             } else {
                 let name = String(body.split(separator: ".", maxSplits: 1).first ?? body)
                 guard registered.contains(name) else { continue }
@@ -216,4 +227,14 @@ struct LaneValueReferences {
         }
         return found
     }
+}
+
+/// The values the lane runner itself hands on.
+public enum LaneValueNames {
+    /// What made the lane fail (`expectation failed: expected …`), in the `error` hook.
+    public static let laneError = "lane_error"
+    /// Where the failed step is written (`FILE:LINE:COLUMN`), in the `error` hook.
+    public static let laneErrorPlace = "lane_error_place"
+    /// The names only the `error` hook's steps have.
+    public static let errorHook: Set<String> = [laneError, laneErrorPlace]
 }

@@ -113,8 +113,9 @@ public struct RecipeLoader: Sendable {
 
         var variables = Variables(
             overrides: overrides, vars: [:], environment: environment, envFiles: envFiles, log: log)
-        variables.runtimeNames = Self.registeredNames(in: tree)
-        errors += LaneValueReferences(tree: tree, registered: variables.runtimeNames).errors
+        let registered = Self.registeredNames(in: tree)
+        variables.runtimeNames = registered.union(LaneValueNames.errorHook)
+        errors += LaneValueReferences(tree: tree, registered: registered).errors
         // `vars:` values may use the environment and overrides, not each other.
         if let varsNode = tree["vars"] {
             if let pairs = varsNode.pairs {
