@@ -23,7 +23,9 @@ struct ActionsCommand: AsyncParsableCommand, CommandExamples {
     /// What each built-in step does, in a line.
     static let builtIn: [(String, String)] = [
         ("plan", "plan the recipe"), ("apply", "apply the recipe"), ("accept", "accept a share as a participant"),
-        ("leave", "leave a share"), ("save", "save a record as a user"), ("delete", "delete a record as a user"),
+        ("leave", "leave a share"), ("remove", "take a participant off a share, as its owner"),
+        ("permission", "change a participant's permission, as the share's owner"), ("save", "save a record as a user"),
+        ("delete", "delete a record as a user"),
         ("expect", "check access or contents, without changing anything (within: to wait)"),
         ("export", "write the live state as a recipe"), ("reset", "wipe a local store"),
         ("lane", "call another lane"), ("query", "query records as a user (within: to wait)"),
