@@ -31,8 +31,8 @@ extension EmulatorService {
         let results = try await call.store.modifyZones(operations, in: call.database, as: call.user)
         let entries = zip(operations, results).map { operation, result in
             switch (operation.kind, result) {
-            // A delete is answered `{zoneID, deleted: true}`, as the live service answers it: clients written
-            // against it (OpenCloudKit) tell a deletion from a save by that key, and find no deletion without it.
+            // A delete is answered `{zoneID, deleted: true}`: clients written against the live service
+            // (OpenCloudKit) tell a deletion from a save by that key, and find no deletion without it.
             case (.delete, .success(let zone)): WireZone(zoneID: zone.zoneID, deleted: true)
             default: wire(operation.zoneID, result)
             }
