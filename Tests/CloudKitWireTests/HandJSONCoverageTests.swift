@@ -137,6 +137,8 @@ struct HandJSONCoverageTests {
         return record
     }
 
+    /// The reader is `JSONText`'s `JSONCursor`, the saved plan's too: a damaged body it takes that
+    /// `JSONDecoder` refuses, or the other way round, fails here.
     @Test("random records, written by either writer and then damaged at random, read as JSONDecoder reads them")
     func randomBodies() throws {
         var random = Seeded(seed: 20_261_125)
