@@ -100,8 +100,14 @@ extension LaneReport {
             }
             // The Ant schema has one system-out a suite: each command's output under its step's name. Every
             // line ends with a newline, so a command's last line reads the same whichever stream printed it.
+            // A tool's colour codes are removed whole: XML 1.0 cannot hold their ESC, and without it `[31m`
+            // would be left in the text.
             let printed = cases.compactMap { testCase in
-                testCase.output.map { "--- " + testCase.name + " ---\n" + $0 + "\n" }
+                testCase.output.map { output in
+                    let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+                    return "--- " + testCase.name + " ---\n"
+                        + lines.map { ToolText.plain(String($0)) }.joined(separator: "\n") + "\n"
+                }
             }
             xml += "    <system-out>\(HTML.xml(printed.joined(), keepingNewlines: true))</system-out>\n"
             xml += "    <system-err></system-err>\n"

@@ -82,7 +82,8 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let load = recipeSelection.reloader(path: recipePath)
+        let load = RecipeLoadTiming.timed(
+            recipeSelection.reloader(path: recipePath), file: recipePath, output: RunCommand.terminalOutput())
         let recipe: Recipe
         do {
             recipe = try load(parameters)
@@ -162,7 +163,7 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     /// Standard output, with ✔ in green and ✘ and error lines in red on a terminal (unless `NO_COLOR` is set).
     static func terminalOutput() -> LaneOutput {
         guard Terminal.wantsColor else { return LaneOutput { Terminal.write($0 + "\n") } }
-        return LaneOutput { line in
+        return LaneOutput(showsColour: true) { line in
             var text = line
             if let range = text.range(of: "✔") {
                 text.replaceSubrange(range, with: "✔".green)

@@ -80,7 +80,8 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let load = recipeSelection.reloader(path: recipePath)
+        let load = RecipeLoadTiming.timed(
+            recipeSelection.reloader(path: recipePath), file: recipePath, output: RunCommand.terminalOutput())
         let recipe: Recipe
         do {
             recipe = try load(overrides)
