@@ -85,11 +85,12 @@ import Testing
         "a downloadURL is good for an hour by the emulator's clock, then answers 410 Gone saying to read the record again; the read hands out a fresh one"
     )
     func aDownloadURLExpires() async throws {
+        // The emulator's clock stands where it was made until the test moves it: the URL's hour starts between
+        // then and the answer, however long a busy machine makes the requests take.
+        let before = Int(Date().timeIntervalSince1970)
         let clock = MovableClock()
         try await H.withEmulator(clock: clock.emulatorClock) { base in
             let token = try await A.seed(base)
-            // Read around the request, however long a busy machine makes it take.
-            let before = Int(Date().timeIntervalSince1970)
             let url = try await A.savedPhoto(base, token: token, bytes: A.picture)
             let after = Int(Date().timeIntervalSince1970)
             let expiry = try #require(

@@ -67,11 +67,12 @@ import Testing
             ["run", "long", "lanes.yaml", "--store", "memory:"], in: directory,
             log: directory.appendingPathComponent("run.out"))
         defer { process.killBlocking() }
-        func written() -> Int {
+        @Sendable func written() -> Int {
             ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").count
         }
-        _ = await process.waitUntil { written() >= 2 }
-        kill(process.processIdentifier, SIGINT)
+        let pid = process.processIdentifier
+        // Ctrl-C as soon as the step wrote both, from a thread of its own: its programs run for two minutes.
+        _ = await process.once({ written() >= 2 }) { kill(pid, SIGINT) }
         let status = try await process.statusAfterSignal("sharelane run was still running")
         let output = process.output
         #expect(status == 130, "\(output)")

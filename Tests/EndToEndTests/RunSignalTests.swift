@@ -80,14 +80,19 @@ import Testing
             ["run", "long", "lanes.yaml", "--store", "memory:"], in: scratch.url,
             log: scratch.url.appendingPathComponent("run.out"))
         defer { process.killBlocking() }
-        func written() -> [Int32] {
+        @Sendable func written() -> [Int32] {
             ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
         }
-        _ = await process.waitUntil { written().count >= 2 }
-        guard let shell = written().last, let group = Self.group(of: shell) else {
+        let pid = process.processIdentifier
+        // The signal as soon as the step wrote both, from a thread of its own: its programs run for two minutes.
+        let found = await process.once({ written().count >= 2 }) { () -> Int32? in
+            let group = written().last.flatMap(Self.group(of:))
+            kill(pid, signal)
+            return group
+        }
+        guard let group = found ?? nil else {
             throw FixtureError(message: "the step never started: \(process.output)")
         }
-        kill(process.processIdentifier, signal)
         let status = try await process.statusAfterSignal("sharelane run was still running (signal \(signal))")
         return Stopped(
             status: status, signaled: process.process.terminationReason == Process.TerminationReason.uncaughtSignal,
@@ -134,13 +139,20 @@ import Testing
                 "echo $$ > serve.pid; sleep 120 & wait",
             ], in: directory, log: directory.appendingPathComponent("serve.out"))
         defer { process.killBlocking() }
-        func shell() -> Int32? {
+        @Sendable func shell() -> Int32? {
             Int32(((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines))
         }
-        _ = await process.waitUntil { shell() != nil }
-        let group = shell().flatMap(Self.group(of:))
+        let pid = process.processIdentifier
+        // Killed as soon as its command started, from a thread of its own: the command runs for two minutes.
+        let found = await process.once({ shell() != nil }) { () -> Int32? in
+            let group = shell().flatMap(Self.group(of:))
+            kill(pid, SIGKILL)
+            return group
+        }
         process.killBlocking()
-        guard let group else { throw FixtureError(message: "serve's command never started: \(process.output)") }
+        guard let group = found ?? nil else {
+            throw FixtureError(message: "serve's command never started: \(process.output)")
+        }
         #expect(await Self.groupEnds(group), "left running: \(Self.running(inGroup: group))")
     }
 

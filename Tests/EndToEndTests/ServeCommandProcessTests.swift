@@ -36,12 +36,12 @@ import Testing
         let process = try StartedProcess(
             arguments, in: directory, log: scratch.url.appendingPathComponent("serve-\(signal).out"), errors: errors)
         defer { process.killBlocking() }
-        func written() -> [Int32] {
+        @Sendable func written() -> [Int32] {
             ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(separator: "\n")
                 .compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
         }
-        _ = await process.waitUntil { written().count >= expected }
-        kill(process.processIdentifier, signal)
+        let pid = process.processIdentifier
+        _ = await process.once({ written().count >= expected }) { kill(pid, signal) }
         // Not forever: a serve that does not stop is this test's failure, not a hung suite.
         let status = try await process.statusAfterSignal("serve was still running")
         return Signalled(

@@ -21,10 +21,12 @@ import Testing
                 "echo \"$SHARELANE_USERS\" > \(told); sleep 60",
             ], environment: fixed, log: URL(fileURLWithPath: told + ".out"))
         defer { process.killBlocking() }
-        func written() -> String {
+        @Sendable func written() -> String {
             (try? String(contentsOfFile: told, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         }
-        _ = await process.waitUntil { !written().isEmpty }
+        let pid = process.processIdentifier
+        // Killed as soon as the command told the file, from a thread of its own: the command runs for a minute.
+        _ = await process.once({ !written().isEmpty }) { kill(pid, SIGKILL) }
         let usersFile = written()
         process.killBlocking()
         // In the runtime folder, and left behind: a SIGKILL runs no code of serve's.

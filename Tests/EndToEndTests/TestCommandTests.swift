@@ -241,8 +241,11 @@ struct TestCommandTests {
             "junit:" + directory.file("stopped.xml"),
         ])
         defer { stop(process) }
-        try await waitFor(file: "started", process: process)
-        kill(process.processIdentifier, SIGINT)
+        // Ctrl-C as soon as the step started, from a thread of its own: the step runs for a minute.
+        let started = directory.file("started")
+        let pid = process.processIdentifier
+        let stopped = await process.once({ FileManager.default.fileExists(atPath: started) }) { kill(pid, SIGINT) }
+        guard stopped != nil else { throw FixtureError(message: "the step never started: \(log())") }
         let status = try await process.statusAfterSignal("sharelane test was still running")
         #expect(status == 130, "\(log())")
         let report = try Report(path: directory.file("stopped.xml"))

@@ -70,6 +70,23 @@ public final class StartedProcess: @unchecked Sendable {
         await exit.waitWhileRunning(within: limit, until: condition)
     }
 
+    /// Runs `action` on a thread of its own as soon as `condition` holds while the process runs (checked every
+    /// 50 ms, waking when it ends): what the action does (a signal) reaches the process while it is still where
+    /// the condition says, however long a busy machine keeps this test's task from running.
+    ///
+    /// - Returns: what `action` returned, or nil when the process ended or `TestDeadlines.event` passed first.
+    public func once<T: Sendable>(
+        _ condition: @escaping @Sendable () -> Bool, then action: @escaping @Sendable () -> T
+    ) async -> T? {
+        let exit = self.exit
+        let outcome = try? await SharelaneBinary.offPool { () -> T? in
+            guard exit.waitWhileRunningBlocking(within: TestDeadlines.event, until: condition), !exit.hasEnded
+            else { return nil }
+            return action()
+        }
+        return outcome ?? nil
+    }
+
     /// `waitUntil` for a synchronous test: the calling thread waits, waking as soon as the process ends.
     ///
     /// - Returns: whether the condition held.
