@@ -22,43 +22,42 @@ extension SQLiteWorlds {
             throw ShareError(.badRequest, problem, subject: world.container)
         }
         guard let path else {
-            return lock.withLock {
-                lastUse[world] = nil
-                return writers.removeValue(forKey: world) != nil
+            return pool.withLock { pool in
+                pool.lastUse[world] = nil
+                return pool.writers.removeValue(forKey: world) != nil
             }
         }
         if homeWorld == world {
             try await release(home: world)
             return true
         }
-        return try lock.withLock { try removeFile(of: world, path: path) }
+        return try pool.withLock { pool in try removeFile(of: world, path: path, &pool) }
     }
 
     /// The store file is the store, so the world it holds is emptied and the file left holding none: it no
     /// longer counts as a world, and the next new world claims it, as a new file's.
     private func release(home world: StoreWorld) async throws {
-        let writer = try lock.withLock { try homeWriter() }
+        let writer = try pool.withLock { pool in try homeWriter(&pool) }
         try await SQLiteStore(writer: writer, world: world, worlds: self).reset()
         try Self.guarded(displayName) {
             try writer.write { db in try db.execute(sql: "DELETE FROM storeWorld") }
         }
-        lock.withLock {
-            home = (writer, nil)
-            writers[world] = nil
-            lastUse[world] = nil
-            known?.remove(world)
+        pool.withLock { pool in
+            pool.home = (writer, nil)
+            pool.letGo(of: world)
+            pool.known?.remove(world)
         }
     }
 
     /// Closes a world's database and removes its file, its write-ahead log and shared memory first: a log
-    /// left behind would be read into the next file of that name. Called with the lock held.
-    private func removeFile(of world: StoreWorld, path: String) throws -> Bool {
+    /// left behind would be read into the next file of that name.
+    private func removeFile(of world: StoreWorld, path: String, _ pool: inout Pool) throws -> Bool {
         let file = Self.worldFile(of: path, world)
         guard FileManager.default.fileExists(atPath: file) else {
-            known?.remove(world)
+            pool.known?.remove(world)
             return false
         }
-        if let writer = writers[world] {
+        if let writer = pool.writers[world] {
             do {
                 try writer.close()
             } catch {
@@ -67,9 +66,8 @@ extension SQLiteWorlds {
                     subject: world.description)
             }
         }
-        writers[world] = nil
-        lastUse[world] = nil
-        damaged[world] = nil
+        pool.letGo(of: world)
+        pool.damaged[world] = nil
         do {
             for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: file + suffix) {
                 try FileManager.default.removeItem(atPath: file + suffix)
@@ -84,7 +82,7 @@ extension SQLiteWorlds {
                     + "store's worlds folder): check that folder's permissions",
                 subject: world.description)
         }
-        known?.remove(world)
+        pool.known?.remove(world)
         // The container's folder goes with its last world; rmdir leaves a folder that holds anything.
         rmdir(URL(fileURLWithPath: file).deletingLastPathComponent().path)
         logger.info("removed a world", metadata: ["world": "\(world)", "store": "\(displayName)"])

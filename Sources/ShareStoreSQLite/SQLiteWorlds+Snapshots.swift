@@ -130,15 +130,15 @@ extension SQLiteWorlds {
             for (world, snapshot) in checked { try await restore(world, to: snapshot) }
             return
         }
-        try lock.withLock { try replaceFiles(checked, path: path) }
+        try pool.withLock { pool in try replaceFiles(checked, path: path, &pool) }
         logger.info(
             "put worlds in place", metadata: ["worlds": "\(snapshots.map(\.world))", "store": "\(displayName)"])
     }
 
     /// Writes each world to a temporary file beside its own, then, once all are written, moves them into
-    /// place: a failure before the moves leaves every file as it was. Called with the lock held.
-    private func replaceFiles(_ snapshots: [(StoreWorld, Snapshot)], path: String) throws {
-        guard let home else { return }
+    /// place: a failure before the moves leaves every file as it was.
+    private func replaceFiles(_ snapshots: [(StoreWorld, Snapshot)], path: String, _ pool: inout Pool) throws {
+        guard let home = pool.home else { return }
         // A home file that holds no world yet takes the first, as opening it would.
         let homeWorld = home.world ?? snapshots.first?.0
         var staged: [(world: StoreWorld, file: String, temporary: String)] = []
@@ -169,16 +169,15 @@ extension SQLiteWorlds {
                     closedHome = true
                     try home.writer?.close()
                 } else {
-                    try writers[entry.world]?.close()
+                    try pool.writers[entry.world]?.close()
                 }
-                writers[entry.world] = nil
-                lastUse[entry.world] = nil
+                pool.letGo(of: entry.world)
             }
         } catch {
             for entry in staged { try? FileManager.default.removeItem(atPath: entry.temporary) }
             for folder in madeFolders { try? FileManager.default.removeItem(at: folder) }
             // Opened again when next needed.
-            if closedHome { self.home = (nil, home.world) }
+            if closedHome { pool.home = (nil, home.world) }
             throw ShareError(.internalError, "cannot write the worlds to the store, which is unchanged: \(error)")
         }
         for entry in staged {
@@ -188,10 +187,10 @@ extension SQLiteWorlds {
                     .internalError,
                     "cannot move \(entry.world) into place in \(displayName): \(String(cString: strerror(errno)))")
             }
-            known?.insert(entry.world)
+            pool.known?.insert(entry.world)
         }
         // The home file holds the world staged for it (its table `storeWorld` says so), opened when needed.
-        if staged.contains(where: { $0.world == homeWorld }) { self.home = (nil, homeWorld) }
+        if staged.contains(where: { $0.world == homeWorld }) { pool.home = (nil, homeWorld) }
     }
 
     public func snapshot(serialized data: Data) throws -> any WorldSnapshot {

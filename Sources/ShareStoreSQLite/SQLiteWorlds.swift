@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import ShareKit
+import Synchronization
 
 /// The worlds of one embedded store: a database per CloudKit container and environment.
 ///
@@ -13,7 +14,7 @@ import ShareKit
 ///
 /// Each world is a complete store (users, zones, records, shares, subscriptions, change feeds, assets and
 /// its environment's schema), so nothing one world holds can be read or changed through another.
-public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
+public final class SQLiteWorlds: StoreWorlds, Sendable {
     /// How many worlds one store holds, and how many of a file store's it keeps open at once.
     public struct Limits: Sendable, Hashable {
         /// Worlds a store may hold: a request that would make one more is refused with `QUOTA_EXCEEDED`, and
@@ -41,22 +42,31 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
     let path: String?
     public let limits: Limits
 
-    let lock = NSLock()
-    /// The worlds open now: every world of `memory:`, at most `limits.openWorlds` of a file store.
-    var writers: [StoreWorld: any DatabaseWriter] = [:]
-    /// When each open world was last asked for, to close the least recently used.
-    var lastUse: [StoreWorld: UInt64] = [:]
-    private var uses: UInt64 = 0
-    /// The worlds of a file store, found on disk the first time a new one is about to be made, and those made
-    /// since: what the limit on worlds counts.
-    var known: Set<StoreWorld>?
-    /// Worlds whose file would not open, and why, so that the warning naming each is given once.
-    var damaged: [StoreWorld: String] = [:]
-    /// The file store's own database and the world it holds (nil until one claims it).
-    /// Its writer is opened when a world first needs it: GRDB's pool writes to a file as it opens it (its
-    /// write-ahead log is never left empty), and a store only read at start (`serve --import` refused) must
-    /// be left as it was, byte for byte.
-    var home: (writer: (any DatabaseWriter)?, world: StoreWorld?)?
+    /// The open worlds and what the store knows of the others, shared by every request's task.
+    struct Pool {
+        /// The worlds open now: every world of `memory:`, at most `limits.openWorlds` of a file store.
+        var writers: [StoreWorld: any DatabaseWriter] = [:]
+        /// When each open world was last asked for, to close the least recently used.
+        var lastUse: [StoreWorld: UInt64] = [:]
+        var uses: UInt64 = 0
+        /// The worlds of a file store, found on disk the first time a new one is about to be made, and those
+        /// made since: what the limit on worlds counts.
+        var known: Set<StoreWorld>?
+        /// Worlds whose file would not open, and why, so that the warning naming each is given once.
+        var damaged: [StoreWorld: String] = [:]
+        /// The file store's own database and the world it holds (nil until one claims it).
+        /// Its writer is opened when a world first needs it: GRDB's pool writes to a file as it opens it (its
+        /// write-ahead log is never left empty), and a store only read at start (`serve --import` refused)
+        /// must be left as it was, byte for byte.
+        var home: (writer: (any DatabaseWriter)?, world: StoreWorld?)?
+
+        /// Forgets the open database of `world` (a store handed out before keeps it until it is done).
+        mutating func letGo(of world: StoreWorld) {
+            writers[world] = nil
+            lastUse[world] = nil
+        }
+    }
+    let pool: Mutex<Pool>
 
     /// Opens the store file at `path` (or creates it, and its parent directory, in WAL mode). An existing file
     /// is only read, for the world it holds; it and the worlds beside it are opened to be written when first
@@ -64,17 +74,20 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
     /// - Throws: `ShareError` when the file cannot be created or read; a schema newer than this sharelane is
     ///   refused when the file is first opened to be written.
     public init(path: String, limits: Limits = .standard, logger: Logger) throws {
-        self.displayName = "sqlite:\(path)"
+        let displayName = "sqlite:\(path)"
+        self.displayName = displayName
         self.logger = logger
         self.path = path
         self.limits = limits
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        var pool = Pool()
         if size > 0 {
-            home = (nil, try Self.probedWorld(path, displayName: displayName))
+            pool.home = (nil, try Self.probedWorld(path, displayName: displayName))
         } else {
             let writer = try Self.openFile(path, displayName: displayName)
-            home = (writer, try Self.recordedWorld(writer, displayName: displayName))
+            pool.home = (writer, try Self.recordedWorld(writer, displayName: displayName))
         }
+        self.pool = Mutex(pool)
     }
 
     /// The world an existing store file records, read without writing to it: a plain connection reads and
@@ -94,13 +107,14 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         }
     }
 
-    /// The home file's writer, opened (and migrated) the first time a world needs it. Called with the lock
-    /// held.
-    func homeWriter() throws -> any DatabaseWriter {
-        guard let path, let home else { throw ShareError(.internalError, "\(displayName) has no store file") }
+    /// The home file's writer, opened (and migrated) the first time a world needs it.
+    func homeWriter(_ pool: inout Pool) throws -> any DatabaseWriter {
+        guard let path, let home = pool.home else {
+            throw ShareError(.internalError, "\(displayName) has no store file")
+        }
         if let writer = home.writer { return writer }
         let writer = try Self.openFile(path, displayName: displayName)
-        self.home = (writer, try Self.recordedWorld(writer, displayName: displayName) ?? home.world)
+        pool.home = (writer, try Self.recordedWorld(writer, displayName: displayName) ?? home.world)
         return writer
     }
 
@@ -110,6 +124,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         self.logger = logger
         self.path = nil
         self.limits = limits
+        self.pool = Mutex(Pool())
     }
 
     /// Worlds in memory whose `world` is `writer` (tests hand in a `DatabaseQueue()` of their own).
@@ -119,17 +134,19 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         self.path = nil
         self.limits = .standard
         try Self.migrate(writer, displayName: displayName)
-        writers[world] = writer
+        var pool = Pool()
+        pool.writers[world] = writer
+        self.pool = Mutex(pool)
     }
 
     /// The world a file store's own file holds, or nil until one claims it (and for `memory:`).
     public var homeWorld: StoreWorld? {
-        lock.withLock { home?.world }
+        pool.withLock { $0.home?.world }
     }
 
     /// How many world files are open now (the home file not counted), for tests of the bound.
     var openWorldCount: Int {
-        lock.withLock { writers.keys.filter { $0 != home?.world }.count }
+        pool.withLock { pool in pool.writers.keys.filter { $0 != pool.home?.world }.count }
     }
 
     // MARK: - Opening a world
@@ -151,29 +168,28 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
         if let problem = StoreWorld.containerProblem(world.container) {
             throw ShareError(.badRequest, problem, subject: world.container)
         }
-        return try lock.withLock {
-            uses += 1
-            if let writer = writers[world] {
-                lastUse[world] = uses
+        return try pool.withLock { pool in
+            pool.uses += 1
+            if let writer = pool.writers[world] {
+                pool.lastUse[world] = pool.uses
                 return writer
             }
-            let writer = try openWorld(world)
-            writers[world] = writer
-            lastUse[world] = uses
-            closeLeastRecentlyUsed()
+            let writer = try openWorld(world, &pool)
+            pool.writers[world] = writer
+            pool.lastUse[world] = pool.uses
+            closeLeastRecentlyUsed(&pool)
             return writer
         }
     }
 
     /// Lets go of the least recently used world files past `limits.openWorlds`. A store handed out before
     /// keeps its database until it is done with it (GRDB closes a database when the last holder lets go), so
-    /// a request under way is never cut short. Called with the lock held.
-    private func closeLeastRecentlyUsed() {
+    /// a request under way is never cut short.
+    private func closeLeastRecentlyUsed(_ pool: inout Pool) {
         guard path != nil else { return }  // a world in memory is its only copy
-        while writers.count > limits.openWorlds {
-            guard let oldest = lastUse.min(by: { $0.value < $1.value })?.key else { return }
-            writers[oldest] = nil
-            lastUse[oldest] = nil
+        while pool.writers.count > limits.openWorlds {
+            guard let oldest = pool.lastUse.min(by: { $0.value < $1.value })?.key else { return }
+            pool.letGo(of: oldest)
         }
     }
 
@@ -193,25 +209,24 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
             subject: world.description)
     }
 
-    /// Called with the lock held.
-    private func openWorld(_ world: StoreWorld) throws -> any DatabaseWriter {
-        guard let path, let home else {
-            if writers.count >= limits.worlds { throw overLimit(world) }
+    private func openWorld(_ world: StoreWorld, _ pool: inout Pool) throws -> any DatabaseWriter {
+        guard let path, let home = pool.home else {
+            if pool.writers.count >= limits.worlds { throw overLimit(world) }
             let queue = try DatabaseQueue()
             try Self.migrate(queue, displayName: displayName)
             return queue
         }
-        if home.world == world { return try homeWriter() }
+        if home.world == world { return try homeWriter(&pool) }
         if home.world == nil {
-            let writer = try homeWriter()
-            let claimed = try self.home?.world ?? claim(writer, for: world)
-            self.home = (writer, claimed)
+            let writer = try homeWriter(&pool)
+            let claimed = try pool.home?.world ?? claim(writer, for: world, &pool)
+            pool.home = (writer, claimed)
             if claimed == world { return writer }
         }
         let file = Self.worldFile(of: path, world)
         let existed = FileManager.default.fileExists(atPath: file)
         if !existed {
-            let worlds = try knownWorlds()
+            let worlds = knownWorlds(&pool)
             if worlds.count >= limits.worlds && !worlds.contains(world) { throw overLimit(world) }
         } else if (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 0 {
             logger.warning("the file of \(world), \(file), was empty: the world starts empty")
@@ -223,17 +238,17 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
             // One world's damaged file (overwritten or made unreadable by hand) costs that world only: the
             // others, and the store, carry on. It is tried again each time, so that moving the file aside
             // starts the world empty at once; the warning is given once.
-            if damaged.updateValue(error.reason, forKey: world) == nil {
+            if pool.damaged.updateValue(error.reason, forKey: world) == nil {
                 logger.warning(
                     "the world \(world) cannot be opened, its file \(file) is damaged or unreadable; move the file aside to start the world empty: \(error.reason)"
                 )
             }
             throw Self.damage(of: world)
         }
-        damaged[world] = nil
-        known?.insert(world)
-        if !existed, let homeWorld = self.home?.world, homeWorld.container == world.container {
-            try carrySchema(of: world.environment, from: try homeWriter(), to: writer)
+        pool.damaged[world] = nil
+        pool.known?.insert(world)
+        if !existed, let homeWorld = pool.home?.world, homeWorld.container == world.container {
+            try carrySchema(of: world.environment, from: try homeWriter(&pool), to: writer)
         }
         return writer
     }
@@ -247,18 +262,18 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
             subject: world.description)
     }
 
-    /// The worlds of a file store, read from disk once. Called with the lock held.
-    private func knownWorlds() throws -> Set<StoreWorld> {
-        if let known { return known }
+    /// The worlds of a file store, read from disk once.
+    private func knownWorlds(_ pool: inout Pool) -> Set<StoreWorld> {
+        if let known = pool.known { return known }
         var found = scannedWorlds()
-        if let homeWorld = home?.world { found.insert(homeWorld) }
-        known = found
+        if let homeWorld = pool.home?.world { found.insert(homeWorld) }
+        pool.known = found
         return found
     }
 
     /// Records `world` as the world the home file holds, unless another process did first; answers the
     /// world the file holds.
-    private func claim(_ writer: any DatabaseWriter, for world: StoreWorld) throws -> StoreWorld {
+    private func claim(_ writer: any DatabaseWriter, for world: StoreWorld, _ pool: inout Pool) throws -> StoreWorld {
         let (claimed, hadData) = try Self.guarded(displayName) {
             try writer.write { db -> (StoreWorld, Bool) in
                 if let recorded = try Self.recordedWorld(db) { return (recorded, false) }
@@ -279,7 +294,7 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
                 "\(displayName) was written before containers and environments were kept apart: its data is now \(claimed), the first to open it; other containers and environments start empty"
             )
         }
-        known?.insert(claimed)
+        pool.known?.insert(claimed)
         return claimed
     }
 
@@ -307,12 +322,12 @@ public final class SQLiteWorlds: StoreWorlds, @unchecked Sendable {
     // MARK: - Listing
 
     public func worlds() throws -> [StoreWorld] {
-        let found = lock.withLock { () -> Set<StoreWorld> in
-            var found = Set(writers.keys)
-            if let homeWorld = home?.world { found.insert(homeWorld) }
+        let found = pool.withLock { pool -> Set<StoreWorld> in
+            var found = Set(pool.writers.keys)
+            if let homeWorld = pool.home?.world { found.insert(homeWorld) }
             guard path != nil else { return found }
             let scanned = scannedWorlds()
-            known = scanned.union(found)
+            pool.known = scanned.union(found)
             return found.union(scanned)
         }
         return found.sorted {

@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import ShareKit
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -32,16 +33,23 @@ enum Interruptions {
         case forwarding(@Sendable (Int32) -> Void)
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var phase = Phase.atOnce
-    nonisolated(unsafe) private static var installed = false
+    /// What the commands' tasks and the signals' thread share (never the handler, which takes no lock).
+    private struct State {
+        var phase = Phase.atOnce
+        var installed = false
+        /// What a first signal that ends the process at once removes and says (`endingAtOnce`).
+        var atOnceEnding: (line: String?, files: [String])?
+        /// The signal that asked the command to stop.
+        var lastSignal: Int32?
+    }
+    private static let state = Mutex(State())
 
     /// Installs the handlers of SIGINT and SIGTERM (and of `more`) for the whole process: the pipe and its
     /// thread once, a handler for each signal asked for (a command may ask for more, as `run` does SIGHUP).
     static func install(also more: [Int32] = []) {
-        let first: Bool = lock.withLock {
-            defer { installed = true }
-            return !installed
+        let first: Bool = state.withLock { state in
+            defer { state.installed = true }
+            return !state.installed
         }
         guard first else {
             for signalNumber in more { handle(signalNumber) }
@@ -92,11 +100,11 @@ enum Interruptions {
         _ what: String, store: String, _ body: () async throws -> Value
     ) async rethrows -> Value {
         let request = StopRequest()
-        lock.withLock { phase = .writing(request, what: what, store: store, stopping: false) }
+        state.withLock { $0.phase = .writing(request, what: what, store: store, stopping: false) }
         // Once asked to stop, a later signal (while the report is written) still says what it leaves.
         defer {
-            lock.withLock {
-                if case .writing(_, _, _, stopping: false) = phase { phase = .atOnce }
+            state.withLock { state in
+                if case .writing(_, _, _, stopping: false) = state.phase { state.phase = .atOnce }
             }
         }
         return try await StopRequest.$current.withValue(request) { try await body() }
@@ -107,8 +115,8 @@ enum Interruptions {
     static func whileForwarding<Value>(
         to forward: @escaping @Sendable (Int32) -> Void, _ body: () async throws -> Value
     ) async rethrows -> Value {
-        lock.withLock { phase = .forwarding(forward) }
-        defer { lock.withLock { phase = .atOnce } }
+        state.withLock { $0.phase = .forwarding(forward) }
+        defer { state.withLock { $0.phase = .atOnce } }
         return try await body()
     }
 
@@ -117,18 +125,16 @@ enum Interruptions {
     static func endingAtOnce<Value>(
         saying line: String?, removing files: [String] = [], _ body: () async throws -> Value
     ) async rethrows -> Value {
-        let previous = lock.withLock {
-            defer { atOnceEnding = (line, files) }
-            return atOnceEnding
+        let previous = state.withLock { state in
+            defer { state.atOnceEnding = (line, files) }
+            return state.atOnceEnding
         }
-        defer { lock.withLock { atOnceEnding = previous } }
+        defer { state.withLock { $0.atOnceEnding = previous } }
         return try await body()
     }
-    nonisolated(unsafe) private static var atOnceEnding: (line: String?, files: [String])?
 
     /// The signal that asked the command to stop, or nil when none did.
-    static var stoppedBySignal: Int32? { lock.withLock { lastSignal } }
-    nonisolated(unsafe) private static var lastSignal: Int32?
+    static var stoppedBySignal: Int32? { state.withLock { $0.lastSignal } }
 
     /// What a signal does, on the signals' thread.
     private static func received(_ signalNumber: Int32) {
@@ -137,11 +143,11 @@ enum Interruptions {
             case stop(StopRequest, what: String)
             case forward(@Sendable (Int32) -> Void)
         }
-        let action: Action = lock.withLock {
-            lastSignal = signalNumber
-            switch phase {
+        let action: Action = state.withLock { state in
+            state.lastSignal = signalNumber
+            switch state.phase {
             case .atOnce:
-                return .endAtOnce(atOnceEnding?.line, removing: atOnceEnding?.files ?? [])
+                return .endAtOnce(state.atOnceEnding?.line, removing: state.atOnceEnding?.files ?? [])
             case .forwarding(let forward):
                 return .forward(forward)
             case .writing(let request, let what, let store, let stopping):
@@ -150,7 +156,7 @@ enum Interruptions {
                         "Stopped at once: \(store) may be partly changed. Run the same `sharelane \(what)` again: it "
                             + "plans only what is left, and converges.")
                 }
-                phase = .writing(request, what: what, store: store, stopping: true)
+                state.phase = .writing(request, what: what, store: store, stopping: true)
                 return .stop(request, what: what)
             }
         }
@@ -180,7 +186,10 @@ enum Interruptions {
     }
 }
 
-/// The write end of the signals' pipe, for the handler (which may touch nothing but it).
+/// The write end of the signals' pipe, for the handler (which may touch nothing but it). A plain global, not
+/// in the `Mutex`: a signal handler may call only async-signal-safe functions, and taking a lock is not one (the
+/// handler could interrupt the lock's holder on its own thread and wait for ever). It is set once, before any
+/// handler is installed, and only read after.
 nonisolated(unsafe) private var signalPipe: Int32 = -1
 
 /// The handler of SIGINT and SIGTERM: writes the signal's number to the pipe and returns.

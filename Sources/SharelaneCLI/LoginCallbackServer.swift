@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The one-shot server of `sharelane login` on 127.0.0.1: the sign-in page sends the browser to
 /// `http://127.0.0.1:PORT/callback?state=…&ckWebAuthToken=…`, the server answers a page saying it may be
@@ -101,10 +102,9 @@ enum LoginCallbackServer {
 }
 
 /// The random state of one sign-in: 32 bytes from the system's secure generator, base64url, spent once.
-private final class CallbackState: @unchecked Sendable {
+private final class CallbackState: Sendable {
     let value: String
-    private let lock = NSLock()
-    private var spent = false
+    private let spent = Mutex(false)
 
     init() {
         var generator = SystemRandomNumberGenerator()
@@ -125,7 +125,7 @@ private final class CallbackState: @unchecked Sendable {
 
     /// Spends the state: true for the first caller only.
     func spend() -> Bool {
-        lock.withLock {
+        spent.withLock { spent in
             defer { spent = true }
             return !spent
         }

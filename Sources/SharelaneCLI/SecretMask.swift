@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ShareKit
+import Synchronization
 
 /// The credentials this process knows (the environment's credential variables and `--api-token`), masked as
 /// `***` in everything the command line writes: standard output, standard error and log lines.
@@ -9,17 +10,16 @@ import ShareKit
 /// the errors it reports; this is the last net, for a value that reaches the output some other way (a server
 /// reflecting a request, a store value that holds a token).
 enum SecretMask {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var extra: [String] = []
+    private static let extra = Mutex<[String]>([])
     private static let fromEnvironment = Credentials.secrets(in: ProcessInfo.processInfo.environment)
 
     /// Adds a secret given on the command line (`--api-token`).
     static func register(_ secret: String?) {
         guard let secret, secret.count >= 4 else { return }
-        lock.withLock { if !extra.contains(secret) { extra.append(secret) } }
+        extra.withLock { extra in if !extra.contains(secret) { extra.append(secret) } }
     }
 
-    static var secrets: [String] { fromEnvironment + lock.withLock { extra } }
+    static var secrets: [String] { fromEnvironment + extra.withLock { $0 } }
 
     /// `text` with every known secret replaced by `***`.
     static func apply(_ text: String) -> String {

@@ -1,25 +1,24 @@
 import CloudKitWire
 import Foundation
 import ShareKit
+import Synchronization
 
 /// Keeps the token file (`TokenStore`) up to date: the stores a command opened with a token from it, and,
 /// when the command ends, the newest token each of them was handed, written back.
 enum TokenKeeper {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var tracked:
-        [(store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore, other: Bool)] =
-            []
+    private typealias Tracked = (store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore, other: Bool)
+    private static let tracked = Mutex<[Tracked]>([])
 
     /// Remembers that `store` started from `entry` of `file`; `other`: the entry is of another user than the
     /// signed-in one (`WebServicesEndpoint.otherWebAuthTokens`).
     static func track(_ store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore, other: Bool = false) {
-        lock.withLock { tracked.append((store, entry, file, other)) }
+        tracked.withLock { $0.append((store, entry, file, other)) }
     }
 
     /// Writes back the newest token of every tracked store that was handed a new one. Failures are reported
     /// on standard error and do not change the command's outcome.
     static func flush() async {
-        let all = lock.withLock {
+        let all = tracked.withLock { tracked in
             defer { tracked = [] }
             return tracked
         }
