@@ -5,6 +5,9 @@ import ShareKit
 /// how it authenticates. The one catalogue: the client sends these, the emulator routes exactly these, and
 /// `Docs/CloudKit.md` lists them (a test keeps the list in step).
 public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
+    /// Which operation this is, for a `switch` that must answer each one: a new operation is then a compile
+    /// error wherever it is not yet answered, not a refusal at run time.
+    public let name: Name
     /// The path after the database: `records/modify`.
     public let path: String
     /// `POST`, and `GET` where a request has no body.
@@ -14,6 +17,15 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     /// Whether it is about the signed-in user (who they are, the shares they accept): it goes with the
     /// user's web auth token even where a server-to-server key could sign it.
     public let isAboutTheUser: Bool
+
+    /// The operations by name, one case for each of `all`.
+    public enum Name: Sendable, Hashable, CaseIterable {
+        case recordsModify, recordsLookup, recordsQuery, recordsResolve, recordsAccept, recordsChanges, zonesList,
+            zonesLookup, zonesModify, zonesChanges, changesDatabase, changesZone, usersCurrent, usersLookupEmail,
+            usersLookupContacts, usersCaller, usersDiscover, usersLookupPhone, usersLookupID, subscriptionsList,
+            subscriptionsLookup, subscriptionsModify, tokensCreate, tokensRegister, schemaLookup, schemaExtend,
+            schemaDeploy, usersSettings, assetsUpload, assetsRereference
+    }
 
     public enum Method: String, Sendable, Hashable {
         case get = "GET"
@@ -30,64 +42,75 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     private static let everyDatabase: [DatabaseScope] = [.public, .private, .shared]
 
     public static let recordsModify = WireOperation(
-        path: "records/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .recordsModify, path: "records/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let recordsLookup = WireOperation(
-        path: "records/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .recordsLookup, path: "records/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let recordsQuery = WireOperation(
-        path: "records/query", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .recordsQuery, path: "records/query", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let recordsResolve = WireOperation(
-        path: "records/resolve", methods: [.post], databases: [.public], isAboutTheUser: true)
+        name: .recordsResolve, path: "records/resolve", methods: [.post], databases: [.public], isAboutTheUser: true)
     public static let recordsAccept = WireOperation(
-        path: "records/accept", methods: [.post], databases: [.public], isAboutTheUser: true)
+        name: .recordsAccept, path: "records/accept", methods: [.post], databases: [.public], isAboutTheUser: true)
     /// Apple's older, one-zone form of `changes/zone`; custom zones of the private and shared databases.
     public static let recordsChanges = WireOperation(
-        path: "records/changes", methods: [.post], databases: [.private, .shared], isAboutTheUser: false)
+        name: .recordsChanges, path: "records/changes", methods: [.post], databases: [.private, .shared],
+        isAboutTheUser: false)
     public static let zonesList = WireOperation(
-        path: "zones/list", methods: [.get, .post], databases: everyDatabase, isAboutTheUser: false)
+        name: .zonesList, path: "zones/list", methods: [.get, .post], databases: everyDatabase, isAboutTheUser: false)
     public static let zonesLookup = WireOperation(
-        path: "zones/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .zonesLookup, path: "zones/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let zonesModify = WireOperation(
-        path: "zones/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .zonesModify, path: "zones/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     /// Apple's older form of `changes/database` (deprecated by Apple), with `metaSyncToken`.
     public static let zonesChanges = WireOperation(
-        path: "zones/changes", methods: [.post], databases: [.private, .shared], isAboutTheUser: false)
+        name: .zonesChanges, path: "zones/changes", methods: [.post], databases: [.private, .shared],
+        isAboutTheUser: false)
     /// Private and shared databases only, as Apple's ("Only private and shared databases support this
     /// operation"): asked of the public database it answers 400 `BAD_REQUEST`.
     public static let changesDatabase = WireOperation(
-        path: "changes/database", methods: [.post], databases: [.private, .shared], isAboutTheUser: false)
+        name: .changesDatabase, path: "changes/database", methods: [.post], databases: [.private, .shared],
+        isAboutTheUser: false)
     public static let changesZone = WireOperation(
-        path: "changes/zone", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .changesZone, path: "changes/zone", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
     public static let usersCurrent = WireOperation(
-        path: "users/current", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+        name: .usersCurrent, path: "users/current", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
     public static let usersLookupEmail = WireOperation(
-        path: "users/lookup/email", methods: [.post], databases: [.public], isAboutTheUser: true)
+        name: .usersLookupEmail, path: "users/lookup/email", methods: [.post], databases: [.public],
+        isAboutTheUser: true)
 
     /// The caller's address book's discoverable users ("Fetching Contacts"); served by the emulator as an
     /// empty list, having no address books. GET as well, as CloudKit JS 1.x may send it without a body.
     public static let usersLookupContacts = WireOperation(
-        path: "users/lookup/contacts", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+        name: .usersLookupContacts, path: "users/lookup/contacts", methods: [.get, .post], databases: [.public],
+        isAboutTheUser: true)
 
     public static let usersCaller = WireOperation(
-        path: "users/caller", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+        name: .usersCaller, path: "users/caller", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
     /// POST with `lookupInfos`; GET (the reference's "the caller's address book") answers 500 as live does.
     public static let usersDiscover = WireOperation(
-        path: "users/discover", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+        name: .usersDiscover, path: "users/discover", methods: [.get, .post], databases: [.public], isAboutTheUser: true
+    )
     public static let usersLookupPhone = WireOperation(
-        path: "users/lookup/phone", methods: [.post], databases: [.public], isAboutTheUser: true)
+        name: .usersLookupPhone, path: "users/lookup/phone", methods: [.post], databases: [.public],
+        isAboutTheUser: true)
     public static let usersLookupID = WireOperation(
-        path: "users/lookup/id", methods: [.post], databases: [.public], isAboutTheUser: true)
+        name: .usersLookupID, path: "users/lookup/id", methods: [.post], databases: [.public], isAboutTheUser: true)
     public static let subscriptionsList = WireOperation(
-        path: "subscriptions/list", methods: [.get, .post], databases: everyDatabase, isAboutTheUser: false)
+        name: .subscriptionsList, path: "subscriptions/list", methods: [.get, .post], databases: everyDatabase,
+        isAboutTheUser: false)
     public static let subscriptionsLookup = WireOperation(
-        path: "subscriptions/lookup", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .subscriptionsLookup, path: "subscriptions/lookup", methods: [.post], databases: everyDatabase,
+        isAboutTheUser: false)
     public static let subscriptionsModify = WireOperation(
-        path: "subscriptions/modify", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .subscriptionsModify, path: "subscriptions/modify", methods: [.post], databases: everyDatabase,
+        isAboutTheUser: false)
     /// The reference's path for tokens; the live service and CloudKit JS use `devicePath` instead (the
     /// database path answers 405 there). `sharelane serve` answers both; the client sends `devicePath`.
     public static let tokensCreate = WireOperation(
-        path: "tokens/create", methods: [.post], databases: everyDatabase, isAboutTheUser: true)
+        name: .tokensCreate, path: "tokens/create", methods: [.post], databases: everyDatabase, isAboutTheUser: true)
     public static let tokensRegister = WireOperation(
-        path: "tokens/register", methods: [.post], databases: everyDatabase, isAboutTheUser: true)
+        name: .tokensRegister, path: "tokens/register", methods: [.post], databases: everyDatabase, isAboutTheUser: true
+    )
 
     /// The path of a token operation as the live service and CloudKit JS send it:
     /// `/device/1/{container}/{environment}/tokens/create`.
@@ -99,24 +122,26 @@ public struct WireOperation: Sendable, Hashable, CustomStringConvertible {
     // (`cktool`, the CloudKit Console), so these stand in for `cktool export-schema`, `import-schema` and the
     // Console's "Deploy Schema Changes". The environment is the path's.
     public static let schemaLookup = WireOperation(
-        path: "schema/lookup", methods: [.get, .post], databases: [.public], isAboutTheUser: false)
+        name: .schemaLookup, path: "schema/lookup", methods: [.get, .post], databases: [.public], isAboutTheUser: false)
     public static let schemaExtend = WireOperation(
-        path: "schema/extend", methods: [.post], databases: [.public], isAboutTheUser: false)
+        name: .schemaExtend, path: "schema/extend", methods: [.post], databases: [.public], isAboutTheUser: false)
     public static let schemaDeploy = WireOperation(
-        path: "schema/deploy", methods: [.post], databases: [.public], isAboutTheUser: false)
+        name: .schemaDeploy, path: "schema/deploy", methods: [.post], databases: [.public], isAboutTheUser: false)
     /// The signed-in user's phone number and discoverability (on Apple's service a user sets them in an app).
     public static let usersSettings = WireOperation(
-        path: "users/settings", methods: [.get, .post], databases: [.public], isAboutTheUser: true)
+        name: .usersSettings, path: "users/settings", methods: [.get, .post], databases: [.public], isAboutTheUser: true
+    )
 
     /// Upload URLs for asset fields: `{zoneID?, tokens: [{recordName?, recordType, fieldName}]}` →
     /// `{tokens: [{recordName, fieldName, url}]}`; the bytes then go to each `url`.
     public static let assetsUpload = WireOperation(
-        path: "assets/upload", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .assetsUpload, path: "assets/upload", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
 
     /// Asset dictionaries of assets records already hold, to save in other records without uploading the
     /// bytes again: `{zoneID?, assets: [{recordName, fieldName}]}` → `{assets: [asset]}`.
     public static let assetsRereference = WireOperation(
-        path: "assets/rereference", methods: [.post], databases: everyDatabase, isAboutTheUser: false)
+        name: .assetsRereference, path: "assets/rereference", methods: [.post], databases: everyDatabase,
+        isAboutTheUser: false)
 
     /// Every operation, in the order the docs list them.
     public static let all: [WireOperation] = [

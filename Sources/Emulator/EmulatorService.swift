@@ -260,7 +260,8 @@ struct EmulatorService: Sendable {
     /// to the method that answers it.
     private func dispatch(_ operation: WireOperation, _ call: OperationCall) async throws -> ByteBuffer {
         let (store, database, body, user) = (call.store, call.database, call.body, call.user)
-        switch operation {
+        // By name, so that an operation added to `WireOperation` is a compile error here until it is answered.
+        switch operation.name {
         case .recordsModify: return try await modifyRecords(call)
         case .recordsLookup: return try await lookupRecords(call)
         case .recordsQuery:
@@ -293,7 +294,9 @@ struct EmulatorService: Sendable {
         case .assetsRereference:
             return try await assetsRereference(body: body, store: store, database: database, as: user)
         case .assetsUpload: return try await assetsUpload(body: body, world: call.world)
-        default: throw ShareError(.badRequest, "unknown operation \(operation)")
+        case .tokensCreate, .tokensRegister:
+            // Routed to `tokens` on the database and device paths (CloudKitEmulator+Notifications), never here.
+            throw ShareError(.badRequest, "unknown operation \(operation)")
         }
     }
 

@@ -27,6 +27,14 @@ import Testing
         }
     }
 
+    @Test func everyNameIsOneOperationOfTheCatalogue() {
+        // The emulator switches over the names: a name without its operation (or two operations under one
+        // name) would answer the wrong request or none.
+        let names = WireOperation.all.map(\.name)
+        #expect(Set(names) == Set(WireOperation.Name.allCases))
+        #expect(names.count == Set(names).count)
+    }
+
     @Test func pathsAreAppleShapedAndUnique() {
         #expect(Set(WireOperation.all.map(\.path)).count == WireOperation.all.count)
         #expect(
