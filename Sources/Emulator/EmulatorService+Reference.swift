@@ -13,7 +13,9 @@ extension EmulatorService {
     /// The reference's Zone Dictionary: `zoneID`, `syncToken` and `atomic`. serve's store orders every change
     /// by one sequence (`ShareStoreSQLite.ChangeSequence`), so the database's current token is each zone's
     /// current point too: `records/changes` or `changes/zone` from it answers only what changes after it. A
-    /// zone is atomic when it is a custom zone of the private or shared database, as `records/modify` treats it.
+    /// custom zone is atomic, as `records/modify` treats it, and so is the public database's default zone as
+    /// Apple's captured `zones/list` lists it (though an atomic batch there is refused, as in every default
+    /// zone: the capture wins over the rule); a private or shared database's default zone is not.
     func zoneDictionaries(
         _ zones: [WireZone], store: any Store, database: DatabaseScope, as user: UserRecordName
     ) async -> [WireZone] {
@@ -23,7 +25,7 @@ extension EmulatorService {
             guard zone.serverErrorCode == nil, zone.deleted != true, let zoneID = zone.zoneID else { return zone }
             var zone = zone
             zone.syncToken = token.map { OpaqueText.written($0.rawValue) }
-            zone.atomic = database != .public && zoneID.zoneName != defaultZoneName
+            zone.atomic = database == .public || zoneID.zoneName != defaultZoneName
             return zone
         }
     }
