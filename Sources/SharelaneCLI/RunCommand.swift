@@ -77,21 +77,14 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 throw CommandFailure.usage(
                     "the recipe is named twice ('\(positional)' and --recipe '\(named)'); name it once")
             }
-            recipePath = try RecipeSelection.resolve(split.path ?? recipeOption.recipe)
+            recipePath = try LaneRecipe.path(split.path ?? recipeOption.recipe)
         } catch let error as CommandFailure {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let load = RecipeLoadTiming.timed(
-            recipeSelection.reloader(path: recipePath), file: recipePath, output: RunCommand.terminalOutput())
-        let recipe: Recipe
-        do {
-            recipe = try load(parameters)
-            RecipeSelection.printWarnings(of: recipe)
-        } catch {
-            Terminal.printError("\(error)")
-            unstarted(recipeFile: recipePath, location: nil, reason: "\(error)")
-            throw ExitCode.failure
+        let load = LaneRecipe.loader(recipeSelection, path: recipePath)
+        let recipe = try LaneRecipe.load(load, overrides: parameters) { reason in
+            unstarted(recipeFile: recipePath, location: nil, reason: reason)
         }
         // A lane that writes (apply, accept, leave, save, delete, reset) locks a local store as apply does.
         let lock = try await beforeTheLane(recipe) {

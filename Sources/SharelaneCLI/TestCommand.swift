@@ -71,29 +71,20 @@ struct TestCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         // A report that cannot be written is refused before anything runs, not found out after.
         try ReportFiles.refuseMissingFolders(paths)
         let onGitHub = ProcessInfo.processInfo.environment["GITHUB_ACTIONS"] == "true"
-        let recipePath: String
+        let recipePath = try LaneRecipe.path(recipeArgument.path)
         let overrides: [String: String]
         do {
-            recipePath = try RecipeSelection.resolve(recipeArgument.path)
             overrides = try recipeSelection.overrides()
         } catch let error as CommandFailure {
             Terminal.printError("error: \(error)")
             throw ExitCode.failure
         }
-        let load = RecipeLoadTiming.timed(
-            recipeSelection.reloader(path: recipePath), file: recipePath, output: RunCommand.terminalOutput())
-        let recipe: Recipe
-        do {
-            recipe = try load(overrides)
-            RecipeSelection.printWarnings(of: recipe)
-        } catch {
-            Terminal.printError("\(error)")
+        let load = LaneRecipe.loader(recipeSelection, path: recipePath)
+        let recipe = try LaneRecipe.load(load, overrides: overrides) { reason in
             if onGitHub {
-                Terminal.write(LaneReport.githubAnnotation(at: nil, lane: "recipe", message: "\(error)") + "\n")
+                Terminal.write(LaneReport.githubAnnotation(at: nil, lane: "recipe", message: reason) + "\n")
             }
-            try write(
-                [.unstarted(lane: "recipe", recipeFile: recipePath, location: nil, reason: "\(error)")], to: paths)
-            throw ExitCode.failure
+            try write([.unstarted(lane: "recipe", recipeFile: recipePath, location: nil, reason: reason)], to: paths)
         }
         let lanes = Self.lanes(of: recipe)
         guard !lanes.isEmpty else {
