@@ -20,38 +20,11 @@ if [ -z "$cloudkit_js" ] || [ ! -f "$cloudkit_js" ]; then
   exit 2
 fi
 command -v node >/dev/null 2>&1 || { echo "cloudkitjs-browser-check: node is needed (18 or later)" >&2; exit 2; }
-chromium=${CHROMIUM:-}
-if [ -z "$chromium" ]; then
-  for candidate in chromium chromium-browser google-chrome; do
-    if command -v "$candidate" >/dev/null 2>&1; then chromium=$(command -v "$candidate"); break; fi
-  done
-fi
-[ -n "$chromium" ] || { echo "cloudkitjs-browser-check: Chromium is needed (apt-get install chromium, or CHROMIUM=path)" >&2; exit 2; }
-
-if [ -z "${SHARELANE:-}" ]; then
-  swift build --product sharelane >&2
-  SHARELANE="$(swift build --show-bin-path)/sharelane"
-fi
-
-work=$(mktemp -d)
-serve_pid=""
-cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source Scripts/cloudkitjs/serve-fixture.sh
+find_chromium cloudkitjs-browser-check
+prepare_serve
 
 api_token="cloudkitjs-browser-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-"$SHARELANE" serve --store "sqlite:$work/serve.sqlite" --port 0 --api-token "$api_token" \
-  >"$work/serve.out" 2>"$work/serve.log" &
-serve_pid=$!
-base_url=""
-for _ in $(seq 1 100); do
-  base_url=$(sed -n 's/^sharelane serve: CloudKit Web Services on \(http:[^ ]*\) over .*/\1/p' "$work/serve.out")
-  [ -n "$base_url" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$base_url" ] || { echo "cloudkitjs-browser-check: serve did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
+start_serve cloudkitjs-browser-check "$api_token"
 
 node Scripts/cloudkitjs/browser-driver.mjs "$chromium" "$cloudkit_js" "$base_url" "$api_token" ${screenshot:+"$screenshot"}

@@ -22,35 +22,15 @@ fi
 command -v node >/dev/null 2>&1 || { echo "cloudkitjs-check: node is needed (18 or later)" >&2; exit 2; }
 command -v openssl >/dev/null 2>&1 || { echo "cloudkitjs-check: openssl is needed for the server-to-server key" >&2; exit 2; }
 
-if [ -z "${SHARELANE:-}" ]; then
-  swift build --product sharelane >&2
-  SHARELANE="$(swift build --show-bin-path)/sharelane"
-fi
-
-work=$(mktemp -d)
-serve_pid=""
-cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source Scripts/cloudkitjs/serve-fixture.sh
+prepare_serve
 
 openssl ecparam -name prime256v1 -genkey -noout -out "$work/eckey.pem" 2>/dev/null
 openssl ec -in "$work/eckey.pem" -pubout -out "$work/eckey.pub.pem" 2>/dev/null
 key_id="cloudkitjs-check-key"
 api_token="cloudkitjs-check-$(openssl rand -hex 8)"
 
-"$SHARELANE" serve --store "sqlite:$work/serve.sqlite" --port 0 --api-token "$api_token" \
-  --server-key "$key_id=$work/eckey.pub.pem" >"$work/serve.out" 2>"$work/serve.log" &
-serve_pid=$!
-base_url=""
-for _ in $(seq 1 100); do
-  base_url=$(sed -n 's/^sharelane serve: CloudKit Web Services on \(http:[^ ]*\) over .*/\1/p' "$work/serve.out")
-  [ -n "$base_url" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$base_url" ] || { echo "cloudkitjs-check: serve did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
+start_serve cloudkitjs-check "$api_token" --server-key "$key_id=$work/eckey.pub.pem"
 
 # CloudKit JS calls the deprecated Buffer(): Node warns once per run; the warning is not the app's.
 version=$(node --no-deprecation -e 'console.log(require(require("fs").realpathSync(process.argv[1])).VERSION || ""); process.exit(0)' "$cloudkit_js")
