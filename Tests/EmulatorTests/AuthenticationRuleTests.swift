@@ -348,7 +348,7 @@ import Testing
         let scratch = try TemporaryDirectory("keys")
         let key = P256.Signing.PrivateKey()
         let publicPEM = try scratch.write("key.pub.pem", key.publicKey.pemRepresentation)
-        let server = try ServeProcess(
+        let server = try await ServeProcess(
             apiToken: "flag-token", extraArguments: ["--server-key", "flag-key=\(publicPEM)"])
         defer { server.stop() }
         let signer = try RequestSigner(keyID: "flag-key", pem: key.pemRepresentation)

@@ -29,7 +29,7 @@ struct BrowserBoundaryTests {
     func attackerPagesGetNothing() async throws {
         let chromium = try #require(ConsoleBrowser.executable, "SHARELANE_REQUIRE_BROWSER=1 but Chromium is missing")
         let node = try #require(BrowserSignInTests.node, "node is needed to drive the browser")
-        let server = try ServeProcess(apiToken: "boundary-token")
+        let server = try await ServeProcess(apiToken: "boundary-token")
         defer { server.stop() }
         let api = ["ckAPIToken": server.apiToken]
         // Alice keeps a diary in her private database.
@@ -87,7 +87,7 @@ struct BrowserBoundaryTests {
         let chromium = try #require(ConsoleBrowser.executable, "SHARELANE_REQUIRE_BROWSER=1 but Chromium is missing")
         let node = try #require(BrowserSignInTests.node, "node is needed to drive the browser")
         let token = "history-token-5d1e0c"
-        let server = try ServeProcess(apiToken: token)
+        let server = try await ServeProcess(apiToken: token)
         defer { server.stop() }
         let profile = try TemporaryDirectory("chromium-history")
         let result = try await SharelaneBinary.runProcess(

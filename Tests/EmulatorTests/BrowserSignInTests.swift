@@ -20,16 +20,16 @@ struct BrowserSignInTests {
     }()
 
     @Test("a page on another origin signs in through the popup, then saves, queries and reads back")
-    func popupSignInThenSaveAndQuery() throws {
+    func popupSignInThenSaveAndQuery() async throws {
         let chromium = try #require(ConsoleBrowser.executable, "SHARELANE_REQUIRE_BROWSER=1 but Chromium is missing")
         let node = try #require(Self.node, "node is needed to drive the browser")
-        let server = try ServeProcess(apiToken: "browser-sign-in-token")
+        let server = try await ServeProcess(apiToken: "browser-sign-in-token")
         defer { server.stop() }
         try FileManager.default.createDirectory(at: ConsoleBrowser.screenshots, withIntermediateDirectories: true)
         let screenshot = ConsoleBrowser.screenshots.appendingPathComponent("browser-sign-in.png")
         try? FileManager.default.removeItem(at: screenshot)
         let driver = BuiltProducts.packageRoot.appendingPathComponent("Tests/EmulatorTests/Browser/popup-driver.mjs")
-        let result = try SharelaneBinary.runProcess(
+        let result = try await SharelaneBinary.runProcess(
             node,
             [
                 driver.path, chromium.path, server.url, server.apiToken, screenshot.path,
@@ -59,16 +59,16 @@ struct BrowserSignInTests {
     /// default referrer policy sends no `Referer` when the https page opens serve's http sign-in page, so the
     /// popup learns its opener from the ticket of the refused request the page made.
     @Test("an https app of an allowed origin signs in through the popup with no Referer sent")
-    func httpsAppSignsInWithoutReferer() throws {
+    func httpsAppSignsInWithoutReferer() async throws {
         let chromium = try #require(ConsoleBrowser.executable, "SHARELANE_REQUIRE_BROWSER=1 but Chromium is missing")
         let node = try #require(Self.node, "node is needed to drive the browser")
         let appOrigin = "https://app.example.test:\(try FreePort.loopback())"
-        let server = try ServeProcess(apiToken: "https-app-token", extraArguments: ["--allow-origin", appOrigin])
+        let server = try await ServeProcess(apiToken: "https-app-token", extraArguments: ["--allow-origin", appOrigin])
         defer { server.stop() }
         try FileManager.default.createDirectory(at: ConsoleBrowser.screenshots, withIntermediateDirectories: true)
         let screenshot = ConsoleBrowser.screenshots.appendingPathComponent("browser-sign-in-https.png")
         let driver = BuiltProducts.packageRoot.appendingPathComponent("Tests/EmulatorTests/Browser/popup-driver.mjs")
-        let result = try SharelaneBinary.runProcess(
+        let result = try await SharelaneBinary.runProcess(
             node, [driver.path, chromium.path, server.url, server.apiToken, screenshot.path, appOrigin])
         let line = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         let report = try #require(

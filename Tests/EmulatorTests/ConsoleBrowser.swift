@@ -39,26 +39,26 @@ final class ConsoleBrowser: @unchecked Sendable {
     }
 
     /// The page's DOM once loaded, as the browser serialises it.
-    func dom(_ url: String) throws -> String {
-        try run(["--dump-dom", url]).stdout
+    func dom(_ url: String) async throws -> String {
+        try await run(["--dump-dom", url]).stdout
     }
 
     /// A screenshot of the page at 1280×900, saved as `name` in `screenshots`; returns its path.
     @discardableResult
-    func screenshot(_ url: String, name: String) throws -> URL {
+    func screenshot(_ url: String, name: String) async throws -> URL {
         try FileManager.default.createDirectory(at: Self.screenshots, withIntermediateDirectories: true)
         let file = Self.screenshots.appendingPathComponent(name)
         try? FileManager.default.removeItem(at: file)
-        let result = try run(["--screenshot=\(file.path)", "--window-size=1280,900", url])
+        let result = try await run(["--screenshot=\(file.path)", "--window-size=1280,900", url])
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw FixtureError(message: "chromium saved no screenshot of \(url):\n\(result.stderr)")
         }
         return file
     }
 
-    private func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
+    private func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
         // A browser that hangs must not hang the suite: the run is bounded by TestDeadlines.processEnd.
-        try SharelaneBinary.runProcess(
+        try await SharelaneBinary.runProcess(
             executable,
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",

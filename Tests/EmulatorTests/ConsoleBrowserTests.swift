@@ -17,19 +17,19 @@ struct ConsoleBrowserTests {
         let browser: ConsoleBrowser
         let overview: String
 
-        init() throws {
-            server = try ServeProcess(apiToken: "console-browser-token")
+        init() async throws {
+            server = try await ServeProcess(apiToken: "console-browser-token")
             let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
-            let lane = try server.run(["run", "demo", recipe])
+            let lane = try await server.run(["run", "demo", recipe])
             guard lane.status == 0 else { throw FixtureError(message: "the demo lane failed:\n\(lane.output)") }
             browser = try ConsoleBrowser()
             // The token once, in the address as Web Services requests carry it (its page posts it, with the
             // browser's scripts on); the cookie does the rest.
-            overview = try browser.dom("\(server.url)/?ckAPIToken=\(server.apiToken)")
+            overview = try await browser.dom("\(server.url)/?ckAPIToken=\(server.apiToken)")
         }
 
         /// The DOM of a console page, loaded with the session cookie only.
-        func dom(_ path: String) throws -> String { try browser.dom(server.url + path) }
+        func dom(_ path: String) async throws -> String { try await browser.dom(server.url + path) }
 
         /// The record name of the user with this email address, from the overview's links.
         func recordName(of email: String) throws -> String {
@@ -39,8 +39,8 @@ struct ConsoleBrowserTests {
         }
     }
 
-    @Test func everyPageLinkedFromTheOverviewLoadsWithoutTheToken() throws {
-        let demo = try Demo()
+    @Test func everyPageLinkedFromTheOverviewLoadsWithoutTheToken() async throws {
+        let demo = try await Demo()
         defer { demo.server.stop() }
         #expect(demo.overview.contains("<h1>Overview</h1>"), "signing in with ?ckAPIToken= did not show the overview")
         #expect(demo.overview.contains("iCloud.com.example.Lists"))
@@ -54,7 +54,7 @@ struct ConsoleBrowserTests {
         var loaded: [String: String] = [:]
         while !queue.isEmpty, loaded.count < 60 {
             let (path, depth) = queue.removeFirst()
-            let page = try demo.dom(path)
+            let page = try await demo.dom(path)
             loaded[path] = page
             guard depth < 2 else { continue }
             for link in Self.links(in: page) where seen.insert(link).inserted {
@@ -78,10 +78,10 @@ struct ConsoleBrowserTests {
         #expect(demo.server.log.contains("POST /console/signin 303"), "\(demo.server.log)")
     }
 
-    @Test func theMatrixAndTheGraphShowTheDemosPeople() throws {
-        let demo = try Demo()
+    @Test func theMatrixAndTheGraphShowTheDemosPeople() async throws {
+        let demo = try await Demo()
         defer { demo.server.stop() }
-        let access = try demo.dom("/access")
+        let access = try await demo.dom("/access")
         let rows = Self.matrixRows(access)
         #expect(Self.matrixColumns(access) == ["FamilyLists", "Trips/italy"])
         #expect(rows["alice@example.com"] == ["owner", "owner"])
@@ -89,7 +89,7 @@ struct ConsoleBrowserTests {
         #expect(rows["carol@example.com"] == ["none", "read (public)"])
         #expect(rows["dana@example.com"] == ["read", "none"])
 
-        let graph = try demo.dom("/graph")
+        let graph = try await demo.dom("/graph")
         #expect(graph.contains("<svg"))
         for node in ["alice@example.com", "FamilyLists", "Trips", "italy", "bob@example.com", "carol@example.com"] {
             #expect(graph.contains(">\(node)</text>"), "the graph has no node \(node)")
@@ -97,7 +97,7 @@ struct ConsoleBrowserTests {
         #expect(graph.contains(">read-write, accepted</text>"))
         #expect(graph.contains(">public read-only, accepted</text>"))
 
-        let history = try demo.dom("/history")
+        let history = try await demo.dom("/history")
         let eggs = try #require(history.range(of: ">eggs</a>"), "the history does not show bob's record")
         let milk = try #require(history.range(of: ">milk</a>"))
         #expect(eggs.lowerBound < milk.lowerBound, "bob's newer record is not listed first")
@@ -109,29 +109,29 @@ struct ConsoleBrowserTests {
             ("console-bob.png", "/users/\(try demo.recordName(of: "bob@example.com"))"),
         ]
         for (name, path) in shots {
-            let file = try demo.browser.screenshot(demo.server.url + path, name: name)
+            let file = try await demo.browser.screenshot(demo.server.url + path, name: name)
             let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
             #expect(size > 10_000, "the screenshot of \(path) is nearly empty (\(size) bytes)")
         }
     }
 
-    @Test func viewingAsCarolHidesTheFamilyLists() throws {
-        let demo = try Demo()
+    @Test func viewingAsCarolHidesTheFamilyLists() async throws {
+        let demo = try await Demo()
         defer { demo.server.stop() }
         let carol = try demo.recordName(of: "carol@example.com")
         let dana = try demo.recordName(of: "dana@example.com")
         for path in ["/users/\(carol)", "/access?as=\(carol)", "/graph?as=\(carol)", "/history?as=\(carol)"] {
-            let page = Self.main(try demo.dom(path))
+            let page = await Self.main(try demo.dom(path))
             #expect(page.contains("Viewing as <strong>carol@example.com</strong>"), "\(path)")
             #expect(!page.contains("FamilyLists"), "\(path) shows carol the lists she was never invited to")
             #expect(!page.contains("groceries"), "\(path) shows carol a record she may not see")
             #expect(page.contains("italy"), "\(path) hides the trip carol joined")
         }
-        #expect(Self.matrixRows(try demo.dom("/access?as=\(carol)"))["carol@example.com"] == ["read (public)"])
-        let danas = Self.main(try demo.dom("/users/\(dana)"))
+        #expect(Self.matrixRows(try await demo.dom("/access?as=\(carol)"))["carol@example.com"] == ["read (public)"])
+        let danas = await Self.main(try demo.dom("/users/\(dana)"))
         #expect(danas.contains("FamilyLists"))
         #expect(!danas.contains("Trips"), "dana sees the trip she is not in")
-        try demo.browser.screenshot(demo.server.url + "/access?as=\(carol)", name: "console-access-as-carol.png")
+        try await demo.browser.screenshot(demo.server.url + "/access?as=\(carol)", name: "console-access-as-carol.png")
     }
 
     // MARK: - Reading pages

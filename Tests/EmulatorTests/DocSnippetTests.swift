@@ -19,11 +19,11 @@ import Testing
     }
 
     @Test("the curl snippet signs in, makes a zone, saves a record and finds it")
-    func curlSnippet() throws {
+    func curlSnippet() async throws {
         let script = try Self.snippet("curl-snippet", in: "Docs/CloudKit.md")
-        let server = try ServeProcess(apiToken: "doc+snippet/token=")
+        let server = try await ServeProcess(apiToken: "doc+snippet/token=")
         defer { server.stop() }
-        let result = try SharelaneBinary.runProcess(
+        let result = try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script],
             environment: ["SERVE": server.url, "TOKEN": server.apiToken, "PATH": "/usr/bin:/bin"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)\n\(server.log)")
@@ -34,11 +34,11 @@ import Testing
     }
 
     @Test("the faults snippet sets the network, reads it back, and mends it")
-    func faultsSnippet() throws {
+    func faultsSnippet() async throws {
         let script = try Self.snippet("faults-snippet", in: "Docs/CloudKit.md")
-        let server = try ServeProcess(apiToken: "doc-faults-token")
+        let server = try await ServeProcess(apiToken: "doc-faults-token")
         defer { server.stop() }
-        let result = try SharelaneBinary.runProcess(
+        let result = try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-euo", "pipefail", "-c", script],
             environment: ["SERVE": server.url, "TOKEN": server.apiToken, "PATH": "/usr/bin:/bin"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)\n\(server.log)")

@@ -260,7 +260,7 @@ import Testing
     @Test("two serve processes started with the same --fault-seed meet the same faults in the same order")
     func theSameSeedRepeatsAcrossRuns() async throws {
         @Sendable func run() async throws -> (seen: [Outcome], logged: [String]) {
-            let server = try ServeProcess(
+            let server = try await ServeProcess(
                 apiToken: "seeded-run-token",
                 extraArguments: ["--faults", "unavailable=25%,reset=25%,lost-answer=25%", "--fault-seed", "7"])
             defer { server.stop() }

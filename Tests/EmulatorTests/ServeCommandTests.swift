@@ -55,7 +55,7 @@ import Testing
 
     @Test("--latency, --throttle, --faults and --fault-seed are printed on start and read back from the endpoint")
     func networkOptionsAreInForce() async throws {
-        let server = try ServeProcess(
+        let server = try await ServeProcess(
             apiToken: "network-options-token",
             extraArguments: [
                 "--latency", "80ms~20ms", "--throttle", "40/s", "--faults", "unavailable=5%,reset=2%,lost-answer=2%",
@@ -87,8 +87,8 @@ import Testing
             (["--faults", "unavailable=70%,reset=40%"], #"adds up to 110%"#),
             (["--fault-seed", "seven"], #"--fault-seed "seven" is not a seed: write a whole number"#),
         ])
-    func badNetworkOptionsAreRefused(arguments: [String], message: String) throws {
-        let result = try SharelaneBinary.runProcess(
+    func badNetworkOptionsAreRefused(arguments: [String], message: String) async throws {
+        let result = try await SharelaneBinary.runProcess(
             BuiltProducts.sharelane, ["serve", "--store", "memory:", "--port", "0"] + arguments)
         // sharelane exits 1 for any error it names (a usage error included).
         #expect(result.status == 1, "\(result.output)")
@@ -99,7 +99,9 @@ import Testing
 
     @Test("--allow-host names are answered, printed on start, and a name that is not one is refused")
     func allowHost() async throws {
-        let server = try ServeProcess(extraArguments: ["--allow-host", "devbox.test", "--allow-host", "[fd00::7]"])
+        let server = try await ServeProcess(extraArguments: [
+            "--allow-host", "devbox.test", "--allow-host", "[fd00::7]",
+        ])
         defer { server.stop() }
         #expect(server.log.contains("Host names answered: 127.0.0.1, localhost, [::1], devbox.test, [fd00::7]"))
         let port = try #require(URLComponents(string: server.url)?.port)
@@ -120,8 +122,8 @@ import Testing
     }
 
     @Test("serve --help explains each network option with an example")
-    func helpExplainsTheNetworkOptions() throws {
-        let result = try SharelaneBinary.run(["serve", "--help"])
+    func helpExplainsTheNetworkOptions() async throws {
+        let result = try await SharelaneBinary.run(["serve", "--help"])
         #expect(result.status == 0)
         for text in [
             "--latency <duration>", "80ms~20ms", "--throttle <rate>", "40/s", "--faults <fault=percent,…>",

@@ -19,13 +19,13 @@ import Testing
         return String(block[open.upperBound..<close.lowerBound])
     }
 
-    static var nodeFound: Bool {
-        (try? SharelaneBinary.runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["node", "--version"]).status) == 0
+    static func nodeFound() async -> Bool {
+        (try? await SharelaneBinary.runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["node", "--version"]).status) == 0
     }
 
     @Test("the node --test suite passes inside serve --recipe … -- node --test")
     func nodeExample() async throws {
-        guard Self.nodeFound else {
+        guard await Self.nodeFound() else {
             // CI installs node (.ci/run): there a missing node fails instead.
             #expect(ProcessInfo.processInfo.environment["SHARELANE_REQUIRE_BROWSER"] == nil, "node is not installed")
             return
@@ -33,7 +33,7 @@ import Testing
         let scratch = try TemporaryDirectory("testing-doc")
         _ = try scratch.write("sharing.test.mjs", try Self.example("node-example", fence: "js"))
         let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             [
                 "serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--", "node", "--test",
                 "sharing.test.mjs",
@@ -47,7 +47,7 @@ import Testing
     func curlExample() async throws {
         let script = try Self.example("curl-fixture", fence: "sh")
         let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
-        let result = try await SharelaneBinary.runOffPool([
+        let result = try await SharelaneBinary.run([
             "serve", "--store", "memory:", "--recipe", recipe, "--", "bash", "-euo", "pipefail", "-c", script,
         ])
         #expect(result.status == 0, "\(result.output)")

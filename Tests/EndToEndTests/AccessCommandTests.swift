@@ -13,16 +13,16 @@ import Testing
         store = "sqlite:" + scratch.file("store.sqlite")
     }
 
-    private func demo() throws {
-        let demo = try SharelaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
+    private func demo() async throws {
+        let demo = try await SharelaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
         #expect(demo.status == 0, "\(demo.output)")
     }
 
     /// The README's example: who can do what after the demo lane (bob accepted the family lists, carol
     /// joined the public trip through its URL).
-    @Test func accessAfterTheDemoLane() throws {
-        try demo()
-        let text = try SharelaneBinary.run(["access", "Recipes/sharelane.yaml", "--store", store])
+    @Test func accessAfterTheDemoLane() async throws {
+        try await demo()
+        let text = try await SharelaneBinary.run(["access", "Recipes/sharelane.yaml", "--store", store])
         #expect(text.status == 0, "\(text.output)")
         #expect(
             text.stdout == """
@@ -37,28 +37,30 @@ import Testing
                 Trips/italy is public: anyone with its URL joins with read-only.
 
                 """)
-        let bob = try SharelaneBinary.run(
+        let bob = try await SharelaneBinary.run(
             [
                 "access", "Recipes/sharelane.yaml", "--store", store, "--as", "bob", "--zone", "FamilyLists",
                 "--format", "markdown",
             ])
         #expect(bob.stdout.contains("| user | `FamilyLists` |\n|---|---|\n| bob | **write** |\n"), "\(bob.output)")
-        let nobody = try SharelaneBinary.run(["access", "Recipes/sharelane.yaml", "--store", store, "--as", "zed"])
+        let nobody = try await SharelaneBinary.run([
+            "access", "Recipes/sharelane.yaml", "--store", store, "--as", "zed",
+        ])
         #expect(nobody.status == 1)
         #expect(nobody.stderr.contains("no user 'zed'"), "\(nobody.output)")
         #expect(nobody.stderr.contains("alice, bob, carol, dana"), "\(nobody.output)")
     }
 
     /// A pull request raises dana to read-write: `plan --show-access` shows the one cell that changes.
-    @Test func planShowsTheAccessItChanges() throws {
-        try demo()
+    @Test func planShowsTheAccessItChanges() async throws {
+        try await demo()
         let recipe = try String(
             contentsOf: BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"), encoding: .utf8)
         let changed = recipe.replacingOccurrences(of: "dana: read-only ", with: "dana: read-write")
         #expect(changed != recipe)
         let file = scratch.file("raised.yaml")
         try changed.write(toFile: file, atomically: true, encoding: .utf8)
-        let plan = try SharelaneBinary.run(["plan", file, "--store", store, "--show-access"], in: directory)
+        let plan = try await SharelaneBinary.run(["plan", file, "--store", store, "--show-access"], in: directory)
         #expect(plan.status == 0, "\(plan.output)")
         #expect(
             plan.stdout.hasSuffix(
@@ -74,15 +76,17 @@ import Testing
                 * 1 cell changes.
 
                 """), "\(plan.stdout)")
-        let markdown = try SharelaneBinary.run(
+        let markdown = try await SharelaneBinary.run(
             ["plan", file, "--store", store, "--show-access", "--format", "markdown"], in: directory)
         #expect(markdown.status == 1)
         #expect(markdown.stderr.contains("the markdown plan already lists the access cells that change"))
     }
 
-    @Test func accessAsJSONAndAsAPage() throws {
-        try demo()
-        let json = try SharelaneBinary.run(["access", "Recipes/sharelane.yaml", "--store", store, "--format", "json"])
+    @Test func accessAsJSONAndAsAPage() async throws {
+        try await demo()
+        let json = try await SharelaneBinary.run([
+            "access", "Recipes/sharelane.yaml", "--store", store, "--format", "json",
+        ])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let users = object?["users"] as? [[String: Any]] ?? []
@@ -96,7 +100,7 @@ import Testing
         #expect(cells.contains { $0.hasPrefix("carol ") && $0.hasSuffix("/Trips/italy read") })
         #expect(cells.count == 8)
         let page = scratch.file("access.html")
-        let html = try SharelaneBinary.run(
+        let html = try await SharelaneBinary.run(
             ["access", "Recipes/sharelane.yaml", "--store", store, "--format", "html", "--out", page])
         #expect(html.status == 0)
         #expect(html.stderr.contains("Wrote the access matrix (html) to \(page)."))
@@ -106,28 +110,32 @@ import Testing
     }
 
     @Test("access over http: reads the recipe's users")
-    func accessOverHTTP() throws {
-        let server = try ServeProcess()
+    func accessOverHTTP() async throws {
+        let server = try await ServeProcess()
         defer { server.stop() }
-        let demo = try server.run(["run", "demo", "Recipes/sharelane.yaml"])
+        let demo = try await server.run(["run", "demo", "Recipes/sharelane.yaml"])
         #expect(demo.status == 0, "\(demo.output)")
-        let text = try server.run(["access", "Recipes/sharelane.yaml"])
+        let text = try await server.run(["access", "Recipes/sharelane.yaml"])
         #expect(text.status == 0, "\(text.output)")
         #expect(text.stdout.contains("bob    write        none"), "\(text.stdout)")
         #expect(text.stdout.contains("carol  none         read (public)"), "\(text.stdout)")
     }
 
-    @Test func showDrawsTheSharingGraph() throws {
-        try demo()
-        let mermaid = try SharelaneBinary.run(["show", "--store", store, "--format", "mermaid"], in: directory)
+    @Test func showDrawsTheSharingGraph() async throws {
+        try await demo()
+        let mermaid = try await SharelaneBinary.run(["show", "--store", store, "--format", "mermaid"], in: directory)
         #expect(mermaid.status == 0)
         #expect(mermaid.stdout.hasPrefix("flowchart LR\n"))
         #expect(mermaid.stdout.contains(#"n1 -->|"read-write, accepted"| n2"#), "\(mermaid.stdout)")
-        let dot = try SharelaneBinary.run(["show", "--store", store, "--format", "dot", "--as", "carol@example.com"])
+        let dot = try await SharelaneBinary.run([
+            "show", "--store", store, "--format", "dot", "--as", "carol@example.com",
+        ])
         #expect(dot.stdout.hasPrefix("digraph sharing {"))
         #expect(dot.stdout.contains("public read-only, accepted"))
         #expect(!dot.stdout.contains("FamilyLists"), "carol takes no part in FamilyLists: \(dot.stdout)")
-        let json = try SharelaneBinary.run(["show", "--store", store, "--format", "json", "--zone", "FamilyLists"])
+        let json = try await SharelaneBinary.run([
+            "show", "--store", store, "--format", "json", "--zone", "FamilyLists",
+        ])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let shares = object?["shares"] as? [[String: Any]] ?? []
         #expect(shares.map { $0["label"] as? String } == ["FamilyLists"])
@@ -139,10 +147,10 @@ import Testing
     /// Graphviz draws the graph where it is installed (`.ci/run` installs it); without it, the command says
     /// what to install and what to run instead.
     @Test(.enabled(if: AccessCommandTests.graphvizIsInstalled || AccessCommandTests.graphvizRequired))
-    func graphDrawsAnSVG() throws {
-        try demo()
+    func graphDrawsAnSVG() async throws {
+        try await demo()
         let file = scratch.file("sharing.svg")
-        let result = try SharelaneBinary.run(["graph", "Recipes/sharelane.yaml", "--store", store, "--out", file])
+        let result = try await SharelaneBinary.run(["graph", "Recipes/sharelane.yaml", "--store", store, "--out", file])
         #expect(result.status == 0, "\(result.output)")
         let svg = try String(contentsOfFile: file, encoding: .utf8)
         #expect(svg.contains("<svg"))
@@ -150,9 +158,9 @@ import Testing
         #expect(svg.contains("carol@example.com"))
     }
 
-    @Test func graphWithoutGraphvizSaysWhatToInstall() throws {
+    @Test func graphWithoutGraphvizSaysWhatToInstall() async throws {
         let empty = try TemporaryDirectory("path")
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.run(
             ["graph", "--store", store, "--out", scratch.file("g.svg")], in: directory,
             environment: ["PATH": empty.url.path])
         #expect(result.status == 1)

@@ -44,8 +44,8 @@ struct ActionPageTests {
     }
 
     @Test("an action's page says what it does, each key required or optional with its meaning, and an example")
-    func pageListsKeysAndExample() throws {
-        let result = try SharelaneBinary.run(["actions", "permission"])
+    func pageListsKeysAndExample() async throws {
+        let result = try await SharelaneBinary.run(["actions", "permission"])
         #expect(result.status == 0, "\(result.output)")
         let page = result.stdout
         #expect(page.hasPrefix("permission: change a participant's permission"), "\(page)")
@@ -57,17 +57,17 @@ struct ActionPageTests {
             Self.example(in: page) == "- permission: { zone: Household, participant: bob, to: read-write }",
             "\(page)")
         // The listing, unchanged without a name, points at the pages.
-        let listing = try SharelaneBinary.run(["actions"])
+        let listing = try await SharelaneBinary.run(["actions"])
         #expect(listing.status == 0, "\(listing.output)")
         #expect(listing.stdout.contains("Built in:\n  plan"), "\(listing.output)")
         #expect(listing.stdout.contains("`sharelane actions NAME`"), "\(listing.output)")
     }
 
     @Test("every built-in action's example validates as a step of a lane")
-    func examplesValidate() throws {
+    func examplesValidate() async throws {
         var steps: [String] = []
         for name in Self.builtIn {
-            let result = try SharelaneBinary.run(["actions", name])
+            let result = try await SharelaneBinary.run(["actions", name])
             #expect(result.status == 0, "\(name): \(result.output)")
             #expect(result.stdout.contains("Keys:"), "\(name): \(result.output)")
             let example = try #require(Self.example(in: result.stdout), "\(name): \(result.output)")
@@ -76,7 +76,7 @@ struct ActionPageTests {
         }
         let scratch = try TemporaryDirectory("e2e")
         let path = try scratch.write("pages.yaml", Self.recipe + steps.joined(separator: "\n") + "\n")
-        let valid = try SharelaneBinary.run(["validate", path])
+        let valid = try await SharelaneBinary.run(["validate", path])
         #expect(valid.status == 0, "\(valid.output)")
         #expect(valid.stdout.contains("OK"), "\(valid.output)")
 
@@ -85,18 +85,18 @@ struct ActionPageTests {
             "mistyped.yaml",
             Self.recipe + steps.joined(separator: "\n").replacingOccurrences(of: "participant:", with: "participnt:")
                 + "\n")
-        let refused = try SharelaneBinary.run(["validate", mistyped])
+        let refused = try await SharelaneBinary.run(["validate", mistyped])
         #expect(refused.status == 1, "\(refused.output)")
     }
 
     @Test("an outside action's page shows its description and where it was found")
-    func outsideActionPage() throws {
+    func outsideActionPage() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let path = try scratch.write("pages.yaml", Self.recipe + "      - apply\n")
         let script = try scratch.write(
             "actions/sharelane-notify", "#!/bin/sh\nif [ \"$1\" = --describe ]; then echo 'Post a message'; fi\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
-        let result = try SharelaneBinary.run(["actions", "notify", "--recipe", path])
+        let result = try await SharelaneBinary.run(["actions", "notify", "--recipe", path])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.hasPrefix("notify: Post a message"), "\(result.output)")
         #expect(result.stdout.contains("sharelane-notify"), "\(result.output)")
@@ -104,13 +104,13 @@ struct ActionPageTests {
     }
 
     @Test("an unknown action name, or a recipe that is not there, is an error exiting 1")
-    func unknownNameIsAnError() throws {
-        let result = try SharelaneBinary.run(["actions", "accpet"])
+    func unknownNameIsAnError() async throws {
+        let result = try await SharelaneBinary.run(["actions", "accpet"])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("there is no action `accpet`; did you mean `accept`?"), "\(result.output)")
         #expect(result.stdout.isEmpty, "\(result.output)")
 
-        let missing = try SharelaneBinary.run(["actions", "nosuch.yaml"])
+        let missing = try await SharelaneBinary.run(["actions", "nosuch.yaml"])
         #expect(missing.status == 1, "\(missing.output)")
         #expect(missing.stderr.contains("there is no recipe at nosuch.yaml"), "\(missing.output)")
     }

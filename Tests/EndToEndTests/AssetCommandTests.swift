@@ -10,7 +10,7 @@ struct AssetCommandTests {
     @Test(
         "apply uploads a recipe's !asset file; plan then shows no changes; export --out downloads it and plans to no changes"
     )
-    func assetsThroughTheCommandLine() throws {
+    func assetsThroughTheCommandLine() async throws {
         let scratch = try TemporaryDirectory("e2e-assets")
         let bytes = Data((0..<5000).map { UInt8(($0 * 7) % 256) })
         try bytes.write(to: scratch.url.appendingPathComponent("cover.jpg"))
@@ -27,55 +27,55 @@ struct AssetCommandTests {
                 records:
                   a1: { type: Photo, fields: { cover: !asset cover.jpg } }
             """)
-        let server = try ServeProcess()
+        let server = try await ServeProcess()
         defer { server.stop() }
 
-        let apply = try server.run(["apply", "--yes", recipe])
+        let apply = try await server.run(["apply", "--yes", recipe])
         #expect(apply.status == 0, "\(apply.output)")
         #expect(server.log.contains("/assets/upload"), "the apply asked for an upload URL:\n\(server.log)")
         #expect(!server.log.contains("ticket="), "an upload URL's ticket is never logged:\n\(server.log)")
-        let again = try server.run(["plan", "--detailed-exitcode", recipe])
+        let again = try await server.run(["plan", "--detailed-exitcode", recipe])
         #expect(again.status == 0, "a second plan shows no changes:\n\(again.output)")
 
         let out = scratch.url.appendingPathComponent("exported/album.yaml").path
         try FileManager.default.createDirectory(
             at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
-        let export = try server.run(["export", "--recipe", recipe, "--out", out])
+        let export = try await server.run(["export", "--recipe", recipe, "--out", out])
         #expect(export.status == 0, "\(export.output)")
         let written = try String(contentsOfFile: out, encoding: .utf8)
         #expect(written.contains("cover: !asset assets/Album/a1.cover"), "\(written)")
         let downloaded = try Data(contentsOf: scratch.url.appendingPathComponent("exported/assets/Album/a1.cover"))
         #expect(downloaded == bytes)
-        let exportedPlan = try server.run(["plan", "--detailed-exitcode", out])
+        let exportedPlan = try await server.run(["plan", "--detailed-exitcode", out])
         #expect(exportedPlan.status == 0, "the export plans to no changes:\n\(exportedPlan.output)")
     }
 
     @Test(
         "the embedded store keeps an asset's bytes: with the recipe's files gone, show names the asset by content and export --out writes the files back"
     )
-    func sqliteKeepsTheBytes() throws {
+    func sqliteKeepsTheBytes() async throws {
         let scratch = try TemporaryDirectory("e2e-assets-sqlite")
         let recipe = try Self.album(in: scratch)
         let store = "sqlite:" + scratch.file("store.sqlite")
-        let apply = try SharelaneBinary.run(["apply", "--yes", recipe, "--store", store])
+        let apply = try await SharelaneBinary.run(["apply", "--yes", recipe, "--store", store])
         #expect(apply.status == 0, "\(apply.output)")
         for name in ["cover.jpg", "p1.txt", "p2.txt"] {
             try FileManager.default.removeItem(at: scratch.url.appendingPathComponent(name))
         }
         // Run where the recipe is, not in a project whose own recipe names another container.
-        let show = try SharelaneBinary.run(["show", "--store", store], in: scratch.url)
+        let show = try await SharelaneBinary.run(["show", "--store", store], in: scratch.url)
         #expect(show.output.contains("cover: asset(fnv1a64:"), "\(show.output)")
         #expect(!show.output.contains("cover.jpg"), "the store holds the bytes, not the recipe's path:\n\(show.output)")
         let out = scratch.url.appendingPathComponent("exported/album.yaml").path
         try FileManager.default.createDirectory(
             at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
         // The recipe no longer loads (its files are gone): the owner is named by email.
-        let export = try SharelaneBinary.run(
+        let export = try await SharelaneBinary.run(
             ["export", "--store", store, "--owner", "ann@example.com", "--out", out], in: scratch.url)
         #expect(export.status == 0, "\(export.output)")
         let cover = try Data(contentsOf: scratch.url.appendingPathComponent("exported/assets/Album/a1.cover"))
         #expect(cover == Data((0..<5000).map { UInt8(($0 * 7) % 256) }))
-        let exportedPlan = try SharelaneBinary.run(["plan", "--detailed-exitcode", out, "--store", store])
+        let exportedPlan = try await SharelaneBinary.run(["plan", "--detailed-exitcode", out, "--store", store])
         #expect(exportedPlan.status == 0, "the export plans to no changes:\n\(exportedPlan.output)")
     }
 
@@ -107,14 +107,14 @@ struct AssetCommandTests {
     @Test(
         "with serve --opaque-checksums (fileChecksum as Apple's, not computable by the client) apply converges: the plan compares by the remembered digests, a fresh cache directory by downloading once, and the export round-trips"
     )
-    func opaqueChecksumsConverge() throws {
+    func opaqueChecksumsConverge() async throws {
         let scratch = try TemporaryDirectory("e2e-opaque-assets")
         let recipe = try Self.album(in: scratch)
-        let server = try ServeProcess(extraArguments: ["--opaque-checksums"])
+        let server = try await ServeProcess(extraArguments: ["--opaque-checksums"])
         defer { server.stop() }
         let first = ["XDG_CACHE_HOME": scratch.file("cache-first")]
 
-        let apply = try server.run(["apply", "--yes", recipe], environment: first)
+        let apply = try await server.run(["apply", "--yes", recipe], environment: first)
         #expect(apply.status == 0, "\(apply.output)")
         // What serve answered is no checksum the client computes; the client kept it with the digest it uploaded.
         let folder = scratch.url.appendingPathComponent("cache-first/sharelane/asset-digests")
@@ -130,17 +130,18 @@ struct AssetCommandTests {
 
         // A full read with the remembered digests downloads nothing and shows no changes.
         let before = Self.downloads(server)
-        let again = try server.run(["plan", "--detailed-exitcode", "--refresh", "full", recipe], environment: first)
+        let again = try await server.run(
+            ["plan", "--detailed-exitcode", "--refresh", "full", recipe], environment: first)
         #expect(again.status == 0, "a second plan shows no changes:\n\(again.output)")
         #expect(Self.downloads(server) == before, "the remembered digests spare downloads:\n\(server.log)")
 
         // A fresh cache directory converges by downloading each asset once.
         let fresh = ["XDG_CACHE_HOME": scratch.file("cache-fresh")]
-        let freshPlan = try server.run(
+        let freshPlan = try await server.run(
             ["plan", "--detailed-exitcode", "--refresh", "full", recipe], environment: fresh)
         #expect(freshPlan.status == 0, "a fresh cache directory plans to no changes:\n\(freshPlan.output)")
         #expect(Self.downloads(server) == before + 3, "each asset downloaded once:\n\(server.log)")
-        let freshAgain = try server.run(
+        let freshAgain = try await server.run(
             ["plan", "--detailed-exitcode", "--refresh", "full", recipe], environment: fresh)
         #expect(freshAgain.status == 0, "\(freshAgain.output)")
         #expect(Self.downloads(server) == before + 3, "then remembered:\n\(server.log)")
@@ -150,7 +151,7 @@ struct AssetCommandTests {
         let out = scratch.url.appendingPathComponent("exported/album.yaml").path
         try FileManager.default.createDirectory(
             at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
-        let export = try server.run(["export", "--recipe", recipe, "--out", out], environment: other)
+        let export = try await server.run(["export", "--recipe", recipe, "--out", out], environment: other)
         #expect(export.status == 0, "\(export.output)")
         let written = try String(contentsOfFile: out, encoding: .utf8)
         #expect(written.contains("cover: !asset assets/Album/a1.cover"), "\(written)")
@@ -161,12 +162,12 @@ struct AssetCommandTests {
         #expect(
             try Data(contentsOf: exported.appendingPathComponent("a1.cover"))
                 == Data(contentsOf: scratch.url.appendingPathComponent("cover.jpg")))
-        let exportedPlan = try server.run(["plan", "--detailed-exitcode", out], environment: other)
+        let exportedPlan = try await server.run(["plan", "--detailed-exitcode", out], environment: other)
         #expect(exportedPlan.status == 0, "the export plans to no changes:\n\(exportedPlan.output)")
 
         // Other bytes are still a change.
         try Data("page two, edited".utf8).write(to: scratch.url.appendingPathComponent("p2.txt"))
-        let changed = try server.run(["plan", "--detailed-exitcode", recipe], environment: first)
+        let changed = try await server.run(["plan", "--detailed-exitcode", recipe], environment: first)
         #expect(changed.status == 2, "an edited file is a change:\n\(changed.output)")
         #expect(changed.stdout.contains("Plan: 0 to add, 1 to change, 0 to destroy."), "\(changed.output)")
     }
@@ -174,22 +175,22 @@ struct AssetCommandTests {
     @Test(
         "a saved plan over http: uploads its !asset files on apply; a file changed since the plan makes it stale, and nothing is written"
     )
-    func savedPlanUploadsAssets() throws {
+    func savedPlanUploadsAssets() async throws {
         let scratch = try TemporaryDirectory("e2e-saved-assets")
         let recipe = try Self.album(in: scratch)
-        let server = try ServeProcess()
+        let server = try await ServeProcess()
         defer { server.stop() }
         let cache = ["XDG_CACHE_HOME": scratch.file("cache")]
         let planFile = scratch.file("plan.json")
 
-        let saved = try server.run(["plan", "--out", planFile, recipe], environment: cache)
+        let saved = try await server.run(["plan", "--out", planFile, recipe], environment: cache)
         #expect(saved.status == 0, "\(saved.output)")
 
         // A file edited after the plan: the plan is stale, and the apply writes nothing.
         let page = scratch.url.appendingPathComponent("p1.txt")
         try Data("page one, edited".utf8).write(to: page)
         let writes = server.log.components(separatedBy: "/records/modify").count
-        let stale = try server.run(["apply", "--yes", planFile], environment: cache)
+        let stale = try await server.run(["apply", "--yes", planFile], environment: cache)
         #expect(stale.status == 1, "\(stale.output)")
         #expect(stale.stderr.contains("stale: a file it uploads changed since it was planned"), "\(stale.output)")
         #expect(stale.stderr.contains("p1.txt changed"), "\(stale.output)")
@@ -198,16 +199,16 @@ struct AssetCommandTests {
 
         // The planned bytes back: the saved plan applies, uploading the files.
         try Data("page one".utf8).write(to: page)
-        let apply = try server.run(["apply", "--yes", planFile], environment: cache)
+        let apply = try await server.run(["apply", "--yes", planFile], environment: cache)
         #expect(apply.status == 0, "\(apply.output)")
         #expect(apply.stdout.contains("Apply complete! Resources: 2 added"), "\(apply.output)")
         #expect(server.log.contains("/assets/upload"), "\(server.log)")
-        let after = try server.run(["plan", "--detailed-exitcode", recipe], environment: cache)
+        let after = try await server.run(["plan", "--detailed-exitcode", recipe], environment: cache)
         #expect(after.status == 0, "the recipe plans to no changes after the saved plan's apply:\n\(after.output)")
     }
 
     @Test("an exported photo keeps the extension its bytes say, and the export plans to no changes")
-    func exportedAssetsKeepTheirKind() throws {
+    func exportedAssetsKeepTheirKind() async throws {
         let scratch = try TemporaryDirectory("e2e-assets-kind")
         // A PNG's signature, then bytes of its own.
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<2000).map { UInt8($0 % 251) })
@@ -225,19 +226,19 @@ struct AssetCommandTests {
                   lisbon: { type: Trip, fields: { cover: !asset lisbon.png } }
             """)
         let store = ["--store", scratch.file("trips.sqlite")]
-        let apply = try SharelaneBinary.run(["apply", "--yes", recipe] + store)
+        let apply = try await SharelaneBinary.run(["apply", "--yes", recipe] + store)
         #expect(apply.status == 0, "\(apply.output)")
         let out = scratch.url.appendingPathComponent("exported/trips.yaml").path
         try FileManager.default.createDirectory(
             at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
-        let export = try SharelaneBinary.run(["export", "--recipe", recipe, "--out", out] + store)
+        let export = try await SharelaneBinary.run(["export", "--recipe", recipe, "--out", out] + store)
         #expect(export.status == 0, "\(export.output)")
         let written = try String(contentsOfFile: out, encoding: .utf8)
         #expect(written.contains("cover: !asset assets/Trips/lisbon.cover.png"), "\(written)")
         let downloaded = try Data(
             contentsOf: scratch.url.appendingPathComponent("exported/assets/Trips/lisbon.cover.png"))
         #expect(downloaded == png)
-        let planned = try SharelaneBinary.run(["plan", "--detailed-exitcode", out] + store)
+        let planned = try await SharelaneBinary.run(["plan", "--detailed-exitcode", out] + store)
         #expect(planned.status == 0, "the export plans to no changes:\n\(planned.output)")
     }
 }

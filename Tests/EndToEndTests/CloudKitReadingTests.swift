@@ -24,7 +24,7 @@ import Testing
             echo "== access as"; "\(binary)" access --store \(store) --as alice@example.com 2>&1
             echo "== end"
             """)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--recipe", recipe, "--lane", "demo", "--", "sh", script], in: scratch.url)
         #expect(result.status == 0, "\(result.output)")
         let out = result.stdout

@@ -56,7 +56,7 @@ import Testing
               --as paul@example.com 2>&1
             echo "== end"
             """)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--recipe", "accounts.yaml", "--", "sh", script], in: scratch.url)
         #expect(result.status == 0, "\(result.output)")
         let out = result.stdout

@@ -35,7 +35,7 @@ struct CommandEnvironmentTests {
         """
 
     @Test("sh: and an outside action see .env and --var-file values; a credential is masked in output and reports")
-    func commandsSeeTheFileValues() throws {
+    func commandsSeeTheFileValues() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let path = try scratch.write("scripted.yaml", Self.recipe)
         try scratch.write(".env", "API_HOST=api.staging.example.com\nDEPLOY_TOKEN=dt-0123456789abcdef\n")
@@ -44,7 +44,7 @@ struct CommandEnvironmentTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: probe)
         let report = scratch.file("report.xml")
 
-        let result = try SharelaneBinary.run([
+        let result = try await SharelaneBinary.run([
             "run", "show", path, "--store", "memory:", "--var-file", varFile, "--report", "junit:" + report,
         ])
         #expect(result.status == 0, "\(result.output)")
@@ -59,13 +59,13 @@ struct CommandEnvironmentTests {
     }
 
     @Test("the process environment beats .env, as ${NAME} reads them")
-    func environmentBeatsDotEnv() throws {
+    func environmentBeatsDotEnv() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let path = try scratch.write(
             "scripted.yaml",
             Self.recipe.replacingOccurrences(of: "      - probe: { note: from an outside action }\n", with: ""))
         try scratch.write(".env", "API_HOST=api.staging.example.com\n")
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.run(
             ["run", "show", path, "--store", "memory:"], environment: ["API_HOST": "localhost:8080"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("    host=localhost:8080 ticket= token="), "\(result.output)")

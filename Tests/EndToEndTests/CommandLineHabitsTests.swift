@@ -32,8 +32,8 @@ struct CommandLineHabitsTests {
               - expect: { field: { zone: Lists, record: groceries, name: title, equals: "${title}" } }
         """
 
-    func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
+    func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
     }
 
     func recipe() throws -> String { try directory.write("habits.yaml", Self.recipe) }
@@ -56,16 +56,16 @@ struct CommandLineHabitsTests {
     }
 
     @Test("apply without --yes off a terminal shows the plan and refuses, making no store file and no lock")
-    func applyRefusedMakesNothing() throws {
+    func applyRefusedMakesNothing() async throws {
         let recipe = try recipe()
-        let refused = try run(["apply", recipe, "--store", store])
+        let refused = try await run(["apply", recipe, "--store", store])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("apply needs --yes"), "\(refused.output)")
         #expect(refused.stdout.contains("+ zone Lists"), "the plan is shown: \(refused.output)")
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "habits.yaml" }
         #expect(left.isEmpty, "a refused apply left \(left)")
         // The same of an existing store: it is neither changed nor locked.
-        #expect(try run(["apply", recipe, "--yes", "--store", store]).status == 0)
+        #expect(try await run(["apply", recipe, "--yes", "--store", store]).status == 0)
         // Every row of every table: an apply may leave its last pages in SQLite's write-ahead log, which the
         // next command to open the file folds into it (the same rows, other bytes of the file).
         let before = try Self.rows(of: directory.file("store.sqlite"))
@@ -78,7 +78,7 @@ struct CommandLineHabitsTests {
         }
         let made = try files()
         _ = try directory.write("habits.yaml", Self.recipe.replacingOccurrences(of: "groceries", with: "chores"))
-        let again = try run(["apply", recipe, "--store", store])
+        let again = try await run(["apply", recipe, "--store", store])
         #expect(again.status == 1, "\(again.output)")
         #expect(try Self.rows(of: directory.file("store.sqlite")) == before)
         let remaining = try files()
@@ -86,93 +86,99 @@ struct CommandLineHabitsTests {
     }
 
     @Test("destroy asks, refuses without --yes off a terminal, removes what the recipe owns, and plan then adds it all")
-    func destroy() throws {
+    func destroy() async throws {
         let recipe = try recipe()
-        #expect(try run(["apply", recipe, "--yes", "--store", store]).status == 0)
-        let refused = try run(["destroy", recipe, "--store", store])
+        #expect(try await run(["apply", recipe, "--yes", "--store", store]).status == 0)
+        let refused = try await run(["destroy", recipe, "--store", store])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("destroy needs --yes"), "\(refused.output)")
         #expect(
-            try run(["plan", recipe, "--detailed-exitcode", "--store", store]).status == 0, "nothing was destroyed")
+            try await run(["plan", recipe, "--detailed-exitcode", "--store", store]).status == 0,
+            "nothing was destroyed")
 
-        let destroyed = try run(["destroy", recipe, "--yes", "--store", store])
+        let destroyed = try await run(["destroy", recipe, "--yes", "--store", store])
         #expect(destroyed.status == 0, "\(destroyed.output)")
         #expect(destroyed.stdout.contains("  - zone Lists\n"), "\(destroyed.stdout)")
         #expect(destroyed.stdout.hasSuffix("Destroy complete! Resources: 1 destroyed.\n"), "\(destroyed.stdout)")
         // Again: the store matches the recipe's absence, and says so, not that it matches the recipe.
-        let again = try run(["destroy", recipe, "--yes", "--store", store])
+        let again = try await run(["destroy", recipe, "--yes", "--store", store])
         #expect(again.status == 0, "\(again.output)")
         #expect(
             again.stdout == "Nothing to destroy: \(store) holds nothing that recipe habits declares.\n",
             "\(again.stdout)")
-        let plan = try run(["plan", recipe, "--detailed-exitcode", "--store", store])
+        let plan = try await run(["plan", recipe, "--detailed-exitcode", "--store", store])
         #expect(plan.status == 2)
         #expect(plan.stdout.hasSuffix("Plan: 4 to add, 0 to change, 0 to destroy.\n"), "\(plan.stdout)")
     }
 
     @Test("--target plans the address and what it needs, warns that the plan is partial, and refuses a non-address")
-    func target() throws {
+    func target() async throws {
         let recipe = try recipe()
-        let plan = try run(["plan", recipe, "--target", "record Lists/groceries", "--store", store])
+        let plan = try await run(["plan", recipe, "--target", "record Lists/groceries", "--store", store])
         #expect(plan.status == 0, "\(plan.output)")
         #expect(plan.stdout.contains("  + zone Lists\n  + record Lists/groceries\n"), "\(plan.stdout)")
         #expect(!plan.stdout.contains("share Lists"))
         #expect(plan.stdout.contains("Resource targeting is in effect"))
         #expect(
-            try run(["apply", recipe, "--yes", "--target", "record.Lists/groceries", "--store", store]).status == 0)
-        let rest = try run(["plan", recipe, "--store", store])
+            try await run(["apply", recipe, "--yes", "--target", "record.Lists/groceries", "--store", store]).status
+                == 0)
+        let rest = try await run(["plan", recipe, "--store", store])
         #expect(rest.stdout.hasSuffix("Plan: 2 to add, 0 to change, 0 to destroy.\n"), "\(rest.stdout)")
 
-        let bad = try run(["plan", recipe, "--target", "zone", "--store", store])
+        let bad = try await run(["plan", recipe, "--target", "zone", "--store", store])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("--target 'zone' is not an address"), "\(bad.output)")
     }
 
     @Test("usage errors exit 1 with the usage; a mistyped command or lane gets the same hint every time")
-    func usageErrorsAndHints() throws {
+    func usageErrorsAndHints() async throws {
         let recipe = try recipe()
         var hints: Set<String> = []
         for _ in 0..<3 {
-            let typo = try run(["plna"])
+            let typo = try await run(["plna"])
             #expect(typo.status == 1)
             hints.insert(typo.stderr)
         }
         #expect(hints.count == 1)
         #expect(hints.first?.contains("unknown command 'plna'; did you mean 'plan'?") == true, "\(hints)")
-        let flag = try run(["plan", recipe, "--formt", "json"])
+        let flag = try await run(["plan", recipe, "--formt", "json"])
         #expect(flag.status == 1)
         #expect(flag.stderr.contains("Usage: sharelane plan"), "\(flag.stderr)")
-        let format = try run(["plan", recipe, "--format", "xml"])
+        let format = try await run(["plan", recipe, "--format", "xml"])
         #expect(format.status == 1)
-        let lane = try run(["run", "chek", recipe, "--store", store])
+        let lane = try await run(["run", "chek", recipe, "--store", store])
         #expect(lane.status == 1)
         #expect(lane.stderr.contains("no lane named 'chek'; did you mean 'check'?"), "\(lane.stderr)")
     }
 
     @Test("run, plan and validate take --var and --var-file; a bad variable file is an error at its line")
-    func variables() throws {
+    func variables() async throws {
         let recipe = try recipe()
         let file = try directory.write("prod.yaml", "title: From a file\n")
-        #expect(try run(["apply", recipe, "--yes", "--var-file", file, "--store", store]).status == 0)
-        let checked = try run(["run", "check", recipe, "--var-file", file, "--store", store])
+        #expect(try await run(["apply", recipe, "--yes", "--var-file", file, "--store", store]).status == 0)
+        let checked = try await run(["run", "check", recipe, "--var-file", file, "--store", store])
         #expect(checked.status == 0, "\(checked.output)")
         // --var wins over --var-file, and run's trailing KEY=VALUE over both.
-        let plan = try run(["plan", recipe, "--var-file", file, "--var", "title=Other", "--store", store])
+        let plan = try await run(["plan", recipe, "--var-file", file, "--var", "title=Other", "--store", store])
         #expect(plan.stdout.contains("title: \"From a file\" → \"Other\""), "\(plan.stdout)")
-        let trailing = try run(["run", "check", recipe, "title=From a file", "--var", "title=Other", "--store", store])
+        let trailing = try await run([
+            "run", "check", recipe, "title=From a file", "--var", "title=Other", "--store", store,
+        ])
         #expect(trailing.status == 0, "the trailing parameter wins: \(trailing.output)")
-        let overridden = try run(["run", "check", recipe, "--var-file", file, "--var", "title=Other", "--store", store])
+        let overridden = try await run([
+            "run", "check", recipe, "--var-file", file, "--var", "title=Other", "--store", store,
+        ])
         #expect(overridden.status == 1, "--var wins over --var-file: \(overridden.output)")
 
         let bad = try directory.write("bad.yaml", "title: [a, b]\n")
-        let invalid = try run(["validate", recipe, "--var-file", bad])
+        let invalid = try await run(["validate", recipe, "--var-file", bad])
         #expect(invalid.status == 1)
         #expect(
             invalid.stderr.contains("\(bad):1:8: error: variable `title` must be a single value"), "\(invalid.stderr)")
     }
 
     @Test("a lane may act on a zone another recipe declared when it says so: the step fails only if it is missing")
-    func laneOnALiveZone() throws {
+    func laneOnALiveZone() async throws {
         let recipe = try recipe()
         let other = try directory.write(
             "other.yaml",
@@ -186,42 +192,46 @@ struct CommandLineHabitsTests {
                 steps:
                   - save: { zone: Lists, record: extra, type: Todo, fields: { title: Extra }, undeclared: true }
             """)
-        let validated = try run(["validate", other])
+        let validated = try await run(["validate", other])
         #expect(validated.status == 0, "\(validated.output)")
         #expect(!validated.stderr.contains("warning"), "\(validated.output)")
-        let missing = try run(["run", "add", other, "--store", store])
+        let missing = try await run(["run", "add", other, "--store", store])
         #expect(missing.status == 1)
         #expect(missing.stdout.contains("\(other):8:9: error: save Todo Lists/extra failed"), "\(missing.stdout)")
         #expect(missing.stdout.contains("ZONE_NOT_FOUND"))
-        #expect(try run(["apply", recipe, "--yes", "--store", store]).status == 0)
-        let added = try run(["run", "add", other, "--store", store])
+        #expect(try await run(["apply", recipe, "--yes", "--store", store]).status == 0)
+        let added = try await run(["run", "add", other, "--store", store])
         #expect(added.status == 0, "\(added.output)")
     }
 
     @Test("export --owner takes the handle that export itself writes")
-    func exportOwnerByExportedHandle() throws {
+    func exportOwnerByExportedHandle() async throws {
         let recipe = try recipe()
-        #expect(try run(["apply", recipe, "--yes", "--store", store]).status == 0)
-        let exported = try run(["export", "--owner", "alice", "--store", store])
+        #expect(try await run(["apply", recipe, "--yes", "--store", store]).status == 0)
+        let exported = try await run(["export", "--owner", "alice", "--store", store])
         #expect(exported.status == 0, "\(exported.output)")
         #expect(exported.stdout.contains("owner: alice"))
         #expect(exported.stdout.contains("  Lists:"))
-        let nobody = try run(["export", "--owner", "zed", "--store", store])
+        let nobody = try await run(["export", "--owner", "zed", "--store", store])
         #expect(nobody.status == 1)
         #expect(nobody.stderr.contains("has no user exported as zed"), "\(nobody.stderr)")
     }
 
     @Test("completion scripts for bash, zsh and fish; lanes and --target addresses complete from the recipe")
-    func completion() throws {
+    func completion() async throws {
         for shell in ["bash", "zsh", "fish"] {
-            let script = try run(["completion", shell])
+            let script = try await run(["completion", shell])
             #expect(script.status == 0)
             #expect(script.stdout.contains("destroy") && script.stdout.contains("--target"), "\(shell)")
         }
         let recipe = try recipe()
-        let lanes = try run(["---completion", "run", "--", "positional@0", "2", "0", "sharelane", "run", "", recipe])
+        let lanes = try await run([
+            "---completion", "run", "--", "positional@0", "2", "0", "sharelane", "run", "", recipe,
+        ])
         #expect(lanes.stdout == "check\n", "\(lanes.output)")
-        let targets = try run(["---completion", "plan", "--", "--target", "3", "0", "sharelane", "plan", recipe, ""])
+        let targets = try await run([
+            "---completion", "plan", "--", "--target", "3", "0", "sharelane", "plan", recipe, "",
+        ])
         #expect(
             targets.stdout.split(separator: "\n") == [
                 "zone.Lists", "share.Lists", "participant.Lists/bob", "record.Lists/groceries",
@@ -229,13 +239,13 @@ struct CommandLineHabitsTests {
     }
 
     @Test("each command's help ends with examples")
-    func helpHasExamples() throws {
+    func helpHasExamples() async throws {
         for command in [
             "validate", "plan", "apply", "destroy", "run", "lanes", "export", "show", "serve", "record", "replay",
             "conformance",
             "completion",
         ] {
-            let help = try run([command, "--help"])
+            let help = try await run([command, "--help"])
             #expect(help.status == 0)
             // The help ends with two or three examples, each a command line to copy.
             let parts = help.stdout.components(separatedBy: "\n\nEXAMPLES:\n")
@@ -248,7 +258,7 @@ struct CommandLineHabitsTests {
     }
 
     @Test("messages say one thing: a duplicate key where it is repeated, a user's error once, a value in its words")
-    func messagesSayOneThing() throws {
+    func messagesSayOneThing() async throws {
         let file = try directory.write(
             "messages.yaml",
             """
@@ -267,7 +277,7 @@ struct CommandLineHabitsTests {
                 steps:
                   - expect: { as: bob, can: read, zone: Lists, to_be: "false" }
             """)
-        let result = try run(["validate", file])
+        let result = try await run(["validate", file])
         #expect(result.status == 1)
         #expect(
             result.stderr.split(separator: "\n").map(String.init) == [
@@ -277,7 +287,7 @@ struct CommandLineHabitsTests {
         let fixed = try directory.write(
             "messages.yaml",
             try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: "  Lists: {}\n", with: ""))
-        let again = try run(["validate", fixed])
+        let again = try await run(["validate", fixed])
         #expect(
             again.stderr.split(separator: "\n").map(String.init) == [
                 "\(file):6:8: error: user `bob` needs an `email:`",

@@ -147,10 +147,10 @@ final class ConcurrentCommandTests {
     @Test(
         "a second apply on a locked store exits 1 at once with --lock-timeout 0s, naming the holder's pid and start time"
     )
-    func secondApplyIsToldWhoHoldsTheLock() throws {
+    func secondApplyIsToldWhoHoldsTheLock() async throws {
         let terminal = try PseudoTerminal()
         let (first, pid) = try applyHoldingTheLock(terminal)
-        let second = try SharelaneBinary.run(
+        let second = try await SharelaneBinary.run(
             ["apply", recipe, "--store", store, "--yes", "--lock-timeout", "0s"], in: directory,
             environment: ["NO_COLOR": "1"])
         terminal.type("no")
@@ -167,7 +167,7 @@ final class ConcurrentCommandTests {
         #expect(second.stderr.contains("--lock-timeout"))
         // It changed nothing: the store still has no records.
         #expect(!second.stdout.contains("Apply complete"))
-        let plan = try SharelaneBinary.run(
+        let plan = try await SharelaneBinary.run(
             ["plan", recipe, "--store", store], in: directory, environment: ["NO_COLOR": "1"])
         #expect(plan.stdout.contains("Plan: 2 to add, 0 to change, 0 to destroy."), "\(plan.output)")
     }
@@ -190,12 +190,12 @@ final class ConcurrentCommandTests {
     }
 
     @Test("a lane that writes takes the lock too; a lane that only reads does not")
-    func lanesThatWriteTakeTheLock() throws {
+    func lanesThatWriteTakeTheLock() async throws {
         let terminal = try PseudoTerminal()
         let (first, pid) = try applyHoldingTheLock(terminal)
-        let writing = try SharelaneBinary.run(
+        let writing = try await SharelaneBinary.run(
             ["run", "add", recipe, "--store", store, "--lock-timeout", "0s"], in: directory)
-        let reading = try SharelaneBinary.run(
+        let reading = try await SharelaneBinary.run(
             ["run", "check", recipe, "--store", store, "--lock-timeout", "0s"], in: directory)
         terminal.type("no")
         _ = first.finish()

@@ -32,8 +32,8 @@ struct DemoDataCommandTests {
                 bob: { permission: read-write }
         """
 
-    static func run(_ arguments: [String], in directory: TemporaryDirectory) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
+    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
     }
 
     /// The `title:` values `show` prints, in order.
@@ -46,15 +46,15 @@ struct DemoDataCommandTests {
     }
 
     @Test("a pick and held cities apply as the recipe's own words, the same on two stores")
-    func pickAppliesTheSameEverywhere() throws {
+    func pickAppliesTheSameEverywhere() async throws {
         let directory = try TemporaryDirectory("demo-data")
         let recipe = try directory.write("weekend.yaml", Self.demo)
         var shown: [String] = []
         for store in ["one.sqlite", "two.sqlite"] {
             let url = "sqlite:" + directory.file(store)
-            let apply = try Self.run(["apply", recipe, "--store", url, "--yes"], in: directory)
+            let apply = try await Self.run(["apply", recipe, "--store", url, "--yes"], in: directory)
             #expect(apply.status == 0, "\(apply.output)")
-            let show = try Self.run(["show", "--recipe", recipe, "--store", url], in: directory)
+            let show = try await Self.run(["show", "--recipe", recipe, "--store", url], in: directory)
             #expect(show.status == 0, "\(show.output)")
             // The records' lines: the header names the store's file and a share's URL is new in each store.
             shown.append(
@@ -75,12 +75,12 @@ struct DemoDataCommandTests {
     }
 
     @Test("a malformed pick fails validation at its line and column and changes nothing")
-    func malformedPick() throws {
+    func malformedPick() async throws {
         let directory = try TemporaryDirectory("demo-data")
         let broken = Self.demo.replacingOccurrences(
             of: "{{pick: [breakfast, museum, walk, dinner]}}", with: "{{pick: [breakfast, museum, walk, dinner}}")
         let recipe = try directory.write("weekend.yaml", broken)
-        let validate = try Self.run(["validate", recipe], in: directory)
+        let validate = try await Self.run(["validate", recipe], in: directory)
         #expect(validate.status == 1)
         // Line 15; the pick's `{{` is at column 65 of `      title: "{{fake.city(…)}}: {{pick: …`.
         let line = broken.split(separator: "\n", omittingEmptySubsequences: false)[14]
@@ -90,20 +90,21 @@ struct DemoDataCommandTests {
             "\(validate.stderr)")
         #expect(validate.stderr.contains("square brackets"))
         let store = "sqlite:" + directory.file("store.sqlite")
-        let apply = try Self.run(["apply", recipe, "--store", store, "--yes"], in: directory)
+        let apply = try await Self.run(["apply", recipe, "--store", store, "--yes"], in: directory)
         #expect(apply.status == 1)
         #expect(apply.stderr.contains("weekend.yaml:15:\(column): error:"), "\(apply.stderr)")
     }
 
     @Test("export keeps the recipe's handles by default, and the export plans to no changes")
-    func exportKeepsHandles() throws {
+    func exportKeepsHandles() async throws {
         let directory = try TemporaryDirectory("demo-export")
         let recipe = try directory.write("weekend.yaml", Self.demo)
         let store = "sqlite:" + directory.file("store.sqlite")
-        #expect(try Self.run(["apply", recipe, "--store", store, "--yes"], in: directory).status == 0)
+        #expect(try await Self.run(["apply", recipe, "--store", store, "--yes"], in: directory).status == 0)
 
         let exported = directory.file("exported.yaml")
-        let export = try Self.run(["export", "--recipe", recipe, "--store", store, "--out", exported], in: directory)
+        let export = try await Self.run(
+            ["export", "--recipe", recipe, "--store", store, "--out", exported], in: directory)
         #expect(export.status == 0, "\(export.output)")
         let text = try String(contentsOfFile: exported, encoding: .utf8)
         #expect(text.contains("  alice: {email: alice.appleseed@example.com"), "\(text)")
@@ -111,7 +112,7 @@ struct DemoDataCommandTests {
         #expect(text.contains("owner: alice\n"), "\(text)")
         #expect(text.contains("        bob: {permission: read-write"), "\(text)")
         #expect(!text.contains("alice-appleseed") && !text.contains("bob-baker"), "\(text)")
-        let plan = try Self.run(["plan", exported, "--store", store, "--detailed-exitcode"], in: directory)
+        let plan = try await Self.run(["plan", exported, "--store", store, "--detailed-exitcode"], in: directory)
         #expect(plan.status == 0, "\(plan.output)")
         #expect(plan.stdout.hasSuffix("Plan: 0 to add, 0 to change, 0 to destroy.\n"), "\(plan.stdout)")
 
@@ -125,27 +126,27 @@ struct DemoDataCommandTests {
                       - expect: { as: bob, can: write, zone: Weekend, to_be: true }
                 """
         let withLane = try directory.write("exported-lane.yaml", lane)
-        let run = try Self.run(["run", "check", withLane, "--store", store], in: directory)
+        let run = try await Self.run(["run", "check", withLane, "--store", store], in: directory)
         #expect(run.status == 0, "\(run.output)")
 
         // Asked not to, export makes handles from the addresses, as before.
         let made = directory.file("made.yaml")
-        let plain = try Self.run(
+        let plain = try await Self.run(
             ["export", "--recipe", recipe, "--store", store, "--out", made, "--no-keep-handles"], in: directory)
         #expect(plain.status == 0, "\(plain.output)")
         let madeText = try String(contentsOfFile: made, encoding: .utf8)
         #expect(madeText.contains("alice-appleseed:") && madeText.contains("bob-baker"), "\(madeText)")
-        let madePlan = try Self.run(["plan", made, "--store", store, "--detailed-exitcode"], in: directory)
+        let madePlan = try await Self.run(["plan", made, "--store", store, "--detailed-exitcode"], in: directory)
         #expect(madePlan.status == 0, "\(madePlan.output)")
     }
 
     @Test("--keep-handles without a recipe says which recipe it needs")
-    func keepHandlesNeedsRecipe() throws {
+    func keepHandlesNeedsRecipe() async throws {
         let directory = try TemporaryDirectory("demo-export")
         let recipe = try directory.write("weekend.yaml", Self.demo)
         let store = "sqlite:" + directory.file("store.sqlite")
-        #expect(try Self.run(["apply", recipe, "--store", store, "--yes"], in: directory).status == 0)
-        let export = try Self.run(
+        #expect(try await Self.run(["apply", recipe, "--store", store, "--yes"], in: directory).status == 0)
+        let export = try await Self.run(
             ["export", "--owner", "alice.appleseed@example.com", "--store", store, "--keep-handles"], in: directory)
         #expect(export.status != 0)
         #expect(export.stderr.contains("--keep-handles needs the recipe"), "\(export.stderr)")

@@ -28,10 +28,11 @@ struct ErrorHookValueTests {
         """
 
     @Test("the error hook's steps get the failure's message and the failed step's place")
-    func errorHookGetsTheFailure() throws {
+    func errorHookGetsTheFailure() async throws {
         let scratch = try TemporaryDirectory("e2e")
         try scratch.write("hooks.yaml", Self.recipe)
-        let result = try SharelaneBinary.run(["run", "fails", "hooks.yaml", "--store", "memory:"], in: scratch.url)
+        let result = try await SharelaneBinary.run(
+            ["run", "fails", "hooks.yaml", "--store", "memory:"], in: scratch.url)
         #expect(result.status == 1, "\(result.output)")
         let message = "expectation failed: expected bob read zone Household: allowed, found refused"
         #expect(result.stdout.contains("    hook: hooks.yaml:13:9 \(message)"), "\(result.output)")
@@ -41,13 +42,13 @@ struct ErrorHookValueTests {
     }
 
     @Test("${lane_error} outside the error hook is an error at its place")
-    func laneErrorOutsideTheHookIsRefused() throws {
+    func laneErrorOutsideTheHookIsRefused() async throws {
         let scratch = try TemporaryDirectory("e2e")
         try scratch.write(
             "hooks.yaml",
             Self.recipe.replacingOccurrences(
                 of: "      - apply\n", with: "      - apply\n      - sh: 'echo ${lane_error}'\n"))
-        let result = try SharelaneBinary.run(["validate", "hooks.yaml"], in: scratch.url)
+        let result = try await SharelaneBinary.run(["validate", "hooks.yaml"], in: scratch.url)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.output.contains(

@@ -55,7 +55,7 @@ import Testing
         let scratch = try TemporaryDirectory("fixture-tokens")
         let script = try scratch.write("hammer.sh", Self.hammer(count: 10_000, workers: 8))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--recipe", recipe, "--", script], in: scratch.url)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("answered 10000 of 10000"), "\(result.output)")
@@ -67,7 +67,7 @@ import Testing
         let scratch = try TemporaryDirectory("fixture-tokens")
         let script = try scratch.write("hammer.sh", Self.hammer(count: 2, workers: 1))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--strict-tokens", "--recipe", recipe, "--", script], in: scratch.url)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("answered 1 of 2"), "\(result.output)")

@@ -31,14 +31,14 @@ struct GeneratedPlanTests {
               - apply
         """
 
-    func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
+    func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
     }
 
     @Test("plan shows 200 generated records as one line; --expand shows each; markdown and lanes alike")
-    func oneLine() throws {
+    func oneLine() async throws {
         let recipe = try directory.write("household.yaml", Self.recipe)
-        let plan = try run(["plan", recipe, "--store", store])
+        let plan = try await run(["plan", recipe, "--store", store])
         #expect(plan.status == 0, "\(plan.output)")
         #expect(
             plan.stdout.contains(
@@ -50,25 +50,25 @@ struct GeneratedPlanTests {
         // The schema's five lines, the zone, the list record, the run, the summary: no line per record.
         #expect(plan.stdout.split(separator: "\n").count < 25, "\(plan.stdout)")
 
-        let expanded = try run(["plan", recipe, "--expand", "--store", store])
+        let expanded = try await run(["plan", recipe, "--expand", "--store", store])
         #expect(
             expanded.stdout.contains("  + record Household/item-200\n      type:  Item\n      qty:   2\n"),
             "\(expanded.stdout)")
         #expect(!expanded.stdout.contains("200 records"))
 
-        let markdown = try run(["plan", recipe, "--format", "markdown", "--store", store])
+        let markdown = try await run(["plan", recipe, "--format", "markdown", "--store", store])
         #expect(markdown.stdout.contains("\n+ 200 records Household/item-{001…200} (Item)\n"), "\(markdown.stdout)")
         #expect(markdown.stdout.contains("<summary>Show 202 changes</summary>"), "\(markdown.stdout)")
         #expect(markdown.stdout.utf8.count < 2_000, "\(markdown.stdout.utf8.count) bytes")
 
-        let lane = try run(["run", "fill", recipe, "--store", store])
+        let lane = try await run(["run", "fill", recipe, "--store", store])
         #expect(lane.status == 0, "\(lane.output)")
         #expect(lane.stdout.contains("    + 200 records Household/item-{001…200} (Item)\n"), "\(lane.stdout)")
 
         // A change to the template changes all 200 alike: one line again.
         let changed = try directory.write(
             "household.yaml", Self.recipe.replacingOccurrences(of: "qty: 2", with: "qty: 3"))
-        let update = try run(["plan", changed, "--store", store])
+        let update = try await run(["plan", changed, "--store", store])
         #expect(update.stdout.contains("  ~ 200 records Household/item-{001…200} (Item)\n"), "\(update.stdout)")
     }
 }

@@ -29,14 +29,16 @@ struct IncludePathVariableTests {
     }
 
     @Test("the recipe's vars:, --var and the environment choose the included file")
-    func variablesChooseTheFile() throws {
+    func variablesChooseTheFile() async throws {
         let scratch = try folder()
         let path = try scratch.write("staged.yaml", Self.recipe)
-        let staging = try SharelaneBinary.run(["plan", path, "--store", "memory:"])
+        let staging = try await SharelaneBinary.run(["plan", path, "--store", "memory:"])
         #expect(staging.status == 0, "\(staging.output)")
         #expect(staging.stdout.contains("+ zone StagingOnly"), "\(staging.output)")
 
-        let production = try SharelaneBinary.run(["plan", path, "--store", "memory:", "--var", "stage=production"])
+        let production = try await SharelaneBinary.run([
+            "plan", path, "--store", "memory:", "--var", "stage=production",
+        ])
         #expect(production.status == 0, "\(production.output)")
         #expect(production.stdout.contains("+ zone ProductionOnly"), "\(production.output)")
         #expect(!production.stdout.contains("StagingOnly"), "\(production.output)")
@@ -44,18 +46,18 @@ struct IncludePathVariableTests {
         // A variable that only the environment sets.
         let fromEnvironment = try scratch.write(
             "from-env.yaml", Self.recipe.replacingOccurrences(of: "vars:\n  stage: staging\n", with: ""))
-        let environment = try SharelaneBinary.run(
+        let environment = try await SharelaneBinary.run(
             ["plan", fromEnvironment, "--store", "memory:"], environment: ["stage": "production"])
         #expect(environment.status == 0, "\(environment.output)")
         #expect(environment.stdout.contains("+ zone ProductionOnly"), "\(environment.output)")
     }
 
     @Test("an unknown variable in an include path is an error at its place, with the nearest name")
-    func unknownVariableIsAnErrorAtItsPlace() throws {
+    func unknownVariableIsAnErrorAtItsPlace() async throws {
         let scratch = try folder()
         let path = try scratch.write(
             "staged.yaml", Self.recipe.replacingOccurrences(of: "stages/${stage}", with: "stages/${stgae}"))
-        let result = try SharelaneBinary.run(["validate", path])
+        let result = try await SharelaneBinary.run(["validate", path])
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.output.contains("staged.yaml:6:12: error: unknown variable `stgae`; did you mean `stage`?"),

@@ -19,13 +19,13 @@ import Testing
         }
     }
 
-    @Test func aSecondPlanOnTheEmbeddedStoreReadsOnlyWhatChanged() throws {
+    @Test func aSecondPlanOnTheEmbeddedStoreReadsOnlyWhatChanged() async throws {
         let store = "sqlite:" + scratch.file("data/store.sqlite")
-        let demo = try SharelaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
+        let demo = try await SharelaneBinary.run(["run", "demo", "Recipes/sharelane.yaml", "--store", store])
         #expect(demo.status == 0, "\(demo.output)")
         let plan = ["plan", "Recipes/sharelane.yaml", "--store", store, "--log-level", "debug"]
-        _ = try SharelaneBinary.run(plan)
-        let second = try SharelaneBinary.run(plan)
+        _ = try await SharelaneBinary.run(plan)
+        let second = try await SharelaneBinary.run(plan)
         #expect(second.status == 0)
         #expect(second.stdout.contains("Plan: 0 to add, 0 to change, 0 to destroy."))
         #expect(Self.fromCache(second) == "(3 store calls, 2 zones from the cache)", "\(second.stderr)")
@@ -34,24 +34,24 @@ import Testing
             $0.hasSuffix(".json")
         }
         #expect(cacheFiles.count == 1 && cacheFiles[0].hasPrefix("sharelane-"), "\(cacheFiles)")
-        let full = try SharelaneBinary.run(plan + ["--refresh", "full"])
+        let full = try await SharelaneBinary.run(plan + ["--refresh", "full"])
         #expect(Self.fromCache(full) == "(5 store calls, 0 zones from the cache)", "\(full.stderr)")
     }
 
     @Test("over http:, the cache lives in the user's cache directory and still finds a participant's change")
-    func overHTTP() throws {
-        let server = try ServeProcess()
+    func overHTTP() async throws {
+        let server = try await ServeProcess()
         defer { server.stop() }
         let cacheHome = scratch.file("cache-home")
         let environment = ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": cacheHome]
-        func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-            try SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
+        func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
+            try await SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
         }
-        let demo = try run(["run", "demo", "Recipes/sharelane.yaml"])
+        let demo = try await run(["run", "demo", "Recipes/sharelane.yaml"])
         #expect(demo.status == 0, "\(demo.output)")
         let plan = ["plan", "Recipes/sharelane.yaml", "--log-level", "debug"]
-        _ = try run(plan)
-        let second = try run(plan)
+        _ = try await run(plan)
+        let second = try await run(plan)
         #expect(Self.fromCache(second) == "(3 store calls, 2 zones from the cache)", "\(second.stderr)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: cacheHome + "/sharelane/plan-cache").filter {
@@ -64,9 +64,9 @@ import Testing
         let withLane =
             recipe + "\n  dana-leaves:\n    steps:\n      - leave: { as: dana, zone: FamilyLists }\n"
         try withLane.write(toFile: scratch.file("leave.yaml"), atomically: true, encoding: .utf8)
-        let left = try run(["run", "dana-leaves", scratch.file("leave.yaml")])
+        let left = try await run(["run", "dana-leaves", scratch.file("leave.yaml")])
         #expect(left.status == 0, "\(left.output)")
-        let third = try run(plan)
+        let third = try await run(plan)
         #expect(third.stdout.contains("participant FamilyLists/dana"), "\(third.stdout)")
         #expect(Self.fromCache(third) == "(4 store calls, 1 zone from the cache)", "\(third.stderr)")
     }

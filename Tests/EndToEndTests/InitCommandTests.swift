@@ -11,8 +11,8 @@ struct InitCommandTests {
 
     init() throws { directory = try TemporaryDirectory("init") }
 
-    func run(_ arguments: [String], in folder: URL? = nil) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments, in: folder ?? directory.url, environment: ["NO_COLOR": "1"])
+    func run(_ arguments: [String], in folder: URL? = nil) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments, in: folder ?? directory.url, environment: ["NO_COLOR": "1"])
     }
 
     func contents(_ name: String) throws -> String {
@@ -20,8 +20,8 @@ struct InitCommandTests {
     }
 
     @Test("the starter recipe plans, applies and runs its lane as written, twice, on the default store")
-    func starterWorksAsWritten() throws {
-        let initialized = try run(["init", "--name", "team-notes", "--container", "iCloud.com.example.Notes"])
+    func starterWorksAsWritten() async throws {
+        let initialized = try await run(["init", "--name", "team-notes", "--container", "iCloud.com.example.Notes"])
         #expect(initialized.status == 0, "\(initialized.output)")
         #expect(initialized.stdout.contains("Wrote sharelane.yaml"), "\(initialized.stdout)")
         #expect(initialized.stdout.contains("Next:\n  sharelane plan "), "\(initialized.stdout)")
@@ -39,32 +39,32 @@ struct InitCommandTests {
         #expect(schema == shipped)
         #expect(lines.count > 1 && lines[1].hasPrefix("# A sharelane recipe"), "the starter explains itself")
 
-        let validated = try run(["validate", "sharelane.yaml"])
+        let validated = try await run(["validate", "sharelane.yaml"])
         #expect(validated.status == 0, "\(validated.output)")
-        let plan = try run(["plan", "--detailed-exitcode"])
+        let plan = try await run(["plan", "--detailed-exitcode"])
         #expect(plan.status == 2, "\(plan.output)")
         #expect(plan.stdout.contains("  + zone Notes\n"), "\(plan.stdout)")
         #expect(plan.stdout.contains("  + participant Notes/bob"), "\(plan.stdout)")
         #expect(plan.stdout.hasSuffix("Plan: 5 to add, 0 to change, 0 to destroy.\n"), "\(plan.stdout)")
 
         for attempt in 1...2 {
-            let lane = try run(["run", "check"])
+            let lane = try await run(["run", "check"])
             #expect(lane.status == 0, "run \(attempt): \(lane.output)")
             #expect(lane.stdout.contains("✔ lane check succeeded: 7 steps"), "run \(attempt): \(lane.stdout)")
         }
         #expect(
             FileManager.default.fileExists(atPath: directory.file(".sharelane/store.sqlite")),
             "the default store, which .gitignore now ignores")
-        let settled = try run(["plan", "--detailed-exitcode"])
+        let settled = try await run(["plan", "--detailed-exitcode"])
         #expect(settled.status == 0, "\(settled.output)")
     }
 
     @Test("in a project with its recipe, init --ci github keeps it and adds only what is missing; --force rewrites")
-    func addsWhatIsMissing() throws {
+    func addsWhatIsMissing() async throws {
         try FileManager.default.createDirectory(
             at: directory.url.appendingPathComponent("Recipes"), withIntermediateDirectories: true)
         try directory.write("Recipes/sharelane.yaml", "sharelane: 1\nname: mine\n")
-        let added = try run(["init", "--ci", "github"])
+        let added = try await run(["init", "--ci", "github"])
         #expect(added.status == 0, "\(added.output)")
         #expect(added.stdout.contains("Kept Recipes/sharelane.yaml, the project's recipe"), "\(added.output)")
         #expect(added.stdout.contains("Wrote .github/workflows/sharelane-plan.yml"), "\(added.output)")
@@ -84,7 +84,7 @@ struct InitCommandTests {
         // The default ref is a branch every copy of the repository has, not a release tag.
         #expect(workflow.contains("ref: ${{ vars.SHARELANE_REF || 'main' }}"), "\(workflow)")
 
-        let again = try run(["init", "--ci", "github"])
+        let again = try await run(["init", "--ci", "github"])
         #expect(again.status == 0, "\(again.output)")
         #expect(again.stdout.contains("Kept .github/workflows/sharelane-plan.yml"), "\(again.output)")
         #expect(again.stdout.contains("Nothing to add"), "\(again.output)")
@@ -93,23 +93,23 @@ struct InitCommandTests {
         try FileManager.default.removeItem(atPath: directory.file(".github"))
 
         try directory.write(".github/workflows/sharelane-plan.yml", "# mine\n")
-        let kept = try run(["init", "--ci", "github"])
+        let kept = try await run(["init", "--ci", "github"])
         #expect(kept.status == 0, "\(kept.output)")
         #expect(try contents(".github/workflows/sharelane-plan.yml") == "# mine\n")
 
-        let forced = try run(["init", "--ci", "github", "--force"])
+        let forced = try await run(["init", "--ci", "github", "--force"])
         #expect(forced.status == 0, "\(forced.output)")
         #expect(try contents("sharelane.yaml").contains("lanes:"))
         #expect(try contents(".github/workflows/sharelane-plan.yml").contains("name: sharelane plan"))
     }
 
     @Test("a schema line naming a path of the machine, as an older init wrote it, is made relative to the recipe")
-    func machinePathSchemaLineIsReplaced() throws {
+    func machinePathSchemaLineIsReplaced() async throws {
         try directory.write(
             "sharelane.yaml",
             "# yaml-language-server: $schema=/home/someone/sharelane/Recipes/recipe.schema.json\n"
                 + "sharelane: 1\nname: mine\n")
-        let result = try run(["init"])
+        let result = try await run(["init"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("Made the schema line of sharelane.yaml relative to it"), "\(result.stdout)")
         #expect(
@@ -118,29 +118,29 @@ struct InitCommandTests {
         #expect(FileManager.default.fileExists(atPath: directory.file("recipe.schema.json")))
         // A schema file edited by hand is kept unless --force.
         try directory.write("recipe.schema.json", "{}")
-        let kept = try run(["init"])
+        let kept = try await run(["init"])
         #expect(kept.stdout.contains("Kept recipe.schema.json; it is not this sharelane's schema"), "\(kept.stdout)")
         #expect(try contents("recipe.schema.json") == "{}")
-        #expect(try run(["init", "--force"]).status == 0)
+        #expect(try await run(["init", "--force"]).status == 0)
         #expect(try contents("recipe.schema.json") != "{}")
     }
 
     @Test(".gitignore: created with .sharelane/, appended to after a last line without a newline, never twice")
-    func gitignore() throws {
-        #expect(try run(["init"]).status == 0)
+    func gitignore() async throws {
+        #expect(try await run(["init"]).status == 0)
         #expect(try contents(".gitignore") == ".sharelane/\n")
-        #expect(try run(["init", "--force"]).status == 0)
+        #expect(try await run(["init", "--force"]).status == 0)
         #expect(try contents(".gitignore") == ".sharelane/\n", "not added twice")
 
         let other = try TemporaryDirectory("init-gitignore")
         try other.write(".gitignore", ".build/\n*.o")
-        let appended = try run(["init"], in: other.url)
+        let appended = try await run(["init"], in: other.url)
         #expect(appended.stdout.contains("Added .sharelane/ to .gitignore"), "\(appended.stdout)")
         #expect(try String(contentsOfFile: other.file(".gitignore"), encoding: .utf8) == ".build/\n*.o\n.sharelane/\n")
 
         let ignored = try TemporaryDirectory("init-ignored")
         try ignored.write(".gitignore", "/.sharelane\n")
-        let kept = try run(["init"], in: ignored.url)
+        let kept = try await run(["init"], in: ignored.url)
         #expect(!kept.stdout.contains(".gitignore"), "\(kept.stdout)")
         #expect(try String(contentsOfFile: ignored.file(".gitignore"), encoding: .utf8) == "/.sharelane\n")
     }
@@ -168,14 +168,14 @@ struct InitCommandTests {
         """
 
     @Test("--from-store declares what the store holds: it plans to no changes there and its lane passes")
-    func fromStore() throws {
+    func fromStore() async throws {
         let source = try TemporaryDirectory("init-source")
         let store = "sqlite:" + source.file("store.sqlite")
-        let applied = try run(["apply", try source.write("shared.yaml", Self.shared), "--yes", "--store", store])
+        let applied = try await run(["apply", try source.write("shared.yaml", Self.shared), "--yes", "--store", store])
         #expect(applied.status == 0, "\(applied.output)")
 
         // The store has one user with zones, so --owner may be left out.
-        let initialized = try run(["init", "--from-store", store, "--name", "from-store"])
+        let initialized = try await run(["init", "--from-store", store, "--name", "from-store"])
         #expect(initialized.status == 0, "\(initialized.output)")
         #expect(initialized.stdout.contains("alice@example.com's 2 zones"), "\(initialized.stdout)")
         #expect(initialized.stdout.contains("sharelane plan --store \(store)"), "\(initialized.stdout)")
@@ -185,23 +185,24 @@ struct InitCommandTests {
         #expect(recipe.contains("- expect: { as: bob, can: read, zone: Trips, record: italy }"), "\(recipe)")
         #expect(!recipe.contains("as: dana"), "dana has not accepted, so cannot read yet")
 
-        let plan = try run(["plan", "--detailed-exitcode", "--store", store])
+        let plan = try await run(["plan", "--detailed-exitcode", "--store", store])
         #expect(plan.status == 0, "\(plan.output)")
         #expect(plan.stdout.hasSuffix("Plan: 0 to add, 0 to change, 0 to destroy.\n"), "\(plan.stdout)")
-        let lane = try run(["run", "check", "--store", store])
+        let lane = try await run(["run", "check", "--store", store])
         #expect(lane.status == 0, "\(lane.output)")
         #expect(lane.stdout.contains("✔ lane check succeeded"), "\(lane.stdout)")
 
         let owned = try TemporaryDirectory("init-owner")
-        let named = try run(["init", "--from-store", store, "--owner", "alice@example.com"], in: owned.url)
+        let named = try await run(["init", "--from-store", store, "--owner", "alice@example.com"], in: owned.url)
         #expect(named.status == 0, "\(named.output)")
-        let nobody = try run(["init", "--from-store", store, "--owner", "zed@example.com", "--force"], in: owned.url)
+        let nobody = try await run(
+            ["init", "--from-store", store, "--owner", "zed@example.com", "--force"], in: owned.url)
         #expect(nobody.status == 1)
         #expect(nobody.stderr.contains("has no user zed@example.com"), "\(nobody.output)")
     }
 
     @Test("--from-store without --owner, where several users own zones, names them and writes nothing")
-    func fromStoreNeedsAnOwner() throws {
+    func fromStoreNeedsAnOwner() async throws {
         let source = try TemporaryDirectory("init-owners")
         let store = "sqlite:" + source.file("store.sqlite")
         let second = """
@@ -212,9 +213,9 @@ struct InitCommandTests {
             zones: { Bench: { records: { note: { type: Note, fields: { title: Hi } } } } }
             """
         for (file, text) in [("a.yaml", Self.shared), ("b.yaml", second)] {
-            #expect(try run(["apply", try source.write(file, text), "--yes", "--store", store]).status == 0)
+            #expect(try await run(["apply", try source.write(file, text), "--yes", "--store", store]).status == 0)
         }
-        let refused = try run(["init", "--from-store", store])
+        let refused = try await run(["init", "--from-store", store])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("pass --owner EMAIL"), "\(refused.output)")
         #expect(refused.stderr.contains("alice@example.com") && refused.stderr.contains("bob@example.com"))

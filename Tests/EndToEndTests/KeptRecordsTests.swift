@@ -18,19 +18,19 @@ import Testing
 
         """
 
-    @Test func everyFormatNamesTheRecordsItKeeps() throws {
+    @Test func everyFormatNamesTheRecordsItKeeps() async throws {
         let scratch = try TemporaryDirectory("e2e-kept")
         let recipe = try scratch.write("households.yaml", Self.recipe)
         let store = ["--store", scratch.file("households.sqlite")]
         let cache = ["XDG_CACHE_HOME": scratch.file("cache")]
-        #expect(try SharelaneBinary.run(["apply", recipe, "--yes"] + store, environment: cache).status == 0)
+        #expect(try await SharelaneBinary.run(["apply", recipe, "--yes"] + store, environment: cache).status == 0)
         _ = try scratch.write(
             "households.yaml",
             Self.recipe.replacingOccurrences(
                 of: "      pharmacy: { type: List, fields: { title: Pharmacy } }\n", with: ""))
         let note = "1 undeclared record kept in SmithHousehold: pharmacy; --prune deletes it."
         for (format, attempt) in [("text", 1), ("text", 2), ("markdown", 1), ("json", 1)] {
-            let plan = try SharelaneBinary.run(["plan", recipe, "--format", format] + store, environment: cache)
+            let plan = try await SharelaneBinary.run(["plan", recipe, "--format", format] + store, environment: cache)
             #expect(plan.status == 0, "\(format): \(plan.output)")
             #expect(plan.stdout.contains(note), "\(format), plan \(attempt): \(plan.stdout)")
         }

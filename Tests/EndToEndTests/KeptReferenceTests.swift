@@ -6,7 +6,7 @@ import Testing
 /// reference the owner wrote is kept, not checked again (to the participant its target does not exist); one the
 /// participant writes to such a target is refused, as for a target that does not exist.
 @Suite struct KeptReferenceTests {
-    @Test func aParticipantChangesAnotherFieldOfARecordWhoseReferenceTheyCannotRead() throws {
+    @Test func aParticipantChangesAnotherFieldOfARecordWhoseReferenceTheyCannotRead() async throws {
         let directory = try TemporaryDirectory("kept-reference")
         let recipe = try directory.write(
             "check.yaml",
@@ -52,7 +52,7 @@ import Testing
                       fields: { link: { ref: r5, action: validate } }
                       expect_error: VALIDATING_REFERENCE_ERROR
             """)
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.run(
             ["run", "check", recipe, "--store", "sqlite:" + directory.file("store.sqlite")], in: directory.url)
         #expect(result.status == 0, "\(result.output)")
     }

@@ -41,17 +41,19 @@ struct LaneCommandTests {
         (try directory.write("parameters.yaml", Self.recipe), "sqlite:" + directory.file("store.sqlite"))
     }
 
-    @Test func parameterOverridesVarsFromTheCommandLine() throws {
+    @Test func parameterOverridesVarsFromTheCommandLine() async throws {
         let (recipe, store) = try fixture()
-        let result = try SharelaneBinary.run(["run", "check", recipe, "title=From the command line", "--store", store])
+        let result = try await SharelaneBinary.run([
+            "run", "check", recipe, "title=From the command line", "--store", store,
+        ])
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("✔ expect ann sees Box/item.title = \"From the command line\""), "\(result.output)")
     }
 
-    @Test func failingExpectExitsOneWithItsLocation() throws {
+    @Test func failingExpectExitsOneWithItsLocation() async throws {
         let (recipe, store) = try fixture()
-        let result = try SharelaneBinary.run(["run", "check", recipe, "--store", store])
+        let result = try await SharelaneBinary.run(["run", "check", recipe, "--store", store])
         #expect(result.status == 1, "\(result.output)")
         // The expect step is on line 17, its action at column 9.
         #expect(result.stdout.contains("\(recipe):17:9: error: expectation failed"), "\(result.output)")
@@ -59,9 +61,9 @@ struct LaneCommandTests {
         #expect(result.stdout.contains("✘ lane check failed at \(recipe):17:9"), "\(result.output)")
     }
 
-    @Test func privateLaneIsRefusedFromTheCommandLine() throws {
+    @Test func privateLaneIsRefusedFromTheCommandLine() async throws {
         let (recipe, store) = try fixture()
-        let result = try SharelaneBinary.run(["run", "helper", recipe, "--store", store])
+        let result = try await SharelaneBinary.run(["run", "helper", recipe, "--store", store])
         #expect(result.status == 1)
         #expect(result.stderr.contains("lane 'helper' is private"), "\(result.output)")
         #expect(
@@ -69,28 +71,28 @@ struct LaneCommandTests {
                 || !result.stdout.contains("apply"))
     }
 
-    @Test func unknownLaneListsTheLanes() throws {
+    @Test func unknownLaneListsTheLanes() async throws {
         let (recipe, store) = try fixture()
-        let result = try SharelaneBinary.run(["run", "chek", recipe, "--store", store])
+        let result = try await SharelaneBinary.run(["run", "chek", recipe, "--store", store])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no lane named 'chek'"), "\(result.output)")
         #expect(result.stderr.contains("check"), "\(result.output)")
     }
 
-    @Test func lanesListsPublicLanesAndHidesPrivateOnes() throws {
+    @Test func lanesListsPublicLanesAndHidesPrivateOnes() async throws {
         let (recipe, _) = try fixture()
-        let result = try SharelaneBinary.run(["lanes", recipe])
+        let result = try await SharelaneBinary.run(["lanes", recipe])
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("check  The item's title is the one given on the command line."), "\(result.output)")
         #expect(!result.stdout.contains("helper  "), "\(result.output)")
         #expect(result.stdout.contains("1 private lane hidden"), "\(result.output)")
-        let all = try SharelaneBinary.run(["lanes", recipe, "--all"])
+        let all = try await SharelaneBinary.run(["lanes", recipe, "--all"])
         #expect(all.stdout.contains("helper  (private) Only for other lanes."), "\(all.output)")
     }
 
-    @Test func noRecipeFoundExitsOneAndSaysWhereItLooked() throws {
-        let result = try SharelaneBinary.run(["run", "demo"], in: directory.url)
+    @Test func noRecipeFoundExitsOneAndSaysWhereItLooked() async throws {
+        let result = try await SharelaneBinary.run(["run", "demo"], in: directory.url)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.stderr.contains("none found at Recipes/sharelane.yaml or sharelane.yaml"), "\(result.output)")

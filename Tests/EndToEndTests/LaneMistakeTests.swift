@@ -61,15 +61,15 @@ struct LaneMistakeTests {
 
     @Test(
         "a negative check on a mistyped zone is refused by validate and run, at the zone's name, with the nearest zone")
-    func negativeCheckOnMistypedZone() throws {
+    func negativeCheckOnMistypedZone() async throws {
         let (recipe, store) = try write(check: "expect: { as: eve, can: read, zone: Houshold, to_be: false }")
         let message =
             "\(recipe):\(Self.checkLine):45: error: zone `Houshold` is not declared in the recipe; did you mean `Household`?"
-        let validated = try SharelaneBinary.run(["validate", recipe])
+        let validated = try await SharelaneBinary.run(["validate", recipe])
         #expect(validated.status == 1, "\(validated.output)")
         #expect(validated.stderr.contains(message), "\(validated.output)")
         #expect(validated.stderr.contains("`undeclared: true`"), "\(validated.output)")
-        let ran = try SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
+        let ran = try await SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
         #expect(ran.status == 1, "\(ran.output)")
         #expect(ran.stderr.contains(message), "\(ran.output)")
         #expect(!ran.stdout.contains("▸ lane"), "nothing runs: \(ran.output)")
@@ -79,13 +79,13 @@ struct LaneMistakeTests {
     @Test(
         "an `undeclared: true` zone is taken by validate; a negative check on it fails while the store holds no such zone"
     )
-    func negativeCheckOnMissingZoneFails() throws {
+    func negativeCheckOnMissingZoneFails() async throws {
         let (recipe, store) = try write(
             check: "expect: { as: eve, can: write, zone: Pantry, to_be: false, undeclared: true }")
-        let validated = try SharelaneBinary.run(["validate", recipe])
+        let validated = try await SharelaneBinary.run(["validate", recipe])
         #expect(validated.status == 0, "\(validated.output)")
         #expect(!validated.stderr.contains("warning"), "\(validated.output)")
-        let ran = try SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
+        let ran = try await SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
         #expect(ran.status == 1, "\(ran.output)")
         #expect(
             ran.stdout.contains(
@@ -95,54 +95,54 @@ struct LaneMistakeTests {
     }
 
     @Test("a negative check on a zone the store holds still passes")
-    func negativeCheckOnDeclaredZonePasses() throws {
+    func negativeCheckOnDeclaredZonePasses() async throws {
         let (recipe, store) = try write(check: "expect: { as: eve, can: write, zone: Household, to_be: false }")
-        let ran = try SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
+        let ran = try await SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
         #expect(ran.status == 0, "\(ran.output)")
         #expect(ran.stdout.contains("✔ lane matrix succeeded"), "\(ran.output)")
     }
 
     @Test("a mistyped lane parameter or --var is refused with the nearest name, and nothing runs")
-    func mistypedParameter() throws {
+    func mistypedParameter() async throws {
         let (recipe, store) = try write()
-        let ran = try SharelaneBinary.run(["run", "scripted", recipe, "tikcet=QA-123", "--store", store])
+        let ran = try await SharelaneBinary.run(["run", "scripted", recipe, "tikcet=QA-123", "--store", store])
         #expect(ran.status == 1, "\(ran.output)")
         #expect(
             ran.stderr.contains(
                 "error: variable `tikcet` is given a value, but the recipe neither declares it under `vars:` nor uses it as `${tikcet}`; did you mean `ticket`?"
             ), "\(ran.output)")
         #expect(!ran.stdout.contains("ticket QA-000"), "the lane did not run with the default: \(ran.output)")
-        let validated = try SharelaneBinary.run(["validate", recipe, "--var", "tikcet=1"])
+        let validated = try await SharelaneBinary.run(["validate", recipe, "--var", "tikcet=1"])
         #expect(validated.status == 1, "\(validated.output)")
         #expect(validated.stderr.contains("did you mean `ticket`?"), "\(validated.output)")
-        let right = try SharelaneBinary.run(["run", "scripted", recipe, "ticket=QA-123", "--store", store])
+        let right = try await SharelaneBinary.run(["run", "scripted", recipe, "ticket=QA-123", "--store", store])
         #expect(right.status == 0, "\(right.output)")
         #expect(right.stdout.contains("ticket QA-123"), "\(right.output)")
         #expect(right.stdout.contains("archiving 3"), "\(right.output)")
     }
 
     @Test("a --var-file may hold other recipes' variables: a name this recipe does not read is a warning, not an error")
-    func variableFileWithOtherNames() throws {
+    func variableFileWithOtherNames() async throws {
         let (recipe, store) = try write()
         let file = try directory.write("staging.yaml", "ticket: QA-7\nregion: eu\n")
-        let ran = try SharelaneBinary.run(["run", "scripted", recipe, "--var-file", file, "--store", store])
+        let ran = try await SharelaneBinary.run(["run", "scripted", recipe, "--var-file", file, "--store", store])
         #expect(ran.status == 0, "\(ran.output)")
         #expect(ran.stdout.contains("ticket QA-7"), "\(ran.output)")
         #expect(
             ran.stderr.contains(
                 "\(recipe): warning: variable `region` is given a value, but the recipe neither declares it under `vars:` "
                     + "nor uses it as `${region}` (set by a --var-file; ignored)"), "\(ran.output)")
-        let named = try SharelaneBinary.run(["validate", recipe, "--var-file", file, "--var", "region=us"])
+        let named = try await SharelaneBinary.run(["validate", recipe, "--var-file", file, "--var", "region=us"])
         #expect(named.status == 1, "--var names it itself: \(named.output)")
     }
 
     @Test("a mistyped registered value is pointed at where it is written, with the name the lane registered")
-    func mistypedLaneValue() throws {
+    func mistypedLaneValue() async throws {
         let (recipe, _) = try write(check: "sh: { run: \"echo ${share_url:Household}\", register: link }")
         let text = try String(contentsOfFile: recipe, encoding: .utf8)
             .replacingOccurrences(of: "echo ticket ${ticket}", with: "echo ticket ${ticket} ${lnik}")
         try text.write(toFile: recipe, atomically: true, encoding: .utf8)
-        let validated = try SharelaneBinary.run(["validate", recipe])
+        let validated = try await SharelaneBinary.run(["validate", recipe])
         #expect(validated.status == 1, "\(validated.output)")
         // `      - sh: "echo ticket ${ticket} ` is 35 characters: `${lnik}` starts at column 36.
         #expect(
@@ -151,9 +151,9 @@ struct LaneMistakeTests {
     }
 
     @Test("a `lane:` step's mistyped parameter is refused at its key")
-    func mistypedLaneStepParameter() throws {
+    func mistypedLaneStepParameter() async throws {
         let (recipe, _) = try write(check: "apply", "archive_cnt: 3")
-        let validated = try SharelaneBinary.run(["validate", recipe])
+        let validated = try await SharelaneBinary.run(["validate", recipe])
         #expect(validated.status == 1, "\(validated.output)")
         #expect(
             validated.stderr.contains(
@@ -162,10 +162,10 @@ struct LaneMistakeTests {
     }
 
     @Test("a variable that makes two participant entries one person is refused at the second entry")
-    func participantTwiceAfterVariables() throws {
+    func participantTwiceAfterVariables() async throws {
         let (recipe, _) = try write()
-        #expect(try SharelaneBinary.run(["validate", recipe]).status == 0)
-        let validated = try SharelaneBinary.run(["validate", recipe, "--var", "viewer=b"])
+        #expect(try await SharelaneBinary.run(["validate", recipe]).status == 0)
+        let validated = try await SharelaneBinary.run(["validate", recipe, "--var", "viewer=b"])
         #expect(validated.status == 1, "\(validated.output)")
         #expect(
             validated.stderr.contains(
@@ -174,9 +174,9 @@ struct LaneMistakeTests {
     }
 
     @Test("`within: 2s` tries for the whole 2 s and says how many tries over how long")
-    func withinHonoursItsWholeTime() throws {
+    func withinHonoursItsWholeTime() async throws {
         let (recipe, store) = try write(check: "expect: { as: eve, records: 5, zone: Household, within: 2s }")
-        let ran = try SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
+        let ran = try await SharelaneBinary.run(["run", "matrix", recipe, "--store", store])
         #expect(ran.status == 1, "\(ran.output)")
         let failed = try #require(ran.stdout.split(separator: "\n").first { $0.contains("✘ expect") }, "\(ran.output)")
         let milliseconds = try #require(
@@ -188,9 +188,9 @@ struct LaneMistakeTests {
     }
 
     @Test("the unknown-lane error lists only the lanes the command line runs")
-    func unknownLaneListsPublicLanes() throws {
+    func unknownLaneListsPublicLanes() async throws {
         let (recipe, store) = try write()
-        let ran = try SharelaneBinary.run(["run", "archiv", recipe, "--store", store])
+        let ran = try await SharelaneBinary.run(["run", "archiv", recipe, "--store", store])
         #expect(ran.status == 1, "\(ran.output)")
         #expect(ran.stderr.contains("no lane named 'archiv'"), "\(ran.output)")
         #expect(ran.stderr.contains("its lanes are: matrix, scripted"), "\(ran.output)")
@@ -198,7 +198,7 @@ struct LaneMistakeTests {
     }
 
     @Test("a mistyped key in a record says `did you mean type`, once")
-    func mistypedRecordKey() throws {
+    func mistypedRecordKey() async throws {
         let path = try directory.write(
             "trips.yaml",
             """
@@ -210,7 +210,7 @@ struct LaneMistakeTests {
                 records:
                   r1: { typ: Stop }
             """)
-        let validated = try SharelaneBinary.run(["validate", path])
+        let validated = try await SharelaneBinary.run(["validate", path])
         #expect(validated.status == 1, "\(validated.output)")
         #expect(
             validated.stderr.contains("\(path):7:13: error: unknown key `typ` in record `r1`; did you mean `type`?"),

@@ -10,13 +10,13 @@ struct LaneOverHTTPTests {
     static let knownFailures: [String: String] = [:]
 
     @Test("plan and apply over http: address the recipe's container and environment")
-    func planAndApplyUseTheRecipeContainer() throws {
-        let server = try ServeProcess()
+    func planAndApplyUseTheRecipeContainer() async throws {
+        let server = try await ServeProcess()
         defer { server.stop() }
         let recipe = BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml").path
-        let plan = try server.run(["plan", recipe])
+        let plan = try await server.run(["plan", recipe])
         #expect(plan.status == 0, "\(plan.output)")
-        let apply = try server.run(["apply", "--yes", recipe])
+        let apply = try await server.run(["apply", "--yes", recipe])
         #expect(apply.status == 0, "\(apply.output)")
         let paths = server.log.split(separator: "\n").compactMap { line in
             line.range(of: "/database/1/").map { String(line[$0.lowerBound...]) }
@@ -25,11 +25,11 @@ struct LaneOverHTTPTests {
         #expect(paths.allSatisfy { $0.hasPrefix("/database/1/iCloud.com.example.Lists/development/") }, "\(paths)")
     }
 
-    @Test("every lane of every recipe runs over http:", arguments: try RecipeLane.all())
-    func laneRunsOverHTTP(_ item: RecipeLane) throws {
-        let server = try ServeProcess()
+    @Test("every lane of every recipe runs over http:", arguments: try await RecipeLane.all())
+    func laneRunsOverHTTP(_ item: RecipeLane) async throws {
+        let server = try await ServeProcess()
         defer { server.stop() }
-        let result = try server.run(["run", item.lane, item.recipe])
+        let result = try await server.run(["run", item.lane, item.recipe])
         if let reason = Self.knownFailures[item.testDescription] {
             withKnownIssue(Comment(rawValue: reason), isIntermittent: true) {
                 #expect(result.status == 0, "\(result.output)")
@@ -41,7 +41,7 @@ struct LaneOverHTTPTests {
     }
 
     @Test("a lane's reset empties the recipe's container in serve through POST /_sharelane/reset")
-    func resetEmptiesTheContainerInServe() throws {
+    func resetEmptiesTheContainerInServe() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let directory = scratch.url
         let recipe = directory.appendingPathComponent("wipe.yaml")
@@ -69,12 +69,12 @@ struct LaneOverHTTPTests {
               - accept: { as: ben, zone: Box }
               - expect: { as: ben, records: 1, zone: Box }
         """.write(to: recipe, atomically: true, encoding: .utf8)
-        let server = try ServeProcess()
+        let server = try await ServeProcess()
         defer { server.stop() }
 
         // Twice: the second run starts from what the first left, and its reset empties it.
         for _ in 0..<2 {
-            let result = try server.run(["run", "wipe", recipe.path])
+            let result = try await server.run(["run", "wipe", recipe.path])
             #expect(result.status == 0, "\(result.output)")
             #expect(
                 result.stdout.contains("✔ reset — emptied iCloud.local.sharelane in development"), "\(result.output)")

@@ -46,15 +46,15 @@ struct LaneValuesTests {
         """
     }
 
-    private func run(_ steps: String) throws -> SharelaneBinary.Result {
+    private func run(_ steps: String) async throws -> SharelaneBinary.Result {
         let recipe = try directory.write("trips.yaml", Self.recipe(steps))
-        return try SharelaneBinary.run(
+        return try await SharelaneBinary.run(
             ["run", "go", recipe, "--store", "sqlite:" + directory.file("store.sqlite")], in: directory.url)
     }
 
     @Test(
         "what a sh: step registers is put into a save and an expect: the saved field holds the value, not ${greeting}")
-    func registeredValueInSaveAndExpect() throws {
+    func registeredValueInSaveAndExpect() async throws {
         let steps = """
                   - apply
                   - sh: { run: "echo hello-world", register: greeting }
@@ -62,11 +62,12 @@ struct LaneValuesTests {
                   - expect: { field: { zone: Trips, record: note, name: title, equals: "${greeting}" } }
                   - expect: { field: { zone: Trips, record: note, name: title, equals: "hello-world" } }
             """
-        let passing = try run(steps)
+        let passing = try await run(steps)
         #expect(passing.status == 0, "\(passing.output)")
         #expect(passing.stdout.contains("✔ expect ann sees Trips/note.title = \"hello-world\""), "\(passing.output)")
         // Any other text is not what was saved.
-        let failing = try run(steps.replacingOccurrences(of: "equals: \"hello-world\"", with: "equals: \"hello\""))
+        let failing = try await run(
+            steps.replacingOccurrences(of: "equals: \"hello-world\"", with: "equals: \"hello\""))
         #expect(failing.status == 1, "\(failing.output)")
         #expect(
             failing.stdout.contains(
@@ -75,8 +76,8 @@ struct LaneValuesTests {
     }
 
     @Test("a query filters on a registered value")
-    func queryOnRegisteredValue() throws {
-        let result = try run(
+    func queryOnRegisteredValue() async throws {
+        let result = try await run(
             """
                   - apply
                   - sh: { run: 'printf "%s" "${share_url:Trips/italy}"', register: trip_url }
@@ -92,8 +93,8 @@ struct LaneValuesTests {
     }
 
     @Test("accept: { as, url } accepts the share behind a registered URL, as a person opening the link")
-    func acceptByURL() throws {
-        let result = try run(
+    func acceptByURL() async throws {
+        let result = try await run(
             """
                   - apply
                   - sh: { run: 'printf "%s" "${share_url:Trips/italy}"', register: trip_url }
@@ -112,8 +113,8 @@ struct LaneValuesTests {
     }
 
     @Test("expect reads public records and query asks the public database without a zone")
-    func publicDatabase() throws {
-        let result = try run(
+    func publicDatabase() async throws {
+        let result = try await run(
             """
                   - apply
                   - expect: { as: mallory, database: public, field: { record: ann-card, name: title, equals: "Ann's card" } }
@@ -127,7 +128,7 @@ struct LaneValuesTests {
     }
 
     @Test("validate refuses a value used before any step registers it, at its line and column, and a misspelt handle")
-    func validateRefusesEarlyValues() throws {
+    func validateRefusesEarlyValues() async throws {
         let recipe = try directory.write(
             "trips.yaml",
             Self.recipe(
@@ -138,7 +139,7 @@ struct LaneValuesTests {
                       - accept: { as: carol, url: "${share_url:Trip}" }
                       - accept: { as: carol, url: "${share_url:${zone}}" }
                 """))
-        let result = try SharelaneBinary.run(["validate", recipe], in: directory.url)
+        let result = try await SharelaneBinary.run(["validate", recipe], in: directory.url)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.stderr.contains(
@@ -159,12 +160,12 @@ struct LaneValuesTests {
     }
 
     @Test("a lane's value written outside the lanes is refused, where it was silently kept as text")
-    func valueOutsideLanes() throws {
+    func valueOutsideLanes() async throws {
         let recipe = try directory.write(
             "trips.yaml",
             Self.recipe("      - sh: { run: \"echo hi\", register: greeting }")
                 .replacingOccurrences(of: "fields: { title: Italy }", with: "fields: { title: \"${greeting}\" }"))
-        let result = try SharelaneBinary.run(["validate", recipe], in: directory.url)
+        let result = try await SharelaneBinary.run(["validate", recipe], in: directory.url)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.stderr.contains(

@@ -13,8 +13,8 @@ extension SharelaneBinary {
     /// Every lane of a recipe, read through `sharelane lanes --json --all`.
     ///
     /// - Throws: when the command fails or prints something else.
-    static func lanes(of recipe: String) throws -> [ListedLane] {
-        let result = try run(["lanes", recipe, "--all", "--json"])
+    static func lanes(of recipe: String) async throws -> [ListedLane] {
+        let result = try await run(["lanes", recipe, "--all", "--json"])
         guard result.status == 0 else {
             throw FixtureError(message: "sharelane lanes \(recipe) exited \(result.status): \(result.output)")
         }

@@ -83,9 +83,9 @@ import Testing
     }
 
     @Test("cloudkit: login through the sign-in redirect, two commands in a row with no token, then logout")
-    func cloudKitLoginThenTwoCommands() throws {
+    func cloudKitLoginThenTwoCommands() async throws {
         // Strict tokens: the second command works only if the first kept the newest token.
-        let server = try ServeProcess(apiToken: "login-api-token", extraArguments: ["--strict-tokens"])
+        let server = try await ServeProcess(apiToken: "login-api-token", extraArguments: ["--strict-tokens"])
         defer { server.stop() }
         let config = try TemporaryDirectory("config")
         let store = "cloudkit:\(Self.container)"
@@ -93,7 +93,7 @@ import Testing
         // No container anywhere: a clear error, no silent default.
         var environment = Self.bare(config, baseURL: server.url)
         environment["CLOUDKIT_API_TOKEN"] = server.apiToken
-        let noContainer = try SharelaneBinary.run(
+        let noContainer = try await SharelaneBinary.run(
             ["login", "--store", "cloudkit:"], in: config.url, environment: environment)
         #expect(noContainer.status != 0)
         #expect(noContainer.stderr.contains("names no CloudKit container"), "\(noContainer.output)")
@@ -133,13 +133,13 @@ import Testing
 
         // Two commands in a row, with no token in the environment.
         let bare = Self.bare(config, baseURL: server.url)
-        let first = try SharelaneBinary.run(
+        let first = try await SharelaneBinary.run(
             ["show", "--store", store, "--as", "mei@example.com"], in: config.url, environment: bare)
         #expect(first.status == 0, "\(first.output)")
         #expect(first.stdout.contains("mei@example.com"), "\(first.output)")
         let rotated = try #require(Self.webAuthToken(in: try String(contentsOfFile: tokenFile, encoding: .utf8)))
         #expect(rotated != firstToken, "the command kept the newest token")
-        let second = try SharelaneBinary.run(
+        let second = try await SharelaneBinary.run(
             ["show", "--store", store, "--as", "mei@example.com", "--database", "private"], in: config.url,
             environment: bare)
         #expect(second.status == 0, "\(second.output)")
@@ -173,7 +173,7 @@ import Testing
             ["access", "notes.yaml", "--store", store], ["graph", "notes.yaml", "--store", store],
             ["run", "check", "notes.yaml", "--store", store],
         ] {
-            let result = try SharelaneBinary.run(arguments, in: config.url, environment: bare)
+            let result = try await SharelaneBinary.run(arguments, in: config.url, environment: bare)
             #expect(result.status == 0, "\(arguments): \(result.output)")
             #expect(!result.output.contains("AUTHENTICATION"), "\(arguments): \(result.output)")
             #expect(!result.output.contains(server.apiToken))
@@ -181,23 +181,23 @@ import Testing
         }
 
         // logout removes it; then the store has no credentials.
-        let logout = try SharelaneBinary.run(["logout", "--store", store], in: config.url, environment: bare)
+        let logout = try await SharelaneBinary.run(["logout", "--store", store], in: config.url, environment: bare)
         #expect(logout.status == 0, "\(logout.output)")
         #expect(!FileManager.default.fileExists(atPath: tokenFile))
-        let after = try SharelaneBinary.run(
+        let after = try await SharelaneBinary.run(
             ["show", "--store", store, "--as", "mei@example.com"], in: config.url, environment: bare)
         #expect(after.status != 0)
         #expect(after.stderr.contains("CLOUDKIT_API_TOKEN"), "\(after.output)")
     }
 
     @Test("http: login signs in directly; later commands need no token in the environment")
-    func httpLoginThenCommands() throws {
-        let server = try ServeProcess(apiToken: "login-http-token")
+    func httpLoginThenCommands() async throws {
+        let server = try await ServeProcess(apiToken: "login-http-token")
         defer { server.stop() }
         let config = try TemporaryDirectory("config")
         var environment = Self.bare(config)
         environment["CLOUDKIT_API_TOKEN"] = server.apiToken
-        let login = try SharelaneBinary.run(
+        let login = try await SharelaneBinary.run(
             ["login", "--store", server.url, "--email", "alice@example.com"], in: config.url, environment: environment)
         #expect(login.status == 0, "\(login.output)")
         #expect(!login.output.contains(server.apiToken))
@@ -206,17 +206,17 @@ import Testing
         #expect(mode & 0o777 == 0o600)
         let bare = Self.bare(config)
         for database in ["private", "public"] {
-            let show = try SharelaneBinary.run(
+            let show = try await SharelaneBinary.run(
                 ["show", "--store", server.url, "--as", "alice@example.com", "--database", database], in: config.url,
                 environment: bare)
             #expect(show.status == 0, "\(show.output)")
             #expect(!show.output.contains(server.apiToken))
         }
-        let logout = try SharelaneBinary.run(
+        let logout = try await SharelaneBinary.run(
             ["logout", "--store", server.url, "--email", "alice@example.com"], in: config.url, environment: bare)
         #expect(logout.status == 0, "\(logout.output)")
         #expect(!FileManager.default.fileExists(atPath: tokenFile))
-        let after = try SharelaneBinary.run(
+        let after = try await SharelaneBinary.run(
             ["show", "--store", server.url, "--as", "alice@example.com"], in: config.url, environment: bare)
         #expect(after.status != 0)
         #expect(after.stderr.contains("API token"), "\(after.output)")

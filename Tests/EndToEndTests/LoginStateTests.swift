@@ -35,11 +35,11 @@ import Testing
     }
 
     /// A real web auth token of another user of the same server: what an attacker would send.
-    static func othersToken(_ server: ServeProcess, email: String) throws -> String {
+    static func othersToken(_ server: ServeProcess, email: String) async throws -> String {
         let config = try TemporaryDirectory("mallory")
         var environment = LoginCommandTests.bare(config)
         environment["CLOUDKIT_API_TOKEN"] = server.apiToken
-        let login = try SharelaneBinary.run(
+        let login = try await SharelaneBinary.run(
             ["login", "--store", server.url, "--email", email], in: config.url, environment: environment)
         #expect(login.status == 0, "\(login.output)")
         let saved = try String(contentsOfFile: config.file("sharelane/tokens.json"), encoding: .utf8)
@@ -57,10 +57,10 @@ import Testing
     }
 
     @Test("a token sent to the waiting callback without the sign-in's state, or with another, is refused")
-    func forgedCallbacksAreRefused() throws {
-        let server = try ServeProcess(apiToken: "login-state-api-token")
+    func forgedCallbacksAreRefused() async throws {
+        let server = try await ServeProcess(apiToken: "login-state-api-token")
         defer { server.stop() }
-        let forged = try Self.othersToken(server, email: "mallory@evil.example")
+        let forged = try await Self.othersToken(server, email: "mallory@evil.example")
         let config = try TemporaryDirectory("config")
         var environment = LoginCommandTests.bare(config, baseURL: server.url)
         environment["CLOUDKIT_API_TOKEN"] = server.apiToken
@@ -112,8 +112,8 @@ import Testing
     }
 
     @Test("the URL login prints carries a random state that its callback gives back")
-    func theSignInURLCarriesAFreshState() throws {
-        let server = try ServeProcess(apiToken: "login-state-api-token")
+    func theSignInURLCarriesAFreshState() async throws {
+        let server = try await ServeProcess(apiToken: "login-state-api-token")
         defer { server.stop() }
         var states: [String] = []
         for _ in 0..<2 {

@@ -22,7 +22,7 @@ struct ParityCommandTests {
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("parity")
         let folder = scratch.file("recording")
-        let record = try RecordProcess(upstream: serve.url, out: folder)
+        let record = try await RecordProcess(upstream: serve.url, out: folder)
         let client = WireCaller(base: record.url, apiToken: Self.apiToken, container: Self.container)
         try client.exercise()
         let output = record.stop()
@@ -70,7 +70,7 @@ struct ParityCommandTests {
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("parity")
         let folder = scratch.file("recording")
-        let record = try RecordProcess(upstream: serve.url, out: folder)
+        let record = try await RecordProcess(upstream: serve.url, out: folder)
         try WireCaller(base: record.url, apiToken: Self.apiToken, container: Self.container).exercise()
         _ = record.stop()
 
@@ -117,7 +117,7 @@ struct ParityCommandTests {
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("parity")
         let folder = scratch.file("recording")
-        let record = try RecordProcess(upstream: serve.url, out: folder, extra: ["--redact-field", "title"])
+        let record = try await RecordProcess(upstream: serve.url, out: folder, extra: ["--redact-field", "title"])
         let client = WireCaller(base: record.url, apiToken: Self.apiToken, container: Self.container)
         let alice = try client.signIn("alice@example.test")
         _ = try client.call(
@@ -322,9 +322,9 @@ final class RecordProcess: @unchecked Sendable {
     private let proxy: ListeningProcess
     private let directory: TemporaryDirectory
 
-    init(upstream: String, out: String, extra: [String] = []) throws {
+    init(upstream: String, out: String, extra: [String] = []) async throws {
         directory = try TemporaryDirectory("record")
-        proxy = try ListeningProcess(
+        proxy = try await ListeningProcess.start(
             ["record", "--upstream", upstream, "--out", out, "--port", "0"] + extra,
             log: directory.url.appendingPathComponent("record.log"), what: "sharelane record")
         url = proxy.url

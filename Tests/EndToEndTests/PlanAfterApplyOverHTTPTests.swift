@@ -20,28 +20,28 @@ import Testing
 
     /// sharelane run against `server`, with a plan cache of its own in `scratch`.
     static func sharelane(against server: ServeProcess, cacheIn scratch: TemporaryDirectory)
-        -> ([String]) throws -> SharelaneBinary.Result
+        -> ([String]) async throws -> SharelaneBinary.Result
     {
         let environment = ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": scratch.file("cache")]
-        return { try SharelaneBinary.run($0 + ["--store", server.url], environment: environment) }
+        return { try await SharelaneBinary.run($0 + ["--store", server.url], environment: environment) }
     }
 
     @Test("the first plan after an apply takes every zone from the cache, reading no zone's feed")
-    func firstPlanAfterApply() throws {
-        let server = try ServeProcess()
+    func firstPlanAfterApply() async throws {
+        let server = try await ServeProcess()
         defer { server.stop() }
         let scratch = try TemporaryDirectory("after-apply")
         let run = Self.sharelane(against: server, cacheIn: scratch)
-        let applied = try run(["apply", "Recipes/sharelane.yaml", "--yes"])
+        let applied = try await run(["apply", "Recipes/sharelane.yaml", "--yes"])
         #expect(applied.status == 0, "\(applied.output)")
         let plan = ["plan", "Recipes/sharelane.yaml", "--log-level", "debug", "--detailed-exitcode"]
         let before = server.log.count
-        let first = try run(plan)
+        let first = try await run(plan)
         let firstLog = server.log.dropFirst(before)
         #expect(first.status == 0, "the apply converged: \(first.output)")
         #expect(Self.fromCache(first) == "(3 store calls, 2 zones from the cache)", "\(first.stderr)")
         #expect(Self.zoneFeedRequests(firstLog) == 0, "\(firstLog)")
-        let second = try run(plan)
+        let second = try await run(plan)
         #expect(Self.fromCache(second) == Self.fromCache(first), "\(second.stderr)")
 
         // A change behind sharelane's back after the apply is still found: the cache only says what the store
@@ -50,16 +50,16 @@ import Testing
             contentsOf: BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"), encoding: .utf8)
         let withLane = recipe + "\n  dana-leaves:\n    steps:\n      - leave: { as: dana, zone: FamilyLists }\n"
         try withLane.write(toFile: scratch.file("leave.yaml"), atomically: true, encoding: .utf8)
-        let left = try run(["run", "dana-leaves", scratch.file("leave.yaml")])
+        let left = try await run(["run", "dana-leaves", scratch.file("leave.yaml")])
         #expect(left.status == 0, "\(left.output)")
-        let third = try run(plan)
+        let third = try await run(plan)
         #expect(third.status == 2, "\(third.output)")
         #expect(third.stdout.contains("participant FamilyLists/dana"), "\(third.stdout)")
     }
 
     @Test("a share several participants accept at once is taken from the cache by the next plan, as the store wrote it")
-    func shareAcceptedInSeveralRequests() throws {
-        let server = try ServeProcess()
+    func shareAcceptedInSeveralRequests() async throws {
+        let server = try await ServeProcess()
         defer { server.stop() }
         let scratch = try TemporaryDirectory("after-accepts")
         let run = Self.sharelane(against: server, cacheIn: scratch)
@@ -80,11 +80,11 @@ import Testing
                     + "\n    records:\n      notice: { type: Note, fields: { title: Zone \(zone) } }"
             }.joined(separator: "\n"))
             """)
-        let applied = try run(["apply", recipe, "--yes"])
+        let applied = try await run(["apply", recipe, "--yes"])
         #expect(applied.status == 0, "\(applied.output)")
         let plan = ["plan", recipe, "--log-level", "debug", "--detailed-exitcode"]
         let before = server.log.count
-        let first = try run(plan)
+        let first = try await run(plan)
         let firstLog = server.log.dropFirst(before)
         #expect(first.status == 0, "the apply converged: \(first.output)")
         #expect(Self.fromCache(first)?.hasSuffix("3 zones from the cache)") == true, "\(first.stderr)")
@@ -99,16 +99,16 @@ import Testing
             steps:
               - leave: { as: gina, zone: Club2 }
         """.write(toFile: scratch.file("leave.yaml"), atomically: true, encoding: .utf8)
-        let left = try run(["run", "gina-leaves", scratch.file("leave.yaml")])
+        let left = try await run(["run", "gina-leaves", scratch.file("leave.yaml")])
         #expect(left.status == 0, "\(left.output)")
-        let third = try run(plan)
+        let third = try await run(plan)
         #expect(third.status == 2, "\(third.output)")
         #expect(third.stdout.contains("participant Club2/gina"), "\(third.stdout)")
     }
 
     @Test("an apply that adds one record to a zone of 450 reads back only what changed since its plan")
-    func applyReadsBackOnlyTheChanges() throws {
-        let server = try ServeProcess()
+    func applyReadsBackOnlyTheChanges() async throws {
+        let server = try await ServeProcess()
         defer { server.stop() }
         let scratch = try TemporaryDirectory("read-back")
         let run = Self.sharelane(against: server, cacheIn: scratch)
@@ -131,11 +131,11 @@ import Testing
                 \(extra ? "      extra: { type: Note, fields: { title: Extra } }" : "")
                 """)
         }
-        let applied = try run(["apply", try recipe(extra: false), "--yes"])
+        let applied = try await run(["apply", try recipe(extra: false), "--yes"])
         #expect(applied.status == 0, "\(applied.output)")
         let file = try recipe(extra: true)
         let before = server.log.count
-        let added = try run(["apply", file, "--yes"])
+        let added = try await run(["apply", file, "--yes"])
         let addLog = server.log.dropFirst(before)
         #expect(added.status == 0, "\(added.output)")
         #expect(added.stdout.contains("1 added, 0 changed, 0 destroyed"), "\(added.stdout)")
@@ -145,7 +145,7 @@ import Testing
         #expect(Self.zoneFeedRequests(addLog) == 4, "\(addLog)")
         // And what it left in the cache is the store's: the next plan takes the zone from it and is empty.
         let after = server.log.count
-        let plan = try run(["plan", file, "--log-level", "debug", "--detailed-exitcode"])
+        let plan = try await run(["plan", file, "--log-level", "debug", "--detailed-exitcode"])
         #expect(plan.status == 0, "\(plan.output)")
         #expect(Self.fromCache(plan)?.hasSuffix("1 zone from the cache)") == true, "\(plan.stderr)")
         #expect(Self.zoneFeedRequests(server.log.dropFirst(after)) == 0)

@@ -47,18 +47,18 @@ final class PlanAgainstCommandTests {
 
         """
 
-    init() throws {
+    init() async throws {
         repository = try TemporaryDirectory("against")
-        try git("init", "--quiet", "--initial-branch=main")
+        try await git("init", "--quiet", "--initial-branch=main")
         try repository.write("sharelane.yaml", Self.recipe)
         try repository.write("common/people.yaml", Self.people)
         try repository.write("assets/photo.txt", "a photo\n")
-        try commit("The family's recipe")
+        try await commit("The family's recipe")
     }
 
     @discardableResult
-    func git(_ arguments: String...) throws -> SharelaneBinary.Result {
-        let result = try SharelaneBinary.runProcess(
+    func git(_ arguments: String...) async throws -> SharelaneBinary.Result {
+        let result = try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/usr/bin/env"),
             ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
                 + arguments,
@@ -67,15 +67,15 @@ final class PlanAgainstCommandTests {
         return result
     }
 
-    func commit(_ message: String) throws {
-        try git("add", "--all")
-        try git("commit", "--quiet", "-m", message)
+    func commit(_ message: String) async throws {
+        try await git("add", "--all")
+        try await git("commit", "--quiet", "-m", message)
     }
 
     /// `sharelane plan ARGUMENTS` in the repository, with a store variable that would fail if it were opened
     /// (no credentials for Apple's service): `--against` opens no store.
-    func plan(_ arguments: String...) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(
+    func plan(_ arguments: String...) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(
             ["plan"] + arguments, in: repository.url,
             environment: ["SHARELANE_STORE": "cloudkit:", "NO_COLOR": "1", "CLOUDKIT_API_TOKEN": ""])
     }
@@ -88,8 +88,8 @@ final class PlanAgainstCommandTests {
     }
 
     @Test("the same recipe plans to no changes against itself at HEAD, and nothing is written beside it")
-    func unchangedRecipe() throws {
-        let result = try plan("--against", "git:HEAD")
+    func unchangedRecipe() async throws {
+        let result = try await plan("--against", "git:HEAD")
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.hasPrefix(
@@ -99,13 +99,13 @@ final class PlanAgainstCommandTests {
         #expect(result.stdout.contains("Plan: 0 to add, 0 to change, 0 to destroy."))
         // No store was opened: nothing beside the recipe, and git sees no change.
         #expect(!FileManager.default.fileExists(atPath: repository.file(".sharelane")))
-        #expect(try git("status", "--porcelain").stdout.isEmpty)
+        #expect(try await git("status", "--porcelain").stdout.isEmpty)
     }
 
     @Test("a changed participant: one change, the permission before → after")
-    func changedParticipant() throws {
+    func changedParticipant() async throws {
         try edit("sharelane.yaml") { $0.replacingOccurrences(of: "bob: read-write", with: "bob: read-only") }
-        let result = try plan("--against", "git:main", "--detailed-exitcode")
+        let result = try await plan("--against", "git:main", "--detailed-exitcode")
         #expect(result.status == 2, "\(result.output)")
         #expect(result.stdout.contains("~ participant Lists/bob"), "\(result.stdout)")
         #expect(result.stdout.contains("permission: read-write → read-only"), "\(result.stdout)")
@@ -113,15 +113,15 @@ final class PlanAgainstCommandTests {
     }
 
     @Test("a new zone: its creation, against a revision named by a tag and an explicit path")
-    func newZone() throws {
-        try git("tag", "v1")
+    func newZone() async throws {
+        try await git("tag", "v1")
         try edit("sharelane.yaml") {
             $0.replacingOccurrences(
                 of: "  Trips:\n",
                 with: "  Notes:\n    records:\n      first: { type: Note, fields: { text: Hi } }\n  Trips:\n")
         }
-        try commit("A zone of notes")
-        let result = try plan("--against", "git:v1:sharelane.yaml", "--format", "json")
+        try await commit("A zone of notes")
+        let result = try await plan("--against", "git:v1:sharelane.yaml", "--format", "json")
         #expect(result.status == 0, "\(result.output)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let against = json?["against"] as? [String: Any]
@@ -133,13 +133,13 @@ final class PlanAgainstCommandTests {
     }
 
     @Test("a removed share: its deletion, and the markdown says what the plan is against and what it destroys")
-    func removedShare() throws {
+    func removedShare() async throws {
         try edit("sharelane.yaml") {
             $0.replacingOccurrences(
                 of: "        share:\n          participants:\n            carol: read-write\n",
                 with: "        share: none\n")
         }
-        let result = try plan("--against", "git:main", "--format", "markdown")
+        let result = try await plan("--against", "git:main", "--format", "markdown")
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.hasPrefix("#### sharelane plan: `family` against `sharelane.yaml` at `main`\n"),
@@ -151,7 +151,7 @@ final class PlanAgainstCommandTests {
     }
 
     @Test("an include, a variables file's value and an asset changed on one side only are read at the revision")
-    func includeChangedOnOneSide() throws {
+    func includeChangedOnOneSide() async throws {
         // The recipe file is the same on both sides; only what it includes and holds changed.
         try edit("common/people.yaml") {
             $0.replacingOccurrences(of: "Family lists", with: "Our lists")
@@ -161,20 +161,20 @@ final class PlanAgainstCommandTests {
         try edit("sharelane.yaml") {
             $0.replacingOccurrences(of: "carol: read-only\n", with: "carol: read-only\n        dana: read-only\n")
         }
-        let result = try plan("--against", "git:main")
+        let result = try await plan("--against", "git:main")
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("+ participant Lists/dana"), "\(result.stdout)")
         #expect(result.stdout.contains("title: \"Family lists\" → \"Our lists\""), "\(result.stdout)")
         #expect(result.stdout.contains("~ record Lists/groceries"), "the asset's bytes changed: \(result.stdout)")
 
         // The other way round: the base branch moved on, the working tree's include did not.
-        try git("checkout", "--quiet", "--", ".")
-        try git("checkout", "--quiet", "-b", "topic")
-        try git("checkout", "--quiet", "main")
+        try await git("checkout", "--quiet", "--", ".")
+        try await git("checkout", "--quiet", "-b", "topic")
+        try await git("checkout", "--quiet", "main")
         try edit("common/people.yaml") { $0.replacingOccurrences(of: "bob@example.com", with: "robert@example.com") }
-        try commit("Bob's new address")
-        try git("checkout", "--quiet", "topic")
-        let behind = try plan("--against", "git:main")
+        try await commit("Bob's new address")
+        try await git("checkout", "--quiet", "topic")
+        let behind = try await plan("--against", "git:main")
         #expect(behind.status == 0, "\(behind.output)")
         // On the base, Bob is robert@; here he is bob@ again: a new person in Bob's place.
         #expect(behind.stdout.contains("participant Lists/bob"), "\(behind.stdout)")
@@ -182,12 +182,12 @@ final class PlanAgainstCommandTests {
     }
 
     @Test("a base that does not validate: its problems named at the revision, a plan against nothing, marked")
-    func baseThatDoesNotValidate() throws {
-        try git("checkout", "--quiet", "-b", "broken")
+    func baseThatDoesNotValidate() async throws {
+        try await git("checkout", "--quiet", "-b", "broken")
         try edit("sharelane.yaml") { $0.replacingOccurrences(of: "bob: read-write", with: "bobby: read-write") }
-        try commit("A participant nobody declared")
-        try git("checkout", "--quiet", "main")
-        let result = try plan("--against", "git:broken", "--format", "markdown")
+        try await commit("A participant nobody declared")
+        try await git("checkout", "--quiet", "main")
+        let result = try await plan("--against", "git:broken", "--format", "markdown")
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stderr.contains("broken:sharelane.yaml:"), "the problem at the revision: \(result.stderr)")
         #expect(result.stderr.contains("error:") && result.stderr.contains("bobby"), "\(result.stderr)")
@@ -200,7 +200,7 @@ final class PlanAgainstCommandTests {
         #expect(result.stdout.contains("+ zone Lists") && result.stdout.contains("+ zone Trips"), "\(result.stdout)")
         #expect(result.stdout.contains("0 to change, 0 to destroy.**"), "\(result.stdout)")
 
-        let text = try plan("--against", "git:broken")
+        let text = try await plan("--against", "git:broken")
         #expect(
             text.stdout.hasPrefix(
                 "Against nothing: `sharelane.yaml` at `broken` does not validate (1 error); every declared thing is planned as new.\n"
@@ -208,34 +208,34 @@ final class PlanAgainstCommandTests {
     }
 
     @Test("a recipe new on this side plans against nothing; a revision git does not have is an error")
-    func missingBase() throws {
+    func missingBase() async throws {
         try repository.write("other.yaml", Self.recipe.replacingOccurrences(of: "name: family", with: "name: other"))
-        let result = try plan("other.yaml", "--against", "git:main")
+        let result = try await plan("other.yaml", "--against", "git:main")
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.hasPrefix("Against nothing: `other.yaml` at `main` does not exist;"), "\(result.stdout)")
 
-        let unknown = try plan("--against", "git:no-such-branch")
+        let unknown = try await plan("--against", "git:no-such-branch")
         #expect(unknown.status == 1)
         #expect(unknown.stderr.contains("no commit named no-such-branch"), "\(unknown.stderr)")
     }
 
     @Test("against a file: the other recipe on disk; --out and --store are refused")
-    func againstAFile() throws {
+    func againstAFile() async throws {
         try repository.write(
             "base.yaml", Self.recipe.replacingOccurrences(of: "carol: read-only", with: "carol: read-write"))
-        let result = try plan("--against", "base.yaml")
+        let result = try await plan("--against", "base.yaml")
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.hasPrefix("Against `base.yaml`: the state"), "\(result.stdout)")
         #expect(result.stdout.contains("permission: read-write → read-only"), "\(result.stdout)")
 
-        let saved = try plan("--against", "base.yaml", "--out", "plan.json")
+        let saved = try await plan("--against", "base.yaml", "--out", "plan.json")
         #expect(saved.status != 0 && saved.stderr.contains("--out"), "\(saved.output)")
-        let stored = try plan("--against", "base.yaml", "--store", "memory:")
+        let stored = try await plan("--against", "base.yaml", "--store", "memory:")
         #expect(stored.status != 0 && stored.stderr.contains("--store"), "\(stored.output)")
     }
 
     @Test("a committed symbolic link out of the repository is never read, and its target never quoted")
-    func linksOutOfTheRepository() throws {
+    func linksOutOfTheRepository() async throws {
         // Written as git writes a link (`ln -s`): the recipe itself, and an include beside it.
         let secret = try TemporaryDirectory("outside")
         let outside = try secret.write("secret.yaml", "password: hunter2-outside-the-repository\n")
@@ -248,8 +248,8 @@ final class PlanAgainstCommandTests {
         // A link within the repository resolves within it, as a checkout would.
         try FileManager.default.createSymbolicLink(
             atPath: repository.file("common/people-link.yaml"), withDestinationPath: "people.yaml")
-        try commit("Links")
-        let refused = try plan("--against", "git:HEAD:evil.yaml")
+        try await commit("Links")
+        let refused = try await plan("--against", "git:HEAD:evil.yaml")
         #expect(refused.status == 1, "\(refused.output)")
         #expect(
             refused.stderr.contains("evil.yaml is a symbolic link out of the repository at HEAD"), "\(refused.stderr)")
@@ -257,9 +257,9 @@ final class PlanAgainstCommandTests {
         // A base whose include leads out: it does not validate, the link is named, its target never read. (The
         // recipe planned is the working tree's, which includes the people again.)
         try edit("sharelane.yaml") { $0.replacingOccurrences(of: "[common/people.yaml]", with: "[common/secret.yaml]") }
-        try commit("Include the link")
+        try await commit("Include the link")
         try edit("sharelane.yaml") { $0.replacingOccurrences(of: "[common/secret.yaml]", with: "[common/people.yaml]") }
-        let included = try plan("--against", "git:HEAD")
+        let included = try await plan("--against", "git:HEAD")
         #expect(!included.output.contains("hunter2"), "\(included.output)")
         #expect(
             included.stderr.contains("note: common/secret.yaml is a symbolic link out of the repository at HEAD"),
@@ -269,8 +269,8 @@ final class PlanAgainstCommandTests {
         try edit("sharelane.yaml") {
             $0.replacingOccurrences(of: "[common/people.yaml]", with: "[common/people-link.yaml]")
         }
-        try commit("Include the link within")
-        let within = try plan("--against", "git:HEAD")
+        try await commit("Include the link within")
+        let within = try await plan("--against", "git:HEAD")
         #expect(within.status == 0, "\(within.output)")
         #expect(within.stdout.contains("Plan: 0 to add, 0 to change, 0 to destroy."), "\(within.output)")
     }

@@ -13,8 +13,8 @@ struct PlanWorkflowTests {
     init() throws { directory = try TemporaryDirectory("workflow") }
 
     /// Runs `init --ci github` and answers the written workflow.
-    func workflow() throws -> String {
-        let initialized = try SharelaneBinary.run(["init", "--ci", "github"], in: directory.url)
+    func workflow() async throws -> String {
+        let initialized = try await SharelaneBinary.run(["init", "--ci", "github"], in: directory.url)
         #expect(initialized.status == 0, "\(initialized.output)")
         return try String(contentsOfFile: directory.file(".github/workflows/sharelane-plan.yml"), encoding: .utf8)
     }
@@ -40,18 +40,18 @@ struct PlanWorkflowTests {
 
     /// Makes the directory a git repository whose base branch (`origin/main`, as a checkout of the whole
     /// history leaves it) holds the recipe as `init` wrote it.
-    func commitTheBaseBranch() throws {
-        func git(_ arguments: String...) throws {
-            let result = try SharelaneBinary.runProcess(
+    func commitTheBaseBranch() async throws {
+        func git(_ arguments: String...) async throws {
+            let result = try await SharelaneBinary.runProcess(
                 URL(fileURLWithPath: "/usr/bin/env"),
                 ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"]
                     + arguments, in: directory.url)
             guard result.status == 0 else { throw FixtureError(message: "git \(arguments): \(result.output)") }
         }
-        try git("init", "--quiet", "--initial-branch=main")
-        try git("add", "sharelane.yaml")
-        try git("commit", "--quiet", "-m", "The recipe")
-        try git("update-ref", "refs/remotes/origin/main", "HEAD")
+        try await git("init", "--quiet", "--initial-branch=main")
+        try await git("add", "sharelane.yaml")
+        try await git("commit", "--quiet", "-m", "The recipe")
+        try await git("update-ref", "refs/remotes/origin/main", "HEAD")
     }
 
     /// The pull request's change: bob may only read the notes now.
@@ -65,7 +65,7 @@ struct PlanWorkflowTests {
 
     /// Runs the plan step's script with bash in the directory, with the environment the workflow gives it;
     /// answers what it printed, the comment it wrote and its step outputs.
-    func runPlanStep(_ script: String, store: String?, extra: [String: String] = [:]) throws -> (
+    func runPlanStep(_ script: String, store: String?, extra: [String: String] = [:]) async throws -> (
         SharelaneBinary.Result, plan: String, outputs: String
     ) {
         let file = try directory.write("plan-step.sh", script)
@@ -83,7 +83,7 @@ struct PlanWorkflowTests {
         if let store { environment["SHARELANE_STORE"] = store }
         environment.merge(extra) { _, new in new }
         try? FileManager.default.removeItem(atPath: directory.file("github-output"))
-        let result = try SharelaneBinary.runProcess(
+        let result = try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment)
         let plan = (try? String(contentsOfFile: directory.file("plan.md"), encoding: .utf8)) ?? ""
         let outputs = (try? String(contentsOfFile: directory.file("github-output"), encoding: .utf8)) ?? ""
@@ -100,11 +100,11 @@ struct PlanWorkflowTests {
     }
 
     @Test("with no store, the comment is the plan against the base branch's recipe, read from git")
-    func planStepPlansAgainstTheBaseBranch() throws {
-        let script = try Self.script(of: "plan", in: try workflow())
-        try commitTheBaseBranch()
+    func planStepPlansAgainstTheBaseBranch() async throws {
+        let script = try await Self.script(of: "plan", in: try workflow())
+        try await commitTheBaseBranch()
         try changeTheRecipe()
-        let (result, plan, outputs) = try runPlanStep(script, store: nil)
+        let (result, plan, outputs) = try await runPlanStep(script, store: nil)
         #expect(result.status == 0, "\(result.output)")
         let lines = plan.components(separatedBy: "\n")
         #expect(
@@ -129,12 +129,12 @@ struct PlanWorkflowTests {
     @Test(
         "with a store, the comment holds the live plan first, then the plan against the base branch, saying which is which"
     )
-    func planStepWritesBothPlans() throws {
-        let script = try Self.script(of: "plan", in: try workflow())
-        try commitTheBaseBranch()
+    func planStepWritesBothPlans() async throws {
+        let script = try await Self.script(of: "plan", in: try workflow())
+        try await commitTheBaseBranch()
         let store = "sqlite:" + directory.file("ci.sqlite")
         try changeTheRecipe()
-        let (result, plan, outputs) = try runPlanStep(script, store: store)
+        let (result, plan, outputs) = try await runPlanStep(script, store: store)
         #expect(result.status == 0, "\(result.output)")
         #expect(
             plan.hasPrefix(
@@ -150,22 +150,22 @@ struct PlanWorkflowTests {
         for text in [result.output, plan, outputs] { #expect(!text.contains(Self.secret), "\(text)") }
 
         // Once applied, the live plan has nothing to change; the change against the base branch remains.
-        let applied = try SharelaneBinary.run(["apply", "--yes", "--store", store], in: directory.url)
+        let applied = try await SharelaneBinary.run(["apply", "--yes", "--store", store], in: directory.url)
         #expect(applied.status == 0, "\(applied.output)")
-        let (again, settled, _) = try runPlanStep(script, store: store)
+        let (again, settled, _) = try await runPlanStep(script, store: store)
         #expect(again.status == 0, "\(again.output)")
         #expect(settled.contains("No changes: the store matches the recipe."), "\(settled)")
         #expect(settled.contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(settled)")
     }
 
     @Test("a plan that fails becomes the comment, with sharelane's message, and status 1 fails the job later")
-    func planStepReportsAFailure() throws {
-        let script = try Self.script(of: "plan", in: try workflow())
-        try commitTheBaseBranch()
+    func planStepReportsAFailure() async throws {
+        let script = try await Self.script(of: "plan", in: try workflow())
+        try await commitTheBaseBranch()
         try directory.write(
             "sharelane.yaml",
             "sharelane: 1\nname: broken\nzones: { A: { records: { r: { type: T, parent: nowhere } } } }\n")
-        let (result, plan, outputs) = try runPlanStep(script, store: "sqlite:" + directory.file("ci.sqlite"))
+        let (result, plan, outputs) = try await runPlanStep(script, store: "sqlite:" + directory.file("ci.sqlite"))
         #expect(result.status == 0, "the step itself succeeds, so the comment is posted: \(result.output)")
         #expect(plan.contains("**sharelane plan failed** for `sharelane.yaml`:"), "\(plan)")
         #expect(plan.contains("sharelane.yaml:"), "the message names its place: \(plan)")
@@ -175,11 +175,11 @@ struct PlanWorkflowTests {
     @Test(
         "in a container job's checkout, owned by another user, the workflow's own steps let git read it",
         .enabled(if: getuid() == 0, "giving the checkout to another user takes root"))
-    func planStepInAContainerJob() throws {
-        let text = try workflow()
+    func planStepInAContainerJob() async throws {
+        let text = try await workflow()
         let letGitRead = try Self.script(of: "checkouts", in: text)
         let script = try Self.script(of: "plan", in: text)
-        try commitTheBaseBranch()
+        try await commitTheBaseBranch()
         try changeTheRecipe()
         // sharelane's own checkout, as the second checkout leaves it.
         let build = directory.url.appendingPathComponent(".sharelane-build")
@@ -191,19 +191,19 @@ struct PlanWorkflowTests {
                 "x",
             ],
         ] {
-            let made = try SharelaneBinary.runProcess(
+            let made = try await SharelaneBinary.runProcess(
                 URL(fileURLWithPath: "/usr/bin/env"), ["git"] + arguments, in: build)
             #expect(made.status == 0, "\(made.output)")
         }
         // The runner checks out as one user and runs the container's steps as another.
-        let given = try SharelaneBinary.runProcess(
+        let given = try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/usr/bin/env"), ["chown", "-R", "nobody", directory.path])
         #expect(given.status == 0, "\(given.output)")
         let home = try TemporaryDirectory("workflow-home")
         let environment = ["HOME": home.path, "GITHUB_WORKSPACE": directory.path]
 
         // Without the step, git refuses the repository and so does the plan.
-        let refused = try runPlanStep(script, store: nil, extra: environment)
+        let refused = try await runPlanStep(script, store: nil, extra: environment)
         #expect(refused.outputs.contains("status=1\n"), "\(refused.plan)")
         #expect(refused.plan.contains("dubious ownership") || refused.plan.contains("is in none"), "\(refused.plan)")
 
@@ -211,13 +211,13 @@ struct PlanWorkflowTests {
         var stepEnvironment = ProcessInfo.processInfo.environment
         stepEnvironment.merge(environment) { _, new in new }
         stepEnvironment["GITHUB_OUTPUT"] = directory.file("checkouts-output")
-        let marked = try SharelaneBinary.runProcess(
+        let marked = try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: stepEnvironment)
         #expect(marked.status == 0, "\(marked.output)")
         let commit = try String(contentsOfFile: directory.file("checkouts-output"), encoding: .utf8)
         #expect(commit.range(of: #"^sharelane=[0-9a-f]{40}\n$"#, options: .regularExpression) != nil, "\(commit)")
 
-        let (result, plan, outputs) = try runPlanStep(script, store: nil, extra: environment)
+        let (result, plan, outputs) = try await runPlanStep(script, store: nil, extra: environment)
         #expect(result.status == 0, "\(result.output)")
         #expect(plan.contains("**Plan: 0 to add, 1 to change, 0 to destroy.**"), "\(plan)")
         #expect(plan.contains("! participant Notes/bob"), "\(plan)")
@@ -225,7 +225,7 @@ struct PlanWorkflowTests {
     }
 
     @Test("the workflow watches every file the recipe reads: its includes, .env files and !asset files")
-    func workflowWatchesWhatTheRecipeReads() throws {
+    func workflowWatchesWhatTheRecipeReads() async throws {
         try directory.write(
             "sharelane.yaml",
             """
@@ -240,7 +240,7 @@ struct PlanWorkflowTests {
             """)
         try directory.write("common/people.yaml", "users:\n  ann: { email: ann@example.com }\n")
         try directory.write("assets/cover.png", "png")
-        let text = try workflow()
+        let text = try await workflow()
         for file in [
             "sharelane.yaml", "common/people.yaml", "assets/cover.png", ".github/workflows/sharelane-plan.yml",
         ] {
@@ -252,8 +252,8 @@ struct PlanWorkflowTests {
     }
 
     @Test("the workflow pins its actions, keeps no token in checkouts, and only its comment job may write")
-    func workflowShape() throws {
-        let text = try workflow()
+    func workflowShape() async throws {
+        let text = try await workflow()
         #expect(text.contains("CLOUDKIT_API_TOKEN: ${{ secrets.CLOUDKIT_API_TOKEN }}"))
         #expect(text.contains("CLOUDKIT_WEB_AUTH_TOKEN: ${{ secrets.CLOUDKIT_WEB_AUTH_TOKEN }}"))
         #expect(text.contains("marker='<!-- sharelane-plan -->'"))

@@ -32,33 +32,35 @@ struct RecipeArgumentTests {
               groceries: { type: TodoList, fields: { title: Groceries } }
         """
 
-    func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
+    func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
     }
 
     @Test("validate, plan, show, access, lanes and export take the recipe alike: default, positional, --recipe")
-    func everyCommandAlike() throws {
-        #expect(try run(["apply", "--yes", "--store", store]).status == 0)
+    func everyCommandAlike() async throws {
+        #expect(try await run(["apply", "--yes", "--store", store]).status == 0)
         // The default recipe, with no argument at all, for validate too.
-        let validated = try run(["validate"])
+        let validated = try await run(["validate"])
         #expect(validated.status == 0, "\(validated.output)")
         #expect(validated.stdout.hasPrefix("Recipes/sharelane.yaml: OK: recipe `lists`"), "\(validated.output)")
         for command in [["validate"], ["plan", "--store", store], ["lanes"]] {
-            let positional = try run([command[0], "other.yaml"] + command.dropFirst())
-            let option = try run([command[0], "--recipe", "other.yaml"] + command.dropFirst())
+            let positional = try await run([command[0], "other.yaml"] + command.dropFirst())
+            let option = try await run([command[0], "--recipe", "other.yaml"] + command.dropFirst())
             #expect(positional.status == 0, "\(command[0]): \(positional.output)")
             #expect(option.status == 0, "\(command[0]) --recipe: \(option.output)")
             #expect(positional.stdout == option.stdout, "\(command[0])")
         }
-        #expect(try run(["validate", "--recipe", "other.yaml"]).stdout.hasPrefix("other.yaml: OK: recipe `other`"))
+        #expect(
+            try await run(["validate", "--recipe", "other.yaml"]).stdout.hasPrefix("other.yaml: OK: recipe `other`"))
         // show and export took only --recipe; access, graph and query only the positional.
         for command in [["show", "--as", "bob"], ["access"], ["export"]] {
-            let positional = try run([command[0], "other.yaml"] + command.dropFirst() + ["--store", store])
-            let option = try run([command[0], "--recipe", "other.yaml"] + command.dropFirst() + ["--store", store])
+            let positional = try await run([command[0], "other.yaml"] + command.dropFirst() + ["--store", store])
+            let option = try await run(
+                [command[0], "--recipe", "other.yaml"] + command.dropFirst() + ["--store", store])
             #expect(positional.status == 0, "\(command[0]): \(positional.output)")
             #expect(option.status == 0, "\(command[0]) --recipe: \(option.output)")
         }
-        let twice = try run(["plan", "other.yaml", "--recipe", "Recipes/sharelane.yaml", "--store", store])
+        let twice = try await run(["plan", "other.yaml", "--recipe", "Recipes/sharelane.yaml", "--store", store])
         #expect(twice.status == 1)
         #expect(
             twice.stderr.contains(
@@ -67,9 +69,9 @@ struct RecipeArgumentTests {
     }
 
     @Test("graph without --out writes the SVG on standard output")
-    func graphToStandardOutput() throws {
-        #expect(try run(["apply", "--yes", "--store", store]).status == 0)
-        let graph = try run(["graph", "--store", store])
+    func graphToStandardOutput() async throws {
+        #expect(try await run(["apply", "--yes", "--store", store]).status == 0)
+        let graph = try await run(["graph", "--store", store])
         #expect(graph.status == 0, "\(graph.output)")
         #expect(graph.stdout.contains("<svg"), "\(graph.output)")
         #expect(graph.stderr.contains("Drew the sharing graph (1 share) as SVG on standard output"), "\(graph.output)")
@@ -77,14 +79,14 @@ struct RecipeArgumentTests {
 
     @Test(
         "--target that names nothing the recipe declares: did you mean, exit 1; a declared one with no change: a note")
-    func mistypedTarget() throws {
-        let typo = try run(["plan", "--target", "zone List", "--store", store])
+    func mistypedTarget() async throws {
+        let typo = try await run(["plan", "--target", "zone List", "--store", store])
         #expect(typo.status == 1, "\(typo.output)")
         #expect(
             typo.stderr.contains("--target 'zone List' names nothing the recipe declares; did you mean 'zone Lists'?"),
             "\(typo.output)")
-        #expect(try run(["apply", "--yes", "--store", store]).status == 0)
-        let unchanged = try run(["plan", "--target", "zone Lists", "--store", store])
+        #expect(try await run(["apply", "--yes", "--store", store]).status == 0)
+        let unchanged = try await run(["plan", "--target", "zone Lists", "--store", store])
         #expect(unchanged.status == 0, "\(unchanged.output)")
         #expect(
             unchanged.stdout.contains("--target 'zone Lists' names nothing this plan changes."), "\(unchanged.output)")

@@ -8,23 +8,25 @@ struct RecipeLane: Sendable, CustomTestStringConvertible {
     var lane: String
     var testDescription: String { "\(recipe) \(lane)" }
 
-    static func all() throws -> [RecipeLane] {
-        try SharelaneBinary.recipes().flatMap { recipe in
-            try SharelaneBinary.lanes(of: recipe).filter { !$0.private }.map {
+    static func all() async throws -> [RecipeLane] {
+        var all: [RecipeLane] = []
+        for recipe in try SharelaneBinary.recipes() {
+            all += try await SharelaneBinary.lanes(of: recipe).filter { !$0.private }.map {
                 RecipeLane(recipe: recipe, lane: $0.name)
             }
         }
+        return all
     }
 }
 
 @Suite("Recipes/ lanes through the sharelane binary")
 struct RecipeLaneTests {
-    @Test("every lane of every recipe runs on a fresh store", arguments: try RecipeLane.all())
-    func laneRunsOnFreshStore(_ item: RecipeLane) throws {
+    @Test("every lane of every recipe runs on a fresh store", arguments: try await RecipeLane.all())
+    func laneRunsOnFreshStore(_ item: RecipeLane) async throws {
         let scratch = try TemporaryDirectory("e2e")
         let directory = scratch.url
         let store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
-        let result = try SharelaneBinary.run(["run", item.lane, item.recipe, "--store", store])
+        let result = try await SharelaneBinary.run(["run", item.lane, item.recipe, "--store", store])
         // Every lane of a worked example succeeds; a refusal it shows is a step with `expect_error:`.
         #expect(result.status == 0, "\(item.recipe) lane \(item.lane) failed:\n\(result.output)")
         #expect(result.stdout.contains("✔ lane \(item.lane) succeeded"), "\(result.output)")
@@ -43,7 +45,7 @@ struct RecipeLaneTests {
     }
 
     @Test("the demo runs twice in a row on the default store, as the README says")
-    func demoRunsTwiceOnDefaultStore() throws {
+    func demoRunsTwiceOnDefaultStore() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let directory = scratch.url
         let recipes = directory.appendingPathComponent("Recipes")
@@ -52,13 +54,13 @@ struct RecipeLaneTests {
             at: BuiltProducts.packageRoot.appendingPathComponent("Recipes/sharelane.yaml"),
             to: recipes.appendingPathComponent("sharelane.yaml"))
 
-        let first = try SharelaneBinary.run(["run", "demo"], in: directory)
+        let first = try await SharelaneBinary.run(["run", "demo"], in: directory)
         #expect(first.status == 0, "first run:\n\(first.output)")
         #expect(first.stdout.contains("✔ lane demo succeeded"), "\(first.output)")
         #expect(
             FileManager.default.fileExists(atPath: directory.appendingPathComponent(".sharelane/store.sqlite").path))
 
-        let second = try SharelaneBinary.run(["run", "demo"], in: directory)
+        let second = try await SharelaneBinary.run(["run", "demo"], in: directory)
         #expect(second.status == 0, "second run:\n\(second.output)")
         #expect(second.stdout.contains("✔ lane demo succeeded"), "\(second.output)")
         #expect(second.stdout.contains("already accepted"), "\(second.output)")
@@ -66,16 +68,18 @@ struct RecipeLaneTests {
 
     /// What `expect` cannot read (the public database), `show` can: the contacts example's public profile
     /// carries the live URL of Alice's private share, and a stranger who sees the profile gets nothing more.
-    @Test func contactsProfileCarriesTheShareURL() throws {
+    @Test func contactsProfileCarriesTheShareURL() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let directory = scratch.url
         let store = "sqlite:" + directory.appendingPathComponent("store.sqlite").path
-        let run = try SharelaneBinary.run(["run", "friends-only", "Recipes/contacts.yaml", "--store", store])
+        let run = try await SharelaneBinary.run(["run", "friends-only", "Recipes/contacts.yaml", "--store", store])
         #expect(run.status == 0, "\(run.output)")
 
         let recipe = "Recipes/contacts.yaml"
-        let owner = try SharelaneBinary.run(["show", "--recipe", recipe, "--store", store, "--zone", "PrivateInfo"])
-        let stranger = try SharelaneBinary.run([
+        let owner = try await SharelaneBinary.run([
+            "show", "--recipe", recipe, "--store", store, "--zone", "PrivateInfo",
+        ])
+        let stranger = try await SharelaneBinary.run([
             "show", "--recipe", recipe, "--store", store, "--as", "mallory@example.com",
         ])
         let pattern = #"https://[^" ]+/share/[0-9a-zA-Z]+"#

@@ -26,12 +26,12 @@ struct RecordCredentialTests {
     /// and `sharelane login`'s browser sign-in. The tokens are used again afterwards, so files written before
     /// a token turns up in a query must be clean already. No file holds any of them; files are 0600 in a
     /// 0700 folder.
-    @Test func everySignInPathLeavesNoCredentialInTheRecording() throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+    @Test func everySignInPathLeavesNoCredentialInTheRecording() async throws {
+        let serve = try await ServeProcess(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("record-credentials")
         let folder = scratch.file("recording")
-        let record = try RecordProcess(upstream: serve.url, out: folder)
+        let record = try await RecordProcess(upstream: serve.url, out: folder)
         let browser = UnfollowingBrowser()
         var secrets: [String] = [Self.apiToken]
         let signedOut = "/database/1/\(Self.container)/development/public/users/current?ckAPIToken=\(Self.apiToken)"
@@ -166,13 +166,13 @@ struct RecordCredentialTests {
 
     /// A redirect of the upstream to another port on this machine reaches the client as it is: the proxy
     /// never goes there itself (with the token the redirect carries), and a listener there hears nothing.
-    @Test func aRedirectReachesTheClientUnfollowed() throws {
+    @Test func aRedirectReachesTheClientUnfollowed() async throws {
         let decoy = try RedirectDecoy()
         defer { decoy.stop() }
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+        let serve = try await ServeProcess(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("record-redirect")
-        let record = try RecordProcess(upstream: serve.url, out: scratch.file("recording"))
+        let record = try await RecordProcess(upstream: serve.url, out: scratch.file("recording"))
         defer { _ = record.stop() }
         let browser = UnfollowingBrowser()
         let ticket = try Self.ticket(
@@ -191,8 +191,8 @@ struct RecordCredentialTests {
 
     /// `--host 0.0.0.0` listens on every interface and says so, with the address it bound; by default only
     /// loopback, as the banner says.
-    @Test func anAddressBeyondLoopbackIsSaid() throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+    @Test func anAddressBeyondLoopbackIsSaid() async throws {
+        let serve = try await ServeProcess(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("record-host")
         let process = try StartedProcess(
@@ -201,7 +201,7 @@ struct RecordCredentialTests {
                 "0.0.0.0",
             ], log: scratch.url.appendingPathComponent("record.log"))
         defer { process.stopBlocking(signal: SIGINT) }
-        _ = process.waitUntilBlocking(within: TestDeadlines.serverStart) { process.output.contains("(Ctrl-C stops)") }
+        _ = await process.waitUntil(within: TestDeadlines.serverStart) { process.output.contains("(Ctrl-C stops)") }
         let text = process.output
         #expect(text.contains("listening on every interface"), "\(text)")
         let bound = try #require(
@@ -215,21 +215,21 @@ struct RecordCredentialTests {
         )
         #expect(answer.status == 421, "\(answer.status) \(answer.text)")
 
-        let loopback = try RecordProcess(upstream: serve.url, out: scratch.file("loopback"))
+        let loopback = try await RecordProcess(upstream: serve.url, out: scratch.file("loopback"))
         let said = loopback.stop()
         #expect(!said.contains("every interface") && !said.contains("not loopback"), "\(said)")
     }
 
     /// An existing empty folder is made private (0700) before anything is written to it; one that holds other
     /// files and that other users can open is refused, and left as it was.
-    @Test func anExistingFolderIsMadePrivateOrRefused() throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+    @Test func anExistingFolderIsMadePrivateOrRefused() async throws {
+        let serve = try await ServeProcess(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("record-folder")
         let empty = scratch.file("empty")
         try FileManager.default.createDirectory(
             atPath: empty, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
-        let record = try RecordProcess(upstream: serve.url, out: empty)
+        let record = try await RecordProcess(upstream: serve.url, out: empty)
         _ = try UnfollowingBrowser().send(record.url + "/auth/signin?ticket=none")
         _ = record.stop()
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: empty)[.posixPermissions] as? Int)
@@ -242,7 +242,7 @@ struct RecordCredentialTests {
             ["record", "--upstream", serve.url, "--out", folder, "--port", "0"],
             log: scratch.url.appendingPathComponent("refused.log"))
         // Until it ends, or says it listens (which it must not).
-        _ = process.waitUntilBlocking(within: TestDeadlines.processEnd) { process.output.contains("(Ctrl-C stops)") }
+        _ = await process.waitUntil(within: TestDeadlines.processEnd) { process.output.contains("(Ctrl-C stops)") }
         if !process.hasEnded {
             process.stopBlocking(signal: SIGINT)
             Issue.record("record listened instead of refusing a folder others can open")
@@ -261,12 +261,12 @@ struct RecordCredentialTests {
     /// The sign-in ticket of a refusal's `redirectURL`.
     /// serve names its own address in the webcourier URL it hands out; through the proxy that URL names the
     /// proxy, so the client's long poll comes back through it and is recorded as the rest of the exchange.
-    @Test func serveURLsLeadBackThroughTheProxy() throws {
-        let serve = try ServeProcess(apiToken: Self.apiToken)
+    @Test func serveURLsLeadBackThroughTheProxy() async throws {
+        let serve = try await ServeProcess(apiToken: Self.apiToken)
         defer { serve.stop() }
         let scratch = try TemporaryDirectory("record-webcourier")
         let folder = scratch.file("recording")
-        let record = try RecordProcess(upstream: serve.url, out: folder)
+        let record = try await RecordProcess(upstream: serve.url, out: folder)
         let browser = UnfollowingBrowser()
         let signedOut = "/database/1/\(Self.container)/development/public/users/current?ckAPIToken=\(Self.apiToken)"
         let ticket = try Self.ticket(browser.send(record.url + signedOut))

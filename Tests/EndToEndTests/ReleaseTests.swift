@@ -21,10 +21,10 @@ struct ReleaseTests {
     }
 
     @Test("sharelane --version prints the version of CHANGELOG.md's newest release")
-    func versionMatchesTheChangelog() throws {
+    func versionMatchesTheChangelog() async throws {
         let released = try Self.newestReleasedVersion()
         #expect(released.wholeMatch(of: /\d+\.\d+\.\d+/) != nil, "a semantic version: \(released)")
-        let printed = try SharelaneBinary.run(["--version"])
+        let printed = try await SharelaneBinary.run(["--version"])
         #expect(printed.status == 0, "\(printed.output)")
         #expect(printed.stdout == released + "\n", "sharelane --version says \(printed.stdout)")
     }

@@ -36,21 +36,21 @@ struct SavedPlanStalenessTests {
         """
     }
 
-    func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
+    func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": "1"])
     }
 
     @Test("a record the plan neither declares nor writes may change; a declared one makes the plan stale")
-    func onlyWhatThePlanReadsOrWrites() throws {
+    func onlyWhatThePlanReadsOrWrites() async throws {
         let recipe = try directory.write("lists.yaml", Self.recipe(dana: "read-only"))
-        #expect(try run(["apply", recipe, "--yes", "--store", store]).status == 0)
+        #expect(try await run(["apply", recipe, "--yes", "--store", store]).status == 0)
         _ = try directory.write("lists.yaml", Self.recipe(dana: "read-write"))
         let planFile = directory.file("plan.json")
-        #expect(try run(["plan", recipe, "--out", planFile, "--store", store]).status == 0)
+        #expect(try await run(["plan", recipe, "--out", planFile, "--store", store]).status == 0)
 
         // Bob adds a note of his own: the plan changes dana's permission, and reads nothing of bob's note.
-        #expect(try run(["run", "bob-adds", recipe, "--store", store]).status == 0)
-        let applied = try run(["apply", planFile, "--yes", "--store", store])
+        #expect(try await run(["run", "bob-adds", recipe, "--store", store]).status == 0)
+        let applied = try await run(["apply", planFile, "--yes", "--store", store])
         #expect(applied.status == 0, "\(applied.output)")
         #expect(
             applied.stderr.contains(
@@ -59,9 +59,9 @@ struct SavedPlanStalenessTests {
 
         // A declared record changed behind a saved plan: refused, naming it, and nothing applied.
         _ = try directory.write("lists.yaml", Self.recipe(dana: "read-only"))
-        #expect(try run(["plan", recipe, "--out", planFile, "--store", store]).status == 0)
-        #expect(try run(["run", "bob-edits", recipe, "--store", store]).status == 0)
-        let refused = try run(["apply", planFile, "--yes", "--store", store])
+        #expect(try await run(["plan", recipe, "--out", planFile, "--store", store]).status == 0)
+        #expect(try await run(["run", "bob-edits", recipe, "--store", store]).status == 0)
+        let refused = try await run(["apply", planFile, "--yes", "--store", store])
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.stderr.contains("the saved plan is stale"), "\(refused.output)")
         #expect(refused.stderr.contains("  - record Lists/groceries changed (change tag"), "\(refused.output)")

@@ -39,30 +39,30 @@ struct SavedPlanTamperTests {
 
     static let key = "ci-secret-0123456789abcdef"
 
-    func run(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:]) throws
+    func run(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:]) async throws
         -> SharelaneBinary.Result
     {
         var all = ["NO_COLOR": "1"]
         all.merge(environment) { $1 }
-        return try SharelaneBinary.run(arguments, in: folder ?? directory.url, environment: all)
+        return try await SharelaneBinary.run(arguments, in: folder ?? directory.url, environment: all)
     }
 
     /// Applies the recipe titled Groceries, then saves the plan that retitles it Food: one change pending.
-    func pendingPlan(environment: [String: String] = [:]) throws -> (recipe: String, plan: String) {
+    func pendingPlan(environment: [String: String] = [:]) async throws -> (recipe: String, plan: String) {
         let recipe = try directory.write("lists.yaml", Self.recipe(title: "Groceries"))
-        let applied = try run(["apply", recipe, "--yes", "--store", store])
+        let applied = try await run(["apply", recipe, "--yes", "--store", store])
         #expect(applied.status == 0, "\(applied.output)")
         _ = try directory.write("lists.yaml", Self.recipe(title: "Food"))
         let plan = directory.file("plan.json")
-        let saved = try run(["plan", recipe, "--out", plan, "--store", store], environment: environment)
+        let saved = try await run(["plan", recipe, "--out", plan, "--store", store], environment: environment)
         #expect(saved.status == 0, "\(saved.output)")
         return (recipe, plan)
     }
 
     /// Whether the store still holds only what the first apply wrote: the plan of the edited recipe still
     /// has its one change.
-    func storeUntouched(_ recipe: String) throws -> Bool {
-        let plan = try run(["plan", recipe, "--store", store, "--detailed-exitcode"])
+    func storeUntouched(_ recipe: String) async throws -> Bool {
+        let plan = try await run(["plan", recipe, "--store", store, "--detailed-exitcode"])
         return plan.status == 2 && plan.stdout.contains("Plan: 0 to add, 1 to change, 0 to destroy.")
     }
 
@@ -116,39 +116,39 @@ struct SavedPlanTamperTests {
     @Test(
         "an edit that once crashed apply FILE (a count of -1, 300,000 nested arrays) is refused with exit 1, saying what and where, the store untouched",
         arguments: crashingEdits.map(\.name))
-    func crashingEditRefused(_ name: String) throws {
-        let (recipe, plan) = try pendingPlan()
+    func crashingEditRefused(_ name: String) async throws {
+        let (recipe, plan) = try await pendingPlan()
         let text = try String(contentsOfFile: plan, encoding: .utf8)
         #expect(text.split(separator: "\n").first?.contains("\"zones\":1,\"changes\":1}") == true, "\(text)")
         try Self.edit(name, text).write(toFile: plan, atomically: true, encoding: .utf8)
-        let applied = try run(["apply", plan, "--yes", "--store", store])
+        let applied = try await run(["apply", plan, "--yes", "--store", store])
         let says = try #require(Self.crashingEdits.first { $0.name == name }?.says)
         #expect(applied.status == 1, "\(applied.output)")
         #expect(applied.stderr.contains(says), "\(applied.stderr)")
         #expect(applied.stderr.contains("so nothing was applied"), "\(applied.stderr)")
-        #expect(try storeUntouched(recipe))
+        #expect(try await storeUntouched(recipe))
     }
 
     @Test(
         "an edit with its digest recomputed applies without SHARELANE_PLAN_KEY, and is refused with it set at both ends, signed or not"
     )
-    func recomputedDigest() throws {
+    func recomputedDigest() async throws {
         // Without a key the digest guards against accidents only: anyone can compute it again.
-        let (recipe, plan) = try pendingPlan()
+        let (recipe, plan) = try await pendingPlan()
         var text = try String(contentsOfFile: plan, encoding: .utf8)
         try Self.forged(text, keepingSignature: false) { $0.replacingOccurrences(of: "Food", with: "Hacked") }
             .write(toFile: plan, atomically: true, encoding: .utf8)
-        let applied = try run(["apply", plan, "--yes", "--store", store])
+        let applied = try await run(["apply", plan, "--yes", "--store", store])
         #expect(applied.status == 0, "\(applied.output)")
         #expect(applied.stdout.contains("\"Hacked\""), "\(applied.stdout)")
 
         // With the key, the plan is signed; an edit that recomputes the digest, or drops the signature, is not
         // applied.
         _ = try directory.write("lists.yaml", Self.recipe(title: "Groceries"))
-        #expect(try run(["apply", recipe, "--yes", "--store", store]).status == 0)
+        #expect(try await run(["apply", recipe, "--yes", "--store", store]).status == 0)
         _ = try directory.write("lists.yaml", Self.recipe(title: "Food"))
         let keyed = ["SHARELANE_PLAN_KEY": Self.key]
-        let saved = try run(["plan", recipe, "--out", plan, "--store", store], environment: keyed)
+        let saved = try await run(["plan", recipe, "--out", plan, "--store", store], environment: keyed)
         #expect(saved.status == 0, "\(saved.output)")
         text = try String(contentsOfFile: plan, encoding: .utf8)
         #expect(text.contains("\"signature\":\"hmac-sha256:"))
@@ -158,7 +158,7 @@ struct SavedPlanTamperTests {
             try Self.forged(original, keepingSignature: keepingSignature) {
                 $0.replacingOccurrences(of: "Food", with: "Hacked")
             }.write(toFile: plan, atomically: true, encoding: .utf8)
-            let refused = try run(["apply", plan, "--yes", "--store", store], environment: keyed)
+            let refused = try await run(["apply", plan, "--yes", "--store", store], environment: keyed)
             #expect(refused.status == 1, "\(refused.output)")
             #expect(
                 refused.stderr.contains(
@@ -166,15 +166,15 @@ struct SavedPlanTamperTests {
                         ? "its signature does not match SHARELANE_PLAN_KEY: the file was changed after it was signed"
                         : "it is not signed, and SHARELANE_PLAN_KEY is set"), "\(refused.stderr)")
             #expect(!refused.output.contains(Self.key))
-            #expect(try storeUntouched(recipe))
+            #expect(try await storeUntouched(recipe))
         }
         // The plan as it was signed applies with the key; without it, it says its signature was not checked.
         try original.write(toFile: plan, atomically: true, encoding: .utf8)
-        let unchecked = try run(["apply", plan, "--store", store])
+        let unchecked = try await run(["apply", plan, "--store", store])
         #expect(
             unchecked.stderr.contains(
                 "is signed, but SHARELANE_PLAN_KEY is not set here: its signature was not checked"))
-        let signed = try run(["apply", plan, "--yes", "--store", store], environment: keyed)
+        let signed = try await run(["apply", plan, "--yes", "--store", store], environment: keyed)
         #expect(signed.status == 0, "\(signed.output)")
         #expect(
             signed.stdout.contains("Apply complete! Resources: 0 added, 1 changed, 0 destroyed."), "\(signed.stdout)")
@@ -183,20 +183,20 @@ struct SavedPlanTamperTests {
     @Test(
         "a plan for sqlite:st.sqlite made in one folder is refused in another folder, whose file of that name is a copy"
     )
-    func otherFolderRefused() throws {
+    func otherFolderRefused() async throws {
         let first = directory.url.appendingPathComponent("A")
         let second = directory.url.appendingPathComponent("B")
         for folder in [first, second] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
         let recipe = try directory.write("lists.yaml", Self.recipe(title: "Groceries"))
-        #expect(try run(["apply", recipe, "--yes", "--store", "sqlite:st.sqlite"], in: first).status == 0)
+        #expect(try await run(["apply", recipe, "--yes", "--store", "sqlite:st.sqlite"], in: first).status == 0)
         _ = try directory.write("lists.yaml", Self.recipe(title: "Food"))
         let plan = directory.file("plan.json")
-        #expect(try run(["plan", recipe, "--out", plan, "--store", "sqlite:st.sqlite"], in: first).status == 0)
+        #expect(try await run(["plan", recipe, "--out", plan, "--store", "sqlite:st.sqlite"], in: first).status == 0)
         try FileManager.default.copyItem(atPath: first.path + "/st.sqlite", toPath: second.path + "/st.sqlite")
 
-        let refused = try run(["apply", plan, "--yes", "--store", "sqlite:st.sqlite"], in: second)
+        let refused = try await run(["apply", plan, "--yes", "--store", "sqlite:st.sqlite"], in: second)
         #expect(refused.status == 1, "\(refused.output)")
         let firstFile = try #require(realpath(first.path + "/st.sqlite", nil).map { String(cString: $0) })
         let secondFile = try #require(realpath(second.path + "/st.sqlite", nil).map { String(cString: $0) })
@@ -204,16 +204,17 @@ struct SavedPlanTamperTests {
             refused.stderr.contains("it was made for the SQLite file \(firstFile) (file ")
                 && refused.stderr.contains("and --store sqlite:st.sqlite is the SQLite file \(secondFile) (file "),
             "\(refused.stderr)")
-        let untouched = try run(["plan", recipe, "--store", "sqlite:st.sqlite", "--detailed-exitcode"], in: second)
+        let untouched = try await run(
+            ["plan", recipe, "--store", "sqlite:st.sqlite", "--detailed-exitcode"], in: second)
         #expect(untouched.status == 2, "\(untouched.output)")
 
-        let applied = try run(["apply", plan, "--yes", "--store", "sqlite:st.sqlite"], in: first)
+        let applied = try await run(["apply", plan, "--yes", "--store", "sqlite:st.sqlite"], in: first)
         #expect(applied.status == 0, "\(applied.output)")
     }
 
     @Test("a saved plan is its owner's alone: mode 0600")
-    func ownerOnly() throws {
-        let (_, plan) = try pendingPlan()
+    func ownerOnly() async throws {
+        let (_, plan) = try await pendingPlan()
         let mode = try FileManager.default.attributesOfItem(atPath: plan)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
@@ -257,11 +258,11 @@ struct SavedPlanTamperTests {
     }
 
     @Test("an error while plan --out writes (FILE is a folder) leaves no temporary file")
-    func failedWrite() throws {
+    func failedWrite() async throws {
         let recipe = try directory.write("lists.yaml", Self.recipe(title: "Groceries"))
         let folder = directory.file("plan.json")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let saved = try run(["plan", recipe, "--out", folder, "--store", store])
+        let saved = try await run(["plan", recipe, "--out", folder, "--store", store])
         #expect(saved.status == 1, "\(saved.output)")
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == [

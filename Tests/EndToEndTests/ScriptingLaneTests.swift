@@ -36,18 +36,18 @@ struct ScriptingLaneTests {
         """
     }
 
-    private func run(_ steps: String, _ arguments: [String] = [], environment: [String: String] = [:]) throws
+    private func run(_ steps: String, _ arguments: [String] = [], environment: [String: String] = [:]) async throws
         -> SharelaneBinary.Result
     {
         let recipe = try directory.write("scripting.yaml", Self.recipe(steps))
-        return try SharelaneBinary.run(
+        return try await SharelaneBinary.run(
             ["run", "go", recipe, "--store", "sqlite:" + directory.file("store.sqlite")] + arguments,
             in: directory.url, environment: environment)
     }
 
     @Test("a shell command runs with the lane's environment, its output under its line, and passes values on")
-    func shellStepsHandValuesOn() throws {
-        let result = try run(
+    func shellStepsHandValuesOn() async throws {
+        let result = try await run(
             """
                   - apply
                   - sh: { run: 'printf "%s" "${share_url:Box}"', register: link }
@@ -67,8 +67,8 @@ struct ScriptingLaneTests {
     }
 
     @Test("a failing command fails the lane at its step, unless allow_failure; a timeout stops it")
-    func failingCommands() throws {
-        var result = try run(
+    func failingCommands() async throws {
+        var result = try await run(
             """
                   - sh: { run: 'echo "went wrong" >&2; exit 3', allow_failure: true }
                   - sh: 'exit 4'
@@ -79,16 +79,16 @@ struct ScriptingLaneTests {
         #expect(
             result.stdout.contains("scripting.yaml:18:9: error: sh exit 4 failed: the command exited with status 4"))
         #expect(!result.stdout.contains("never"))
-        result = try run("      - sh: { run: 'sleep 5', timeout: 300ms }")
+        result = try await run("      - sh: { run: 'sleep 5', timeout: 300ms }")
         #expect(result.status == 1)
         #expect(result.stdout.contains("ran longer than its timeout"), "\(result.output)")
     }
 
     @Test("secrets never appear in a command's echoed output, nor in the reports")
-    func secretsMasked() throws {
+    func secretsMasked() async throws {
         let secret = "s3cr3t-api-token-value"
         let report = directory.file("report.xml")
-        let result = try run(
+        let result = try await run(
             "      - sh: 'echo \"token is $CLOUDKIT_API_TOKEN\"; exit 1'", ["--report", "junit:" + report],
             environment: ["CLOUDKIT_API_TOKEN": secret])
         #expect(result.status == 1)
@@ -98,7 +98,7 @@ struct ScriptingLaneTests {
     }
 
     @Test("validate, plan and apply never run a recipe's commands; only run does")
-    func onlyRunRunsCommands() throws {
+    func onlyRunRunsCommands() async throws {
         let marker = directory.file("ran")
         let recipe = try directory.write(
             "scripting.yaml", Self.recipe("      - sh: 'touch \"\(marker)\"'\n      - apply"))
@@ -106,16 +106,16 @@ struct ScriptingLaneTests {
         for arguments in [
             ["validate", recipe], ["plan", recipe, "--store", store], ["apply", recipe, "--store", store, "--yes"],
         ] {
-            let result = try SharelaneBinary.run(arguments, in: directory.url)
+            let result = try await SharelaneBinary.run(arguments, in: directory.url)
             #expect(result.status == 0, "\(arguments[0]): \(result.output)")
             #expect(!FileManager.default.fileExists(atPath: marker), "\(arguments[0]) ran the command")
         }
-        _ = try SharelaneBinary.run(["run", "go", recipe, "--store", store], in: directory.url)
+        _ = try await SharelaneBinary.run(["run", "go", recipe, "--store", store], in: directory.url)
         #expect(FileManager.default.fileExists(atPath: marker))
     }
 
     @Test("an outside action gets its parameters as JSON and hands its result on; actions lists it")
-    func outsideActions() throws {
+    func outsideActions() async throws {
         let actions = directory.url.appendingPathComponent("actions")
         try FileManager.default.createDirectory(at: actions, withIntermediateDirectories: true)
         let echo = actions.appendingPathComponent("sharelane-echo-json")
@@ -127,7 +127,7 @@ struct ScriptingLaneTests {
         printf '{"input": %s, "lane": "%s"}' "$input" "$SHARELANE_LANE"
         """.write(to: echo, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: echo.path)
-        let result = try run(
+        let result = try await run(
             """
                   - echo-json: { n: 3, flag: true, text: "${greeting} ${record_name:ann}", register: out }
                   - sh: { run: [printf, "%s|%s", "${out.lane}", "${out.input}"] }
@@ -138,20 +138,20 @@ struct ScriptingLaneTests {
         // object member as its JSON).
         #expect(result.stdout.contains("    got {\"flag\":true,\"n\":3,\"text\":\"hello _"), "\(result.output)")
         #expect(result.stdout.contains("    go|{\"flag\":true,\"n\":3,\"text\":\"hello _"), "\(result.output)")
-        let listed = try SharelaneBinary.run(["actions", directory.file("scripting.yaml")], in: directory.url)
+        let listed = try await SharelaneBinary.run(["actions", directory.file("scripting.yaml")], in: directory.url)
         #expect(listed.stdout.contains("echo-json  Echo the parameters back"), "\(listed.output)")
         #expect(listed.stdout.contains("sh "))
         // A step that is neither built in nor found: did you mean, over both.
-        let misspelt = try run("      - echo-jsn: { n: 1 }")
+        let misspelt = try await run("      - echo-jsn: { n: 1 }")
         #expect(misspelt.status == 1)
         #expect(misspelt.stderr.contains("unknown action `echo-jsn`; did you mean `echo-json`?"), "\(misspelt.output)")
     }
 
     @Test("run --report junit writes one test case a step, the failure with its place, as the Ant JUnit schema has it")
-    func junitReport() throws {
+    func junitReport() async throws {
         let report = directory.file("report.xml")
         let json = directory.file("report.json")
-        let result = try run(
+        let result = try await run(
             """
                   - apply
                   - expect: { as: ben, can: write, zone: Box, to_be: false }
@@ -178,9 +178,9 @@ struct ScriptingLaneTests {
     }
 
     @Test("the JUnit report keeps what a failing command printed in system-out, and names the class FILE.LANE")
-    func junitKeepsCommandOutput() throws {
+    func junitKeepsCommandOutput() async throws {
         let report = directory.file("report.xml")
-        let result = try run(
+        let result = try await run(
             """
                   - sh: 'echo "seeding 3 lists"; echo "no such table: lists" >&2; exit 2'
             """, ["--report", "junit:" + report])
@@ -198,10 +198,10 @@ struct ScriptingLaneTests {
     }
 
     @Test("within: makes a lane pass against serve --index-lag that fails without it")
-    func withinWaitsOutAnIndexLag() throws {
-        let server = try ServeProcess(apiToken: "index-lag-token", extraArguments: ["--index-lag", "2s"])
+    func withinWaitsOutAnIndexLag() async throws {
+        let server = try await ServeProcess(apiToken: "index-lag-token", extraArguments: ["--index-lag", "2s"])
         defer { server.stop() }
-        func lane(_ within: String) throws -> SharelaneBinary.Result {
+        func lane(_ within: String) async throws -> SharelaneBinary.Result {
             let recipe = try directory.write(
                 "lag.yaml",
                 Self.recipe(
@@ -210,12 +210,12 @@ struct ScriptingLaneTests {
                           - save: { zone: Box, record: more, type: Thing, fields: { title: More } }
                           - query: { zone: Box, type: Thing, expect: { records: 2 }\(within) }
                     """))
-            return try server.run(["run", "go", recipe])
+            return try await server.run(["run", "go", recipe])
         }
-        let without = try lane("")
+        let without = try await lane("")
         #expect(without.status == 1, "\(without.output)")
         #expect(without.stdout.contains("expected 2 records"), "\(without.output)")
-        let with = try lane(", within: 10s")
+        let with = try await lane(", within: 10s")
         #expect(with.status == 0, "\(with.output)")
         #expect(with.stdout.contains("held after"), "\(with.output)")
     }

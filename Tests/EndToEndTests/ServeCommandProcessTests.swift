@@ -117,7 +117,7 @@ import Testing
     @Test func theCommandStartsWithNoSignalBlockedOrIgnored() async throws {
         // The command itself reads its own state (a shell would not do: it blocks signals while it waits for
         // the commands it runs).
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--recipe", recipe, "--", "grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status"], in: directory)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("SigBlk:\t0000000000000000"), "\(result.stdout)")
@@ -126,7 +126,7 @@ import Testing
             .flatMap { UInt64($0.dropFirst("SigIgn:\t".count), radix: 16) }
         #expect(ignored.map { $0 & 0x7FFF_FFFF } == 0, "\(result.stdout)")
         // A shell waiting for its background job ends.
-        let waited = try await SharelaneBinary.runOffPool(
+        let waited = try await SharelaneBinary.run(
             [
                 "serve", "--recipe", recipe, "--", "sh", "-c",
                 "sleep 0.2 & wait; stat -c '%a' \"$SHARELANE_USERS\" \"$(dirname \"$SHARELANE_USERS\")\"",
@@ -137,11 +137,11 @@ import Testing
     }
 
     @Test func theCommandIsExecutedAsItIsNeverThroughEnv() async throws {
-        let help = try await SharelaneBinary.runOffPool(["serve", "--recipe", recipe, "--", "--help"], in: directory)
+        let help = try await SharelaneBinary.run(["serve", "--recipe", recipe, "--", "--help"], in: directory)
         #expect(help.status == 127, "\(help.output)")
         #expect(help.stderr.contains("no program named --help on PATH"), "\(help.stderr)")
         #expect(!help.stdout.contains("Usage"), "\(help.stdout)")
-        let assignment = try await SharelaneBinary.runOffPool(
+        let assignment = try await SharelaneBinary.run(
             ["serve", "--recipe", recipe, "--", "FOO=bar"], in: directory)
         #expect(assignment.status == 127, "\(assignment.output)")
         // Never the environment, which holds every token.
@@ -162,7 +162,7 @@ import Testing
             close(writer)
             release.finish()
         }
-        let result = try await SharelaneBinary.runOffPool(["serve", "--recipe", recipe, "--", path], in: directory)
+        let result = try await SharelaneBinary.run(["serve", "--recipe", recipe, "--", path], in: directory)
         for await _ in released {}
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("started"), "\(result.output)")
@@ -190,7 +190,7 @@ import Testing
         // A machine without IPv6 loopback cannot listen on ::1 at all.
         let inet6 = (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8)) ?? ""
         try #require(inet6.contains("00000000000000000000000000000001"), "this machine has no ::1")
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             [
                 "serve", "--recipe", recipe, "--host", "::1", "--", "sh", "-c",
                 "echo \"$SHARELANE_URL\"; curl -s -o /dev/null -w '%{http_code}\\n' \"$SHARELANE_URL/\"",
@@ -214,7 +214,7 @@ import Testing
             zones: { A: {} }
             """)
         let marker = scratch.file("ran")
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--recipe", clash, "--", "touch", marker], in: directory)
         #expect(result.status == 1, "\(result.output)")
         #expect(
@@ -249,7 +249,7 @@ import Testing
             PY
             """)
         for run in 1...2 {
-            let result = try await SharelaneBinary.runOffPool(
+            let result = try await SharelaneBinary.run(
                 ["serve", "--recipe", recipeFile.path, "--", addAndCount], in: project)
             #expect(result.status == 0, "run \(run): \(result.output)")
             #expect(result.stdout.contains("stale found: False"), "run \(run) met a record of an earlier run")

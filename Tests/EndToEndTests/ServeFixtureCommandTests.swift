@@ -41,7 +41,7 @@ import Testing
             PY
             exit 3
             """)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--", check], in: directory)
         #expect(result.status == 3, "\(result.output)")
         #expect(
@@ -51,7 +51,7 @@ import Testing
         // The demo lane ran before the command, on stderr; serve's request log stays quiet around the command.
         #expect(result.stderr.contains("lane demo succeeded"), "\(result.stderr)")
         #expect(!result.stderr.contains("POST /database/"), "\(result.stderr)")
-        let passing = try await SharelaneBinary.runOffPool([
+        let passing = try await SharelaneBinary.run([
             "serve", "--store", "memory:", "--recipe", recipe, "--", "true",
         ])
         #expect(passing.status == 0, "\(passing.output)")
@@ -67,7 +67,7 @@ import Testing
             zones: { A: { recordz: {} } }
             """)
         let marker = scratch.file("ran")
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--recipe", bad, "--", "touch", marker], in: directory)
         #expect(result.status == 1)
         #expect(result.stderr.contains("bad.yaml:4:15: error: unknown key `recordz` in zone `A`"), "\(result.stderr)")
@@ -101,7 +101,7 @@ import Testing
 
     @Test func aSnapshotFileWrittenOnExitStartsTheNextServe() async throws {
         let snapshot = scratch.file("seeded.json")
-        let first = try await SharelaneBinary.runOffPool(
+        let first = try await SharelaneBinary.run(
             [
                 "serve", "--store", "memory:", "--recipe", recipe, "--lane", "demo", "--export-on-exit", snapshot, "--",
                 "true",
@@ -131,12 +131,12 @@ import Testing
             print("eggs:", records[0]["fields"]["title"]["value"])
             PY
             """)
-        let second = try await SharelaneBinary.runOffPool(
+        let second = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--import", snapshot, "--", check], in: directory)
         #expect(second.status == 0, "\(second.output)")
         #expect(second.stdout.contains("eggs: Eggs"), "\(second.output)")
         let broken = try scratch.write("broken.json", #"{"format":"something-else","version":1,"worlds":[]}"#)
-        let refused = try await SharelaneBinary.runOffPool([
+        let refused = try await SharelaneBinary.run([
             "serve", "--store", "memory:", "--import", broken, "--", "true",
         ])
         #expect(refused.status == 1)

@@ -36,7 +36,7 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: parent)[.posixPermissions] as? Int
         #expect(mode == 0o700, "\(String(mode ?? 0, radix: 8))")
 
-        let next = try await SharelaneBinary.runOffPool(
+        let next = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--", "true"], environment: ["XDG_RUNTIME_DIR": runtime.path])
         #expect(next.status == 0, "\(next.output)")
         #expect(!FileManager.default.fileExists(atPath: usersFile), "the killed serve's users file is gone")

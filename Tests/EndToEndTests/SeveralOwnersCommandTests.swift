@@ -111,7 +111,7 @@ import Testing
             echo "== tokens"; cat tokens.json
             echo "== end"
             """)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--recipe", "accounts.yaml", "--", "sh", script], in: scratch.url)
         #expect(result.status == 0, "\(result.output)")
         let parts = result.stdout.components(separatedBy: "== ")

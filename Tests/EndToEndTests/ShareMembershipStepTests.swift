@@ -50,11 +50,11 @@ struct ShareMembershipStepTests {
     }
 
     @Test("the owner changes a permission and removes a participant, who can then read nothing")
-    func ownerRemovesAndChangesPermission() throws {
+    func ownerRemovesAndChangesPermission() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let path = try recipe(Self.membership, in: scratch)
         let store = "sqlite:" + scratch.file("store.sqlite")
-        let result = try SharelaneBinary.run(["run", "membership", path, "--store", store])
+        let result = try await SharelaneBinary.run(["run", "membership", path, "--store", store])
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("✔ permission of bob on Household to read-write — bob: read-only → read-write"),
@@ -73,13 +73,13 @@ struct ShareMembershipStepTests {
                       - expect: { as: bob, can: read, zone: Household }
 
                 """)
-        let after = try SharelaneBinary.run(["run", "bob-reads", check, "--store", store])
+        let after = try await SharelaneBinary.run(["run", "bob-reads", check, "--store", store])
         #expect(after.status == 1, "\(after.output)")
         #expect(after.output.contains("check.yaml:20:9: error: expectation failed"), "\(after.output)")
     }
 
     @Test("a participant or a stranger who tries is refused as CloudKit refuses them, and the share stays")
-    func othersAreRefused() throws {
+    func othersAreRefused() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let path = try recipe(
             Self.membership + """
@@ -97,7 +97,7 @@ struct ShareMembershipStepTests {
 
                 """, in: scratch)
         let store = "sqlite:" + scratch.file("store.sqlite")
-        let refused = try SharelaneBinary.run(["run", "carol-removes", path, "--store", store])
+        let refused = try await SharelaneBinary.run(["run", "carol-removes", path, "--store", store])
         #expect(refused.status == 1, "\(refused.output)")
         #expect(
             refused.output.contains(
@@ -107,14 +107,14 @@ struct ShareMembershipStepTests {
         #expect(refused.output.contains("only the owner or an administrator changes"), "\(refused.output)")
 
         // Nothing changed: bob still reads, still read-only; a stranger and bob himself are refused too.
-        let others = try SharelaneBinary.run(["run", "strangers", path, "--store", store])
+        let others = try await SharelaneBinary.run(["run", "strangers", path, "--store", store])
         #expect(others.status == 0, "\(others.output)")
         #expect(others.stdout.contains("refused as expected: ZONE_NOT_FOUND"), "\(others.output)")
         #expect(others.stdout.contains("refused as expected: ACCESS_DENIED"), "\(others.output)")
     }
 
     @Test("a mistyped zone, participant or permission is an error at its place, with the nearest name")
-    func mistakesAreRefusedAtTheirPlace() throws {
+    func mistakesAreRefusedAtTheirPlace() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let path = try recipe(
             """
@@ -126,7 +126,7 @@ struct ShareMembershipStepTests {
                   - remove: { zone: Household, participant: alice }
 
             """, in: scratch)
-        let result = try SharelaneBinary.run(["validate", path])
+        let result = try await SharelaneBinary.run(["validate", path])
         #expect(result.status == 1, "\(result.output)")
         let lines = [
             "household.yaml:20:25: error: zone `Houshold` is not declared in the recipe; did you mean `Household`?",
@@ -137,18 +137,18 @@ struct ShareMembershipStepTests {
         ]
         for line in lines { #expect(result.output.contains(line), "\(line)\n\(result.output)") }
         // Refused before anything runs.
-        let run = try SharelaneBinary.run(["run", "typos", path, "--store", "memory:"])
+        let run = try await SharelaneBinary.run(["run", "typos", path, "--store", "memory:"])
         #expect(run.status == 1, "\(run.output)")
         #expect(!run.stdout.contains("✔"), "\(run.output)")
     }
 
     @Test("the steps work the same over http: through sharelane serve")
-    func overHTTP() throws {
+    func overHTTP() async throws {
         let scratch = try TemporaryDirectory("e2e")
         let path = try recipe(Self.membership, in: scratch)
-        let server = try ServeProcess()
+        let server = try await ServeProcess()
         defer { server.stop() }
-        let result = try server.run(["run", "membership", path])
+        let result = try await server.run(["run", "membership", path])
         #expect(result.status == 0, "\(result.output)")
         #expect(
             result.stdout.contains("✔ remove bob from Household — bob can no longer see Household"), "\(result.output)")

@@ -113,14 +113,14 @@ import Testing
             ["CLOUDKIT_API_TOKEN": server.apiToken, "XDG_CACHE_HOME": scratch.file("cache")]
         }
 
-        init(latency: String = "80ms") throws {
-            server = try ServeProcess(extraArguments: ["--latency", latency])
+        init(latency: String = "80ms") async throws {
+            server = try await ServeProcess(extraArguments: ["--latency", latency])
             scratch = try TemporaryDirectory("stopped-apply")
             recipeFile = try scratch.write("stoppable.yaml", StoppedApplyTests.recipe)
         }
 
-        func run(_ arguments: [String]) throws -> SharelaneBinary.Result {
-            try SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
+        func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
+            try await SharelaneBinary.run(arguments + ["--store", server.url], environment: environment)
         }
 
         func start(_ arguments: [String]) throws -> Running {
@@ -138,8 +138,8 @@ import Testing
         }
 
         /// The plan's last line, and whether it plans no change.
-        func planIsEmpty(_ extra: [String] = []) throws -> (Bool, String) {
-            let plan = try run(["plan", recipeFile, "--detailed-exitcode"] + extra)
+        func planIsEmpty(_ extra: [String] = []) async throws -> (Bool, String) {
+            let plan = try await run(["plan", recipeFile, "--detailed-exitcode"] + extra)
             return (plan.status == 0, plan.output)
         }
     }
@@ -147,30 +147,30 @@ import Testing
     @Test(
         "SIGKILL part-way through an apply, then a plan, then the apply again: it converges at every stopping point",
         arguments: [2, 6, 11, 16, 20])
-    func killedApplyThenPlanConverges(after requests: Int) throws {
-        let setup = try Setup()
+    func killedApplyThenPlanConverges(after requests: Int) async throws {
+        let setup = try await Setup()
         defer { setup.server.stop() }
         let (_, status) = try setup.stop(["apply", setup.recipeFile, "--yes"], after: requests, with: SIGKILL)
         #expect(status == 128 + SIGKILL)
         // The plan between the stopped apply and the next (a plan from the cache file knows the users the
         // stopped apply signed in, and signs in the owner alone).
-        let between = try setup.run(["plan", setup.recipeFile])
+        let between = try await setup.run(["plan", setup.recipeFile])
         #expect(between.status == 0, "\(between.output)")
-        let again = try setup.run(["apply", setup.recipeFile, "--yes"])
+        let again = try await setup.run(["apply", setup.recipeFile, "--yes"])
         #expect(again.status == 0, "stopped after \(requests) requests: \(again.output)")
         #expect(again.stdout.contains("Apply complete!") || again.stdout.contains("Plan: 0 to add"), "\(again.output)")
-        let (empty, plan) = try setup.planIsEmpty()
+        let (empty, plan) = try await setup.planIsEmpty()
         #expect(empty, "after \(requests) requests: \(plan)")
         // And the apply after that changes nothing.
-        let third = try setup.run(["apply", setup.recipeFile, "--yes"])
+        let third = try await setup.run(["apply", setup.recipeFile, "--yes"])
         #expect(third.stdout.contains("Plan: 0 to add, 0 to change, 0 to destroy."), "\(third.output)")
     }
 
     @Test(
         "Ctrl-C during an apply: it says it is stopping, lets the requests in flight finish, starts no new one, reports, exits 130; the next apply converges"
     )
-    func interruptedApplyStopsCleanly() throws {
-        let setup = try Setup()
+    func interruptedApplyStopsCleanly() async throws {
+        let setup = try await Setup()
         defer { setup.server.stop() }
         let before = Self.requests(setup.server)
         let running = try setup.start(["apply", setup.recipeFile, "--yes"])
@@ -193,16 +193,16 @@ import Testing
         #expect(stderr.contains("Applied before it stopped:"), "\(stderr)")
         #expect(stderr.contains("Run the same `sharelane apply` again"), "\(stderr)")
 
-        let again = try setup.run(["apply", setup.recipeFile, "--yes"])
+        let again = try await setup.run(["apply", setup.recipeFile, "--yes"])
         #expect(again.status == 0, "\(again.output)")
-        let (empty, plan) = try setup.planIsEmpty()
+        let (empty, plan) = try await setup.planIsEmpty()
         #expect(empty, "\(plan)")
     }
 
     @Test("a second Ctrl-C ends the apply at once, saying the store may be partly changed; the next apply converges")
-    func secondInterruptStopsAtOnce() throws {
+    func secondInterruptStopsAtOnce() async throws {
         // Half a second a request: the second Ctrl-C comes while the first waits for the request in flight.
-        let setup = try Setup(latency: "500ms")
+        let setup = try await Setup(latency: "500ms")
         defer { setup.server.stop() }
         let before = Self.requests(setup.server)
         let running = try setup.start(["apply", setup.recipeFile, "--yes"])
@@ -222,14 +222,14 @@ import Testing
             #expect(!running.stdout.contains("Apply stopped:"), "\(running.stdout)")
         }
         #expect(!running.stdout.contains("Apply complete!"), "\(running.stdout)")
-        let again = try setup.run(["apply", setup.recipeFile, "--yes"])
+        let again = try await setup.run(["apply", setup.recipeFile, "--yes"])
         #expect(again.status == 0, "\(again.output)")
-        #expect(try setup.planIsEmpty().0)
+        #expect(try await setup.planIsEmpty().0)
     }
 
     @Test("Ctrl-C during a plan ends it at once with status 130, writing nothing")
-    func interruptedPlanStopsAtOnce() throws {
-        let setup = try Setup()
+    func interruptedPlanStopsAtOnce() async throws {
+        let setup = try await Setup()
         defer { setup.server.stop() }
         let before = Self.requests(setup.server)
         let running = try setup.start(["plan", setup.recipeFile])
@@ -237,15 +237,15 @@ import Testing
         running.signal(SIGINT)
         #expect(running.finish() == 130, "\(running.stderr)")
         #expect(!running.stderr.contains("Stopping:"), "\(running.stderr)")
-        let (_, plan) = try setup.planIsEmpty()
+        let (_, plan) = try await setup.planIsEmpty()
         #expect(plan.contains("Plan: 1169 to add, 0 to change, 0 to destroy."), "\(plan)")
     }
 
     @Test(
         "a lane whose apply is stopped by SIGKILL or Ctrl-C, then a plan, then the lane again: it converges and its checks pass",
         arguments: [(SIGKILL, 5), (SIGINT, 9), (SIGKILL, 17)])
-    func stoppedLaneConverges(signalNumber: Int32, after requests: Int) throws {
-        let setup = try Setup()
+    func stoppedLaneConverges(signalNumber: Int32, after requests: Int) async throws {
+        let setup = try await Setup()
         defer { setup.server.stop() }
         let (running, status) = try setup.stop(["run", "fill", setup.recipeFile], after: requests, with: signalNumber)
         #expect(status == 128 + signalNumber, "\(running.stdout)\(running.stderr)")
@@ -254,35 +254,35 @@ import Testing
             // The checks after the apply did not run.
             #expect(!running.stdout.contains("expect"), "\(running.stdout)")
         }
-        let between = try setup.run(["plan", setup.recipeFile])
+        let between = try await setup.run(["plan", setup.recipeFile])
         #expect(between.status == 0, "\(between.output)")
-        let lane = try setup.run(["run", "fill", setup.recipeFile])
+        let lane = try await setup.run(["run", "fill", setup.recipeFile])
         #expect(lane.status == 0, "\(lane.output)")
         #expect(lane.stdout.contains("✔ lane fill succeeded"), "\(lane.output)")
-        let (empty, plan) = try setup.planIsEmpty()
+        let (empty, plan) = try await setup.planIsEmpty()
         #expect(empty, "\(plan)")
     }
 
     @Test(
         "a destroy stopped by SIGKILL or Ctrl-C, then a plan, then the destroy again: nothing the recipe declares is left",
         arguments: [(SIGKILL, 2), (SIGINT, 5), (SIGKILL, 7)])
-    func stoppedDestroyConverges(signalNumber: Int32, after requests: Int) throws {
-        let setup = try Setup()
+    func stoppedDestroyConverges(signalNumber: Int32, after requests: Int) async throws {
+        let setup = try await Setup()
         defer { setup.server.stop() }
-        let applied = try setup.run(["apply", setup.recipeFile, "--yes"])
+        let applied = try await setup.run(["apply", setup.recipeFile, "--yes"])
         #expect(applied.status == 0, "\(applied.output)")
         let (running, status) = try setup.stop(
             ["destroy", setup.recipeFile, "--yes"], after: requests, with: signalNumber)
         #expect(status == 128 + signalNumber, "\(running.stdout)\(running.stderr)")
-        let between = try setup.run(["plan", setup.recipeFile])
+        let between = try await setup.run(["plan", setup.recipeFile])
         #expect(between.status == 0, "\(between.output)")
-        let again = try setup.run(["destroy", setup.recipeFile, "--yes"])
+        let again = try await setup.run(["destroy", setup.recipeFile, "--yes"])
         #expect(again.status == 0, "\(again.output)")
-        let last = try setup.run(["destroy", setup.recipeFile, "--yes"])
+        let last = try await setup.run(["destroy", setup.recipeFile, "--yes"])
         #expect(last.stdout.contains("Nothing to destroy"), "\(last.output)")
         // And it can be applied again from nothing.
-        let reapplied = try setup.run(["apply", setup.recipeFile, "--yes"])
+        let reapplied = try await setup.run(["apply", setup.recipeFile, "--yes"])
         #expect(reapplied.status == 0, "\(reapplied.output)")
-        #expect(try setup.planIsEmpty().0)
+        #expect(try await setup.planIsEmpty().0)
     }
 }

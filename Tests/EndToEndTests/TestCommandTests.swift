@@ -96,18 +96,18 @@ struct TestCommandTests {
         var names: [String] { suites.flatMap { $0.cases.map(\.name) } }
     }
 
-    func test(_ arguments: [String], recipe: String = "basket.yaml", environment: [String: String] = [:]) throws
+    func test(_ arguments: [String], recipe: String = "basket.yaml", environment: [String: String] = [:]) async throws
         -> SharelaneBinary.Result
     {
-        try SharelaneBinary.run(
+        try await SharelaneBinary.run(
             ["test", recipe, "--store", "sqlite:" + directory.file("store.sqlite")] + arguments, in: directory.url,
             environment: environment)
     }
 
     @Test("the lanes marked ci: true run in one report; its names stay when a line is added above them")
-    func stableNames() throws {
+    func stableNames() async throws {
         _ = try directory.write("basket.yaml", Self.recipe())
-        let first = try test(["--report", "junit:" + directory.file("first.xml")])
+        let first = try await test(["--report", "junit:" + directory.file("first.xml")])
         #expect(first.status == 1, "\(first.output)")
         #expect(first.stdout.contains("✘ 1 of 2 lanes failed: matrix"), "\(first.output)")
         let report = try Report(path: directory.file("first.xml"))
@@ -136,7 +136,7 @@ struct TestCommandTests {
 
         // Two lines above every lane, and the run again on the same store: the same names, the same outcomes.
         _ = try directory.write("basket.yaml", Self.recipe(above: "# The team's basket\nvars: { shop: corner }"))
-        let second = try test(["--report", "junit:" + directory.file("second.xml")])
+        let second = try await test(["--report", "junit:" + directory.file("second.xml")])
         #expect(second.status == 1, "\(second.output)")
         let again = try Report(path: directory.file("second.xml"))
         #expect(again.names == report.names)
@@ -144,12 +144,12 @@ struct TestCommandTests {
     }
 
     @Test("without ci: marks every public lane runs; all passing exits 0")
-    func everyPublicLane() throws {
+    func everyPublicLane() async throws {
         let failing = "      - expect: { as: ben, can: write, zone: Basket, to_be: false, name: ben may not write }\n"
         let recipe = Self.recipe().replacingOccurrences(of: "    ci: true\n", with: "")
             .replacingOccurrences(of: failing, with: "")
         _ = try directory.write("basket.yaml", recipe)
-        let result = try test(["--report", "junit:" + directory.file("all.xml")])
+        let result = try await test(["--report", "junit:" + directory.file("all.xml")])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("✔ 3 lanes passed"), "\(result.output)")
         let report = try Report(path: directory.file("all.xml"))
@@ -158,9 +158,9 @@ struct TestCommandTests {
     }
 
     @Test("a report in a folder that does not exist is refused before any lane runs")
-    func missingReportFolder() throws {
+    func missingReportFolder() async throws {
         _ = try directory.write("basket.yaml", Self.recipe())
-        let result = try test(["--report", "junit:missing/dir/x.xml"])
+        let result = try await test(["--report", "junit:missing/dir/x.xml"])
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.stderr.contains(
@@ -171,14 +171,14 @@ struct TestCommandTests {
     }
 
     @Test("on GitHub Actions each lane is a group and each failing lane an ::error on its line")
-    func githubGroupsAndAnnotations() throws {
+    func githubGroupsAndAnnotations() async throws {
         let recipe = Self.recipe().replacingOccurrences(
             of: "      - accept: { as: ben, zone: Basket }",
             with:
                 "      - accept: { as: ben, zone: Basket }\n      - expect: { as: ben, can: delete, zone: Basket, to_be: false }"
         )
         _ = try directory.write("basket.yaml", recipe)
-        let result = try test([], environment: ["GITHUB_ACTIONS": "true"])
+        let result = try await test([], environment: ["GITHUB_ACTIONS": "true"])
         #expect(result.status == 1, "\(result.output)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.filter { $0.hasPrefix("::group::") } == ["::group::lane matrix", "::group::lane membership"])
@@ -193,10 +193,10 @@ struct TestCommandTests {
     }
 
     @Test("a recipe that does not load (a mistyped handle) still writes a report, with an error, and exits 1")
-    func reportWhenTheRecipeDoesNotLoad() throws {
+    func reportWhenTheRecipeDoesNotLoad() async throws {
         _ = try directory.write(
             "basket.yaml", Self.recipe().replacingOccurrences(of: "as: cat, can: read", with: "as: cta, can: read"))
-        let result = try test(
+        let result = try await test(
             ["--report", "junit:" + directory.file("broken.xml")], environment: ["GITHUB_ACTIONS": "true"])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("cta"), "\(result.output)")
@@ -258,9 +258,9 @@ struct TestCommandTests {
     }
 
     @Test("run --report junit names steps as test does and counts the steps a failure skipped")
-    func runReportSkips() throws {
+    func runReportSkips() async throws {
         _ = try directory.write("basket.yaml", Self.recipe())
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.run(
             ["run", "matrix", "basket.yaml", "--store", "memory:", "--report", "junit:" + directory.file("run.xml")],
             in: directory.url)
         #expect(result.status == 1, "\(result.output)")
@@ -274,11 +274,11 @@ struct TestCommandTests {
     @Test(
         "every recipe of Recipes/ passes under sharelane test twice in a row on one store, with the same names",
         arguments: try SharelaneBinary.recipes())
-    func recipesPassTwice(_ recipe: String) throws {
+    func recipesPassTwice(_ recipe: String) async throws {
         var names: [[String]] = []
         for run in 1...2 {
             let report = directory.file("run-\(run).xml")
-            let result = try SharelaneBinary.run(
+            let result = try await SharelaneBinary.run(
                 ["test", recipe, "--store", "sqlite:" + directory.file("store.sqlite"), "--report", "junit:" + report],
                 in: BuiltProducts.packageRoot)
             #expect(result.status == 0, "run \(run) of \(recipe): \(result.output)")
@@ -292,10 +292,10 @@ struct TestCommandTests {
     @Test(
         "run: a mistyped lane still writes its reports and an ::error; a report folder that is missing is refused first"
     )
-    func runReportsALaneThatCannotStart() throws {
+    func runReportsALaneThatCannotStart() async throws {
         _ = try directory.write("basket.yaml", Self.recipe())
         let store = "sqlite:" + directory.file("store.sqlite")
-        let mistyped = try SharelaneBinary.run(
+        let mistyped = try await SharelaneBinary.run(
             ["run", "matirx", "basket.yaml", "--store", store, "--report", "junit:" + directory.file("start.xml")],
             in: directory.url, environment: ["GITHUB_ACTIONS": "true"])
         #expect(mistyped.status == 1, "\(mistyped.output)")
@@ -306,7 +306,7 @@ struct TestCommandTests {
         let report = try Report(path: directory.file("start.xml"))
         #expect(report.suites.first?.cases == [.init(name: "matirx › start", outcome: "error")])
 
-        let missing = try SharelaneBinary.run(
+        let missing = try await SharelaneBinary.run(
             ["run", "matrix", "basket.yaml", "--store", store + "-2", "--report", "junit:missing/dir/x.xml"],
             in: directory.url)
         #expect(missing.status == 1, "\(missing.output)")
@@ -316,7 +316,7 @@ struct TestCommandTests {
     }
 
     @Test("hooks' steps are named under the hook, a lane a hook calls under it; after_all is skipped on failure")
-    func hooksInTheReport() throws {
+    func hooksInTheReport() async throws {
         _ = try directory.write(
             "hooks.yaml",
             """
@@ -347,7 +347,7 @@ struct TestCommandTests {
                   - expect: { as: ben, can: write, zone: Box, to_be: false }
                   - plan
             """)
-        let result = try test(["--report", "junit:" + directory.file("hooks.xml")], recipe: "hooks.yaml")
+        let result = try await test(["--report", "junit:" + directory.file("hooks.xml")], recipe: "hooks.yaml")
         #expect(result.status == 1, "\(result.output)")
         let report = try Report(path: directory.file("hooks.xml"))
         #expect(
@@ -366,7 +366,7 @@ struct TestCommandTests {
 
     /// Runs the test job's `run` step of the workflow in the directory as the runner would: bash, with the
     /// step's environment and the runner's temporary folder.
-    func runTestStep(recipe: String) throws -> SharelaneBinary.Result {
+    func runTestStep(recipe: String) async throws -> SharelaneBinary.Result {
         let workflow = try String(
             contentsOfFile: directory.file(".github/workflows/sharelane-plan.yml"), encoding: .utf8)
         let script = try PlanWorkflowTests.script(of: "test", in: workflow)
@@ -382,19 +382,19 @@ struct TestCommandTests {
         environment["REPORT_FILE"] = "sharelane-report.xml"
         environment["RUNNER_TEMP"] = directory.file("runner-temp")
         environment["GITHUB_ACTIONS"] = "true"
-        return try SharelaneBinary.runProcess(
+        return try await SharelaneBinary.runProcess(
             URL(fileURLWithPath: "/bin/bash"), ["-e", file], in: directory.url, environment: environment)
     }
 
     @Test("init --ci github --recipe QA/basket.yaml: no starter; the test job runs its lanes and writes the report")
-    func workflowTestsTheNamedRecipe() throws {
+    func workflowTestsTheNamedRecipe() async throws {
         try FileManager.default.createDirectory(atPath: directory.file("QA"), withIntermediateDirectories: true)
         _ = try directory.write("QA/basket.yaml", Self.recipe())
-        let initialized = try SharelaneBinary.run(
+        let initialized = try await SharelaneBinary.run(
             ["init", "--ci", "github", "--recipe", "QA/basket.yaml"], in: directory.url)
         #expect(initialized.status == 0, "\(initialized.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("sharelane.yaml")), "no starter recipe")
-        let failing = try runTestStep(recipe: "QA/basket.yaml")
+        let failing = try await runTestStep(recipe: "QA/basket.yaml")
         #expect(failing.status == 1, "the job fails with the lane: \(failing.output)")
         #expect(failing.stdout.contains("::error file=QA/basket.yaml,line="), "\(failing.output)")
         let report = try Report(path: directory.file("sharelane-report.xml"))
@@ -406,17 +406,17 @@ struct TestCommandTests {
             Self.recipe().replacingOccurrences(of: "ben: read-write } }", with: "ben: read-only } }")
                 .replacingOccurrences(of: "  - accept: { as: ben, zone: Basket }", with: "  - plan"))
         for _ in 0..<2 {
-            let passing = try runTestStep(recipe: "QA/basket.yaml")
+            let passing = try await runTestStep(recipe: "QA/basket.yaml")
             #expect(passing.status == 0, "\(passing.output)")
             #expect(try Report(path: directory.file("sharelane-report.xml")).attribute("failures") == "0")
         }
     }
 
     @Test("the starter's workflow: its test job passes on the starter recipe as init wrote it")
-    func workflowTestsTheStarter() throws {
-        let initialized = try SharelaneBinary.run(["init", "--ci", "github"], in: directory.url)
+    func workflowTestsTheStarter() async throws {
+        let initialized = try await SharelaneBinary.run(["init", "--ci", "github"], in: directory.url)
         #expect(initialized.status == 0, "\(initialized.output)")
-        let result = try runTestStep(recipe: "sharelane.yaml")
+        let result = try await runTestStep(recipe: "sharelane.yaml")
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("::group::lane check"), "\(result.output)")
         let report = try Report(path: directory.file("sharelane-report.xml"))

@@ -29,15 +29,15 @@ struct ToolOutputCommandTests {
 
     static let escape = "\u{1B}"
 
-    static func run(_ arguments: [String], in directory: TemporaryDirectory) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": ""])
+    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments, in: directory.url, environment: ["NO_COLOR": ""])
     }
 
     @Test("without a terminal a tool's tabs are tabs and its colour codes are gone, never \\u{…} escapes")
-    func plainWithoutTerminal() throws {
+    func plainWithoutTerminal() async throws {
         let directory = try TemporaryDirectory("tool-output")
         let recipe = try directory.write("lane.yaml", Self.recipe)
-        let result = try Self.run(["run", "demo", recipe, "--store", "memory:"], in: directory)
+        let result = try await Self.run(["run", "demo", recipe, "--store", "memory:"], in: directory)
         #expect(result.status == 0, "\(result.output)")
         // The tool's lines, indented under its step (the step's own lines quote the command as written).
         let printed = result.stdout.split(separator: "\n").filter { $0.hasPrefix("    ") }
@@ -48,12 +48,12 @@ struct ToolOutputCommandTests {
     }
 
     @Test("the JUnit report holds the tool's text without colour codes, and a real XML parser reads it")
-    func reportIsWellFormed() throws {
+    func reportIsWellFormed() async throws {
         let directory = try TemporaryDirectory("tool-output")
         let recipe = try directory.write("lane.yaml", Self.recipe)
         let report = directory.file("report.xml")
         for command in [["run", "demo"], ["test"]] {
-            let result = try Self.run(
+            let result = try await Self.run(
                 command + [recipe, "--store", "memory:", "--report", "junit:" + report], in: directory)
             #expect(result.status == 0, "\(result.output)")
             let document = try XMLDocument(contentsOf: URL(fileURLWithPath: report), options: [])
@@ -68,7 +68,7 @@ struct ToolOutputCommandTests {
     }
 
     @Test("on a terminal a tool's colours pass through, reset at the line's end, other sequences removed")
-    func coloursOnTerminal() throws {
+    func coloursOnTerminal() async throws {
         let script = URL(fileURLWithPath: "/usr/bin/script")
         try #require(
             FileManager.default.isExecutableFile(atPath: script.path), "script(1) gives the command a terminal")
@@ -76,7 +76,7 @@ struct ToolOutputCommandTests {
         let recipe = try directory.write("lane.yaml", Self.recipe)
         let command = [SharelaneBinary.executable.path, "run", "demo", recipe, "--store", "memory:"]
             .map { "'" + $0 + "'" }.joined(separator: " ")
-        let result = try SharelaneBinary.runProcess(
+        let result = try await SharelaneBinary.runProcess(
             script, ["-q", "-e", "-c", command, "/dev/null"], in: directory.url,
             environment: ProcessInfo.processInfo.environment.filter { $0.key != "NO_COLOR" })
         #expect(result.status == 0, "\(result.output)")
@@ -89,11 +89,11 @@ struct ToolOutputCommandTests {
     }
 
     @Test("run and test time the recipe's loading on a line of its own, before the lane's first step")
-    func loadingTimed() throws {
+    func loadingTimed() async throws {
         let directory = try TemporaryDirectory("tool-output")
         let recipe = try directory.write("lane.yaml", Self.recipe)
         for command in [["run", "demo"], ["test"]] {
-            let result = try Self.run(command + [recipe, "--store", "memory:"], in: directory)
+            let result = try await Self.run(command + [recipe, "--store", "memory:"], in: directory)
             #expect(result.status == 0, "\(result.output)")
             let lines = result.stdout.split(separator: "\n").map(String.init)
             let loaded = try #require(

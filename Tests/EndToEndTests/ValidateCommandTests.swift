@@ -6,12 +6,14 @@ import Testing
 @Suite("sharelane validate")
 struct ValidateCommandTests {
     /// Runs `sharelane ARGUMENTS` in the package root.
-    static func run(_ arguments: [String]) throws -> SharelaneBinary.Result { try SharelaneBinary.run(arguments) }
+    static func run(_ arguments: [String]) async throws -> SharelaneBinary.Result {
+        try await SharelaneBinary.run(arguments)
+    }
 
     @Test(
         "every recipe in Recipes/ passes, with exit 0 and a one-line summary", arguments: try SharelaneBinary.recipes())
-    func recipeValidates(_ recipe: String) throws {
-        let outcome = try Self.run(["validate", recipe])
+    func recipeValidates(_ recipe: String) async throws {
+        let outcome = try await Self.run(["validate", recipe])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stdout.hasPrefix("\(recipe): OK: recipe `"))
         #expect(outcome.stdout.split(separator: "\n").count == 1)
@@ -19,7 +21,7 @@ struct ValidateCommandTests {
     }
 
     @Test("an invalid recipe exits 1 and prints each error as FILE:LINE:COLUMN on standard error")
-    func invalidRecipe() throws {
+    func invalidRecipe() async throws {
         let directory = try TemporaryDirectory("validate")
         let scratch = directory.url
         let file = scratch.appendingPathComponent("bad.yaml")
@@ -32,7 +34,7 @@ struct ValidateCommandTests {
             share: { participants: { bob: read-write } }
             recrods: {}
         """.write(to: file, atomically: true, encoding: .utf8)
-        let outcome = try Self.run(["validate", file.path])
+        let outcome = try await Self.run(["validate", file.path])
         #expect(outcome.status == 1)
         #expect(outcome.stdout.isEmpty)
         #expect(
@@ -46,7 +48,7 @@ struct ValidateCommandTests {
     }
 
     @Test("--var and --env reach the recipe")
-    func variables() throws {
+    func variables() async throws {
         let directory = try TemporaryDirectory("validate")
         let scratch = directory.url
         try "ZONE=FromEnvFile\n".write(to: scratch.appendingPathComponent(".env.ci"), atomically: true, encoding: .utf8)
@@ -57,12 +59,12 @@ struct ValidateCommandTests {
         users: { "${who}": { email: someone@example.com } }
         zones: { "${ZONE}": {} }
         """.write(to: file, atomically: true, encoding: .utf8)
-        let missing = try Self.run(["validate", file.path])
+        let missing = try await Self.run(["validate", file.path])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("unknown variable `who`"))
-        let ok = try Self.run(["validate", file.path, "--var", "who=ann", "--env", "ci"])
+        let ok = try await Self.run(["validate", file.path, "--var", "who=ann", "--env", "ci"])
         #expect(ok.status == 0, "\(ok.stderr)")
-        let badVar = try Self.run(["validate", file.path, "--var", "who"])
+        let badVar = try await Self.run(["validate", file.path, "--var", "who"])
         #expect(badVar.status != 0)
         #expect(badVar.stderr.contains("KEY=VALUE"))
     }

@@ -112,7 +112,7 @@ import Testing
                 print("answer", text)
                 print("reset", call("POST", "/_sharelane/reset?ckAPIToken=" + api)[0])
                 """)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "sqlite:" + store, "--", "python3", check], in: directory)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("good 200"), "\(result.output)")
@@ -145,11 +145,11 @@ import Testing
         let folder = scratch.file("store")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let store = folder + "/store.sqlite"
-        let seeded = try await SharelaneBinary.runOffPool(
+        let seeded = try await SharelaneBinary.run(
             ["serve", "--store", "sqlite:" + store, "--recipe", recipe, "--lane", "demo", "--", "true"], in: directory)
         #expect(seeded.status == 0, "\(seeded.output)")
         let export = scratch.file("export.json")
-        let exported = try await SharelaneBinary.runOffPool(
+        let exported = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--recipe", recipe, "--export-on-exit", export, "--", "true"],
             in: directory)
         #expect(exported.status == 0, "\(exported.output)")
@@ -178,7 +178,7 @@ import Testing
         let bad = try write(file, "bad.json")
         let before = try Self.contents(of: folder)
         #expect(before.keys.contains("store.sqlite"))
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "sqlite:" + store, "--import", bad, "--", "true"], in: directory)
         #expect(result.status == 1, "\(result.output)")
         #expect(
@@ -188,7 +188,7 @@ import Testing
         // The good half alone goes in.
         file["worlds"] = [worlds[0]]
         let good = try write(file, "good.json")
-        let imported = try await SharelaneBinary.runOffPool(
+        let imported = try await SharelaneBinary.run(
             ["serve", "--store", "sqlite:" + store, "--import", good, "--", "true"], in: directory)
         #expect(imported.status == 0, "\(imported.output)")
         #expect(try Self.contents(of: folder) != before)
@@ -211,7 +211,7 @@ import Testing
         file["worlds"] = worlds
         let bad = try write(file, "trigger.json")
         let before = try Self.contents(of: folder)
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "sqlite:" + store, "--import", bad, "--", "true"], in: directory)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("world 2 of 2 (iCloud.com.example.Lists/production)"), "\(result.stderr)")

@@ -49,7 +49,7 @@ import Testing
     /// Runs `sharelane serve ARGUMENTS -- python3 SCRIPT` with `body` after the prelude as the script.
     func serve(_ arguments: [String], _ body: String) async throws -> SharelaneBinary.Result {
         let script = try scratch.write("check.py", Self.prelude + body)
-        return try await SharelaneBinary.runOffPool(
+        return try await SharelaneBinary.run(
             ["serve"] + arguments + ["--api-token", "world-end-token", "--", "python3", script], in: scratch.url)
     }
 
@@ -219,7 +219,7 @@ import Testing
     }
 
     @Test func aLimitOfNoWorldIsRefused() async throws {
-        let result = try await SharelaneBinary.runOffPool(
+        let result = try await SharelaneBinary.run(
             ["serve", "--store", "memory:", "--max-worlds", "0", "--", "true"], in: scratch.url)
         #expect(result.status != 0, "\(result.output)")
         #expect(result.stderr.contains("--max-worlds 0 holds no world: give 1 or more"), "\(result.output)")

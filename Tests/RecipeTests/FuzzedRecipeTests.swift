@@ -53,7 +53,7 @@ struct FuzzedRecipeTests {
     }
 
     @Test("a broken flow mapping, then a line whose indentation holds a carriage return: an error at its line")
-    func carriageReturnInIndentation() throws {
+    func carriageReturnInIndentation() async throws {
         let text =
             "sharelane: 1\nname: fuzz-b\nusers:\n  owner: { email: own:er@example.com }E  u1: { email: u1@example.com }\n"
             + "owner: owner\nzones:\n  Z:\n    share:\n      participants:\n  re:\n      participants:\n"
@@ -61,7 +61,7 @@ struct FuzzedRecipeTests {
             + "        fields: { title: \"Item {{i}}\", when: \"{{fake {{i}}\",{ when: \"{{fake.date}}\", who: \"{{fake.name}}\","
         let scratch = try TemporaryDirectory("fuzz")
         let file = try scratch.write("crash.yaml", text)
-        let result = try SharelaneBinary.run(["validate", file])
+        let result = try await SharelaneBinary.run(["validate", file])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.stderr.contains("crash.yaml:"), "\(result.stderr)")
         #expect(result.stderr.contains("malformed YAML"), "\(result.stderr)")

@@ -15,27 +15,6 @@ public final class ListeningProcess: @unchecked Sendable {
     /// What it printed so far.
     public var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-    /// Starts `sharelane ARGUMENTS` and waits until it prints its address; the calling thread waits, so an
-    /// async test calls `start` instead.
-    ///
-    /// - Throws: when the process cannot start or prints no address within `TestDeadlines.serverStart` (then it
-    ///   is stopped).
-    public init(_ arguments: [String], log: URL, in directory: URL? = nil, what: String) throws {
-        (process, exit) = try Self.launch(arguments, log: log, in: directory)
-        self.log = log
-        let deadline = ContinuousClock.now + TestDeadlines.serverStart
-        var address = Self.address(in: log)
-        // Waits on the process's end 50 ms at a time: a tick that ends early when the process does.
-        while address == nil, ContinuousClock.now < deadline, exit.statusBlocking(within: .milliseconds(50)) == nil {
-            address = Self.address(in: log)
-        }
-        guard let address = address ?? Self.address(in: log) else {
-            SharelaneBinary.stopBlocking(process, exit)
-            throw Self.silent(what, log: log)
-        }
-        url = address
-    }
-
     private init(url: String, log: URL, process: Process, exit: ProcessExit) {
         self.url = url
         self.log = log

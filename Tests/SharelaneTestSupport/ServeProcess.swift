@@ -11,14 +11,14 @@ public final class ServeProcess: @unchecked Sendable {
     /// What the server logged so far (one line per request).
     public var log: String { server.output }
 
-    /// Starts the server and waits until it prints the address it listens on; the calling thread waits, so an
-    /// async test calls `start` instead.
+    /// Starts the server and awaits the address it listens on, holding no thread meanwhile (`start` by
+    /// another name).
     ///
     /// - Parameter extraArguments: more options for `serve` (`--strict-tokens`).
     /// - Throws: when the server cannot start or says nothing within `TestDeadlines.serverStart`.
-    public convenience init(apiToken: String = "lanes-test-token", extraArguments: [String] = []) throws {
+    public convenience init(apiToken: String = "lanes-test-token", extraArguments: [String] = []) async throws {
         let directory = try TemporaryDirectory("serve")
-        let server = try ListeningProcess(
+        let server = try await ListeningProcess.start(
             Self.arguments(directory, apiToken, extraArguments), log: Self.log(directory), in: directory.url,
             what: "sharelane serve")
         self.init(apiToken: apiToken, server: server, directory: directory)
@@ -46,11 +46,13 @@ public final class ServeProcess: @unchecked Sendable {
     }
 
     /// Runs `sharelane ARGUMENTS --store URL` against this server, with its API token and `environment` in
-    /// the environment.
+    /// the environment, holding no thread while the command runs.
     ///
     /// - Throws: when the binary cannot run.
-    public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> SharelaneBinary.Result {
-        try SharelaneBinary.run(
+    public func run(_ arguments: [String], environment: [String: String] = [:]) async throws
+        -> SharelaneBinary.Result
+    {
+        try await SharelaneBinary.run(
             arguments + ["--store", url], environment: environment.merging(["CLOUDKIT_API_TOKEN": apiToken]) { $1 })
     }
 

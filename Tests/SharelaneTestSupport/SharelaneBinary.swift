@@ -20,30 +20,17 @@ public enum SharelaneBinary {
     /// The executable built beside the tests.
     public static var executable: URL { BuiltProducts.sharelane }
 
-    /// Runs `sharelane ARGUMENTS` in `directory` (the package root by default). `SHARELANE_STORE` is unset
-    /// unless `environment` sets it, so only `--store` or the default chooses the store.
+    /// Runs `sharelane ARGUMENTS` in `directory` (the package root by default), holding none of the shared
+    /// pool's threads while the command runs (there is no blocking form: a test that waits on a process with a
+    /// thread of Swift Testing's small pool stalls every other test). `SHARELANE_STORE` is unset unless
+    /// `environment` sets it, so only `--store` or the default chooses the store.
     ///
     /// - Throws: when the binary is not built or the process cannot start.
-    public static func run(
-        _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
-    ) throws -> Result {
-        try runProcess(executable, arguments, in: directory, environment: environment(extra))
-    }
-
-    /// `run` from an async test: Swift picks it wherever the caller can await, and the test holds none of the
-    /// shared pool's threads while the command runs.
     public static func run(
         _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
     ) async throws -> Result {
         let merged = try environment(extra)
         return try await runProcess(executable, arguments, in: directory, environment: merged)
-    }
-
-    /// `run` from an async test, under the name older tests call it by.
-    public static func runOffPool(
-        _ arguments: [String], in directory: URL = BuiltProducts.packageRoot, environment extra: [String: String] = [:]
-    ) async throws -> Result {
-        try await run(arguments, in: directory, environment: extra)
     }
 
     /// Runs blocking work on a thread of its own and hands back what it made: for a test that must call
@@ -71,30 +58,6 @@ public enum SharelaneBinary {
             throw started.overran(deadline)
         }
         return try started.result()
-    }
-
-    /// `runProcess` for a synchronous caller: the calling thread waits (on the process's end, not by polling).
-    ///
-    /// - Throws: when the process cannot start, or outlives `deadline`.
-    public static func runProcess(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
-        deadline: Duration = TestDeadlines.processEnd
-    ) throws -> Result {
-        let started = try Started(executable, arguments, in: directory, environment: environment)
-        guard started.exit.statusBlocking(within: deadline) != nil else {
-            stopBlocking(started.process, started.exit)
-            throw started.overran(deadline)
-        }
-        return try started.result()
-    }
-
-    /// `runProcess` with a deadline in seconds, as tests wrote it before deadlines lived in `TestDeadlines`.
-    @available(*, deprecated, message: "leave the deadline to TestDeadlines.processEnd")
-    public static func runProcess(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil,
-        timeout: TimeInterval
-    ) throws -> Result {
-        try runProcess(executable, arguments, in: directory, environment: environment)
     }
 
     /// Stops `process` (SIGTERM, then SIGKILL if it outlives `TestDeadlines.afterSignal`) and awaits its end.

@@ -87,13 +87,6 @@ public final class StartedProcess: @unchecked Sendable {
         return outcome ?? nil
     }
 
-    /// `waitUntil` for a synchronous test: the calling thread waits, waking as soon as the process ends.
-    ///
-    /// - Returns: whether the condition held.
-    public func waitUntilBlocking(within limit: Duration = TestDeadlines.event, _ condition: () -> Bool) -> Bool {
-        exit.waitWhileRunningBlocking(within: limit, until: condition)
-    }
-
     /// Awaits its end, up to `limit`.
     ///
     /// - Returns: its termination status, or nil when it still runs.
