@@ -18,3 +18,8 @@ public final class AssetFileResolver: Sendable {
         resolve.withLock { $0 }?(text)
     }
 }
+
+/// A store that keeps or uploads the local files of `ASSETID` values, found through its resolver.
+public protocol TakesAssetFiles: Sendable {
+    var assetFiles: AssetFileResolver { get }
+}

@@ -148,6 +148,10 @@ public final class SQLiteStore: Store {
     }
 }
 
-// MARK: - UserListing
+// MARK: - LocalWorldStore
 
-extension SQLiteStore: UserListing {}
+extension SQLiteStore: LocalWorldStore {}
+
+// MARK: - TakesAssetFiles
+
+extension SQLiteStore: TakesAssetFiles {}
