@@ -24,7 +24,3 @@ public protocol KeepsWebAuthTokens: Sendable {
 // MARK: - ServiceStore
 
 extension WebServicesStore: ServiceStore {}
-
-// MARK: - TakesAssetFiles
-
-extension WebServicesStore: TakesAssetFiles {}

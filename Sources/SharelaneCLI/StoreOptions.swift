@@ -150,13 +150,6 @@ public struct StoreOptions: ParsableArguments {
                 // "Assets"), kept beside the plan caches.
                 web.assetContents.use(file: Self.assetDigestFile(for: web.endpoint))
             }
-            if let recipe {
-                // `!asset` files are kept (sqlite:, memory:) or uploaded (http:, cloudkit:) from beside the recipe.
-                // The recipe's file only: the store lives as long as the command, and the recipe's records
-                // are let go once planned (`PlanningOptions.planned`).
-                let file = recipe.file
-                Self.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: file) }
-            }
             return store
         } catch let failure as CommandFailure {
             throw failure
@@ -198,10 +191,5 @@ public struct StoreOptions: ParsableArguments {
                 environment: namedEnvironment ?? environment, apiToken: nil)
             return (TokenKeeper.key(for: endpoint), endpoint.environment, true)
         }
-    }
-
-    /// Where a store looks for the local files of `!asset` values; nil for a store that takes none.
-    static func assetFiles(of store: any Store) -> AssetFileResolver? {
-        (store as? any TakesAssetFiles)?.assetFiles
     }
 }

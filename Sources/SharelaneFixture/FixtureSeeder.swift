@@ -59,8 +59,6 @@ public struct FixtureSeeder: Sendable {
     ) async throws -> (world: StoreWorld, users: [FixtureUser]) {
         let world = StoreWorld(container: recipe.container, environment: recipe.environment)
         let store = try worlds.store(for: world)
-        let file = recipe.file
-        (store as? any TakesAssetFiles)?.assetFiles.set { Recipe.assetPath(for: $0, recipeFile: file) }
         let plan = try await Planner(store: store, logger: logger).plan(recipe)
         let report = try await Applier(store: store, logger: logger).apply(plan)
         if !report.failures.isEmpty {
