@@ -117,7 +117,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 ExportAssets(directory: (out as NSString).deletingLastPathComponent) { asset in
                     if let web = store as? any DownloadsAssets { return try await web.downloadAsset(asset) }
                     guard asset.location.isEmpty else { return nil }
-                    return try await store.assetBytes(checksum: asset.checksum)
+                    return try await (store as? any KeepsAssetBytes)?.assetBytes(checksum: asset.checksum)
                 }
             }
             var others: [User] = []
