@@ -9,6 +9,8 @@ struct PlannerSteps {
     let store: any Store
     let logger: Logger
     let location: SourceLocation
+    /// Where a long apply says how far it has come, one line at a time, as `sharelane apply` says it in a CI log.
+    var progressLine: (@Sendable (String) -> Void)? = nil
 
     /// Plans the recipe, changing nothing, and shows the changes under the step's line.
     func plan(_ recipe: Recipe, prune: Bool, only: [String]) async throws -> StepOutcome {
@@ -21,8 +23,19 @@ struct PlannerSteps {
     func apply(_ recipe: Recipe, prune: Bool, only: [String]) async throws -> StepOutcome {
         let plan = try await makePlan(recipe, prune: prune, only: only)
         let report: ApplyReport
+        // A plain line every few seconds (`SHARELANE_PROGRESS_INTERVAL`), on a terminal as in a CI log: the
+        // lane's lines are whole lines, and a 100,000-record apply is otherwise a quarter of a minute of silence.
+        let reporter = progressLine.map { write in
+            ApplyProgressReporter(
+                style: .lines(
+                    interval: ApplyProgressReporter.interval(environment: ProcessInfo.processInfo.environment)),
+                write: write)
+        }
+        var progress: (@Sendable (ApplyProgress) -> Void)? = nil
+        if let reporter { progress = { reporter.report($0) } }
         do {
-            report = try await Applier(store: store, logger: logger).apply(plan)
+            report = try await Applier(store: store, logger: logger).apply(plan, progress: progress)
+            reporter?.finish()
         } catch {
             throw LaneError.stepFailed(action: "apply", reason: "\(error)", location: location)
         }
@@ -36,7 +49,8 @@ struct PlannerSteps {
     }
 
     /// Exports the live state of `owner`'s zones as a recipe, to a file or under the step's line; with the
-    /// recipe's owner, the zones of the recipe's other owners too.
+    /// recipe's owner, the zones of the recipe's other owners too. The recipe's users keep their handles, as
+    /// `sharelane export` keeps them, so that the export fits the lanes written for the recipe.
     func export(_ recipe: Recipe, zones: [String], owner: User, otherOwners: [User], to out: String?) async throws
         -> StepOutcome
     {
@@ -44,7 +58,7 @@ struct PlannerSteps {
         do {
             text = try await Exporter(store: store, logger: logger).export(
                 owner: owner, otherOwners: otherOwners, zones: zones, name: recipe.name, container: recipe.container,
-                environment: recipe.environment.rawValue)
+                environment: recipe.environment.rawValue, keptHandles: recipe.handlesByEmail)
         } catch {
             throw LaneError.stepFailed(action: "export", reason: "\(error)", location: location)
         }
