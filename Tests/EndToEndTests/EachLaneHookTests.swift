@@ -90,9 +90,9 @@ struct EachLaneHookTests {
     typealias Report = TestCommandTests.Report
     typealias Case = TestCommandTests.Report.Case
 
-    func test(_ recipe: String, report: String) throws -> SharelaneBinary.Result {
+    func test(_ recipe: String, report: String) async throws -> SharelaneBinary.Result {
         _ = try directory.write("each.yaml", recipe)
-        return try SharelaneBinary.run(
+        return try await SharelaneBinary.run(
             [
                 "test", "each.yaml", "--store", "sqlite:" + directory.file("store.sqlite"), "--report",
                 "junit:" + report,
@@ -107,9 +107,9 @@ struct EachLaneHookTests {
     }
 
     @Test("sharelane test runs before_each and after_each around each lane and each lane it calls, with ${lane}")
-    func aroundEveryLane() throws {
+    func aroundEveryLane() async throws {
         let path = directory.file("each.xml")
-        let result = try test(Self.calling, report: path)
+        let result = try await test(Self.calling, report: path)
         #expect(result.status == 0, "\(result.output)")
         #expect(
             Self.printed(result.stdout) == [
@@ -136,9 +136,9 @@ struct EachLaneHookTests {
     }
 
     @Test("a failing before_each skips its lane's steps, after_each runs after any failure, and fails a lane itself")
-    func failures() throws {
+    func failures() async throws {
         let path = directory.file("failing.xml")
-        let result = try test(Self.failing, report: path)
+        let result = try await test(Self.failing, report: path)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             Self.printed(result.stdout) == [
@@ -188,16 +188,17 @@ struct EachLaneHookTests {
     }
 
     @Test("sharelane run NAME runs the hooks around its lane too")
-    func runOneLane() throws {
+    func runOneLane() async throws {
         _ = try directory.write("each.yaml", Self.calling)
-        let result = try SharelaneBinary.run(["run", "two", "each.yaml", "--store", "memory:"], in: directory.url)
+        let result = try await SharelaneBinary.run(
+            ["run", "two", "each.yaml", "--store", "memory:"], in: directory.url)
         #expect(result.status == 0, "\(result.output)")
         #expect(Self.printed(result.stdout) == ["before two", "after two"], "\(result.output)")
         #expect(result.stdout.contains("▸ before_each two") && result.stdout.contains("▸ after_each two"))
     }
 
     @Test("validation checks the hooks' steps: an unknown key and an undeclared user at their places")
-    func validation() throws {
+    func validation() async throws {
         let recipe = Self.calling.replacingOccurrences(
             of: "  - sh: { run: 'echo \"after ${lane}\"', name: goodbye }\n",
             with: "  - sh: { run: 'echo \"after ${lane}\"', nmae: goodbye }\n"
@@ -205,7 +206,7 @@ struct EachLaneHookTests {
         .replacingOccurrences(
             of: "before_each:\n", with: "before_each:\n  - expect: { as: bob, can: read, zone: Box }\n")
         _ = try directory.write("each.yaml", recipe)
-        let result = try SharelaneBinary.run(["validate", "each.yaml"], in: directory.url)
+        let result = try await SharelaneBinary.run(["validate", "each.yaml"], in: directory.url)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.output.contains("each.yaml:14:19: error: `as:` `bob` names no user; did you mean `ben`?"),
@@ -216,12 +217,12 @@ struct EachLaneHookTests {
     }
 
     @Test("${lane} outside a lane's steps and hooks is an error at its place")
-    func laneNameOutsideLanes() throws {
+    func laneNameOutsideLanes() async throws {
         let recipe = Self.calling.replacingOccurrences(
             of: "    share: { participants: { ben: read-write } }\n",
             with: "    share: { title: \"${lane}\", participants: { ben: read-write } }\n")
         _ = try directory.write("each.yaml", recipe)
-        let result = try SharelaneBinary.run(["validate", "each.yaml"], in: directory.url)
+        let result = try await SharelaneBinary.run(["validate", "each.yaml"], in: directory.url)
         #expect(result.status == 1, "\(result.output)")
         #expect(
             result.output.contains(

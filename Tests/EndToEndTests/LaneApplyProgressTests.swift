@@ -35,10 +35,10 @@ struct LaneApplyProgressTests {
     }
 
     @Test("progress lines under the apply step, without a terminal, ending with the whole count")
-    func linesWhileApplying() throws {
+    func linesWhileApplying() async throws {
         let directory = try TemporaryDirectory("lane-progress")
         _ = try directory.write("big.yaml", Self.recipe)
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.run(
             ["run", "fill", "big.yaml", "--store", "sqlite:" + directory.file("store.sqlite")], in: directory.url,
             environment: ["SHARELANE_PROGRESS_INTERVAL": "0"])
         #expect(result.status == 0, "\(result.output)")
@@ -55,20 +55,20 @@ struct LaneApplyProgressTests {
     }
 
     @Test("a short apply at the default interval says nothing of its progress")
-    func shortApplyIsQuiet() throws {
+    func shortApplyIsQuiet() async throws {
         let directory = try TemporaryDirectory("lane-progress")
         _ = try directory.write("small.yaml", Self.recipe.replacingOccurrences(of: "repeat: 3000", with: "repeat: 3"))
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.run(
             ["run", "fill", "small.yaml", "--store", "sqlite:" + directory.file("store.sqlite")], in: directory.url)
         #expect(result.status == 0, "\(result.output)")
         #expect(Self.progressLines(result.stdout).isEmpty, "\(result.stdout)")
     }
 
     @Test("sharelane apply without a terminal writes the same plain lines to standard error")
-    func commandLineApplyInALog() throws {
+    func commandLineApplyInALog() async throws {
         let directory = try TemporaryDirectory("lane-progress")
         _ = try directory.write("big.yaml", Self.recipe)
-        let result = try SharelaneBinary.run(
+        let result = try await SharelaneBinary.run(
             ["apply", "big.yaml", "--store", "sqlite:" + directory.file("store.sqlite"), "--yes"], in: directory.url,
             environment: ["SHARELANE_PROGRESS_INTERVAL": "0"])
         #expect(result.status == 0, "\(result.output)")

@@ -29,40 +29,41 @@ struct LaneAssetTests {
 
     /// Runs the lane, then exports with `--out` and answers the bytes the export downloaded for `a2.cover`.
     static func savedBytes(
-        _ run: ([String]) throws -> SharelaneBinary.Result, recipe: String, scratch: TemporaryDirectory
+        _ run: ([String]) async throws -> SharelaneBinary.Result, recipe: String, scratch: TemporaryDirectory
     )
-        throws -> Data?
+        async throws -> Data?
     {
-        let apply = try run(["apply", "--yes", recipe])
+        let apply = try await run(["apply", "--yes", recipe])
         #expect(apply.status == 0, "\(apply.output)")
-        let lane = try run(["run", "add-cover", "--recipe", recipe])
+        let lane = try await run(["run", "add-cover", "--recipe", recipe])
         #expect(lane.status == 0, "\(lane.output)")
         let out = scratch.url.appendingPathComponent("exported/album.yaml").path
         try FileManager.default.createDirectory(
             at: scratch.url.appendingPathComponent("exported"), withIntermediateDirectories: true)
-        let export = try run(["export", "--recipe", recipe, "--out", out])
+        let export = try await run(["export", "--recipe", recipe, "--out", out])
         #expect(export.status == 0, "\(export.output)")
         return try? Data(contentsOf: scratch.url.appendingPathComponent("exported/assets/Album/a2.cover"))
     }
 
     @Test("on sqlite: the store keeps the file's bytes")
-    func sqliteKeepsTheLanesFile() throws {
+    func sqliteKeepsTheLanesFile() async throws {
         let scratch = try TemporaryDirectory("e2e-lane-asset-sqlite")
         let bytes = Data((0..<3000).map { UInt8(($0 * 5) % 256) })
         let recipe = try Self.recipe(in: scratch, bytes: bytes)
         let store = ["--store", "sqlite:" + scratch.file("store.sqlite")]
-        let saved = try Self.savedBytes({ try SharelaneBinary.run($0 + store) }, recipe: recipe, scratch: scratch)
+        let saved = try await Self.savedBytes(
+            { try await SharelaneBinary.run($0 + store) }, recipe: recipe, scratch: scratch)
         #expect(saved == bytes)
     }
 
     @Test("over http: the save uploads the file first")
-    func httpUploadsTheLanesFile() throws {
+    func httpUploadsTheLanesFile() async throws {
         let scratch = try TemporaryDirectory("e2e-lane-asset-http")
         let bytes = Data((0..<3000).map { UInt8(($0 * 3) % 256) })
         let recipe = try Self.recipe(in: scratch, bytes: bytes)
-        let server = try ServeProcess()
+        let server = try await ServeProcess()
         defer { server.stop() }
-        let saved = try Self.savedBytes({ try server.run($0) }, recipe: recipe, scratch: scratch)
+        let saved = try await Self.savedBytes({ try await server.run($0) }, recipe: recipe, scratch: scratch)
         #expect(saved == bytes)
     }
 }

@@ -28,11 +28,11 @@ struct LaneExportHandleTests {
         """
 
     @Test("the exported state keeps maya, plans to nothing, and fits the recipe's lanes")
-    func keepsHandles() throws {
+    func keepsHandles() async throws {
         let directory = try TemporaryDirectory("lane-export")
         _ = try directory.write("trip.yaml", Self.recipe)
         let store = "sqlite:" + directory.file("store.sqlite")
-        let run = try SharelaneBinary.run(["run", "snapshot", "trip.yaml", "--store", store], in: directory.url)
+        let run = try await SharelaneBinary.run(["run", "snapshot", "trip.yaml", "--store", store], in: directory.url)
         #expect(run.status == 0, "\(run.output)")
 
         let text = try String(contentsOfFile: directory.file("exported.yaml"), encoding: .utf8)
@@ -41,7 +41,7 @@ struct LaneExportHandleTests {
         #expect(text.contains("        maya: {permission: read-write"), "\(text)")
         #expect(!text.contains("maya-okafor:") && !text.contains("ann-lee"), "\(text)")
 
-        let plan = try SharelaneBinary.run(
+        let plan = try await SharelaneBinary.run(
             ["plan", "exported.yaml", "--store", store, "--detailed-exitcode"], in: directory.url)
         #expect(plan.status == 0, "\(plan.output)")
         #expect(plan.stdout.hasSuffix("Plan: 0 to add, 0 to change, 0 to destroy.\n"), "\(plan.stdout)")
@@ -56,7 +56,7 @@ struct LaneExportHandleTests {
                     steps:
                       - expect: { as: maya, can: write, zone: Trip }
                 """)
-        let check = try SharelaneBinary.run(["run", "check", withLane, "--store", store], in: directory.url)
+        let check = try await SharelaneBinary.run(["run", "check", withLane, "--store", store], in: directory.url)
         #expect(check.status == 0, "\(check.output)")
     }
 }
