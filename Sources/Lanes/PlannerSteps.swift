@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -19,20 +20,20 @@ struct PlannerSteps {
     /// Plans the recipe, applies the plan, and shows what changed under the step's line.
     /// - Throws: `LaneError.stepFailed` listing the changes the store refused.
     func apply(_ recipe: Recipe, prune: Bool, only: [String]) async throws -> StepOutcome {
-        let plan = try await makePlan(recipe, prune: prune, only: only)
-        let report: ApplyReport
-        do {
-            report = try await Applier(store: store, logger: logger).apply(plan)
-        } catch {
+        do throws(PlanAndApply.Failure) {
+            let (plan, report) = try await PlanAndApply(store: store, logger: logger)
+                .run(recipe, options: PlanOptions(prune: prune, onlyZones: only))
+            return StepOutcome(report.line, lines: changeLines(plan))
+        } catch .planning(let error) {
+            throw LaneError.stepFailed(action: "plan", reason: "\(error)", location: location)
+        } catch .applying(let error) {
             throw LaneError.stepFailed(action: "apply", reason: "\(error)", location: location)
-        }
-        guard report.succeeded else {
+        } catch .changesFailed(let report) {
             throw LaneError.stepFailed(
                 action: "apply",
                 reason: report.line + "\n" + report.failureLines().map { "    \($0)" }.joined(separator: "\n"),
                 location: location)
         }
-        return StepOutcome(report.line, lines: changeLines(plan))
     }
 
     /// Exports the live state of `owner`'s zones as a recipe, to a file or under the step's line; with the

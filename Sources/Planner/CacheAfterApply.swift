@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 import ShareKit
 
 /// What an apply needs to leave a plan's cache file as the store holds it after the apply's writes, so that
@@ -48,4 +49,11 @@ struct CacheAfterApply: Sendable {
 extension CacheAfterApply: Hashable {
     static func == (lhs: CacheAfterApply, rhs: CacheAfterApply) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
+}
+
+// MARK: - AfterApply
+
+extension CacheAfterApply: AfterApply {
+    /// The apply reports its writes in the zones it may leave as declared.
+    var reportedZones: Set<String> { Set(pending.keys) }
 }

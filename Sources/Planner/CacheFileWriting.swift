@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 
 /// Writes a file of the plan cache whole: to a file of its own beside it, then renamed over it, so that a
 /// reader sees the old file or the new one, never part of one. Unlike `Data.write(options: .atomic)`, it does

@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 import Recipe
 
 /// The declared records of one zone, kept beside a plan's cache file so that a plan of an unchanged recipe

@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 import Recipe
 
 /// Where a planner keeps what it learned from the last plan, so that the next plan re-reads only the zones

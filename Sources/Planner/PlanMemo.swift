@@ -1,5 +1,7 @@
+import Applier
 import Crypto
 import Foundation
+import PlanModel
 import Recipe
 import ShareKit
 
@@ -74,7 +76,7 @@ struct PlanMemo: Sendable, Codable {
 
     /// Writes the memo to `file` (replacing it whole, so a reader sees the old one or the new one); a file
     /// that cannot be written only costs the next plan a full read.
-    /// - Parameter recipeJSON: the memo's `recipe` already encoded (`ApplyRun.startEncodingCacheRecipe`),
+    /// - Parameter recipeJSON: the memo's `recipe` already encoded (`PlanCache.startEncoding`),
     ///   written in as it is; the memo's own `recipe` is then left out.
     func save(to file: URL, recipeJSON: Data? = nil) {
         var memo = self

@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Recipe
 import ShareKit
 
@@ -59,7 +61,7 @@ extension PlanRun {
     }
 
     /// Writes the cache file for the next plan, and tells the plan what its apply may leave in it
-    /// (`Plan.cacheAfterApply`).
+    /// (`Plan.afterApply`).
     /// - Parameter readAnyZone: whether the run read a zone whole from the store.
     mutating func writeCache(for plan: inout Plan, readAnyZone: Bool) async {
         // A plan that took every zone from the file, the store's token unchanged, would write the same file.
@@ -91,7 +93,7 @@ extension PlanRun {
         }
         if !pending.isEmpty {
             // The apply writes the file again, the recipe with its users as they are then.
-            plan.cacheAfterApply = CacheAfterApply(
+            plan.afterApply[plan.owner.handle] = CacheAfterApply(
                 file: cache.file, memo: incremental.memo, remember: remember, context: context, pending: pending)
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -125,17 +126,13 @@ struct AgainstOptions: ParsableArguments {
         }
         // The base's `!asset` files are kept from beside it; the plan's own from beside the recipe.
         StoreOptions.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: file) }
-        do {
-            let plan = try await Planner(store: store, logger: logger, parallelism: parallelism).plan(loaded)
-            let report = try await Applier(store: store, logger: logger, parallelism: parallelism).apply(plan)
-            guard report.succeeded else {
-                throw CommandFailure.input(
-                    "cannot make the state \(base.name) declares in memory: "
-                        + report.failureLines(limit: 5).joined(separator: "; "))
-            }
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
+        do throws(PlanAndApply.Failure) {
+            _ = try await PlanAndApply(store: store, logger: logger, parallelism: parallelism).run(loaded)
+        } catch .changesFailed(let report) {
+            throw CommandFailure.input(
+                "cannot make the state \(base.name) declares in memory: "
+                    + report.failureLines(limit: 5).joined(separator: "; "))
+        } catch .planning(let error), .applying(let error) {
             throw CommandFailure.input(
                 "cannot make the state \(base.name) declares in memory: \(tree?.naming("\(error)") ?? "\(error)")")
         }

@@ -61,9 +61,11 @@ public struct FixtureSeeder: Sendable {
         let store = try worlds.sqliteStore(for: world)
         let file = recipe.file
         store.assetFiles.set { Recipe.assetPath(for: $0, recipeFile: file) }
-        let plan = try await Planner(store: store, logger: logger).plan(recipe)
-        let report = try await Applier(store: store, logger: logger).apply(plan)
-        if !report.failures.isEmpty {
+        do throws(PlanAndApply.Failure) {
+            _ = try await PlanAndApply(store: store, logger: logger).run(recipe)
+        } catch .planning(let error), .applying(let error) {
+            throw error
+        } catch .changesFailed(let report) {
             throw Failure(
                 description: "seeding \(recipe.file) did not apply whole:\n"
                     + report.failures.map { "  \($0.description)" }.joined(separator: "\n"))

@@ -4,6 +4,7 @@ import JSONText
 import ShareKit
 import Testing
 
+@testable import PlanModel
 @testable import Planner
 
 /// One `Double` is one text in every JSON sharelane writes: a wire body, a saved plan's line, a JSON plan.

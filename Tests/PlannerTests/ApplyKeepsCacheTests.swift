@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -25,7 +27,7 @@ struct ApplyKeepsCacheTests {
     /// Plans the file with the cache and applies the plan, as `sharelane apply` does.
     func apply(_ store: any Store) async throws {
         let plan = try await IncrementalPlanTests.planFile(path, store, cache: cache, loads: loads)
-        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        let report = try await PlanAndApply(store: store, logger: quietLogger).apply(plan)
         #expect(report.failures == [], "\(report.failures)")
     }
 
@@ -118,7 +120,7 @@ struct ApplyKeepsCacheTests {
         store.before("databaseChanges") {
             try await Self.setQuantity(9, of: ["item-0030"], in: "Stock", on: base, as: try await alice(base))
         }
-        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        let report = try await PlanAndApply(store: store, logger: quietLogger).apply(plan)
         #expect(report.failures == [])
         let (after, _) = try await planAgain(base)
         #expect(after.changes.map(\.address) == ["record Stock/item-0030"])
@@ -134,7 +136,7 @@ struct ApplyKeepsCacheTests {
         let plan = try await IncrementalPlanTests.planFile(path, base, cache: cache, loads: loads)
         // Alice changes one planned record first: its update fails on the stale change tag.
         try await Self.setQuantity(5, of: ["old-0001"], in: "Archive", on: base, as: try await alice(base))
-        let report = try await Applier(store: base, logger: quietLogger).apply(plan)
+        let report = try await PlanAndApply(store: base, logger: quietLogger).apply(plan)
         #expect(report.failures.map(\.address) == ["record Archive/old-0001"])
         let (after, calls) = try await planAgain(base)
         #expect(after.changes.map(\.address) == ["record Archive/old-0001"])

@@ -1,5 +1,6 @@
 import CustomDump
 import Foundation
+import PlanModel
 import Planner
 import ShareKit
 import SharelaneTestSupport

@@ -42,7 +42,7 @@ public struct ZoneBasis: Sendable {
         storedTags = ChangeTags(tags)
     }
 
-    init(zoneName: String, exists: Bool, tags: ChangeTags) {
+    package init(zoneName: String, exists: Bool, tags: ChangeTags) {
         self.zoneName = zoneName
         self.exists = exists
         storedTags = tags

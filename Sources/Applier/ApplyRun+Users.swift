@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlanModel
 import ShareKit
 
 // MARK: - Signing in the users the store does not have yet

@@ -1,23 +1,23 @@
 /// Change tags by record name, kept packed as one string (`name`, tab, `tag`, newline, …) until someone
 /// reads them: a plan of 100,000 unchanged records takes their tags from its cache file into its basis, and
 /// only a saved plan or the check of one reads them one by one.
-struct ChangeTags: Sendable {
+package struct ChangeTags: Sendable {
     // Exactly one of the two is set.
     private var packed: String?
     private var unpacked: [String: String]?
 
-    init(_ tags: [String: String]) {
+    package init(_ tags: [String: String]) {
         unpacked = tags
     }
 
     /// Tags packed by `packed`; nil when the text is not such a packing.
-    init?(packed text: String) {
+    package init?(packed text: String) {
         guard text.isEmpty || text.hasSuffix("\n") else { return nil }
         packed = text
     }
 
     /// Sets the tags of `changed` and removes those of `deleted`, leaving the others packed.
-    mutating func update(changed: [String: String], deleted: Set<String>) {
+    package mutating func update(changed: [String: String], deleted: Set<String>) {
         guard var text = packed else {
             var tags = unpacked ?? [:]
             for name in deleted { tags[name] = nil }
@@ -46,7 +46,7 @@ struct ChangeTags: Sendable {
     }
 
     /// The tags, unpacked.
-    var dictionary: [String: String] {
+    package var dictionary: [String: String] {
         if let unpacked { return unpacked }
         var tags: [String: String] = [:]
         merge(into: &tags)
@@ -56,7 +56,7 @@ struct ChangeTags: Sendable {
     /// Sets these tags in `tags`, over any it has. The packed lines are read as UTF-8 bytes: split into
     /// `Character`s, unpacking the tags an apply of 10,000 records wrote cost more than writing the cache file
     ///. The cuts are at ASCII bytes, so every part is whole UTF-8.
-    func merge(into tags: inout [String: String]) {
+    package func merge(into tags: inout [String: String]) {
         guard var text = packed else {
             tags.merge(unpacked ?? [:]) { _, new in new }
             return
@@ -83,13 +83,13 @@ struct ChangeTags: Sendable {
     }
 
     /// The same tags, packed where they can be: a fraction of a dictionary's memory.
-    var packedWherePossible: ChangeTags {
+    package var packedWherePossible: ChangeTags {
         guard packed == nil, let text = packedText, let tags = ChangeTags(packed: text) else { return self }
         return tags
     }
 
     /// The tags packed; nil when a name or tag holds a tab or newline (and cannot be packed).
-    var packedText: String? {
+    package var packedText: String? {
         if let packed { return packed }
         var text = ""
         for (name, tag) in unpacked ?? [:] {
@@ -106,7 +106,7 @@ struct ChangeTags: Sendable {
 extension String {
     /// Whether the text holds a tab, a newline or a carriage return (which joins a following newline into one
     /// character): it cannot stand as a part of the cache's tab-separated lines.
-    var breaksTabbedLines: Bool {
+    package var breaksTabbedLines: Bool {
         utf8.contains { $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlanModel
 import ShareKit
 
 // MARK: - Records and shares
@@ -215,7 +216,7 @@ extension ApplyRun {
     mutating func absorb(
         _ batches: [Batch], _ results: [Result<[RecordOutcome], any Error>], zoneID: ZoneID, database: DatabaseScope
     ) {
-        // Whether this zone's tags are kept for the plan's cache file (`keepPlanCache`).
+        // Whether this zone's tags are reported for the plan's maker (`AfterApply.reportedZones`).
         let keepsTags = database == .private && cachedZones.contains(zoneID.zoneName)
         for (batch, result) in zip(batches, results) {
             switch result {

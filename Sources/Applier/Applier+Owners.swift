@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 import Synchronization
 import ShareKit
 
@@ -69,6 +70,7 @@ extension Applier {
             report.applied += part.applied
             report.failures += part.failures
             report.stopped = report.stopped ?? part.stopped
+            report.writes.parts += part.writes.parts
         }
         return report
     }

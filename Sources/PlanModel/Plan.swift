@@ -56,16 +56,15 @@ public struct Plan: Sendable, Hashable, Codable {
     /// The owner of each zone the plan's owner does not own, by zone name: the handle of a user among
     /// `users`. Nil for a recipe with one owner.
     public var zoneOwners: [String: String]?
-    /// What the apply of this plan needs to leave the plan's cache file current; made by a plan with a cache,
-    /// never saved with the plan.
-    var cacheAfterApply: CacheAfterApply?
-    /// `cacheAfterApply` of each owner's part, by handle, in a plan of several owners (`ownerParts`).
-    var partCaches: [String: CacheAfterApply]?
+    /// What the plan's maker keeps for after its apply, by the handle of the owner whose part it is about: a
+    /// plan made with a cache keeps what the cache records after the apply (`AfterApply`). Never saved with
+    /// the plan.
+    package var afterApply = AfterApplyByOwner()
     /// The zones the plan found in its owner's private database, when it listed them: a plan of several
     /// owners says which zone one owner's part declares that another owner's database holds too
     /// (`Planner.planOwners`). Never saved with the plan, and never compared: a plan read back from a file
     /// equals the plan written.
-    var listedZones = ListedZones()
+    package var listedZones = ListedZones()
 
     enum CodingKeys: String, CodingKey {
         case recipeName, storeName, owner, users, changes, notes, waiting, basis, access, schema, rearm
@@ -146,13 +145,13 @@ public struct PlannedUser: Sendable, Hashable, Codable {
 
 /// The names of the zones a plan found in its owner's private database (`Plan.listedZones`); nil when it did
 /// not list them.
-struct ListedZones: Sendable {
-    var names: Set<String>?
+package struct ListedZones: Sendable {
+    package var names: Set<String>?
 }
 
 // What a plan found while it read is not the plan: `Plan`'s equality leaves it out, as it does
-// `cacheAfterApply`.
+// `afterApply`.
 extension ListedZones: Hashable {
-    static func == (lhs: ListedZones, rhs: ListedZones) -> Bool { true }
-    func hash(into hasher: inout Hasher) {}
+    package static func == (lhs: ListedZones, rhs: ListedZones) -> Bool { true }
+    package func hash(into hasher: inout Hasher) {}
 }

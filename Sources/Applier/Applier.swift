@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlanModel
 import ShareKit
 
 /// Applies a plan to a store: exactly the plan's changes, in CloudKit's batch size, reporting what was done
@@ -25,7 +26,7 @@ public struct Applier: Sendable {
     static let localZonesInFlight = 3
     /// How many users' sign-ins or acceptances the embedded store is given at once; other stores get
     /// `parallelism` (over `http:` each is a small request, and a few at a time left the server waiting).
-    static let localUsersInFlight = 8
+    package static let localUsersInFlight = 8
     /// Operations a call (about: whole zones go together), for a store that writes many zones in one
     /// transaction: large enough that commits cost little, small enough that a killed apply loses little
     /// work and the next call is built while the store writes this one.
@@ -80,9 +81,7 @@ public struct Applier: Sendable {
             await run.execute()
             return run
         }
-        // The cache file is written from reads; the store may tidy up after its writes meanwhile.
         store.finishedWriting()
-        await run.keepPlanCache()
         return run.report
     }
 

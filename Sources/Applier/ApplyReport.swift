@@ -1,3 +1,4 @@
+import PlanModel
 import ShareKit
 
 /// What an apply did: the changes it made and the ones that failed, with the store's reason.
@@ -27,6 +28,11 @@ public struct ApplyReport: Sendable, Hashable, Codable {
     /// Why the apply stopped before the end: a request could not be sent or answered (a dead server); the
     /// changes after it were not attempted. Nil when every change was attempted.
     public var stopped: String?
+    /// What each owner's part wrote in the zones its plan asked about, for the plan's maker to record
+    /// (`AfterApply`); empty when the plan asked about none. Never encoded, and never compared.
+    package var writes = ApplyWrites()
+
+    enum CodingKeys: String, CodingKey { case applied, failures, stopped }
 
     public init(applied: [Applied] = [], failures: [Failure] = [], stopped: String? = nil) {
         self.applied = applied

@@ -1,12 +1,13 @@
+import PlanModel
 import ShareKit
 
 /// Runs work a few items at a time: the one way the planner and the applier overlap store calls.
-enum BoundedTasks {
+package enum BoundedTasks {
     /// Starts `work` for each of `items`, at most `limit` at a time, while `keepGoing` says so, and hands
     /// each item's value to `receive` as it finishes (in the order they finish), on the caller's task, one at
     /// a time: `receive` may change the caller's state. When `receive` throws, nothing more starts, the work
     /// under way is cancelled, and the error is thrown once the group has finished.
-    static func run<Item: Sendable, Value: Sendable, Failure: Error>(
+    package static func run<Item: Sendable, Value: Sendable, Failure: Error>(
         _ items: [Item], limit: Int, while keepGoing: () -> Bool = { true },
         work: @escaping @Sendable (Item) async -> Value,
         receive: (Item, Value) async throws(Failure) -> Void
@@ -17,7 +18,7 @@ enum BoundedTasks {
 
     /// The same, with each item made on the caller's task just before it starts (`next`; nil when there
     /// is nothing more to start), so that making it may read what earlier items' values changed.
-    static func run<Item: Sendable, Value: Sendable, Failure: Error>(
+    package static func run<Item: Sendable, Value: Sendable, Failure: Error>(
         limit: Int, next: () -> Item?,
         work: @escaping @Sendable (Item) async -> Value,
         receive: (Item, Value) async throws(Failure) -> Void
@@ -54,7 +55,7 @@ enum BoundedTasks {
     }
 
     /// What a throwing call gave: its value or its error.
-    static func result<Value>(_ call: () async throws -> Value) async -> Result<Value, any Error> {
+    package static func result<Value>(_ call: () async throws -> Value) async -> Result<Value, any Error> {
         do {
             return .success(try await call())
         } catch {

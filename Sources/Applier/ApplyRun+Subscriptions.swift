@@ -1,3 +1,4 @@
+import PlanModel
 import ShareKit
 
 // MARK: - Subscriptions

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlanModel
 import ShareKit
 
 /// One run of an apply: the plan, what has been done, and what failed.
@@ -51,13 +52,9 @@ struct ApplyRun {
     let stopRequest = StopRequest.current
     /// Whether nothing more is to start: a call could not be sent or answered, or the run was asked to stop.
     var halted: Bool { stopped != nil || stopRequest?.isRequested == true }
-    /// The zones the apply may leave in the plan's cache file as declared (`CacheAfterApply.pending`), and
-    /// what this run wrote in them.
+    /// The zones whose writes the run reports (`AfterApply.reportedZones`), and what it wrote in them.
     let cachedZones: Set<String>
     var written = WrittenTags()
-    /// The recipe the plan's cache file will remember, being encoded while the run writes
-    /// (`startEncodingCacheRecipe`).
-    var encodedRecipe: Task<Data?, Never>?
 
     init(
         plan: Plan, store: any Store, logger: Logger, progress: (@Sendable (ApplyProgress) -> Void)?,
@@ -69,7 +66,9 @@ struct ApplyRun {
         self.progress = progress
         self.parallelism = parallelism
         self.outcomes = Array(repeating: nil, count: plan.changes.count)
-        cachedZones = store.capabilities.readsZoneTags ? Set(plan.cacheAfterApply?.pending.keys ?? [:].keys) : []
+        // A store that cannot read a zone's change tags without its records (`readsZoneTags`) leaves the
+        // reader of the writes nothing to compare them with: none are reported.
+        cachedZones = store.capabilities.readsZoneTags ? plan.afterApply[plan.owner.handle]?.reportedZones ?? [] : []
         for change in plan.changes {
             if let share = change.share, let url = share.url { shareURLs[share.path] = url }
         }
@@ -77,6 +76,12 @@ struct ApplyRun {
 
     var report: ApplyReport {
         var report = ApplyReport(stopped: stopped)
+        if !cachedZones.isEmpty, stopped == nil {
+            report.writes.parts.append(
+                PartWrites(
+                    ownerHandle: plan.owner.handle, owner: owner, basis: plan.basis.zones, zones: cachedZones,
+                    tags: written, unfinished: unfinishedZones(), signedIn: newUserRecordNames))
+        }
         report.applied.reserveCapacity(completed)
         // By index: the changes are read in place, not copied one by one (10,000 of them at the end of an apply).
         for index in plan.changes.indices {
@@ -94,6 +99,19 @@ struct ApplyRun {
             }
         }
         return report
+    }
+
+    /// The private zones with a change this run did not make.
+    private func unfinishedZones() -> Set<String> {
+        var zones: Set<String> = []
+        // By index: the changes are read in place, not copied one by one.
+        for index in plan.changes.indices
+        where plan.changes[index].database == .private && plan.changes[index].kind != .subscription
+            && outcomes[index] != .applied
+        {
+            zones.insert(plan.changes[index].zoneName)
+        }
+        return zones
     }
 
     // MARK: - Bookkeeping
@@ -198,7 +216,6 @@ struct ApplyRun {
         // The users the store has that the run acts as, signed in again where this process has no sign-in for
         // them (a plan from the cache file signed in the owner alone), while the zones are written.
         let readying = startReadyingUsersActedAs()
-        startEncodingCacheRecipe()
         if let failure = await setUserDiscoverability() {
             fail(Array(plan.changes.indices), failure)
             return

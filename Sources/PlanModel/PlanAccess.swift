@@ -29,7 +29,7 @@ public struct PlanAccess: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - liveShares: the shares of the zones the plan read, as their owner sees them.
     ///   - owner: the owner's record name; empty when the store does not have the owner yet.
-    static func make(liveShares: [Share], changes: [PlannedChange], users: [PlannedUser], owner: PlannedUser)
+    package static func make(liveShares: [Share], changes: [PlannedChange], users: [PlannedUser], owner: PlannedUser)
         -> PlanAccess
     {
         func recordName(_ user: UserRecordName, handle: String) -> UserRecordName {

@@ -1,36 +1,50 @@
 import Logging
+import PlanModel
 import ShareKit
 
 /// The live state of the zones and public records a plan is about, as the owner sees it.
-struct LiveState: Sendable {
+package struct LiveState: Sendable {
     /// Declared zones that exist, by name.
-    var zones: [String: LiveZone]
+    package var zones: [String: LiveZone]
     /// Public records that exist, by record name.
-    var publicRecords: [String: Record]
+    package var publicRecords: [String: Record]
     /// The store calls the read made.
-    var storeCalls: Int
+    package var storeCalls: Int
+
+    package init(zones: [String: LiveZone], publicRecords: [String: Record], storeCalls: Int) {
+        self.zones = zones
+        self.publicRecords = publicRecords
+        self.storeCalls = storeCalls
+    }
 }
 
 /// One live zone: its records and shares.
-struct LiveZone: Sendable {
-    var zoneID: ZoneID
-    var records: [String: Record]
+package struct LiveZone: Sendable {
+    package var zoneID: ZoneID
+    package var records: [String: Record]
     /// Record names in the order the store returned them.
-    var recordOrder: [String]
+    package var recordOrder: [String]
     /// Shares by record name.
-    var shares: [String: Share]
+    package var shares: [String: Share]
+
+    package init(zoneID: ZoneID, records: [String: Record], recordOrder: [String], shares: [String: Share]) {
+        self.zoneID = zoneID
+        self.records = records
+        self.recordOrder = recordOrder
+        self.shares = shares
+    }
 
     /// The zone-wide share, if the zone is shared as a whole.
-    var zoneShare: Share? { shares[zoneShareRecordName] }
+    package var zoneShare: Share? { shares[zoneShareRecordName] }
 
     /// The hierarchy share rooted at `record`, if any.
-    func share(rootedAt record: String) -> Share? {
+    package func share(rootedAt record: String) -> Share? {
         if let name = records[record]?.shareRecordName, let share = shares[name] { return share }
         return shares.values.first { $0.rootRecordName == record }
     }
 
     /// Every record and share by record name: its change tag.
-    var tags: [String: String] {
+    package var tags: [String: String] {
         var tags: [String: String] = [:]
         for (name, record) in records { tags[name] = record.changeTag ?? "" }
         for (name, share) in shares { tags[name] = share.changeTag ?? "" }
@@ -38,7 +52,7 @@ struct LiveZone: Sendable {
     }
 
     /// How deep `record` sits under its parents (0 for a record without a parent in this zone).
-    func depth(of record: String) -> Int {
+    package func depth(of record: String) -> Int {
         var depth = 0
         var seen: Set<String> = [record]
         var current = records[record]?.parent
@@ -54,14 +68,14 @@ struct LiveZone: Sendable {
 /// Reads live state with as few store calls as the store allows: one zone listing, then each zone's
 /// changes since the beginning (records and shares together, paged by the store), and public records by
 /// batched lookups of at most 200 names.
-struct LiveStateReader: Sendable {
-    let store: any Store
-    let owner: UserRecordName
-    let logger: Logger
+package struct LiveStateReader: Sendable {
+    package let store: any Store
+    package let owner: UserRecordName
+    package let logger: Logger
     /// The most store calls under way at once (`plan --parallelism`).
-    var parallelism = Parallelism.default
+    package var parallelism = Parallelism.default
 
-    init(store: any Store, owner: UserRecordName, logger: Logger, parallelism: Int = Parallelism.default) {
+    package init(store: any Store, owner: UserRecordName, logger: Logger, parallelism: Int = Parallelism.default) {
         self.store = store
         self.owner = owner
         self.logger = logger
@@ -69,13 +83,13 @@ struct LiveStateReader: Sendable {
     }
 
     /// CloudKit's limit of records a lookup may name.
-    static let lookupBatchSize = CloudKitLimits.operationsPerRequest
+    package static let lookupBatchSize = CloudKitLimits.operationsPerRequest
     /// How many zones the embedded store reads at once (it reads on several connections); other stores read
     /// `parallelism` zones at once.
-    static let localZonesInFlight = 3
-    var zonesInFlight: Int { Parallelism.calls(parallelism, for: store, localLimit: Self.localZonesInFlight) }
+    package static let localZonesInFlight = 3
+    package var zonesInFlight: Int { Parallelism.calls(parallelism, for: store, localLimit: Self.localZonesInFlight) }
 
-    func read(zoneNames: [String], publicRecordNames: [String]) async throws -> LiveState {
+    package func read(zoneNames: [String], publicRecordNames: [String]) async throws -> LiveState {
         var zones: [String: LiveZone] = [:]
         var calls = try await readZones(zoneNames) { index, read in zones[zoneNames[index]] = read?.zone }
         let (publicRecords, publicCalls) = try await readPublic(publicRecordNames)
@@ -89,7 +103,7 @@ struct LiveStateReader: Sendable {
     /// are read: the caller works on one zone while the next ones are read. The SQLite store reads on several
     /// connections at once; a remote store has several requests under way.
     /// - Returns: the number of store calls made.
-    func readZones(
+    package func readZones(
         _ zoneNames: [String], listed known: [Zone]? = nil,
         _ body: (Int, (zone: LiveZone, token: ChangeToken?)?) throws -> Void
     ) async throws -> Int {
@@ -129,7 +143,7 @@ struct LiveStateReader: Sendable {
     }
 
     /// The owner's private zones.
-    func listZones() async throws -> [Zone] {
+    package func listZones() async throws -> [Zone] {
         do {
             return try await store.listZones(in: .private, as: owner)
         } catch let error as ShareError {
@@ -139,7 +153,7 @@ struct LiveStateReader: Sendable {
 
     /// The owner's private database's changes since `token`, following the store's pages: the zones changed,
     /// the zones deleted, and the token to read from next time.
-    func databaseChanges(since token: ChangeToken?) async throws -> (DatabaseChanges, calls: Int) {
+    package func databaseChanges(since token: ChangeToken?) async throws -> (DatabaseChanges, calls: Int) {
         var changed: [ZoneID] = []
         var deleted: [ZoneID] = []
         let ending = try await store.followDatabaseChanges(in: .private, since: token, as: owner) { page in
@@ -156,7 +170,7 @@ struct LiveStateReader: Sendable {
     }
 
     /// The public records named that exist, looked up 200 at a time, and the number of store calls made.
-    func readPublic(_ publicRecordNames: [String]) async throws -> ([String: Record], Int) {
+    package func readPublic(_ publicRecordNames: [String]) async throws -> ([String: Record], Int) {
         var calls = 0
         var publicRecords: [String: Record] = [:]
         var start = 0
@@ -185,7 +199,7 @@ struct LiveStateReader: Sendable {
     }
 
     /// Every record and share of one zone, following the store's pages.
-    func readZone(_ zoneID: ZoneID, database: DatabaseScope) async throws -> (LiveZone, Int, ChangeToken?) {
+    package func readZone(_ zoneID: ZoneID, database: DatabaseScope) async throws -> (LiveZone, Int, ChangeToken?) {
         let whole: WholeZone
         do {
             whole = try await store.wholeZone(zoneID, in: database, as: owner)
