@@ -13,12 +13,11 @@
 // button calls it, with the values its form would give. Prints one line per call (`ok` or `FAIL`, with what
 // it rendered or its error and the requests it sent) and `N passed, N failed`; exits 1 when a call failed.
 // CATALOG_CHECK_DEBUG=FILE.png keeps a screenshot and prints the page's state when the run stops early.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { launchChromium, serveOnLoopback } from '../browser/cdp-pipe.mjs';
 
 const [chromiumPath, catalogPath, cloudKitPath, server, apiToken] = process.argv.slice(2);
 if (!chromiumPath || !catalogPath || !cloudKitPath || !server || !apiToken) {
@@ -59,7 +58,7 @@ const index = original.toString()
   .replace(/<body>/, '<body>\n<script src="/catalog-check/shim.js"></script>');
 
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml' };
-const app = createServer((request, response) => {
+const { server: app, origin: appOrigin } = await serveOnLoopback((request, response) => {
   const path = decodeURIComponent(request.url.split('?')[0]);
   let body;
   let type;
@@ -75,131 +74,29 @@ const app = createServer((request, response) => {
   response.writeHead(200, { 'content-type': `${type || 'application/octet-stream'}; charset=utf-8` });
   response.end(body);
 });
-// localhost, while serve listens on 127.0.0.1: the page and serve are two origins, as in a real app.
-await new Promise((resolve) => app.listen(0, '127.0.0.1', resolve));
-const appOrigin = `http://localhost:${app.address().port}`;
-
-const profile = mkdtempSync(join(tmpdir(), 'cloudkit-catalog-'));
-const browser = spawn(chromiumPath, [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-  '--hide-scrollbars', '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--window-size=1200,900',
-  'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
-let finished = false;
-function finish(code, lines) {
-  if (finished) return;
-  finished = true;
-  for (const line of lines) console.log(line);
-  browser.kill('SIGKILL');
-  app.close();
-  try { rmSync(profile, { recursive: true, force: true }); } catch {}
-  process.exit(code);
-}
-setTimeout(() => finish(1, [...lines, 'FAIL  the Catalog did not finish in 180 s', `${passed} passed, ${failed + 1} failed`]), 190_000).unref();
-
-let stderr = '';
-browser.stderr.on('data', (chunk) => { stderr += chunk; });
-browser.on('exit', () => finish(1, [`FAIL  chromium exited: ${stderr.slice(-2000)}`, '0 passed, 1 failed']));
-const toBrowser = browser.stdio[3];
-const fromBrowser = browser.stdio[4];
-let nextID = 1;
-const pending = new Map();
-const listeners = [];
-let buffered = Buffer.alloc(0);
-fromBrowser.on('data', (chunk) => {
-  buffered = Buffer.concat([buffered, chunk]);
-  let end;
-  while ((end = buffered.indexOf(0)) >= 0) {
-    const text = buffered.subarray(0, end).toString('utf8');
-    buffered = buffered.subarray(end + 1);
-    receive(JSON.parse(text));
-  }
-});
-function receive(message) {
-  if (message.id && pending.has(message.id)) {
-    const { resolve, reject } = pending.get(message.id);
-    pending.delete(message.id);
-    if (message.error) reject(new Error(JSON.stringify(message.error)));
-    else resolve(message.result);
-  } else {
-    for (const listener of listeners) listener(message);
-  }
-}
-function send(method, params = {}, sessionId) {
-  const id = nextID++;
-  toBrowser.write(JSON.stringify({ id, method, params, sessionId }) + '\0');
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-async function evaluate(sessionId, expression) {
-  const result = await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
-  if (result.exceptionDetails) throw new Error(result.exceptionDetails.exception?.description || result.exceptionDetails.text);
-  return result.result.value;
-}
-async function until(what, probe) {
-  const limit = Math.min(deadline, Date.now() + 30_000);
-  while (Date.now() < limit) {
-    const value = await probe().catch(() => undefined);
-    if (value) return value;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-// Sign-in popups: new page targets on serve's sign-in page, each handled once.
-const popups = [];
-const seen = new Set();
-listeners.push((message) => {
-  if (message.method === 'Target.targetCreated' || message.method === 'Target.targetInfoChanged') {
-    const info = message.params.targetInfo;
-    if (info.type === 'page' && info.url.includes('/auth/signin') && !seen.has(info.targetId)) {
-      seen.add(info.targetId);
-      popups.push(info);
-    }
-  }
-});
-await send('Target.setDiscoverTargets', { discover: true });
-
-// A real click at the middle of what is drawn inside the element.
-// The Catalog scrolls its results into view after a Run: the spot is taken once it stays put.
-async function click(sessionId, selector) {
-  let last = '';
-  const box = await until(`something to click in ${selector}`, async () => {
-    const spot = await evaluate(sessionId, `(() => {
-      const element = document.querySelector('${selector} *') || document.querySelector('${selector}');
-      const r = element && element.getBoundingClientRect();
-      return r && r.width > 0 ? { x: r.x + r.width / 2, y: r.y + r.height / 2 } : null;
-    })()`);
-    const same = spot && JSON.stringify(spot) === last;
-    last = JSON.stringify(spot);
-    if (!same) await sleep(200);
-    return same ? spot : null;
-  });
-  for (const type of ['mousePressed', 'mouseReleased']) {
-    await send('Input.dispatchMouseEvent', { type, x: box.x, y: box.y, button: 'left', clickCount: 1 }, sessionId);
-  }
-}
-
-async function signIn(appSession, email) {
-  await click(appSession, '#apple-sign-in-button');
-  const popup = await until('the sign-in popup', async () => popups.shift());
-  const { sessionId } = await send('Target.attachToTarget', { targetId: popup.targetId, flatten: true });
-  await send('Runtime.enable', {}, sessionId);
-  await until('the sign-in form', () => evaluate(sessionId, "!!document.querySelector('input[name=emailAddress]')"));
-  const name = email.split('@')[0];
-  await evaluate(sessionId, `(() => {
-    document.querySelector('input[name=emailAddress]').value = ${JSON.stringify(email)};
-    const name = document.querySelector('input[name=name]');
-    if (name) name.value = ${JSON.stringify(name[0].toUpperCase() + name.slice(1) + ' Appleseed')};
-    document.querySelector('form').submit();
-    return true;
-  })()`);
-}
-
-let lastSession;
 const lines = [];
 let passed = 0;
 let failed = 0;
+const browser = launchChromium(chromiumPath, {
+  profilePrefix: 'cloudkit-catalog-', windowSize: '1200,900', deadline, waitAtMost: 30_000,
+  report: (problem) => [...lines, `FAIL  ${problem}`, `${passed} passed, ${failed + 1} failed`],
+});
+browser.onFinish(() => app.close());
+setTimeout(() => browser.fail('the Catalog did not finish in 180 s'), 190_000).unref();
+const { send, evaluate, until } = browser;
+const nextSignInPopup = await browser.watchPages((url) => url.includes('/auth/signin'));
+
+// The Catalog scrolls its results into view after a Run: the spot is taken once it stays put.
+const click = (sessionId, selector) => browser.click(sessionId, selector, { steady: true });
+
+async function signIn(appSession, email) {
+  await click(appSession, '#apple-sign-in-button');
+  const popup = await nextSignInPopup('the sign-in popup');
+  const name = email.split('@')[0];
+  await browser.signIn(await browser.attach(popup.targetId), email, name[0].toUpperCase() + name.slice(1) + ' Appleseed');
+}
+
+let lastSession;
 function record(ok, title, detail, requests) {
   if (ok) passed += 1;
   else failed += 1;
@@ -231,9 +128,7 @@ async function sample(appSession, tab, title, args, expect, label) {
 
 try {
   const url = `${appOrigin}/?server=${encodeURIComponent(server)}&token=${encodeURIComponent(apiToken)}`;
-  const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
-  const { sessionId: appSession } = await send('Target.attachToTarget', { targetId, flatten: true });
-  await send('Runtime.enable', {}, appSession);
+  const appSession = await browser.open('about:blank');
   lastSession = appSession;
   // The public query asks for the browser's position; a person allows it, here at Apple Park's gate.
   await send('Browser.grantPermissions', { origin: appOrigin, permissions: ['geolocation'] });
@@ -380,12 +275,11 @@ try {
   })()`)).catch((error) => error.message);
   record(out.startsWith('Unauthenticated'), 'authentication: sign out through the button', out);
 
-  finish(failed === 0 ? 0 : 1, [...lines, `${passed} passed, ${failed} failed`]);
+  browser.finish(failed === 0 ? 0 : 1, [...lines, `${passed} passed, ${failed} failed`]);
 } catch (error) {
   if (process.env.CATALOG_CHECK_DEBUG) {
-    const shot = await send('Page.captureScreenshot', { format: 'png' }, lastSession).catch(() => null);
-    if (shot) (await import('node:fs')).writeFileSync(process.env.CATALOG_CHECK_DEBUG, Buffer.from(shot.data, 'base64'));
+    await browser.screenshot(lastSession, process.env.CATALOG_CHECK_DEBUG).catch(() => null);
     console.error(await evaluate(lastSession, "JSON.stringify({ version: typeof CloudKit !== 'undefined' && CloudKit.VERSION, configured: window.catalogCheckConfigured, hash: location.hash, user: document.getElementById('username').textContent, signIn: (document.getElementById('apple-sign-in-button') || {}).outerHTML, requests: catalogCheckRequests, dialog: (document.querySelector('.dialog') || document.body).textContent.slice(0, 500) })").catch((e) => e.message));
   }
-  finish(1, [...lines, `FAIL  ${error.message}`, `${passed} passed, ${failed + 1} failed`]);
+  browser.fail(error.message);
 }

@@ -19,6 +19,7 @@ extension ApplyRun {
     mutating func applyZones(_ zoneOrder: [String], _ changesByZone: [String: [Int]]) async {
         let store = self.store
         let owner = self.owner
+        let assetFiles = AssetFiles(plan.assetFiles ?? [:])
         let together = store.capabilities.batchesInOneTransaction
         // A zone's batches are built as it is about to be written, so that its `!share-url` fields find the
         // shares saved in the zones written before it (a field whose share is not saved yet is written later).
@@ -41,7 +42,7 @@ extension ApplyRun {
             return group.isEmpty ? nil : group
         } work: { group in
             let writes = group.flatMap { zoneID, batches in
-                batches.map { ZoneWrite($0.map(\.0), in: zoneID, database: .private) }
+                batches.map { ZoneWrite($0.map(\.0), in: zoneID, database: .private, assetFiles: assetFiles) }
             }
             return await store.modifyRecords(writes, as: owner)
         } receive: { group, results in
@@ -184,7 +185,9 @@ extension ApplyRun {
     /// root record), and records each operation's outcome against its changes.
     mutating func modify(_ units: [Unit], zoneID: ZoneID, database: DatabaseScope) async {
         let batches = Self.batches(units)
-        let results = await Self.send(batches, store: store, zoneID: zoneID, database: database, as: owner)
+        let results = await Self.send(
+            batches, store: store, zoneID: zoneID, database: database, assetFiles: AssetFiles(plan.assetFiles ?? [:]),
+            as: owner)
         absorb(batches, results, zoneID: zoneID, database: database)
     }
 
@@ -206,10 +209,11 @@ extension ApplyRun {
     /// Sends the batches one after another; one result per batch sent. A call that throws (the store could
     /// not be reached, or refused the whole request) ends the sending: the later batches are not sent.
     static func send(
-        _ batches: [Batch], store: any Store, zoneID: ZoneID, database: DatabaseScope, as owner: UserRecordName
+        _ batches: [Batch], store: any Store, zoneID: ZoneID, database: DatabaseScope, assetFiles: AssetFiles,
+        as owner: UserRecordName
     ) async -> [Result<[RecordOutcome], any Error>] {
         await store.modifyRecords(
-            batches.map { ZoneWrite($0.map(\.0), in: zoneID, database: database) }, as: owner)
+            batches.map { ZoneWrite($0.map(\.0), in: zoneID, database: database, assetFiles: assetFiles) }, as: owner)
     }
 
     /// Records the outcome of each sent batch against its changes.

@@ -7,11 +7,13 @@ import ShareKit
 // first, as Apple's reference says: `assets/upload` hands out one URL per field, the bytes are POSTed there,
 // and the `{fileChecksum, receipt, size}` each answers is saved as the field's value.
 extension WebServicesStore {
-    /// The operations with every local file in an asset field uploaded and replaced by its receipt.
+    /// The operations with every local file in an asset field (found in `files`) uploaded and replaced by its
+    /// receipt.
     func uploadingAssets(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, files: AssetFiles,
+        as user: UserRecordName
     ) async throws -> [RecordOperation] {
-        let files = try LocalAssetFile.find(in: operations, files: assetFiles, storeName: displayName)
+        let files = try LocalAssetFile.find(in: operations, files: files, storeName: displayName)
         guard !files.isEmpty else { return operations }
         var result = operations
         for chunk in files.chunked(CloudKitLimits.operationsPerRequest) {

@@ -19,8 +19,6 @@ public final class WebServicesStore: Store {
     public let retryPolicy: RetryPolicy
     let logger: Logger
     let chains: TokenChains
-    /// Where the files of `!asset` values are (the recipe's directory), for uploading them before a save.
-    public let assetFiles: AssetFileResolver
     /// The content digests of the service's asset checksums, so plans compare assets by content
     /// (`AssetContentDigests`).
     public let assetContents: AssetContentDigests
@@ -74,7 +72,6 @@ public final class WebServicesStore: Store {
             reachTimeout: reachTimeout, counter: RequestCounter(), logger: logger)
         transport.slots = RequestSlots(limit: parallelism)
         transport.clock = retryClock
-        self.assetFiles = AssetFileResolver()
         self.assetContents = AssetContentDigests()
         let chains = TokenChains(
             transport: transport,
@@ -128,7 +125,6 @@ public final class WebServicesStore: Store {
         self.retryPolicy = store.retryPolicy
         self.logger = store.logger
         self.chains = store.chains
-        self.assetFiles = store.assetFiles
         self.assetContents = store.assetContents
         self.feeds = Self.feeds(chains: store.chains, endpoint: endpoint)
     }
@@ -348,12 +344,12 @@ public final class WebServicesStore: Store {
     }
 
     /// Applies the operations, 200 a request; `atomic` holds within each request of 200.
-    public func modifyRecords(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
-        as user: UserRecordName
-    ) async throws -> [RecordOutcome] {
-        try await inChunks(operations) { chunk in
-            try await modifyChunk(chunk, in: zoneID, database: database, atomic: atomic, as: user)
+    /// The local files the saves name (`write.assetFiles`) are uploaded first, through `assets/upload`.
+    public func modifyRecords(_ write: ZoneWrite, as user: UserRecordName) async throws -> [RecordOutcome] {
+        try await inChunks(write.operations) { chunk in
+            try await modifyChunk(
+                chunk, in: write.zoneID, database: write.database, atomic: write.atomic, files: write.assetFiles,
+                as: user)
         }
     }
 
@@ -363,16 +359,17 @@ public final class WebServicesStore: Store {
     /// Operations whose request was sent again after a lost connection settle what their earlier attempt did
     /// (`settlingLostAnswers`).
     private func modifyChunk(
-        _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool, files: AssetFiles,
         as user: UserRecordName
     ) async throws -> [RecordOutcome] {
         try await RetryBudget.opening(retryPolicy) { budget in
-            try await modifyChunk(chunk, in: zoneID, database: database, atomic: atomic, as: user, budget: budget)
+            try await modifyChunk(
+                chunk, in: zoneID, database: database, atomic: atomic, files: files, as: user, budget: budget)
         }
     }
 
     private func modifyChunk(
-        _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        _ chunk: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool, files: AssetFiles,
         as user: UserRecordName, budget: RetryBudget
     ) async throws -> [RecordOutcome] {
         var outcomes = [RecordOutcome?](repeating: nil, count: chunk.count)
@@ -380,7 +377,7 @@ public final class WebServicesStore: Store {
         var landed = Set<Int>()
         // Local files in asset fields go up through assets/upload once, first; every attempt carries their
         // receipts.
-        let uploaded = try await uploadingAssets(chunk, in: zoneID, database: database, as: user)
+        let uploaded = try await uploadingAssets(chunk, in: zoneID, database: database, files: files, as: user)
         while true {
             let batch = pending.map { uploaded[$0] }
             var request = ModifyRecordsRequest(batch, in: zoneID, atomic: atomic)

@@ -442,8 +442,12 @@ public struct LaneRunner: Sendable {
         let record = Record(recordName: name, recordType: type, zoneID: zoneID, fields: values, parent: parent)
         // forceUpdate writes the named fields whatever the change tag, and creates a missing record, so a lane
         // can be run again on the same store.
-        let outcomes = try await store.modifyRecords(
-            [RecordOperation(.forceUpdate, record)], in: zoneID, database: database, atomic: true, as: actor.recordName)
+        // A field's `!asset` file is found beside the recipe, and its bytes kept or uploaded with the save.
+        let file = recipe.file
+        let write = ZoneWrite(
+            [RecordOperation(.forceUpdate, record)], in: zoneID, database: database, atomic: true,
+            assetFiles: AssetFiles { Recipe.assetPath(for: $0, recipeFile: file) })
+        let outcomes = try await store.modifyRecords(write, as: actor.recordName)
         if let error = outcomes.first?.error { throw error }
         return "in \(handle)'s \(database.rawValue) database"
     }

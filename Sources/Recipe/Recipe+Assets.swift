@@ -10,7 +10,7 @@ extension Recipe {
         Self.assetPath(for: assetID, recipeFile: file)
     }
 
-    /// `assetPath(for:)` of a recipe loaded from `recipeFile`: what a store's `AssetFileResolver` keeps, not
+    /// `assetPath(for:)` of a recipe loaded from `recipeFile`: what a write's `AssetFiles` keep, not
     /// the whole recipe with its records.
     public static func assetPath(for assetID: String, recipeFile: String) -> String? {
         guard let asset = AssetValue(text: assetID), asset.isFilePath, asset.isComputedChecksum else { return nil }

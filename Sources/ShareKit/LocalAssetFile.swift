@@ -14,12 +14,12 @@ public struct LocalAssetFile: Sendable {
     /// The position in an `ASSETID_LIST`; nil for an `ASSETID` field.
     public var element: Int?
     public var asset: AssetValue
-    /// Where the file is, as the store's `AssetFileResolver` says.
+    /// Where the file is, as the write's `AssetFiles` say.
     public var path: String
 
     /// Every local file the saves among `operations` name, in order (fields by name, list elements in order).
     /// - Throws: `ShareError.badRequest` when `files` does not say where one is.
-    public static func find(in operations: [RecordOperation], files: AssetFileResolver, storeName: String) throws
+    public static func find(in operations: [RecordOperation], files: AssetFiles, storeName: String) throws
         -> [LocalAssetFile]
     {
         var found: [LocalAssetFile] = []

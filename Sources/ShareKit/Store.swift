@@ -73,18 +73,26 @@ public struct ZoneOperation: Sendable, Hashable, Codable {
     }
 }
 
-/// One zone's operations in a write that spans zones (`Store.modifyRecords(_:as:)`).
+/// One zone's operations (`Store.modifyRecords(_:as:)`), and where the local files their asset fields name
+/// are.
 public struct ZoneWrite: Sendable {
     public var operations: [RecordOperation]
     public var zoneID: ZoneID
     public var database: DatabaseScope
     public var atomic: Bool
+    /// The local files the saves' `ASSETID` values name (`PATH#fnv1a64:HEX`), whose bytes the store keeps or
+    /// uploads before it saves the records; a save naming one it does not find is refused.
+    public var assetFiles: AssetFiles
 
-    public init(_ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool = false) {
+    public init(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool = false,
+        assetFiles: AssetFiles = .none
+    ) {
         self.operations = operations
         self.zoneID = zoneID
         self.database = database
         self.atomic = atomic
+        self.assetFiles = assetFiles
     }
 }
 
@@ -242,19 +250,17 @@ public protocol Store: Sendable {
         async throws -> [RecordOutcome]
     func queryRecords(_ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
         async throws -> QueryPage
-    /// Applies several zones' operations as `modifyRecords(_:in:database:atomic:as:)` applies each, in order:
+    /// Applies several zones' operations as `modifyRecords(_:as:)` applies each, in order:
     /// one result per write. When one cannot be made at all (its call throws) the later ones are not, and the
     /// results end there; a store that makes them in one transaction then answers that failure for every
     /// write, none of which was made.
     func modifyRecords(_ writes: [ZoneWrite], as user: UserRecordName) async -> [Result<[RecordOutcome], any Error>]
-    /// Applies record and share operations in one zone, one outcome per operation, in order.
+    /// Applies record and share operations in one zone, one outcome per operation, in order; the local files
+    /// the saves' asset fields name are kept (or uploaded) first, from `write.assetFiles`.
     ///
     /// With `atomic`, either every operation succeeds or none is applied: the failing ones carry their own
     /// error and the others `ATOMIC_ERROR`. At most 200 operations a call.
-    func modifyRecords(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
-        as user: UserRecordName
-    ) async throws -> [RecordOutcome]
+    func modifyRecords(_ write: ZoneWrite, as user: UserRecordName) async throws -> [RecordOutcome]
 
     // MARK: Sharing
 
@@ -405,17 +411,21 @@ extension Store {
             // A run asked to stop starts no new request: the writes left have no result, as after a failure.
             if !results.isEmpty, StopRequest.isRequestedNow { break }
             do {
-                results.append(
-                    .success(
-                        try await modifyRecords(
-                            write.operations, in: write.zoneID, database: write.database, atomic: write.atomic,
-                            as: user)))
+                results.append(.success(try await modifyRecords(write, as: user)))
             } catch {
                 results.append(.failure(error))
                 break
             }
         }
         return results
+    }
+
+    /// `modifyRecords(_:as:)` of operations that name no local file.
+    public func modifyRecords(
+        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
+        as user: UserRecordName
+    ) async throws -> [RecordOutcome] {
+        try await modifyRecords(ZoneWrite(operations, in: zoneID, database: database, atomic: atomic), as: user)
     }
 
     /// Reads the zones whole: for stores whose whole reading is cheap (the embedded store, from its indexes).

@@ -23,13 +23,13 @@ extension SQLiteStore {
         }
     }
 
-    /// The operations with every local file an asset field names (`LocalAssetFile`) read and replaced by the
-    /// asset the store keeps (`#fnv1a64:HEX;size=N`), and the bytes to keep; read before the write
-    /// transaction, kept in it.
-    func keepingLocalAssets(_ operations: [RecordOperation]) throws
+    /// The operations with every local file an asset field names (`LocalAssetFile`, found in `files`) read
+    /// and replaced by the asset the store keeps (`#fnv1a64:HEX;size=N`), as CloudKit keeps an asset's bytes,
+    /// not a path, and the bytes to keep; read before the write transaction, kept in it.
+    func keepingLocalAssets(_ operations: [RecordOperation], files: AssetFiles) throws
         -> ([RecordOperation], [(checksum: String, bytes: Data)])
     {
-        let files = try LocalAssetFile.find(in: operations, files: assetFiles, storeName: displayName)
+        let files = try LocalAssetFile.find(in: operations, files: files, storeName: displayName)
         guard !files.isEmpty else { return (operations, []) }
         var result = operations
         var assets: [(checksum: String, bytes: Data)] = []

@@ -200,15 +200,13 @@ extension SQLiteStore: ReadsRecordsInPlace {
         }
     }
 
-    public func modifyRecords(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
-        as user: UserRecordName
-    ) async throws -> [RecordOutcome] {
+    public func modifyRecords(_ zoneWrite: ZoneWrite, as user: UserRecordName) async throws -> [RecordOutcome] {
+        let (zoneID, database, atomic) = (zoneWrite.zoneID, zoneWrite.database, zoneWrite.atomic)
         try Self.admit(user, .write, database)
-        try Self.checkWhole(operations, in: zoneID, atomic: atomic)
+        try Self.checkWhole(zoneWrite.operations, in: zoneID, atomic: atomic)
         let now = Self.now
         let environment = self.environment
-        let (operations, assets) = try keepingLocalAssets(operations)
+        let (operations, assets) = try keepingLocalAssets(zoneWrite.operations, files: zoneWrite.assetFiles)
         let encoded = RecordBatch.encodedForCreate(operations)
         return try await write("modifying records") { db in
             try Self.modify(
@@ -231,7 +229,7 @@ extension SQLiteStore: ReadsRecordsInPlace {
                 try Self.admit(user, .write, write.database)
                 try Self.checkWhole(write.operations, in: write.zoneID, atomic: write.atomic)
                 let assets: [(checksum: String, bytes: Data)]
-                (write.operations, assets) = try keepingLocalAssets(write.operations)
+                (write.operations, assets) = try keepingLocalAssets(write.operations, files: write.assetFiles)
                 prepared.append((write, assets, RecordBatch.encodedForCreate(write.operations)))
             }
             let writes = prepared

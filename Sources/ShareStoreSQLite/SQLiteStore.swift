@@ -29,12 +29,6 @@ public final class SQLiteStore: Store {
     let writer: any DatabaseWriter
     let logger: Logger
 
-    /// Where the local files of `ASSETID` values (a recipe's `!asset`) are: a record save naming one keeps
-    /// the file's bytes in the store (table `asset`) and saves the asset as `#fnv1a64:HEX;size=N`, as
-    /// CloudKit keeps an asset's bytes, not a path. The command line sets it from the recipe; unset, such a
-    /// save is refused.
-    public let assetFiles = AssetFileResolver()
-
     /// Opens (or creates) the world of the store file at `path`, in WAL mode. With no `container`, the
     /// container the file holds (or, for a new file, the default one).
     /// - Throws: when the file cannot be created or opened, or holds a schema newer than this sharelane.
@@ -148,6 +142,6 @@ public final class SQLiteStore: Store {
     }
 }
 
-// MARK: - UserListing
+// MARK: - LocalWorldStore
 
-extension SQLiteStore: UserListing {}
+extension SQLiteStore: LocalWorldStore {}

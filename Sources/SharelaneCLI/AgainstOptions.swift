@@ -124,8 +124,7 @@ struct AgainstOptions: ParsableArguments {
                 "names another container or environment (\(loaded.container), \(loaded.environment.rawValue))"
             return (store, base)
         }
-        // The base's `!asset` files are kept from beside it; the plan's own from beside the recipe.
-        StoreOptions.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: file) }
+        // The base's `!asset` files are kept from beside it: its plan says where (`Plan.assetFiles`).
         do throws(PlanAndApply.Failure) {
             _ = try await PlanAndApply(store: store, logger: logger, parallelism: parallelism).run(loaded)
         } catch .changesFailed(let report) {
@@ -136,7 +135,6 @@ struct AgainstOptions: ParsableArguments {
             throw CommandFailure.input(
                 "cannot make the state \(base.name) declares in memory: \(tree?.naming("\(error)") ?? "\(error)")")
         }
-        StoreOptions.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: recipePath) }
         return (store, base)
     }
 }

@@ -170,7 +170,7 @@ struct ConformanceCommand: AsyncParsableCommand, LoggingCommand, CommandExamples
     func service(url: String, location: StoreLocator.Location, logger: Logger) throws -> Service {
         let environment = CloudKitEnvironment(rawValue: environment) ?? .development
         let store = try storeOptions.open(for: nil, container: container, environment: environment, logger: logger)
-        guard let endpoint = (store as? WebServicesStore)?.endpoint else {
+        guard let endpoint = (store as? any ServiceStore)?.endpoint else {
             throw CommandFailure.usage(
                 "the store '\(url)' is not a service over the wire: give http://HOST:PORT or cloudkit:")
         }

@@ -74,8 +74,8 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let store = try storeOptions.open(
             for: loaded, container: world.container, environment: world.environment, reading: true, logger: logger)
         // A local store opened with no recipe is the container its file holds: the export names that one.
-        let named = (store as? WebServicesStore)?.endpoint
-        let local = (store as? SQLiteStore)?.world
+        let named = (store as? any ServiceStore)?.endpoint
+        let local = (store as? any LocalWorldStore)?.world
         let container =
             named?.container ?? world.container ?? loaded?.container ?? local?.container ?? Recipe.defaultContainer
         let environment =
@@ -115,7 +115,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             // With --out, assets are downloaded beside the recipe and written `!asset PATH`.
             let assets = out.map { out in
                 ExportAssets(directory: (out as NSString).deletingLastPathComponent) { asset in
-                    if let web = store as? WebServicesStore { return try await web.downloadAsset(asset) }
+                    if let web = store as? any DownloadsAssets { return try await web.downloadAsset(asset) }
                     guard asset.location.isEmpty else { return nil }
                     return try await store.assetBytes(checksum: asset.checksum)
                 }
@@ -149,7 +149,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             case .email(let email):
                 return email
             case .exportedHandle(let handle):
-                guard let local = store as? SQLiteStore else {
+                guard let local = store as? any UserListing else {
                     throw CommandFailure.usage(
                         "--owner \(handle) is a handle, but no recipe names it and \(store.displayName) cannot list its users: pass an email address, or --recipe FILE"
                     )

@@ -276,13 +276,13 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         let logger = Logger(label: "sharelane.init")
         let options = try StoreOptions.parse(["--store", url])
         let store = try options.open(for: nil, container: container, logger: logger)
-        let endpoint = (store as? WebServicesStore)?.endpoint
+        let endpoint = (store as? any ServiceStore)?.endpoint
         let owner = try await chooseOwner(in: store)
         let exported = try await ExportCommand.exportedRecipe(
             from: store, owner: owner, zones: [], name: name,
-            container: container ?? endpoint?.container ?? (store as? SQLiteStore)?.world.container
+            container: container ?? endpoint?.container ?? (store as? any LocalWorldStore)?.world.container
                 ?? Recipe.defaultContainer,
-            environment: endpoint?.environment ?? (store as? SQLiteStore)?.world.environment.rawValue
+            environment: endpoint?.environment ?? (store as? any LocalWorldStore)?.world.environment.rawValue
                 ?? CloudKitEnvironment.development.rawValue, out: nil, logger: logger)
         let loaded = try? RecipeLoader(overrides: [:]).load(yaml: exported, file: Self.recipeFile)
         let header = [
@@ -300,7 +300,7 @@ struct InitCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     /// - Throws: `CommandFailure` when no single user can be chosen.
     private func chooseOwner(in store: any Store) async throws -> ExportCommand.Owner {
         if let owner { return owner.contains("@") ? .email(owner) : .exportedHandle(owner) }
-        guard let local = store as? SQLiteStore else {
+        guard let local = store as? any LocalWorldStore else {
             throw CommandFailure.usage(
                 "init --from-store \(store.displayName) needs --owner EMAIL: whose zones the recipe declares")
         }

@@ -211,10 +211,8 @@ struct PlanningOptions: ParsableArguments {
                 "The store changed since the plan, but not in what the plan reads or writes; applying it:\n"
                     + passedOver.map { "  - \($0)" }.joined(separator: "\n"))
         }
-        if let files = plan.assetFiles {
-            // The plan's `!asset` files, which `verify` found unchanged, are kept or uploaded from where it says.
-            StoreOptions.assetFiles(of: applier.store)?.set { files[$0] }
-        }
+        // The plan's `!asset` files, which `verify` found unchanged, are kept or uploaded from where it says
+        // (`Plan.assetFiles`), as the apply passes them with its writes.
         return plan
     }
 }

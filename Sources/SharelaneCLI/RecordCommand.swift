@@ -279,7 +279,8 @@ struct ForwardingProxy: Sendable {
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(2)
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = WebServicesStore.maxConnectionsPerHost
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit =
+            WebServicesClient.maxConnectionsPerHost
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

@@ -154,7 +154,7 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
     ) async throws -> T {
         SecretMask.register(apiToken)
         let emulator = CloudKitEmulator(
-            worlds: SQLiteWorlds(inMemoryWith: logger),
+            worlds: EmbeddedStore.worldsInMemory(logger: logger),
             configuration: EmulatorConfiguration(host: "127.0.0.1", port: 0, apiToken: apiToken, serverKeys: keyring),
             logger: logger)
         return try await LoopbackService.with(
@@ -199,7 +199,7 @@ struct ReplayCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         outgoing.method = .init(rawValue: request.method)
         for (name, value) in request.headers { outgoing.headers.add(name: name, value: value) }
         if let data = request.body.data { outgoing.body = .bytes(ByteBuffer(bytes: data)) }
-        let answer = try await WebServicesStore.failFastClient.execute(outgoing, timeout: .seconds(60))
+        let answer = try await WebServicesClient.failFastClient.execute(outgoing, timeout: .seconds(60))
         let body = try await answer.body.collect(upTo: 256 << 20)
         var headers: [String: String] = [:]
         for header in answer.headers { headers[header.name.lowercased()] = header.value }

@@ -274,13 +274,13 @@ struct ServeCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             store == nil && (fixture.recipe != nil || fixture.importFile != nil)
             ? "memory:" : StoreLocator.effectiveURL(option: store)
         let settings = try settings()
-        let served: SQLiteWorlds
+        let served: any StoreWorlds
         do {
             switch try StoreLocator.location(of: url) {
             case .sqlite(let path):
                 if let refusal = StoreFile.refusal(at: path, url: url) { throw CommandFailure.input(refusal) }
-                served = try SQLiteWorlds(path: path, limits: settings.worldLimits, logger: logger)
-            case .memory: served = SQLiteWorlds(inMemoryWith: logger, limits: settings.worldLimits)
+                served = try EmbeddedStore.worlds(path: path, limits: settings.worldLimits, logger: logger)
+            case .memory: served = EmbeddedStore.worldsInMemory(limits: settings.worldLimits, logger: logger)
             case .http, .cloudKit(_, _):
                 throw CommandFailure.usage(
                     "serve needs a local store to serve (sqlite:PATH or memory:), not \(url)")

@@ -93,7 +93,7 @@ struct FixtureOptions: ParsableArguments {
 
     /// Puts the snapshot file in place, then seeds from the recipe and its lanes, and makes that the reset
     /// point. Prints the recipe's errors (or a failed lane's) and exits 1 when seeding cannot be done.
-    func prepare(_ emulator: CloudKitEmulator, worlds: SQLiteWorlds, logger: Logger) async throws -> Seeded? {
+    func prepare(_ emulator: CloudKitEmulator, worlds: any StoreWorlds, logger: Logger) async throws -> Seeded? {
         if let importFile {
             do {
                 try await emulator.importSnapshot(try Data(contentsOf: URL(fileURLWithPath: importFile)))

@@ -83,7 +83,7 @@ struct ShowCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
             let users = try await StoreUsers.list(in: store, recipe: loaded).map {
                 User(recordName: $0.recordName, email: $0.email, name: $0.name)
             }
-            if store is SQLiteStore, users.isEmpty, try await renderer.isPublicEmpty() {
+            if store is any LocalWorldStore, users.isEmpty, try await renderer.isPublicEmpty() {
                 let hint = world.otherWorldsHint(store, recipe: loaded, storeURL: storeOptions.url)
                 Terminal.write(
                     "The store \(store.worldName) is empty\(hint). Apply a recipe with `sharelane apply` to fill it.\n")

@@ -138,7 +138,7 @@ public enum StoreLocator {
     ///
     /// - Parameters:
     ///   - container: the CloudKit container (the recipe's `container:`); nil when nothing names one: a local
-    ///     store then opens the container its file holds (`SQLiteWorlds`), `http:` the default one.
+    ///     store then opens the container its file holds (`StoreWorlds`), `http:` the default one.
     ///   - environment: `development` or `production` (the recipe's `environment:`).
     ///   - apiToken: `--api-token`; otherwise `CLOUDKIT_API_TOKEN`.
     /// - Throws: `StoreLocatorError` for a URL sharelane cannot use, `ShareError` when the store cannot open.
@@ -148,16 +148,15 @@ public enum StoreLocator {
         reachTimeout: Double? = nil, parallelism: Int = Parallelism.default, webAuthEmail: String? = nil,
         otherWebAuthTokens: [String: String] = [:]
     ) throws -> any Store {
-        let reach = reachTimeout ?? WebServicesStore.defaultReachTimeout
         let container = named ?? defaultContainer
         switch try location(of: url) {
         case .sqlite(let path):
             if let refusal = StoreFile.refusal(at: path, url: url) { throw StoreLocatorError.notAStore(refusal) }
-            return try SQLiteStore(
+            return try EmbeddedStore.open(
                 path: path, container: named,
                 environment: CloudKitEnvironment(rawValue: environment) ?? .development, logger: logger)
         case .memory:
-            return try SQLiteStore.inMemory(
+            return try EmbeddedStore.inMemory(
                 container: container, environment: CloudKitEnvironment(rawValue: environment) ?? .development,
                 logger: logger)
         case .http:
@@ -165,9 +164,9 @@ public enum StoreLocator {
             guard let token else { throw StoreLocatorError.missingAPIToken(url) }
             var base = url
             while base.hasSuffix("/") { base.removeLast() }
-            return WebServicesStore(
+            return WebServicesClient.store(
                 endpoint: .emulator(url: base, apiToken: token, container: container, environment: environment),
-                reachTimeout: reach, parallelism: parallelism, logger: logger)
+                reachTimeout: reachTimeout, parallelism: parallelism, logger: logger)
         case .cloudKit(let named, let namedEnvironment):
             // Never a silent default: Apple's containers are the developer's own.
             guard let chosen = named ?? (container == defaultContainer ? nil : container) else {
@@ -180,7 +179,8 @@ public enum StoreLocator {
                 environment: namedEnvironment ?? environment)
             endpoint.webAuthEmail = webAuthEmail
             endpoint.otherWebAuthTokens = otherWebAuthTokens
-            return WebServicesStore(endpoint: endpoint, reachTimeout: reach, parallelism: parallelism, logger: logger)
+            return WebServicesClient.store(
+                endpoint: endpoint, reachTimeout: reachTimeout, parallelism: parallelism, logger: logger)
         }
     }
 }

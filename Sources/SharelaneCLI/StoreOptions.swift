@@ -43,11 +43,11 @@ public struct StoreOptions: ParsableArguments {
         // A file whose own world is not claimed yet (one written before containers were kept apart) is the
         // world of the first command that opens it, as Docs/CloudKit.md says.
         guard case .sqlite(let path)? = try? StoreLocator.location(of: url), StoreFile.kind(at: path) == .sharelane,
-            let worlds = try? SQLiteWorlds(path: path, logger: logger), worlds.homeWorld != nil,
-            let known = try? worlds.worlds()
+            let claimed = EmbeddedStore.claimedWorlds(path: path, logger: logger)
         else { return nil }
+        let known = claimed.worlds
         let world = StoreWorld(
-            container: container ?? worlds.homeWorld?.container ?? Recipe.defaultContainer,
+            container: container ?? claimed.home.container,
             environment: CloudKitEnvironment(rawValue: environment) ?? .development)
         return known.contains(world) ? nil : (path, world)
     }
@@ -141,21 +141,14 @@ public struct StoreOptions: ParsableArguments {
                         others.compactMap { entry in entry.email.map { ($0, entry.webAuthToken) } },
                         uniquingKeysWith: { first, _ in first }))
             }
-            if let saved, let web = store as? WebServicesStore {
+            if let saved, let web = store as? any KeepsWebAuthTokens {
                 TokenKeeper.track(web, entry: saved.0, file: saved.1)
                 for other in others { TokenKeeper.track(web, entry: other, file: saved.1, other: true) }
             }
-            if let web = store as? WebServicesStore {
+            if let web = store as? any ServiceStore {
                 // Asset checksums the client cannot compute, with the digests of their bytes (Docs/CloudKit.md,
                 // "Assets"), kept beside the plan caches.
                 web.assetContents.use(file: Self.assetDigestFile(for: web.endpoint))
-            }
-            if let recipe {
-                // `!asset` files are kept (sqlite:, memory:) or uploaded (http:, cloudkit:) from beside the recipe.
-                // The recipe's file only: the store lives as long as the command, and the recipe's records
-                // are let go once planned (`PlanningOptions.planned`).
-                let file = recipe.file
-                Self.assetFiles(of: store)?.set { Recipe.assetPath(for: $0, recipeFile: file) }
             }
             return store
         } catch let failure as CommandFailure {
@@ -198,10 +191,5 @@ public struct StoreOptions: ParsableArguments {
                 environment: namedEnvironment ?? environment, apiToken: nil)
             return (TokenKeeper.key(for: endpoint), endpoint.environment, true)
         }
-    }
-
-    /// Where a store looks for the local files of `!asset` values; nil for a store that takes none.
-    static func assetFiles(of store: any Store) -> AssetFileResolver? {
-        (store as? WebServicesStore)?.assetFiles ?? (store as? SQLiteStore)?.assetFiles
     }
 }

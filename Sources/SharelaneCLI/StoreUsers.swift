@@ -11,7 +11,7 @@ enum StoreUsers {
     /// - Parameter asking: an email address `--as` names, read too when the recipe does not name it.
     static func list(in store: any Store, recipe: Recipe?, asking: String? = nil) async throws -> [SharingUser] {
         let users: [User]
-        if let local = store as? SQLiteStore {
+        if let local = store as? any UserListing {
             users = try await local.allUsers()
         } else {
             // The user `--as` names first, then the owner: on `cloudkit:`, which acts only as the user its token

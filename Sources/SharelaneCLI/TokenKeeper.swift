@@ -6,12 +6,12 @@ import Synchronization
 /// Keeps the token file (`TokenStore`) up to date: the stores a command opened with a token from it, and,
 /// when the command ends, the newest token each of them was handed, written back.
 enum TokenKeeper {
-    private typealias Tracked = (store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore, other: Bool)
+    private typealias Tracked = (store: any KeepsWebAuthTokens, entry: TokenStore.Entry, file: TokenStore, other: Bool)
     private static let tracked = Mutex<[Tracked]>([])
 
     /// Remembers that `store` started from `entry` of `file`; `other`: the entry is of another user than the
     /// signed-in one (`WebServicesEndpoint.otherWebAuthTokens`).
-    static func track(_ store: WebServicesStore, entry: TokenStore.Entry, file: TokenStore, other: Bool = false) {
+    static func track(_ store: any KeepsWebAuthTokens, entry: TokenStore.Entry, file: TokenStore, other: Bool = false) {
         tracked.withLock { $0.append((store, entry, file, other)) }
     }
 

@@ -35,9 +35,9 @@ struct WorldOptions: ParsableArguments {
     /// other worlds: the world read, why that one, and the others with the option that reads one. Empty when
     /// the store holds no other (or cannot list them).
     func otherWorldsHint(_ store: any Store, recipe: Recipe?, storeURL: String) -> String {
-        guard let local = store as? SQLiteStore, case .sqlite(let path)? = try? StoreLocator.location(of: storeURL),
-            StoreFile.kind(at: path) == .sharelane,
-            let worlds = try? SQLiteWorlds(path: path, logger: Logger(label: "sharelane.worlds")).worlds()
+        guard let local = store as? any LocalWorldStore,
+            case .sqlite(let path)? = try? StoreLocator.location(of: storeURL), StoreFile.kind(at: path) == .sharelane,
+            let worlds = try? EmbeddedStore.worlds(path: path, logger: Logger(label: "sharelane.worlds")).worlds()
         else { return "" }
         let others = worlds.filter { $0 != local.world }.map { "\($0.container)/\($0.environment.rawValue)" }.sorted()
         guard !others.isEmpty else { return "" }

@@ -11,12 +11,12 @@ import ShareStoreSQLite
 /// recipe's users signed in, its zones, records, shares and acceptances applied in its container and
 /// environment, then the named lanes run. What it leaves is the fixture's reset point.
 public struct FixtureSeeder: Sendable {
-    public let worlds: SQLiteWorlds
+    public let worlds: any StoreWorlds
     public let logger: Logger
     /// Where the lanes' lines go (the terminal for `serve`, nowhere for a test).
     public let output: LaneOutput
 
-    public init(worlds: SQLiteWorlds, output: LaneOutput = .discard, logger: Logger) {
+    public init(worlds: any StoreWorlds, output: LaneOutput = .discard, logger: Logger) {
         self.worlds = worlds
         self.output = output
         self.logger = logger
@@ -58,9 +58,7 @@ public struct FixtureSeeder: Sendable {
         overrides: [String: String] = [:]
     ) async throws -> (world: StoreWorld, users: [FixtureUser]) {
         let world = StoreWorld(container: recipe.container, environment: recipe.environment)
-        let store = try worlds.sqliteStore(for: world)
-        let file = recipe.file
-        store.assetFiles.set { Recipe.assetPath(for: $0, recipeFile: file) }
+        let store = try worlds.store(for: world)
         do throws(PlanAndApply.Failure) {
             _ = try await PlanAndApply(store: store, logger: logger).run(recipe)
         } catch .planning(let error), .applying(let error) {

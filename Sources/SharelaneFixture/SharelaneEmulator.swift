@@ -43,7 +43,7 @@ public final class SharelaneEmulator: Sendable {
 
     /// What seeded the emulator, to seed a world of a test's own (`world()`) the same way.
     struct Seeding: Sendable {
-        var worlds: SQLiteWorlds
+        var worlds: any StoreWorlds
         var recipe: Recipe?
         var lanes: [String]
         var reload: LaneRunner.RecipeReloader?
@@ -120,7 +120,7 @@ public final class SharelaneEmulator: Sendable {
         recipe: Recipe?, lanes: [String], reload: LaneRunner.RecipeReloader?, variables: [String: String],
         configuration: Configuration, apiToken: String, logger: Logger
     ) async throws -> SharelaneEmulator {
-        let worlds = SQLiteWorlds(inMemoryWith: logger, limits: configuration.worldLimits)
+        let worlds = EmbeddedStore.worldsInMemory(limits: configuration.worldLimits, logger: logger)
         let recipe = recipe.map { configuration.placing($0) }
         let reload = reload.map { original in { @Sendable overrides in configuration.placing(try original(overrides)) }
         }
@@ -252,8 +252,8 @@ public final class SharelaneEmulator: Sendable {
 
 extension EmulatorSettings {
     /// The store's limits: `maxWorlds`, and the standard ones.
-    public var worldLimits: SQLiteWorlds.Limits {
-        var limits = SQLiteWorlds.Limits.standard
+    public var worldLimits: WorldLimits {
+        var limits = WorldLimits.standard
         if let maxWorlds { limits.worlds = maxWorlds }
         return limits
     }

@@ -1,4 +1,9 @@
-@_exported import Emulator
+// What a test suite names: the fixture (`SharelaneEmulator`, `SharelaneWorld`, their users), the settings
+// `serve`'s options set, and the environment a world is in. The emulator's own types (its router, its
+// handlers, its wire tables) stay its own: a test speaks to it over HTTP, as an app does.
+@_exported import struct Emulator.EmulatorSettings
+@_exported import struct Emulator.NetworkConditions
+@_exported import enum ShareKit.CloudKitEnvironment
 @_exported import SharelaneFixture
 import Testing
 

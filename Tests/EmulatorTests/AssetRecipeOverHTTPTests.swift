@@ -37,7 +37,6 @@ import Testing
         let recipe = try RecipeLoader(environment: [:]).load(path: recipePath)
         try await H.withEmulator { base in
             let store = H.store(base, for: recipe)
-            store.assetFiles.set { recipe.assetPath(for: $0) }
             let planner = Planner(store: store, logger: H.quiet)
             let report = try await Applier(store: store, logger: H.quiet).apply(try await planner.plan(recipe))
             #expect(report.failures == [], "\(report.failures)")

@@ -15,6 +15,9 @@ import Testing
 
     static let picture = Data((0..<3000).map { UInt8($0 % 251) })
 
+    /// Where `save` finds the local file its record's asset names: the scratch folder's `pic.png`.
+    @TaskLocal static var pictureFile: String?
+
     /// A serve with the faults off, alice's zone Z, and an HTTP store of `policy` waiting on a movable clock,
     /// its asset files found in a scratch folder holding `pic.png`; the serve's log lines are kept.
     static func withStore(
@@ -33,11 +36,10 @@ import Testing
                     endpoint: .emulator(
                         url: base, apiToken: H.apiToken, container: H.container, environment: H.environment),
                     retryPolicy: policy, parallelism: 1, retryClock: clock.retryClock, logger: H.quiet)
-                store.assetFiles.set { _ in file }
                 let alice = try await store.signIn(email: "alice@example.com", name: nil).recordName
                 let zone = ZoneID(zoneName: "Z")
                 _ = try await store.modifyZones([ZoneOperation(.create, zone)], in: .private, as: alice)
-                try await body(base, store, alice, zone, clock, lines)
+                try await $pictureFile.withValue(file) { try await body(base, store, alice, zone, clock, lines) }
             }
         }
     }
@@ -64,9 +66,11 @@ import Testing
             StoreRetryListener { waits.add($0) }
         ) {
             do {
-                return .success(
-                    try await store.modifyRecords(
-                        [.init(.create, record)], in: record.zoneID, database: .private, atomic: false, as: user))
+                let file = pictureFile
+                let write = ZoneWrite(
+                    [.init(.create, record)], in: record.zoneID, database: .private,
+                    assetFiles: AssetFiles { _ in file })
+                return .success(try await store.modifyRecords(write, as: user))
             } catch {
                 return .failure(error)
             }

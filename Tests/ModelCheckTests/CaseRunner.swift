@@ -79,11 +79,9 @@ struct CaseRunner: Sendable {
                 retryPolicy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: 0.01, maxDelay: 0.05),
                 retryClock: retryClock,
                 logger: Self.logger)
-            http.assetFiles.set { CheckAssets.path(for: $0) }
             return http
         }
         let http = makeServeStore()
-        sqlite.assetFiles.set { CheckAssets.path(for: $0) }
         CheckAssets.write(into: cacheDirectory)
         let caches = ["sqlite", "serve"].map { cacheDirectory.appendingPathComponent("plan-cache-\($0).json") }
         for file in caches { try? FileManager.default.removeItem(at: file) }

@@ -18,7 +18,6 @@ import Testing
         for name in ["a", "b"] {
             let store = try SQLiteStore(
                 path: directory.appendingPathComponent("\(name).sqlite").path, logger: CaseRunner.logger)
-            store.assetFiles.set { CheckAssets.path(for: $0) }
             let users = try await UserDirectory.signIn(recipe, store: store, logger: CaseRunner.logger)
             let plan = try await Planner(store: store, logger: CaseRunner.logger).plan(recipe, users: users)
             let report = try await Applier(store: store, logger: CaseRunner.logger).apply(plan)

@@ -128,13 +128,10 @@ final class CountingStore: Store, @unchecked Sendable {
         count("queryRecords")
         return try await base.queryRecords(query, in: zoneID, database: database, as: user)
     }
-    func modifyRecords(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
-        as user: UserRecordName
-    ) async throws -> [RecordOutcome] {
+    func modifyRecords(_ write: ZoneWrite, as user: UserRecordName) async throws -> [RecordOutcome] {
         count("modifyRecords")
-        record(operations)
-        return try await base.modifyRecords(operations, in: zoneID, database: database, atomic: atomic, as: user)
+        record(write.operations)
+        return try await base.modifyRecords(write, as: user)
     }
     func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
         count("resolveShare")

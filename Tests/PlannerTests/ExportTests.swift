@@ -73,8 +73,7 @@ struct ExportTests {
         """.write(toFile: recipePath, atomically: true, encoding: .utf8)
         let recipe = try RecipeLoader(environment: [:]).load(path: recipePath)
         let store = try freshStore()
-        // The store keeps the bytes of `!asset` files from beside the recipe, as the command line sets it.
-        store.assetFiles.set { recipe.assetPath(for: $0) }
+        // The store keeps the bytes of `!asset` files from beside the recipe, as the plan says.
         // A production recipe needs its schema deployed first, as in CloudKit.
         _ = try await store.extendSchema(recipe.schema.schema, as: "")
         _ = try await store.deploySchema(as: "")

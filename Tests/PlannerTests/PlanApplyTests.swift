@@ -425,11 +425,8 @@ struct OwnerOnlyStore: Store {
     func queryRecords(_ query: RecordQuery, in zoneID: ZoneID, database: DatabaseScope, as user: UserRecordName)
         async throws -> QueryPage
     { try await base.queryRecords(query, in: zoneID, database: database, as: user) }
-    func modifyRecords(
-        _ operations: [RecordOperation], in zoneID: ZoneID, database: DatabaseScope, atomic: Bool,
-        as user: UserRecordName
-    ) async throws -> [RecordOutcome] {
-        try await base.modifyRecords(operations, in: zoneID, database: database, atomic: atomic, as: user)
+    func modifyRecords(_ write: ZoneWrite, as user: UserRecordName) async throws -> [RecordOutcome] {
+        try await base.modifyRecords(write, as: user)
     }
     func resolveShare(url: String, as user: UserRecordName) async throws -> ShareMetadata {
         try await base.resolveShare(url: url, as: user)
