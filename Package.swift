@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "Lanes",
             dependencies: [
-                "ShareKit", "Recipe", "Planner", "PlanModel", "SharingReport", "ChildProcesses",
+                "ShareKit", "Recipe", "PlanModel", "Applier", "Planner", "SharingReport", "ChildProcesses",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -4,10 +4,10 @@
 // (Scripts/cloudkitjs, Scripts/cloudkit-catalog, Tests/EmulatorTests/Browser) import it by a relative path and
 // keep only their own steps.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -22,13 +22,16 @@ export async function serveOnLoopback(handler) {
 // Starts headless Chromium in a fresh profile (a folder named from `profilePrefix` in the system's temporary
 // folder, removed when the run finishes) and returns what drives it.
 //
+// - `profile`: a folder the caller gives instead, which is kept: for a run whose profile is read afterwards
+//   (the History file Chromium writes), Chromium is asked to close, so that it writes its files, rather than
+//   ended at once.
 // - `windowSize`: 'WIDTH,HEIGHT'; `flags`: more of Chromium's switches.
 // - `deadline`: the time (ms since the epoch) after which every wait gives up; `waitAtMost`: how long one
 //   wait may take before that.
 // - `report(problem)`: the lines to print when the run stops early (Chromium exited, time ran out, a step
 //   threw); `fail(problem)` prints them, ends Chromium and exits 1.
-export function launchChromium(chromiumPath, { profilePrefix, windowSize, flags = [], deadline, waitAtMost = Infinity, report }) {
-  const profile = mkdtempSync(join(tmpdir(), profilePrefix));
+export function launchChromium(chromiumPath, { profile: given, profilePrefix, windowSize, flags = [], deadline, waitAtMost = Infinity, report }) {
+  const profile = given ?? mkdtempSync(join(tmpdir(), profilePrefix));
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
     '--hide-scrollbars', '--remote-debugging-pipe', `--user-data-dir=${profile}`,
@@ -40,7 +43,8 @@ export function launchChromium(chromiumPath, { profilePrefix, windowSize, flags 
   let finished = false;
   // Prints the run's last lines once, ends Chromium and what the driver served, and exits with `code`. The
   // profile is removed once Chromium has exited, and again while its helper processes still write to it as
-  // they go: removed at once, it was often left behind.
+  // they go: removed at once, it was often left behind. A given profile is kept, and Chromium gets up to
+  // 10 s to close by itself before it is ended.
   function finish(code, lines) {
     if (finished) return;
     finished = true;
@@ -50,13 +54,19 @@ export function launchChromium(chromiumPath, { profilePrefix, windowSize, flags 
     const removeProfileAndExit = () => {
       if (exiting) return;
       exiting = true;
-      try { rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); } catch {}
+      removeSingletonFolder(profile);
+      if (!given) try { rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }); } catch {}
       process.exit(code);
     };
     if (browser.pid === undefined || browser.exitCode !== null || browser.signalCode !== null) return removeProfileAndExit();
     browser.once('exit', removeProfileAndExit);
-    setTimeout(removeProfileAndExit, 5_000);
-    browser.kill('SIGKILL');
+    const end = () => {
+      setTimeout(removeProfileAndExit, 5_000);
+      browser.kill('SIGKILL');
+    };
+    if (!given) return end();
+    send('Browser.close').catch(() => {});
+    setTimeout(end, 10_000);
   }
   const fail = (problem) => finish(1, report(problem));
 
@@ -191,5 +201,19 @@ export function launchChromium(chromiumPath, { profilePrefix, windowSize, flags 
     profile, send, evaluate, until, attach, open, watchPages, click, signIn, screenshot, finish, fail,
     // Runs `cleanup` (closing a server the driver started) when the run finishes.
     onFinish: (cleanup) => cleanups.push(cleanup),
+    // Hands `listener` every protocol event (a message that answers no command), as `{method, params, sessionId}`.
+    onEvent: (listener) => listeners.push(listener),
   };
+}
+
+// Chromium keeps the socket that makes a second launch on the same profile join the first in a folder of
+// its own in the temporary folder (`org.chromium.Chromium.XXXXXX`), linked from the profile as
+// SingletonSocket; ended rather than closed, it leaves that folder behind.
+function removeSingletonFolder(profile) {
+  let socket;
+  try { socket = readlinkSync(join(profile, 'SingletonSocket')); } catch { return; }
+  const folder = dirname(socket);
+  if (dirname(folder) === tmpdir() && basename(folder).startsWith('org.chromium.')) {
+    try { rmSync(folder, { recursive: true, force: true }); } catch {}
+  }
 }

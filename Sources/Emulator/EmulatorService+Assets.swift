@@ -8,7 +8,7 @@ import ShareKit
 // asset field; the client POSTs the bytes there and gets `{singleFile: {fileChecksum, receipt, size}}`,
 // which it saves as the field's value in `records/modify`; reads answer `{downloadURL, fileChecksum, size}`,
 // and the `downloadURL` (with Apple's `${f}` file name placeholder) answers the bytes. The bytes are the
-// store's (`Store.saveAssetBytes`: the SQLite file), kept once per content under `fnv1a64:HEX`, which is
+// store's (`KeepsAssetBytes.saveAssetBytes`: the SQLite file), kept once per content under `fnv1a64:HEX`, which is
 // also the `fileChecksum` serve hands out (Apple's algorithm is not documented).
 extension EmulatorService {
     /// How long an upload URL is good for: 15 minutes, as Apple's.
@@ -66,7 +66,7 @@ extension EmulatorService {
         let bytes = try MultipartFile.bytes(of: body, contentType: request.headers[.contentType]) ?? body
         // The bytes are kept by the world that asked for the upload URL, as its records will name them.
         try await takePendingResetPoint(world)
-        let kept = try await worlds.store(for: world).saveAssetBytes(bytes)
+        let kept = try await worlds.store(for: world).assetKeeper().saveAssetBytes(bytes)
         let checksum = servedChecksum?(kept).fileChecksum ?? kept
         var singleFile = WireAsset(fileChecksum: checksum, size: bytes.count, receipt: Self.receipt(checksum))
         // Apple's answer carries the key the asset was encrypted with and a checksum of the reference; a client
@@ -99,7 +99,7 @@ extension EmulatorService {
             return WireResponse.json(body, status: .gone)
         }
         guard try worlds.worlds().contains(world),
-            let bytes = try await worlds.store(for: world).assetBytes(checksum: kept)
+            let bytes = try await (worlds.store(for: world) as? any KeepsAssetBytes)?.assetBytes(checksum: kept)
         else { throw notKept }
         var headers = HTTPFields()
         headers[.contentType] = "application/octet-stream"
@@ -174,7 +174,8 @@ extension EmulatorService {
                         + "singleFile dictionary the upload answered as it is",
                     record: record)
             }
-            guard let kept = keptChecksum(asset.checksum), let bytes = try await store.assetBytes(checksum: kept)
+            guard let kept = keptChecksum(asset.checksum),
+                let bytes = try await (store as? any KeepsAssetBytes)?.assetBytes(checksum: kept)
             else {
                 let detail =
                     "field \(field) of record \(record): no asset \(asset.checksum) was uploaded here; upload it "

@@ -19,7 +19,7 @@ extension LaneReport {
         }
 
         /// `LANE › STEP`, `LANE › CALLED › STEP` for a step of a called lane, `LANE › before_all › STEP` for a
-        /// hook's; unique within its lane (a repeated name ends in ` (2)`, ` (3)`, …).
+        /// hook's, `LANE › CALLED › before_each › STEP` for a hook's around a called lane; unique within its lane (a repeated name ends in ` (2)`, ` (3)`, …).
         public var name: String
         public var milliseconds: Int
         public var location: SourceLocation
@@ -37,7 +37,8 @@ extension LaneReport {
     ///   - interrupted: whether the run was asked to stop: the step that failed is then an interrupted one.
     public func testCases(in recipe: Recipe, interrupted: Bool = false) -> [TestCase] {
         var index: [SourceLocation: Step] = [:]
-        for step in recipe.lanes.flatMap(\.steps) + recipe.beforeAll + recipe.afterAll + recipe.onError {
+        let hooks = recipe.beforeAll + recipe.afterAll + recipe.onError + recipe.beforeEach + recipe.afterEach
+        for step in recipe.lanes.flatMap(\.steps) + hooks {
             index[step.location] = step
         }
         var builder = CaseBuilder(
@@ -46,7 +47,7 @@ extension LaneReport {
         var ran = Self.ranSteps(steps, index: index)[...]
         let lanePath = [lane]
         builder.add(recipe.beforeAll, ran: &ran, path: lanePath + ["before_all"], chain: [lane])
-        builder.add(recipe.lane(lane)?.steps ?? [], ran: &ran, path: lanePath, chain: [lane])
+        builder.addLane(recipe.lane(lane)?.steps ?? [], ran: &ran, path: lanePath, chain: [lane], eachHooks: true)
         builder.add(recipe.afterAll, ran: &ran, path: lanePath + ["after_all"], chain: [lane])
         // The error hook's steps are cases only when it ran.
         builder.add(recipe.onError, ran: &ran, path: lanePath + ["error"], chain: [lane], skipping: false)
@@ -69,8 +70,13 @@ extension LaneReport {
             var node = RanStep(result: result, children: [])
             if case .lane = index[result.location]?.action {
                 var first = stack.count
-                // A hook's own steps are not a called lane's, though they are as deep.
-                while first > 0, stack[first - 1].result.depth > result.depth, stack[first - 1].result.hook == nil {
+                // A hook's own steps are not a called lane's, though they are as deep; the steps of the
+                // before_each and after_each around the called lane are its, one level deeper than its steps.
+                while first > 0, stack[first - 1].result.depth > result.depth,
+                    stack[first - 1].result.hook == nil
+                        || (eachHooks.contains(stack[first - 1].result.hook ?? "")
+                            && stack[first - 1].result.depth > result.depth + 1)
+                {
                     first -= 1
                 }
                 node.children = Array(stack[first...])
@@ -80,6 +86,9 @@ extension LaneReport {
         }
         return stack
     }
+
+    /// The hooks that run around every lane.
+    static let eachHooks: Set<String> = ["before_each", "after_each"]
 
     /// A repeated name gets ` (2)`, ` (3)`, … in the order the steps come.
     static func unique(_ cases: [TestCase]) -> [TestCase] {
@@ -105,8 +114,23 @@ extension LaneReport {
 
         static let separator = " › "
 
+        /// A lane's steps, between the steps of `before_each` and `after_each` when `eachHooks` (not for a lane
+        /// those hooks call).
+        mutating func addLane(
+            _ steps: [Step], ran: inout ArraySlice<RanStep>, path: [String], chain: [String], eachHooks: Bool
+        ) {
+            guard eachHooks else {
+                add(steps, ran: &ran, path: path, chain: chain, eachHooks: false)
+                return
+            }
+            add(recipe.beforeEach, ran: &ran, path: path + ["before_each"], chain: chain, eachHooks: false)
+            add(steps, ran: &ran, path: path, chain: chain, eachHooks: true)
+            add(recipe.afterEach, ran: &ran, path: path + ["after_each"], chain: chain, eachHooks: false)
+        }
+
         mutating func add(
-            _ steps: [Step], ran: inout ArraySlice<RanStep>, path: [String], chain: [String], skipping: Bool = true
+            _ steps: [Step], ran: inout ArraySlice<RanStep>, path: [String], chain: [String], skipping: Bool = true,
+            eachHooks: Bool = true
         ) {
             for step in steps {
                 let name = path + [step.name ?? StepSummary.text(of: step, owner: recipe.owner)]
@@ -115,7 +139,9 @@ extension LaneReport {
                     if case .lane(let called, _) = step.action, !node.children.isEmpty || node.result.succeeded {
                         var children = node.children[...]
                         let calledSteps = chain.contains(called) ? [] : recipe.lane(called)?.steps ?? []
-                        add(calledSteps, ran: &children, path: path + [called], chain: chain + [called])
+                        addLane(
+                            calledSteps, ran: &children, path: path + [called], chain: chain + [called],
+                            eachHooks: eachHooks)
                         for child in children { addRan(child, name: path + [called, child.result.summary]) }
                         // A failure of the call itself that none of its steps reports is a case of its own.
                         if let error = node.result.error, !node.children.contains(where: { Self.failed($0) }),
@@ -127,7 +153,7 @@ extension LaneReport {
                         addRan(node, name: name)
                     }
                 } else if skipping {
-                    addSkipped(step, name: name, chain: chain)
+                    addSkipped(step, name: name, chain: chain, eachHooks: eachHooks)
                 }
             }
         }
@@ -158,13 +184,15 @@ extension LaneReport {
 
         /// A step that did not run, and the steps of the lane it would have called (the first of them the
         /// interrupted one when the run stopped before the call).
-        mutating func addSkipped(_ step: Step, name: [String], chain: [String]) {
+        mutating func addSkipped(_ step: Step, name: [String], chain: [String], eachHooks: Bool) {
             let first = cases.count
             if case .lane(let called, _) = step.action, !chain.contains(called), let lane = recipe.lane(called),
                 !lane.steps.isEmpty
             {
                 var none: ArraySlice<RanStep> = []
-                add(lane.steps, ran: &none, path: Array(name.dropLast()) + [called], chain: chain + [called])
+                addLane(
+                    lane.steps, ran: &none, path: Array(name.dropLast()) + [called], chain: chain + [called],
+                    eachHooks: eachHooks)
             } else {
                 cases.append(
                     TestCase(

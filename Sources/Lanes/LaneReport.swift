@@ -14,7 +14,7 @@ public struct LaneReport: Sendable, Hashable {
         public var location: SourceLocation
         /// 0 for the lane's own steps, 1 for the steps of a lane it calls, and so on.
         public var depth: Int
-        /// `before_all`, `after_all` or `error` for hook steps, nil otherwise.
+        /// `before_all`, `after_all`, `error`, `before_each` or `after_each` for hook steps, nil otherwise.
         public var hook: String?
         /// What a command or an outside action printed (`sh:`, `sharelane-NAME`), for the reports.
         public var output: String?

@@ -5,15 +5,16 @@ import ShareKit
 
 /// Runs the lanes of a recipe against any `Store`, one step at a time, acting as the recipe's users.
 ///
-/// A lane run is fastlane's: the recipe's `before_all` steps, the lane's steps, then `after_all` when every
-/// step succeeded, or the `error` steps when one failed. The first failing step stops the lane. Each step
+/// A lane run is fastlane's: the recipe's `before_all` steps, the lane's steps between `before_each` and
+/// `after_each` (as every lane a `lane:` step calls), then `after_all` when every step succeeded, or the `error`
+/// steps when one failed. The first failing step stops the lane. Each step
 /// prints one line with its outcome and time to the output, and the run returns a `LaneReport`.
 public struct LaneRunner: Sendable {
     /// Loads the recipe again with these variables overriding its `vars` (for `lane:` steps with parameters).
     public typealias RecipeReloader = @Sendable (_ overrides: [String: String]) throws -> Recipe
 
     public let store: any Store
-    private let output: LaneOutput
+    let output: LaneOutput
     private let logger: Logger
     private let reload: RecipeReloader?
     private let overrides: [String: String]
@@ -55,12 +56,13 @@ public struct LaneRunner: Sendable {
         logger.info("running lane \(name) of \(recipe.file) on \(store.displayName)")
         output.line("▸ lane \(name) — \(recipe.name) on \(store.worldName)")
         let scope = Scope(recipe: recipe, overrides: overrides, lanes: [name])
+        run.values.register(LaneValueNames.lane, .text(name))
         do {
             if !recipe.beforeAll.isEmpty {
                 output.line("▸ before_all")
                 try await runSteps(recipe.beforeAll, hook: "before_all", in: scope, depth: 1, session, run)
             }
-            try await runSteps(lane.steps, hook: nil, in: scope, depth: 0, session, run)
+            try await runLane(lane, in: scope, depth: 0, session, run)
             if !recipe.afterAll.isEmpty {
                 output.line("▸ after_all")
                 try await runSteps(recipe.afterAll, hook: "after_all", in: scope, depth: 1, session, run)
@@ -104,6 +106,9 @@ public struct LaneRunner: Sendable {
         var recipe: Recipe
         var overrides: [String: String]
         var lanes: [String]
+        /// Whether the steps are `before_each`'s or `after_each`'s (or of a lane they call): the lanes these call
+        /// run without them, which would otherwise call themselves without end.
+        var inEachHook = false
     }
 
     /// Results collected across the whole run.
@@ -116,7 +121,7 @@ public struct LaneRunner: Sendable {
         var failurePrinted = false
     }
 
-    private func runSteps(
+    func runSteps(
         _ steps: [Step], hook: String?, in scope: Scope, depth: Int, _ session: LaneSession, _ run: Run
     ) async throws {
         for step in steps {
@@ -153,7 +158,7 @@ public struct LaneRunner: Sendable {
                 output.line("\(indent)▸ \(summary)")
                 outcome = try await script(scope, session, run, indent: indent, transcript).outside(action, step: step)
             default:
-                outcome = try await perform(step, in: scope.recipe, session)
+                outcome = try await perform(step, in: scope.recipe, session, indent: indent)
             }
             let detail = outcome.detail
             let ms = Self.milliseconds(since: start)
@@ -226,7 +231,7 @@ public struct LaneRunner: Sendable {
                 location: step.location)
         }
         let before = run.steps.count
-        try await runSteps(lane.steps, hook: nil, in: callee, depth: depth + 1, session, run)
+        try await runLane(lane, in: callee, depth: depth + 1, session, run)
         let count = run.steps.count - before
         return "\(count) step\(count == 1 ? "" : "s")"
     }
@@ -234,11 +239,14 @@ public struct LaneRunner: Sendable {
     // MARK: - Actions
 
     /// Performs one step other than `lane`, returning what it has to say about its outcome.
-    private func perform(_ step: Step, in recipe: Recipe, _ session: LaneSession) async throws -> StepOutcome {
+    private func perform(_ step: Step, in recipe: Recipe, _ session: LaneSession, indent: String) async throws
+        -> StepOutcome
+    {
         // `environment:` plans and applies the recipe in that environment of its container: a world of its own.
+        let output = output
         let steps = PlannerSteps(
             store: try step.environment.map { try store.inEnvironment($0) } ?? store, logger: logger,
-            location: step.location)
+            location: step.location, progressLine: { output.line("\(indent)  … \($0)") })
         switch step.action {
         case .plan(let prune, let only):
             return try await steps.plan(recipe, prune: prune, only: only)
@@ -264,42 +272,6 @@ public struct LaneRunner: Sendable {
                     ) { try await performAction(step, in: recipe, session) })
             }
             return try await refused(step, expected, in: recipe, session)
-        }
-    }
-
-    /// `within:`: tries `check` again, with backoff (0.1 s, doubling, at most 1 s apart), until it holds or
-    /// `seconds` have passed, the last try at the end of that time; the last failure is the one reported, with
-    /// how many tries it took over how long. CloudKit's query indexes lag behind its writes, so a query, or an
-    /// expectation read through one, may hold only a moment later.
-    private func eventually(
-        within seconds: Double, action: String, at location: SourceLocation, _ check: () async throws -> String?
-    ) async throws -> String? {
-        let start = ContinuousClock.now
-        let deadline = start + .milliseconds(Int(seconds * 1000))
-        var wait = Duration.milliseconds(100)
-        var tries = 0
-        while true {
-            tries += 1
-            let failure: any Error
-            do {
-                let found = try await check()
-                return tries == 1 ? found : (found.map { "\($0); " } ?? "") + "held after \(tries) tries"
-            } catch let error as LaneError {
-                failure = error
-            } catch let error as ShareError {
-                failure = error
-            }
-            let now = ContinuousClock.now
-            guard now < deadline else {
-                let elapsed = now - start
-                let took = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                let limit = seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(Int((seconds * 1000).rounded()))ms"
-                throw Self.laneError(failure, action: action, at: location).retried(
-                    "tried \(tries) time\(tries == 1 ? "" : "s") over \(String(format: "%.1f", took)) s (within: \(limit))"
-                )
-            }
-            try await Task.sleep(for: min(wait, deadline - now))
-            wait = min(.seconds(1), wait * 2)
         }
     }
 

@@ -39,11 +39,12 @@ public struct PlanAndApply: Sendable {
     }
 
     /// Plans `recipe` with `options`, applies the plan, and records the apply in the plan's cache.
+    /// - Parameter progress: told after each store call of the apply, and of each wait (`ApplyProgress`).
     /// - Returns: the plan and the report of an apply that made every change.
     /// - Throws: `Failure` saying which step did not go through, with the report when changes failed.
-    public func run(_ recipe: Recipe, options: PlanOptions = PlanOptions()) async throws(Failure) -> (
-        plan: Plan, report: ApplyReport
-    ) {
+    public func run(
+        _ recipe: Recipe, options: PlanOptions = PlanOptions(), progress: (@Sendable (ApplyProgress) -> Void)? = nil
+    ) async throws(Failure) -> (plan: Plan, report: ApplyReport) {
         let plan: Plan
         do {
             plan = try await planner.plan(recipe, options: options)
@@ -52,7 +53,7 @@ public struct PlanAndApply: Sendable {
         }
         let report: ApplyReport
         do {
-            report = try await apply(plan)
+            report = try await apply(plan, progress: progress)
         } catch {
             throw .applying(error)
         }

@@ -30,7 +30,7 @@ struct LaneValueReferences {
     // MARK: - Where values may be used
 
     private mutating func check(_ tree: RecipeNode) {
-        let hookKeys = ["before_all", "after_all", "error"]
+        let hookKeys = ["before_all", "after_all", "error", "before_each", "after_each"]
         for pair in tree.pairs ?? [] where pair.key != "lanes" && pair.key != "vars" && !hookKeys.contains(pair.key) {
             outsideLanes(pair.value)
         }
@@ -42,6 +42,8 @@ struct LaneValueReferences {
         // What before_all registers is there for every lane.
         var entry = Set<String>()
         walk(beforeAll, available: &entry, lanes: lanes)
+        // before_each runs before every lane, after before_all: what it registers is there for every lane too.
+        walk(Self.steps(tree["before_each"]), available: &entry, lanes: lanes)
         // A lane called from another starts with what the caller had at the call, besides before_all's.
         var entries = lanes.mapValues { _ in entry }
         for _ in 0...lanes.count {
@@ -59,8 +61,10 @@ struct LaneValueReferences {
             var available = entries[name] ?? entry
             walk(steps, available: &available, lanes: lanes)
         }
-        // after_all and error run after any lane: what any step registered may be there.
+        // after_each, after_all and error run after any lane: what any step registered may be there.
         var afterwards = registered
+        var afterEach = registered
+        walk(Self.steps(tree["after_each"]), available: &afterEach, lanes: lanes)
         walk(Self.steps(tree["after_all"]), available: &afterwards, lanes: lanes)
         var onError = afterwards.union(LaneValueNames.errorHook)
         walk(Self.steps(tree["error"]), available: &onError, lanes: lanes)
@@ -168,6 +172,8 @@ struct LaneValueReferences {
             } else if LaneValueNames.errorHook.contains(String(body)) {
                 message =
                     "`${\(body)}` has a value only in the steps of the `error` hook, which runs after a step failed"
+            } else if body == LaneValueNames.lane {
+                message = "`${lane}` is the name of the lane running, filled in only in a lane's steps and hooks"
             } else {
                 let name = String(body.split(separator: ".", maxSplits: 1).first ?? body)
                 guard registered.contains(name) else { continue }
@@ -237,4 +243,8 @@ public enum LaneValueNames {
     public static let laneErrorPlace = "lane_error_place"
     /// The names only the `error` hook's steps have.
     public static let errorHook: Set<String> = [laneError, laneErrorPlace]
+    /// The name of the lane running, in every lane step and hook: in `before_each` and `after_each` the lane they
+    /// run around (the command line's or one a `lane:` step calls); in `before_all`, `after_all` and `error` the
+    /// lane the command line runs.
+    public static let lane = "lane"
 }

@@ -12,7 +12,8 @@ final class RecipeDecoder {
 
     static let topLevelKeys = [
         "sharelane", "name", "description", "container", "environment", "seed", "vars", "include", "users", "owner",
-        "zones", "public", "lanes", "before_all", "after_all", "error", "schema", "subscriptions",
+        "zones", "public", "lanes", "before_all", "after_all", "error", "schema", "subscriptions", "before_each",
+        "after_each",
     ]
     static let userKeys = ["email", "name", "phone", "discoverable"]
     static let zoneKeys = ["owner", "share", "records", "prune", "absent"]
@@ -265,6 +266,8 @@ final class RecipeDecoder {
             zones: zones, publicRecords: publicRecords, lanes: lanes, beforeAll: beforeAll, afterAll: afterAll,
             onError: onError)
         recipe.generatedPublicRecords = generatedPublicRecords
+        recipe.beforeEach = root["before_each"].map { decodeSteps($0, "`before_each`") } ?? []
+        recipe.afterEach = root["after_each"].map { decodeSteps($0, "`after_each`") } ?? []
         if let node = root["schema"] { recipe.schema = decodeSchema(node) }
         if let node = root["subscriptions"] {
             recipe.subscriptions = decodeSubscriptions(node, users: users, owner: owner, zones: zones)

@@ -114,7 +114,7 @@ public struct RecipeLoader: Sendable {
         var variables = Variables(
             overrides: overrides, vars: [:], environment: environment, envFiles: envFiles, log: log)
         let registered = Self.registeredNames(in: tree)
-        variables.runtimeNames = registered.union(LaneValueNames.errorHook)
+        variables.runtimeNames = registered.union(LaneValueNames.errorHook).union([LaneValueNames.lane])
         errors += LaneValueReferences(tree: tree, registered: registered).errors
         // `vars:` values may use the environment and overrides, not each other.
         if let varsNode = tree["vars"] {
@@ -237,7 +237,7 @@ public struct RecipeLoader: Sendable {
                 }
             }
         }
-        for key in ["lanes", "before_all", "after_all", "error"] {
+        for key in ["lanes", "before_all", "after_all", "error", "before_each", "after_each"] {
             if let node = tree[key] { visit(node) }
         }
         return names

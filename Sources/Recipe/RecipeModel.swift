@@ -53,6 +53,11 @@ public struct Recipe: Sendable, Hashable, Codable {
     public var afterAll: [Step]
     /// Steps run after a lane failed (`error`).
     public var onError: [Step]
+    /// Steps run before each lane, the one the command line runs and each one a `lane:` step calls
+    /// (`before_each`).
+    public var beforeEach: [Step] = []
+    /// Steps run after each lane, whether it succeeded or failed (`after_each`).
+    public var afterEach: [Step] = []
     /// The values a lane's commands and outside actions find in their environment under their own names (nil
     /// for a recipe not loaded from files).
     public var commandEnvironment: CommandEnvironment?
@@ -90,6 +95,11 @@ public struct Recipe: Sendable, Hashable, Codable {
 
     /// The user with this handle.
     public func user(_ handle: String) -> DeclaredUser? { users.first { $0.handle == handle } }
+    /// The users' handles by email address (`maya` for `maya.okafor@example.com`; the first, if two users share
+    /// an address): what an export keeps, so that the state it writes still fits the recipe's lanes.
+    public var handlesByEmail: [String: String] {
+        Dictionary(users.map { ($0.email, $0.handle) }, uniquingKeysWith: { first, _ in first })
+    }
     /// The zone with this name.
     public func zone(_ name: String) -> DeclaredZone? { zones.first { $0.name == name } }
     /// The lane with this name.

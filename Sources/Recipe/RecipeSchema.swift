@@ -179,6 +179,8 @@ struct SchemaInference {
         check(&recipe.beforeAll)
         check(&recipe.afterAll)
         check(&recipe.onError)
+        check(&recipe.beforeEach)
+        check(&recipe.afterEach)
     }
 
     /// A value of another type than its field's: what the record or step gave, and where the field got its

@@ -151,7 +151,8 @@ struct RecipeValidator {
     }
 
     func allSteps(_ recipe: Recipe) -> [Step] {
-        recipe.lanes.flatMap(\.steps) + recipe.beforeAll + recipe.afterAll + recipe.onError
+        recipe.lanes.flatMap(\.steps) + recipe.beforeAll + recipe.afterAll + recipe.onError + recipe.beforeEach
+            + recipe.afterEach
     }
 
     /// Each zone's records checked (`checkRecords`), with what was found in each, in zone order. Zones are

@@ -348,16 +348,6 @@ public protocol Store: Sendable {
     ///   changes.
     func deploySchema(as user: UserRecordName) async throws -> [SchemaChange]
 
-    // MARK: Asset bytes (assets/upload)
-
-    /// Keeps an asset's bytes and answers their checksum, `fnv1a64:HEX` (`FNV1a64.checksum`). The same bytes
-    /// are kept once. `sharelane serve` keeps what `assets/upload` receives here.
-    /// - Throws: `ShareError` (`BAD_REQUEST`) on a store that keeps no asset bytes.
-    func saveAssetBytes(_ bytes: [UInt8]) async throws -> String
-
-    /// The bytes kept under `checksum`, or nil when there are none.
-    func assetBytes(checksum: String) async throws -> [UInt8]?
-
     // MARK: Maintenance
 
     /// Deletes everything: users, zones, records, shares. Local stores only.
@@ -375,12 +365,6 @@ extension Store {
     public func canActAs(email: String) async -> Bool { capabilities.actsAsAnyUser }
 
     public func finishedWriting() {}
-
-    public func saveAssetBytes(_ bytes: [UInt8]) async throws -> String {
-        throw ShareError(.badRequest, "\(displayName) keeps no asset bytes")
-    }
-
-    public func assetBytes(checksum: String) async throws -> [UInt8]? { nil }
 
     public func setDiscoverability(_ settings: UserDiscoverability, as user: UserRecordName) async throws {
         throw ShareError(

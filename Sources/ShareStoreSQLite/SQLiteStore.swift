@@ -145,3 +145,7 @@ public final class SQLiteStore: Store {
 // MARK: - LocalWorldStore
 
 extension SQLiteStore: LocalWorldStore {}
+
+// MARK: - KeepsAssetBytes
+
+extension SQLiteStore: KeepsAssetBytes {}

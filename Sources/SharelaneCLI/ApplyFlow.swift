@@ -42,18 +42,15 @@ struct ApplyFlow {
         }
         if plan.isEmpty { return }
         if !renderAlongside { Terminal.write("\n") }
-        // Long applies show their progress on a terminal; any apply says so there when the store makes it
-        // wait (`throttled, retrying in 3 s`).
-        let showProgress = Terminal.stderrIsTerminal
-        let everyStep = plan.changes.count >= 50
-        var progress: (@Sendable (ApplyProgress) -> Void)? = nil
-        if showProgress {
-            progress = { (step: ApplyProgress) in
-                guard everyStep || step.waiting != nil else { return }
-                let line = "\r\u{1B}[K[\(step.completed)/\(step.total)] \(step.message)"
-                FileHandle.standardError.write(Data(line.utf8))
-            }
-        }
+        // Long applies show their progress on a terminal, and without one (a CI log) a plain line every few
+        // seconds; any apply says so when the store makes it wait (`throttled, retrying in 3 s`).
+        let onTerminal = Terminal.stderrIsTerminal
+        let reporter = ApplyProgressReporter(
+            style: onTerminal
+                ? .statusLine(everyStep: plan.changes.count >= 50)
+                : .lines(interval: ApplyProgressReporter.interval(environment: ProcessInfo.processInfo.environment))
+        ) { text in FileHandle.standardError.write(Data((onTerminal ? text : text + "\n").utf8)) }
+        let progress: @Sendable (ApplyProgress) -> Void = { reporter.report($0) }
         let report: ApplyReport
         do {
             // A first Ctrl-C (or SIGTERM) from here on asks the apply to stop; before, it ends the process.
@@ -65,7 +62,7 @@ struct ApplyFlow {
             throw CommandFailure.store("\(error)")
         }
         await rendering.value
-        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        reporter.finish()
         for line in report.failureLines() {
             Terminal.printError("error: \(line)")
         }

@@ -65,9 +65,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         // The recipe's own handles by email address: an export that renamed `maya` would no longer fit the
         // lanes written for her.
-        let kept =
-            keepHandles == false
-            ? [:] : Dictionary((loaded?.users ?? []).map { ($0.email, $0.handle) }, uniquingKeysWith: { a, _ in a })
+        let kept = keepHandles == false ? [:] : loaded?.handlesByEmail ?? [:]
         // The recipe's container and environment, when a recipe names the owner: http: and cloudkit: stores
         // address them, and the exported recipe names them so that it plans against the same place.
         // A store URL that names its container (cloudkit:CONTAINER/ENVIRONMENT) wins over the recipe's.
@@ -117,7 +115,7 @@ struct ExportCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 ExportAssets(directory: (out as NSString).deletingLastPathComponent) { asset in
                     if let web = store as? any DownloadsAssets { return try await web.downloadAsset(asset) }
                     guard asset.location.isEmpty else { return nil }
-                    return try await store.assetBytes(checksum: asset.checksum)
+                    return try await (store as? any KeepsAssetBytes)?.assetBytes(checksum: asset.checksum)
                 }
             }
             var others: [User] = []

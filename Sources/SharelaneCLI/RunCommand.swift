@@ -150,7 +150,8 @@ struct RunCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         seen.insert(lane)
         let steps = recipe.lane(lane)?.steps ?? []
-        return writes(recipe.beforeAll + steps + recipe.afterAll + recipe.onError)
+        return writes(
+            recipe.beforeAll + recipe.beforeEach + steps + recipe.afterEach + recipe.afterAll + recipe.onError)
     }
 
     /// Standard output, with ✔ in green and ✘ and error lines in red on a terminal (unless `NO_COLOR` is set).

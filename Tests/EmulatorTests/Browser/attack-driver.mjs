@@ -1,5 +1,6 @@
 // Plays two attacker pages in headless Chromium against `sharelane serve`, as a page on a developer's
-// machine could (Chromium is driven over the DevTools pipe, as popup-driver.mjs does):
+// machine could (Chromium is driven over the DevTools pipe by Scripts/browser/cdp-pipe.mjs, read from the
+// source tree as this file is):
 //
 // - rebinding: a page of http://rebind.example:PORT, where PORT is serve's. The attacker's server answers the
 //   page itself (played here by the DevTools Fetch domain, which fulfils that one request), then the name
@@ -14,82 +15,39 @@
 //   node attack-driver.mjs CHROMIUM SERVER API_TOKEN WEB_AUTH_TOKEN CONTAINER
 //
 // Prints one JSON line: {rebinding: {page, signIn, read}, noCors: "sent"}, or {error}.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { launchChromium, serveOnLoopback } from '../../../Scripts/browser/cdp-pipe.mjs';
 
 const [chromiumPath, server, apiToken, webAuthToken, container] = process.argv.slice(2);
 const serverPort = new URL(server).port;
+const deadline = Date.now() + 60_000;
 
-const evil = createServer((request, response) => {
+const { server: evil, origin: evilLoopback } = await serveOnLoopback((request, response) => {
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
   response.end('<!doctype html><title>A page of another site</title><p>Nothing to see here.</p>');
 });
-await new Promise((resolve) => evil.listen(0, '127.0.0.1', resolve));
-const evilOrigin = `http://evil.example:${evil.address().port}`;
+const evilOrigin = `http://evil.example:${new URL(evilLoopback).port}`;
 
-const profile = mkdtempSync(join(tmpdir(), 'sharelane-attack-'));
-const browser = spawn(chromiumPath, [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-  '--remote-debugging-pipe', `--user-data-dir=${profile}`,
-  '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP evil.example 127.0.0.1',
-  // Chromium asks the person before a page of a public address reaches this machine (Local Network Access);
-  // other browsers do not, and a person may say yes: turned off, the browser plays one without it.
-  '--disable-features=LocalNetworkAccessChecks', 'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
-let finished = false;
-function finish(code, result) {
-  if (finished) return;
-  finished = true;
-  console.log(JSON.stringify(result));
-  browser.kill('SIGKILL');
-  evil.close();
-  try { rmSync(profile, { recursive: true, force: true }); } catch {}
-  process.exit(code);
-}
-setTimeout(() => finish(1, { error: 'timed out' }), 60_000).unref();
-let stderr = '';
-browser.stderr.on('data', (chunk) => { stderr += chunk; });
-browser.on('exit', () => finish(1, { error: `chromium exited: ${stderr.slice(-2000)}` }));
-
-let nextID = 1;
-const pending = new Map();
-const listeners = [];
-let buffered = Buffer.alloc(0);
-browser.stdio[4].on('data', (chunk) => {
-  buffered = Buffer.concat([buffered, chunk]);
-  let end;
-  while ((end = buffered.indexOf(0)) >= 0) {
-    const message = JSON.parse(buffered.subarray(0, end).toString('utf8'));
-    buffered = buffered.subarray(end + 1);
-    if (message.id && pending.has(message.id)) {
-      const { resolve, reject } = pending.get(message.id);
-      pending.delete(message.id);
-      if (message.error) reject(new Error(JSON.stringify(message.error)));
-      else resolve(message.result);
-    } else {
-      for (const listener of listeners) listener(message);
-    }
-  }
+const browser = launchChromium(chromiumPath, {
+  profilePrefix: 'sharelane-attack-', deadline, waitAtMost: 10_000,
+  flags: [
+    '--host-resolver-rules=MAP rebind.example 127.0.0.1, MAP evil.example 127.0.0.1',
+    // Chromium asks the person before a page of a public address reaches this machine (Local Network
+    // Access); other browsers do not, and a person may say yes: turned off, the browser plays one without it.
+    '--disable-features=LocalNetworkAccessChecks',
+  ],
+  report: (error) => [JSON.stringify({ error })],
 });
-function send(method, params = {}, sessionId) {
-  const id = nextID++;
-  browser.stdio[3].write(JSON.stringify({ id, method, params, sessionId }) + '\0');
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+browser.onFinish(() => evil.close());
+setTimeout(() => browser.fail('timed out'), 60_000).unref();
+const { send, evaluate } = browser;
 
 // A tab on `url`, loaded; its session, and the HTTP status its document was answered with. With `page`,
 // the document is that HTML, as another server answered it, and only the tab's later requests go out.
 async function open(url, page) {
-  const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
-  const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
-  await send('Runtime.enable', {}, sessionId);
+  const sessionId = await browser.open('about:blank');
   await send('Page.enable', {}, sessionId);
   if (page) {
-    listeners.push((message) => {
+    browser.onEvent((message) => {
       if (message.method !== 'Fetch.requestPaused' || message.sessionId !== sessionId) return;
       send('Fetch.fulfillRequest', {
         requestId: message.params.requestId, responseCode: 200,
@@ -100,18 +58,10 @@ async function open(url, page) {
     await send('Fetch.enable', { patterns: [{ urlPattern: url, requestStage: 'Request' }] }, sessionId);
   }
   await send('Page.navigate', { url }, sessionId);
-  for (let waited = 0; waited < 10_000; waited += 100) {
-    const ready = await evaluate(sessionId, `document.readyState === 'complete' && location.href === ${JSON.stringify(url)}`);
-    if (ready) break;
-    await sleep(100);
-  }
+  await browser.until(`${url} to load`, () =>
+    evaluate(sessionId, `document.readyState === 'complete' && location.href === ${JSON.stringify(url)}`));
   const status = await evaluate(sessionId, "performance.getEntriesByType('navigation')[0]?.responseStatus ?? 0");
   return { sessionId, status };
-}
-async function evaluate(sessionId, expression) {
-  const result = await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId);
-  if (result.exceptionDetails) throw new Error(JSON.stringify(result.exceptionDetails));
-  return result.result.value;
 }
 
 try {
@@ -154,7 +104,7 @@ try {
       }));
     return results;
   })()`);
-  finish(0, { rebinding, noCors, evilOrigin });
+  browser.finish(0, [JSON.stringify({ rebinding, noCors, evilOrigin })]);
 } catch (error) {
-  finish(1, { error: error.message });
+  browser.fail(error.message);
 }
