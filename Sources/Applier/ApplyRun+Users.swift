@@ -103,7 +103,7 @@ extension ApplyRun {
 
     /// The users the store already has that the run acts as besides the owner: the participants who accept a
     /// share, and the users whose subscriptions it writes or re-creates.
-    func existingUsersActedAs() -> [SignInAgain.Known] {
+    func existingUsersActedAs() -> [KnownUserSignIn.Known] {
         guard store.capabilities.actsAsAnyUser else { return [] }
         var handles = Set(acceptances().map(\.participant.handle))
         for index in indices(.subscription, .delete, not: true) + indices(.subscription, .delete) {
@@ -114,7 +114,7 @@ extension ApplyRun {
         guard !handles.isEmpty else { return [] }
         return plan.users.compactMap { user in
             guard handles.contains(user.handle), !user.isNew, let email = user.email else { return nil }
-            return SignInAgain.Known(handle: user.handle, email: email, recordName: user.recordName)
+            return KnownUserSignIn.Known(handle: user.handle, email: email, recordName: user.recordName)
         }
     }
 
@@ -123,6 +123,6 @@ extension ApplyRun {
         let users = existingUsersActedAs()
         guard !users.isEmpty else { return nil }
         let store = self.store
-        return Task { await SignInAgain.ready(users, store: store) }
+        return Task { await KnownUserSignIn.ready(users, store: store) }
     }
 }

@@ -67,7 +67,7 @@ public struct JSONPlanRenderer: Sendable {
 
     /// What a `plan --against` plan is against: `recipe`, `revision` (null for a file), and `problem` (null
     /// when the base recipe was applied; else why the plan is against nothing).
-    static func against(_ base: PlanBase) -> JSONValue {
+    static func against(_ base: AgainstRecipe) -> JSONValue {
         .object([
             "recipe": .string(base.recipe),
             "revision": base.revision.map(JSONValue.string) ?? .null,

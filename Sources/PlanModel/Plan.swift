@@ -26,7 +26,7 @@ public struct Plan: Sendable, Hashable, Codable {
     /// FamilyLists/bob: waiting for bob to accept").
     public var waiting: [String]
     /// The live state the plan was computed from, checked again before a saved plan is applied.
-    public var basis: PlanBasis
+    public var basis: LiveBasis
     /// Who can see what in the recipe's zones before and after the plan; nil in plans saved before it was
     /// kept.
     public var access: PlanAccess?
@@ -49,7 +49,7 @@ public struct Plan: Sendable, Hashable, Codable {
     public var generatedNames: [String: [String]]?
     /// What the plan is against when it is not a live store (`plan --against`); never saved with the plan,
     /// which `plan --out` refuses to save.
-    public var against: PlanBase?
+    public var against: AgainstRecipe?
     /// The fields the recipe's schema declares `ENCRYPTED`, as `Type.field`; nil when none
     /// (`hidingEncryptedValues()`).
     public var encryptedFields: [String]?
@@ -74,7 +74,7 @@ public struct Plan: Sendable, Hashable, Codable {
     public init(
         recipeName: String, storeName: String, owner: PlannedUser,
         users: [PlannedUser] = [], changes: [PlannedChange], notes: [String] = [], waiting: [String] = [],
-        basis: PlanBasis, access: PlanAccess? = nil
+        basis: LiveBasis, access: PlanAccess? = nil
     ) {
         self.recipeName = recipeName
         self.storeName = storeName

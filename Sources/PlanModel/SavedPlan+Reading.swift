@@ -62,7 +62,7 @@ extension SavedPlan {
         var plan = Plan(
             recipeName: header.recipe, storeName: header.store, owner: header.owner, users: header.users,
             changes: [], notes: header.notes, waiting: header.waiting,
-            basis: PlanBasis(
+            basis: LiveBasis(
                 zones: zones, publicRecordNames: publicBasis.publicRecordNames,
                 publicTags: publicBasis.recordChangeTags),
             access: header.access)

@@ -65,18 +65,18 @@ struct AgainstOptions: ParsableArguments {
     /// - Throws: `CommandFailure` when git cannot read the revision or the base cannot be applied in memory.
     func baseStore(
         for recipe: Recipe, recipePath: String, selection: RecipeSelection, parallelism: Int, logger: Logger
-    ) async throws -> (store: any Store, base: PlanBase) {
+    ) async throws -> (store: any Store, base: AgainstRecipe) {
         let store = try StoreLocator.open(
             "memory:", logger: logger, container: recipe.container, environment: recipe.environment.rawValue)
-        guard let against else { return (store, PlanBase(recipe: recipePath)) }
+        guard let against else { return (store, AgainstRecipe(recipe: recipePath)) }
         var tree: GitRevisionTree?
         defer { tree?.remove() }
         let file: String
-        var base: PlanBase
+        var base: AgainstRecipe
         switch Base(against) {
         case .file(let path):
             file = path
-            base = PlanBase(recipe: path)
+            base = AgainstRecipe(recipe: path)
             guard FileManager.default.fileExists(atPath: path) else {
                 throw CommandFailure.input("--against \(path): no such file")
             }
@@ -85,7 +85,7 @@ struct AgainstOptions: ParsableArguments {
             let (root, commit) = try await GitRevisionTree.resolve(revision: revision, in: directory)
             let path: String
             if let named { path = named } else { path = try await GitRevisionTree.pathInRepository(of: recipePath) }
-            base = PlanBase(recipe: path, revision: revision)
+            base = AgainstRecipe(recipe: path, revision: revision)
             guard await GitRevisionTree.hasFile(path, commit: commit, root: root) else {
                 base.problem = "does not exist"
                 Terminal.printError("warning: \(path) does not exist at \(revision); planning against nothing")

@@ -116,7 +116,7 @@ struct PlanningOptions: ParsableArguments {
         }
         let parallelism = parallelismOptions.parallelism
         let store: any Store
-        var base: PlanBase?
+        var base: AgainstRecipe?
         if let against, let source {
             (store, base) = try await against.baseStore(
                 for: source.recipe, recipePath: path, selection: recipeSelection, parallelism: parallelism,

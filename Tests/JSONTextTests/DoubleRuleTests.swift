@@ -31,7 +31,7 @@ struct DoubleRuleTests {
                     ],
                     record: PlannedRecord(
                         recordType: "Item", parent: nil, fields: ["price": .value(.double(value))], operation: .create))
-            ], basis: PlanBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: [:])]))
+            ], basis: LiveBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: [:])]))
     }
 
     @Test("the wire writer, the saved plan and the JSON plan write each double alike, whole ones with .0")

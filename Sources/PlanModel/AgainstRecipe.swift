@@ -4,7 +4,7 @@
 /// A base that cannot be planned from (it does not validate, or does not exist at that revision) leaves the
 /// plan against nothing: every declared thing is new, and `problem` says why, so that a reviewer does not
 /// take the plan for the difference a change makes.
-public struct PlanBase: Sendable, Hashable, Codable {
+public struct AgainstRecipe: Sendable, Hashable, Codable {
     /// The base recipe's path as the user named it (relative to the repository's root for a git revision).
     public var recipe: String
     /// The git revision it was read at (`origin/main`); nil for a file read from disk.

@@ -4,7 +4,7 @@ import ShareKit
 /// tag of every record and share in it; for the public database, the tags of the records it looked up.
 ///
 /// A saved plan is applied only when the store still matches its basis.
-public struct PlanBasis: Sendable, Hashable, Codable {
+public struct LiveBasis: Sendable, Hashable, Codable {
     public var zones: [ZoneBasis]
     /// Public records the plan looked up, by record name: their change tag, or absent from the map when
     /// they did not exist.

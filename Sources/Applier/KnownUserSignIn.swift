@@ -1,11 +1,10 @@
-import PlanModel
 import ShareKit
 
 /// Signing in again the users a command acts as that the store already has, where this process holds no
 /// sign-in for them: a plan made from the cache file signs in the owner alone (the other users are known from
 /// the file), and over `http:` each user acted as needs a web auth token of their own (`Store.needingSignIn`).
 /// The one place a plan or an apply readies such users, before the first call as them.
-package enum SignInAgain {
+package enum KnownUserSignIn {
     /// A user to act as: the recipe's handle, the address to sign in with, the record name the plan knows.
     package struct Known: Sendable, Hashable {
         package var handle: String
