@@ -70,6 +70,19 @@ struct ApplyKeepsCacheTests {
         #expect(calls["databaseChanges"] == 1, "\(calls)")
     }
 
+    @Test(
+        "the applier alone makes the plan's changes and reads nothing back: the cache file stays as the plan left it")
+    func theApplierLeavesTheCacheAlone() async throws {
+        let store = CountingStore(try freshStore())
+        let plan = try await IncrementalPlanTests.planFile(path, store, cache: cache, loads: loads)
+        let planned = (file: try Data(contentsOf: cache.file), calls: store.calls)
+        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        #expect(report.failures == [], "\(report.failures)")
+        #expect(store.calls["zoneTags"] == planned.calls["zoneTags"], "\(store.calls)")
+        #expect(store.calls["databaseChanges"] == planned.calls["databaseChanges"], "\(store.calls)")
+        #expect(try Data(contentsOf: cache.file) == planned.file)
+    }
+
     @Test("after an apply that updates one zone, the plan reads neither zone, and a later change is found alone")
     func anUpdateLeavesTheCache() async throws {
         let store = try freshStore()
