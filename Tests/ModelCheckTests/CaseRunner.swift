@@ -72,14 +72,13 @@ struct CaseRunner: Sendable {
         let (serveURL, apiToken, retryClock) = (self.serveURL, self.apiToken, clock.retryClock)
         let maxAttempts = faults == nil ? 8 : 3
         let makeServeStore: @Sendable () -> WebServicesStore = {
-            let http = WebServicesStore(
+            WebServicesStore(
                 endpoint: .emulator(
                     url: serveURL, apiToken: apiToken, container: world.container,
                     environment: world.environment.rawValue),
                 retryPolicy: RetryPolicy(maxAttempts: maxAttempts, baseDelay: 0.01, maxDelay: 0.05),
                 retryClock: retryClock,
                 logger: Self.logger)
-            return http
         }
         let http = makeServeStore()
         CheckAssets.write(into: cacheDirectory)

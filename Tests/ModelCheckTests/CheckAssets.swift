@@ -35,12 +35,6 @@ enum CheckAssets {
         for name in names { try? bytes(name).write(to: files.appendingPathComponent(name)) }
     }
 
-    /// The file an `ASSETID` text of a generated recipe names, for the `http:` client to upload.
-    static func path(for text: String) -> String? {
-        guard let asset = AssetValue(text: text), asset.isFilePath else { return nil }
-        return directory.appendingPathComponent(asset.location).path
-    }
-
     /// The path a generated recipe is loaded as.
     static var recipeFile: String { directory.appendingPathComponent("check.yaml").path }
 }
