@@ -68,10 +68,24 @@ let package = Package(
         // Who can see what: the access matrix and the sharing graph, drawn from a store's shares; renderers
         // take data. The planner, the emulator's console and the command line draw with it.
         .target(name: "SharingReport", dependencies: ["ShareKit", "JSONText"]),
+        // The plan as data: its changes, the live state it was computed from, its renderers (text, markdown,
+        // JSON) and the saved-plan format, read and written here. No recipe: a plan names what it changes.
+        .target(
+            name: "PlanModel",
+            dependencies: [
+                "ShareKit", "JSONText", "SharingReport", .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Applies a plan to a store and returns what it did and wrote. It cannot import Recipe: the applier
+        // takes the plan, not the recipe.
+        .target(
+            name: "Applier",
+            dependencies: ["ShareKit", "PlanModel", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "Planner",
             dependencies: [
-                "ShareKit", "JSONText", "Recipe", "SharingReport",
+                "ShareKit", "Recipe", "SharingReport", "PlanModel", "Applier",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,7 +93,7 @@ let package = Package(
         .target(
             name: "Lanes",
             dependencies: [
-                "ShareKit", "Recipe", "Planner", "SharingReport", "ChildProcesses",
+                "ShareKit", "Recipe", "PlanModel", "Applier", "Planner", "SharingReport", "ChildProcesses",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -95,8 +109,8 @@ let package = Package(
         .target(
             name: "SharelaneCLI",
             dependencies: [
-                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
-                "SharingReport", "SharelaneFixture", "ChildProcesses", "Parity",
+                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "PlanModel", "Applier", "Planner",
+                "Lanes", "SharingReport", "SharelaneFixture", "ChildProcesses", "Parity",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -121,7 +135,8 @@ let package = Package(
             path: "Tests/SharelaneTestSupport"
         ),
         .testTarget(name: "ShareKitTests", dependencies: ["ShareKit"]),
-        .testTarget(name: "JSONTextTests", dependencies: ["JSONText", "CloudKitWire", "Planner", "ShareKit"]),
+        .testTarget(
+            name: "JSONTextTests", dependencies: ["JSONText", "CloudKitWire", "Planner", "PlanModel", "ShareKit"]),
         .testTarget(
             name: "SharingReportTests",
             dependencies: ["SharelaneTestSupport", "SharingReport", "ShareKit", "ShareStoreSQLite"],
@@ -144,7 +159,7 @@ let package = Package(
             name: "PlannerTests",
             dependencies: [
                 "SharelaneTestSupport",
-                "Planner", "Recipe", "ShareKit", "ShareStoreSQLite",
+                "Planner", "PlanModel", "Applier", "Recipe", "ShareKit", "ShareStoreSQLite",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ],
             resources: [.copy("Golden")]
@@ -168,8 +183,8 @@ let package = Package(
             name: "EmulatorTests",
             dependencies: [
                 "SharelaneTestSupport",
-                "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "Planner", "Recipe", "Lanes",
-                "SharelaneTesting", "Parity",
+                "Emulator", "CloudKitWire", "ShareKit", "ShareStoreSQLite", "PlanModel", "Applier", "Planner", "Recipe",
+                "Lanes", "SharelaneTesting", "Parity",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -190,7 +205,8 @@ let package = Package(
             name: "ModelCheckTests",
             dependencies: [
                 "SharelaneTestSupport",
-                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "Lanes",
+                "ShareKit", "ShareStoreSQLite", "CloudKitWire", "Emulator", "Recipe", "Planner", "PlanModel", "Applier",
+                "Lanes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -1,5 +1,7 @@
+import Applier
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -21,8 +23,6 @@ struct PlannerSteps {
     /// Plans the recipe, applies the plan, and shows what changed under the step's line.
     /// - Throws: `LaneError.stepFailed` listing the changes the store refused.
     func apply(_ recipe: Recipe, prune: Bool, only: [String]) async throws -> StepOutcome {
-        let plan = try await makePlan(recipe, prune: prune, only: only)
-        let report: ApplyReport
         // A plain line every few seconds (`SHARELANE_PROGRESS_INTERVAL`), on a terminal as in a CI log: the
         // lane's lines are whole lines, and a 100,000-record apply is otherwise a quarter of a minute of silence.
         let reporter = progressLine.map { write in
@@ -33,19 +33,22 @@ struct PlannerSteps {
         }
         var progress: (@Sendable (ApplyProgress) -> Void)? = nil
         if let reporter { progress = { reporter.report($0) } }
-        do {
-            report = try await Applier(store: store, logger: logger).apply(plan, progress: progress)
+        do throws(PlanAndApply.Failure) {
+            let (plan, report) = try await PlanAndApply(store: store, logger: logger)
+                .run(recipe, options: PlanOptions(prune: prune, onlyZones: only), progress: progress)
             reporter?.finish()
-        } catch {
+            return StepOutcome(report.line, lines: changeLines(plan))
+        } catch .planning(let error) {
+            throw LaneError.stepFailed(action: "plan", reason: "\(error)", location: location)
+        } catch .applying(let error) {
             throw LaneError.stepFailed(action: "apply", reason: "\(error)", location: location)
-        }
-        guard report.succeeded else {
+        } catch .changesFailed(let report) {
+            reporter?.finish()
             throw LaneError.stepFailed(
                 action: "apply",
                 reason: report.line + "\n" + report.failureLines().map { "    \($0)" }.joined(separator: "\n"),
                 location: location)
         }
-        return StepOutcome(report.line, lines: changeLines(plan))
     }
 
     /// Exports the live state of `owner`'s zones as a recipe, to a file or under the step's line; with the

@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 import Recipe
 import ShareKit
 

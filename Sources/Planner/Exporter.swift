@@ -1,4 +1,6 @@
+import Applier
 import Logging
+import PlanModel
 import Recipe
 import ShareKit
 

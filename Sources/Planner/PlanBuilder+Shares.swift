@@ -1,3 +1,4 @@
+import PlanModel
 import Recipe
 import ShareKit
 

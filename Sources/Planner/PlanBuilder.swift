@@ -1,3 +1,5 @@
+import Applier
+import PlanModel
 import Recipe
 import ShareKit
 

@@ -1,3 +1,5 @@
+import PlanModel
+
 /// How to plan: whether to prune, which zones and addresses, and whether to plan the recipe's removal.
 public struct PlanOptions: Sendable, Hashable, Codable {
     /// Delete undeclared records and fields in every declared zone, as `prune: true` on each zone does.

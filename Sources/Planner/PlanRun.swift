@@ -1,5 +1,7 @@
+import Applier
 import Foundation
 import Logging
+import PlanModel
 import Recipe
 import ShareKit
 
@@ -97,7 +99,7 @@ struct PlanRun {
         builder.live.publicRecords = livePublic
         try builder.addPublic(publicRecords)
         let rearm = try await planSubscriptions()
-        let readBasis = PlanBasis(
+        let readBasis = LiveBasis(
             zones: zoneBases,
             publicRecordNames: publicRecords.map(\.name),
             publicTags: livePublic.compactMapValues { $0.changeTag ?? "" }
@@ -312,7 +314,7 @@ struct PlanRun {
     /// something it reads or writes changed: the zone's shares, the records the recipe declares, the records
     /// it writes. A zone the plan prunes or deletes depends on every record in it, and so does every zone
     /// when the recipe's records were not loaded (an unchanged recipe taken from the cache).
-    private func basisNamingUndeclared(_ basis: PlanBasis) -> PlanBasis {
+    private func basisNamingUndeclared(_ basis: LiveBasis) -> LiveBasis {
         guard writesRecords, !options.destroy else { return basis }
         var basis = basis
         let declaredZones = Dictionary(zones.map { ($0.name, $0) }) { first, _ in first }
@@ -329,7 +331,7 @@ struct PlanRun {
         return basis
     }
 
-    private func makePlan(changes: [PlannedChange], notes: [String], basis: PlanBasis) -> Plan {
+    private func makePlan(changes: [PlannedChange], notes: [String], basis: LiveBasis) -> Plan {
         // The directory holds the recipe's users in the recipe's order (`UserDirectory.make`): each entry's
         // declaration is at its own position, checked, and found by handle otherwise. `recipe.user` scans the
         // users, and a scan for each user was 0.9 s of the 1 s of CPU that the no-op plan of 10,000 users took.

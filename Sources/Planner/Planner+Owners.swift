@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Recipe
 import ShareKit
 import SharingReport
@@ -160,7 +162,7 @@ extension Planner {
     /// Remembers the whole recipe of several owners in the recipe owner's cache file, after that owner's part
     /// wrote its zones there: the next command takes it from the file with every zone's records from beside
     /// it (`Planner.recipeFromCache`) and plans the parts from their files, without loading the recipe, as a
-    /// recipe of one owner is. The apply writes it again with the users as they are then (`partCaches`).
+    /// recipe of one owner is. The apply writes it again with the users as they are then (`Plan.afterApply`).
     private func rememberOwners(
         _ recipe: Recipe, inputs: RecipeInputs, contents: [String: String], users: UserDirectory,
         options: PlanOptions, cache: PlanCache, plan: inout Plan
@@ -178,7 +180,10 @@ extension Planner {
             ?? PlanMemo(storeName: store.displayName, owner: "")
         memo.recipe = remember
         memo.save(to: cache.file)
-        plan.partCaches?[recipe.owner]?.remember = remember
+        if var cache = plan.afterApply[recipe.owner] as? CacheAfterApply {
+            cache.remember = remember
+            plan.afterApply[recipe.owner] = cache
+        }
     }
 
     /// The recipe of one owner's part: that owner's zones, and, for the recipe's owner, the public records,
@@ -232,8 +237,6 @@ extension Plan {
             return
         }
         var zoneOwners: [String: String] = [:]
-        var partCaches: [String: CacheAfterApply] = [:]
-        if let cache = plan.cacheAfterApply { partCaches[plan.owner.handle] = cache }
         for part in parts.dropFirst() {
             for zone in part.basis.zones { zoneOwners[zone.zoneName] = part.owner.handle }
             for change in part.changes where change.kind != .subscription && change.database == .private {
@@ -251,7 +254,7 @@ extension Plan {
                 plan.access = PlanAccess(
                     before: joined.before.joining(access.before), after: joined.after.joining(access.after))
             }
-            if let cache = part.cacheAfterApply { partCaches[part.owner.handle] = cache }
+            plan.afterApply = plan.afterApply.merging(part.afterApply)
         }
         // Zones of other owners the recipe declares but no part read (`--zone` left them out).
         for zone in recipe.zones where zone.owner != nil && zoneOwners[zone.name] == nil {
@@ -266,76 +269,7 @@ extension Plan {
         plan.changes =
             order.flatMap { byOwner[$0] ?? [] }
             + byOwner.keys.filter { !order.contains($0) }.sorted().flatMap { byOwner[$0] ?? [] }
-        plan.cacheAfterApply = nil
-        plan.partCaches = partCaches.isEmpty ? nil : partCaches
         self = plan
-    }
-
-    /// The handles of the plan's owners: its owner first, then the others in the order of their zones.
-    public var owners: [String] {
-        var owners = [owner.handle]
-        for change in changes {
-            let other = owner(of: change)
-            if !owners.contains(other) { owners.append(other) }
-        }
-        for other in (zoneOwners ?? [:]).values.sorted() where !owners.contains(other) { owners.append(other) }
-        return owners
-    }
-
-    /// The handle of the owner of `change`'s zone: the plan's owner unless `zoneOwners` says another. A
-    /// subscription on a zone of a private database is that zone owner's (only the owner watches it there):
-    /// it is saved after that owner's zones are written, and its `fires_once` kind is saved again after their
-    /// writes fire it.
-    public func owner(of change: PlannedChange) -> String {
-        guard let zoneOwners, change.database == .private else { return owner.handle }
-        return zoneOwners[change.zoneName] ?? owner.handle
-    }
-
-    /// The plan taken apart by owner, the plan's owner first: each part a plan of that owner's zones as that
-    /// owner, applied as a one-owner plan is. `[self]` for a plan with one owner.
-    var ownerParts: [Plan] {
-        guard let zoneOwners, !zoneOwners.isEmpty else { return [self] }
-        var parts: [String: Plan] = [:]
-        let handles = owners
-        for handle in handles {
-            var part = self
-            part.zoneOwners = nil
-            part.partCaches = nil
-            part.cacheAfterApply = partCaches?[handle]
-            part.changes = []
-            part.notes = []
-            part.waiting = []
-            part.basis.zones = []
-            part.rearm = rearm?.filter { planned in
-                let zoneOwner =
-                    planned.database == .private
-                    ? planned.subscription.zoneID.flatMap { zoneOwners[$0.zoneName] } : nil
-                return (zoneOwner ?? owner.handle) == handle
-            }
-            if part.rearm?.isEmpty == true { part.rearm = nil }
-            if handle != owner.handle {
-                guard let user = users.first(where: { $0.handle == handle }) else { continue }
-                part.owner = user
-                // The users' phone numbers and discoverability are set once, by the recipe owner's part.
-                part.users = users.map { user in
-                    var user = user
-                    user.phone = nil
-                    user.discoverable = nil
-                    return user
-                }
-                part.basis.publicRecordNames = []
-                part.basis.publicTags = [:]
-                part.schema = nil
-            }
-            parts[handle] = part
-        }
-        for change in changes {
-            parts[self.owner(of: change)]?.changes.append(change)
-        }
-        for zone in basis.zones {
-            parts[zoneOwners[zone.zoneName] ?? owner.handle]?.basis.zones.append(zone)
-        }
-        return handles.compactMap { parts[$0] }
     }
 }
 

@@ -1,5 +1,7 @@
+import Applier
 import Foundation
 import Logging
+import PlanModel
 import Recipe
 import ShareKit
 

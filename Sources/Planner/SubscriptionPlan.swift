@@ -1,3 +1,5 @@
+import Applier
+import PlanModel
 import Recipe
 import ShareKit
 
@@ -45,13 +47,13 @@ struct SubscriptionPlan {
         }
         // A plan from the cache file signed in the owner alone: the users whose subscriptions are listed are
         // signed in again where this process cannot act as them yet, all in one call.
-        let listed = groups.compactMap { group -> SignInAgain.Known? in
+        let listed = groups.compactMap { group -> KnownUserSignIn.Known? in
             guard actsAsAnyUser || group.handle == users.ownerHandle, let entry = users.entry(handle: group.handle),
                 let recordName = entry.recordName
             else { return nil }
-            return SignInAgain.Known(handle: group.handle, email: entry.email, recordName: recordName)
+            return KnownUserSignIn.Known(handle: group.handle, email: entry.email, recordName: recordName)
         }
-        if let failure = await SignInAgain.ready(listed, store: store) {
+        if let failure = await KnownUserSignIn.ready(listed, store: store) {
             throw PlannerError.storeFailed(
                 operation: "signing in the users whose subscriptions are listed", subject: store.displayName,
                 ShareError(.authenticationRequired, failure))

@@ -1,4 +1,4 @@
-/// How a JSON string is escaped, in one place: the JSON plan (`Planner/JSONPlanRenderer`) and the hand-written
+/// How a JSON string is escaped, in one place: the JSON plan (`PlanModel/JSONPlanRenderer`) and the hand-written
 /// wire bodies (`CloudKitWire/HandJSON/WireRecordWriter`) both ask it, so the same text is the same JSON in
 /// both. Quotes, backslashes and control characters are escaped, with the short forms RFC 8259 names (`\b`,
 /// `\f`, `\n`, `\r`, `\t`) and `\u00XX` for the others; `/` and everything else is written as UTF-8.

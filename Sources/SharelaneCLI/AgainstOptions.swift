@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -64,18 +65,18 @@ struct AgainstOptions: ParsableArguments {
     /// - Throws: `CommandFailure` when git cannot read the revision or the base cannot be applied in memory.
     func baseStore(
         for recipe: Recipe, recipePath: String, selection: RecipeSelection, parallelism: Int, logger: Logger
-    ) async throws -> (store: any Store, base: PlanBase) {
+    ) async throws -> (store: any Store, base: AgainstRecipe) {
         let store = try StoreLocator.open(
             "memory:", logger: logger, container: recipe.container, environment: recipe.environment.rawValue)
-        guard let against else { return (store, PlanBase(recipe: recipePath)) }
+        guard let against else { return (store, AgainstRecipe(recipe: recipePath)) }
         var tree: GitRevisionTree?
         defer { tree?.remove() }
         let file: String
-        var base: PlanBase
+        var base: AgainstRecipe
         switch Base(against) {
         case .file(let path):
             file = path
-            base = PlanBase(recipe: path)
+            base = AgainstRecipe(recipe: path)
             guard FileManager.default.fileExists(atPath: path) else {
                 throw CommandFailure.input("--against \(path): no such file")
             }
@@ -84,7 +85,7 @@ struct AgainstOptions: ParsableArguments {
             let (root, commit) = try await GitRevisionTree.resolve(revision: revision, in: directory)
             let path: String
             if let named { path = named } else { path = try await GitRevisionTree.pathInRepository(of: recipePath) }
-            base = PlanBase(recipe: path, revision: revision)
+            base = AgainstRecipe(recipe: path, revision: revision)
             guard await GitRevisionTree.hasFile(path, commit: commit, root: root) else {
                 base.problem = "does not exist"
                 Terminal.printError("warning: \(path) does not exist at \(revision); planning against nothing")
@@ -124,17 +125,13 @@ struct AgainstOptions: ParsableArguments {
             return (store, base)
         }
         // The base's `!asset` files are kept from beside it: its plan says where (`Plan.assetFiles`).
-        do {
-            let plan = try await Planner(store: store, logger: logger, parallelism: parallelism).plan(loaded)
-            let report = try await Applier(store: store, logger: logger, parallelism: parallelism).apply(plan)
-            guard report.succeeded else {
-                throw CommandFailure.input(
-                    "cannot make the state \(base.name) declares in memory: "
-                        + report.failureLines(limit: 5).joined(separator: "; "))
-            }
-        } catch let failure as CommandFailure {
-            throw failure
-        } catch {
+        do throws(PlanAndApply.Failure) {
+            _ = try await PlanAndApply(store: store, logger: logger, parallelism: parallelism).run(loaded)
+        } catch .changesFailed(let report) {
+            throw CommandFailure.input(
+                "cannot make the state \(base.name) declares in memory: "
+                    + report.failureLines(limit: 5).joined(separator: "; "))
+        } catch .planning(let error), .applying(let error) {
             throw CommandFailure.input(
                 "cannot make the state \(base.name) declares in memory: \(tree?.naming("\(error)") ?? "\(error)")")
         }

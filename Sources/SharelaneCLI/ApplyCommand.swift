@@ -54,8 +54,9 @@ struct ApplyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
                 onlyShowing: !yes && !Terminal.stdinIsTerminal)
         }
         defer { withExtendedLifetime(planned.lock) {} }
-        try await ApplyFlow(store: planned.store, applier: planned.applier, yes: yes, expand: planning.expand).run(
-            planned.plan)
+        try await ApplyFlow(store: planned.store, planAndApply: planned.planAndApply, yes: yes, expand: planning.expand)
+            .run(
+                planned.plan)
         KeptUntilExit.keep(planned.plan)
     }
 }

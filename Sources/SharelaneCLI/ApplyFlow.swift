@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
+import Applier
+import PlanModel
 import Planner
 import ShareKit
 
 /// Shows a plan, asks, applies it and reports: `apply` and `destroy` alike.
 struct ApplyFlow {
     let store: any Store
-    let applier: Applier
+    let planAndApply: PlanAndApply
     let yes: Bool
     /// `destroy`'s words for the question and the last line.
     var destroying = false
@@ -53,7 +55,7 @@ struct ApplyFlow {
         do {
             // A first Ctrl-C (or SIGTERM) from here on asks the apply to stop; before, it ends the process.
             report = try await Interruptions.whileWriting(command, store: store.displayName) {
-                try await applier.apply(plan, progress: progress)
+                try await planAndApply.apply(plan, progress: progress)
             }
         } catch {
             await rendering.value

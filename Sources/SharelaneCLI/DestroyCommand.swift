@@ -50,7 +50,8 @@ struct DestroyCommand: AsyncParsableCommand, LoggingCommand, CommandExamples {
         }
         defer { withExtendedLifetime(planned.lock) {} }
         try await ApplyFlow(
-            store: planned.store, applier: planned.applier, yes: yes, destroying: true, expand: planning.expand
+            store: planned.store, planAndApply: planned.planAndApply, yes: yes, destroying: true,
+            expand: planning.expand
         ).run(planned.plan)
     }
 }

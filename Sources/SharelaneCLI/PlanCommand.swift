@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit

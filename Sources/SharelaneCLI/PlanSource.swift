@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Applier
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -52,7 +54,7 @@ struct PlanningOptions: ParsableArguments {
     struct Planned {
         var plan: Plan
         var store: any Store
-        var applier: Applier
+        var planAndApply: PlanAndApply
         /// Held from the plan to the last write, when the command locks.
         var lock: StoreLock?
     }
@@ -114,7 +116,7 @@ struct PlanningOptions: ParsableArguments {
         }
         let parallelism = parallelismOptions.parallelism
         let store: any Store
-        var base: PlanBase?
+        var base: AgainstRecipe?
         if let against, let source {
             (store, base) = try await against.baseStore(
                 for: source.recipe, recipePath: path, selection: recipeSelection, parallelism: parallelism,
@@ -127,19 +129,18 @@ struct PlanningOptions: ParsableArguments {
         }
         // A world not made yet, read as empty: no cache of it (the store an apply makes is another).
         if StoreFile.isStandIn(store) { source?.cache = nil }
-        let applier = Applier(store: store, logger: logger, parallelism: parallelism)
+        let planAndApply = PlanAndApply(store: store, logger: logger, parallelism: parallelism)
         var plan: Plan
         do {
             if let saved {
-                plan = try await Self.verified(saved, applier: applier)
+                plan = try await Self.verified(saved, applier: planAndApply.applier)
             } else if let source {
                 let options: PlanOptions
                 switch purpose {
                 case .plan(let prune, _), .apply(let prune): options = PlanOptions(prune: prune, targets: targets)
                 case .destroy: options = PlanOptions(destroy: true, targets: targets)
                 }
-                plan = try await source.plan(
-                    with: Planner(store: store, logger: logger, parallelism: parallelism), options: options)
+                plan = try await source.plan(with: planAndApply.planner, options: options)
             } else {
                 throw CommandFailure.input("cannot read \(path)")
             }
@@ -161,7 +162,7 @@ struct PlanningOptions: ParsableArguments {
             }
         }
         plan.against = base
-        return Planned(plan: plan, store: store, applier: applier, lock: lock)
+        return Planned(plan: plan, store: store, planAndApply: planAndApply, lock: lock)
     }
 
     /// The key that signs and checks saved plans, from `SHARELANE_PLAN_KEY`; nil when it is not set. Its

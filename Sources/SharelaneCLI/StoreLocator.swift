@@ -2,6 +2,7 @@ import ArgumentParser
 import CloudKitWire
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit

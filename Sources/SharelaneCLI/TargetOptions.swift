@@ -1,4 +1,5 @@
 import ArgumentParser
+import PlanModel
 import Planner
 import Recipe
 

@@ -59,9 +59,11 @@ public struct FixtureSeeder: Sendable {
     ) async throws -> (world: StoreWorld, users: [FixtureUser]) {
         let world = StoreWorld(container: recipe.container, environment: recipe.environment)
         let store = try worlds.store(for: world)
-        let plan = try await Planner(store: store, logger: logger).plan(recipe)
-        let report = try await Applier(store: store, logger: logger).apply(plan)
-        if !report.failures.isEmpty {
+        do throws(PlanAndApply.Failure) {
+            _ = try await PlanAndApply(store: store, logger: logger).run(recipe)
+        } catch .planning(let error), .applying(let error) {
+            throw error
+        } catch .changesFailed(let report) {
             throw Failure(
                 description: "seeding \(recipe.file) did not apply whole:\n"
                     + report.failures.map { "  \($0.description)" }.joined(separator: "\n"))

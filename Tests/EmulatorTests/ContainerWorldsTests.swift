@@ -1,4 +1,6 @@
+import Applier
 import CloudKitWire
+import PlanModel
 import Planner
 import Foundation
 import Recipe

@@ -1,5 +1,6 @@
 import CloudKitWire
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit

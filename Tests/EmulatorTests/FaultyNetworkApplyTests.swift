@@ -1,3 +1,4 @@
+import Applier
 import CloudKitWire
 import Dispatch
 @testable import Emulator
@@ -6,6 +7,7 @@ import Foundation
     import FoundationNetworking
 #endif
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit

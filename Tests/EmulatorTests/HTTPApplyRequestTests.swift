@@ -1,3 +1,4 @@
+import Applier
 import CloudKitWire
 import Foundation
 import Planner

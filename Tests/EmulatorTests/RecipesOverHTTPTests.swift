@@ -1,5 +1,7 @@
+import Applier
 import CloudKitWire
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit

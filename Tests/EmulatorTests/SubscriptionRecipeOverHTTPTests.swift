@@ -1,5 +1,7 @@
+import Applier
 import CloudKitWire
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -44,7 +46,7 @@ import Testing
             #expect(text.contains("  + subscription alice/private/private-changes (database)\n"), "\(text)")
             #expect(text.contains("  + subscription bob/shared/shared-changes (database)\n"), "\(text)")
             #expect(plan.changes.filter { $0.kind == .subscription }.count == 6)
-            let report = try await Applier(store: store, logger: EmulatorHarness.quiet).apply(plan)
+            let report = try await PlanAndApply(store: store, logger: EmulatorHarness.quiet).apply(plan)
             #expect(report.failures == [], "\(report.failures.map(\.description))")
 
             // What the server keeps, read through the wire as each user.
@@ -75,7 +77,7 @@ import Testing
             _ = try await store.modifySubscriptions([.delete("topics")], in: .private, as: alice)
             let repair = try await planner.plan(recipe)
             #expect(repair.changes.map(\.address) == ["subscription alice/private/topics"])
-            let repaired = try await Applier(store: store, logger: EmulatorHarness.quiet).apply(repair)
+            let repaired = try await PlanAndApply(store: store, logger: EmulatorHarness.quiet).apply(repair)
             #expect(repaired.failures == [])
             #expect(try await planner.plan(recipe).isEmpty)
         }
@@ -105,7 +107,7 @@ import Testing
         try await EmulatorHarness.withEmulator { base in
             let store = EmulatorHarness.store(base, for: recipe)
             let plan = try await Planner(store: store, logger: EmulatorHarness.quiet).plan(recipe)
-            #expect(try await Applier(store: store, logger: EmulatorHarness.quiet).apply(plan).failures == [])
+            #expect(try await PlanAndApply(store: store, logger: EmulatorHarness.quiet).apply(plan).failures == [])
             #expect(try await Self.planFile(path, base: base, cache: cache).isEmpty)
             #expect(cache.unchangedRecipe(environment: [:]) != nil, "the next plan comes from the cache file")
             #expect(try await Self.planFile(path, base: base, cache: cache).isEmpty)

@@ -4,6 +4,7 @@ import JSONText
 import ShareKit
 import Testing
 
+@testable import PlanModel
 @testable import Planner
 
 /// One `Double` is one text in every JSON sharelane writes: a wire body, a saved plan's line, a JSON plan.
@@ -30,7 +31,7 @@ struct DoubleRuleTests {
                     ],
                     record: PlannedRecord(
                         recordType: "Item", parent: nil, fields: ["price": .value(.double(value))], operation: .create))
-            ], basis: PlanBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: [:])]))
+            ], basis: LiveBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: [:])]))
     }
 
     @Test("the wire writer, the saved plan and the JSON plan write each double alike, whole ones with .0")

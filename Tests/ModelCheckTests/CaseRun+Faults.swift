@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -8,7 +10,7 @@ import ShareKit
 extension CaseRun {
     /// Applies `plan` on `side`, counting the waits of serve's calls.
     func applyCounting(_ plan: Plan, side: StoreSide) async throws -> ApplyReport {
-        let applier = Applier(store: side.store, logger: logger)
+        let applier = PlanAndApply(store: side.store, logger: logger)
         guard faults != nil, side.label == "serve" else { return try await applier.apply(plan) }
         tally.applied()
         let tally = self.tally

@@ -1,6 +1,8 @@
+import Applier
 import CloudKitWire
 import Foundation
 import Lanes
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -67,7 +69,7 @@ extension CaseRun {
             let logger = self.logger
             let task = Task {
                 try await StopRequest.$current.withValue(stop.request) {
-                    try await Applier(store: store, logger: logger).apply(plan, progress: { _ in stop.reported() })
+                    try await PlanAndApply(store: store, logger: logger).apply(plan, progress: { _ in stop.reported() })
                 }
             }
             stop.running(task)

@@ -1,6 +1,8 @@
+import Applier
 import CloudKitWire
 import Foundation
 import Logging
+import PlanModel
 import Planner
 import Recipe
 import ShareKit

@@ -1,3 +1,4 @@
+import Applier
 import AsyncHTTPClient
 import CloudKitWire
 import Foundation

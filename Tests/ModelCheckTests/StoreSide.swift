@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 import Planner
 import ShareKit
 import ShareStoreSQLite

@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -25,7 +27,7 @@ struct ApplyKeepsCacheTests {
     /// Plans the file with the cache and applies the plan, as `sharelane apply` does.
     func apply(_ store: any Store) async throws {
         let plan = try await IncrementalPlanTests.planFile(path, store, cache: cache, loads: loads)
-        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        let report = try await PlanAndApply(store: store, logger: quietLogger).apply(plan)
         #expect(report.failures == [], "\(report.failures)")
     }
 
@@ -66,6 +68,19 @@ struct ApplyKeepsCacheTests {
         #expect(loads.count == 0, "the file is not loaded again")
         #expect(calls["zoneChanges"] == nil && calls["zoneTags"] == nil, "no zone is read: \(calls)")
         #expect(calls["databaseChanges"] == 1, "\(calls)")
+    }
+
+    @Test(
+        "the applier alone makes the plan's changes and reads nothing back: the cache file stays as the plan left it")
+    func theApplierLeavesTheCacheAlone() async throws {
+        let store = CountingStore(try freshStore())
+        let plan = try await IncrementalPlanTests.planFile(path, store, cache: cache, loads: loads)
+        let planned = (file: try Data(contentsOf: cache.file), calls: store.calls)
+        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        #expect(report.failures == [], "\(report.failures)")
+        #expect(store.calls["zoneTags"] == planned.calls["zoneTags"], "\(store.calls)")
+        #expect(store.calls["databaseChanges"] == planned.calls["databaseChanges"], "\(store.calls)")
+        #expect(try Data(contentsOf: cache.file) == planned.file)
     }
 
     @Test("after an apply that updates one zone, the plan reads neither zone, and a later change is found alone")
@@ -118,7 +133,7 @@ struct ApplyKeepsCacheTests {
         store.before("databaseChanges") {
             try await Self.setQuantity(9, of: ["item-0030"], in: "Stock", on: base, as: try await alice(base))
         }
-        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        let report = try await PlanAndApply(store: store, logger: quietLogger).apply(plan)
         #expect(report.failures == [])
         let (after, _) = try await planAgain(base)
         #expect(after.changes.map(\.address) == ["record Stock/item-0030"])
@@ -134,7 +149,7 @@ struct ApplyKeepsCacheTests {
         let plan = try await IncrementalPlanTests.planFile(path, base, cache: cache, loads: loads)
         // Alice changes one planned record first: its update fails on the stale change tag.
         try await Self.setQuantity(5, of: ["old-0001"], in: "Archive", on: base, as: try await alice(base))
-        let report = try await Applier(store: base, logger: quietLogger).apply(plan)
+        let report = try await PlanAndApply(store: base, logger: quietLogger).apply(plan)
         #expect(report.failures.map(\.address) == ["record Archive/old-0001"])
         let (after, calls) = try await planAgain(base)
         #expect(after.changes.map(\.address) == ["record Archive/old-0001"])

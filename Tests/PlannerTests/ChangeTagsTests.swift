@@ -1,5 +1,6 @@
 import Testing
 
+@testable import PlanModel
 @testable import Planner
 
 /// The change tags a plan's cache keeps packed as lines: what goes in comes out, whatever the names.

@@ -1,5 +1,6 @@
 import CustomDump
 import Foundation
+import PlanModel
 import Planner
 import ShareKit
 import SharelaneTestSupport
@@ -111,7 +112,7 @@ struct GoldenTests {
             changes: changes,
             notes: ["3 undeclared records kept in Archive: draft, notes and old-list; --prune deletes them."],
             waiting: ["participant Trips/italy/frank: waiting for frank to accept (the store cannot act as frank)"],
-            basis: PlanBasis())
+            basis: LiveBasis())
         plan.container = "iCloud.com.example.Lists"
         plan.environment = .development
         return plan
@@ -121,7 +122,7 @@ struct GoldenTests {
         var plan = Plan(
             recipeName: "family-lists", storeName: "memory:",
             owner: PlannedUser(handle: "alice", email: "alice@example.com", recordName: "_alice"), changes: [],
-            basis: PlanBasis())
+            basis: LiveBasis())
         plan.container = "iCloud.com.example.Lists"
         plan.environment = .development
         return plan

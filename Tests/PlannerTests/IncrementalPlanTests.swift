@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -186,7 +188,7 @@ struct IncrementalPlanTests {
         Self.expectSame(second, first)
         Self.expectSame(second, try await Self.plan(recipe, store, cache: nil))
         // The apply of that plan leaves the cache as the store holds it: the next plan is quiet, from the cache.
-        let report = try await Applier(store: store, logger: quietLogger).apply(second)
+        let report = try await PlanAndApply(store: store, logger: quietLogger).apply(second)
         #expect(report.failures.isEmpty, "\(report.failures)")
         let counting = CountingStore(store)
         let after = try await Self.planFile(path, counting, cache: cache, loads: loads)
@@ -225,7 +227,7 @@ struct IncrementalPlanTests {
         #expect(loads.count == 0, "the records of every owner's zones come from beside the cache file")
         Self.expectSame(second, first)
         #expect(second.zoneOwners == ["Trip": "bob", "Kitchen": "carol"])
-        let report = try await Applier(store: store, logger: quietLogger).apply(second)
+        let report = try await PlanAndApply(store: store, logger: quietLogger).apply(second)
         #expect(report.failures.isEmpty, "\(report.failures)")
         #expect(cache.unchangedRecipe(environment: [:]) != nil, "the apply writes the recipe owner's file with it")
         // Each owner's part left its own file as the store holds it: nothing is read but the feeds.

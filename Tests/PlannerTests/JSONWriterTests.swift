@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import PlanModel
 @testable import Planner
 
 /// The plan's JSON is written piece by piece rather than through `JSONEncoder`, so that a plan of 100,000

@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit

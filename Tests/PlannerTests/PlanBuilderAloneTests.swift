@@ -4,6 +4,8 @@ import ShareKit
 import SharelaneTestSupport
 import Testing
 
+@testable import Applier
+@testable import PlanModel
 @testable import Planner
 
 /// Zones planned on every core: a plan of a store that does not have the owner yet adds each zone

@@ -4,6 +4,7 @@ import Recipe
 import ShareKit
 import Testing
 
+@testable import PlanModel
 @testable import Planner
 
 /// A zone's digest in the plan cache: the same for the same declaration and context in every process, and

@@ -1,4 +1,5 @@
 import Foundation
+import PlanModel
 import Planner
 import SharelaneTestSupport
 import Testing
@@ -10,7 +11,7 @@ struct SavedPlanHostileTests {
     /// Every kind of change, against a basis of one zone.
     static let plan = {
         var plan = GoldenTests.everyKind
-        plan.basis = PlanBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: ["milk": "12"])])
+        plan.basis = LiveBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: ["milk": "12"])])
         return plan
     }()
 

@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import SharelaneTestSupport
 import Planner
 import Recipe
@@ -185,7 +187,7 @@ struct SavedPlanTests {
                         recordType: "Link", parent: "milk", fields: ["url": .shareURL(zone: "Lists", record: "root")],
                         operation: .create)),
             ],
-            basis: PlanBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: ["milk": "t1"])]))
+            basis: LiveBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: ["milk": "t1"])]))
         plan.container = "iCloud.example"
         let read = try SavedPlan.decoded(try SavedPlan.encoded(plan))
         #expect(read == plan)
@@ -210,7 +212,7 @@ struct SavedPlanTests {
                         recordName: "one", attributes: [],
                         record: PlannedRecord(recordType: "Item", parent: nil, fields: fields, operation: .create))
                 ],
-                basis: PlanBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: tags)]))
+                basis: LiveBasis(zones: [ZoneBasis(zoneName: "Lists", exists: true, tags: tags)]))
         }
         let names = (0..<40).map { "f\($0)" }
         let forward = try SavedPlan.encoded(plan(names))

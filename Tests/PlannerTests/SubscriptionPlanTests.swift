@@ -1,4 +1,6 @@
+import Applier
 import Foundation
+import PlanModel
 import Planner
 import Recipe
 import ShareKit
@@ -54,7 +56,7 @@ struct SubscriptionPlanTests {
     }
 
     static func apply(_ plan: Plan, _ store: any Store) async throws -> ApplyReport {
-        let report = try await Applier(store: store, logger: quietLogger).apply(plan)
+        let report = try await PlanAndApply(store: store, logger: quietLogger).apply(plan)
         #expect(report.failures == [], "\(report.failures.map(\.description))")
         return report
     }
