@@ -87,16 +87,7 @@ extension ConsolePage {
     /// A page of the session's flow: the console's style, no navigation.
     private static func frame(title: String, _ body: String) -> String {
         """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(HTML.escaped(title)) · sharelane console</title>
-        <style>
-        \(css)
-        </style>
-        </head>
+        \(head(title: title, style: css))
         <body>
         <main class="signin">
         \(body)

@@ -59,17 +59,7 @@ struct ConsolePage {
                 """
             } ?? ""
         return """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(HTML.escaped(title)) · sharelane console</title>
-            <style>
-            \(Self.css)
-            \(AccessMatrixRenderer.css)
-            </style>
-            </head>
+            \(Self.head(title: title, style: Self.css + "\n" + AccessMatrixRenderer.css))
             <body>
             <header><span class="brand">sharelane console</span> <nav>\(links)</nav> \(form) \
             \(Self.signOutForm(check: ConsoleSessions.formCheck))</header>
@@ -82,6 +72,22 @@ struct ConsolePage {
             </html>
 
             """
+    }
+
+    /// Every console page's start, to its `</head>`: the title after the console's name, and `style`.
+    static func head(title: String, style: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTML.escaped(title)) · sharelane console</title>
+        <style>
+        \(style)
+        </style>
+        </head>
+        """
     }
 
     /// The page as a response.

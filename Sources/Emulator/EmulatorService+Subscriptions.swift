@@ -40,13 +40,8 @@ extension EmulatorService {
         -> Response
     {
         var request = request
-        let environmentName = context.parameters.get("environment") ?? ""
-        guard let environment = WireSpelling.environment(environmentName) else {
-            throw ShareError(
-                .badRequest,
-                "unknown environment \"\(environmentName)\" in the path; expected development or production")
-        }
-        let container = context.parameters.get("container") ?? ""
+        // The path's container and environment, refused as every other operation's are.
+        let world = try Self.world(context)
         let user = try context.user()
         let bodyData: ByteBuffer
         do {
@@ -55,7 +50,6 @@ extension EmulatorService {
             throw configuration.bodyTooLarge
         }
         let body = try decode(TokensRequest.self, from: Data(bodyData.readableBytesView))
-        let world = StoreWorld(container: container, environment: environment)
         try await takePendingResetPoint(world)
         let store = try await self.store(for: world, as: user)
         switch operation {
@@ -67,7 +61,8 @@ extension EmulatorService {
             let host = context.localAddress ?? "\(configuration.host):\(configuration.port)"
             // The token is hex: it goes in the query as it is.
             channel.webcourierURL = "http://\(host)\(WireSpelling.webcourierPath)?tok=\(channel.apnsToken)"
-            await channels.add(.init(channel: channel, user: user, container: container, environment: environment))
+            await channels.add(
+                .init(channel: channel, user: user, container: world.container, environment: world.environment))
             return WireResponse.json(try WireCoding.bodyEncoder().encode(TokensResponse(channel)))
         default:
             // A device registers its APNs token; sharelane sends no pushes, so the token is echoed, as Apple

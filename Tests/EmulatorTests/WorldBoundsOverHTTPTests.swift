@@ -54,6 +54,27 @@ import Testing
         }
     }
 
+    @Test("tokens/create refuses a bad container name on either path, as every operation does, making no world")
+    func tokensCheckTheirContainer() async throws {
+        try await Self.withServe { url, path in
+            let alice = try await H.signIn(url, "alice@example.com")
+            for bad in [".git", "-rf", "iCloud..x"] {
+                for route in [
+                    "/device/1/\(bad)/development/tokens/create",
+                    "/database/1/\(bad)/development/private/tokens/create",
+                ] {
+                    let answer = try await H.raw(
+                        url, route, query: ["ckAPIToken": H.apiToken, "ckWebAuthToken": alice.token],
+                        body: #"{"apnsEnvironment":"development"}"#)
+                    #expect(answer.status == 400, "\(route): \(answer.text)")
+                    #expect(answer.json["serverErrorCode"] as? String == "BAD_REQUEST", "\(route)")
+                }
+            }
+            let made = (try? FileManager.default.contentsOfDirectory(atPath: SQLiteWorlds.worldsFolder(of: path))) ?? []
+            #expect(made.isEmpty, "\(made)")
+        }
+    }
+
     @Test func fixtureCallsCheckTheirContainerAndSnapshotNames() async throws {
         try await Self.withServe { url, _ in
             let users = try await Self.fixture(
