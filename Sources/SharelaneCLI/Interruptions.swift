@@ -39,10 +39,12 @@ enum Interruptions {
         var installed = false
         /// What a first signal that ends the process at once removes and says (`endingAtOnce`).
         var atOnceEnding: (line: String?, files: [String])?
-        /// The signal that asked the command to stop.
-        var lastSignal: Int32?
     }
     private static let state = Mutex(State())
+    /// The signal that asked the command to stop, 0 while none has: an atomic of its own, apart from the
+    /// state's enum and closures (a release build read the optional inside that `Mutex` as `0` when no signal
+    /// had come, and every apply exited 128).
+    private static let lastSignal = Atomic<Int32>(0)
 
     /// Installs the handlers of SIGINT and SIGTERM (and of `more`) for the whole process: the pipe and its
     /// thread once, a handler for each signal asked for (a command may ask for more, as `run` does SIGHUP).
@@ -134,7 +136,10 @@ enum Interruptions {
     }
 
     /// The signal that asked the command to stop, or nil when none did.
-    static var stoppedBySignal: Int32? { state.withLock { $0.lastSignal } }
+    static var stoppedBySignal: Int32? {
+        let signal = lastSignal.load(ordering: .acquiring)
+        return signal == 0 ? nil : signal
+    }
 
     /// What a signal does, on the signals' thread.
     private static func received(_ signalNumber: Int32) {
@@ -143,8 +148,8 @@ enum Interruptions {
             case stop(StopRequest, what: String)
             case forward(@Sendable (Int32) -> Void)
         }
+        lastSignal.store(signalNumber, ordering: .releasing)
         let action: Action = state.withLock { state in
-            state.lastSignal = signalNumber
             switch state.phase {
             case .atOnce:
                 return .endAtOnce(state.atOnceEnding?.line, removing: state.atOnceEnding?.files ?? [])
