@@ -153,7 +153,7 @@ public final class WebServicesStore: Store {
                 return User(recordName: user.recordName, email: email, name: name ?? user.name)
             }
             let current = try await cloudKitCurrentUser()
-            if let known = await sessions.cloudKitEmail, known != EmailAddress.normalized(email) {
+            if let known = sessions.cloudKitEmail, known != EmailAddress.normalized(email) {
                 throw ShareError(
                     .authenticationFailed,
                     "cloudkit: acts as the user signed in with `sharelane login` (\(known)); \(email) is another user, "
@@ -193,9 +193,12 @@ public final class WebServicesStore: Store {
         case .emulator: return true
         case .cloudKit:
             if await sessions.cloudKitSession(ofEmail: email) != nil { return true }
-            return await sessions.cloudKitEmail == EmailAddress.normalized(email)
+            return sessions.cloudKitEmail == EmailAddress.normalized(email)
         }
     }
+
+    /// Nothing to tidy: the service keeps its own files.
+    public func finishedWriting() {}
 
     /// On the emulator, the users this store holds no session for; on `cloudkit:` none (it acts only as its
     /// signed-in user, and says so when asked to act as another).

@@ -357,34 +357,14 @@ public protocol Store: Sendable {
     /// Says the caller has finished writing for now and goes on reading (an apply, once its writes are made).
     /// The store may tidy up meanwhile, in the background: the embedded store copies its write-ahead log into
     /// the database file, which it would otherwise do as it closes, after the caller's reading. Nothing is
-    /// changed that a read can see. Does nothing by default.
+    /// changed that a read can see; a store with nothing to tidy does nothing.
     func finishedWriting()
 }
 
+// Users, discovery and `finishedWriting` have no default: a store that wraps another (a test's counting
+// store, a retrying one) must say what it does with each, where a default would silently answer for the
+// wrapped store's users and lose its discovery.
 extension Store {
-    public func canActAs(email: String) async -> Bool { capabilities.actsAsAnyUser }
-
-    public func finishedWriting() {}
-
-    public func setDiscoverability(_ settings: UserDiscoverability, as user: UserRecordName) async throws {
-        throw ShareError(
-            .badRequest,
-            "\(displayName) does not set users' discoverability: on Apple's service each user chooses it in an app")
-    }
-
-    public func discoverability(as user: UserRecordName) async throws -> UserDiscoverability {
-        UserDiscoverability()
-    }
-
-    public func discoverUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [UserIdentity] {
-        throw ShareError(.badRequest, "\(displayName) does not discover users")
-    }
-
-    /// For stores that act only as their signed-in user (they create no users): the same as `signIn`.
-    public func signInExisting(email: String) async throws -> User? {
-        try await signIn(email: email, name: nil)
-    }
-
     /// One zone after another, for stores that write one zone a call.
     public func modifyRecords(_ writes: [ZoneWrite], as user: UserRecordName) async
         -> [Result<[RecordOutcome], any Error>]

@@ -92,6 +92,20 @@ final class CountingStore: Store, @unchecked Sendable {
         count("signInExisting(emails)")
         return try await base.signInExisting(emails)
     }
+    func canActAs(email: String) async -> Bool { await base.canActAs(email: email) }
+    func finishedWriting() { base.finishedWriting() }
+    func setDiscoverability(_ settings: UserDiscoverability, as user: UserRecordName) async throws {
+        count("setDiscoverability")
+        try await base.setDiscoverability(settings, as: user)
+    }
+    func discoverability(as user: UserRecordName) async throws -> UserDiscoverability {
+        count("discoverability")
+        return try await base.discoverability(as: user)
+    }
+    func discoverUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [UserIdentity] {
+        count("discoverUsers")
+        return try await base.discoverUsers(lookups, as: user)
+    }
     func currentUser(as user: UserRecordName) async throws -> User {
         count("currentUser")
         return try await base.currentUser(as: user)

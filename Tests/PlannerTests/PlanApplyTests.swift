@@ -403,6 +403,17 @@ struct OwnerOnlyStore: Store {
     }
     func deploySchema(as user: UserRecordName) async throws -> [SchemaChange] { try await base.deploySchema(as: user) }
     func signIn(email: String, name: String?) async throws -> User { try await base.signIn(email: email, name: name) }
+    // Like a store that creates no users: signing in an existing user is signing in.
+    func signInExisting(email: String) async throws -> User? { try await signIn(email: email, name: nil) }
+    func canActAs(email: String) async -> Bool { false }
+    func finishedWriting() { base.finishedWriting() }
+    func setDiscoverability(_ settings: UserDiscoverability, as user: UserRecordName) async throws {
+        throw ShareError(.badRequest, "\(displayName) does not set users' discoverability")
+    }
+    func discoverability(as user: UserRecordName) async throws -> UserDiscoverability { UserDiscoverability() }
+    func discoverUsers(_ lookups: [UserLookup], as user: UserRecordName) async throws -> [UserIdentity] {
+        throw ShareError(.badRequest, "\(displayName) does not discover users")
+    }
     func currentUser(as user: UserRecordName) async throws -> User { try await base.currentUser(as: user) }
     func lookupUsers(emails: [String], as user: UserRecordName) async throws -> [User?] {
         // The other users exist in iCloud: sign them in on the local store so that they can be found.
