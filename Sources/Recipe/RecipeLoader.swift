@@ -120,6 +120,13 @@ public struct RecipeLoader: Sendable {
         if let varsNode = tree["vars"] {
             if let pairs = varsNode.pairs {
                 for pair in pairs {
+                    if variables.runtimeNames.contains(pair.key) {
+                        errors.append(
+                            RecipeError(
+                                Self.runtimeNameMessage(pair.key, registered: registered, as: "`vars:` declares it"),
+                                at: pair.keyLocation))
+                        continue
+                    }
                     guard let text = Variables.value(of: pair, errors: &errors) else { continue }
                     do {
                         variables.vars[pair.key] = try variables.expand(text, includeVars: false)
@@ -138,7 +145,21 @@ public struct RecipeLoader: Sendable {
         // Terraform refuses an undeclared `-var`, before it can leave the recipe's default in force unnoticed.
         let variableNames = Set(variables.vars.keys).union(Self.referencedVariables(in: tree)).union(includeNames)
         var loadWarnings: [RecipeError] = []
-        for name in overrides.keys.sorted() where !variableNames.contains(name) {
+        // A value given for a name a running lane sets (`${lane}`, a `register:`ed value) would never be read:
+        // the lane's own value stands in its place.
+        for name in overrides.keys.sorted() where variables.runtimeNames.contains(name) {
+            var problem = RecipeError(
+                Self.runtimeNameMessage(name, registered: registered, as: "it is given a value"), file: file)
+            if fileOnlyOverrides.contains(name) {
+                problem.message += " (set by a --var-file; ignored)"
+                problem.isWarning = true
+                loadWarnings.append(problem)
+            } else {
+                errors.append(problem)
+            }
+        }
+        for name in overrides.keys.sorted()
+        where !variableNames.contains(name) && !variables.runtimeNames.contains(name) {
             var problem = RecipeError(
                 "variable `\(name)` is given a value, but the recipe neither declares it under `vars:` nor uses "
                     + "it as `${\(name)}`" + Suggestion.hint(for: name, in: Array(variableNames)),
@@ -166,6 +187,8 @@ public struct RecipeLoader: Sendable {
         guard var recipe = decoded else { throw RecipeErrors(Self.sorted(errors), warnings: loadWarnings) }
         var validator = RecipeValidator()
         validator.variableNames = variableNames
+        validator.runtimeNames = variables.runtimeNames
+        validator.registeredNames = registered
         validator.validate(&recipe, decoder: decoder)
         var inference = SchemaInference(typedFields: decoder.typedFields)
         inference.infer(&recipe)
@@ -188,6 +211,21 @@ public struct RecipeLoader: Sendable {
         }
         for name in fileOnlyOverrides { values[name] = overrides[name] }
         return CommandEnvironment(values)
+    }
+
+    /// The refusal of a variable named as a value a running lane sets: `${lane}` is the lane running, and a
+    /// `register:`ed name the step's answer, so a value given for it would be silently ignored.
+    static func runtimeNameMessage(_ name: String, registered: Set<String>, as given: String) -> String {
+        let setter: String
+        switch name {
+        case _ where registered.contains(name):
+            setter = "a lane step registers it (`register: \(name)`), and `${\(name)}` reads that step's value"
+        case LaneValueNames.lane: setter = "the lane runner sets it to the name of the lane running"
+        case LaneValueNames.laneErrorPlace: setter = "the lane runner sets it to where the failed step is written"
+        default: setter = "the lane runner sets it to what made the lane fail"
+        }
+        return "variable `\(name)` cannot be set: \(setter); \(given), which no `${\(name)}` would read. "
+            + "Give the value another name"
     }
 
     /// Every name the recipe writes as `${NAME}` or `${NAME:-default}`, in keys and values, `vars:` included

@@ -113,8 +113,15 @@ extension RecipeValidator {
                     break
                 }
             case .lane(let name, let parameters):
+                for key in parameters.keys.sorted() where runtimeNames.contains(key) {
+                    error(
+                        RecipeLoader.runtimeNameMessage(
+                            key, registered: registeredNames, as: "this step's parameter sets it"),
+                        step.location(of: "parameters.\(key)"))
+                }
                 if let variableNames {
-                    for key in parameters.keys.sorted() where !variableNames.contains(key) {
+                    for key in parameters.keys.sorted()
+                    where !variableNames.contains(key) && !runtimeNames.contains(key) {
                         error(
                             "parameter `\(key)` names no variable of the recipe"
                                 + Suggestion.hint(for: key, in: Array(variableNames))

@@ -14,6 +14,10 @@ struct RecipeValidator {
     /// The recipe's variables (`vars:` and every `${NAME}` it writes), which a `lane:` step's `parameters:`
     /// must name; nil leaves them unchecked.
     var variableNames: Set<String>?
+    /// The names a running lane sets (`lane`, `lane_error`, `register:`ed values), which no parameter may set,
+    /// and of them those a step registers.
+    var runtimeNames: Set<String> = []
+    var registeredNames: Set<String> = []
 
     mutating func error(_ message: String, _ location: SourceLocation) {
         errors.append(RecipeError(message, at: location))

@@ -63,7 +63,9 @@ struct Variables {
                 continue
             }
             guard let close = after.firstIndex(of: "}") else {
-                throw TemplateError(message: "`${` without a closing `}`")
+                throw TemplateError(
+                    message: "`${` without a closing `}`; close it, or write `$${` for a literal `${`",
+                    offset: text.distance(from: text.startIndex, to: dollar))
             }
             let body = after[after.index(after: after.startIndex)..<close]
             if isRuntimeReference(body) {
