@@ -247,7 +247,7 @@ extension RecordBatch {
         guard let proposed, !proposed.isEmpty else { return ShortGUID.random() }
         guard ShortGUID.isWellFormed(proposed) else {
             throw ShareError(
-                .badRequest, "the proposed short GUID '\(proposed)' is not 16 to 64 lowercase letters and digits",
+                .badRequest, "the proposed short GUID '\(proposed)' is not 16 to 64 letters and digits",
                 subject: subject)
         }
         if try Bool.fetchOne(

@@ -48,9 +48,23 @@ import Testing
 }
 
 @Suite struct ShareURLTests {
+    @Test("a random short GUID is 25 base-62 characters, every one of the 62 drawn, none twice in 2,000")
+    func randomShortGUIDsAreBase62() {
+        let guids = (0..<2_000).map { _ in ShortGUID.random() }
+        let alphabet = Set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        #expect(guids.allSatisfy { $0.count == 25 && $0.allSatisfy(alphabet.contains) })
+        #expect(Set(guids.joined()) == alphabet)
+        #expect(Set(guids).count == guids.count)
+        // Apple's short GUIDs and sharelane's derived (hex) ones are both accepted when proposed.
+        #expect(ShortGUID.isWellFormed("0Ab3Cd5Ef7Gh9Ij1Kl3Mn5Op7"))
+        #expect(ShortGUID.isWellFormed(ShortGUID.derived(from: "demo")))
+        #expect(!ShortGUID.isWellFormed("0Ab3-Cd5Ef7Gh9Ij1Kl3Mn5Op7"))
+        #expect(!ShortGUID.isWellFormed("0Ab3Cd5Ef7"))
+    }
+
     @Test func shortGUIDsComeFromURLsOrStandAlone() {
         let guid = ShortGUID.random()
-        #expect(guid.count == 32)
+        #expect(guid.count == 25)
         #expect(ShortGUID.isWellFormed(guid))
         #expect(ShareURL.shortGUID(from: ShareURL.url(shortGUID: guid)) == guid)
         #expect(ShareURL.shortGUID(from: "https://www.icloud.com/share/\(guid)/?x=1") == guid)
