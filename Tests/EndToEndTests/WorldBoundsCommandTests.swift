@@ -133,7 +133,7 @@ import Testing
         while let name = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
             let path = folder + "/" + name
-            FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             found[name] = isDirectory.boolValue ? Data("folder".utf8) : try Data(contentsOf: URL(fileURLWithPath: path))
         }
         return found

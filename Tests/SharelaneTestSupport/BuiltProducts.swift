@@ -19,6 +19,14 @@ public enum BuiltProducts {
         #endif
     }()
 
-    /// The `sharelane` executable that `swift build --build-tests` built beside the tests.
-    public static var sharelane: URL { directory.appendingPathComponent("sharelane") }
+    /// The `sharelane` executable the tests run: the one `swift build --build-tests` built beside them, or the
+    /// one `SHARELANE_TEST_EXECUTABLE` names. The suite builds a debug binary, and an optimised build can
+    /// behave differently (every release `apply` once exited 128 where the debug build exited 0), so CI
+    /// runs the suites that drive the binary once more against the release build (`Scripts/release-check.sh`).
+    public static var sharelane: URL {
+        if let named = ProcessInfo.processInfo.environment["SHARELANE_TEST_EXECUTABLE"], !named.isEmpty {
+            return URL(fileURLWithPath: named)
+        }
+        return directory.appendingPathComponent("sharelane")
+    }
 }
