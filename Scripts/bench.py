@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The benchmark driver behind Scripts/bench.sh: runs the built binary, times each step, reads each step's
 peak memory (RSS) from the kernel's accounting of the finished child, and prints a table and JSON."""
+import atexit
 import json
 import os
 import re
@@ -107,6 +108,22 @@ def count_requests(log_text):
     return len(lines), len(modify), failed
 
 
+# Every server started and not yet stopped: stopped at exit, so a bench that fails (a `sys.exit` from `run`,
+# an exception, Ctrl-C) leaves no `sharelane serve` running.
+_LIVE_SERVERS = []
+
+
+@atexit.register
+def _stop_live_servers():
+    for served in list(_LIVE_SERVERS):
+        served.process.terminate()
+        try:
+            served.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            served.process.kill()
+            served.process.wait()
+
+
 class Served:
     """`sharelane serve` on a fresh store and a free loopback port, with its log, until stop()."""
 
@@ -120,6 +137,7 @@ class Served:
                 [binary, "serve", "--store", os.path.join(work, f"served-{name}.sqlite"), "--port", str(self.port),
                  "--api-token", self.token] + list(network),
                 stdout=log, stderr=subprocess.STDOUT)
+        _LIVE_SERVERS.append(self)
         # A cache directory of its own: a remote store's plan cache lives there (Docs/Plans.md).
         self.env = dict(os.environ, CLOUDKIT_API_TOKEN=self.token, XDG_CACHE_HOME=os.path.join(work, f"cache-{name}"))
         self.url = f"http://127.0.0.1:{self.port}"
@@ -154,6 +172,7 @@ class Served:
                 self.peak_kb = int(next(line for line in f if line.startswith("VmHWM:")).split()[1])
             self.process.terminate()
             _, _, self.usage = os.wait4(self.process.pid, 0)
+            _LIVE_SERVERS.remove(self)
         return self.peak_kb / 1024.0
 
 
@@ -548,7 +567,9 @@ def behind_its_back(binary, work, size, label, store, env=None):
         f.write("sharelane: 1\nname: behind\nusers:\n  owner: { email: owner@bench.example }\nowner: owner\n"
                 "lanes:\n  change:\n    steps:\n")
         for zone, item in places:
-            f.write(f"      - save: {{ zone: Z{zone:03}, record: item-{item:05}, type: Item, fields: {{ qty: {qty} }} }}\n")
+            # The zones are the bench recipe's, not this one's: `undeclared: true` says so.
+            f.write(f"      - save: {{ zone: Z{zone:03}, record: item-{item:05}, type: Item, fields: {{ qty: {qty} }}, "
+                    "undeclared: true }\n")
     run([binary, "run", "change", behind, "--store", store], env=env)
 
 
