@@ -843,6 +843,9 @@ def replay_targets(row):
 
 
 def main():
+    # A bench stopped with SIGTERM (a CI's timeout, `kill`) exits through Python's exit, so the servers it
+    # started are stopped too (_stop_live_servers), as after a failure or Ctrl-C.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     binary = os.path.abspath(sys.argv[1])
     sizes = [int(s) for s in sys.argv[2:]] or [10000, 100000]
     work = tempfile.mkdtemp(prefix="sharelane-bench-")
