@@ -267,7 +267,10 @@ import Testing
         "a destroy stopped by SIGKILL or Ctrl-C, then a plan, then the destroy again: nothing the recipe declares is left",
         arguments: [(SIGKILL, 2), (SIGINT, 5), (SIGKILL, 7)])
     func stoppedDestroyConverges(signalNumber: Int32, after requests: Int) async throws {
-        let setup = try await Setup()
+        // A destroy of this recipe is 9 requests: 4 reads one after another, 4 zones' changes at once, then the
+        // one write. Past the 5th answer only the write is left, so the signal has one request's latency to
+        // land in; 300 ms a request leaves it that long on a busy machine, where 80 ms did not.
+        let setup = try await Setup(latency: "300ms")
         defer { setup.server.stop() }
         let applied = try await setup.run(["apply", setup.recipeFile, "--yes"])
         #expect(applied.status == 0, "\(applied.output)")
