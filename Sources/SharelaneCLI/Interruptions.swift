@@ -40,10 +40,23 @@ enum Interruptions {
         /// What a first signal that ends the process at once removes and says (`endingAtOnce`).
         var atOnceEnding: (line: String?, files: [String])?
     }
-    private static let state = Mutex(State())
+    /// The state behind a lock in an object of its own, not a `Mutex` in a static: in the optimised build a
+    /// signal taken during a plan read that `Mutex`'s state back as `.stop` with no request, and crashed
+    /// (SIGSEGV, exit 139, where a debug build exits 130).
+    private final class SharedState: @unchecked Sendable {
+        private let lock = NSLock()
+        private var state = State()
+
+        func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&state)
+        }
+    }
+    private static let state = SharedState()
     /// The signal that asked the command to stop, 0 while none has: an atomic of its own, apart from the
-    /// state's enum and closures (a release build read the optional inside that `Mutex` as `0` when no signal
-    /// had come, and every apply exited 128).
+    /// state's enum and closures (a release build, the state then in a static `Mutex`, read an optional signal
+    /// there as `0` when no signal had come, and every apply exited 128).
     private static let lastSignal = Atomic<Int32>(0)
 
     /// Installs the handlers of SIGINT and SIGTERM (and of `more`) for the whole process: the pipe and its
@@ -192,7 +205,7 @@ enum Interruptions {
 }
 
 /// The write end of the signals' pipe, for the handler (which may touch nothing but it). A plain global, not
-/// in the `Mutex`: a signal handler may call only async-signal-safe functions, and taking a lock is not one (the
+/// in the locked state: a signal handler may call only async-signal-safe functions, and taking a lock is not one (the
 /// handler could interrupt the lock's holder on its own thread and wait for ever). It is set once, before any
 /// handler is installed, and only read after.
 nonisolated(unsafe) private var signalPipe: Int32 = -1

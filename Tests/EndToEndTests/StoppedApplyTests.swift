@@ -146,7 +146,11 @@ import Testing
 
     @Test(
         "SIGKILL part-way through an apply, then a plan, then the apply again: it converges at every stopping point",
-        arguments: [2, 6, 11, 16, 20])
+        // The apply is 21 requests: sign-ins, the schema and the zones, 8 record batches, 5 acceptances, then the
+        // read-back (the database's changes, then its zones' at once). Each point leaves at least two requests
+        // one after another, 160 ms, for the signal to land in: after the 20th only the last of the zones' reads
+        // is left, which an optimised build answers within milliseconds of the others.
+        arguments: [2, 6, 11, 14, 17])
     func killedApplyThenPlanConverges(after requests: Int) async throws {
         let setup = try await Setup()
         defer { setup.server.stop() }
