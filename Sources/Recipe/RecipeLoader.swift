@@ -145,25 +145,20 @@ public struct RecipeLoader: Sendable {
         // Terraform refuses an undeclared `-var`, before it can leave the recipe's default in force unnoticed.
         let variableNames = Set(variables.vars.keys).union(Self.referencedVariables(in: tree)).union(includeNames)
         var loadWarnings: [RecipeError] = []
-        // A value given for a name a running lane sets (`${lane}`, a `register:`ed value) would never be read:
-        // the lane's own value stands in its place.
-        for name in overrides.keys.sorted() where variables.runtimeNames.contains(name) {
-            var problem = RecipeError(
-                Self.runtimeNameMessage(name, registered: registered, as: "it is given a value"), file: file)
-            if fileOnlyOverrides.contains(name) {
-                problem.message += " (set by a --var-file; ignored)"
-                problem.isWarning = true
-                loadWarnings.append(problem)
+        // A value given for a name a running lane sets (`${lane}`, a `register:`ed value) would never be read
+        // either: the lane's own value stands in its place.
+        for name in overrides.keys.sorted() {
+            let message: String
+            if variables.runtimeNames.contains(name) {
+                message = Self.runtimeNameMessage(name, registered: registered, as: "it is given a value")
+            } else if !variableNames.contains(name) {
+                message =
+                    "variable `\(name)` is given a value, but the recipe neither declares it under `vars:` nor uses "
+                    + "it as `${\(name)}`" + Suggestion.hint(for: name, in: Array(variableNames))
             } else {
-                errors.append(problem)
+                continue
             }
-        }
-        for name in overrides.keys.sorted()
-        where !variableNames.contains(name) && !variables.runtimeNames.contains(name) {
-            var problem = RecipeError(
-                "variable `\(name)` is given a value, but the recipe neither declares it under `vars:` nor uses "
-                    + "it as `${\(name)}`" + Suggestion.hint(for: name, in: Array(variableNames)),
-                file: file)
+            var problem = RecipeError(message, file: file)
             if fileOnlyOverrides.contains(name) {
                 problem.message += " (set by a --var-file; ignored)"
                 problem.isWarning = true
