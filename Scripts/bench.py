@@ -124,6 +124,16 @@ def _stop_live_servers():
             served.process.wait()
 
 
+def _die_with_parent():
+    """In a server's child before exec: on Linux, it is sent SIGTERM when this script dies, by kill -9 too,
+    which no exit handler sees."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class Served:
     """`sharelane serve` on a fresh store and a free loopback port, with its log, until stop()."""
 
@@ -136,7 +146,7 @@ class Served:
             self.process = subprocess.Popen(
                 [binary, "serve", "--store", os.path.join(work, f"served-{name}.sqlite"), "--port", str(self.port),
                  "--api-token", self.token] + list(network),
-                stdout=log, stderr=subprocess.STDOUT)
+                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
         _LIVE_SERVERS.append(self)
         # A cache directory of its own: a remote store's plan cache lives there (Docs/Plans.md).
         self.env = dict(os.environ, CLOUDKIT_API_TOKEN=self.token, XDG_CACHE_HOME=os.path.join(work, f"cache-{name}"))
